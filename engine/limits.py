@@ -1,0 +1,25 @@
+"""Every input limit in the app, one named constant each.
+
+Pages may also use these to bound their widgets, but the engine enforces them: a value
+beyond a limit raises ValueError with a sentence, whatever the widget allowed.
+"""
+
+# --- attention by hand (engine.attention) ---------------------------------------------
+MAX_TOKENS = 64            # rows of X (tokens in a hand-made sentence)
+MAX_DIM = 64               # columns of X, width of W_q / W_k / W_v
+MAX_ABS_VALUE = 1e6        # any one number typed into a matrix
+MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+k})
+MAX_HEADS = 16             # h in the multi-head arithmetic
+MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
+
+# --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
+
+# --- embeddings (issue 4) ---------------------------------------------------------------
+
+# --- the transformer: model, training, generation (issue 5) -----------------------------
+
+# --- the pretrained model and its heads (issue 6) ---------------------------------------
+
+# --- beyond words: patches, frames, residues (issue 7) ----------------------------------
+
+# --- classroom: sessions and load (issue 8) ---------------------------------------------
