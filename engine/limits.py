@@ -11,6 +11,7 @@ MAX_ABS_VALUE = 1e6        # any one number typed into a matrix
 MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+k})
 MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
+MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
 
 # --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
 

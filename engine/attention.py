@@ -1,0 +1,221 @@
+"""Attention by hand, in numpy, with every intermediate kept.
+
+The chapter's three steps for one sentence X (T tokens, d numbers each):
+    1. scores   s_ij = x_i . x_j                (with projections: Q K^T)
+    2. weights  alpha_ij = exp(s_ij) / sum_k exp(s_ik)
+    3. context  c_i = sum_j alpha_ij x_j        (with projections: alpha V)
+and the matrix form Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import limits
+
+
+# --- checking what a student typed -----------------------------------------------------
+
+def check_matrix(values, name: str, *, max_rows: int = limits.MAX_TOKENS,
+                 max_cols: int = limits.MAX_DIM) -> np.ndarray:
+    """A finite, non-empty 2-D float array within the limits, or a ValueError saying what is wrong."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must contain only numbers.") from None
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be a matrix (rows x columns); it has {array.ndim} dimension(s).")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: it needs at least one row and one column.")
+    rows, cols = array.shape
+    if rows > max_rows:
+        raise ValueError(f"{name} has {rows} rows; the limit is {max_rows}.")
+    if cols > max_cols:
+        raise ValueError(f"{name} has {cols} columns; the limit is {max_cols}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains a non-finite number (nan or infinity); every entry must be a real number.")
+    if np.max(np.abs(array)) > limits.MAX_ABS_VALUE:
+        raise ValueError(f"{name} has an entry beyond ±{limits.MAX_ABS_VALUE:g}; use smaller numbers.")
+    return array
+
+
+# --- the three steps ---------------------------------------------------------------------
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """alpha_ij = exp(s_ij - max_k s_ik) / sum_k exp(s_ik - max_k s_ik): finite for any finite scores.
+
+    Subtracting each row's maximum changes nothing mathematically (it cancels in the
+    ratio) but keeps every exponent <= 0, so exp never overflows.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim == 1:
+        return softmax_rows(scores[None, :])[0]
+    shifted = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def naive_softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """exp(s_ij) / sum_k exp(s_ik) without the max shift: overflows to inf/nan for large scores.
+
+    Only for the stability demo; warnings are silenced because the overflow is the point.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = np.exp(np.asarray(scores, dtype=float))
+        return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def causal_mask(T: int) -> np.ndarray:
+    """(T, T) boolean, True where attention is allowed: token i sees tokens j <= i."""
+    if not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError("A causal mask needs at least one token.")
+    if T > limits.MAX_TOKENS:
+        raise ValueError(f"A causal mask over {T} tokens is beyond the limit of {limits.MAX_TOKENS}.")
+    return np.tril(np.ones((T, T), dtype=bool))
+
+
+@dataclass(frozen=True)
+class AttentionResult:
+    """Every intermediate of softmax(Q K^T / sqrt(d_k)) V."""
+    scores: np.ndarray    # (T_q, T_k)  s = Q K^T
+    scaled: np.ndarray    # (T_q, T_k)  s / sqrt(d_k) when scaling, else s
+    weights: np.ndarray   # (T_q, T_k)  alpha: softmax of each row, masked entries 0
+    context: np.ndarray   # (T_q, d_v)  c = alpha V
+    d_k: int
+    scale: bool
+    mask: np.ndarray | None
+
+
+def attention(queries, keys, values, *, scale: bool = True, mask=None) -> AttentionResult:
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, keeping scores, scaled, weights, context.
+
+    `mask` is boolean (T_q, T_k), True where attention is allowed (torch's convention).
+    """
+    Q = check_matrix(queries, "Q (the queries)")
+    K = check_matrix(keys, "K (the keys)")
+    V = check_matrix(values, "V (the values)")
+    if Q.shape[1] != K.shape[1]:
+        raise ValueError(f"Queries and keys must have the same width d_k to be compared: Q has "
+                         f"{Q.shape[1]} columns, K has {K.shape[1]}.")
+    if K.shape[0] != V.shape[0]:
+        raise ValueError(f"There must be one value per key: K has {K.shape[0]} rows, V has {V.shape[0]}.")
+    d_k = K.shape[1]
+    scores = Q @ K.T
+    scaled = scores / np.sqrt(d_k) if scale else scores.copy()
+    allowed = None
+    if mask is not None:
+        allowed = np.asarray(mask, dtype=bool)
+        if allowed.shape != scores.shape:
+            raise ValueError(f"The mask must have one entry per (query, key) pair, shape {scores.shape}; "
+                             f"it has shape {allowed.shape}.")
+        blocked_rows = np.flatnonzero(~allowed.any(axis=1))
+        if blocked_rows.size:
+            raise ValueError(f"Query {blocked_rows[0]} is masked from every key, so its weights would be 0/0. "
+                             "Allow at least one key in every row of the mask.")
+        weights = softmax_rows(np.where(allowed, scaled, -np.inf))
+    else:
+        weights = softmax_rows(scaled)
+    return AttentionResult(scores=scores, scaled=scaled, weights=weights, context=weights @ V,
+                           d_k=d_k, scale=scale, mask=allowed)
+
+
+@dataclass(frozen=True)
+class SelfAttentionResult(AttentionResult):
+    """Self-attention: queries, keys and values all come from the same X."""
+    x: np.ndarray = None
+    Q: np.ndarray = None  # X W_q (or X when there is no projection)
+    K: np.ndarray = None  # X W_k
+    V: np.ndarray = None  # X W_v
+
+
+def self_attention(x, W_q=None, W_k=None, W_v=None, *, scale: bool = True,
+                   causal: bool = False) -> SelfAttentionResult:
+    """Q = X W_q, K = X W_k, V = X W_v (each projection optional: none means the identity), then attention."""
+    X = check_matrix(x, "X (the token embeddings)")
+    projected = []
+    for W, name in ((W_q, "W_Q"), (W_k, "W_K"), (W_v, "W_V")):
+        if W is None:
+            projected.append(X)
+            continue
+        W = check_matrix(W, name, max_rows=limits.MAX_DIM)
+        if W.shape[0] != X.shape[1]:
+            raise ValueError(f"{name} must have one row per embedding dimension: X has {X.shape[1]} columns, "
+                             f"{name} has {W.shape[0]} rows.")
+        projected.append(X @ W)
+    Q, K, V = projected
+    mask = causal_mask(X.shape[0]) if causal else None
+    result = attention(Q, K, V, scale=scale, mask=mask)
+    return SelfAttentionResult(**result.__dict__, x=X, Q=Q, K=K, V=V)
+
+
+# --- the fixed window the chapter starts from -------------------------------------------
+
+def window_average(x, k: int) -> np.ndarray:
+    """c_t = mean of x_j for j in [t-k, t+k], over the positions that exist.
+
+    Edge tokens have fewer neighbours, so they average fewer vectors. As weights this is
+    the row-normalised band matrix returned by `window_weights`.
+    """
+    X = check_matrix(x, "X (the token embeddings)")
+    return window_weights(X.shape[0], k) @ X
+
+
+def window_weights(T: int, k: int) -> np.ndarray:
+    """(T, T) weights of the window average: 1/(window size) inside |t - j| <= k, 0 outside."""
+    if not isinstance(k, (int, np.integer)) or k < 0:
+        raise ValueError("The window half-width k must be a whole number, 0 or more.")
+    if k > limits.MAX_WINDOW:
+        raise ValueError(f"The window half-width k = {k} is beyond the limit of {limits.MAX_WINDOW}.")
+    if T < 1 or T > limits.MAX_TOKENS:
+        raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
+    positions = np.arange(T)
+    inside = np.abs(positions[:, None] - positions[None, :]) <= k
+    return inside / inside.sum(axis=1, keepdims=True)
+
+
+# --- several heads ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MultiHeadResult:
+    """MultiHead(X) = [head_1 ... head_h] W_O, each head attention on its own d/h-wide slice."""
+    heads: list[SelfAttentionResult]
+    concat: np.ndarray   # (T, h * d_head)
+    output: np.ndarray   # (T, d)  concat @ W_o
+    d_head: int
+
+
+def split_heads(W: np.ndarray, h: int) -> list[np.ndarray]:
+    """Cut a (d, d) projection into h column blocks of width d/h: head m uses W[:, m*d/h:(m+1)*d/h]."""
+    d_out = W.shape[1]
+    if h < 1 or h > limits.MAX_HEADS:
+        raise ValueError(f"The number of heads h must be between 1 and {limits.MAX_HEADS}; got {h}.")
+    if d_out % h:
+        raise ValueError(f"The width d = {d_out} cannot be split evenly into h = {h} heads; choose h that divides d.")
+    width = d_out // h
+    return [W[:, m * width:(m + 1) * width] for m in range(h)]
+
+
+def multi_head_attention(x, W_q, W_k, W_v, W_o, h: int, *, causal: bool = False) -> MultiHeadResult:
+    """Each head m: attention(X W_q^m, X W_k^m, X W_v^m) with d_k = d/h; concat; times W_O."""
+    X = check_matrix(x, "X (the token embeddings)")
+    Ws = [check_matrix(W, name) for W, name in ((W_q, "W_Q"), (W_k, "W_K"), (W_v, "W_V"), (W_o, "W_O"))]
+    d = X.shape[1]
+    for W, name in zip(Ws[:3], ("W_Q", "W_K", "W_V")):
+        if W.shape != (d, d):
+            raise ValueError(f"{name} must be {d} x {d} (model width by model width); it is {W.shape[0]} x {W.shape[1]}.")
+    if Ws[3].shape != (d, d):
+        raise ValueError(f"W_O must be {d} x {d}; it is {Ws[3].shape[0]} x {Ws[3].shape[1]}.")
+    heads = [self_attention(X, q, k, v, causal=causal)
+             for q, k, v in zip(split_heads(Ws[0], h), split_heads(Ws[1], h), split_heads(Ws[2], h))]
+    concat = np.concatenate([head.context for head in heads], axis=1)
+    return MultiHeadResult(heads=heads, concat=concat, output=concat @ Ws[3], d_head=d // h)
+
+
+# --- the chapter's worked example -------------------------------------------------------
+
+CHAPTER_TOKENS = ["crane", "by", "the", "lake"]
+CHAPTER_X = np.array([[0.8, 0.1, 0.4],   # crane
+                      [0.0, 1.0, 0.1],   # by
+                      [0.1, 0.9, 0.0],   # the
+                      [0.7, 0.2, 0.5]])  # lake

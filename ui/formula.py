@@ -1,0 +1,38 @@
+"""Formulas beside the numbers: the chapter's symbols, then the same formula filled in."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+
+def number(value: float, digits: int = 3) -> str:
+    """A number as LaTeX: rounded, with inf and nan spelled out."""
+    if np.isnan(value):
+        return r"\text{nan}"
+    if np.isinf(value):
+        return r"\infty" if value > 0 else r"-\infty"
+    text = f"{value:.{digits}f}"
+    return "0." + "0" * digits if text in ("-0." + "0" * digits,) else text
+
+
+def latex_vector(values, digits: int = 3) -> str:
+    """A row vector as a LaTeX bmatrix."""
+    return r"\begin{bmatrix}" + " & ".join(number(v, digits) for v in np.ravel(values)) + r"\end{bmatrix}"
+
+
+def latex_matrix(values, digits: int = 3) -> str:
+    """A matrix as a LaTeX bmatrix, one row per line."""
+    rows = np.atleast_2d(values)
+    body = r" \\ ".join(" & ".join(number(v, digits) for v in row) for row in rows)
+    return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+
+
+def formula_with_numbers(formula: str, numbers: str, caption: str | None = None) -> None:
+    """The formula in the chapter's symbols on the left, this row's numbers on the right."""
+    left, right = st.columns([2, 3], vertical_alignment="center")
+    with left:
+        st.latex(formula)
+    with right:
+        st.latex(numbers)
+    if caption:
+        st.caption(caption)

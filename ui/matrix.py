@@ -1,0 +1,31 @@
+"""A validated matrix editor: a text area, parsed by the engine, the last good matrix kept."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from engine import limits
+from engine.textmatrix import format_matrix, parse_matrix
+
+
+def matrix_editor(key: str, default: np.ndarray, *, row_labels: list[str] | None = None,
+                  label: str = "Matrix", max_rows: int = limits.MAX_TOKENS,
+                  max_cols: int = limits.MAX_DIM, height: int | None = None,
+                  help: str | None = None) -> tuple[list[str], np.ndarray]:
+    """Edit a matrix as text; returns (row labels, matrix).
+
+    A typing mistake shows a sentence under the box and returns the last matrix that
+    parsed, so the rest of the page keeps working on good numbers.
+    """
+    good_key = f"{key}__last_good"
+    st.session_state.setdefault(key, format_matrix(default, row_labels))
+    text = st.text_area(label, key=key, height=height or 68 + 24 * len(default), help=help or
+                        "One row per line; numbers separated by spaces or commas. "
+                        "Start a row with 'name:' to name its token.")
+    try:
+        labels, values = parse_matrix(text, max_rows=max_rows, max_cols=max_cols, what=label.split(" (")[0])
+    except ValueError as error:
+        st.error(str(error) + " Showing the last matrix that worked.", icon=":material/error:")
+        return st.session_state.get(good_key, (list(row_labels or [""] * len(default)), np.asarray(default, float)))
+    st.session_state[good_key] = (labels, values)
+    return labels, values
