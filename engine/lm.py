@@ -1,0 +1,76 @@
+"""One interface for every language model in the app (makemore's idea).
+
+The n-gram tables, the small transformer trained live and the pretrained SmolLM2 all
+answer the same questions, so the Generate page scores them with one loop on one split:
+P(next token | context), cross-entropy on held-out ids, and sampling.
+"""
+from __future__ import annotations
+
+import math
+from typing import Protocol, Sequence
+
+import numpy as np
+
+
+class Tokenizer(Protocol):
+    """Text <-> token ids. `tokens(text)` gives the pieces as strings, for display."""
+    name: str
+    vocab_size: int
+
+    def encode(self, text: str) -> list[int]: ...
+    def decode(self, ids: Sequence[int]) -> str: ...
+    def tokens(self, text: str) -> list[str]: ...
+
+
+class LanguageModel(Protocol):
+    """P(w_t | w_<t) over a tokenizer's vocabulary."""
+    name: str
+    tokenizer: Tokenizer
+
+    def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
+        """Probabilities over the whole vocabulary for the token after `context` (sums to 1)."""
+        ...
+
+    def cross_entropy(self, ids: Sequence[int]) -> float:
+        """Mean -ln P(w_t | w_<t) over the predictable positions of `ids`, in nats per token."""
+        ...
+
+    def sample(self, length: int, *, seed: int, temperature: float = 1.0, top_k: int | None = None,
+               prompt: Sequence[int] = ()) -> list[int]:
+        """`length` new token ids after `prompt`; the same seed gives the same ids."""
+        ...
+
+
+def bits_per_character(nats_per_token: float, n_tokens: int, n_characters: int) -> float:
+    """Total information n_tokens * H (nats) spread over the characters it spells, in bits.
+
+    This makes models with different tokenizers comparable on the same text.
+    """
+    if n_characters <= 0:
+        raise ValueError("Bits per character needs a text with at least one character.")
+    return nats_per_token * n_tokens / (n_characters * math.log(2))
+
+
+def apply_temperature_top_k(probs: np.ndarray, temperature: float, top_k: int | None) -> np.ndarray:
+    """Reshape a next-token distribution: p_i^(1/T) renormalised, then only the k largest kept.
+
+    Temperature 0 means greedy: all mass on the most likely token.
+    """
+    probs = np.asarray(probs, dtype=float)
+    if not math.isfinite(temperature) or temperature < 0:
+        raise ValueError("Temperature must be a finite number, 0 or more (0 means always pick the most likely token).")
+    if temperature == 0:
+        greedy = np.zeros_like(probs)
+        greedy[int(np.argmax(probs))] = 1.0
+        return greedy
+    with np.errstate(divide="ignore"):
+        logits = np.log(probs) / temperature
+    if top_k is not None:
+        if top_k < 1:
+            raise ValueError("top-k must keep at least one token.")
+        if top_k < logits.size:
+            cutoff = np.partition(logits, -top_k)[-top_k]
+            logits = np.where(logits >= cutoff, logits, -np.inf)
+    logits = logits - np.max(logits)
+    weights = np.exp(logits)
+    return weights / weights.sum()
