@@ -160,10 +160,13 @@ def test_position_breaks_equivariance_of_the_whole_model():
         assert same == equal, positional
 
 
+CAUSAL_MODEL = built(replace(SMALL, positional="learned", layer_norm="pre", final_norm=True))
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(0, 10), min_size=2, max_size=12), st.data())
 def test_a_causal_model_never_sees_the_future(ids, data):
-    model = built(replace(SMALL, positional="learned", layer_norm="pre", final_norm=True))
+    model = CAUSAL_MODEL
     t = data.draw(st.integers(0, len(ids) - 2))
     changed = list(ids)
     changed[t + 1:] = [(i + 1) % 11 for i in ids[t + 1:]]
