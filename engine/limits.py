@@ -29,6 +29,20 @@ MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
 # --- embeddings (issue 4) ---------------------------------------------------------------
 
 # --- the transformer: model, training, generation (issue 5) -----------------------------
+MAX_BUILD_PARAMETERS = 200_000_000  # a model built in memory (GPT-2 small fits; GPT-3 is only counted)
+MAX_CONTEXT_LENGTH = 2048           # tokens a built model reads at once
+MAX_TRAIN_PARAMETERS = 3_000_000    # a model trained live on a shared CPU
+MAX_TRAIN_D_MODEL = 256             # width of a live-trained model
+MAX_TRAIN_LAYERS = 8                # blocks in a live-trained model
+MAX_TRAIN_CONTEXT = 128             # context length of a live-trained model
+MAX_TRAIN_BATCH = 64                # sequences per training step
+MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
+MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
+MAX_CONCURRENT_TRAININGS = 2        # trainings running at once in one server process (the rest queue)
+MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
+MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
+MAX_PROMPT_CHARS = 300              # characters of a prompt
+MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
 
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
 
