@@ -258,6 +258,25 @@ class Analogy:
         return [(w, float(s)) for w, s in zip(self.words, self.scores)]
 
 
+def _analogy_scores(wv: WordVectors, pos_rows: list[int], neg_rows: list[int], method: str,
+                    size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the first `size` words' score under the method, and the 3CosAdd target direction."""
+    rows = pos_rows + neg_rows
+    sign = np.array([1.0] * len(pos_rows) + [-1.0] * len(neg_rows), dtype=np.float32)
+    total = sign @ wv.unit[rows]
+    if not np.any(total):
+        raise ValueError("The words cancel out exactly (the same word added and subtracted), "
+                         "so the sum points nowhere.")
+    target = unit_vector(total)
+    U = wv.unit[:size]
+    if method == "3cosadd":
+        return np.clip(U @ target, -1.0, 1.0), target  # float32 rounding can reach 1 + 1e-7
+    # (P + N, size) cosines; words-last keeps the product a fast wide matrix product
+    shifted = (1.0 + wv.unit[rows] @ U.T) / 2.0
+    P = len(pos_rows)
+    return np.prod(shifted[:P], axis=0) / (np.prod(shifted[P:], axis=0) + COSMUL_EPSILON), target
+
+
 def analogy(wv: WordVectors, positive, negative=(), k: int = 5, method: str = "3cosadd",
             vocab_size: int | None = None) -> Analogy:
     """Rank the vocabulary for b - a + c (positive [b, c], negative [a]), the input words left out.
@@ -280,24 +299,11 @@ def analogy(wv: WordVectors, positive, negative=(), k: int = 5, method: str = "3
     pos_rows = [lookup(wv, w, "word to add") for w in positive]
     neg_rows = [lookup(wv, w, "word to subtract") for w in negative]
     rows = pos_rows + neg_rows
-    U = wv.unit[:size]
-    cos_all = U @ wv.unit[rows].T                         # (size, P + N): cos(w, each input)
-    sign = np.array([1.0] * len(pos_rows) + [-1.0] * len(neg_rows), dtype=np.float32)
-    total = sign @ wv.unit[rows]
-    if not np.any(total):
-        raise ValueError("The words cancel out exactly (the same word added and subtracted), "
-                         "so the sum points nowhere.")
-    target = unit_vector(total)
-    if method == "3cosadd":
-        scores = np.clip(U @ target, -1.0, 1.0)  # float32 rounding can reach 1 + 1e-7
-    else:
-        shifted = (1.0 + cos_all) / 2.0
-        P = len(pos_rows)
-        scores = np.prod(shifted[:, :P], axis=1) / (np.prod(shifted[:, P:], axis=1) + COSMUL_EPSILON)
+    scores, target = _analogy_scores(wv, pos_rows, neg_rows, method, size)
     best = _top_k(scores, k, set(rows))
     return Analogy(positive=tuple(wv.words[i] for i in pos_rows), negative=tuple(wv.words[i] for i in neg_rows),
                    method=method, target=target, words=[wv.words[i] for i in best], scores=scores[best],
-                   cos_inputs=cos_all[best], vocab_size=size)
+                   cos_inputs=wv.unit[best] @ wv.unit[rows].T, vocab_size=size)
 
 
 def solve_analogy(wv: WordVectors, a: str, b: str, c: str, k: int = 5, method: str = "3cosadd",
@@ -545,3 +551,60 @@ def cosine(u, v) -> float:
     if norms == 0:
         raise ValueError("A zero vector has no direction, so no cosine.")
     return float(np.clip(u @ v / norms, -1.0, 1.0))
+
+
+# --- how often the arithmetic is right --------------------------------------------------
+
+ANALOGY_SET = Path(__file__).resolve().parents[1] / "assets" / "analogies.tsv"
+
+
+@dataclass(frozen=True)
+class AnalogyQuestion:
+    category: str
+    a: str
+    b: str
+    c: str
+    d: str   # the expected answer to a : b :: c : ?
+
+
+def read_analogy_set(path: Path | str = ANALOGY_SET) -> list[AnalogyQuestion]:
+    """The app's classic analogies (assets/analogies.tsv, in the style of Mikolov et al. 2013)."""
+    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    return [AnalogyQuestion(*line.split("\t")) for line in lines[1:]]
+
+
+@dataclass(frozen=True)
+class AnalogyScores:
+    """For each question, the rank of the expected d among the answers (1 = top; 0 = outside the vocabulary)."""
+    questions: list[AnalogyQuestion]
+    ranks: np.ndarray
+    guesses: list[str]       # the top answer to each question
+    method: str
+    vocab_size: int
+
+    def accuracy(self, top: int = 1) -> float:
+        """Share of questions whose expected answer is among the top `top` answers."""
+        return float(np.mean((self.ranks >= 1) & (self.ranks <= top)))
+
+
+def score_analogies(wv: WordVectors, questions: list[AnalogyQuestion], method: str = "3cosadd",
+                    vocab_size: int | None = None) -> AnalogyScores:
+    """Answer every question with `analogy` and find where the expected word lands."""
+    size = check_vocab_size(wv, vocab_size)
+    ranks, guesses = [], []
+    if method not in METHODS:
+        raise ValueError(f"The analogy method must be one of {', '.join(METHODS)}; got '{method}'.")
+    for q in questions:
+        inputs = [lookup(wv, w) for w in (q.a, q.b, q.c)]
+        scores, _ = _analogy_scores(wv, inputs[1:], inputs[:1], method, size)
+        guesses.append(wv.words[_top_k(scores, 1, set(inputs))[0]])
+        row = wv.index.get(q.d)
+        if row is None or row >= size:
+            ranks.append(0)
+            continue
+        higher = scores > scores[row]
+        higher[[i for i in inputs if i < size]] = False
+        ranks.append(int(higher.sum()) + 1)
+    return AnalogyScores(questions=list(questions), ranks=np.array(ranks), guesses=guesses,
+                         method=method, vocab_size=size)

@@ -293,3 +293,26 @@ def test_bad_input_raises_a_sentence(glove, call, message):
 
 def test_words_are_lower_cased_and_stripped(glove):
     assert E.nearest(glove, "  Paris ").words == E.nearest(glove, "paris").words
+
+
+# --- the classic analogy set ---------------------------------------------------------------
+
+@pytest.mark.parametrize("method", E.METHODS)
+def test_analogy_ranks_agree_with_the_answer_lists(glove, method):
+    questions = E.read_analogy_set()
+    assert len(questions) == 61 and all(q.d in glove.index for q in questions)
+    scores = E.score_analogies(glove, questions, method=method, vocab_size=50_000)
+    for q, rank, guess in zip(questions, scores.ranks, scores.guesses):
+        answers = E.analogy(glove, [q.b, q.c], [q.a], k=50, method=method, vocab_size=50_000).words
+        assert guess == answers[0]
+        if 1 <= rank <= 50:
+            assert answers[rank - 1] == q.d
+        else:
+            assert q.d not in answers
+    assert scores.accuracy(1) == pytest.approx(np.mean(scores.ranks == 1))
+    assert scores.accuracy(1) <= scores.accuracy(5)
+
+
+def test_an_answer_outside_the_vocabulary_has_rank_zero(glove):
+    question = E.AnalogyQuestion("test", "man", "king", "woman", "zsombor")
+    assert E.score_analogies(glove, [question], vocab_size=10_000).ranks.tolist() == [0]
