@@ -406,6 +406,22 @@ def offsets(wv: WordVectors, pairs, vocab_size: int | None = None) -> Offsets:
     return Offsets(pairs=tuple(named), offsets=O, lengths=lengths, cosines=cosines)
 
 
+def nearest_many(wv: WordVectors, words, k: int = 5, vocab_size: int | None = None) -> list[Neighbours]:
+    """`nearest` for several words at once, with one (n, d) x (d, N) matrix product."""
+    size = check_vocab_size(wv, vocab_size)
+    k = _check_k(k)
+    rows = [lookup(wv, w) for w in words]
+    if not rows:
+        return []
+    scores = np.clip(wv.unit[rows] @ wv.unit[:size].T, -1.0, 1.0)
+    answers = []
+    for row, row_scores in zip(rows, scores):
+        best = _top_k(row_scores, k, {row})
+        answers.append(Neighbours(query=wv.unit[row], words=[wv.words[i] for i in best], cosines=row_scores[best],
+                                  excluded=(wv.words[row],), vocab_size=size))
+    return answers
+
+
 # --- a 2-D map --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -576,7 +592,11 @@ def read_analogy_set(path: Path | str = ANALOGY_SET) -> list[AnalogyQuestion]:
 
 @dataclass(frozen=True)
 class AnalogyScores:
-    """For each question, the rank of the expected d among the answers (1 = top; 0 = outside the vocabulary)."""
+    """For each question, the rank of the expected d among the answers.
+
+    1 is the top answer; 0 means d can never come back: it lies outside the vocabulary
+    searched, or it is one of the question's own words (those are always left out).
+    """
     questions: list[AnalogyQuestion]
     ranks: np.ndarray
     guesses: list[str]       # the top answer to each question
@@ -600,7 +620,7 @@ def score_analogies(wv: WordVectors, questions: list[AnalogyQuestion], method: s
         scores, _ = _analogy_scores(wv, inputs[1:], inputs[:1], method, size)
         guesses.append(wv.words[_top_k(scores, 1, set(inputs))[0]])
         row = wv.index.get(q.d)
-        if row is None or row >= size:
+        if row is None or row >= size or row in inputs:  # an answer the search can never return
             ranks.append(0)
             continue
         higher = scores > scores[row]

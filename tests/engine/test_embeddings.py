@@ -316,3 +316,18 @@ def test_analogy_ranks_agree_with_the_answer_lists(glove, method):
 def test_an_answer_outside_the_vocabulary_has_rank_zero(glove):
     question = E.AnalogyQuestion("test", "man", "king", "woman", "zsombor")
     assert E.score_analogies(glove, [question], vocab_size=10_000).ranks.tolist() == [0]
+
+
+def test_an_answer_among_the_inputs_has_rank_zero(glove):
+    # man : doctor :: woman : doctor can never come out: input words are always left out
+    question = E.AnalogyQuestion("test", "man", "doctor", "woman", "doctor")
+    scores = E.score_analogies(glove, [question])
+    assert scores.ranks.tolist() == [0] and scores.guesses == ["nurse"]
+
+
+def test_nearest_many_matches_nearest(glove):
+    many = E.nearest_many(glove, ["crane", "Bank", "rome"], k=7, vocab_size=50_000)
+    for word, result in zip(["crane", "bank", "rome"], many):
+        one = E.nearest(glove, word, k=7, vocab_size=50_000)
+        assert result.words == one.words
+        np.testing.assert_allclose(result.cosines, one.cosines, atol=1e-6)
