@@ -27,6 +27,18 @@ MAX_ADD_K = 100.0                 # k of add-k (Lidstone) smoothing
 MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
 
 # --- embeddings (issue 4) ---------------------------------------------------------------
+VOCAB_SIZE_CHOICES = (10_000, 50_000, 400_000)  # the vocabulary-size control: most frequent words searched
+MIN_VOCAB_SIZE = 1_000        # fewer words than this and most analogies have no answer at all
+MAX_WORD_CHARS = 40           # one word typed by a student (GloVe's longest useful words are shorter)
+MAX_NEIGHBOURS = 50           # k in "the k nearest words"
+MAX_SUM_TERMS = 10            # words in a composed vector sum such as paris - france + italy
+MAX_EXPRESSION_CHARS = 300    # the text of one composed sum
+MAX_MAP_WORDS = 30            # points on the 2-D map
+MIN_MAP_WORDS = 3             # a 2-D projection needs at least three distinct words
+MAX_OFFSET_PAIRS = 10         # (a, b) pairs whose offsets b - a are compared
+MAX_SENSES = 4                # sense anchor words for one homonym
+MAX_SENTENCE_CHARS = 300      # a sentence around a homonym
+CONTEXT_SKIP_MOST_FREQUENT = 100  # the, of, and, ...: left out of a sentence's context average
 
 # --- the transformer: model, training, generation (issue 5) -----------------------------
 MAX_BUILD_PARAMETERS = 200_000_000  # a model built in memory (GPT-2 small fits; GPT-3 is only counted)

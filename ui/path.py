@@ -17,6 +17,10 @@ class Idea:
 
 # In the chapter's order, grouped as the chapter tells it.
 PATH: dict[str, list[Idea]] = {
+    "Embeddings": [
+        Idea("pages/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
+             "400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),
+    ],
     "Attention": [
         Idea("pages/context_window.py", "context", "Context: window vs attention", ":material/filter_center_focus:",
              "Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
