@@ -557,3 +557,59 @@ def patch_costs(height: int, width: int, patch_sizes, fit: str = "crop") -> list
             T = (height // p) * (width // p)
         rows.append((int(p), int(T), int(T * T)))
     return rows
+
+
+# ==== the whole path for each kind of data ================================================
+
+@dataclass(frozen=True)
+class TokenAttention:
+    """Data -> features -> tokens x -> attention, every step kept for the page and the notebook."""
+    source: object              # ImagePatches, Spectrogram or Residues
+    tokens: Tokens
+    attention: AttentionResult
+    cost: AttentionCost
+
+    def strongest_others(self, query: int, k: int = 5) -> list[tuple[int, float]]:
+        """The k tokens (other than the query itself) with the largest weights alpha_query,j."""
+        weights = self.attention.weights[query]
+        order = [int(j) for j in np.argsort(-weights, kind="stable") if j != query]
+        return [(j, float(weights[j])) for j in order[:k]]
+
+
+def image_attention(image, patch: int, fit: str = "crop", d: int | None = 64, seed: int = 0) -> TokenAttention:
+    """Patches of the image as tokens: x = LN(centred patches W), weights = softmax(x x^T / sqrt(d))."""
+    patches = image_to_patches(image, patch, fit)
+    tokens = tokens_from_features(patches.x, d, seed, max_tokens=limits.MAX_PATCH_TOKENS)
+    result = token_attention(tokens, max_tokens=limits.MAX_PATCH_TOKENS)
+    return TokenAttention(patches, tokens, result, attention_cost(patches.N, tokens.d))
+
+
+def frame_attention(signal: Signal, frame: int = 512, hop: int = 128, d: int | None = 64,
+                    seed: int = 0) -> TokenAttention:
+    """Spectrogram frames (in dB) as tokens, then the same attention."""
+    spec = spectrogram_frames(signal.samples, signal.sample_rate, frame, hop)
+    tokens = tokens_from_features(spec.db, d, seed, max_tokens=limits.MAX_AUDIO_FRAMES)
+    result = token_attention(tokens, max_tokens=limits.MAX_AUDIO_FRAMES)
+    return TokenAttention(spec, tokens, result, attention_cost(spec.T, tokens.d))
+
+
+def residue_attention(sequence: str, d: int | None = None, seed: int = 0) -> TokenAttention:
+    """Residues (one-hot and properties) as tokens, then the same attention."""
+    residues = residue_features(sequence)
+    tokens = tokens_from_features(residues.features, d, seed, max_tokens=limits.MAX_RESIDUES)
+    result = token_attention(tokens, max_tokens=limits.MAX_RESIDUES)
+    return TokenAttention(residues, tokens, result, attention_cost(len(residues.sequence), tokens.d))
+
+
+def weight_by_segment(times: np.ndarray, segments, weights_row: np.ndarray) -> list[tuple[str, float]]:
+    """sum of alpha_query,t over the frames t whose centre lies inside each (label, start, end) segment."""
+    times, weights_row = np.asarray(times), np.asarray(weights_row)
+    return [(label, float(weights_row[(times >= start) & (times < end)].sum())) for label, start, end in segments]
+
+
+def segment_of(time: float, segments) -> str | None:
+    """The label of the segment a time falls in, or None."""
+    for label, start, end in segments:
+        if start <= time < end:
+            return label
+    return None
