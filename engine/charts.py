@@ -60,7 +60,7 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
             color=alt.condition(alt.datum[value_name] > middle, alt.value("white"), alt.value("black")),
         )
         layers = rects + text
-    return layers.properties(title=title, width=max(cell * len(cols), 160), height=max(cell * len(rows), 80))
+    return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
 
 
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",

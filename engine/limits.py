@@ -12,6 +12,7 @@ MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+
 MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
 MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
+MAX_SENTENCE_CHARS = 400   # a sentence typed on the context page
 
 # --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
 
