@@ -9,7 +9,7 @@ from engine.attention import CHAPTER_TOKENS, CHAPTER_X, naive_softmax_rows, self
 from engine.charts import heatmap
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
 PRESETS = {
@@ -96,7 +96,7 @@ url_state.mirror(["x", "scaled", "proj", "causal", "query"])
 if result is not None:
     weights_row = result.weights[q]
     st.subheader("Attention weights")
-    st.altair_chart(heatmap(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
+    charts.show(heatmap(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
                             domain=(0, 1)), width="content")
     top = int(np.argmax(weights_row))
     others = [j for j in range(len(labels)) if j != q and weights_row[j] > 0]
@@ -109,6 +109,7 @@ if result is not None:
     st.markdown(sentence + ".")
 
     Qn, Kn, Vn = ("q", "k", "v") if st.session_state.proj else ("x", "x", "x")
+    name = [rf"\text{{{formula.latex_text(label)}}}" for label in labels]
     st.subheader("Step by step for the query " + labels[q])
     st.markdown("**Step 1. Scores:** how much the query points the same way as each key.")
     j = top
@@ -116,32 +117,32 @@ if result is not None:
                           for a, b in zip(result.Q[q], result.K[j]))
     formula.formula_with_numbers(
         rf"s_{{ij}} = {Qn}_i \cdot {Kn}_j",
-        rf"s_{{{q}{j}}} = {products} = {formula.number(result.scores[q, j], digits)}"
-        rf"\qquad s_{{{q}\cdot}} = {formula.latex_vector(result.scores[q], digits)}")
+        rf"\begin{{aligned}} s_{{{name[q]},{name[j]}}} &= {products} = {formula.number(result.scores[q, j], digits)}"
+        rf"\\ s_{{{name[q]},\cdot}} &= {formula.latex_vector(result.scores[q], digits)} \end{{aligned}}")
     if st.session_state.scaled:
         formula.formula_with_numbers(
             r"\tilde s_{ij} = \frac{s_{ij}}{\sqrt{d_k}}",
-            rf"\tilde s_{{{q}\cdot}} = \frac{{1}}{{\sqrt{{{result.d_k}}}}}{formula.latex_vector(result.scores[q], digits)}"
-            rf" = {formula.latex_vector(result.scaled[q], digits)}")
+            rf"\tilde s_{{{name[q]},\cdot}} = \frac{{1}}{{\sqrt{{{result.d_k}}}}}"
+            rf"{formula.latex_vector(result.scores[q], digits)} = {formula.latex_vector(result.scaled[q], digits)}")
     st.markdown("**Step 2. Weights:** softmax turns the row of scores into positive weights that sum to 1.")
-    shown = result.scaled[q]
-    exps = softmax_rows(shown[None, :])[0]
     formula.formula_with_numbers(
         r"\alpha_{ij} = \frac{\exp(s_{ij})}{\sum_{k=1}^{T} \exp(s_{ik})}",
-        rf"\alpha_{{{q}\cdot}} = {formula.latex_vector(exps, digits)},\quad \textstyle\sum_j \alpha_{{{q}j}} = "
-        rf"{formula.number(exps.sum(), digits)}",
+        rf"\alpha_{{{name[q]},\cdot}} = {formula.latex_vector(weights_row, digits)},\quad \textstyle\sum_j "
+        rf"\alpha_{{{name[q]},j}} = {formula.number(weights_row.sum(), digits)}",
         caption="Masked keys (causal mask) get weight 0." if st.session_state.causal else None)
     st.markdown("**Step 3. Context:** the weighted average of the values.")
-    terms = " + ".join(f"{formula.number(weights_row[k], digits)}\\,{formula.latex_vector(result.V[k], digits)}"
+    terms = " + ".join(f"{formula.number(weights_row[k], digits)}\\,{Vn}_{{{name[k]}}}"
                        for k in range(len(labels)) if weights_row[k] > 0)
     formula.formula_with_numbers(
         rf"c_i = \sum_{{j=1}}^{{T}} \alpha_{{ij}}\, {Vn}_j",
-        rf"c_{{{q}}} = {terms} = {formula.latex_vector(result.context[q], digits)}")
+        rf"\begin{{aligned}} c_{{{name[q]}}} &= {terms} \\ &= {formula.latex_vector(result.context[q], digits)}"
+        r"\end{aligned}")
 
     with st.expander("Every matrix", icon=":material/table:"):
         columns = st.columns(2)
-        columns[0].altair_chart(heatmap(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
-                                        scheme="viridis", digits=digits))
+        with columns[0]:
+            charts.show(heatmap(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
+                                scheme="viridis", digits=digits))
         columns[1].dataframe({f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
                              | {"token": labels}, hide_index=True)
 

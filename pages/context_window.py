@@ -8,7 +8,7 @@ from engine.attention import attention, window_weights
 from engine.charts import compare_bars, heatmap
 from engine.handvectors import sentence_vectors
 from engine.textmatrix import format_matrix
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
 SENTENCES = ["the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
@@ -78,10 +78,10 @@ windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in ran
 if attended is not None and windows is not None:
     window_row = window_weights(T, k)[t]
     attention_row = attended.weights[t]
-    st.altair_chart(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
+    charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
                                  title=f"How much '{labels[t]}' takes from each token"), width="stretch")
     rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
-    st.altair_chart(heatmap(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+    charts.show(heatmap(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
                             title=f"Weights on each token for '{labels[t]}': the window by position, attention by content",
                             y_title="method", x_title="token"), width="content")
 

@@ -44,10 +44,22 @@ def open_page(page, app_url: str, url_path: str = "", timeout_ms: int = 60_000) 
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:
-    """Save artifacts/screenshots/<name>.png and return its path."""
+    """Save artifacts/screenshots/<name>.png and return its path.
+
+    Streamlit scrolls inside its main container, so a full-page shot first grows the
+    viewport to the content's height, then puts it back.
+    """
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    size = page.viewport_size
+    if full_page and size:
+        height = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+            "[data-testid='stMain'], [data-testid='stMainBlockContainer']")].map(e => e.scrollHeight), 0)""")
+        page.set_viewport_size({"width": size["width"], "height": min(max(height + 80, size["height"]), 12_000)})
+        page.wait_for_timeout(400)
+    page.screenshot(path=str(path))
+    if full_page and size:
+        page.set_viewport_size(size)
     return path
 
 
