@@ -63,8 +63,9 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
     size = {"width": display_width, "height": round(height * scale)}
     x_scale = alt.Scale(domain=[0, width], nice=False, zero=False)
     y_scale = alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True)
+    # the picture fills the plot, whatever size the page finally gives it
     picture = alt.Chart(pd.DataFrame({"url": [picture_url], "x": [0], "y": [0]})).mark_image(
-        width=size["width"], height=size["height"], align="left", baseline="top").encode(
+        width=alt.expr("width"), height=alt.expr("height"), align="left", baseline="top", aspect=False).encode(
         x=alt.X("x:Q", scale=x_scale, axis=None), y=alt.Y("y:Q", scale=y_scale, axis=None), url="url:N")
     tooltip = [alt.Tooltip("patch:Q", title="patch"), "row:Q", "col:Q", alt.Tooltip("weight:Q", format=".4f")]
     base = alt.Chart(frame).encode(x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1",
@@ -114,10 +115,11 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
         x=alt.X("t0:Q", scale=x_scale), x2="t1", y=alt.datum(0.0), y2=alt.datum(f_top))
     top = alt.layer(picture, columns, chosen).properties(
         width=width, height=height, title="Spectrogram: each column is one frame, one token")
-    bars = alt.Chart(frames).mark_bar().encode(
+    frames["ink"] = np.where(frames["frame"] == query, QUERY_COLOUR, "#1f6fb4")
+    bars = alt.Chart(frames).mark_rect().encode(
         x=alt.X("t0:Q", scale=x_scale, title="time (s)"), x2="t1",
-        y=alt.Y("weight:Q", title=f"weight of frame {query}"),
-        color=alt.condition(alt.datum.frame == query, alt.value(QUERY_COLOUR), alt.value("#1f6fb4")),
+        y=alt.Y("weight:Q", title=f"weight of frame {query}"), y2=alt.datum(0.0),
+        color=alt.Color("ink:N", scale=None),
         tooltip=["frame:Q", alt.Tooltip("time:Q", format=".3f"), alt.Tooltip("weight:Q", format=".4f")])
     layers = [bars]
     if segments:
@@ -133,14 +135,15 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> alt.Chart:
     """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
     frame = pd.DataFrame(rows, columns=["size", "tokens", "scores"])
-    frame["now"] = frame["size"] == current
+    frame["ink"] = np.where(frame["size"] == current, QUERY_COLOUR, "#1f6fb4")
     base = alt.Chart(frame).encode(
-        x=alt.X("size:O", title=unit, sort="descending"),
-        y=alt.Y("scores:Q", scale=alt.Scale(type="log"), title="scores T² (log scale)"))
+        x=alt.X("size:O", title=unit, sort="descending", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("scores:Q", scale=alt.Scale(type="log"), title="scores T² (log scale)",
+                axis=alt.Axis(format="~s", values=[1, 100, 10_000, 1_000_000, 100_000_000])))
     line = base.mark_line(color="#1f6fb4", point=True)
     marks = base.mark_point(size=160, filled=True).encode(
-        color=alt.condition(alt.datum.now, alt.value(QUERY_COLOUR), alt.value("#1f6fb4")),
+        color=alt.Color("ink:N", scale=None),
         tooltip=[alt.Tooltip("size:O", title=unit), alt.Tooltip("tokens:Q", title="tokens T", format=","),
                  alt.Tooltip("scores:Q", title="scores T²", format=",")])
     labels = base.mark_text(dy=-12, fontSize=11).encode(text=alt.Text("tokens:Q", format=","))
-    return (line + marks + labels).properties(height=220, title="Tokens (labels) and scores as the patch shrinks")
+    return (line + marks + labels).properties(height=260, title="Tokens (labels) and scores as the patch shrinks")

@@ -12,7 +12,7 @@ from engine.charts_beyond import OVERLAY_STYLES, cost_chart, data_url, patch_ove
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
@@ -162,9 +162,11 @@ def image_section() -> None:
     height, width = pixels.shape[:2]
     edge = ""
     if any(patches.trimmed):
-        edge = f" The last {height % patch} rows and {width % patch} columns that do not fill a patch were cropped."
+        edge = (f" {height % patch} rows and {width % patch} columns that do not fill a patch were cropped, "
+                "half from each side.")
     elif any(patches.padded):
-        edge = " Black rows and columns were added so whole patches fit."
+        edge = (f" {sum(patches.padded[:2])} black rows and {sum(patches.padded[2:])} black columns were added, "
+                "half on each side, so whole patches fit.")
     st.markdown(f"**{height} x {width} pixels, p = {patch}: a grid of {rows} x {cols} = {patches.N} tokens, "
                 f"each {patch} x {patch} x {patches.channels} = {result.tokens.features.shape[1]:,} numbers"
                 f"{f', projected to d = {d}' if d else ''}.**{edge}")
@@ -175,10 +177,10 @@ def image_section() -> None:
     with left:
         chart = patch_overlay(url, cut.shape[0], cut.shape[1], rows, cols, patch, result.attention.weights[query],
                               query, style=st.session_state.overlay, selection=chosen,
-                              display_width=min(560, max(320, 4 * cut.shape[1])))
-        st.altair_chart(chart, key="overlay_chart", on_select=lambda: set_from_selection(
+                              display_width=min(500, max(320, 4 * cut.shape[1])))
+        st.vega_lite_chart(chart.to_dict(validate=False), key="overlay_chart", on_select=lambda: set_from_selection(
             "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
-            selection_mode="token", use_container_width=False)
+            selection_mode="token", width="content")
     with right:
         st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                     "lit where it puts its attention.")
@@ -203,17 +205,16 @@ def image_section() -> None:
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
                         fit="pad" if fit == "pad" else "crop")
-    st.altair_chart(cost_chart(costs, patch), use_container_width=True)
+    charts.show(cost_chart(costs, patch), width="stretch")
     code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)})
-    best = strongest[0][0]
-    near = abs(best // cols - query // cols) <= 1 and abs(best % cols - query % cols) <= 1
     challenges.try_this([
         challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
                              hint="224 / 32 = 7, and 7 x 7 = 49."),
         challenges.Challenge("Make attention need more than a million scores.", patches.N ** 2 > 1_000_000,
                              hint="Keep the picture 'as it is' (512 x 512 astronaut) and use 16-pixel patches."),
-        challenges.Challenge("Find a patch whose strongest partner is not one of its eight neighbours.", not near,
-                             hint="Try a patch of plain background or sky: its look-alikes are spread out."),
+        challenges.Challenge("Find a patch that keeps less than 0.1 of its attention for itself.",
+                             bool(weights[query] < 0.1),
+                             hint="Plain background has many look-alikes to share its weight with."),
     ])
 
 
@@ -245,8 +246,8 @@ def audio_section() -> None:
                 f"{f', projected to d = {d}' if d else ''}.**")
     chosen = alt.selection_point(name="token", fields=["frame"], on="click", clear=False)
     chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments, selection=chosen)
-    st.altair_chart(chart, key="spectrogram_chart", on_select=lambda: set_from_selection(
-        "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", use_container_width=False)
+    st.vega_lite_chart(chart.to_dict(validate=False), key="spectrogram_chart", on_select=lambda: set_from_selection(
+        "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
     st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key="qframe")
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
@@ -300,9 +301,8 @@ def protein_section() -> None:
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
     cell = 24 if L <= 30 else max(6, 720 // L)
-    st.altair_chart(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
-                            cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"),
-                    use_container_width=False)
+    charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
+                        cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
@@ -343,4 +343,4 @@ page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need", "https://arxiv.org/abs/1706.03762"),
     ("Lin et al. 2021, A survey of transformers", "https://arxiv.org/abs/2106.04554"),
 ])
-page.next_idea("pages/attention_calculator.py", "back to the start: the attention calculator, with your own numbers")
+page.next_idea(__file__)

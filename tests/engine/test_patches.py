@@ -194,7 +194,7 @@ def test_gif_is_refused_with_its_format():
     (b"", "empty"),
     (b"hello, this is text not a picture", "not a PNG or JPEG"),
     (b"\x89PNG\r\n\x1a\n" + b"\0" * (limits.MAX_IMAGE_UPLOAD_BYTES + 1), "limit is 8 MB"),
-])
+], ids=["empty", "text", "huge"])
 def test_bad_upload_is_a_sentence(data, words):
     with pytest.raises(ValueError, match=words):
         load_image(data)
@@ -305,7 +305,7 @@ def test_ten_minute_wav_is_refused_by_its_header():
     (_wav(np.arange(1000, dtype="<i2").tobytes(), rate=96000), "between 4,000 and 48,000 Hz"),
     (b"RIFF....WAVEfmt not really", "not a WAV recording"),
     (b"", "empty"),
-])
+], ids=["zeros", "quiet", "stereo", "rate", "not-wav", "empty"])
 def test_bad_wav_is_a_sentence(data, words):
     with pytest.raises(ValueError, match=words):
         read_wav(data)
