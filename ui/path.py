@@ -27,6 +27,10 @@ PATH: dict[str, list[Idea]] = {
         Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
              "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
     ],
+    "Beyond words": [
+        Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
+             "Image patches, spectrogram frames and amino acids as tokens: the same attention on each."),
+    ],
 }
 
 
