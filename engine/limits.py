@@ -12,8 +12,19 @@ MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+
 MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
 MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
+MAX_SENTENCE_CHARS = 400   # a sentence typed on the context page
 
 # --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
+MAX_USER_TEXT_BYTES = 2_000_000   # a pasted or uploaded text (UTF-8 bytes)
+MAX_TOKENIZE_CHARS = 5_000        # text typed on the Tokens page, shown as chips
+MAX_BPE_MERGES = 2_000            # merges the BPE trainer may learn live
+MAX_BPE_TRAIN_CHARS = 2_000_000   # text the BPE trainer may read
+MAX_NGRAM_ORDER = 6               # n of an n-gram model
+MAX_NGRAM_TOKENS = 6_000_000      # token ids an n-gram model may count
+MAX_SAMPLE_TOKENS = 2_000         # tokens sampled in one go
+MAX_TEMPERATURE = 100.0           # sampling temperature (0 means greedy)
+MAX_ADD_K = 100.0                 # k of add-k (Lidstone) smoothing
+MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
 
 # --- embeddings (issue 4) ---------------------------------------------------------------
 
