@@ -57,6 +57,13 @@ MAX_PROMPT_CHARS = 300              # characters of a prompt
 MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
 
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
+PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)
+PRETRAINED_MAX_TEXT_CHARS = 4_000    # characters of a text typed for SmolLM2
+PRETRAINED_MAX_EVAL_CHARS = 20_000   # characters scored for bits per character (read in windows)
+PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate call
+PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
+PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
+HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
 
 # --- beyond words: patches, frames, residues (issue 7) ----------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
