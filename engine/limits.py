@@ -18,6 +18,17 @@ MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
 # --- embeddings (issue 4) ---------------------------------------------------------------
 
 # --- the transformer: model, training, generation (issue 5) -----------------------------
+# positional encodings, the tiny vocabulary, the multi-head and position pages
+MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages
+MAX_POSITIONS = 256            # rows T of a positional-encoding table drawn or compared
+MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
+MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
+MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
+MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
+MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
+MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
+MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
+MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
 
