@@ -63,13 +63,14 @@ def front_matter(text: str) -> dict[str, str]:
 
 
 # --- requirements -----------------------------------------------------------------------------
-@pytest.mark.parametrize("file", ["requirements.txt", "requirements-data.txt", "requirements-test.txt"])
+@pytest.mark.parametrize("file", ["requirements.txt", "requirements-data.txt", "requirements-test.txt",
+                                  "requirements-gradio.txt"])
 def test_every_requirement_is_pinned_exactly(file):
     if not (ROOT / file).exists():
         pytest.fail(f"{file} is missing")
     for line in (ROOT / file).read_text().splitlines():
         line = line.split("#")[0].strip()
-        if line and not line.startswith("-r "):
+        if line and not line.startswith(("-r ", "--extra-index-url ")):
             assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][0-9A-Za-z.+\-]*", line), f"{file}: {line!r} is not an exact pin"
 
 
@@ -120,6 +121,24 @@ def test_readme_front_matter_is_a_docker_space_on_8501():
     assert matter.get("sdk") == "docker"
     assert matter.get("app_port") == PORT
     assert matter.get("title")
+
+
+def test_readme_documents_the_gradio_space():
+    text = (ROOT / "README.md").read_text()
+    assert "sdk: gradio" in text and "app_file: gradio_app.py" in text
+    assert "requirements-gradio.txt" in text
+
+
+def test_the_gradio_space_gets_the_same_versions_and_cpu_torch():
+    app, space, test = pins("requirements.txt"), pins("requirements-gradio.txt"), pins("requirements-test.txt")
+    assert space["torch"].split("+")[0] == app["torch"] and space["torch"].endswith("+cpu")
+    assert "download.pytorch.org/whl/cpu" in (ROOT / "requirements-gradio.txt").read_text()
+    for name, version in space.items():
+        if name in app and name != "torch":
+            assert version == app[name], f"{name}: {version} in requirements-gradio.txt, {app[name]} in requirements.txt"
+    assert space["gradio"] == test["gradio"] and space["gradio_client"] == test["gradio_client"]
+    matter = (ROOT / "README.md").read_text()
+    assert f"sdk_version: {space['gradio']}" in matter
 
 
 # --- the build context ------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.netguard import offline
 from ui.path import ideas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,32 +84,10 @@ def upload_values() -> list[tuple[str, tuple[str, bytes, str]]]:
 
 # --- network: nothing may leave the machine while pages run ----------------------------------
 @pytest.fixture(autouse=True)
-def no_network(monkeypatch):
+def no_network():
     """socket.connect to anything but loopback raises and is recorded; the test then fails."""
-    attempts: list[str] = []
-    original_connect, original_connect_ex = socket.socket.connect, socket.socket.connect_ex
-
-    def allowed(address) -> bool:
-        if not isinstance(address, tuple):
-            return True                                   # AF_UNIX paths
-        host = str(address[0])
-        return host in ("localhost", "::1") or host.startswith("127.") or host == "0.0.0.0"
-
-    def connect(self, address):
-        if not allowed(address):
-            attempts.append(repr(address))
-            raise OSError(f"network disabled in tests: connect to {address!r}")
-        return original_connect(self, address)
-
-    def connect_ex(self, address):
-        if not allowed(address):
-            attempts.append(repr(address))
-            return 101  # ENETUNREACH
-        return original_connect_ex(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    yield attempts
+    with offline() as attempts:
+        yield attempts
     assert not attempts, f"the page tried to reach the network: {attempts}"
 
 
