@@ -5,12 +5,63 @@ and small matrices carry their numbers in the cells so colour is never the only 
 """
 from __future__ import annotations
 
+import functools
+import threading
+from collections import OrderedDict
+
 import altair as alt
 import numpy as np
 import pandas as pd
 
 PAIR_COLOURS = ["#1f6fb4", "#e08214"]  # blue / orange: safe for the common colour blindnesses
 MAX_CELLS_WITH_NUMBERS = 400
+MEMO_CHARTS = 512  # charts kept per builder; a few MB in all, shared by every session of the process
+
+
+def _frozen(value):
+    """A hashable stand-in for a builder argument; TypeError for what cannot be one."""
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.shape, value.dtype.str, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
+    if isinstance(value, (str, int, float, bool, type(None), np.generic)):
+        return value
+    raise TypeError(f"cannot memoize a {type(value).__name__}")
+
+
+def memo(builder):
+    """Same data in, the same chart object out, from a bounded process-wide cache.
+
+    Building an Altair chart and serialising it cost tens of ms each; most reruns redraw
+    charts whose data did not change (another toggle moved), and in a classroom many
+    students draw the same defaults. The chart is shared read-only: callers derive new
+    charts (`.properties(...)`) rather than change it. Arguments that cannot be hashed
+    (a DataFrame, say) skip the cache.
+    """
+    cache: OrderedDict = OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(builder)
+    def build(*args, **kwargs):
+        try:
+            key = (_frozen(args), _frozen(kwargs))
+        except TypeError:
+            return builder(*args, **kwargs)
+        with lock:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+        chart = builder(*args, **kwargs)
+        with lock:
+            cache[key] = chart
+            while len(cache) > MEMO_CHARTS:
+                cache.popitem(last=False)
+        return chart
+
+    build.cache = cache
+    return build
 
 
 def _unique(labels: list[str]) -> list[str]:
@@ -28,6 +79,7 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
+@memo
 def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
             x_title: str = "key (attended to)", y_title: str = "query (attending)",
             value_name: str = "weight", scheme: str = "blues", digits: int = 3,
@@ -62,6 +114,7 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
     return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
 
 
+@memo
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",
                  value_title: str = "weight on each token") -> alt.Chart:
     """Side-by-side bars of two (or more) weight vectors over the same tokens."""

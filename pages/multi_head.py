@@ -32,7 +32,7 @@ def parse_weights(raw: str) -> str:
 url_state.init("sentence", "the owl saw the cat by the lake")
 url_state.init("h", 2, int)
 url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, float)
+url_state.init("gain", 2.0, url_state.between(0.5, 5.0, float))
 url_state.init("seed", 0, int)
 url_state.init("causal", False, url_state.parse_bool)
 url_state.init("cost_T", 1024, int)

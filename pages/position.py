@@ -32,12 +32,12 @@ def parse_encoding(raw: str) -> str:
 
 
 url_state.init("enc", "none", parse_encoding)
-url_state.init("strength", 1.0, float)
+url_state.init("strength", 1.0, url_state.between(0.0, 2.0, float))
 url_state.init("proj", False, url_state.parse_bool)
 url_state.init("causal", False, url_state.parse_bool)
 url_state.init("seed", 0, int)
-url_state.init("T", 48, int)
-url_state.init("d", 32, int)
+url_state.init("T", 48, url_state.between(4, 128))
+url_state.init("d", 32, url_state.between(2, 128))
 url_state.init("base", SINUSOID_BASE, float)
 st.session_state.setdefault("shuffles", 0)
 
