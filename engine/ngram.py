@@ -152,17 +152,12 @@ def lexicographic_order(ids: np.ndarray, width: int, vocab_size: int) -> np.ndar
     """Positions sorted by the `width` tokens starting there (past the end counts as smallest).
 
     One sort serves every order: sorted by k tokens, positions that share their first j <= k
-    tokens sit side by side. The tokens become one integer in base V + 1 when that fits in
-    64 bits (one argsort), otherwise one stable sort per token column (np.lexsort).
+    tokens sit side by side. np.lexsort sorts by one token column at a time (a stable radix
+    sort when ids fit in 16 bits).
     """
     padded = np.concatenate([ids + 1, np.zeros(width, dtype=np.int64)])  # 0 = past the end
-    N = ids.size
-    if (vocab_size + 1) ** width < 2 ** 63:
-        key = np.zeros(N, dtype=np.int64)
-        for j in range(width):
-            key = key * (vocab_size + 1) + padded[j:j + N]
-        return np.argsort(key)
     dtype = np.uint16 if vocab_size + 1 < 2 ** 16 else np.int64
+    N = ids.size
     return np.lexsort([padded[j:j + N].astype(dtype) for j in reversed(range(width))])
 
 

@@ -170,7 +170,7 @@ def test_distribution_top_view():
 
 
 def test_large_vocabulary_counts_the_same_way():
-    # V^n beyond 64 bits takes the column-by-column sort; the counts must not change
+    # ids beyond 16 bits are sorted as int64 columns; the counts must not change
     ids = list(np.random.default_rng(3).integers(0, 9, 400))
     small, large = count_ngrams(ids, 5, 9), count_ngrams(ids, 5, 70_000)
     for k in range(1, 6):
