@@ -27,7 +27,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
     low = min(0.0, float(frame["score"].min()))
     high = max(1.0, float(frame["score"].max())) if value_title == "cosine" else float(frame["score"].max()) * 1.15
     base = alt.Chart(frame).encode(
-        y=alt.Y("word:N", sort=list(frame["word"]), title=None, axis=alt.Axis(labelFontSize=13)),
+        y=alt.Y("word:N", sort=list(frame["word"]), title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("score:Q", title=value_title, scale=alt.Scale(domain=[low, high])),
         tooltip=["rank:Q", "word:N", alt.Tooltip("score:Q", format=f".{digits}f")],
     )
@@ -35,7 +35,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
         color=alt.Color("expected:N", scale=alt.Scale(domain=["other", "expected answer"], range=[BLUE, ORANGE]),
                         legend=None))
     text = base.mark_text(align="left", dx=4, fontSize=12).encode(text="label:N")
-    return (bars + text).properties(title=title, height=max(26 * len(frame), 60))
+    return (bars + text).properties(title=title, height=alt.Step(24))
 
 
 def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (),
@@ -83,13 +83,13 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
                          "kind": "analogy offset" if number < 2 else "other offset"})
     if segments:
         arrows_frame = pd.DataFrame(segments)
-        arrow_colour = alt.Color("kind:N", scale=alt.Scale(domain=["analogy offset", "other offset"],
-                                                           range=[ORANGE, BLUE]),
-                                 legend=alt.Legend(orient="bottom", title=None))
+        arrow_scale = alt.Scale(domain=["analogy offset", "other offset"], range=[ORANGE, BLUE])
+        arrow_colour = alt.Color("kind:N", scale=arrow_scale, legend=alt.Legend(orient="bottom", title=None))
         lines = alt.Chart(arrows_frame).mark_rule(strokeWidth=2, opacity=0.75).encode(
             x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q", color=arrow_colour, tooltip=["pair:N"])
         heads = alt.Chart(arrows_frame).mark_point(shape="triangle-up", filled=True, size=140, opacity=0.9).encode(
-            x="x2:Q", y="y2:Q", angle=alt.Angle("angle:Q", scale=None), color=arrow_colour, tooltip=["pair:N"])
+            x="x2:Q", y="y2:Q", angle=alt.Angle("angle:Q", scale=None),
+            color=alt.Color("kind:N", scale=arrow_scale, legend=None), tooltip=["pair:N"])
         layers = [lines, heads] + layers
     return alt.layer(*layers).resolve_scale(color="independent").properties(width=size, height=size)
 
@@ -113,7 +113,7 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
     labels = base.mark_text(align="left", dx=6, dy=-6, fontSize=12).encode(text="word:N", color=colour)
     diagonal = alt.Chart(pd.DataFrame({"a": [low, high], "b": [low, high]})).mark_line(
         strokeDash=[4, 4], color=GREY).encode(x="a:Q", y="b:Q")
-    return alt.layer(diagonal, points, labels).properties(width=440, height=440)
+    return alt.layer(diagonal, points, labels).properties(width=400, height=400)
 
 
 def accuracy_bars(rows: list[dict]) -> alt.Chart:
@@ -126,7 +126,7 @@ def accuracy_bars(rows: list[dict]) -> alt.Chart:
                 axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("measure:N", sort=["top-1", "top-5"]),
         y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                title="classic analogies answered"))
+                title="answered right"))
     colour = alt.Color("measure:N", scale=alt.Scale(domain=["top-1", "top-5"], range=[BLUE, ORANGE]),
                        legend=alt.Legend(orient="bottom", title=None))
     bars = base.mark_bar().encode(color=colour, tooltip=["vocabulary", "measure",
