@@ -12,22 +12,26 @@ from engine import limits
 from ui import challenges, code, formula, loaders, page, url_state
 from ui import charts as charts_ui
 
-# a : b :: c : ?, with the answer a reader expects (shown as d); the second group lands second
-PRESETS: dict[str, tuple[str, str, str, str]] = {
-    "man : king :: woman : ?": ("man", "king", "woman", "queen"),
-    "france : paris :: italy : ?": ("france", "paris", "italy", "rome"),
-    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo"),
-    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller"),
-    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw"),
-    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly"),
-    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples"),
-    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor"),
+# a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
+# the second group lands second
+PRESETS: dict[str, tuple[str, str, str, str, str]] = {
+    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
+    "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
+    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
+    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
+    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
+    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly",
+                                                     "happy, happily, careful, carefully"),
+    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
+    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
 }
 CUSTOM = "(your own)"
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
     "crane": {"senses": {"bird": "heron", "machine": "gantry"},
+              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
+                      "sense, from people called Crane, that neither word above stands for.",
               "sentences": ("The crane stood in the shallow water of the lake.",
                             "The crane lifted the steel beams onto the roof.")},
     "bank": {"senses": {"money": "loan", "river": "river"},
@@ -40,7 +44,6 @@ HOMONYMS: dict[str, dict] = {
               "sentences": ("The shark swam past the divers near the reef.",
                             "She is a real shark: she cheated every client out of money.")},
 }
-DEFAULT_EXTRA = "germany, berlin, japan, tokyo"
 
 page.header("Embedding explorer", "Do word vectors know that Paris is to France as Rome is to Italy?")
 wv = loaders.glove()
@@ -49,9 +52,8 @@ wv = loaders.glove()
 url_state.init("vocab", 50_000, parse=int)
 url_state.init("method", "3cosadd")
 url_state.init("preset", next(iter(PRESETS)))
-for key, value in zip("abcd", PRESETS[next(iter(PRESETS))]):
+for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))]):
     url_state.init(key, value)
-url_state.init("extra", DEFAULT_EXTRA)
 url_state.init("query", "paris - france + italy")
 url_state.init("leave_out", True, parse=url_state.parse_bool)
 url_state.init("homonym", "crane")
@@ -74,10 +76,19 @@ with st.sidebar:
                "and Gigaword 5 (Pennington et al. 2014).")
 
 
+def formula_lines(symbols: str, numbers: str, caption: str | None = None) -> None:
+    """The formula in the chapter's symbols, then the same with this page's numbers (full width: the
+    main column is too narrow for the two side by side)."""
+    st.latex(symbols)
+    st.latex(numbers)
+    if caption:
+        st.caption(caption)
+
+
 def apply_preset() -> None:
     choice = st.session_state["preset"]
     if choice in PRESETS:
-        for key, value in zip("abcd", PRESETS[choice]):
+        for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[choice]):
             st.session_state[key] = value
 
 
@@ -125,9 +136,9 @@ if result is not None:
                 f"`{b}` − `{a}` + `{c}`; the first 5 of the {wv.dim} numbers:")
     rows = [wv.unit[wv.index[w]][:5] for w in (b, a, c)]
     st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
-             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + r" \\ + "
-             + formula.latex_vector(rows[2], 2) + " = " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2)
-             + r" \ \dots")
+             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
+             + formula.latex_vector(rows[2], 2))
+    st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\ \dots")
 
     table = pd.DataFrame({
         "answer": result.words,
@@ -140,21 +151,22 @@ if result is not None:
     st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
     st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
     if method == "3cosadd":
-        formula.formula_with_numbers(
+        formula_lines(
             r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
-            r"d^* = \arg\max_w \cos\!\left(w,\; \hat u_b - \hat u_a + \hat u_c\right)",
-            rf"\cos(\text{{{top}}},\ \cdot) = {formula.number(result.scores[0])}",
-            caption="3CosAdd. Dividing by the constant |u_b − u_a + u_c| changes no ranking, so it ranks "
-                    f"as cos(w,b) − cos(w,a) + cos(w,c) = {result.cos_add[0]:.3f} for '{top}'.")
+            r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
+            rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
+            rf" = {formula.number(result.scores[0])}",
+            caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
+                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.")
     else:
-        formula.formula_with_numbers(
-            r"d^* = \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}},\quad"
+        formula_lines(
+            r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
             r"\cos' = \tfrac{1+\cos}{2}",
             rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
             rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
             rf" = {formula.number(result.scores[0])}",
-            caption="3CosMul multiplies the similarities instead of adding them, so one large cosine "
-                    "cannot make up for a small one.")
+            caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
+                    "them, so one large cosine cannot make up for a small one.")
 
 # --- 2. the map -------------------------------------------------------------------------
 st.subheader("A 2-D map of the offsets")
@@ -180,10 +192,10 @@ if result is not None:
                    "Hover a point for its 5 nearest words.")
         labels = [f"{p} → {q}" for p, q in offsets.pairs]
         charts_ui.show(charts.heatmap(offsets.cosines, labels, labels, value_name="cosine",
-                                      x_title="offset", y_title="offset", scheme="blueorange",
-                                      domain=(-1, 1), cell=44,
+                                      x_title="offset", y_title="offset", scheme="blues",
+                                      domain=(-1, 1), cell=64,
                                       title="How parallel are the offsets in all 50 dimensions?"))
-        formula.formula_with_numbers(
+        formula_lines(
             r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
             rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
             + formula.number(offsets.cosines[0, 1]),
@@ -204,7 +216,7 @@ if total is not None:
 if neighbours is not None:
     charts_ui.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
                    width="stretch")
-    formula.formula_with_numbers(
+    formula_lines(
         r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
         rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
         caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.")
@@ -243,7 +255,8 @@ if probe is not None:
     }).style.format({f"cos({probe.word}, word)": "{:.3f}", f"rank among {probe.word}'s neighbours": "{:,}"}),
         hide_index=True, width="stretch")
     st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
-               "A sense whose word ranks in the thousands has all but vanished from the vector.")
+               "A sense whose word ranks in the thousands has all but vanished from the vector. "
+               + preset.get("note", ""))
 
 
 def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> None:
@@ -258,15 +271,17 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
     if first is None or second is None:
         return
     anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
-    formula.formula_with_numbers(
-        r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right)",
-        r"= " + formula.number(E.cosine(first.vector, second.vector)),
+    formula_lines(
+        r"x^{(A)} = x^{(B)} = E[\text{" + word + r"}] \qquad "
+        r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
+        r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
+        + formula.number(E.cosine(first.vector, second.vector)),
         caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
                 "the same 50 numbers, whatever the sense.")
     rows = []
     for name, found in (("A", first), ("B", second)):
         row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
-        row |= {f"cos(context, {w})": E.cosine(found.context, vector)
+        row |= {f"cos(context, {w})": round(E.cosine(found.context, vector), 3) + 0.0  # no "-0.000"
                 for w, vector in zip(probe.anchors if probe else (), anchors.values())}
         rows.append(row)
     st.dataframe(pd.DataFrame(rows).style.format(precision=3), hide_index=True, width="stretch")

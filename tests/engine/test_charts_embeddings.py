@@ -23,9 +23,12 @@ def test_map_draws_one_arrow_per_pair_pointing_at_b():
                            roles={"a": "analogy word", "d": "answer"}, neighbours={"a": "x, y"},
                            explained=np.array([0.6, 0.3])).to_dict()
     arrows = next(rows for rows in _rows(spec) if rows and "pair" in rows[0])
-    assert [r["pair"] for r in arrows] == ["a → b", "c → d"]  # the pair with an unknown word is skipped
-    # vega turns clockwise from 'up': pointing right is 90 degrees, pointing up is 0
-    assert [round(r["angle"]) for r in arrows] == [90, 0]
+    # the pair with an unknown word is skipped; each arrow is a shaft and two barbs, all ending at b
+    assert [r["pair"] for r in arrows] == ["a → b"] * 3 + ["c → d"] * 3
+    assert [(r["x2"], r["y2"]) for r in arrows] == [(1.0, 0.0)] * 3 + [(0.0, 2.0)] * 3
+    assert (arrows[0]["x"], arrows[0]["y"]) == (0.0, 0.0)
+    barbs = arrows[1:3]  # a -> b points right: both barbs lie left of the tip, one above, one below
+    assert all(r["x"] < 1.0 for r in barbs) and barbs[0]["y"] * barbs[1]["y"] < 0
 
 
 def test_sense_scatter_and_accuracy_bars_are_valid():

@@ -26,7 +26,7 @@ def test_defaults_king_to_queen(run_page):
     assert answers(at)[0] == "queen"
     assert any("queen** comes out on top" in s.value for s in at.success)
     shown = texts(at)
-    assert r"\cos(\text{queen},\ \cdot) = 0.852" in shown
+    assert r"\cos(\text{queen},\ \hat u_{\text{king}} - \hat u_{\text{man}} + \hat u_{\text{woman}}) = 0.852" in shown
     assert "Of the 15 nearest words to **crane**" in shown
     assert "= 1.000" in shown  # the static vector of crane is the same in both sentences
     neighbours = tables(at)[1]
