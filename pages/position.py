@@ -8,7 +8,7 @@ import streamlit as st
 from engine import limits
 from engine.attention import random_projections
 from engine.charts import heatmap
-from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile
+from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
 from engine.positional import (
     ENCODINGS, SINUSOID_BASE, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation,
@@ -104,13 +104,11 @@ if check is not None:
     st.altair_chart(difference_bars(check.difference, tokens_b,
                                     title="max |c_B(word) - c_A(word)| for each word"), width="stretch")
 
-    col_a, col_b = st.columns(2)
-    with col_a:
-        st.altair_chart(heatmap(check.original.weights, tokens_a, tokens_a, title="weights alpha in A", digits=2,
-                                domain=(0.0, 1.0), cell=40), width="content")
-    with col_b:
-        st.altair_chart(heatmap(check.shuffled.weights, tokens_b, tokens_b, title="weights alpha in B", digits=2,
-                                domain=(0.0, 1.0), cell=40), width="content")
+    st.altair_chart(side_by_side(
+        heatmap(check.original.weights, tokens_a, tokens_a, title="weights alpha in A", digits=2,
+                domain=(0.0, 1.0), cell=44),
+        heatmap(check.shuffled.weights, tokens_b, tokens_b, title="weights alpha in B", digits=2,
+                domain=(0.0, 1.0), cell=44)), width="content")
     st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
 
     worst = int(np.argmax(check.difference))
@@ -125,15 +123,12 @@ if check is not None:
                "to slot t gives the same word a different vector in a different place.")
 
     st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
-    col_a, col_b = st.columns(2)
-    with col_a:
-        st.altair_chart(heatmap(check.expected, tokens_b, list(vocabulary.features), title="c_A, moved to B's order",
-                                x_title="feature", y_title="word", value_name="c", scheme="blueorange", digits=2,
-                                cell=44), width="content")
-    with col_b:
-        st.altair_chart(heatmap(check.shuffled.context, tokens_b, list(vocabulary.features), title="c_B",
-                                x_title="feature", y_title="word", value_name="c", scheme="blueorange", digits=2,
-                                cell=44), width="content")
+    features = [name.split()[0] for name in vocabulary.features]
+    st.altair_chart(side_by_side(
+        heatmap(check.expected, tokens_b, features, title="c_A, moved to B's order", x_title="feature",
+                y_title="word", value_name="c", digits=2, cell=48),
+        heatmap(check.shuffled.context, tokens_b, features, title="c_B", x_title="feature", y_title="word",
+                value_name="c", digits=2, cell=48), shared_colour=True), width="content")
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)
@@ -146,28 +141,25 @@ for name in ("sinusoidal", "learned"):
     if P is not None:
         tables[name] = P
 if tables:
-    columns = st.columns(len(tables))
-    for column, (name, P) in zip(columns, tables.items()):
-        with column:
-            st.altair_chart(encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=max(3, 360 // max(T, d))),
-                            width="content")
+    cell = max(3, 300 // max(T, d))
+    st.altair_chart(side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+                                   for name, P in tables.items()]), width="content")
     profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
     st.altair_chart(offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
                                    "line: mean over i, band: lowest to highest"), width="stretch")
-    columns = st.columns(len(profiles))
-    for column, (name, profile) in zip(columns, profiles.items()):
-        with column:
-            st.altair_chart(gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T)),
-                            width="content")
+    st.altair_chart(side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+                                   for name, profile in profiles.items()]), width="content")
     if "sinusoidal" in profiles:
         sin = profiles["sinusoidal"]
+        near = 1 if T > 1 else 0
         formula.formula_with_numbers(
-            r"PE(t, 2i) = \sin\!\big(t\,/\,10000^{2i/d}\big),\; PE(t, 2i{+}1) = \cos\!\big(t\,/\,10000^{2i/d}\big)",
-            rf"p_i \cdot p_{{i+k}} = \sum_i \cos(k\,\omega_i):\; k=1 \to {sin.mean[1] if T > 1 else 0:.3f},\;"
-            rf"\text{{spread over }} i = {sin.spread[1] if T > 1 else 0:.1e}",
-            caption="Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-                    "only on the offset k (a band of width zero; exactly so when d is even). A learned table starts "
-                    "as noise: nothing ties p_5 to p_6 until training does.")
+            r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
+            r"\mathrm{base}^{-2i/d}",
+            rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
+            caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                    f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+                    f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+                    f"until training does.")
 
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
