@@ -30,8 +30,8 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
     frame["ratio"] = [f"{v / reference:.3g} x" for v in frame[measure]]
     names = list(costs)
     base = alt.Chart(frame).encode(
-        y=alt.Y("layout:N", sort=names, title=None),
-        x=alt.X(f"{measure}:Q", title=title, axis=alt.Axis(format="~s")),
+        y=alt.Y("layout:N", sort=names, title=None, axis=alt.Axis(labelLimit=240)),
+        x=alt.X(f"{measure}:Q", title=None, axis=alt.Axis(format="~s")),
     )
     colours = (PAIR_COLOURS + ["#7f7f7f"])[:len(names)]
     bars = base.mark_bar().encode(
@@ -39,7 +39,14 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
         tooltip=["layout", alt.Tooltip(f"{measure}:Q", format=","), "ratio"])
     text = base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("label:N")).transform_calculate(
         label="datum.text + '  (' + datum.ratio + ')'")
-    return (bars + text).properties(title=title, height=34 * len(names) + 20, width=360)
+    return (bars + text).properties(title=title, height=34 * len(names) + 20, width=260)
+
+
+def cost_comparison(costs: dict[str, "AttentionCost"]) -> alt.HConcatChart:  # noqa: F821
+    """Parameters and FLOPs of each layout, side by side."""
+    return alt.hconcat(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
+                       cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"),
+                       spacing=30)
 
 
 def _short(value: float) -> str:

@@ -9,7 +9,7 @@ from engine import limits
 from engine.attention import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
-from engine.charts_heads import cost_bars, head_grid
+from engine.charts_heads import cost_comparison, head_grid
 from engine.tinyvocab import embed, load_vocabulary
 from ui import challenges, code, formula, page, url_state
 
@@ -126,13 +126,7 @@ if costs is not None:
     renamed = {"1 head of width d": costs["1 head of width d"],
                f"{split.h} heads of width d/h = {split.d_head}": split,
                f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    bars_left, bars_right = st.columns(2)
-    with bars_left:
-        st.altair_chart(cost_bars(renamed, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
-                        width="content")
-    with bars_right:
-        st.altair_chart(cost_bars(renamed, measure="flops", title="floating-point operations, one forward pass"),
-                        width="content")
+    st.altair_chart(cost_comparison(renamed), width="content")
     table = pd.DataFrame(
         [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
          for name, c in renamed.items()],
