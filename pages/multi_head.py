@@ -109,7 +109,7 @@ if result is not None:
         formula.latex_vector(result.concat[0], 2),
         caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
                 f"head 2 the next {d_head}, and so on.")
-    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + "}} = [\cdots] W^O",
+    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + r"}} = [\cdots] W^O",
                                  formula.latex_vector(result.output[0], 2))
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
