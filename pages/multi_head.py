@@ -198,4 +198,4 @@ page.further_reading([
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
     ("Lin et al. 2021, A survey of transformers, arXiv:2106.04554", "https://arxiv.org/abs/2106.04554"),
 ])
-page.next_idea("pages/position.py", "Position: why order needs an encoding")
+page.next_idea(__file__)

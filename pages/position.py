@@ -224,4 +224,4 @@ page.further_reading([
      "information (the causal mask)", "https://arxiv.org/abs/2203.16634"),
     ("Stanford CME 295, Transformers and large language models, lecture 1", "https://cme295.stanford.edu/syllabus/"),
 ])
-page.next_idea("pages/block_builder.py", "Block builder: FFN, residuals, LayerNorm, the stack")
+page.next_idea(__file__)
