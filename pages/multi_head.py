@@ -11,7 +11,7 @@ from engine.attention import (
 )
 from engine.charts_heads import cost_comparison, head_grid
 from engine.tinyvocab import embed, load_vocabulary
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
            "random": "seeded random (untrained)"}
@@ -77,7 +77,7 @@ if result is not None:
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
               if st.session_state["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
-    st.altair_chart(head_grid([head.weights for head in result.heads], tokens, titles=titles,
+    charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                               cell=34 if h > 2 else 40), width="content")
     if st.session_state["weights"] == "identity":
         st.caption("Hand-built heads: W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
@@ -126,7 +126,7 @@ if costs is not None:
     renamed = {"1 head of width d": costs["1 head of width d"],
                f"{split.h} heads of width d/h = {split.d_head}": split,
                f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    st.altair_chart(cost_comparison(renamed), width="content")
+    charts.show(cost_comparison(renamed), width="content")
     table = pd.DataFrame(
         [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
          for name, c in renamed.items()],

@@ -14,7 +14,7 @@ from engine.positional import (
     positional_encoding, random_permutation,
 )
 from engine.tinyvocab import embed, load_vocabulary, tokenize
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
                   "learned": "learned (a free table, shown untrained)"}
@@ -101,10 +101,10 @@ if check is not None:
     else:
         st.warning(verdict + "The words' context vectors differ between A and B: now order matters.",
                    icon=":material/swap_vert:")
-    st.altair_chart(difference_bars(check.difference, tokens_b,
+    charts.show(difference_bars(check.difference, tokens_b,
                                     title="max |c_B(word) - c_A(word)| for each word"), width="stretch")
 
-    st.altair_chart(side_by_side(
+    charts.show(side_by_side(
         heatmap(check.original.weights, tokens_a, tokens_a, title="weights alpha in A", digits=2,
                 domain=(0.0, 1.0), cell=44),
         heatmap(check.shuffled.weights, tokens_b, tokens_b, title="weights alpha in B", digits=2,
@@ -124,7 +124,7 @@ if check is not None:
 
     st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
     features = [name.split()[0] for name in vocabulary.features]
-    st.altair_chart(side_by_side(
+    charts.show(side_by_side(
         heatmap(check.expected, tokens_b, features, title="c_A, moved to B's order", x_title="feature",
                 y_title="word", value_name="c", digits=2, cell=48),
         heatmap(check.shuffled.context, tokens_b, features, title="c_B", x_title="feature", y_title="word",
@@ -142,12 +142,12 @@ for name in ("sinusoidal", "learned"):
         tables[name] = P
 if tables:
     cell = max(3, 300 // max(T, d))
-    st.altair_chart(side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+    charts.show(side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
                                    for name, P in tables.items()]), width="content")
     profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
-    st.altair_chart(offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
+    charts.show(offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
                                    "line: mean over i, band: lowest to highest"), width="stretch")
-    st.altair_chart(side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+    charts.show(side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
                                    for name, profile in profiles.items()]), width="content")
     if "sinusoidal" in profiles:
         sin = profiles["sinusoidal"]
