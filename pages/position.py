@@ -10,7 +10,7 @@ from engine.attention import random_projections
 from engine.charts import heatmap
 from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
 from engine.positional import (
-    ENCODINGS, SINUSOID_BASE, dot_products_by_offset, permutation_between, permutation_check,
+    ENCODINGS, SINUSOID_BASE, OffsetDotProducts, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation,
 )
 from engine.tinyvocab import embed, load_vocabulary, tokenize
@@ -36,7 +36,7 @@ url_state.init("strength", 1.0, float)
 url_state.init("proj", False, url_state.parse_bool)
 url_state.init("causal", False, url_state.parse_bool)
 url_state.init("seed", 0, int)
-url_state.init("T", 48, int)
+url_state.init("T", 32, int)
 url_state.init("d", 32, int)
 url_state.init("base", SINUSOID_BASE, float)
 st.session_state.setdefault("shuffles", 0)
@@ -50,7 +50,7 @@ with st.sidebar:
               help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")
     st.toggle("Causal mask (each word sees only the words before it)", key="causal")
     st.number_input("Seed (projections and the learned table)", 0, 100_000, key="seed")
-    st.subheader("The encoding tables")
+    st.subheader("The encoding tables (below)")
     st.slider("Positions T", 4, 128, key="T")
     st.slider("Width d", 2, 128, step=2, key="d")
     st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key="base",
@@ -135,31 +135,44 @@ if check is not None:
 
 st.subheader("The encodings themselves")
 T, d, base = int(st.session_state["T"]), int(st.session_state["d"]), float(st.session_state["base"])
-tables = {}
-for name in ("sinusoidal", "learned"):
-    P = page.run_engine(positional_encoding, name, T, d, seed=seed, base=base)
-    if P is not None:
-        tables[name] = P
-if tables:
-    cell = max(3, 300 // max(T, d))
-    charts.show(side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
-                                   for name, P in tables.items()]), width="content")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict], OffsetDotProducts]:
+    """The three charts of this section as Vega-Lite specs, and the sinusoidal offset statistics.
+
+    They depend on the table sliders only, not on the sentences, and thousands of cells take
+    a while to serialise: built once per setting, shared by every session.
+    """
+    tables = {name: positional_encoding(name, T, d, seed=seed, base=base) for name in ("sinusoidal", "learned")}
     profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
-    charts.show(offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
-                                   "line: mean over i, band: lowest to highest"), width="stretch")
-    charts.show(side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
-                                   for name, profile in profiles.items()]), width="content")
-    if "sinusoidal" in profiles:
-        sin = profiles["sinusoidal"]
-        near = 1 if T > 1 else 0
-        formula.formula_with_numbers(
-            r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
-            r"\mathrm{base}^{-2i/d}",
-            rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
-            caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-                    f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
-                    f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
-                    f"until training does.")
+    cell = max(3, 300 // max(T, d))
+    specs = [
+        side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+                       for name, P in tables.items()]),
+        offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
+                                       "line: mean over i, band: lowest to highest"),
+        side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+                       for name, profile in profiles.items()]),
+    ]
+    return [spec.to_dict(validate=False) for spec in specs], profiles["sinusoidal"]
+
+
+section = page.run_engine(encoding_section, T, d, base, seed)
+if section is not None:
+    specs, sin = section
+    # already serialised (cached above): drawn as specs, the way ui.charts.show draws a chart
+    for spec, width in zip(specs, ("content", "stretch", "content")):
+        st.vega_lite_chart(spec, width=width)
+    near = 1 if T > 1 else 0
+    formula.formula_with_numbers(
+        r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
+        r"\mathrm{base}^{-2i/d}",
+        rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
+        caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+                f"until training does.")
 
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
