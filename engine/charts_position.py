@@ -5,13 +5,21 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from engine import limits
 from engine.charts import PAIR_COLOURS, _unique
+
+
+def _check_cells(rows: int, cols: int, what: str) -> None:
+    if rows * cols > limits.MAX_CHART_CELLS:
+        raise ValueError(f"A {what} of {rows} x {cols} cells is too large to draw; the limit is "
+                         f"{limits.MAX_CHART_CELLS:,} cells.")
 
 
 def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Chart:
     """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
     P = np.asarray(encoding, dtype=float)
     T, d = P.shape
+    _check_cells(T, d, "table")
     t, i = np.meshgrid(np.arange(T), np.arange(d), indexing="ij")
     frame = pd.DataFrame({"position t": t.ravel(), "dimension": i.ravel(), "value": P.ravel()})
     limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
@@ -28,6 +36,7 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Cha
     """p_i . p_j for every pair of positions."""
     G = np.asarray(gram, dtype=float)
     T = G.shape[0]
+    _check_cells(T, T, "table of dot products")
     i, j = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
     # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
     frame = pd.DataFrame({"position i": i.ravel(), "position j": j.ravel(), "dot": G.ravel()})

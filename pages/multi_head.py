@@ -30,14 +30,14 @@ def parse_weights(raw: str) -> str:
 
 
 url_state.init("sentence", "the owl saw the cat by the lake")
-url_state.init("h", 2, int)
+url_state.init("h", 2, url_state.within(int, 1, d))
 url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, float)
-url_state.init("seed", 0, int)
+url_state.init("gain", 2.0, url_state.within(float, 0.5, 5.0))
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("cost_T", 1024, int)
-url_state.init("cost_d", 768, int)
-url_state.init("cost_h", 12, int)
+url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
+url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
+url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
@@ -119,6 +119,15 @@ if result is not None:
             st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cost_chart_spec(costs: dict) -> dict:
+    """The cost chart as a Vega-Lite spec: it depends on T, d, h only, so it is built once per setting
+    and shared by every session (Altair takes tens of ms to assemble it); drawn as ui.charts.show would."""
+    return cost_comparison(costs).to_dict(validate=False)
+
+
 costs = page.run_engine(compare_head_costs, int(st.session_state["cost_T"]), int(st.session_state["cost_d"]),
                         int(st.session_state["cost_h"]))
 if costs is not None:
@@ -126,7 +135,7 @@ if costs is not None:
     renamed = {"1 head of width d": costs["1 head of width d"],
                f"{split.h} heads of width d/h = {split.d_head}": split,
                f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    charts.show(cost_comparison(renamed), width="content")
+    st.vega_lite_chart(cost_chart_spec(renamed), width="content")
     table = pd.DataFrame(
         [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
          for name, c in renamed.items()],

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import random_projections
-from engine.charts import heatmap
+from engine.charts_heads import heatmap_panels
 from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
 from engine.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, dot_products_by_offset, permutation_between, permutation_check,
@@ -32,13 +32,13 @@ def parse_encoding(raw: str) -> str:
 
 
 url_state.init("enc", "none", parse_encoding)
-url_state.init("strength", 1.0, float)
+url_state.init("strength", 1.0, url_state.within(float, 0.0, 2.0))
 url_state.init("proj", False, url_state.parse_bool)
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("seed", 0, int)
-url_state.init("T", 32, int)
-url_state.init("d", 32, int)
-url_state.init("base", SINUSOID_BASE, float)
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("T", 32, url_state.within(int, 4, limits.MAX_DRAWN_POSITIONS))
+url_state.init("d", 32, url_state.within(int, 2, limits.MAX_DRAWN_POSITIONS))
+url_state.init("base", SINUSOID_BASE, url_state.within(float, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE))
 st.session_state.setdefault("shuffles", 0)
 
 with st.sidebar:
@@ -51,8 +51,8 @@ with st.sidebar:
     st.toggle("Causal mask (each word sees only the words before it)", key="causal")
     st.number_input("Seed (projections and the learned table)", 0, 100_000, key="seed")
     st.subheader("The encoding tables (below)")
-    st.slider("Positions T", 4, 128, key="T")
-    st.slider("Width d", 2, 128, step=2, key="d")
+    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key="T")
+    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key="d")
     st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key="base",
                     help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")
 
@@ -104,11 +104,9 @@ if check is not None:
     charts.show(difference_bars(check.difference, tokens_b,
                                     title="max |c_B(word) - c_A(word)| for each word"), width="stretch")
 
-    charts.show(side_by_side(
-        heatmap(check.original.weights, tokens_a, tokens_a, title="weights alpha in A", digits=2,
-                domain=(0.0, 1.0), cell=44),
-        heatmap(check.shuffled.weights, tokens_b, tokens_b, title="weights alpha in B", digits=2,
-                domain=(0.0, 1.0), cell=44)), width="content")
+    charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
+                                "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
+                               domain=(0.0, 1.0), cell=44, columns=2))
     st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
 
     worst = int(np.argmax(check.difference))
@@ -124,11 +122,9 @@ if check is not None:
 
     st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
     features = [name.split()[0] for name in vocabulary.features]
-    charts.show(side_by_side(
-        heatmap(check.expected, tokens_b, features, title="c_A, moved to B's order", x_title="feature",
-                y_title="word", value_name="c", digits=2, cell=48),
-        heatmap(check.shuffled.context, tokens_b, features, title="c_B", x_title="feature", y_title="word",
-                value_name="c", digits=2, cell=48), shared_colour=True), width="content")
+    charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
+                                "c_B": (check.shuffled.context, tokens_b, features)},
+                               value_name="c", x_title="feature", y_title="word", cell=48, columns=2))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.attention import compare_head_costs, identity_projections, multi_head_attention
 from engine.charts import heatmap
@@ -22,7 +23,11 @@ def test_head_grid_has_one_heatmap_per_head_four_to_a_row():
     W = identity_projections(8, gain=2.0)
     result = multi_head_attention(sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], 8)
     spec = head_grid([head.weights for head in result.heads], sentence.tokens).to_dict()  # validates
-    assert [len(row["hconcat"]) for row in spec["vconcat"]] == [4, 4]
+    assert spec["columns"] == 4 and spec["facet"]["field"] == "panel"
+    panels = {row["panel"] for row in rows(spec)}
+    assert panels == {f"head {m}" for m in range(1, 9)} and len(rows(spec)) == 8 * 25
+    # numbers printed, ink chosen from the value (white on dark cells)
+    assert all((row["ink"] == "white") == (row["weight"] > 0.5) for row in rows(spec))
 
 
 def test_cost_comparison_labels_ratios_against_one_head():
@@ -43,3 +48,10 @@ def test_position_charts_are_valid():
     assert [row["text"] for row in rows(bars)] == ["0", "0", "0.5"]
     side_by_side(heatmap(np.eye(2), ["a", "b"], ["a", "b"]), heatmap(np.eye(2), ["a", "b"], ["a", "b"]),
                  shared_colour=True).to_dict()
+
+
+def test_tables_too_large_to_draw_are_a_sentence():
+    with pytest.raises(ValueError, match="too large to draw"):
+        encoding_heatmap(np.zeros((100, 64)))
+    with pytest.raises(ValueError, match="too large to draw"):
+        gram_heatmap(np.zeros((80, 80)))

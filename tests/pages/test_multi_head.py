@@ -59,6 +59,13 @@ def test_cost_challenge_many_narrow_heads_on_a_long_sequence():
     assert done and "Done" in done[0]
 
 
+def test_a_link_beyond_the_widgets_falls_back_with_a_warning():
+    at = run(gain="99", h="3")
+    assert not at.exception
+    assert at.slider(key="gain").value == 2.0 and at.select_slider(key="h").value == 2
+    assert any("could not be read" in w.value for w in at.warning)
+
+
 def test_bad_input_is_a_sentence_and_the_page_keeps_working():
     at = run()
     at.text_input(key="sentence").set_value("the zebra saw the owl").run()

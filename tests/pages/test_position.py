@@ -81,7 +81,8 @@ def test_bad_input_is_a_sentence_and_the_page_keeps_working():
 
 
 def test_a_link_that_does_not_parse_falls_back_with_a_warning():
-    at = run(enc="rotary")
+    at = run(enc="rotary", T="128", strength="nan")
     assert not at.exception
     assert at.radio(key="enc").value == "none"
-    assert any("could not be read" in w.value for w in at.warning)
+    assert at.slider(key="T").value == 32 and at.slider(key="strength").value == 1.0
+    assert sum("could not be read" in w.value for w in at.warning) == 3
