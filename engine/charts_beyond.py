@@ -83,7 +83,9 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
     outline = alt.Chart(frame[frame["patch"] == query]).mark_rect(
         fill=None, stroke=QUERY_COLOUR, strokeWidth=3).encode(
         x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1", y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1")
-    return alt.layer(picture, cells, outline).properties(**size).configure_view(stroke=None)
+    # autosize "pad": keep the plot exactly this size (Streamlit's default "fit" squeezes the height)
+    return alt.layer(picture, cells, outline).properties(**size, autosize=alt.AutoSizeParams(type="pad")
+                                                         ).configure_view(stroke=None)
 
 
 def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), *, width: int = 640,

@@ -92,7 +92,7 @@ url_state.init("hop", 128, int)
 url_state.init("qframe", -1, int)
 url_state.init("protein", "Human insulin, A chain")
 url_state.init("sequence", PROTEIN_PRESETS["Human insulin, A chain"])
-url_state.init("residue", 5, int)
+url_state.init("residue", 0, int)
 
 with st.sidebar:
     st.header("Settings")
@@ -180,7 +180,7 @@ def image_section() -> None:
                               display_width=min(500, max(320, 4 * cut.shape[1])))
         st.vega_lite_chart(chart.to_dict(validate=False), key="overlay_chart", on_select=lambda: set_from_selection(
             "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
-            selection_mode="token", width="content")
+            selection_mode="token", width=chart.width, height=chart.height)
     with right:
         st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                     "lit where it puts its attention.")
@@ -191,7 +191,7 @@ def image_section() -> None:
         strongest = result.strongest_others(query, 5)
         st.markdown(f"Patch ({st.session_state.qrow}, {st.session_state.qcol}) keeps **{weights[query]:.4f}** "
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
-        st.dataframe({"patch (row, col)": [str(patch_grid_position(j, cols)) for j, _ in strongest],
+        st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
     j, w = strongest[0]
     formula.formula_with_numbers(
@@ -300,7 +300,7 @@ def protein_section() -> None:
     query = int(st.session_state.residue)
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    cell = 24 if L <= 30 else max(6, 720 // L)
+    cell = 28 if L <= 30 else max(6, 840 // L)
     charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
                         cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
