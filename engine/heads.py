@@ -163,3 +163,16 @@ def repeated_random_tokens(length: int, *, seed: int, low: int, high: int, start
     once = rng.choice(np.arange(low, high), size=length, replace=False)
     prefix = [] if start is None else [start]
     return np.concatenate([np.asarray(prefix, dtype=int), once, once]).astype(int)
+
+
+INDUCTION_PROBE_LENGTH = 30
+ORDINARY_TOKENS = (1_000, 20_000)   # SmolLM2 ids of whole words and pieces: no control or byte tokens
+
+
+def induction_probe(model, *, length: int = INDUCTION_PROBE_LENGTH, seed: int = 0) -> np.ndarray:
+    """Each head's induction score, (L, h), on <|endoftext|> + r + r for `length` random tokens r.
+
+    `model` is anything with `forward(ids).weights` shaped (L, h, T, T), e.g. engine.pretrained.SmolLM2.
+    """
+    ids = repeated_random_tokens(length, seed=seed, low=ORDINARY_TOKENS[0], high=ORDINARY_TOKENS[1], start=0)
+    return induction_scores(model.forward(ids).weights, ids)

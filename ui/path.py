@@ -23,6 +23,10 @@ PATH: dict[str, list[Idea]] = {
         Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
              "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
     ],
+    "Real models": [
+        Idea("pages/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
+             "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
+    ],
 }
 
 
