@@ -6,6 +6,8 @@ missing or damaged weights package as an st.error naming what to install.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -129,7 +131,8 @@ def sampling_panel(default_prompt: str = "Once upon a time", *, key: str = "smol
                                  top_k=top_k, seed=int(seed), model=model)
     if generation is None:
         return None
-    st.markdown(f"> {prompt}**{generation.text}**")
+    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid #1f6fb4; padding-left: 0.8em'>"
+                f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
     with st.expander("The distribution at each step", icon=":material/bar_chart:"):
         st.dataframe(pd.DataFrame([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
                                     "top 5": "  ".join(f"{t!r} {p:.2f}" for t, p in
