@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import heads, limits
 from engine.charts import heatmap
-from engine.charts_heads import TYPE_COLOURS, head_lines, model_view, thumbnails
+from engine.charts_headviewer import TYPE_COLOURS, head_lines, model_view, thumbnails
 from ui import challenges, charts, code, formula, loaders, page, url_state
 from ui.pretrained_views import absorbed_probes, load_smollm2
 
