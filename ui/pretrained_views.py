@@ -76,7 +76,7 @@ def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None,
 
     Layer 0 is SmolLM2's own static vector (cosine 1: one vector per word form, like GloVe);
     `static_cosine` adds a note per word, e.g. {"crane": 1.0} for the page's static vectors.
-    Returns {word: cosines per layer} (or None when the model is missing).
+    Returns {label of the pair: cosines per layer} (or None when the model is missing).
     """
     if load_smollm2() is None:
         return None
@@ -85,19 +85,24 @@ def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None,
     for word, sentence_a, sentence_b in pairs:
         values = page.run_engine(_contextual, word, sentence_a, sentence_b)
         if values is not None:
-            cosines[f"{word}: '{sentence_a[-28:]}' vs '{sentence_b[-28:]}'"] = values
+            cosines[f"{word}: '…{sentence_a[-24:]}' vs '…{sentence_b[-24:]}'"] = values
     if not cosines:
         return None
-    charts.show(cosine_by_layer(cosines, title="One word, two contexts: how alike are SmolLM2's vectors?"))
-    lowest = {name: (int(values.argmin()), float(values.min())) for name, values in cosines.items()}
-    st.caption("SmolLM2 reads left to right, so a word's vector only sees the words *before* it: the sentences "
-               "put their context first. " + " ".join(
-                   f"{name.split(':')[0]}: lowest cosine {value:.2f} at layer {layer}."
-                   for name, (layer, value) in lowest.items()))
+    charts.show(cosine_by_layer(cosines, title="One word, two contexts: how alike are SmolLM2's vectors?"),
+                width="stretch")
+    notes = []
+    for name, values in cosines.items():
+        if values.min() > 0.999:
+            notes.append(f"{name}: identical at every layer, because nothing *before* the word differs.")
+        else:
+            notes.append(f"{name}: lowest cosine {values.min():.2f} at layer {int(values.argmin())}.")
+    st.caption("Layer 0 is SmolLM2's own static vector, one per token like GloVe's, so the cosine starts at 1. "
+               "SmolLM2 reads left to right: a word's vector only takes in the words before it, so put the "
+               "context first. " + " ".join(notes))
     if static_cosine:
         st.caption("A static vector is the same in every sentence: " + ", ".join(
             f"{word} {value:.2f}" for word, value in static_cosine.items()) + ".")
-    return {name.split(":")[0]: values for name, values in cosines.items()}
+    return cosines
 
 
 @st.cache_data(max_entries=4, show_spinner="SmolLM2 scores the held-out text...")

@@ -84,7 +84,7 @@ def _views_script():
     dist = pretrained_views.next_token_panel("Mary had a little", k=5)
     st.write("top:", dist.tokens[0])
     cosines = pretrained_views.contextual_similarity_panel(static_cosine={"crane": 1.0, "bank": 1.0})
-    st.write("crane lowest:", round(float(cosines["crane"].min()), 3))
+    st.write("pairs:", len(cosines), "lowest:", round(min(float(v.min()) for v in cosines.values()), 3))
     bpc = pretrained_views.model_ladder_entry("To be, or not to be, that is the question.")
     st.write("bits per character:", round(bpc.bits_per_character, 3))
     generation = pretrained_views.sampling_panel("The capital of Italy is", key="t")
@@ -96,7 +96,7 @@ def test_the_pieces_other_pages_call_with_one_line():
     no_exception(at)
     written = texts(at)
     assert "top:  lamb" in written
-    assert "lowest cosine" in written
+    assert "lowest cosine" in written and "pairs: `2`" in written
     assert "bits per character:" in written
     assert "steps: `30`" in written
     at.slider(key="t_length").set_value(5).run()
