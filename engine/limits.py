@@ -77,6 +77,7 @@ PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate cal
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 
 # --- beyond words: patches, frames, residues (issue 7) ----------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file

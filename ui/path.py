@@ -37,6 +37,10 @@ PATH: dict[str, list[Idea]] = {
         Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
              "Image patches, spectrogram frames and amino acids as tokens: the same attention on each."),
     ],
+    "Real models": [
+        Idea("pages/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
+             "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
+    ],
 }
 
 
