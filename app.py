@@ -5,29 +5,9 @@ the chapter's order and draws the home page; every page stands on the `engine` p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
-
-@dataclass(frozen=True)
-class Idea:
-    file: str
-    url: str
-    title: str
-    icon: str
-    one_line: str
-
-
-# The chapter's path, grouped as the chapter tells it. Each page adds itself here.
-PATH: dict[str, list[Idea]] = {
-    "Attention": [
-        Idea("pages/context_window.py", "context", "Context: window vs attention", ":material/filter_center_focus:",
-             "Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
-        Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
-             "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
-    ],
-}
+from ui.path import PATH
 
 
 def home() -> None:

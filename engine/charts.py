@@ -55,12 +55,11 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
         middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
         if domain:
             middle = sum(domain) / 2
-        text = base.mark_text(fontSize=12).encode(
-            text="text:N",
-            color=alt.condition(alt.datum[value_name] > middle, alt.value("white"), alt.value("black")),
-        )
+        # ink colour as data (not alt.condition, which costs a schema validation per chart)
+        frame["ink"] = np.where(frame[value_name] > middle, "white", "black")
+        text = base.mark_text(fontSize=12).encode(text="text:N", color=alt.Color("ink:N", scale=None))
         layers = rects + text
-    return layers.properties(title=title, width=max(cell * len(cols), 160), height=max(cell * len(rows), 80))
+    return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
 
 
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",

@@ -15,6 +15,14 @@ def number(value: float, digits: int = 3) -> str:
     return "0." + "0" * digits if text in ("-0." + "0" * digits,) else text
 
 
+def latex_text(label: str) -> str:
+    """A token name made safe inside LaTeX \\text{...}."""
+    for char, escaped in (("\\", r"\textbackslash "), ("{", r"\{"), ("}", r"\}"), ("_", r"\_"), ("^", r"\^{}"),
+                          ("$", r"\$"), ("&", r"\&"), ("#", r"\#"), ("%", r"\%"), ("~", r"\~{}")):
+        label = label.replace(char, escaped)
+    return label
+
+
 def latex_vector(values, digits: int = 3) -> str:
     """A row vector as a LaTeX bmatrix."""
     return r"\begin{bmatrix}" + " & ".join(number(v, digits) for v in np.ravel(values)) + r"\end{bmatrix}"
@@ -29,7 +37,7 @@ def latex_matrix(values, digits: int = 3) -> str:
 
 def formula_with_numbers(formula: str, numbers: str, caption: str | None = None) -> None:
     """The formula in the chapter's symbols on the left, this row's numbers on the right."""
-    left, right = st.columns([2, 3], vertical_alignment="center")
+    left, right = st.columns([1, 3], vertical_alignment="center")
     with left:
         st.latex(formula)
     with right:

@@ -33,7 +33,16 @@ def further_reading(references: list[tuple[str, str]]) -> None:
     st.markdown("\n".join(f"- [{label}]({url})" for label, url in references))
 
 
-def next_idea(page_file: str, label: str) -> None:
-    """A link to the next page along the chapter."""
+def next_idea(current_file: str) -> None:
+    """A link to the page after this one along the chapter (ui/path.py), or back home at the end."""
+    from ui.path import following
+
     st.divider()
-    st.page_link(page_file, label=f"Next: {label}", icon=":material/arrow_forward:")
+    idea = following(current_file)
+    if idea is None:
+        st.markdown("That is the end of the path. Pick any page in the sidebar to go back.")
+        return
+    try:
+        st.page_link(idea.file, label=f"Next: {idea.title}", icon=":material/arrow_forward:")
+    except Exception:  # run on its own (AppTest of one page, a notebook): no navigation to link into
+        st.markdown(f"Next: **{idea.title}** (in the sidebar)")

@@ -68,6 +68,7 @@ def browser():
 def browser_page(browser):
     """A fresh browser context (its own Streamlit session) at a desktop size."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)  # the machine is small; a busy moment is not a failure
     page = context.new_page()
     yield page
     context.close()

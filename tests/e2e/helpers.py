@@ -6,18 +6,35 @@ from pathlib import Path
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
-def wait_for_app(page, timeout_ms: int = 60_000) -> None:
-    """Wait until the script run is over: the app is mounted and no 'running' status shows."""
-    page.wait_for_selector("[data-testid='stApp']", timeout=timeout_ms)
+def wait_for_app(page, timeout_ms: int = 60_000, after_input: bool = False) -> None:
+    """Wait until the script run is over and the page has stopped changing.
+
+    After an input, first give the rerun a moment to start, so we do not mistake the
+    state before it for the state after it.
+    """
+    if after_input:
+        try:
+            page.wait_for_function(
+                "() => document.querySelector(\"[data-testid='stApp']\")"
+                ".getAttribute('data-test-script-state') === 'running'", timeout=2_000)
+        except Exception:  # a rerun that finished within the poll interval
+            pass
     page.wait_for_function(
         """() => {
             const app = document.querySelector("[data-testid='stApp']");
-            const running = document.querySelector("[data-testid='stStatusWidget']");
-            return app && app.getAttribute('data-test-script-state') !== 'running' && !running;
+            return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                && app.getAttribute('data-test-connection-state') === 'CONNECTED';
         }""",
         timeout=timeout_ms,
     )
-    page.wait_for_timeout(300)  # let charts (vega) finish drawing after the run ends
+    page.wait_for_function(  # the main area's text unchanged across two polls: charts are drawn
+        """() => new Promise(resolve => {
+            const text = () => (document.querySelector("[data-testid='stMain']") || {}).innerText || "";
+            const before = text();
+            setTimeout(() => resolve(before.length > 0 && text() === before), 300);
+        })""",
+        timeout=timeout_ms, polling=100,
+    )
 
 
 def open_page(page, app_url: str, url_path: str = "", timeout_ms: int = 60_000) -> None:
@@ -27,10 +44,22 @@ def open_page(page, app_url: str, url_path: str = "", timeout_ms: int = 60_000) 
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:
-    """Save artifacts/screenshots/<name>.png and return its path."""
+    """Save artifacts/screenshots/<name>.png and return its path.
+
+    Streamlit scrolls inside its main container, so a full-page shot first grows the
+    viewport to the content's height, then puts it back.
+    """
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    size = page.viewport_size
+    if full_page and size:
+        height = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+            "[data-testid='stMain'], [data-testid='stMainBlockContainer']")].map(e => e.scrollHeight), 0)""")
+        page.set_viewport_size({"width": size["width"], "height": min(max(height + 80, size["height"]), 12_000)})
+        page.wait_for_timeout(400)
+    page.screenshot(path=str(path))
+    if full_page and size:
+        page.set_viewport_size(size)
     return path
 
 
@@ -39,3 +68,8 @@ def error_texts(page) -> list[str]:
     errors = page.locator("[data-testid='stAlertContentError']").all_inner_texts()
     exceptions = page.locator("[data-testid='stException']").all_inner_texts()
     return errors + exceptions
+
+
+def main_text(page) -> str:
+    """All visible text of the page's main area (not the sidebar)."""
+    return page.locator("[data-testid='stMain']").inner_text()

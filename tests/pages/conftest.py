@@ -1,0 +1,30 @@
+"""AppTest helpers: run a page file on its own, collect what it showed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def run_page():
+    """run_page("pages/x.py", query={"k": "3"}) -> a finished AppTest."""
+    def run(file: str, query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
+        at = AppTest.from_file(str(ROOT / file), default_timeout=timeout)
+        for key, value in (query or {}).items():
+            at.query_params[key] = value
+        return at.run()
+    return run
+
+
+def texts(at: AppTest) -> str:
+    """Every markdown, caption and LaTeX string the page showed, joined."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [x.value for x in at.get("latex")]
+    return "\n".join(str(p) for p in parts)
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]

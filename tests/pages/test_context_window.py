@@ -1,0 +1,48 @@
+"""pages/context_window.py in AppTest."""
+from __future__ import annotations
+
+from tests.pages.conftest import no_exception, texts
+
+PAGE = "pages/context_window.py"
+
+
+def test_defaults_crane_looks_at_lake(run_page):
+    at = run_page(PAGE)
+    no_exception(at)
+    assert not at.error
+    assert "favourite neighbour of **crane** is **lake**" in texts(at)
+    assert "A window needs k = 3 to reach it" in texts(at)
+
+
+def test_slider_changes_the_window(run_page):
+    at = run_page(PAGE)
+    before = texts(at)
+    at.slider(key="k").set_value(3).run()
+    no_exception(at)
+    assert texts(at) != before
+    assert "smallest k whose window reaches *lake* from *crane*.** Done." in texts(at).replace(" **Done.**", "** Done.")
+
+
+def test_new_sentence_rebuilds_the_vectors(run_page):
+    at = run_page(PAGE)
+    at.text_input(key="sentence").input("the pitcher threw a fastball").run()
+    no_exception(at)
+    assert at.text_area(key="x").value.startswith("the: 0, 1, 0.1\npitcher:")
+
+
+def test_bad_input_is_a_sentence(run_page):
+    at = run_page(PAGE)
+    at.text_input(key="sentence").input("   !!! ").run()
+    no_exception(at)
+    assert any("at least one word" in e.value for e in at.error)
+    assert "favourite neighbour" in texts(at)  # the vectors were kept
+    at.text_area(key="x").input("the: 1, 2\ncrane: 3").run()
+    no_exception(at)
+    assert any("same number of entries" in e.value for e in at.error)
+
+
+def test_unknown_words_start_at_zero_with_a_note(run_page):
+    at = run_page(PAGE)
+    at.text_input(key="sentence").input("the zebra by the lake").run()
+    no_exception(at)
+    assert any("zebra" in i.value for i in at.info)

@@ -1,0 +1,40 @@
+"""app.py: the home page lists the path of ideas."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ui.path import ideas
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_home_renders_and_lists_every_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    for idea in ideas():
+        assert (ROOT / idea.file).exists(), idea.file
+
+
+def test_every_page_file_is_on_the_path():
+    on_path = {Path(i.file).name for i in ideas()}
+    files = {p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")}
+    assert files == on_path
+
+
+# Pages that must never pay for torch (DESIGN.md rule 5): each is run in a fresh interpreter.
+NUMPY_PAGES = ["app.py", "pages/attention_calculator.py", "pages/context_window.py"]
+
+
+def test_start_and_numpy_pages_never_import_torch():
+    import subprocess
+    import sys
+
+    probe = ("import sys; from streamlit.testing.v1 import AppTest\n"
+             "for f in sys.argv[1:]:\n"
+             "    AppTest.from_file(f, default_timeout=60).run()\n"
+             "    assert 'torch' not in sys.modules, f + ' imported torch'\n")
+    result = subprocess.run([sys.executable, "-c", probe, *[str(ROOT / f) for f in NUMPY_PAGES]],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]

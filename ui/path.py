@@ -1,0 +1,49 @@
+"""The chapter as a path of pages: one list, read by app.py (navigation, home) and by
+`ui.page.next_idea` (the link at the foot of each page)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Idea:
+    file: str
+    url: str
+    title: str
+    icon: str
+    one_line: str
+
+
+# In the chapter's order, grouped as the chapter tells it.
+PATH: dict[str, list[Idea]] = {
+    "Embeddings": [
+        Idea("pages/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
+             "400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),
+    ],
+    "Attention": [
+        Idea("pages/context_window.py", "context", "Context: window vs attention", ":material/filter_center_focus:",
+             "Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
+        Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
+             "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
+    ],
+    "Beyond words": [
+        Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
+             "Image patches, spectrogram frames and amino acids as tokens: the same attention on each."),
+    ],
+}
+
+
+def ideas() -> list[Idea]:
+    """Every page in order."""
+    return [idea for group in PATH.values() for idea in group]
+
+
+def following(file: str) -> Idea | None:
+    """The idea after the page in `file` (a path ending in pages/<name>.py), or None at the end."""
+    order = ideas()
+    name = Path(file).name
+    for index, idea in enumerate(order):
+        if Path(idea.file).name == name:
+            return order[index + 1] if index + 1 < len(order) else None
+    return None
