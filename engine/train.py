@@ -166,6 +166,43 @@ def _evaluate(model: TransformerLM, batches, result: TrainResult, start: float) 
     return loss
 
 
+class Trainer:
+    """The optimiser and the batch sampler of one run; `step(lr)` is one update.
+
+    Weight decay goes to matrices only (embeddings and linear weights), as in nanoGPT and
+    GPT-2. AdamW runs fused (one kernel for all parameters), and windows are gathered with
+    one indexing op: the two places a plain loop loses time on a CPU.
+    """
+
+    def __init__(self, model: TransformerLM, train_ids, config: TrainConfig, compile: bool = False):
+        self.model, self.config = model, config
+        self.T = model.config.context_length
+        self.train_ids = token_tensor(train_ids, model.config.vocab_size, "training")
+        if self.train_ids.numel() <= self.T + 1:
+            raise ValueError(f"The training text must be longer than the context of {self.T + 1} tokens.")
+        torch.manual_seed(config.seed)
+        self.generator = torch.Generator().manual_seed(config.seed)
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        no_decay = [p for p in model.parameters() if p.dim() < 2]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=config.learning_rate, betas=(config.beta1, config.beta2), fused=True)
+        self.forward = torch.compile(model) if compile else model
+
+    def step(self, lr: float) -> tuple[float, int]:
+        """One update at learning rate `lr`; returns (training loss, tokens read)."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        x, y = random_windows(self.train_ids, self.config.batch_size, self.T, self.generator)
+        self.model.train()
+        _, loss = self.forward(x, y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss.item(), x.numel()
+
+
 def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
           stop: threading.Event | None = None,
           on_progress: Callable[[Progress], None] | None = None,
@@ -176,27 +213,16 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     """
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    T, V = model.config.context_length, model.config.vocab_size
-    train_ids = token_tensor(train_ids, V, "training")
-    held_out_ids = token_tensor(held_out_ids, V, "held-out")
-    if train_ids.numel() <= T + 1 or held_out_ids.numel() <= T + 1:
-        raise ValueError(f"Training and held-out text must each be longer than the context of {T + 1} tokens.")
-
-    torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
+    T = model.config.context_length
+    held_out_ids = token_tensor(held_out_ids, model.config.vocab_size, "held-out")
+    if held_out_ids.numel() <= T + 1:
+        raise ValueError(f"The held-out text must be longer than the context of {T + 1} tokens.")
+    trainer = Trainer(model, train_ids, config, compile=compile)
     eval_generator = torch.Generator().manual_seed(10_000 + config.seed)
     eval_batches = [random_windows(held_out_ids, config.batch_size, T, eval_generator)
                     for _ in range(config.eval_batches)]
-    # weight decay on matrices only (embeddings and linear weights), as in nanoGPT and GPT-2
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=config.learning_rate, betas=(config.beta1, config.beta2), fused=True)
-    step_fn = torch.compile(model) if compile else model
 
     result = TrainResult()
-    model.train()
     start = time.perf_counter()
     for step in range(1, config.max_steps + 1):
         elapsed = time.perf_counter() - start
@@ -210,18 +236,10 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
         if config.max_seconds:
             progress = max(progress, elapsed / config.max_seconds)
         lr = learning_rate(config, step - 1, progress)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        x, y = random_windows(train_ids, config.batch_size, T, generator)
-        _, loss = step_fn(x, y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
+        loss, tokens = trainer.step(lr)
         result.steps.append(step)
-        result.train_loss.append(loss.item())
-        result.tokens_seen += x.numel()
+        result.train_loss.append(loss)
+        result.tokens_seen += tokens
         evaluated = None
         if step % config.eval_every == 0 or step == config.max_steps:
             evaluated = _evaluate(model, eval_batches, result, start)
