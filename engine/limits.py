@@ -12,7 +12,7 @@ MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+
 MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
 MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
-MAX_SENTENCE_CHARS = 400   # a sentence typed on the context page
+MAX_CONTEXT_SENTENCE_CHARS = 400  # a sentence typed on the context page
 
 # --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
 MAX_USER_TEXT_BYTES = 2_000_000   # a pasted or uploaded text (UTF-8 bytes)
@@ -56,6 +56,17 @@ MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one cha
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
 MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
+# positional encodings, the tiny vocabulary, the multi-head and position pages
+MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages
+MAX_POSITIONS = 256            # rows T of a positional-encoding table drawn or compared
+MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
+MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
+MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
+MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
+MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
+MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
+MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
+MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
 PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)

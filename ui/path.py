@@ -26,6 +26,12 @@ PATH: dict[str, list[Idea]] = {
              "Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
         Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
              "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
+        Idea("pages/multi_head.py", "multi-head", "Multi-head attention", ":material/view_week:",
+             "h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
+    ],
+    "The transformer": [
+        Idea("pages/position.py", "position", "Position", ":material/format_list_numbered:",
+             "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
     ],
     "Beyond words": [
         Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
