@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 from engine import limits
 from engine.lm import Tokenizer, apply_temperature_top_k
+from engine.positional import sinusoid_frequencies
 
 ACTIVATIONS = ("relu", "gelu")
 LAYER_NORMS = ("post", "pre", "none")
@@ -186,13 +187,15 @@ def check_buildable(config: TransformerConfig) -> None:
 # --- positions ------------------------------------------------------------------------------
 
 def sinusoidal_encoding(T: int, d: int) -> torch.Tensor:
-    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)), shape (T, d)."""
-    position = torch.arange(T, dtype=torch.float64)[:, None]
-    frequency = torch.pow(10000.0, -torch.arange(0, d, 2, dtype=torch.float64) / d)
-    encoding = torch.zeros(T, d, dtype=torch.float64)
-    encoding[:, 0::2] = torch.sin(position * frequency)
-    encoding[:, 1::2] = torch.cos(position * frequency[: d // 2])
-    return encoding.float()
+    """PE(pos, 2i) = sin(pos omega_i), PE(pos, 2i+1) = cos(pos omega_i), omega_i = 10000^(-2i/d); (T, d).
+
+    The frequencies are engine.positional's, so the Position page and the model agree.
+    """
+    angles = np.arange(T)[:, None] * sinusoid_frequencies(d)[None, :]        # (T, ceil(d/2))
+    encoding = np.empty((T, d))
+    encoding[:, 0::2] = np.sin(angles)
+    encoding[:, 1::2] = np.cos(angles[:, : d // 2])
+    return torch.from_numpy(encoding).float()
 
 
 # --- the parts -------------------------------------------------------------------------------
