@@ -457,3 +457,50 @@ class TransformerLanguageModel:
 def with_vocab(config: TransformerConfig, vocab_size: int) -> TransformerConfig:
     """The same configuration for another tokenizer's vocabulary."""
     return replace(config, vocab_size=vocab_size)
+
+
+# --- the data flow, for drawing -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stage:
+    """One box of the block diagram: what it computes, the shape leaving it, its parameters."""
+    name: str
+    formula: str
+    shape: tuple[int, ...]
+    parameters: int
+    in_block: bool = False
+
+
+def dataflow(config: TransformerConfig, T: int | None = None) -> list[Stage]:
+    """The stack from token ids to next-token probabilities, one stage per box, shapes for one sequence."""
+    T = T or config.context_length
+    d, V, count = config.d_model, config.vocab_size, count_parameters(config)
+    norm = d * (1 + int(config.bias))
+    stages = [Stage("token ids", "w_1 .. w_T", (T,), 0),
+              Stage("token embedding", "x_t = E[w_t]", (T, d), count.token_embedding)]
+    if config.positional != "none":
+        stages.append(Stage(f"+ {config.positional} positions", "x_t + p_t", (T, d), count.position_embedding))
+    add = "x + " if config.residual else ""
+    pre = "LN(x)" if config.layer_norm == "pre" else "x"
+    stages += [
+        Stage("Q, K, V", f"Q, K, V = {pre} W_q, W_k, W_v, split in h = {config.n_heads} heads",
+              (config.n_heads, T, config.d_k), 3 * d * d + 3 * d * int(config.bias), True),
+        Stage("attention weights", ("masked " if config.causal else "") + "softmax(Q_i K_i^T / sqrt(d_k))",
+              (config.n_heads, T, T), 0, True),
+        Stage("heads, concatenated", "concat(alpha_i V_i) W_O", (T, d), d * d + d * int(config.bias), True),
+        Stage("attention sublayer", {"post": f"z = LN({add}MultiHead(x))", "pre": f"z = {add}MultiHead(LN(x))",
+                                     "none": f"z = {add}MultiHead(x)"}[config.layer_norm],
+              (T, d), norm if config.layer_norm != "none" else 0, True),
+        Stage("feed-forward, inside", f"{config.activation}(z W_1 + b_1)", (T, config.d_ff),
+              d * config.d_ff + config.d_ff * int(config.bias), True),
+        Stage("feed-forward sublayer", {"post": f"y = LN({add.replace('x', 'z')}FFN(z))",
+                                        "pre": f"y = {add.replace('x', 'z')}FFN(LN(z))",
+                                        "none": f"y = {add.replace('x', 'z')}FFN(z)"}[config.layer_norm],
+              (T, d), d * config.d_ff + d * int(config.bias) + (norm if config.layer_norm != "none" else 0), True),
+    ]
+    if config.final_norm:
+        stages.append(Stage("final LayerNorm", "LN(y)", (T, d), count.final_norm))
+    stages += [Stage("LM head", "logits = y E^T" if config.tied_head else "logits = y W_vocab", (T, V),
+                     count.lm_head),
+               Stage("softmax", "P(w_{t+1} | w_<=t)", (T, V), 0)]
+    return stages

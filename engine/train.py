@@ -93,7 +93,7 @@ def learning_rate(train: TrainConfig, step: int, progress: float) -> float:
 
 
 def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) -> torch.Tensor:
-    ids = torch.as_tensor(np.asarray(ids, dtype=np.int64))
+    ids = torch.tensor(np.asarray(ids, dtype=np.int64))        # a copy: shared arrays stay read-only
     if ids.ndim != 1:
         raise ValueError(f"The {what} ids must be one long sequence.")
     if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
