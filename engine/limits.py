@@ -51,6 +51,7 @@ MAX_TRAIN_BATCH = 64                # sequences per training step
 MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
 MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
 MAX_CONCURRENT_TRAININGS = 2        # trainings running at once in one server process (the rest queue)
+MAX_WAITING_TRAININGS = 8           # trainings waiting in line; beyond that a student is asked to retry
 MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
