@@ -102,3 +102,4 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load (issue 8) ---------------------------------------------
+GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
