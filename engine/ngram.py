@@ -319,7 +319,8 @@ class NGramModel:
         """A model of order n <= ngrams.max_order sharing counts already made (no recounting)."""
         model = cls(n, smoothing, k, tokenizer)
         if model.n > ngrams.max_order:
-            raise ValueError(f"These counts go up to {ngrams.max_order}-grams; n={n} needs more.")
+            raise ValueError(f"These counts go up to {ngrams.max_order}-grams (the text has {ngrams.n_tokens:,} "
+                             f"tokens); n = {n} needs more. Choose a smaller n or a longer text.")
         model.ngrams = ngrams
         return model
 
@@ -600,7 +601,12 @@ def held_out_table(train_ids, held_out_ids, vocab_size: int, orders: Sequence[in
                    smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
     """Cross-entropy on held-out text for every n and smoothing, from one count of the training text."""
     orders = [check_order(n) for n in orders]
-    ngrams = count_ngrams(train_ids, max(orders), vocab_size)
+    return held_out_rows(count_ngrams(train_ids, max(orders), vocab_size), held_out_ids, orders, smoothings, k)
+
+
+def held_out_rows(ngrams: NGramCounts, held_out_ids, orders: Sequence[int] = range(1, 7),
+                  smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
+    """The same table from counts already made (orders up to ngrams.max_order)."""
     held_out = check_ids(held_out_ids, ngrams.vocab_size)
     dense = ngrams.dense_ids(held_out, max(orders))
     rows = []
