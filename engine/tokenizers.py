@@ -153,12 +153,17 @@ class WordTokenizer:
         return [index.get(word, 0) for word in split_words(text)]
 
     def decode(self, ids: Sequence[int]) -> str:
+        return "".join(self.pieces(ids))
+
+    def pieces(self, ids: Sequence[int]) -> list[str]:
+        """Each token's word with the space decode puts before it: "".join(pieces) == decode(ids)."""
         out: list[str] = []
+        previous = ""
         for word in (self.vocabulary[i] for i in _check_ids(ids, self.vocab_size)):
-            if out and word[0] not in _NO_SPACE_BEFORE and out[-1][-1] not in _NO_SPACE_AFTER:
-                out.append(" ")
-            out.append(word)
-        return "".join(out)
+            space = previous and word[0] not in _NO_SPACE_BEFORE and previous[-1] not in _NO_SPACE_AFTER
+            out.append(" " + word if space else word)
+            previous = word
+        return out
 
     def tokens(self, text: str) -> list[str]:
         return split_words(text)
@@ -444,3 +449,10 @@ def token_text(tokenizer, token_id: int) -> str:
     if isinstance(tokenizer, BPETokenizer):
         return show_bytes(tokenizer.token_bytes[int(token_id)])
     return tokenizer.decode([int(token_id)])
+
+
+def decoded_pieces(tokenizer, ids: Sequence[int]) -> list[str]:
+    """The text of each token in order, as decode spells it: "".join(...) reads as the decoded text."""
+    if isinstance(tokenizer, WordTokenizer):
+        return tokenizer.pieces(ids)
+    return [token_text(tokenizer, i) for i in ids]

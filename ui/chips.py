@@ -54,3 +54,11 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$",
 def latex_text(text: str) -> str:
     """A token as LaTeX \\texttt{...}, its special characters escaped, spaces and line breaks made visible."""
     return r"\texttt{" + "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text)) + "}"
+
+
+def latex_number(value: float) -> str:
+    """A count or fraction in LaTeX: 1,234 as is, 2.4e+13 as 2.4 \\times 10^{13}."""
+    if value == 0 or 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.4g}"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
