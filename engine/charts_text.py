@@ -24,13 +24,14 @@ def visible(token: str) -> str:
 def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title: str = "") -> alt.Chart:
     """Horizontal bars of P(next token) for one or more models, the most likely token on top."""
     rows = [(model, visible(token), p, f"{p:.3f}") for model, top in distributions.items() for token, p in top]
+    highest = max((p for _, _, p, _ in rows), default=1.0)
     frame = pd.DataFrame(rows, columns=["model", "token", "probability", "text"])
     models = list(distributions)
     colour = alt.Color("model:N", scale=alt.Scale(domain=models, range=CATEGORY_COLOURS[:len(models)]),
                        legend=alt.Legend(orient="bottom", title=None) if len(models) > 1 else None)
     base = alt.Chart(frame).encode(
         y=alt.Y("token:N", sort=None, title=None, axis=alt.Axis(labelFontSize=13)),
-        x=alt.X("probability:Q", title="P(next token | context)", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("probability:Q", title="P(next token | context)", scale=alt.Scale(domain=[0, min(1.0, highest * 1.25)])),
     )
     bars = base.mark_bar().encode(color=colour, tooltip=["model", "token", alt.Tooltip("probability:Q", format=".4f")])
     text = base.mark_text(align="left", dx=3, fontSize=12).encode(text="text:N")
@@ -48,11 +49,12 @@ def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> 
             for i in range(len(labels)) for j in range(len(labels))]
     frame = pd.DataFrame(rows, columns=["a", "b", "P(b | a)", "C(a b)"])
     return alt.Chart(frame).mark_rect(stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("b:N", sort=shown, title="next token b", axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=12)),
-        y=alt.Y("a:N", sort=shown, title="token a", axis=alt.Axis(labelFontSize=12)),
+        x=alt.X("b:N", sort=shown, title="next token b",
+                axis=alt.Axis(orient="top", labelAngle=-45, labelFontSize=12, labelOverlap=False)),
+        y=alt.Y("a:N", sort=shown, title="token a", axis=alt.Axis(labelFontSize=12, labelOverlap=False)),
         color=alt.Color("P(b | a):Q", scale=alt.Scale(scheme="blues"), legend=alt.Legend(title="P(b | a)")),
         tooltip=["a", "b", alt.Tooltip("P(b | a):Q", format=".4f"), alt.Tooltip("C(a b):Q", format=",")],
-    ).properties(title=title, width=max(22 * len(labels), 160), height=max(22 * len(labels), 160))
+    ).properties(title=title, width=alt.Step(24), height=alt.Step(24))
 
 
 def table_growth(orders: list[int], seen: list[int], possible: list[float], *, title: str = "") -> alt.Chart:
@@ -74,10 +76,10 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
 
 
 def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = "bits per token") -> alt.Chart:
-    """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as '∞' above the rest."""
+    """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as 'inf' above the rest."""
     finite = [v for _, _, v in rows if math.isfinite(v)]
     top = max(finite) * 1.08 if finite else 1.0
-    frame = pd.DataFrame([(n, s, v if math.isfinite(v) else None, "∞" if not math.isfinite(v) else f"{v:.2f}")
+    frame = pd.DataFrame([(n, s, v if math.isfinite(v) else None, "inf" if not math.isfinite(v) else f"{v:.2f}")
                           for n, s, v in rows], columns=["n", "smoothing", "value", "label"])
     smoothings = list(dict.fromkeys(s for _, s, _ in rows))
     colour = alt.Color("smoothing:N", scale=alt.Scale(domain=smoothings, range=CATEGORY_COLOURS[:len(smoothings)]),
@@ -87,7 +89,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
         y=alt.Y("value:Q", title=f"held-out cross-entropy ({unit})", scale=alt.Scale(zero=False)),
         tooltip=["n", "smoothing", alt.Tooltip("value:Q", format=".3f")])
     infinite = base.transform_filter("datum.value == null").transform_calculate(y=str(top)).mark_text(
-        fontSize=16, fontWeight="bold").encode(y="y:Q", text="label:N",
+        fontSize=13, fontWeight="bold").encode(y="y:Q", text="label:N",
                                                 tooltip=["n", "smoothing", alt.Tooltip("label:N", title="value")])
     return (lines + infinite).properties(title=title, height=300, width=420)
 

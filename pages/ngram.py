@@ -97,9 +97,9 @@ if model is not None:
         top = first.top(3)
         first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}" for i, p, _ in top)
         formula.formula_with_numbers(
-            r"w_t \sim P(w \mid w_{t-n+1}, \dots, w_{t-1})^{1/T}",
+            r"w_t \sim P(w \mid c_t)^{1/T}",
             rf"T = {float(st.session_state.temperature):g},\ \text{{seed}} = {int(st.session_state.seed)}",
-            caption=f"Each token is drawn from the model's distribution after the last {n - 1} token(s), sharpened "
+            caption=f"Each token is drawn from the model's distribution after c_t, the last {n - 1} token(s), sharpened "
                     f"(T < 1) or flattened (T > 1). The first draw's top choices: {first_text}. "
                     "The same seed gives the same text.")
 
@@ -152,8 +152,8 @@ if counts is not None:
         current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
         if current is not None:
             formula.formula_with_numbers(
-                r"H = -\frac{1}{T}\sum_t \ln P(w_t \mid w_{t-n+1..t-1}),\quad \mathrm{PPL} = e^{H}",
-                rf"H = {current.nats:.3f}\ \text{{nats}} = {current.bits:.3f}\ \text{{bits}},\ \mathrm{{PPL}} = "
+                r"H = -\tfrac{1}{T}\textstyle\sum_t \ln P(w_t \mid c_t)",
+                rf"H = {current.nats:.3f}\ \text{{nats}} = {current.bits:.3f}\ \text{{bits}},\ \mathrm{{PPL}} = e^H = "
                 + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
                 caption=f"{len(validation_ids):,} held-out tokens, never counted. Without smoothing one unseen "
                         "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "

@@ -110,7 +110,7 @@ if bpe is not None and text_ok:
                                                       "pair count when learned"]), hide_index=True, width="content")
             last = recent[-1]
             formula.formula_with_numbers(
-                r"(a, b)^* = \arg\max_{(a,b)} \operatorname{count}(a\,b)",
+                r"(a, b) = \arg\max \operatorname{count}(a\,b)",
                 rf"\text{{merge {step}: }}({chips.latex_text(bpe.merge_text(last)[0])},"
                 rf"{chips.latex_text(bpe.merge_text(last)[1])}) \text{{ seen }} {last.count} \text{{ times}}"
                 if last.count is not None else r"\text{merge read from a file}",
@@ -158,10 +158,11 @@ if distribution is not None:
                   ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
                  for c in mixture.components]
         formula.formula_with_numbers(
-            r"P(w \mid c) = \frac{\max(C(c\,w) - D, 0)}{C(c\,\cdot)} + \gamma(c)\, P(w \mid c')",
+            r"P(w \mid c) = \hat P(w \mid c) + \gamma(c)\, P(w \mid c')",
             rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney hands a share gamma(c) of each context's probability down to the shorter context c', "
-                    "so unseen tokens still get some. Shares of this prediction: "
+            caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+                    "share gamma(c) taken off them goes to the shorter context c', so unseen tokens still get "
+                    "some. Shares of this prediction: "
                     + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
     st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
                f"{S:,} times by some token (order {distribution.order_used}).")
