@@ -10,7 +10,7 @@ import streamlit as st
 from engine import limits
 from engine.charts_text import held_out_lines, table_growth, transition_heatmap, visible
 from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
-from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids, transition_table
+from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
 from engine.tokenizers import LEVELS, decoded_pieces, token_text
 from ui import challenges, charts, chips, code, formula, loaders, page, url_state
 
@@ -107,7 +107,7 @@ if model is not None:
 if counts is not None:
     st.subheader("The transition table")
     if counts.max_order >= 2:
-        table = transition_table(counts, HEATMAP_TOKENS)
+        table = loaders.transition(source, level, own_text, HEATMAP_TOKENS)
         labels = [token_text(tokenizer, i) for i in table.tokens]
         charts.show(transition_heatmap(labels, table.counts, table.probs,
                                        title=f"P(b | a) among the {len(labels)} most frequent tokens (hover for counts)"))
@@ -119,9 +119,8 @@ if counts is not None:
                                              "columns are drawn, so rows sum to less than 1.")
     if model is not None and n >= 3:
         rows = []
-        for context, total in model.top_contexts(CONTEXT_ROWS):
-            dist = model.distribution(list(context))
-            best = ", ".join(f"{visible(token_text(tokenizer, i))} {p:.2f}" for i, p, _ in dist.top(5))
+        for context, total, top in loaders.frequent_contexts(source, level, own_text, n, smoothing, k, CONTEXT_ROWS):
+            best = ", ".join(f"{visible(token_text(tokenizer, i))} {p:.2f}" for i, p, _ in top)
             rows.append((visible("".join(decoded_pieces(tokenizer, list(context)))), total, best))
         st.markdown(f"For n = {n} the table has one row per context of {n - 1} tokens. The most frequent:")
         st.dataframe(pd.DataFrame(rows, columns=["context", "times seen", f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),

@@ -9,7 +9,7 @@ from engine import limits
 from engine.charts_text import next_token_bars, tokens_vs_merges, visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
-from engine.tokenizers import LEVELS, CharTokenizer, WordTokenizer, token_text, tokenize, train_bpe
+from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, train_bpe
 from ui import challenges, charts, chips, code, formula, loaders, page, url_state
 
 DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
@@ -57,8 +57,7 @@ text = st.session_state.text
 merges = int(st.session_state.merges)
 
 # --- the four tokenizers -------------------------------------------------------------------------
-corpus = loaders.corpus()
-char_vocab = CharTokenizer.from_text(corpus.text)
+char_vocab = loaders.corpus_characters()
 words_vocab = loaders.tokenized(ALL_PLAYS, "words")[0]
 if st.session_state.bpe_source == BPE_SOURCES[0]:
     bpe = loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS).truncated(merges)

@@ -83,3 +83,28 @@ def held_out(source: str, level: str, own_text: str | None = None):
 
     counts = ngram_counts(source, level, own_text)
     return held_out_rows(counts, tokenized(source, level, own_text)[2], range(1, counts.max_order + 1))
+
+
+@st.cache_resource(show_spinner=False)
+def corpus_characters():
+    """The character tokenizer of the whole corpus (its 75 distinct characters)."""
+    from engine.tokenizers import CharTokenizer
+
+    return CharTokenizer.from_text(corpus().text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=12)
+def transition(source: str, level: str, own_text: str | None = None, top: int = 20):
+    """The bigram table among the most frequent tokens (engine.ngram.transition_table), per source and level."""
+    from engine.ngram import transition_table
+
+    return transition_table(ngram_counts(source, level, own_text), top)
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smoothing: str, k: float, rows: int = 8):
+    """[(context ids, times seen, [(next id, probability, count), ...])] for the most frequent (n-1)-token contexts."""
+    from engine.ngram import NGramModel
+
+    model = NGramModel.from_counts(ngram_counts(source, level, own_text), n, smoothing, k)
+    return [(context, total, model.distribution(list(context)).top(5)) for context, total in model.top_contexts(rows)]
