@@ -91,7 +91,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
     infinite = base.transform_filter("datum.value == null").transform_calculate(y=str(top)).mark_text(
         fontSize=13, fontWeight="bold").encode(y="y:Q", text="label:N",
                                                 tooltip=["n", "smoothing", alt.Tooltip("label:N", title="value")])
-    return (lines + infinite).properties(title=title, height=300, width=420)
+    return (lines + infinite).properties(title=title, height=300, width=500)
 
 
 def tokens_vs_merges(merges: list[int], n_tokens: list[int], current: int, *, title: str = "") -> alt.Chart:

@@ -148,13 +148,15 @@ if counts is not None:
                             columns=["n", "smoothing", "bits per token", "perplexity"])
         st.dataframe(wide.pivot(index="n", columns="smoothing", values="perplexity")[[SMOOTHING_NAMES[s] for s in SMOOTHINGS]],
                      width="content")
+        st.caption("Perplexity e^H per n (rows) and smoothing (columns): the number of equally likely tokens "
+                   "the model is as unsure as. inf: some held-out token got probability 0.")
         current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
         if current is not None:
             formula.formula_with_numbers(
-                r"H = -\tfrac{1}{T}\textstyle\sum_t \ln P(w_t \mid c_t)",
+                r"H = -\tfrac{1}{T}\sum_t \ln P_t",
                 rf"H = {current.nats:.3f}\ \text{{nats}} = {current.bits:.3f}\ \text{{bits}},\ \mathrm{{PPL}} = e^H = "
                 + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
-                caption=f"{len(validation_ids):,} held-out tokens, never counted. Without smoothing one unseen "
+                caption=f"P_t = P(w_t | c_t) over the {len(validation_ids):,} held-out tokens, never counted. Without smoothing one unseen "
                         "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
                         "run out and add-k gets worse: n cannot grow for ever.")
         best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)

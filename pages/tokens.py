@@ -109,11 +109,11 @@ if bpe is not None and text_ok:
                                                       "pair count when learned"]), hide_index=True, width="content")
             last = recent[-1]
             formula.formula_with_numbers(
-                r"(a, b) = \arg\max \operatorname{count}(a\,b)",
+                r"\arg\max_{a,b}\, C(a\,b)",
                 rf"\text{{merge {step}: }}({chips.latex_text(bpe.merge_text(last)[0])},"
                 rf"{chips.latex_text(bpe.merge_text(last)[1])}) \text{{ seen }} {last.count} \text{{ times}}"
                 if last.count is not None else r"\text{merge read from a file}",
-                caption="Count every adjacent pair of tokens in the training text, join the most frequent pair "
+                caption="C(a b) counts token a followed by token b in the training text: join the most frequent pair "
                         "into a new token, repeat. Bytes first, so any text can be encoded.")
 
 # --- next-token prediction ---------------------------------------------------------------------------
@@ -147,7 +147,7 @@ if distribution is not None:
                     "seen in the corpus. Tokens never seen after it get probability 0.")
     elif smoothing == "add-k":
         formula.formula_with_numbers(
-            r"P(w \mid c) = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
+            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
             rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
             caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary count, "
                     "which is why the seen tokens keep so little.")
@@ -157,10 +157,10 @@ if distribution is not None:
                   ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
                  for c in mixture.components]
         formula.formula_with_numbers(
-            r"P(w \mid c) = \hat P(w \mid c) + \gamma(c)\, P(w \mid c')",
+            r"P = \hat P_c + \gamma_c\, P_{c'}",
             rf"P({best} \mid c) = {best_p:.3f}",
             caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
-                    "share gamma(c) taken off them goes to the shorter context c', so unseen tokens still get "
+                    "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
                     "some. Shares of this prediction: "
                     + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
     st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
