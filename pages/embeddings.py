@@ -362,8 +362,8 @@ if result is not None:
         "i = {w: n for n, w in enumerate(words)}\n"
         "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
         + score_lines +
-        f'for n in [i["{a}"], i["{b}"], i["{c}"]]:\n'
-        "    scores[n] = -np.inf                                             # inputs are never answers\n"
+        f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
+        "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
         "best = np.argsort(-scores)[:5]\n"
         "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
         f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
