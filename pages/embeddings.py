@@ -149,12 +149,12 @@ if result is not None:
          value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
          title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words", width="stretch")
     st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
-                f"`{b}` − `{a}` + `{c}`; the first 5 of the {wv.dim} numbers:")
-    rows = [wv.unit[wv.index[w]][:5] for w in (b, a, c)]
+                f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
+    rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
     st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
-             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
-             + formula.latex_vector(rows[2], 2))
-    st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\ \dots")
+             + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
+    st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
+             + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
 
     table = pd.DataFrame({
         "answer": result.words,
