@@ -9,7 +9,7 @@ import streamlit as st
 from engine import charts, charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
-from ui import challenges, code, formula, loaders, page, url_state
+from ui import challenges, code, formula, loaders, page, pretrained_views, url_state
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -310,6 +310,11 @@ sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"]
 sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=f"sentence_b_{homonym}",
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
 homonym_in_two_sentences(homonym, sentence_a, sentence_b)
+if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
+             key="contextual"):
+    pretrained_views.contextual_similarity_panel(
+        [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
+        static_cosine={homonym: 1.0})
 
 # --- 5. vocabulary size -----------------------------------------------------------------
 st.subheader("What the vocabulary size changes")

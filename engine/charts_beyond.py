@@ -1,0 +1,167 @@
+"""Altair charts for Beyond words: a picture with its patch grid and attention overlay, a spectrogram
+with its frames as tokens, and the cost of T tokens. Data in, alt.Chart out; no Streamlit here.
+
+Pictures travel inside the chart as a data URL (no files, no network). Colour: viridis for
+intensities, orange for the chosen token, so nothing depends on telling red from green.
+"""
+from __future__ import annotations
+
+import base64
+import io
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+QUERY_COLOUR = "#e08214"   # orange: the chosen token
+# Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
+VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
+                    [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]]) / 255
+OVERLAY_STYLES = ("spotlight", "heat")
+
+
+def data_url(pixels: np.ndarray, fmt: str = "JPEG") -> str:
+    """uint8 (H, W) or (H, W, 3) pixels -> 'data:image/...;base64,...' for mark_image."""
+    from PIL import Image
+
+    array = np.asarray(pixels)
+    if array.dtype != np.uint8:
+        array = np.round(np.clip(array, 0, 1) * 255).astype(np.uint8)
+    if array.ndim == 3 and array.shape[2] == 1:
+        array = array[:, :, 0]
+    buffer = io.BytesIO()
+    options = {"quality": 90} if fmt == "JPEG" else {}
+    Image.fromarray(array).save(buffer, format=fmt, **options)
+    return f"data:image/{fmt.lower()};base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def viridis(values: np.ndarray) -> np.ndarray:
+    """Values in [0, 1] -> (..., 3) RGB floats along viridis."""
+    v = np.clip(np.asarray(values, dtype=float), 0, 1) * (len(VIRIDIS) - 1)
+    return np.stack([np.interp(v, np.arange(len(VIRIDIS)), VIRIDIS[:, c]) for c in range(3)], axis=-1)
+
+
+def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: int, patch: int,
+                  weights: np.ndarray, query: int, *, style: str = "spotlight", display_width: int = 480,
+                  selection: str | None = None) -> dict:
+    """The picture, its patch grid, and alpha_query,j over every patch j as an overlay (a Vega-Lite spec).
+
+    spotlight: patches darken as their weight falls (the attended ones stay lit);
+    heat: each patch tinted with viridis by its weight. Colours run from 0 to the largest
+    weight on any other patch (the query's weight on itself is usually the largest and
+    would wash the rest out); the query patch is outlined in orange. `selection` names a
+    click selection on the patches (field "patch").
+
+    Written as a plain Vega-Lite dict rather than through Altair: a click redraws up to 1024
+    patches, and Altair's per-encoding schema work cost more than the attention itself.
+    The tests check the spec against the Vega-Lite schema.
+    """
+    weights = np.asarray(weights, dtype=float)
+    others = np.delete(weights, query)
+    top = float(others.max()) if others.size else float(weights.max())
+    shade = np.clip(weights / top, 0, 1) if top > 0 else np.zeros_like(weights)
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    # one short record per patch; Vega computes the pixel box and the darkness from it
+    values = [{"patch": n, "row": int(r[n]), "col": int(c[n]), "weight": round(float(weights[n]), 5),
+               "shade": round(float(shade[n]), 3)} for n in range(rows * cols)]
+    boxes = [{"calculate": f"datum.col * {patch}", "as": "x0"}, {"calculate": f"datum.col * {patch} + {patch}", "as": "x1"},
+             {"calculate": f"datum.row * {patch}", "as": "y0"}, {"calculate": f"datum.row * {patch} + {patch}", "as": "y1"},
+             {"calculate": "0.85 * (1 - datum.shade)", "as": "darkness"}]
+    scale = display_width / width
+    x = {"field": "x0", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, width], "nice": False, "zero": False}}
+    y = {"field": "y0", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, height], "nice": False, "zero": False, "reverse": True}}
+    box = {"x": x, "x2": {"field": "x1"}, "y": y, "y2": {"field": "y1"}}
+    tooltip = [{"field": "patch", "type": "quantitative"}, {"field": "row", "type": "quantitative"},
+               {"field": "col", "type": "quantitative"}, {"field": "weight", "type": "quantitative", "format": ".4f"}]
+    grid_lines = {"stroke": "white", "strokeOpacity": 0.25, "strokeWidth": 0.5}
+    if style == "heat":
+        cells = {"mark": {"type": "rect", "opacity": 0.6, **grid_lines},
+                 "encoding": {**box, "tooltip": tooltip,
+                              "color": {"field": "shade", "type": "quantitative",
+                                        "scale": {"scheme": "viridis", "domain": [0, 1]},
+                                        "legend": {"title": ["weight /", "largest other"], "orient": "right"}}}}
+    else:
+        cells = {"mark": {"type": "rect", "fill": "black", **grid_lines},
+                 "encoding": {**box, "tooltip": tooltip,
+                              "opacity": {"field": "darkness", "type": "quantitative", "scale": None}}}
+    if selection:
+        cells["params"] = [{"name": selection, "select": {"type": "point", "fields": ["patch"], "on": "click",
+                                                          "clear": False}}]
+    picture = {"data": {"values": [{"url": picture_url, "x": 0, "y": 0}]},
+               # the picture fills the plot, whatever size the page finally gives it
+               "mark": {"type": "image", "width": {"expr": "width"}, "height": {"expr": "height"},
+                        "align": "left", "baseline": "top", "aspect": False},
+               "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"}, "url": {"field": "url", "type": "nominal"}}}
+    outline = {"transform": [{"filter": {"field": "patch", "equal": int(query)}}],
+               "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 3},
+               "encoding": box}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+            "width": display_width, "height": round(height * scale),
+            # "pad": keep the plot exactly this size (Streamlit's default "fit" squeezes the height)
+            "autosize": {"type": "pad"}, "config": {"view": {"stroke": None}},
+            "layer": [picture, {"data": {"values": values}, "transform": boxes, "layer": [cells, outline]}]}
+
+
+def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), *, width: int = 640,
+                            selection: alt.Parameter | None = None) -> alt.VConcatChart:
+    """Top: the spectrogram (time across, frequency up, dB in viridis), the chosen frame outlined.
+    Bottom: alpha_query,t for every frame t on the same time axis, notes labelled."""
+    image = viridis((spec.db.T[::-1] + 80.0) / 80.0)          # (bins, T, 3), high frequencies on top
+    url = data_url(image, "PNG")
+    t_end = float(spec.times[-1] + spec.hop / spec.sample_rate / 2)
+    t_start = float(spec.times[0] - spec.hop / spec.sample_rate / 2)
+    f_top = float(spec.freqs[-1])
+    x_scale = alt.Scale(domain=[t_start, t_end], nice=False, zero=False)
+    half = spec.hop / spec.sample_rate / 2
+    frames = pd.DataFrame({"frame": np.arange(spec.T), "t0": spec.times - half, "t1": spec.times + half,
+                           "time": spec.times, "weight": np.asarray(weights, dtype=float)})
+    height = 220
+    picture = alt.Chart(pd.DataFrame({"url": [url], "x": [t_start], "y": [f_top]})).mark_image(
+        width=width, height=height, align="left", baseline="top", aspect=False).encode(
+        x=alt.X("x:Q", scale=x_scale, title=None),
+        y=alt.Y("y:Q", scale=alt.Scale(domain=[0, f_top], nice=False), title="frequency (Hz)"), url="url:N")
+    columns = alt.Chart(frames).mark_rect(opacity=0.0).encode(
+        x=alt.X("t0:Q", scale=x_scale), x2="t1",
+        y=alt.datum(0.0), y2=alt.datum(f_top),
+        tooltip=["frame:Q", alt.Tooltip("time:Q", format=".3f", title="centre (s)")])
+    if selection is not None:
+        columns = columns.add_params(selection)
+    chosen = alt.Chart(frames[frames["frame"] == query]).mark_rect(
+        fill=None, stroke=QUERY_COLOUR, strokeWidth=2.5).encode(
+        x=alt.X("t0:Q", scale=x_scale), x2="t1", y=alt.datum(0.0), y2=alt.datum(f_top))
+    top = alt.layer(picture, columns, chosen).properties(
+        width=width, height=height, title="Spectrogram: each column is one frame, one token")
+    frames["ink"] = np.where(frames["frame"] == query, QUERY_COLOUR, "#1f6fb4")
+    bars = alt.Chart(frames).mark_rect().encode(
+        x=alt.X("t0:Q", scale=x_scale, title="time (s)"), x2="t1",
+        y=alt.Y("weight:Q", title=f"weight of frame {query}"), y2=alt.datum(0.0),
+        color=alt.Color("ink:N", scale=None),
+        tooltip=["frame:Q", alt.Tooltip("time:Q", format=".3f"), alt.Tooltip("weight:Q", format=".4f")])
+    layers = [bars]
+    if segments:
+        notes = pd.DataFrame([{"label": label, "start": start, "end": end, "mid": (start + end) / 2}
+                              for label, start, end in segments])
+        layers.append(alt.Chart(notes).mark_rule(strokeDash=[3, 3], color="gray").encode(x=alt.X("start:Q", scale=x_scale)))
+        layers.append(alt.Chart(notes).mark_text(dy=-6, baseline="bottom", fontSize=12).encode(
+            x=alt.X("mid:Q", scale=x_scale), y=alt.value(12), text="label:N"))
+    bottom = alt.layer(*layers).properties(width=width, height=150)
+    return alt.vconcat(top, bottom, spacing=4)
+
+
+def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> alt.Chart:
+    """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
+    frame = pd.DataFrame(rows, columns=["size", "tokens", "scores"])
+    frame["ink"] = np.where(frame["size"] == current, QUERY_COLOUR, "#1f6fb4")
+    base = alt.Chart(frame).encode(
+        x=alt.X("size:O", title=unit, sort="descending", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("scores:Q", scale=alt.Scale(type="log"), title="scores T² (log scale)",
+                axis=alt.Axis(format="~s", values=[1, 100, 10_000, 1_000_000, 100_000_000])))
+    line = base.mark_line(color="#1f6fb4", point=True)
+    marks = base.mark_point(size=160, filled=True).encode(
+        color=alt.Color("ink:N", scale=None),
+        tooltip=[alt.Tooltip("size:O", title=unit), alt.Tooltip("tokens:Q", title="tokens T", format=","),
+                 alt.Tooltip("scores:Q", title="scores T²", format=",")])
+    labels = base.mark_text(dy=-12, fontSize=11).encode(text=alt.Text("tokens:Q", format=","))
+    return (line + marks + labels).properties(height=260, title="Tokens (labels) and scores as the patch shrinks")

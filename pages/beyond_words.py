@@ -1,0 +1,346 @@
+"""Beyond words: image patches, spectrogram frames and amino-acid residues as tokens, one attention."""
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import streamlit as st
+
+from engine import limits
+from engine.beyond_code import audio_code, image_code, protein_code
+from engine.charts import heatmap
+from engine.charts_beyond import OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_with_frames
+from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
+                            patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
+                            segment_of, synth_signal, weight_by_segment)
+from ui import challenges, charts, code, formula, page, url_state
+from ui.loaders import BUNDLED_PICTURES, bundled_picture
+
+KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
+         "protein": ":material/genetics: Protein residues"}
+UPLOAD = "upload your own"
+SIDES = {224: "224 x 224 (as ViT)", 128: "128 x 128", 384: "384 x 384", 0: "as it is"}
+PROJECTIONS = [0, 16, 32, 64, 128, 256]
+FRAMES = [128, 256, 512, 1024, 2048]
+HOPS = [32, 64, 128, 256, 512]
+PATCH_SIZES_FOR_COST = [4, 7, 8, 14, 16, 28, 32, 56, 64, 112, 128]
+CUSTOM = "your own (paste below)"
+
+
+# ---- cached engine calls: a click only picks a row of weights already computed --------------
+
+@st.cache_resource(max_entries=3, show_spinner=False)
+def cached_image_attention(name: str, upload: bytes | None, side: int, patch: int, fit: str, d: int | None,
+                           seed: int):
+    pixels = load_image(upload).pixels if upload is not None else bundled_picture(name)
+    if side:
+        pixels = resize_square(pixels, side)
+    result = image_attention(pixels, patch, fit, d, seed)
+    picture = data_url(np.round(result.source.image * 255).astype(np.uint8))   # the picture as cut
+    return pixels, result, picture
+
+
+@st.cache_resource(max_entries=3, show_spinner=False)
+def cached_frame_attention(name: str, upload: bytes | None, frame: int, hop: int, d: int | None, seed: int):
+    signal = read_wav(upload, "your recording") if upload is not None else synth_signal(name, 8000)
+    return signal, frame_attention(signal, frame, hop, d, seed)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_residue_attention(sequence: str, d: int | None, seed: int):
+    return residue_attention(sequence, d, seed)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cost_chart_spec(costs: tuple, patch: int) -> dict:
+    return cost_chart(list(costs), patch).to_dict(validate=False)
+
+
+def cost_line(T: int, d: int, what: str, shrink: str) -> None:
+    st.markdown(f":material/functions: **Cost:** T = {T:,} {what} → T² = **{T * T:,} scores**, each a dot "
+                f"product of d = {d} numbers: {2 * T * T * d:,} multiply-adds for QKᵀ and αV, "
+                f"{4 * T * T / 1e6:.2f} MB of weights in float32. {shrink}")
+
+
+def set_from_selection(chart_key: str, field: str, targets: dict[str, callable]) -> None:
+    """A click on a chart: copy the clicked token's number into the widgets that choose it."""
+    event = st.session_state.get(chart_key)
+    points = (event or {}).get("selection", {}).get("token", []) if event else []
+    if points and field in points[0]:
+        value = int(points[0][field])
+        for key, convert in targets.items():
+            st.session_state[key] = convert(value)
+
+
+page.header("Beyond words", "Can attention compare image patches, sound frames and amino acids the way it "
+                            "compares words?")
+st.markdown("The chapter: *nothing in the attention mechanism is specific to words; it needs a set of vectors "
+            "and a reason to compare them.* Here each kind of data becomes a matrix of tokens, one row each, "
+            "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
+            "**look alike**, which is the starting point a trained model (ViT, AST, ESM) learns from.")
+
+url_state.init("kind", "image")
+url_state.init("d", 64, int)
+url_state.init("seed", 0, int)
+url_state.init("picture", "astronaut")
+url_state.init("side", 224, int)
+url_state.init("patch", 16, int)
+url_state.init("fit", "crop")
+url_state.init("overlay", "spotlight")
+url_state.init("qrow", 4, int)
+url_state.init("qcol", 6, int)
+url_state.init("signal", "melody")
+url_state.init("frame", 512, int)
+url_state.init("hop", 128, int)
+url_state.init("qframe", -1, int)
+url_state.init("protein", "Human insulin, A chain")
+url_state.init("sequence", PROTEIN_PRESETS["Human insulin, A chain"])
+url_state.init("residue", 0, int)
+
+with st.sidebar:
+    st.header("Settings")
+    st.radio("Tokens from", list(KINDS), key="kind", format_func=KINDS.get)
+    st.selectbox("Projection to d numbers per token", PROJECTIONS, key="d",
+                 format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
+                 help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.")
+    st.number_input("Seed of the projection", 0, 10_000, key="seed", step=1)
+    kind = st.session_state.kind
+    if kind == "image":
+        st.subheader("Image")
+        st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key="picture",
+                     help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.")
+        st.selectbox("Resize to", list(SIDES), key="side", format_func=SIDES.get,
+                     help="Shorter side to this size, then the centre square, as ViT prepares its inputs.")
+        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key="patch", step=1,
+                        help="Each p x p square becomes one token of p*p*3 numbers.")
+        st.radio("When p does not divide the picture", FITS, key="fit", horizontal=True,
+                 format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get)
+        st.radio("Overlay", OVERLAY_STYLES, key="overlay", horizontal=True,
+                 help="spotlight: dim what gets little weight; heat: colour by weight (viridis).")
+    elif kind == "audio":
+        st.subheader("Audio")
+        st.selectbox("Sound", list(SIGNALS) + [UPLOAD], key="signal",
+                     format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}")
+        st.select_slider("Frame length N (samples)", FRAMES, key="frame",
+                         help="Longer frames: finer frequency, coarser time.")
+        st.select_slider("Hop between frames (samples)", HOPS, key="hop",
+                         help="A smaller hop gives more frames, so more tokens.")
+    else:
+        st.subheader("Protein")
+        st.selectbox("Sequence", list(PROTEIN_PRESETS) + [CUSTOM], key="protein",
+                     on_change=lambda: st.session_state.update(
+                         sequence=PROTEIN_PRESETS.get(st.session_state.protein, st.session_state.sequence)))
+
+d = st.session_state.d or None
+seed = int(st.session_state.seed)
+lead_in = {"image": "an image cut into patches", "audio": "a sound cut into spectrogram frames",
+           "protein": "a protein read residue by residue"}[kind]
+st.subheader(f"Tokens from {lead_in}")
+
+
+# ==== image ====================================================================================
+def image_section() -> None:
+    upload = None
+    name = st.session_state.picture
+    if name == UPLOAD:
+        file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key="image_file",
+                                help=f"Up to {limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB and "
+                                     f"{limits.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; larger pictures are "
+                                     f"shrunk to {limits.MAX_IMAGE_SIDE} pixels on the longer side.")
+        if file is None:
+            st.info("Upload a PNG or JPEG, or pick one of the bundled pictures in the sidebar.",
+                    icon=":material/upload:")
+            return
+        upload = file.getvalue()
+    patch, fit, side = int(st.session_state.patch), st.session_state.fit, int(st.session_state.side)
+    computed = page.run_engine(cached_image_attention, name, upload, side, patch, fit, d, seed)
+    if computed is None:
+        return
+    pixels, result, url = computed
+    patches = result.source
+    rows, cols = patches.rows, patches.cols
+    st.session_state.qrow = min(max(int(st.session_state.qrow), 0), rows - 1)
+    st.session_state.qcol = min(max(int(st.session_state.qcol), 0), cols - 1)
+    query = st.session_state.qrow * cols + st.session_state.qcol
+    height, width = pixels.shape[:2]
+    edge = ""
+    if any(patches.trimmed):
+        edge = (f" {height % patch} rows and {width % patch} columns that do not fill a patch were cropped, "
+                "half from each side.")
+    elif any(patches.padded):
+        edge = (f" {sum(patches.padded[:2])} black rows and {sum(patches.padded[2:])} black columns were added, "
+                "half on each side, so whole patches fit.")
+    st.markdown(f"**{height} x {width} pixels, p = {patch}: a grid of {rows} x {cols} = {patches.N} tokens, "
+                f"each {patch} x {patch} x {patches.channels} = {result.tokens.features.shape[1]:,} numbers"
+                f"{f', projected to d = {d}' if d else ''}.**{edge}")
+    cut_h, cut_w = patches.image.shape[:2]
+    left, right = st.columns([3, 2])
+    with left:
+        chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query],
+                              query, style=st.session_state.overlay, selection="token",
+                              display_width=min(500, max(320, 4 * cut_w)))
+        st.vega_lite_chart(chart, key="overlay_chart", on_select=lambda: set_from_selection(
+            "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
+            selection_mode="token", width="content")
+    with right:
+        st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
+                    "lit where it puts its attention.")
+        a, b = st.columns(2)
+        a.number_input("Row", 0, rows - 1, key="qrow", step=1)
+        b.number_input("Column", 0, cols - 1, key="qcol", step=1)
+        weights = result.attention.weights[query]
+        strongest = result.strongest_others(query, 5)
+        st.markdown(f"Patch ({st.session_state.qrow}, {st.session_state.qcol}) keeps **{weights[query]:.4f}** "
+                    f"on itself; uniform would be {1 / patches.N:.4f}.")
+        st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
+                      "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
+    j, w = strongest[0]
+    formula.formula_with_numbers(
+        r"\alpha_{qj} = \frac{\exp(x_q \cdot x_j / \sqrt{d})}{\sum_{k=1}^{T} \exp(x_q \cdot x_k / \sqrt{d})}",
+        rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
+        rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
+        caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
+                f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
+    cost_line(patches.N, result.tokens.d, "patches",
+              "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
+    costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
+                        width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
+                        fit="pad" if fit == "pad" else "crop")
+    st.vega_lite_chart(cost_chart_spec(tuple(costs), patch), width="stretch")
+    code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)})
+    challenges.try_this([
+        challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
+                             hint="224 / 32 = 7, and 7 x 7 = 49."),
+        challenges.Challenge("Make attention need more than a million scores.", patches.N ** 2 > 1_000_000,
+                             hint="Keep the picture 'as it is' (512 x 512 astronaut) and use 16-pixel patches."),
+        challenges.Challenge("Find a patch that keeps less than 0.1 of its attention for itself.",
+                             bool(weights[query] < 0.1),
+                             hint="Plain background has many look-alikes to share its weight with."),
+    ])
+
+
+# ==== audio ====================================================================================
+def audio_section() -> None:
+    upload = None
+    name = st.session_state.signal
+    if name == UPLOAD:
+        file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key="wav_file",
+                                help=f"Uncompressed PCM, one channel, up to {limits.MAX_AUDIO_SECONDS:.0f} s and "
+                                     f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
+        if file is None:
+            st.info("Upload a short mono WAV, or pick a synthesised sound in the sidebar.", icon=":material/upload:")
+            return
+        upload = file.getvalue()
+    computed = page.run_engine(cached_frame_attention, name, upload, int(st.session_state.frame),
+                               int(st.session_state.hop), d, seed)
+    if computed is None:
+        return
+    signal, result = computed
+    spec = result.source
+    if st.session_state.qframe < 0 or st.session_state.qframe >= spec.T:
+        last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
+        st.session_state.qframe = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
+    query = int(st.session_state.qframe)
+    st.audio(signal.samples, sample_rate=signal.sample_rate)
+    st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
+                f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"
+                f"{f', projected to d = {d}' if d else ''}.**")
+    chosen = alt.selection_point(name="token", fields=["frame"], on="click", clear=False)
+    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments, selection=chosen)
+    st.vega_lite_chart(chart.to_dict(validate=False), key="spectrogram_chart", on_select=lambda: set_from_selection(
+        "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
+    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key="qframe")
+    weights = result.attention.weights[query]
+    by_note = weight_by_segment(spec.times, signal.segments, weights)
+    here = segment_of(float(spec.times[query]), signal.segments)
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(f"Frame {query} (t = {spec.times[query]:.3f} s{f', in {here}' if here else ''}) spreads its "
+                    "weight over the notes:")
+        st.dataframe({"part": [label for label, _ in by_note], "total weight": [round(w, 3) for _, w in by_note]},
+                     hide_index=True)
+    with right:
+        strongest = result.strongest_others(query, 5)
+        st.dataframe({"frame": [j for j, _ in strongest],
+                      "time (s)": [round(float(spec.times[j]), 3) for j, _ in strongest],
+                      "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
+    formula.formula_with_numbers(
+        r"X_t(f) = \Big|\sum_{n=0}^{N-1} w[n]\, s[t\cdot\text{hop} + n]\, e^{-2\pi i f n / N}\Big|",
+        rf"T = 1 + \left\lfloor \frac{{{spec.signal.size} - {spec.frame}}}{{{spec.hop}}} \right\rfloor = {spec.T},"
+        rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {strongest[0][1]:.4f}",
+        caption="w is the Hann window; each frame's |FFT| in decibels is one token, then the same attention as for "
+                "patches.")
+    cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
+    code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)})
+    best = strongest[0][0]
+    challenges.try_this([
+        challenges.Challenge("In the melody, choose a frame of the first C and check that the repeated C (its "
+                             "twin, 1.2 s later) gets more weight than the D and the E together.",
+                             name == "melody" and here == "C" and dict(by_note)["C again"] >
+                             dict(by_note)["D"] + dict(by_note)["E"],
+                             hint="Click a column near t = 0.2 s."),
+        challenges.Challenge("Switch to the chirp: make the chosen frame's strongest partner lie within 0.05 s of it.",
+                             name == "chirp" and abs(spec.times[best] - spec.times[query]) <= 0.05,
+                             hint="A sliding tone never repeats: only its neighbours look alike."),
+        challenges.Challenge("Make the melody fewer than 40 tokens (under 1,600 scores).",
+                             name == "melody" and spec.T < 40, hint="Raise the hop."),
+    ])
+
+
+# ==== protein ==================================================================================
+def protein_section() -> None:
+    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key="sequence", height=90,
+                 max_chars=limits.MAX_SEQUENCE_TEXT_CHARS)
+    result = page.run_engine(cached_residue_attention, st.session_state.sequence, d, seed)
+    if result is None:
+        return
+    residues = result.source
+    labels = residues.labels
+    L = len(labels)
+    st.session_state.residue = min(max(int(st.session_state.residue), 0), L - 1)
+    query = int(st.session_state.residue)
+    st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
+                f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
+    cell = 28 if L <= 30 else max(6, 840 // L)
+    charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
+                        cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
+    st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
+    strongest = result.strongest_others(query, 5)
+    left, right = st.columns([2, 3])
+    with left:
+        st.dataframe({"residue": [labels[j] for j, _ in strongest], "weight α": [round(w, 4) for _, w in strongest]},
+                     hide_index=True)
+    with right:
+        st.latex(r"x_i = \mathrm{LN}\big(([\,\mathrm{onehot}(a_i),\ \mathrm{KD}(a_i)/4.5,\ q(a_i),\ "
+                 r"V(a_i)/227.8\,] - \bar f)\, W\big)")
+        st.latex(rf"\alpha_{{{labels[query]},{labels[strongest[0][0]]}}} = {strongest[0][1]:.4f}")
+        st.caption("KD: Kyte-Doolittle hydrophobicity; q: charge near pH 7; V: volume in Å³.")
+    st.markdown("Untrained, a residue can only find residues of the same letter or similar properties. A protein "
+                "language model such as ESM learns heads whose weights trace which residues touch in the folded "
+                "protein; in insulin the cysteines pair up (A6-A11, A7-B7, A20-B19).")
+    cost_line(L, result.tokens.d, "residues", "A protein of 1,000 residues needs a million scores per head.")
+    code.show_code({"Python": protein_code(residues.sequence, d, seed, query)})
+    challenges.try_this([
+        challenges.Challenge("Choose a cysteine (C) and check that its strongest partner is another cysteine.",
+                             residues.sequence[query] == "C" and residues.sequence[strongest[0][0]] == "C",
+                             hint="Insulin's A chain has cysteines at 6, 7, 11 and 20."),
+        challenges.Challenge("Paste a sequence of your own (a FASTA entry works).",
+                             residues.sequence not in PROTEIN_PRESETS.values()),
+    ])
+
+
+{"image": image_section, "audio": audio_section, "protein": protein_section}[kind]()
+
+url_state.mirror(["kind", "d", "seed"] + {
+    "image": ["picture", "side", "patch", "fit", "overlay", "qrow", "qcol"],
+    "audio": ["signal", "frame", "hop", "qframe"],
+    "protein": ["protein", "sequence", "residue"]}[kind])
+
+page.further_reading([
+    ("Dosovitskiy et al. 2020, An image is worth 16x16 words (ViT)", "https://arxiv.org/abs/2010.11929"),
+    ("Gong et al. 2021, AST: Audio Spectrogram Transformer", "https://arxiv.org/abs/2104.01778"),
+    ("Rives et al. 2021, Biological structure and function emerge from scaling unsupervised learning to "
+     "250 million protein sequences (ESM)", "https://doi.org/10.1073/pnas.2016239118"),
+    ("Vaswani et al. 2017, Attention is all you need", "https://arxiv.org/abs/1706.03762"),
+    ("Lin et al. 2021, A survey of transformers", "https://arxiv.org/abs/2106.04554"),
+])
+page.next_idea(__file__)

@@ -1,0 +1,207 @@
+"""Beyond words page in AppTest: defaults, one change each, bad uploads and sequences -> st.error, no exception."""
+from __future__ import annotations
+
+import io
+import wave
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = "../../pages/beyond_words.py"
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Further reading" in [s.value for s in at.subheader]   # the rest of the page is still drawn
+
+
+def _png(array) -> bytes:
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.fromarray(array).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _wav(samples: bytes, rate=8000, channels=1, width=2) -> bytes:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as writer:
+        writer.setnchannels(channels)
+        writer.setsampwidth(width)
+        writer.setframerate(rate)
+        writer.writeframes(samples)
+    return buffer.getvalue()
+
+
+# ---- image ------------------------------------------------------------------------------
+
+def test_image_defaults_are_vit_sizes():
+    at = _app()
+    _ok(at)
+    assert not _errors(at)
+    text = _text(at)
+    assert "224 x 224 pixels, p = 16: a grid of 14 x 14 = 196 tokens, each 16 x 16 x 3 = 768 numbers" in text
+    assert "38,416 scores" in text
+    assert "Patch (4, 6) keeps" in text
+    assert len(at.get("vega_lite_chart")) == 2          # the overlay and the cost chart
+
+
+def test_patch_size_change_and_query_change():
+    at = _app()
+    first = _text(at)
+    at.number_input(key="patch").set_value(32).run()
+    _ok(at)
+    assert "a grid of 7 x 7 = 49 tokens" in _text(at)
+    assert ":material/check_circle: Cut the picture into exactly 49 tokens. **Done.**" in _text(at)
+    at.number_input(key="qrow").set_value(0).run()
+    at.number_input(key="qcol").set_value(0).run()
+    assert "Patch (0, 0) keeps" in _text(at) and _text(at) != first
+
+
+def test_patch_not_dividing_with_refuse_is_a_sentence():
+    at = _app(fit="exact")
+    at.number_input(key="patch").set_value(15).run()
+    _ok(at)
+    assert any("A patch size of 15 does not divide the 224 x 224 image" in e for e in _errors(at))
+    at.radio(key="fit").set_value("pad").run()
+    assert not _errors(at) and "15 x 15 = 225 tokens" in _text(at)
+
+
+def test_too_many_patches_is_a_sentence():
+    at = _app(side="0")
+    at.number_input(key="patch").set_value(8).run()       # 512 / 8 = 64, 64^2 = 4096 patches
+    _ok(at)
+    assert any("64 x 64 = 4096 patches" in e and "limit is 1024" in e for e in _errors(at))
+
+
+def test_upload_a_small_png_then_a_patch_too_large():
+    at = _app(picture="upload your own", side="0")
+    _ok(at)
+    assert "Upload a PNG or JPEG" in [i.value for i in at.info][0]
+    pixels = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)
+    at.file_uploader(key="image_file").set_value(("mine.png", _png(pixels), "image/png"))
+    at.number_input(key="patch").set_value(20).run()
+    _ok(at)
+    assert "40 x 60 pixels, p = 20: a grid of 2 x 3 = 6 tokens" in _text(at)
+    at.number_input(key="patch").set_value(48).run()
+    assert any("A 48 x 48 patch is larger than the 40 x 60 image" in e for e in _errors(at))
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("notes.png", b"these are words, not pixels", "not a PNG or JPEG"),
+    ("huge.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 8_000_100, "limit is 8 MB"),
+], ids=["text", "huge"])
+def test_bad_image_uploads_are_sentences(name, data, words):
+    at = _app(picture="upload your own")
+    at.file_uploader(key="image_file").set_value((name, data, "image/png")).run()
+    _ok(at)
+    assert any(words in e for e in _errors(at))
+
+
+def test_decompression_bomb_upload_is_refused():
+    import struct
+    import zlib
+    small = _png(np.zeros((4, 4), dtype=np.uint8))
+    ihdr = bytearray(small[16:29])
+    ihdr[0:8] = struct.pack(">II", 50_000, 50_000)
+    chunk = b"IHDR" + bytes(ihdr)
+    bomb = small[:8] + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk)) + small[33:]
+    at = _app(picture="upload your own")
+    at.file_uploader(key="image_file").set_value(("bomb.png", bomb, "image/png")).run()
+    _ok(at)
+    assert any("decompression bomb" in e for e in _errors(at))
+
+
+# ---- audio ------------------------------------------------------------------------------
+
+def test_audio_defaults_show_the_twin():
+    at = _app(kind="audio")
+    _ok(at)
+    text = _text(at)
+    assert "T = 97 tokens of 257 frequency bins" in text
+    assert "(t = 1.408 s, in C again)" in text
+    weights = dict(zip(at.dataframe[0].value["part"], at.dataframe[0].value["total weight"]))
+    assert weights["C"] > weights["D"] + weights["E"]            # the repeated note attends to its twin
+
+
+def test_audio_hop_change_changes_the_token_count():
+    at = _app(kind="audio")
+    at.select_slider(key="hop").set_value(512).run()
+    _ok(at)
+    assert "T = 25 tokens" in _text(at)            # 1 + (12800 - 512) // 512
+    assert ":material/check_circle: Make the melody fewer than 40 tokens" in _text(at)
+
+
+@pytest.mark.parametrize("data, words", [
+    (_wav((np.arange(16000) % 50 * 300).astype("<i2").tobytes(), channels=2), "2 channels (stereo)"),
+    (_wav(np.zeros(8000, "<i2").tobytes()), "The recording is silent"),
+    (_wav(bytes([128, 160]) * (8000 * 300), width=1), "lasts 600 s (10.0 minutes)"),
+    (b"not a wav at all", "not a WAV recording"),
+], ids=["stereo", "silent", "ten-minutes", "not-wav"])
+def test_bad_wav_uploads_are_sentences(data, words):
+    at = _app(kind="audio", signal="upload your own")
+    at.file_uploader(key="wav_file").set_value(("sound.wav", data, "audio/wav")).run()
+    _ok(at)
+    assert any(words in e for e in _errors(at))
+
+
+def test_good_wav_upload():
+    tone = (np.sin(2 * np.pi * 440 * np.arange(8000) / 8000) * 10_000).astype("<i2").tobytes()
+    at = _app(kind="audio", signal="upload your own")
+    at.file_uploader(key="wav_file").set_value(("tone.wav", _wav(tone), "audio/wav")).run()
+    _ok(at)
+    assert not _errors(at)
+    assert "1.00 s at 8,000 samples/s" in _text(at)
+
+
+# ---- protein ----------------------------------------------------------------------------
+
+def test_protein_defaults_and_a_cysteine():
+    at = _app(kind="protein")
+    _ok(at)
+    assert "L = 21 residues, each 23 numbers" in _text(at)
+    assert "441 scores" in _text(at)
+    assert ":material/radio_button_unchecked: Choose a cysteine (C)" in _text(at)     # G1 to start with
+    at.selectbox(key="residue").set_value(5).run()          # C6
+    assert ":material/check_circle: Choose a cysteine (C)" in _text(at)
+
+
+def test_protein_preset_change():
+    at = _app(kind="protein")
+    at.selectbox(key="protein").set_value("Human insulin, B chain").run()
+    _ok(at)
+    assert "L = 30 residues" in _text(at)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("GIVEQXCT", "'X' at position 6 (an unknown residue) is not one of the 20 amino-acid letters"),
+    ("GIVE QCC 7", "'7' at position 8 is not"),
+    ("", "The sequence is empty"),
+])
+def test_bad_sequence_is_a_sentence(text, words):
+    at = _app(kind="protein")
+    at.text_area(key="sequence").set_value(text).run()
+    _ok(at)
+    assert any(words in e for e in _errors(at))
+
+
+def test_url_state_opens_the_exact_view():
+    at = _app(kind="image", picture="camera", side="128", patch="32", qrow="1", qcol="2")
+    _ok(at)
+    assert "128 x 128 pixels, p = 32: a grid of 4 x 4 = 16 tokens, each 32 x 32 x 1 = 1,024 numbers" in _text(at)
+    assert "Patch (1, 2) keeps" in _text(at)
