@@ -191,7 +191,9 @@ st.text_input("Other words on the map (pairs become arrows: write them as a, b, 
                                   "words form pairs, drawn as arrows from the first to the second.")
 extra = [w.strip() for w in st.session_state["extra"].split(",") if w.strip()]
 where_map = st.container()
-if result is not None:
+if result is None:
+    where_map.caption("The map draws the analogy above: fix its words to see it.")
+else:
     pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
     map_words = [a, b, c, top, *extra]
     projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
