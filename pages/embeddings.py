@@ -109,7 +109,17 @@ def apply_preset() -> None:
             st.session_state[key] = value
 
 
-def mark_custom() -> None:
+def mark_custom(key: str) -> None:
+    """A word typed over a preset makes it '(your own)', once the word is one the vectors know:
+    a rejected word leaves every other input as it was."""
+    typed = st.session_state[key]
+    if key == "d" and not typed.strip():
+        st.session_state["preset"] = CUSTOM
+        return
+    try:
+        E.lookup(wv, typed)
+    except ValueError:
+        return
     st.session_state["preset"] = CUSTOM
 
 
@@ -118,7 +128,7 @@ st.subheader("a is to b as c is to ?")
 st.selectbox("Preset", [*PRESETS, CUSTOM], key="preset", on_change=apply_preset)
 cols = st.columns(4)
 for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
-    col.text_input(label, key=key, on_change=mark_custom, max_chars=limits.MAX_WORD_CHARS * 2)
+    col.text_input(label, key=key, on_change=mark_custom, args=(key,), max_chars=limits.MAX_WORD_CHARS * 2)
 where_analogy = st.container()
 result = page.run_engine(E.solve_analogy, wv, st.session_state["a"], st.session_state["b"], st.session_state["c"],
                          k=5, method=method, vocab_size=vocab, where=where_analogy)
