@@ -58,7 +58,8 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
         # ink colour as data (not alt.condition, which costs a schema validation per chart)
         frame["ink"] = np.where(frame[value_name] > middle, "white", "black")
         text = base.mark_text(fontSize=12).encode(text="text:N", color=alt.Color("ink:N", scale=None))
-        layers = rects + text
+        # the ink layer has its own (null) colour scale: merged with the cells' scale, Vega-Lite fails to draw
+        layers = (rects + text).resolve_scale(color="independent")
     return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
 
 

@@ -9,9 +9,10 @@ from engine import limits
 from engine.attention import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
-from engine.charts_heads import cost_comparison, head_grid
+from engine.charts_heads import cost_comparison, head_grid, heatmap_panels
+from engine.shipped_heads import head_weights, shipped_available
 from engine.tinyvocab import embed, load_vocabulary
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, charts, code, formula, loaders, page, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
            "random": "seeded random (untrained)"}
@@ -38,6 +39,9 @@ url_state.init("causal", False, url_state.parse_bool)
 url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
 url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
 url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
+url_state.init("trained", False, url_state.parse_bool)
+url_state.init("line", "To be, or not to be")
+url_state.init("layer", 1, url_state.within(int, 1, 64))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
@@ -59,7 +63,8 @@ st.text_input("Sentence", key="sentence", max_chars=200)
 sentence = page.run_engine(embed, st.session_state["sentence"], vocabulary)
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
            "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
-url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h"])
+url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h", "trained", "line",
+                  "layer"])
 
 h, gain, seed = int(st.session_state["h"]), float(st.session_state["gain"]), int(st.session_state["seed"])
 if st.session_state["weights"] == "identity":
@@ -117,6 +122,43 @@ if result is not None:
         for name, values in frames.items():
             st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
             st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
+
+st.subheader("Heads of a trained model")
+if not shipped_available():
+    st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
+            "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
+else:
+    st.toggle("Read a line with the shipped model (loads PyTorch once)", key="trained")
+    if st.session_state["trained"]:
+        shipped = page.run_engine(loaders.shipped_model)
+        st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key="line",
+                      max_chars=200)
+        heads = None
+        if shipped is not None:
+            heads = page.run_engine(head_weights, shipped.model, shipped.tokenizer, st.session_state["line"])
+        if heads is not None:
+            if not 1 <= st.session_state["layer"] <= heads.n_layers:
+                st.session_state["layer"] = 1
+            layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key="layer")
+            chars = [c if c != " " else "␣" for c in heads.tokens]
+            panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
+                      for m in range(heads.n_heads)}
+            charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=14 if len(chars) > 12 else 26,
+                                       x_title="key (character)", y_title="query (character)"))
+            habits = {"on the previous character": heads.previous_share, "on itself": heads.self_share,
+                      "on the first character": heads.first_share}
+            labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
+            charts.show(heatmap_panels({name: (share, *labels) for name, share in habits.items()},
+                                       value_name="mean weight", domain=(0.0, 1.0), cell=40, columns=3,
+                                       x_title="head", y_title="block"))
+            best = np.unravel_index(np.argmax(heads.previous_share), heads.previous_share.shape)
+            nats = shipped.metadata.get("held_out_nats_per_char")
+            st.caption(f"A {shipped.model.config.n_layers}-block, {shipped.model.config.n_heads}-head character model "
+                       f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
+                       + f". Head {best[1] + 1} of block {best[0] + 1} puts {heads.previous_share[best]:.0%} of its "
+                       "weight on the previous character on average: a previous-token head, one of the habits the "
+                       "chapter mentions. The causal mask leaves the upper triangle empty.")
+
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
 

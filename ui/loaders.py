@@ -26,3 +26,12 @@ def bundled_picture(name: str):
     pixels = getattr(data, name)()
     pixels.setflags(write=False)
     return pixels
+
+
+# --- the transformer: the shipped small model (issue 5) -------------------------------------
+@st.cache_resource(show_spinner="Loading the shipped model (PyTorch) ...")
+def shipped_model():
+    """The small character-level model in assets/ (engine.shipped_heads.load_shipped), shared read-only."""
+    from engine.shipped_heads import load_shipped
+
+    return load_shipped()

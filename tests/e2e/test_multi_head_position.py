@@ -14,6 +14,13 @@ def app(app_url, browser_page):
     return app_url
 
 
+def charts_drawn(page) -> list[bool]:
+    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box)."""
+    page.wait_for_timeout(500)
+    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+        .map(e => !!e.querySelector('canvas, svg'))""")
+
+
 def type_into(page, label: str, text: str) -> None:
     box = page.get_by_role("textbox", name=label, exact=True)
     box.fill(text)
@@ -25,6 +32,8 @@ def test_position_same_bag_then_sinusoidal(app, browser_page):
     open_page(browser_page, app, "position")
     assert "0 (up to rounding" in main_text(browser_page)
     assert not error_texts(browser_page)
+    drawn = charts_drawn(browser_page)
+    assert len(drawn) >= 6 and all(drawn)
     screenshot(browser_page, "position-default")
     browser_page.get_by_text("sinusoidal (Vaswani et al.)").click()
     wait_for_app(browser_page, after_input=True)
@@ -47,6 +56,8 @@ def test_multi_head_heads_and_costs(app, browser_page):
     text = main_text(browser_page)
     assert "2 heads of width d/h = 4" in text and "2,359,296" in text
     assert not error_texts(browser_page)
+    drawn = charts_drawn(browser_page)
+    assert len(drawn) >= 2 and all(drawn)
     screenshot(browser_page, "multi-head-default")
     browser_page.get_by_text("seeded random (untrained)").click()
     wait_for_app(browser_page, after_input=True)
