@@ -31,7 +31,8 @@ def _unique(labels: list[str]) -> list[str]:
 def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
             x_title: str = "key (attended to)", y_title: str = "query (attending)",
             value_name: str = "weight", scheme: str = "blues", digits: int = 3,
-            domain: tuple[float, float] | None = None, cell: int = 46) -> alt.Chart:
+            domain: tuple[float, float] | None = None, cell: int = 46,
+            max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS) -> alt.Chart:
     """A labelled heatmap, rows top to bottom as in the matrix, numbers printed in each cell."""
     values = np.asarray(matrix, dtype=float)
     rows, cols = _unique(list(row_labels)), _unique(list(col_labels))
@@ -50,7 +51,7 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
                  alt.Tooltip(f"{value_name}:Q", format=f".{digits}f")],
     )
     layers = rects
-    if values.size <= MAX_CELLS_WITH_NUMBERS:
+    if values.size <= max_cells_with_numbers:
         finite = values[np.isfinite(values)]
         middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
         if domain:

@@ -19,7 +19,7 @@ def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str]
 def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query") -> alt.VConcatChart:
+                   y_title: str = "query", numbers: bool = True) -> alt.VConcatChart:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
     on one colour scale; numbers printed in the cells when a panel is small enough to read them.
 
@@ -30,7 +30,8 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
         every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
         domain = (float(every.min()), float(every.max()))
     charts = [heatmap(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, value_name=value_name,
-                      scheme=scheme, digits=digits, domain=domain, cell=cell)
+                      scheme=scheme, digits=digits, domain=domain, cell=cell,
+                      **({} if numbers else {"max_cells_with_numbers": 0}))
               for title, (matrix, rows, cols) in panels.items()]
     rows = [alt.hconcat(*charts[i:i + columns], spacing=24) for i in range(0, len(charts), columns)]
     return alt.vconcat(*rows).resolve_scale(color="shared")

@@ -110,11 +110,11 @@ if result is not None:
 
     st.markdown("**The numbers**: each head's output, side by side, then times W_O")
     formula.formula_with_numbers(
-        r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{" + tokens[0] + "}}",
+        r"[\operatorname{head}_1 \cdots \operatorname{head}_h] \text{ for " + tokens[0] + "}",
         formula.latex_vector(result.concat[0], 2),
         caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
                 f"head 2 the next {d_head}, and so on.")
-    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + r"}} = [\cdots] W^O",
+    formula.formula_with_numbers(r"[\cdots]\, W^O \text{ for " + tokens[0] + "}",
                                  formula.latex_vector(result.output[0], 2))
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
@@ -143,8 +143,8 @@ else:
             chars = [c if c != " " else "␣" for c in heads.tokens]
             panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
                       for m in range(heads.n_heads)}
-            charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=14 if len(chars) > 12 else 26,
-                                       x_title="key (character)", y_title="query (character)"))
+            charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
+                                       numbers=False, x_title="key (character)", y_title="query (character)"))
             habits = {"on the previous character": heads.previous_share, "on itself": heads.self_share,
                       "on the first character": heads.first_share}
             labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
@@ -152,13 +152,15 @@ else:
                                        value_name="mean weight", domain=(0.0, 1.0), cell=40, columns=3,
                                        x_title="head", y_title="block"))
             best = np.unravel_index(np.argmax(heads.previous_share), heads.previous_share.shape)
+            share = float(heads.previous_share[best])
             nats = shipped.metadata.get("held_out_nats_per_char")
+            habit = (f"Head {best[1] + 1} of block {best[0] + 1} puts {share:.0%} of its weight on the previous "
+                     "character on average: a previous-token head, one of the habits the chapter mentions."
+                     if share > 0.5 else
+                     f"No head is a clear previous-character head on this line (the most: {share:.0%}).")
             st.caption(f"A {shipped.model.config.n_layers}-block, {shipped.model.config.n_heads}-head character model "
                        f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
-                       + f". Head {best[1] + 1} of block {best[0] + 1} puts {heads.previous_share[best]:.0%} of its "
-                       "weight on the previous character on average: a previous-token head, one of the habits the "
-                       "chapter mentions. The causal mask leaves the upper triangle empty.")
-
+                       + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
 
@@ -186,8 +188,8 @@ if costs is not None:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
     formula.formula_with_numbers(
-        r"\text{params} = 3\,d\,(h \tfrac{d}{h}) + (h \tfrac{d}{h})\,d = 4d^2",
-        rf"4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
+        r"\text{params} = \underbrace{3\,d\,(h \tfrac{d}{h})}_{W^Q, W^K, W^V} + \underbrace{(h \tfrac{d}{h})\,d}_{W^O}",
+        rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
         caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of one "
                 f"head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times as many "
                 f"scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width instead costs "

@@ -112,8 +112,8 @@ if check is not None:
     worst = int(np.argmax(check.difference))
     word, slot_a = tokens_b[worst], int(check.perm[worst])
     st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
-    formula.formula_with_numbers(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}",
-                                 rf"\pi = ({', '.join(str(int(p)) for p in check.perm)})")
+    st.latex(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}, \qquad \pi = ("
+             + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
     st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
     st.caption("Without encoding (s P = 0) and without a mask, attention is permutation-equivariant: "
@@ -124,7 +124,7 @@ if check is not None:
     features = [name.split()[0] for name in vocabulary.features]
     charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
                                 "c_B": (check.shuffled.context, tokens_b, features)},
-                               value_name="c", x_title="feature", y_title="word", cell=48, columns=2))
+                               value_name="c", x_title="feature", y_title="word", cell=40, columns=2))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)
