@@ -51,6 +51,7 @@ MAX_TRAIN_BATCH = 64                # sequences per training step
 MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
 MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
 MAX_CONCURRENT_TRAININGS = 2        # trainings running at once in one server process (the rest queue)
+MAX_WAITING_TRAININGS = 8           # trainings waiting in line; beyond that a student is asked to retry
 MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
@@ -78,6 +79,7 @@ PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate cal
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 
 # --- beyond words: patches, frames, residues (issue 7) ----------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
@@ -101,3 +103,4 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load (issue 8) ---------------------------------------------
+GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 from engine import limits
 from engine.lm import Tokenizer, apply_temperature_top_k
+from engine.positional import sinusoid_frequencies
 
 ACTIVATIONS = ("relu", "gelu")
 LAYER_NORMS = ("post", "pre", "none")
@@ -186,13 +187,15 @@ def check_buildable(config: TransformerConfig) -> None:
 # --- positions ------------------------------------------------------------------------------
 
 def sinusoidal_encoding(T: int, d: int) -> torch.Tensor:
-    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)), shape (T, d)."""
-    position = torch.arange(T, dtype=torch.float64)[:, None]
-    frequency = torch.pow(10000.0, -torch.arange(0, d, 2, dtype=torch.float64) / d)
-    encoding = torch.zeros(T, d, dtype=torch.float64)
-    encoding[:, 0::2] = torch.sin(position * frequency)
-    encoding[:, 1::2] = torch.cos(position * frequency[: d // 2])
-    return encoding.float()
+    """PE(pos, 2i) = sin(pos omega_i), PE(pos, 2i+1) = cos(pos omega_i), omega_i = 10000^(-2i/d); (T, d).
+
+    The frequencies are engine.positional's, so the Position page and the model agree.
+    """
+    angles = np.arange(T)[:, None] * sinusoid_frequencies(d)[None, :]        # (T, ceil(d/2))
+    encoding = np.empty((T, d))
+    encoding[:, 0::2] = np.sin(angles)
+    encoding[:, 1::2] = np.cos(angles[:, : d // 2])
+    return torch.from_numpy(encoding).float()
 
 
 # --- the parts -------------------------------------------------------------------------------
@@ -454,3 +457,50 @@ class TransformerLanguageModel:
 def with_vocab(config: TransformerConfig, vocab_size: int) -> TransformerConfig:
     """The same configuration for another tokenizer's vocabulary."""
     return replace(config, vocab_size=vocab_size)
+
+
+# --- the data flow, for drawing -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stage:
+    """One box of the block diagram: what it computes, the shape leaving it, its parameters."""
+    name: str
+    formula: str
+    shape: tuple[int, ...]
+    parameters: int
+    in_block: bool = False
+
+
+def dataflow(config: TransformerConfig, T: int | None = None) -> list[Stage]:
+    """The stack from token ids to next-token probabilities, one stage per box, shapes for one sequence."""
+    T = T or config.context_length
+    d, V, count = config.d_model, config.vocab_size, count_parameters(config)
+    norm = d * (1 + int(config.bias))
+    stages = [Stage("token ids", "w_1 .. w_T", (T,), 0),
+              Stage("token embedding", "x_t = E[w_t]", (T, d), count.token_embedding)]
+    if config.positional != "none":
+        stages.append(Stage(f"+ {config.positional} positions", "x_t + p_t", (T, d), count.position_embedding))
+    add = "x + " if config.residual else ""
+    pre = "LN(x)" if config.layer_norm == "pre" else "x"
+    stages += [
+        Stage("Q, K, V", f"Q, K, V = {pre} W_q, W_k, W_v, split in h = {config.n_heads} heads",
+              (config.n_heads, T, config.d_k), 3 * d * d + 3 * d * int(config.bias), True),
+        Stage("attention weights", ("masked " if config.causal else "") + "softmax(Q_i K_i^T / sqrt(d_k))",
+              (config.n_heads, T, T), 0, True),
+        Stage("heads, concatenated", "concat(alpha_i V_i) W_O", (T, d), d * d + d * int(config.bias), True),
+        Stage("attention sublayer", {"post": f"z = LN({add}MultiHead(x))", "pre": f"z = {add}MultiHead(LN(x))",
+                                     "none": f"z = {add}MultiHead(x)"}[config.layer_norm],
+              (T, d), norm if config.layer_norm != "none" else 0, True),
+        Stage("feed-forward, inside", f"{config.activation}(z W_1 + b_1)", (T, config.d_ff),
+              d * config.d_ff + config.d_ff * int(config.bias), True),
+        Stage("feed-forward sublayer", {"post": f"y = LN({add.replace('x', 'z')}FFN(z))",
+                                        "pre": f"y = {add.replace('x', 'z')}FFN(LN(z))",
+                                        "none": f"y = {add.replace('x', 'z')}FFN(z)"}[config.layer_norm],
+              (T, d), d * config.d_ff + d * int(config.bias) + (norm if config.layer_norm != "none" else 0), True),
+    ]
+    if config.final_norm:
+        stages.append(Stage("final LayerNorm", "LN(y)", (T, d), count.final_norm))
+    stages += [Stage("LM head", "logits = y E^T" if config.tied_head else "logits = y W_vocab", (T, V),
+                     count.lm_head),
+               Stage("softmax", "P(w_{t+1} | w_<=t)", (T, V), 0)]
+    return stages

@@ -1,7 +1,8 @@
 """Every head of a trained TransformerLM on one short text: the weights alpha (layer, head, T, T).
 
 The multi-head page shows what trained heads do with the small character-level model the app
-ships (assets/shakespeare_char.*, trained by bench/ship_checkpoint.py). Each head m of block l
+ships (assets/shakespeare_char.*, trained by bench/ship_checkpoint.py, loaded by
+ui.loaders.shipped_transformer). Each head m of block l
 computes alpha_lm = softmax(Q_m K_m^T / sqrt(d_k)) with a causal mask; we also measure three
 simple habits per head: weight on the previous character, on itself, and on the first one.
 Imports torch (through engine.model), so only the page section that needs it loads this module.
@@ -16,14 +17,6 @@ import numpy as np
 from engine import limits
 
 SHIPPED_CHECKPOINT = Path(__file__).resolve().parents[1] / "assets" / "shakespeare_char"
-
-
-@dataclass(frozen=True)
-class ShippedModel:
-    """A trained TransformerLM, its character tokenizer, and the notes saved with it."""
-    model: object          # engine.model.TransformerLM, in eval mode
-    tokenizer: object      # engine.tokenizers.CharTokenizer
-    metadata: dict
 
 
 @dataclass(frozen=True)
@@ -47,18 +40,6 @@ class HeadWeights:
 def shipped_available(path: Path = SHIPPED_CHECKPOINT) -> bool:
     """Whether the shipped checkpoint's two files are in assets/."""
     return path.with_suffix(".safetensors").is_file() and path.with_suffix(".json").is_file()
-
-
-def load_shipped(path: Path = SHIPPED_CHECKPOINT) -> ShippedModel:
-    """The shipped model and its tokenizer (the characters listed in its notes); ValueError if damaged."""
-    from engine.tokenizers import CharTokenizer
-    from engine.train import load_checkpoint
-
-    model, metadata = load_checkpoint(path)
-    vocabulary = metadata.get("vocabulary")
-    if not isinstance(vocabulary, str) or len(vocabulary) != model.config.vocab_size:
-        raise ValueError(f"The checkpoint {Path(path).name} does not list its {model.config.vocab_size} characters.")
-    return ShippedModel(model=model, tokenizer=CharTokenizer(tuple(vocabulary)), metadata=metadata)
 
 
 def head_weights(model, tokenizer, text: str) -> HeadWeights:

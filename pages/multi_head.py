@@ -130,12 +130,13 @@ if not shipped_available():
 else:
     st.toggle("Read a line with the shipped model (loads PyTorch once)", key="trained")
     if st.session_state["trained"]:
-        shipped = page.run_engine(loaders.shipped_model)
+        shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
         st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key="line",
                       max_chars=200)
         heads = None
         if shipped is not None:
-            heads = page.run_engine(head_weights, shipped.model, shipped.tokenizer, st.session_state["line"])
+            lm, notes = shipped
+            heads = page.run_engine(head_weights, lm.model, lm.tokenizer, st.session_state["line"])
         if heads is not None:
             if not 1 <= st.session_state["layer"] <= heads.n_layers:
                 st.session_state["layer"] = 1
@@ -153,12 +154,12 @@ else:
                                        x_title="head", y_title="block"))
             best = np.unravel_index(np.argmax(heads.previous_share), heads.previous_share.shape)
             share = float(heads.previous_share[best])
-            nats = shipped.metadata.get("held_out_nats_per_char")
+            nats = notes.get("held_out_nats_per_char")
             habit = (f"Head {best[1] + 1} of block {best[0] + 1} puts {share:.0%} of its weight on the previous "
                      "character on average: a previous-token head, one of the habits the chapter mentions."
                      if share > 0.5 else
                      f"No head is a clear previous-character head on this line (the most: {share:.0%}).")
-            st.caption(f"A {shipped.model.config.n_layers}-block, {shipped.model.config.n_heads}-head character model "
+            st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
                        f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
                        + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 

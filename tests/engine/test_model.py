@@ -243,3 +243,9 @@ def test_language_model_interface():
         lm.sample(4, seed=4, temperature=0, prompt=[1, int(np.argmax(lm.next_token_probs([1])))])
     with pytest.raises(ValueError, match="vocabulary|tokens but"):
         TransformerLanguageModel(model, Letters("abc"))
+
+
+def test_the_models_sinusoids_are_the_position_pages():
+    from engine.positional import sinusoidal_encoding as page_table
+    np.testing.assert_allclose(sinusoidal_encoding(50, 16).numpy(), page_table(50, 16), atol=1e-6)
+    assert sinusoidal_encoding(1024, 768).shape == (1024, 768)   # beyond the page's table limits

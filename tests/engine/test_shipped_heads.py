@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 from engine import limits  # noqa: E402
 from engine.model import TransformerConfig, TransformerLM  # noqa: E402
-from engine.shipped_heads import SHIPPED_CHECKPOINT, head_weights, load_shipped, shipped_available  # noqa: E402
+from engine.shipped_heads import SHIPPED_CHECKPOINT, head_weights, shipped_available  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
 
 TOKENIZER = CharTokenizer(tuple(" ,abehnortT"))
@@ -53,7 +53,9 @@ def test_bad_text_is_a_sentence(model):
 
 @pytest.mark.skipif(not shipped_available(), reason="the shipped checkpoint is not in assets/ yet")
 def test_the_shipped_model_loads_and_reads_a_line():
-    shipped = load_shipped()
-    assert SHIPPED_CHECKPOINT.with_suffix(".json").is_file()
-    heads = head_weights(shipped.model, shipped.tokenizer, "To be, or not to be")
-    assert heads.n_heads == shipped.model.config.n_heads and heads.n_layers == shipped.model.config.n_layers
+    from engine.train import load_checkpoint
+
+    model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
+    heads = head_weights(model, CharTokenizer(tuple(notes["vocabulary"])), "To be, or not to be")
+    assert heads.n_heads == model.config.n_heads and heads.n_layers == model.config.n_layers
+    np.testing.assert_allclose(heads.weights.sum(axis=-1), 1.0, atol=1e-5)
