@@ -24,9 +24,7 @@ def test_head_grid_has_one_heatmap_per_head_four_to_a_row():
     result = multi_head_attention(sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], 8)
     spec = head_grid([head.weights for head in result.heads], sentence.tokens).to_dict()  # validates
     assert [len(row["hconcat"]) for row in spec["vconcat"]] == [4, 4]
-    first = spec["vconcat"][0]["hconcat"][0]
-    # the cells' colour scale and the ink's null scale stay apart, else Vega-Lite cannot draw the layer
-    assert first["resolve"]["scale"]["color"] == "independent"
+    assert spec["resolve"]["scale"]["color"] == "shared"   # one 0..1 scale for every head
 
 
 def test_cost_comparison_labels_ratios_against_one_head():
