@@ -110,12 +110,15 @@ if result is not None:
 
     st.markdown("**The numbers**: each head's output, side by side, then times W_O")
     formula.formula_with_numbers(
-        r"[\operatorname{head}_1 \cdots \operatorname{head}_h] \text{ for " + tokens[0] + "}",
+        r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{row 0}}",
         formula.latex_vector(result.concat[0], 2),
         caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
                 f"head 2 the next {d_head}, and so on.")
-    formula.formula_with_numbers(r"[\cdots]\, W^O \text{ for " + tokens[0] + "}",
-                                 formula.latex_vector(result.output[0], 2))
+    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{row 0}}",
+                                 formula.latex_vector(result.output[0], 2),
+                caption="Hand-built heads use W_O = I, so the output is the concatenation itself; with seeded random "
+                        "weights W_O mixes every head into every column." if st.session_state["weights"] == "identity"
+                else "W_O mixes the heads: every output column draws on every head.")
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
         frames["MultiHead(X)"] = result.output
