@@ -5,36 +5,37 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from engine.charts import PAIR_COLOURS, heatmap
+from engine.charts import PAIR_COLOURS, heatmap_spec
 
 HEADS_PER_ROW = 4
 
 
 def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
-              cell: int = 38) -> alt.FacetChart:
+              cell: int = 38) -> dict:
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared 0..1 scale."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
     return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell)
 
+
 def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query", numbers: bool = True) -> alt.VConcatChart:
+                   y_title: str = "query", numbers: bool = True) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
-    on one colour scale; numbers printed in the cells when a panel is small enough to read them.
+    on one colour scale, as a Vega-Lite spec; numbers in the cells when a panel is small enough.
 
-    Concatenated rather than faceted: Streamlit's Vega-Lite fails to draw facets of layered
-    heatmaps with their own axes ("Cannot read properties of null").
+    Concatenated plain specs (engine.charts.heatmap_spec): fast to build on every rerun, and
+    Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
     """
     if domain is None:
         every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
         domain = (float(every.min()), float(every.max()))
-    charts = [heatmap(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, value_name=value_name,
-                      scheme=scheme, digits=digits, domain=domain, cell=cell,
-                      **({} if numbers else {"max_cells_with_numbers": 0}))
-              for title, (matrix, rows, cols) in panels.items()]
-    rows = [alt.hconcat(*charts[i:i + columns], spacing=24) for i in range(0, len(charts), columns)]
-    return alt.vconcat(*rows).resolve_scale(color="shared")
+    specs = [heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, value_name=value_name,
+                          scheme=scheme, digits=digits, domain=domain, cell=cell,
+                          **({} if numbers else {"max_cells_with_numbers": 0}))
+             for title, (matrix, rows, cols) in panels.items()]
+    rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
+    return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
 
 
 def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> alt.Chart:  # noqa: F821

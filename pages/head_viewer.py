@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import heads, limits
-from engine.charts import heatmap
+from engine.charts import heatmap_spec
 from engine.charts_headviewer import TYPE_COLOURS, head_lines, model_view, thumbnails
 from ui import challenges, charts, code, formula, loaders, page, url_state
 from ui.pretrained_views import absorbed_probes, load_smollm2
@@ -107,7 +107,7 @@ if scored is not None:
     with left:
         charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"))
     with right:
-        charts.show(heatmap(alpha, tokens, tokens, domain=(0, 1), digits=2, cell=26 if T > 14 else 40,
+        charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, cell=26 if T > 14 else 40,
                             title="The same weights as a heatmap", x_title="key (attended to)",
                             y_title="query (attending)"))
 
