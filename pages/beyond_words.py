@@ -1,18 +1,18 @@
 """Beyond words: image patches, spectrogram frames and amino-acid residues as tokens, one attention."""
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
 import streamlit as st
 
 from engine import limits
 from engine.beyond_code import audio_code, image_code, protein_code
 from engine.charts import heatmap
-from engine.charts_beyond import OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_with_frames
+from engine.charts_beyond import (OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_picture,
+                                  spectrogram_with_frames)
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, code, formula, page, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
@@ -42,12 +42,22 @@ def cached_image_attention(name: str, upload: bytes | None, side: int, patch: in
 @st.cache_resource(max_entries=3, show_spinner=False)
 def cached_frame_attention(name: str, upload: bytes | None, frame: int, hop: int, d: int | None, seed: int):
     signal = read_wav(upload, "your recording") if upload is not None else synth_signal(name, 8000)
-    return signal, frame_attention(signal, frame, hop, d, seed)
+    result = frame_attention(signal, frame, hop, d, seed)
+    return signal, result, spectrogram_picture(result.source)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def cached_residue_attention(sequence: str, d: int | None, seed: int):
     return residue_attention(sequence, d, seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
+    result = cached_residue_attention(sequence, d, seed)
+    labels = result.source.labels
+    cell = 28 if len(labels) <= 30 else max(6, 840 // len(labels))
+    return heatmap(result.attention.weights, labels, labels, title="α: row = residue attending", cell=cell, digits=2,
+                   x_title="residue attended to", y_title="residue attending").to_dict(validate=False)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -234,7 +244,7 @@ def audio_section() -> None:
                                int(st.session_state.hop), d, seed)
     if computed is None:
         return
-    signal, result = computed
+    signal, result, picture = computed
     spec = result.source
     if st.session_state.qframe < 0 or st.session_state.qframe >= spec.T:
         last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
@@ -244,9 +254,9 @@ def audio_section() -> None:
     st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
                 f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"
                 f"{f', projected to d = {d}' if d else ''}.**")
-    chosen = alt.selection_point(name="token", fields=["frame"], on="click", clear=False)
-    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments, selection=chosen)
-    st.vega_lite_chart(chart.to_dict(validate=False), key="spectrogram_chart", on_select=lambda: set_from_selection(
+    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
+                                    picture_url=picture, selection="token")
+    st.vega_lite_chart(chart, key="spectrogram_chart", on_select=lambda: set_from_selection(
         "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
     st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key="qframe")
     weights = result.attention.weights[query]
@@ -300,9 +310,7 @@ def protein_section() -> None:
     query = int(st.session_state.residue)
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    cell = 28 if L <= 30 else max(6, 840 // L)
-    charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
-                        cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
+    st.vega_lite_chart(residue_heatmap_spec(st.session_state.sequence, d, seed), width="content")
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
