@@ -129,7 +129,8 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     column = {"x": x, "x2": {"field": "t1"}, "y": {"datum": 0.0, "type": "quantitative"}, "y2": {"datum": f_top}}
     height = 220
     picture = {"data": {"values": [{"url": picture_url or spectrogram_picture(spec), "x": t_start, "y": f_top}]},
-               "mark": {"type": "image", "width": {"expr": "width"}, "height": {"expr": "height"},
+               # fixed pixels: inside a vconcat the "width" signal belongs to the child view, not this mark
+               "mark": {"type": "image", "width": width, "height": height,
                         "align": "left", "baseline": "top", "aspect": False},
                "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale, "title": None},
                             "y": {"field": "y", "type": "quantitative", "title": "frequency (Hz)",
