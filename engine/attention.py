@@ -212,6 +212,125 @@ def multi_head_attention(x, W_q, W_k, W_v, W_o, h: int, *, causal: bool = False)
     return MultiHeadResult(heads=heads, concat=concat, output=concat @ Ws[3], d_head=d // h)
 
 
+def random_projections(d: int, seed: int, *, gain: float = 1.0) -> dict[str, np.ndarray]:
+    """W_Q, W_K, W_V, W_O as a model starts them: each entry drawn N(0, gain^2 / d), seeded.
+
+    The 1/d variance keeps x W about as long as x; `gain` > 1 sharpens the untrained heads.
+    """
+    if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_DIM:
+        raise ValueError(f"The width d must be a whole number from 1 to {limits.MAX_DIM}; got {d}.")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"The seed must be a whole number, 0 or more; got {seed}.")
+    if not np.isfinite(gain) or not 0 < gain <= limits.MAX_PROJECTION_GAIN:
+        raise ValueError(f"The gain must be above 0 and at most {limits.MAX_PROJECTION_GAIN:g}; got {gain:g}.")
+    rng = np.random.default_rng(int(seed))
+    return {name: rng.normal(0.0, gain / np.sqrt(d), size=(d, d)) for name in ("W_q", "W_k", "W_v", "W_o")}
+
+
+def identity_projections(d: int, *, gain: float = 1.0) -> dict[str, np.ndarray]:
+    """W_Q = W_K = gain I, W_V = W_O = I: cut into heads, head m compares only features m d/h .. (m+1) d/h - 1.
+
+    Hand-built rather than learned: each head sees its own block of the embedding's features,
+    so each head's weights follow a different notion of similarity.
+    """
+    if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_DIM:
+        raise ValueError(f"The width d must be a whole number from 1 to {limits.MAX_DIM}; got {d}.")
+    if not np.isfinite(gain) or not 0 < gain <= limits.MAX_PROJECTION_GAIN:
+        raise ValueError(f"The gain must be above 0 and at most {limits.MAX_PROJECTION_GAIN:g}; got {gain:g}.")
+    eye = np.eye(d)
+    return {"W_q": gain * eye, "W_k": gain * eye, "W_v": eye.copy(), "W_o": eye.copy()}
+
+
+@dataclass(frozen=True)
+class ShapeStep:
+    """One arrow of the multi-head data flow: what is computed and the shape that comes out."""
+    name: str
+    formula: str      # LaTeX, the chapter's symbols
+    shape: tuple[int, ...]
+    count: int        # how many such arrays (h for per-head steps)
+
+
+def shape_trace(result: MultiHeadResult) -> list[ShapeStep]:
+    """The shapes of every intermediate of a multi-head result, read off the arrays themselves."""
+    first = result.heads[0]
+    h = len(result.heads)
+    return [
+        ShapeStep("tokens", "X", first.x.shape, 1),
+        ShapeStep("queries of head m", r"Q_m = X W^Q_m", first.Q.shape, h),
+        ShapeStep("keys of head m", r"K_m = X W^K_m", first.K.shape, h),
+        ShapeStep("values of head m", r"V_m = X W^V_m", first.V.shape, h),
+        ShapeStep("scores", r"Q_m K_m^\top / \sqrt{d/h}", first.scaled.shape, h),
+        ShapeStep("weights", r"\alpha_m = \operatorname{softmax}(\cdot)", first.weights.shape, h),
+        ShapeStep("head m", r"\operatorname{head}_m = \alpha_m V_m", first.context.shape, h),
+        ShapeStep("concatenated", r"[\operatorname{head}_1 \cdots \operatorname{head}_h]", result.concat.shape, 1),
+        ShapeStep("output", r"[\cdots] W^O", result.output.shape, 1),
+    ]
+
+
+# --- what heads cost ----------------------------------------------------------------------
+
+SOFTMAX_OPS_PER_SCORE = 5  # max, subtract, exp, sum, divide
+
+
+@dataclass(frozen=True)
+class AttentionCost:
+    """Parameters and floating-point operations (a multiply-add counts 2) of one attention layer.
+
+    params = 3 d (h d_head) + (h d_head) d;   FLOPs = 2 T d (3 h d_head) + 4 h T^2 d_head
+             + 5 h T^2 + 2 T (h d_head) d   (projections, scores and weighted sum, softmax, W_O).
+    """
+    T: int
+    d: int
+    h: int
+    d_head: int
+    output_projection: bool
+    params_qkv: int           # W_Q, W_K, W_V: 3 d (h d_head)
+    params_out: int           # W_O: (h d_head) d, or 0
+    flops_qkv: int            # X W_Q, X W_K, X W_V
+    flops_scores: int         # Q_m K_m^T for every head
+    flops_softmax: int        # softmax of every score
+    flops_weighted_sum: int   # alpha_m V_m for every head
+    flops_out: int            # concat W_O
+
+    @property
+    def params(self) -> int:
+        return self.params_qkv + self.params_out
+
+    @property
+    def flops(self) -> int:
+        return self.flops_qkv + self.flops_scores + self.flops_softmax + self.flops_weighted_sum + self.flops_out
+
+
+def attention_cost(T: int, d: int, h: int = 1, d_head: int | None = None, *,
+                   output_projection: bool = True) -> AttentionCost:
+    """Count the parameters and FLOPs of h heads of width d_head (d/h unless given) over T tokens."""
+    for value, name, top in ((T, "T (tokens)", limits.MAX_COST_TOKENS), (d, "d (model width)", limits.MAX_COST_WIDTH),
+                             (h, "h (heads)", limits.MAX_COST_HEADS)):
+        if not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
+            raise ValueError(f"{name} must be a whole number from 1 to {top:,}; got {value}.")
+    if d_head is None:
+        if d % h:
+            raise ValueError(f"The width d = {d} cannot be split evenly into h = {h} heads; choose h that divides d.")
+        d_head = d // h
+    if not isinstance(d_head, (int, np.integer)) or not 1 <= d_head <= limits.MAX_COST_WIDTH:
+        raise ValueError(f"The head width must be a whole number from 1 to {limits.MAX_COST_WIDTH:,}; got {d_head}.")
+    T, d, h, d_head = int(T), int(d), int(h), int(d_head)
+    inner = h * d_head
+    return AttentionCost(
+        T=T, d=d, h=h, d_head=d_head, output_projection=output_projection,
+        params_qkv=3 * d * inner, params_out=inner * d if output_projection else 0,
+        flops_qkv=2 * T * d * 3 * inner, flops_scores=2 * h * T * T * d_head,
+        flops_softmax=SOFTMAX_OPS_PER_SCORE * h * T * T, flops_weighted_sum=2 * h * T * T * d_head,
+        flops_out=2 * T * inner * d if output_projection else 0)
+
+
+def compare_head_costs(T: int, d: int, h: int) -> dict[str, AttentionCost]:
+    """One head of width d, h heads of width d/h (the transformer's choice), h heads of width d each."""
+    return {"1 head of width d": attention_cost(T, d, 1),
+            "h heads of width d/h": attention_cost(T, d, h),
+            "h heads of width d each": attention_cost(T, d, h, d_head=d)}
+
+
 # --- the chapter's worked example -------------------------------------------------------
 
 CHAPTER_TOKENS = ["crane", "by", "the", "lake"]

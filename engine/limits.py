@@ -12,15 +12,73 @@ MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+
 MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
 MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
-MAX_SENTENCE_CHARS = 400   # a sentence typed on the context page
+MAX_CONTEXT_SENTENCE_CHARS = 400  # a sentence typed on the context page
 
 # --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
+MAX_USER_TEXT_BYTES = 2_000_000   # a pasted or uploaded text (UTF-8 bytes)
+MAX_TOKENIZE_CHARS = 5_000        # text typed on the Tokens page, shown as chips
+MAX_BPE_MERGES = 2_000            # merges the BPE trainer may learn live
+MAX_BPE_TRAIN_CHARS = 2_000_000   # text the BPE trainer may read
+MAX_NGRAM_ORDER = 6               # n of an n-gram model
+MAX_NGRAM_TOKENS = 6_000_000      # token ids an n-gram model may count
+MAX_SAMPLE_TOKENS = 2_000         # tokens sampled in one go
+MAX_TEMPERATURE = 100.0           # sampling temperature (0 means greedy)
+MAX_ADD_K = 100.0                 # k of add-k (Lidstone) smoothing
+MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
 
 # --- embeddings (issue 4) ---------------------------------------------------------------
+VOCAB_SIZE_CHOICES = (10_000, 50_000, 400_000)  # the vocabulary-size control: most frequent words searched
+MIN_VOCAB_SIZE = 1_000        # fewer words than this and most analogies have no answer at all
+MAX_WORD_CHARS = 40           # one word typed by a student (GloVe's longest useful words are shorter)
+MAX_NEIGHBOURS = 50           # k in "the k nearest words"
+MAX_SUM_TERMS = 10            # words in a composed vector sum such as paris - france + italy
+MAX_EXPRESSION_CHARS = 300    # the text of one composed sum
+MAX_MAP_WORDS = 30            # points on the 2-D map
+MIN_MAP_WORDS = 3             # a 2-D projection needs at least three distinct words
+MAX_OFFSET_PAIRS = 10         # (a, b) pairs whose offsets b - a are compared
+MAX_SENSES = 4                # sense anchor words for one homonym
+MAX_SENTENCE_CHARS = 300      # a sentence around a homonym
+CONTEXT_SKIP_MOST_FREQUENT = 100  # the, of, and, ...: left out of a sentence's context average
 
 # --- the transformer: model, training, generation (issue 5) -----------------------------
+MAX_BUILD_PARAMETERS = 200_000_000  # a model built in memory (GPT-2 small fits; GPT-3 is only counted)
+MAX_CONTEXT_LENGTH = 2048           # tokens a built model reads at once
+MAX_TRAIN_PARAMETERS = 3_000_000    # a model trained live on a shared CPU
+MAX_TRAIN_D_MODEL = 256             # width of a live-trained model
+MAX_TRAIN_LAYERS = 8                # blocks in a live-trained model
+MAX_TRAIN_CONTEXT = 128             # context length of a live-trained model
+MAX_TRAIN_BATCH = 64                # sequences per training step
+MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
+MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
+MAX_CONCURRENT_TRAININGS = 2        # trainings running at once in one server process (the rest queue)
+MAX_WAITING_TRAININGS = 8           # trainings waiting in line; beyond that a student is asked to retry
+MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
+MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
+MAX_PROMPT_CHARS = 300              # characters of a prompt
+MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
+# positional encodings, the tiny vocabulary, the multi-head and position pages
+MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages
+MAX_POSITIONS = 256            # rows T of a positional-encoding table drawn or compared
+MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
+MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
+MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
+MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
+MAX_CHART_CELLS = 5_000        # cells of one drawn table (T x d, T x T): Altair refuses more rows
+MAX_DRAWN_POSITIONS = 64       # T and d of the encoding tables drawn on the Position page (64 x 64 < 5000)
+MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
+MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
+MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
+MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
+PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)
+PRETRAINED_MAX_TEXT_CHARS = 4_000    # characters of a text typed for SmolLM2
+PRETRAINED_MAX_EVAL_CHARS = 20_000   # characters scored for bits per character (read in windows)
+PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate call
+PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
+PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
+HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 
 # --- beyond words: patches, frames, residues (issue 7) ----------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
@@ -44,3 +102,4 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load (issue 8) ---------------------------------------------
+GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)

@@ -16,11 +16,6 @@ SENTENCES = ["the crane by the lake", "the pitcher threw a fastball", "she sat b
 MAX_K_SHOWN = 3
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    norm = np.linalg.norm(a) * np.linalg.norm(b)
-    return float(a @ b / norm) if norm else 0.0
-
-
 def load_sentence() -> None:
     """Rebuild X from the hand-picked vectors whenever the sentence changes; keep X if it cannot."""
     try:
@@ -42,7 +37,7 @@ def load_example() -> None:
 page.header("Context: window vs attention", "Which words should *crane* borrow meaning from?")
 
 url_state.init("sentence", SENTENCES[0])
-url_state.init("k", 1, int)
+url_state.init("k", 1, url_state.between(0, 6))
 url_state.init("query", 1, int)
 url_state.init("scaled", False, url_state.parse_bool)
 if "x" not in st.session_state:
@@ -98,13 +93,10 @@ if attended is not None and windows is not None:
     formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
                                  rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = {formula.latex_vector(window_context)}",
                                  caption="|W_t| is the number of positions that exist in the window (fewer at the edges).")
-    formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j,\quad \alpha_{tj} = \mathrm{softmax}_j(x_t\cdot x_j)",
-                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = {formula.latex_vector(attended.context[t])}")
-    st.dataframe({"vector": [f"x ({labels[t]} alone)", f"window k = {k}", "attention"],
-                  f"cosine with x of '{labels[best]}'": [cosine(x[t], x[best]), cosine(window_context, x[best]),
-                                                        cosine(attended.context[t], x[best])]},
-                 hide_index=True)
-
+    formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
+                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = {formula.latex_vector(attended.context[t])}",
+                                 caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j (divided by "
+                                         "sqrt(d) when scaling is on): weights chosen by content, not position.")
     code.show_code({"Python": (
         "import numpy as np\n\n"
         f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"

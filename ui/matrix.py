@@ -19,7 +19,8 @@ def matrix_editor(key: str, default: np.ndarray, *, row_labels: list[str] | None
     """
     good_key = f"{key}__last_good"
     st.session_state.setdefault(key, format_matrix(default, row_labels))
-    text = st.text_area(label, key=key, height=height or 68 + 24 * len(default), help=help or
+    lines = st.session_state[key].count("\n") + 1
+    text = st.text_area(label, key=key, height=height or 40 + 24 * min(max(lines, 2), 12), help=help or
                         "One row per line; numbers separated by spaces or commas. "
                         "Start a row with 'name:' to name its token.")
     try:

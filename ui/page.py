@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 T = TypeVar("T")
 
@@ -44,5 +45,5 @@ def next_idea(current_file: str) -> None:
         return
     try:
         st.page_link(idea.file, label=f"Next: {idea.title}", icon=":material/arrow_forward:")
-    except Exception:  # run on its own (AppTest of one page, a notebook): no navigation to link into
+    except StreamlitPageNotFoundError:  # run on its own (AppTest of one page): no navigation to link into
         st.markdown(f"Next: **{idea.title}** (in the sidebar)")

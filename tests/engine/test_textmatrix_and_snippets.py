@@ -1,6 +1,7 @@
 """Typed matrices and the generated 'show the code' programs."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ from hypothesis.extra.numpy import arrays
 
 from engine import limits
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
-from engine.snippets import attention_code, python_code
+from engine.snippets import attention_code, python_code, r_code
 from engine.textmatrix import format_matrix, parse_matrix
 
 
@@ -75,3 +76,15 @@ def test_three_languages_carry_the_same_matrix():
     for source in code.values():
         assert "0.8" in source and "lake" in source
     assert "sqrt(ncol(keys))" in code["R"] and "sqrt(size(keys, 2))" in code["Julia"]
+
+
+@pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed (apt-get install r-base-core)")
+@pytest.mark.parametrize("settings", [{}, {"W_q": np.eye(3) * 2, "causal": True, "scale": False, "query": 2}])
+def test_r_code_prints_the_engine_numbers(settings):
+    result = self_attention(CHAPTER_X, settings.get("W_q"), causal=settings.get("causal", False),
+                            scale=settings.get("scale", True))
+    q = settings.get("query", 0)
+    out = subprocess.run(["Rscript", "-e", r_code(CHAPTER_X, CHAPTER_TOKENS, **settings)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert [float(v) for v in out[0].split()[1:]] == np.round(result.weights[q], 3).tolist()
+    assert [float(v) for v in out[1].split()[1:]] == np.round(result.context[q], 3).tolist()

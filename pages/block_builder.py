@@ -1,0 +1,295 @@
+"""Block builder: assemble a transformer block and stack, count its parameters, train it live."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import streamlit as st
+
+from engine import charts_model, limits
+from engine.model import ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow
+from ui import challenges, charts, code, formula, loaders, page, url_state
+
+page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
+
+FIELDS = ["vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layers", "activation", "layer_norm",
+          "residual", "positional", "causal", "tied_head", "final_norm", "bias"]
+BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
+CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
+DEFAULT_PRESET = "tiny (the chapter's block)"
+NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
+
+
+def key(field: str) -> str:
+    return f"bb_{field}"
+
+
+def load_preset() -> None:
+    """Copy the chosen preset into every switch (runs before the widgets are drawn)."""
+    preset = PRESETS.get(st.session_state[key("preset")])
+    if preset is not None:
+        for field in FIELDS:
+            st.session_state[key(field)] = getattr(preset, field)
+
+
+# --- settings: the sidebar -------------------------------------------------------------------
+url_state.init(key("preset"), DEFAULT_PRESET, lambda raw: raw if raw in PRESETS or raw == "custom" else
+               (_ for _ in ()).throw(ValueError(raw)))
+for field in FIELDS:
+    default = getattr(PRESETS[DEFAULT_PRESET], field)
+    parse = url_state.parse_bool if field in BOOLEAN else (str if field in CHOICES else int)
+    url_state.init(key(field), default, parse)
+
+with st.sidebar:
+    st.selectbox("Preset", list(PRESETS) + ["custom"], key=key("preset"), on_change=load_preset,
+                 help="Load the sizes of a known model; change any switch to make it your own.")
+    st.caption("Sizes")
+    left, right = st.columns(2)
+    left.number_input("width d_model", 1, 100_000, key=key("d_model"))
+    right.number_input("heads h", 1, 1024, key=key("n_heads"))
+    left.number_input("FFN width d_ff", 1, 400_000, key=key("d_ff"))
+    right.number_input("blocks N", 0, 1000, key=key("n_layers"))
+    left.number_input("context T", 1, limits.MAX_CONTEXT_LENGTH, key=key("context_length"))
+    right.number_input("vocabulary V", 1, 1_000_000, key=key("vocab_size"))
+    st.caption("Switches")
+    st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False)
+    st.radio("Activation in the FFN", ACTIVATIONS, key=key("activation"), horizontal=True)
+    st.radio("Positions", POSITIONALS, key=key("positional"), horizontal=True)
+    st.toggle("Residual connections (x + sublayer(x))", key=key("residual"))
+    st.toggle("Causal mask (no peeking ahead)", key=key("causal"))
+    st.toggle("Tied LM head (output = embedding matrix)", key=key("tied_head"))
+    st.toggle("Final LayerNorm before the head", key=key("final_norm"))
+    st.toggle("Biases in linear layers and LayerNorm", key=key("bias"))
+
+values = {field: st.session_state[key(field)] for field in FIELDS}
+preset = PRESETS.get(st.session_state[key("preset")])
+if preset is not None and any(getattr(preset, f) != v for f, v in values.items()):
+    st.sidebar.caption(f"Changed from the preset '{st.session_state[key('preset')]}'.")
+url_state.mirror([key("preset")] + [key(f) for f in FIELDS])
+
+config = page.run_engine(lambda: TransformerConfig(**values))
+
+# --- the block: diagram and parameter counts ----------------------------------------------------
+if config is not None:
+    count = count_parameters(config)
+    stages = dataflow(config)
+    diagram, numbers = st.columns([5, 6])
+    with diagram:
+        st.subheader("Data flow, with shapes at each arrow")
+        st.graphviz_chart(charts_model.block_diagram(stages, config.n_layers, config.residual),
+                          width="stretch")
+        st.caption("Shapes are for one sequence of T tokens (a batch adds a leading B). "
+                   "Dashed orange arrows: the residual connections.")
+    with numbers:
+        st.subheader(f"{count.total:,} parameters")
+        charts.show(charts_model.parameter_bars(count.parts()))
+        formula.formula_with_numbers(
+            r"\underbrace{4d^2 + 4d}_{W_q,W_k,W_v,W_O} + \underbrace{2\,d\,d_{ff} + d_{ff} + d}_{\mathrm{FFN}}"
+            r" + \underbrace{2 \cdot 2d}_{\mathrm{2\ LayerNorms}}",
+            rf"{count.attention_per_block:,} + {count.feed_forward_per_block:,} + {count.layer_norms_per_block:,}"
+            rf" = {count.per_block:,}",
+            caption=f"One block (biases {'on' if config.bias else 'off: drop the +4d and +d_ff+d terms'}); "
+                    f"the stack repeats it N = {config.n_layers} times, "
+                    f"{count.blocks / max(count.total, 1):.0%} of the model.")
+        attention_share = count.attention_per_block / max(count.per_block, 1)
+        st.markdown(f"Inside a block, attention holds **{attention_share:.0%}** of the parameters and the "
+                    f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "
+                    f"Multi-head costs no more than one full-width head: h = {config.n_heads} heads of "
+                    f"d_k = {config.d_k} use the same 4d² numbers.")
+        with st.expander("Every stage, its formula, its output shape"):
+            st.dataframe([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
+                           "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
+                          for s in stages], hide_index=True)
+
+# --- training live ---------------------------------------------------------------------------------
+st.subheader("Train it live on Shakespeare, one character at a time")
+st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
+           "Runs use one CPU thread; a few students at a time train, the others wait in line.")
+settings = st.columns(5)
+url_state.init("bb_seconds", 60, int)
+url_state.init("bb_steps", 2000, int)
+url_state.init("bb_lr", "0.002", str)
+url_state.init("bb_batch", 12, int)
+url_state.init("bb_seed", 0, int)
+settings[0].number_input("time budget (s)", 1, limits.MAX_TRAIN_SECONDS, key="bb_seconds")
+settings[1].number_input("max steps", 1, limits.MAX_TRAIN_STEPS, key="bb_steps")
+settings[2].selectbox("peak learning rate", ["0.0003", "0.001", "0.002", "0.003", "0.01"], key="bb_lr")
+settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key="bb_batch")
+settings[4].number_input("seed", 0, 2**31 - 1, key="bb_seed")
+url_state.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
+
+st.session_state.setdefault("bb_runs", [])
+job = st.session_state.get("bb_job")
+running = job is not None and not st.session_state.get("bb_job_recorded", True)
+
+
+def start_training() -> None:
+    import torch
+
+    from engine.model import TransformerLanguageModel, TransformerLM, with_vocab
+    from engine.train import TrainConfig, TrainingJob
+
+    tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
+    model_config = with_vocab(config, tokenizer.vocab_size)
+    schedule = TrainConfig(batch_size=int(st.session_state.bb_batch), max_steps=int(st.session_state.bb_steps),
+                           max_seconds=float(st.session_state.bb_seconds),
+                           learning_rate=float(st.session_state.bb_lr),
+                           min_learning_rate=float(st.session_state.bb_lr) / 10,
+                           warmup_steps=min(100, int(st.session_state.bb_steps) // 10),
+                           eval_every=max(10, int(st.session_state.bb_steps) // 40), eval_batches=4,
+                           seed=int(st.session_state.bb_seed), threads=1)
+    torch.manual_seed(schedule.seed)
+    model = TransformerLM(model_config)
+    new_job = TrainingJob(model, train_ids, held_out_ids, schedule)
+    st.session_state.bb_job = new_job
+    st.session_state.bb_job_recorded = False
+    st.session_state.bb_job_label = run_label(model_config, len(st.session_state.bb_runs) + 1)
+    st.session_state.bb_job_lm = TransformerLanguageModel(model, tokenizer, name=st.session_state.bb_job_label)
+
+
+def run_label(c: TransformerConfig, number: int) -> str:
+    parts = [f"#{number}: d={c.d_model} h={c.n_heads} N={c.n_layers}", c.layer_norm + "-norm" if c.layer_norm != "none"
+             else "no LN", "residual" if c.residual else "NO residual", f"{c.positional} pos.", c.activation]
+    return ", ".join(parts)
+
+
+def history_of(label: str, job) -> dict:
+    result = job.result
+    if result is not None:
+        return {"label": label, "steps": result.steps, "train_loss": result.train_loss,
+                "eval_steps": result.eval_steps, "held_out_loss": result.held_out_loss}
+    history = list(job.history)
+    evaluated = [p for p in history if p.held_out_loss is not None]
+    return {"label": label, "steps": [p.step for p in history], "train_loss": [p.train_loss for p in history],
+            "eval_steps": [p.step for p in evaluated], "held_out_loss": [p.held_out_loss for p in evaluated]}
+
+
+def record(job) -> None:
+    """Keep a finished run to compare (the oldest goes beyond the limit)."""
+    lm = st.session_state.bb_job_lm
+    _, _, _, held_out_text = loaders.char_corpus()
+    from engine.generation import held_out_rung
+
+    run = history_of(st.session_state.bb_job_label, job) | {
+        "config": job.model.config, "seconds": job.result.seconds, "tokens_per_second": job.result.tokens_per_second,
+        "stopped_by": job.result.stopped_by, "rung": held_out_rung(lm, held_out_text)}
+    st.session_state.bb_runs = (st.session_state.bb_runs + [run])[-limits.MAX_SAVED_RUNS:]
+    st.session_state.live_model = lm              # the Generate page samples from the latest run
+    st.session_state.bb_job_recorded = True
+
+
+buttons = st.columns([1, 1, 1, 4])
+if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disabled=running or config is None):
+    from engine.train import check_trainable, TrainConfig
+
+    def checked_start():
+        check_trainable(config, TrainConfig(max_seconds=float(st.session_state.bb_seconds)))
+        start_training()
+    page.run_engine(checked_start)
+    job = st.session_state.get("bb_job")
+    running = job is not None and not st.session_state.get("bb_job_recorded", True)
+if buttons[1].button("Stop", icon=":material/stop:", disabled=not running):
+    job.stop()
+if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not st.session_state.bb_runs):
+    st.session_state.bb_runs = []
+
+baselines = page.run_engine(loaders.ngram_baselines) or {}
+
+
+def draw_training() -> None:
+    job = st.session_state.get("bb_job")
+    if job is None:
+        return
+    if not st.session_state.get("bb_job_recorded", True):
+        if job.state == "waiting":
+            position = job.queue_position
+            st.info(f"Waiting for a free slot: you are number {position} in line "
+                    f"({limits.MAX_CONCURRENT_TRAININGS} trainings run at once on this server).",
+                    icon=":material/hourglass_top:")
+        elif job.state == "failed":
+            st.error(f"The run failed: {job.error}", icon=":material/error:")
+            st.session_state.bb_job_recorded = True
+        else:
+            latest = job.history[-1] if job.history else None
+            fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
+                                                      latest.seconds / (job.config.max_seconds or math.inf))
+            text = "starting ..." if latest is None else (
+                f"step {latest.step:,}, {latest.seconds:.0f} s, training loss {latest.train_loss:.3f}, "
+                f"{latest.tokens_per_second:,.0f} tokens/s")
+            st.progress(min(fraction, 1.0), text=text)
+        if job.finished and job.state != "failed":
+            record(job)
+            st.rerun()
+    runs = [dict(r) for r in st.session_state.bb_runs]
+    if not st.session_state.get("bb_job_recorded", True):
+        runs.append(history_of(st.session_state.bb_job_label + " (training)", job))
+    if any(r["steps"] for r in runs):
+        charts.show(charts_model.loss_curves(runs, baselines))
+
+
+if running:
+    st.fragment(run_every=1.0)(draw_training)()
+else:
+    draw_training()
+
+runs = st.session_state.bb_runs
+if runs:
+    st.dataframe([{"run": r["label"], "parameters": f"{count_parameters(r['config']).total:,}",
+                   "steps": r["steps"][-1], "seconds": round(r["seconds"], 1),
+                   "tokens/s": round(r["tokens_per_second"]), "ended by": r["stopped_by"],
+                   "held-out nats/char": round(r["rung"].nats_per_token, 3),
+                   "bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
+    st.caption(f"Held-out figures in the table: the first {loaders.LADDER_HELD_OUT_CHARS:,} characters of the "
+               "validation split, the same text the n-gram lines are scored on. The curves use fixed random "
+               "windows of the whole validation split.")
+if baselines:
+    st.caption("Dashed grey lines: Kneser-Ney character n-grams of the same training text, in nats per character. "
+               f"A run of a minute or two here rarely gets below the 4-gram ({baselines.get('4-gram', 0):.2f}); "
+               "the n-gram only counts, the transformer has to learn.")
+
+# --- show the code, try this, reading ------------------------------------------------------------
+if config is not None:
+    arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
+    code.show_code({"Python": f'''from engine.model import TransformerConfig, TransformerLM, count_parameters, with_vocab
+from engine.train import TrainConfig, train
+from engine.corpus import load_corpus
+from engine.tokenizers import CharTokenizer
+
+config = TransformerConfig({arguments})
+print(count_parameters(config).total)        # {count_parameters(config).total:,}
+
+corpus = load_corpus()
+tokenizer = CharTokenizer.from_text(corpus.text)
+model = TransformerLM(with_vocab(config, tokenizer.vocab_size))   # the plays' characters
+result = train(model, tokenizer.encode(corpus.train), tokenizer.encode(corpus.validation),
+               TrainConfig(batch_size={st.session_state.bb_batch}, max_steps={st.session_state.bb_steps}, \
+max_seconds={st.session_state.bb_seconds}, learning_rate={st.session_state.bb_lr}, seed={st.session_state.bb_seed}))
+print(result.held_out_loss[-1])               # nats per character
+'''})
+
+norms = {r["config"].layer_norm for r in runs}
+residuals = {r["config"].residual for r in runs}
+best = min((r["rung"].nats_per_token for r in runs), default=math.inf)
+gpt2 = config is not None and count_parameters(config).total == 124_439_808
+challenges.try_this([
+    challenges.Challenge("Train two runs that differ only in the residual switch, and compare their curves.",
+                         done=residuals == {True, False},
+                         hint="Train once, turn 'Residual connections' off, train again."),
+    challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
+                         done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
+    challenges.Challenge("Get a run below 2.3 nats per character on held-out text.", done=best < 2.3,
+                         hint="The baby GPT preset with a 60-second budget and learning rate 0.002 gets there."),
+])
+if gpt2:
+    st.caption("GPT-2 small: 124,439,808 parameters, exactly the count of OpenAI's released checkpoint.")
+
+page.further_reading([
+    ("Vaswani et al. 2017, Attention is all you need (the block, post-norm)", "https://arxiv.org/abs/1706.03762"),
+    ("Xiong et al. 2020, On layer normalization in the transformer architecture (pre- vs post-norm)",
+     "https://arxiv.org/abs/2002.04745"),
+    ("Karpathy, nanoGPT (the baby GPT preset and its training loop)", "https://github.com/karpathy/nanoGPT"),
+    ("Lin et al. 2021, A survey of transformers", "https://arxiv.org/abs/2106.04554"),
+    ("Brown et al. 2020, Language models are few-shot learners (GPT-3's sizes, table 2.1)",
+     "https://arxiv.org/abs/2005.14165"),
+])
+page.next_idea(__file__)

