@@ -205,7 +205,7 @@ def image_section() -> None:
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
     j, w = strongest[0]
     formula.formula_with_numbers(
-        r"\alpha_{qj} = \frac{\exp(x_q \cdot x_j / \sqrt{d})}{\sum_{k=1}^{T} \exp(x_q \cdot x_k / \sqrt{d})}",
+        r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
         rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
         rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
         caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
@@ -274,11 +274,11 @@ def audio_section() -> None:
                       "time (s)": [round(float(spec.times[j]), 3) for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
     formula.formula_with_numbers(
-        r"X_t(f) = \Big|\sum_{n=0}^{N-1} w[n]\, s[t\cdot\text{hop} + n]\, e^{-2\pi i f n / N}\Big|",
+        r"X_t = \big|\mathrm{FFT}(w \odot s_{th\,:\,th+N})\big|",
         rf"T = 1 + \left\lfloor \frac{{{spec.signal.size} - {spec.frame}}}{{{spec.hop}}} \right\rfloor = {spec.T},"
         rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {strongest[0][1]:.4f}",
-        caption="w is the Hann window; each frame's |FFT| in decibels is one token, then the same attention as for "
-                "patches.")
+        caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
+                "attention as for patches.")
     cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
     code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)})
     best = strongest[0][0]
