@@ -56,8 +56,7 @@ url_state.init("head", 0, int)
 with st.sidebar:
     st.header("Filters")
     st.slider("Layers shown", 0, 29, (0, 29), key="layer_range")
-    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key="types_shown",
-                   format_func=lambda t: t.replace("-", " "))
+    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key="types_shown")
     st.caption("Types are named on your sentence, except induction, which is measured once on a random "
                "sequence of 30 tokens repeated twice (copying is the only way to predict its second half).")
 
