@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import limits
 from engine.beyond_code import audio_code, image_code, protein_code
-from engine.charts import heatmap
+from engine.charts import heatmap_spec
 from engine.charts_beyond import OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_with_frames
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
@@ -301,7 +301,7 @@ def protein_section() -> None:
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
     cell = 28 if L <= 30 else max(6, 840 // L)
-    charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
+    charts.show(heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending",
                         cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)

@@ -191,7 +191,7 @@ if result is not None:
                    f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
                    "Hover a point for its 5 nearest words.")
         labels = [f"{p} → {q}" for p, q in offsets.pairs]
-        charts_ui.show(charts.heatmap(offsets.cosines, labels, labels, value_name="cosine",
+        charts_ui.show(charts.heatmap_spec(offsets.cosines, labels, labels, value_name="cosine",
                                       x_title="offset", y_title="offset", scheme="blues",
                                       domain=(-1, 1), cell=64,
                                       title="How parallel are the offsets in all 50 dimensions?"))

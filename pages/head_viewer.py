@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import heads, limits
-from engine.charts import heatmap
+from engine.charts import heatmap_spec
 from engine.charts_headviewer import TYPE_COLOURS, head_lines, model_view, thumbnails
 from ui import challenges, charts, code, formula, loaders, page, url_state
 from ui.pretrained_views import absorbed_probes, load_smollm2
@@ -111,10 +111,9 @@ if scored is not None:
     with left:
         charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"))
     with right:
-        charts.show(heatmap(alpha, tokens, tokens, domain=(0, 1), digits=2 if T <= 12 else 1,
-                            cell=34 if T <= 12 else 24,
-                            title="The same weights as a heatmap", x_title="key (attended to)",
-                            y_title="query (attending)"))
+        charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2 if T <= 12 else 1,
+                                 cell=34 if T <= 12 else 24, title="The same weights as a heatmap",
+                                 x_title="key (attended to)", y_title="query (attending)"))
 
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}
     numbers, formulas = st.columns([2, 3])
