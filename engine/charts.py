@@ -57,7 +57,9 @@ def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str 
             middle = sum(domain) / 2
         # ink colour as data (not alt.condition, which costs a schema validation per chart)
         frame["ink"] = np.where(frame[value_name] > middle, "white", "black")
-        text = base.mark_text(fontSize=12).encode(text="text:N", color=alt.Color("ink:N", scale=None))
+        # an explicit black/white scale: Streamlit's frontend draws nothing at all for `scale=None` here
+        ink = alt.Scale(domain=["black", "white"], range=["black", "white"])
+        text = base.mark_text(fontSize=12).encode(text="text:N", color=alt.Color("ink:N", scale=ink, legend=None))
         layers = rects + text
     return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
 

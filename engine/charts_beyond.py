@@ -43,47 +43,65 @@ def viridis(values: np.ndarray) -> np.ndarray:
 
 def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: int, patch: int,
                   weights: np.ndarray, query: int, *, style: str = "spotlight", display_width: int = 480,
-                  selection: alt.Parameter | None = None) -> alt.Chart:
-    """The picture, its patch grid, and alpha_query,j over every patch j as an overlay.
+                  selection: str | None = None) -> dict:
+    """The picture, its patch grid, and alpha_query,j over every patch j as an overlay (a Vega-Lite spec).
 
     spotlight: patches darken as their weight falls (the attended ones stay lit);
     heat: each patch tinted with viridis by its weight. Colours run from 0 to the largest
     weight on any other patch (the query's weight on itself is usually the largest and
-    would wash the rest out); the query patch is outlined in orange.
+    would wash the rest out); the query patch is outlined in orange. `selection` names a
+    click selection on the patches (field "patch").
+
+    Written as a plain Vega-Lite dict rather than through Altair: a click redraws up to 1024
+    patches, and Altair's per-encoding schema work cost more than the attention itself.
+    The tests check the spec against the Vega-Lite schema.
     """
     weights = np.asarray(weights, dtype=float)
     others = np.delete(weights, query)
     top = float(others.max()) if others.size else float(weights.max())
+    shade = np.clip(weights / top, 0, 1) if top > 0 else np.zeros_like(weights)
     r, c = np.divmod(np.arange(rows * cols), cols)
-    frame = pd.DataFrame({"patch": np.arange(rows * cols), "row": r, "col": c,
-                          "x0": c * patch, "x1": (c + 1) * patch, "y0": r * patch, "y1": (r + 1) * patch,
-                          "weight": weights, "shade": np.clip(weights / top, 0, 1) if top > 0 else 0.0})
-    frame["darkness"] = 0.85 * (1 - frame["shade"])
+    # one short record per patch; Vega computes the pixel box and the darkness from it
+    values = [{"patch": n, "row": int(r[n]), "col": int(c[n]), "weight": round(float(weights[n]), 5),
+               "shade": round(float(shade[n]), 3)} for n in range(rows * cols)]
+    boxes = [{"calculate": f"datum.col * {patch}", "as": "x0"}, {"calculate": f"datum.col * {patch} + {patch}", "as": "x1"},
+             {"calculate": f"datum.row * {patch}", "as": "y0"}, {"calculate": f"datum.row * {patch} + {patch}", "as": "y1"},
+             {"calculate": "0.85 * (1 - datum.shade)", "as": "darkness"}]
     scale = display_width / width
-    size = {"width": display_width, "height": round(height * scale)}
-    x_scale = alt.Scale(domain=[0, width], nice=False, zero=False)
-    y_scale = alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True)
-    # the picture fills the plot, whatever size the page finally gives it
-    picture = alt.Chart(pd.DataFrame({"url": [picture_url], "x": [0], "y": [0]})).mark_image(
-        width=alt.expr("width"), height=alt.expr("height"), align="left", baseline="top", aspect=False).encode(
-        x=alt.X("x:Q", scale=x_scale, axis=None), y=alt.Y("y:Q", scale=y_scale, axis=None), url="url:N")
-    tooltip = [alt.Tooltip("patch:Q", title="patch"), "row:Q", "col:Q", alt.Tooltip("weight:Q", format=".4f")]
-    base = alt.Chart(frame).encode(x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1",
-                                   y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1")
+    x = {"field": "x0", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, width], "nice": False, "zero": False}}
+    y = {"field": "y0", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, height], "nice": False, "zero": False, "reverse": True}}
+    box = {"x": x, "x2": {"field": "x1"}, "y": y, "y2": {"field": "y1"}}
+    tooltip = [{"field": "patch", "type": "quantitative"}, {"field": "row", "type": "quantitative"},
+               {"field": "col", "type": "quantitative"}, {"field": "weight", "type": "quantitative", "format": ".4f"}]
+    grid_lines = {"stroke": "white", "strokeOpacity": 0.25, "strokeWidth": 0.5}
     if style == "heat":
-        cells = base.mark_rect(opacity=0.6, stroke="white", strokeOpacity=0.25, strokeWidth=0.5).encode(
-            color=alt.Color("shade:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]),
-                            legend=alt.Legend(title=["weight /", "largest other"], orient="right")),
-            tooltip=tooltip)
+        cells = {"mark": {"type": "rect", "opacity": 0.6, **grid_lines},
+                 "encoding": {**box, "tooltip": tooltip,
+                              "color": {"field": "shade", "type": "quantitative",
+                                        "scale": {"scheme": "viridis", "domain": [0, 1]},
+                                        "legend": {"title": ["weight /", "largest other"], "orient": "right"}}}}
     else:
-        cells = base.mark_rect(fill="black", stroke="white", strokeOpacity=0.25, strokeWidth=0.5).encode(
-            opacity=alt.Opacity("darkness:Q", scale=None, legend=None), tooltip=tooltip)
-    if selection is not None:
-        cells = cells.add_params(selection)
-    outline = alt.Chart(frame[frame["patch"] == query]).mark_rect(
-        fill=None, stroke=QUERY_COLOUR, strokeWidth=3).encode(
-        x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1", y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1")
-    return alt.layer(picture, cells, outline).properties(**size).configure_view(stroke=None)
+        cells = {"mark": {"type": "rect", "fill": "black", **grid_lines},
+                 "encoding": {**box, "tooltip": tooltip,
+                              "opacity": {"field": "darkness", "type": "quantitative", "scale": None}}}
+    if selection:
+        cells["params"] = [{"name": selection, "select": {"type": "point", "fields": ["patch"], "on": "click",
+                                                          "clear": False}}]
+    picture = {"data": {"values": [{"url": picture_url, "x": 0, "y": 0}]},
+               # the picture fills the plot, whatever size the page finally gives it
+               "mark": {"type": "image", "width": {"expr": "width"}, "height": {"expr": "height"},
+                        "align": "left", "baseline": "top", "aspect": False},
+               "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"}, "url": {"field": "url", "type": "nominal"}}}
+    outline = {"transform": [{"filter": {"field": "patch", "equal": int(query)}}],
+               "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 3},
+               "encoding": box}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+            "width": display_width, "height": round(height * scale),
+            # "pad": keep the plot exactly this size (Streamlit's default "fit" squeezes the height)
+            "autosize": {"type": "pad"}, "config": {"view": {"stroke": None}},
+            "layer": [picture, {"data": {"values": values}, "transform": boxes, "layer": [cells, outline]}]}
 
 
 def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), *, width: int = 640,

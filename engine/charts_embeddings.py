@@ -5,8 +5,6 @@ Data in, alt.Chart out; colour-blind-safe blue/orange, and numbers printed besid
 """
 from __future__ import annotations
 
-import math
-
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -27,7 +25,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
     low = min(0.0, float(frame["score"].min()))
     high = max(1.0, float(frame["score"].max())) if value_title == "cosine" else float(frame["score"].max()) * 1.15
     base = alt.Chart(frame).encode(
-        y=alt.Y("word:N", sort=list(frame["word"]), title=None, axis=alt.Axis(labelFontSize=13)),
+        y=alt.Y("word:N", sort=list(frame["word"]), title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("score:Q", title=value_title, scale=alt.Scale(domain=[low, high])),
         tooltip=["rank:Q", "word:N", alt.Tooltip("score:Q", format=f".{digits}f")],
     )
@@ -35,7 +33,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
         color=alt.Color("expected:N", scale=alt.Scale(domain=["other", "expected answer"], range=[BLUE, ORANGE]),
                         legend=None))
     text = base.mark_text(align="left", dx=4, fontSize=12).encode(text="label:N")
-    return (bars + text).properties(title=title, height=max(26 * len(frame), 60))
+    return (bars + text).properties(title=title, height=alt.Step(24))
 
 
 def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (),
@@ -43,8 +41,8 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
                   explained=None, size: int = 520) -> alt.LayerChart:
     """Words as points on their PCA plane, each offset a -> b drawn as an arrow.
 
-    Both axes span the same range, so lengths and angles on screen are those of the plane:
-    parallel offsets look parallel. `neighbours` (word -> text) shows on hover.
+    Both axes span the same range, so parallel offsets look parallel. `neighbours`
+    (word -> text) shows on hover.
     """
     coords = np.asarray(coords, dtype=float)
     roles = roles or {}
@@ -61,36 +59,39 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
                    title=f"first principal direction ({share[0]:.0%} of the spread)")
     y_axis = alt.Y("y:Q", scale=alt.Scale(domain=y_domain, nice=False, zero=False),
                    title=f"second principal direction ({share[1]:.0%})")
-    role_names = list(dict.fromkeys(["analogy word", "answer", "other word"]))
+    role_names = ["analogy word", "answer", "other word"]
     colour = alt.Color("role:N", scale=alt.Scale(domain=role_names, range=[BLUE, ORANGE, GREY]),
-                       legend=alt.Legend(orient="bottom", title=None))
+                       legend=alt.Legend(orient="right", title=None))
     points = alt.Chart(frame).mark_circle(size=90, opacity=0.9).encode(
         x=x_axis, y=y_axis, color=colour,
         tooltip=[alt.Tooltip("word:N"), alt.Tooltip("nearest:N", title="nearest words"),
                  alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("y:Q", format=".3f")])
     labels = alt.Chart(frame).mark_text(align="left", dx=7, dy=-7, fontSize=13).encode(
-        x="x:Q", y="y:Q", text="word:N", color=colour)
+        x="x:Q", y="y:Q", text="word:N",
+        color=alt.Color("role:N", scale=alt.Scale(domain=role_names, range=[BLUE, ORANGE, GREY]), legend=None))
     layers = [points, labels]
     place = {w: (float(x), float(y)) for w, x, y in zip(words, coords[:, 0], coords[:, 1])}
     segments = []
+    barb = 0.05 * half  # arrowhead size in data units (both axes share one span)
     for number, (a, b) in enumerate(arrows):
-        if a not in place or b not in place:
+        if a not in place or b not in place or place[a] == place[b]:
             continue
-        (x0, y0), (x1, y1) = place[a], place[b]
-        # vega's angle turns clockwise from 'up'; the axes share one scale, so this is the screen angle
-        angle = (90.0 - math.degrees(math.atan2(y1 - y0, x1 - x0))) % 360
-        segments.append({"pair": f"{a} → {b}", "x": x0, "y": y0, "x2": x1, "y2": y1, "angle": angle,
-                         "kind": "analogy offset" if number < 2 else "other offset"})
+        start, end = np.array(place[a]), np.array(place[b])
+        along = (end - start) / np.linalg.norm(end - start)
+        across = np.array([-along[1], along[0]])
+        kind = "analogy offset" if number < 2 else "other offset"
+        # the shaft, then two short barbs from the tip: drawn in data units, so they follow the line
+        # whatever size Streamlit gives the chart
+        for tip_to in (start, end - barb * (along - 0.6 * across), end - barb * (along + 0.6 * across)):
+            segments.append({"pair": f"{a} → {b}", "kind": kind, "x": float(tip_to[0]), "y": float(tip_to[1]),
+                             "x2": float(end[0]), "y2": float(end[1])})
     if segments:
         arrows_frame = pd.DataFrame(segments)
-        arrow_colour = alt.Color("kind:N", scale=alt.Scale(domain=["analogy offset", "other offset"],
-                                                           range=[ORANGE, BLUE]),
-                                 legend=alt.Legend(orient="bottom", title=None))
-        lines = alt.Chart(arrows_frame).mark_rule(strokeWidth=2, opacity=0.75).encode(
-            x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q", color=arrow_colour, tooltip=["pair:N"])
-        heads = alt.Chart(arrows_frame).mark_point(shape="triangle-up", filled=True, size=140, opacity=0.9).encode(
-            x="x2:Q", y="y2:Q", angle=alt.Angle("angle:Q", scale=None), color=arrow_colour, tooltip=["pair:N"])
-        layers = [lines, heads] + layers
+        arrow_scale = alt.Scale(domain=["analogy offset", "other offset"], range=[ORANGE, BLUE])
+        lines = alt.Chart(arrows_frame).mark_rule(strokeWidth=2, opacity=0.8).encode(
+            x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q", tooltip=["pair:N"],
+            color=alt.Color("kind:N", scale=arrow_scale, legend=alt.Legend(orient="bottom", title=None)))
+        layers = [lines] + layers
     return alt.layer(*layers).resolve_scale(color="independent").properties(width=size, height=size)
 
 
@@ -113,7 +114,7 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
     labels = base.mark_text(align="left", dx=6, dy=-6, fontSize=12).encode(text="word:N", color=colour)
     diagonal = alt.Chart(pd.DataFrame({"a": [low, high], "b": [low, high]})).mark_line(
         strokeDash=[4, 4], color=GREY).encode(x="a:Q", y="b:Q")
-    return alt.layer(diagonal, points, labels).properties(width=440, height=440)
+    return alt.layer(diagonal, points, labels).properties(width=400, height=400)
 
 
 def accuracy_bars(rows: list[dict]) -> alt.Chart:
@@ -126,7 +127,7 @@ def accuracy_bars(rows: list[dict]) -> alt.Chart:
                 axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("measure:N", sort=["top-1", "top-5"]),
         y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                title="classic analogies answered"))
+                title="answered right"))
     colour = alt.Color("measure:N", scale=alt.Scale(domain=["top-1", "top-5"], range=[BLUE, ORANGE]),
                        legend=alt.Legend(orient="bottom", title=None))
     bars = base.mark_bar().encode(color=colour, tooltip=["vocabulary", "measure",

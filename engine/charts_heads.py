@@ -5,20 +5,53 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from engine.charts import PAIR_COLOURS, heatmap
+from engine.charts import PAIR_COLOURS, _unique
 
 HEADS_PER_ROW = 4
 
 
 def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
-              cell: int = 38) -> alt.VConcatChart:
+              cell: int = 38) -> alt.FacetChart:
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared 0..1 scale."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
-    charts = [heatmap(w, tokens, tokens, title=t, domain=(0.0, 1.0), digits=2, cell=cell,
-                      x_title="key", y_title="query")
-              for w, t in zip(weights, titles)]
-    rows = [alt.hconcat(*charts[i:i + HEADS_PER_ROW]) for i in range(0, len(charts), HEADS_PER_ROW)]
-    return alt.vconcat(*rows).resolve_scale(color="shared")
+    return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell)
+
+def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
+                   scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
+                   cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
+                   y_title: str = "query") -> alt.FacetChart:
+    """Several labelled heatmaps, one panel each, on one colour scale, numbers printed in the cells.
+
+    One faceted chart rather than many layered ones: Altair copies every chart it combines,
+    so h separate heatmaps cost h times the building; a facet is built once.
+    """
+    frames = []
+    for title, (matrix, row_labels, col_labels) in panels.items():
+        values = np.asarray(matrix, dtype=float)
+        rows, cols = _unique(list(row_labels)), _unique(list(col_labels))
+        i, j = np.meshgrid(np.arange(len(rows)), np.arange(len(cols)), indexing="ij")
+        frames.append(pd.DataFrame({"panel": title, "row": np.array(rows)[i.ravel()],
+                                    "col": np.array(cols)[j.ravel()], value_name: values.ravel(),
+                                    "i": i.ravel(), "j": j.ravel()}))
+    frame = pd.concat(frames, ignore_index=True)
+    low, high = domain if domain else (float(frame[value_name].min()), float(frame[value_name].max()))
+    frame["text"] = [f"{v:.{digits}f}" for v in frame[value_name]]
+    frame["ink"] = np.where(frame[value_name] > (low + high) / 2, "white", "black")  # data, not alt.condition
+    base = alt.Chart().encode(
+        x=alt.X("col:N", sort=alt.EncodingSortField("j"), title=x_title, axis=alt.Axis(labelAngle=-40, orient="top")),
+        y=alt.Y("row:N", sort=alt.EncodingSortField("i"), title=y_title),
+    )
+    rects = base.mark_rect(stroke="white").encode(
+        color=alt.Color(f"{value_name}:Q", scale=alt.Scale(scheme=scheme, domain=[low, high]),
+                        legend=alt.Legend(title=value_name)),
+        tooltip=["panel:N", alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
+                 alt.Tooltip(f"{value_name}:Q", format=f".{digits}f")])
+    text = base.mark_text(fontSize=11).encode(text="text:N", color=alt.Color("ink:N", scale=None))
+    layers = alt.layer(rects, text).properties(width=alt.Step(cell), height=alt.Step(cell))
+    titles = list(panels)
+    return alt.FacetChart(data=frame, spec=layers, facet=alt.Facet(
+        "panel:N", sort=titles, title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")),
+        columns=columns).resolve_scale(x="independent", y="independent")
 
 
 def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> alt.Chart:  # noqa: F821
@@ -30,8 +63,8 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
     frame["ratio"] = [f"{v / reference:.3g} x" for v in frame[measure]]
     names = list(costs)
     base = alt.Chart(frame).encode(
-        y=alt.Y("layout:N", sort=names, title=None),
-        x=alt.X(f"{measure}:Q", title=title, axis=alt.Axis(format="~s")),
+        y=alt.Y("layout:N", sort=names, title=None, axis=alt.Axis(labelLimit=240)),
+        x=alt.X(f"{measure}:Q", title=None, axis=alt.Axis(format="~s")),
     )
     colours = (PAIR_COLOURS + ["#7f7f7f"])[:len(names)]
     bars = base.mark_bar().encode(
@@ -39,7 +72,14 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
         tooltip=["layout", alt.Tooltip(f"{measure}:Q", format=","), "ratio"])
     text = base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("label:N")).transform_calculate(
         label="datum.text + '  (' + datum.ratio + ')'")
-    return (bars + text).properties(title=title, height=34 * len(names) + 20, width=360)
+    return (bars + text).properties(title=title, height=34 * len(names) + 20, width=260)
+
+
+def cost_comparison(costs: dict[str, "AttentionCost"]) -> alt.HConcatChart:  # noqa: F821
+    """Parameters and FLOPs of each layout, side by side."""
+    return alt.hconcat(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
+                       cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"),
+                       spacing=30)
 
 
 def _short(value: float) -> str:

@@ -5,13 +5,21 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from engine import limits
 from engine.charts import PAIR_COLOURS, _unique
+
+
+def _check_cells(rows: int, cols: int, what: str) -> None:
+    if rows * cols > limits.MAX_CHART_CELLS:
+        raise ValueError(f"A {what} of {rows} x {cols} cells is too large to draw; the limit is "
+                         f"{limits.MAX_CHART_CELLS:,} cells.")
 
 
 def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Chart:
     """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
     P = np.asarray(encoding, dtype=float)
     T, d = P.shape
+    _check_cells(T, d, "table")
     t, i = np.meshgrid(np.arange(T), np.arange(d), indexing="ij")
     frame = pd.DataFrame({"position t": t.ravel(), "dimension": i.ravel(), "value": P.ravel()})
     limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
@@ -28,14 +36,17 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Cha
     """p_i . p_j for every pair of positions."""
     G = np.asarray(gram, dtype=float)
     T = G.shape[0]
+    _check_cells(T, T, "table of dot products")
     i, j = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
-    frame = pd.DataFrame({"position i": i.ravel(), "position j": j.ravel(), "p_i . p_j": G.ravel()})
+    # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
+    frame = pd.DataFrame({"position i": i.ravel(), "position j": j.ravel(), "dot": G.ravel()})
     limit = float(np.abs(G).max()) or 1.0
     return alt.Chart(frame).mark_rect().encode(
         x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, values=_ticks(T))),
         y=alt.Y("position i:O", axis=alt.Axis(values=_ticks(T))),
-        color=alt.Color("p_i . p_j:Q", scale=alt.Scale(scheme="blueorange", domain=[-limit, limit])),
-        tooltip=["position i", "position j", alt.Tooltip("p_i . p_j:Q", format=".3f")],
+        color=alt.Color("dot:Q", scale=alt.Scale(scheme="blueorange", domain=[-limit, limit]),
+                        legend=alt.Legend(title="p_i . p_j")),
+        tooltip=["position i", "position j", alt.Tooltip("dot:Q", format=".3f", title="p_i . p_j")],
     ).properties(title=title, width=max(cell * T, 200), height=max(cell * T, 200))
 
 
@@ -70,6 +81,11 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
     bars = base.mark_bar(color=PAIR_COLOURS[1]).encode(tooltip=["word", alt.Tooltip("difference:Q", format=".3g")])
     text = base.mark_text(dy=-7, fontSize=12).encode(text="text:N")
     return (bars + text).properties(title=title, height=240)
+
+
+def side_by_side(*charts: alt.Chart, shared_colour: bool = False) -> alt.HConcatChart:
+    """Charts in one row drawn at the sizes they ask for; one colour scale for all when they compare like with like."""
+    return alt.hconcat(*charts, spacing=40).resolve_scale(color="shared" if shared_colour else "independent")
 
 
 def _ticks(n: int) -> list[int]:

@@ -63,6 +63,8 @@ MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
 MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
 MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
 MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
+MAX_CHART_CELLS = 5_000        # cells of one drawn table (T x d, T x T): Altair refuses more rows
+MAX_DRAWN_POSITIONS = 64       # T and d of the encoding tables drawn on the Position page (64 x 64 < 5000)
 MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
 MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
 MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
@@ -76,6 +78,7 @@ PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate cal
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 
 # --- beyond words: patches, frames, residues (issue 7) ----------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
@@ -99,3 +102,4 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load (issue 8) ---------------------------------------------
+GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)

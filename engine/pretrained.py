@@ -91,18 +91,37 @@ def _dequantize(tensor, rows_per_chunk: int = 4096) -> np.ndarray:
     return out
 
 
+def _reader(path: Path):
+    """ggml's GGUFReader, parsing over a plain ndarray view of its memory map.
+
+    The reader slices its np.memmap once per metadata item (about 250,000 times for the
+    49,152 token strings and 48,900 merges); each slice of an np.memmap runs Python hooks,
+    a plain ndarray view of the same mapped bytes does not, and reads the file twice as fast.
+    """
+    import gguf
+
+    class PlainViewReader(gguf.GGUFReader):
+        @property
+        def data(self):
+            return self._mapped
+
+        @data.setter
+        def data(self, mapped):
+            self._mapped = np.asarray(mapped)
+
+    return PlainViewReader(str(path))
+
+
 def read_gguf(path: Path | str) -> tuple[Config, dict[str, np.ndarray], dict]:
     """(config, float32 weights by GGUF name, tokenizer metadata) from a GGUF file.
 
     A matrix comes out as (out_features, in_features), torch's Linear layout.
     """
-    import gguf
-
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"The SmolLM2 weights file {path.name} was not found. Install it with `{INSTALL_HINT}`.")
     try:
-        reader = gguf.GGUFReader(str(path))
+        reader = _reader(path)
         fields = reader.fields
 
         def value(key):

@@ -34,7 +34,9 @@ def cached_image_attention(name: str, upload: bytes | None, side: int, patch: in
     pixels = load_image(upload).pixels if upload is not None else bundled_picture(name)
     if side:
         pixels = resize_square(pixels, side)
-    return pixels, image_attention(pixels, patch, fit, d, seed)
+    result = image_attention(pixels, patch, fit, d, seed)
+    picture = data_url(np.round(result.source.image * 255).astype(np.uint8))   # the picture as cut
+    return pixels, result, picture
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
@@ -48,9 +50,9 @@ def cached_residue_attention(sequence: str, d: int | None, seed: int):
     return residue_attention(sequence, d, seed)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def picture_url(pixels_bytes: bytes, shape: tuple) -> str:
-    return data_url(np.frombuffer(pixels_bytes, dtype=np.uint8).reshape(shape))
+@st.cache_data(max_entries=32, show_spinner=False)
+def cost_chart_spec(costs: tuple, patch: int) -> dict:
+    return cost_chart(list(costs), patch).to_dict(validate=False)
 
 
 def cost_line(T: int, d: int, what: str, shrink: str) -> None:
@@ -92,7 +94,7 @@ url_state.init("hop", 128, int)
 url_state.init("qframe", -1, int)
 url_state.init("protein", "Human insulin, A chain")
 url_state.init("sequence", PROTEIN_PRESETS["Human insulin, A chain"])
-url_state.init("residue", 5, int)
+url_state.init("residue", 0, int)
 
 with st.sidebar:
     st.header("Settings")
@@ -153,7 +155,7 @@ def image_section() -> None:
     computed = page.run_engine(cached_image_attention, name, upload, side, patch, fit, d, seed)
     if computed is None:
         return
-    pixels, result = computed
+    pixels, result, url = computed
     patches = result.source
     rows, cols = patches.rows, patches.cols
     st.session_state.qrow = min(max(int(st.session_state.qrow), 0), rows - 1)
@@ -170,15 +172,13 @@ def image_section() -> None:
     st.markdown(f"**{height} x {width} pixels, p = {patch}: a grid of {rows} x {cols} = {patches.N} tokens, "
                 f"each {patch} x {patch} x {patches.channels} = {result.tokens.features.shape[1]:,} numbers"
                 f"{f', projected to d = {d}' if d else ''}.**{edge}")
-    cut = np.round(patches.image * 255).astype(np.uint8)
-    url = picture_url(cut.tobytes(), cut.shape)
-    chosen = alt.selection_point(name="token", fields=["patch"], on="click", clear=False)
+    cut_h, cut_w = patches.image.shape[:2]
     left, right = st.columns([3, 2])
     with left:
-        chart = patch_overlay(url, cut.shape[0], cut.shape[1], rows, cols, patch, result.attention.weights[query],
-                              query, style=st.session_state.overlay, selection=chosen,
-                              display_width=min(500, max(320, 4 * cut.shape[1])))
-        st.vega_lite_chart(chart.to_dict(validate=False), key="overlay_chart", on_select=lambda: set_from_selection(
+        chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query],
+                              query, style=st.session_state.overlay, selection="token",
+                              display_width=min(500, max(320, 4 * cut_w)))
+        st.vega_lite_chart(chart, key="overlay_chart", on_select=lambda: set_from_selection(
             "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
             selection_mode="token", width="content")
     with right:
@@ -191,7 +191,7 @@ def image_section() -> None:
         strongest = result.strongest_others(query, 5)
         st.markdown(f"Patch ({st.session_state.qrow}, {st.session_state.qcol}) keeps **{weights[query]:.4f}** "
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
-        st.dataframe({"patch (row, col)": [str(patch_grid_position(j, cols)) for j, _ in strongest],
+        st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
     j, w = strongest[0]
     formula.formula_with_numbers(
@@ -205,7 +205,7 @@ def image_section() -> None:
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
                         fit="pad" if fit == "pad" else "crop")
-    charts.show(cost_chart(costs, patch), width="stretch")
+    st.vega_lite_chart(cost_chart_spec(tuple(costs), patch), width="stretch")
     code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)})
     challenges.try_this([
         challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
@@ -300,7 +300,7 @@ def protein_section() -> None:
     query = int(st.session_state.residue)
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    cell = 24 if L <= 30 else max(6, 720 // L)
+    cell = 28 if L <= 30 else max(6, 840 // L)
     charts.show(heatmap(result.attention.weights, labels, labels, title="α: row = residue attending",
                         cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])

@@ -37,7 +37,7 @@ def load_example() -> None:
 page.header("Context: window vs attention", "Which words should *crane* borrow meaning from?")
 
 url_state.init("sentence", SENTENCES[0])
-url_state.init("k", 1, int)
+url_state.init("k", 1, url_state.between(0, 6))
 url_state.init("query", 1, int)
 url_state.init("scaled", False, url_state.parse_bool)
 if "x" not in st.session_state:

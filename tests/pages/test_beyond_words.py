@@ -176,6 +176,7 @@ def test_protein_defaults_and_a_cysteine():
     _ok(at)
     assert "L = 21 residues, each 23 numbers" in _text(at)
     assert "441 scores" in _text(at)
+    assert ":material/radio_button_unchecked: Choose a cysteine (C)" in _text(at)     # G1 to start with
     at.selectbox(key="residue").set_value(5).run()          # C6
     assert ":material/check_circle: Choose a cysteine (C)" in _text(at)
 

@@ -1,0 +1,354 @@
+"""A classroom at once: N students running a scripted lesson against one `streamlit run app.py`.
+
+    python -m bench.load [--sessions 1 10 30] [--port 8671] [--trainers 3] [--seed 0]
+
+For each N the script starts a fresh server on 127.0.0.1, warms its shared caches with one
+visit to every page, then opens N sessions that speak Streamlit's own websocket protocol
+(`bench/wsclient.py`): each session is a real server session that runs the real page
+scripts, exactly as a browser tab would, without the browser's rendering cost. Every
+session follows the lesson below (pages not yet in `ui/path.py` are skipped), pausing
+0.3-1.5 s between actions like a student reading; a few sessions also train on the block
+page. It prints, per page, the p50/p95/max time from sending a change to the script
+finishing, the errors (exceptions, dropped streams, timeouts), the server's peak resident
+memory and CPU seconds, against the issue's goals: at 30 sessions p95 <= 1 s on
+non-training pages, no errors, memory <= 1.5 GiB + 50 MiB per session.
+
+Loopback only; every loop is bounded; the server is stopped at the end of each level.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.wsclient import ProtocolError, Run, Session, another_value
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+MIB = 1024 * 1024
+BASE_BUDGET_MIB = 1536
+PER_SESSION_BUDGET_MIB = 50
+P95_GOAL_S = 1.0
+ACTION_TIMEOUT_S = 120.0
+TRAIN_TIMEOUT_S = 240.0
+LEVEL_CAP_S = 900.0
+GENERIC_KINDS = ("checkbox", "selectbox", "slider", "radio", "number_input")
+NOT_GENERIC = re.compile(r"train|stop|reset|clear|upload|delete", re.IGNORECASE)
+TRAINING = "training"
+
+
+@dataclass
+class Stats:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: list[str] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)   # st.error shown to a student during the lesson
+    trainings: list[float] = field(default_factory=list)
+    skipped: set[str] = field(default_factory=set)
+
+
+# --- the lesson ---------------------------------------------------------------------------
+def attention_matrix(rng: random.Random) -> str:
+    """The chapter's crane-by-the-lake X with one student's edits."""
+    rows = {"crane": [0.8, 0.1, 0.4], "by": [0.0, 1.0, 0.1], "the": [0.1, 0.9, 0.0], "lake": [0.7, 0.2, 0.5]}
+    word = rng.choice(list(rows))
+    rows[word][rng.randrange(3)] = round(rng.uniform(-1, 1), 2)
+    return "\n".join(f"{name}: " + ", ".join(str(v) for v in values) for name, values in rows.items())
+
+
+async def generic_change(s: Session, rng: random.Random, stats: Stats, page: str, count: int = 1) -> None:
+    """Change `count` ordinary widgets of the page (toggle, select, slider) to another value."""
+    for _ in range(count):
+        choices = [w for w in s.widgets.values() if w.kind in GENERIC_KINDS and not NOT_GENERIC.search(w.label)]
+        if not choices:
+            return
+        widget = rng.choice(sorted(choices, key=lambda w: w.id))
+        value = another_value(widget)
+        if value is None:
+            continue
+        await act(s, stats, page, s.set(widget, value))
+
+
+async def click(s: Session, rng: random.Random, stats: Stats, page: str, label: str) -> bool:
+    """Press the first button whose label matches; False when the page has none."""
+    button = s.find(label, kind="button")
+    if button is None:
+        return False
+    await act(s, stats, page, s.set(button, True))
+    return True
+
+
+async def act(s: Session, stats: Stats, page: str, interaction) -> Run | None:
+    """Await one interaction, recording its latency and anything that went wrong."""
+    try:
+        run = await interaction
+    except (ProtocolError, KeyError, ValueError, OSError) as error:
+        stats.errors.append(f"{page}: {type(error).__name__}: {error}")
+        return None
+    stats.latencies[page].append(run.seconds)
+    stats.errors.extend(f"{page}: {e}" for e in run.exceptions)
+    stats.sentences.extend(f"{page}: {e}" for e in run.errors)
+    return run
+
+
+async def train(s: Session, stats: Stats) -> None:
+    """Press Train on the block page; follow the page's live updates until it is done."""
+    button = s.find(r"\btrain", kind="button")
+    if button is None:
+        stats.skipped.add("block: no Train button")
+        return
+    start = time.perf_counter()
+    s.timeout = TRAIN_TIMEOUT_S
+    try:
+        run = await act(s, stats, TRAINING, s.set(button, True))
+        # A page that trains in the background redraws through fragments that rerun every
+        # few tenths of a second; follow them until they stop or the time cap.
+        while run is not None and s.auto_reruns and time.perf_counter() - start < TRAIN_TIMEOUT_S:
+            fragment, interval = next(iter(s.auto_reruns.items()))
+            await asyncio.sleep(interval)
+            before = dict(s.auto_reruns)
+            run = await act(s, stats, TRAINING, s.rerun(fragment_id=fragment, auto=True))
+            if s.auto_reruns == before and run is not None and not any(
+                    re.search(r"training|step \d+|stop", t, re.IGNORECASE) for t in run.texts):
+                break
+    finally:
+        s.timeout = ACTION_TIMEOUT_S
+    stats.trainings.append(time.perf_counter() - start)
+
+
+async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, pages: set[str]) -> None:
+    rng = random.Random(seed * 1000 + index)
+
+    async def think() -> None:
+        await asyncio.sleep(rng.uniform(0.3, 1.5))
+
+    await asyncio.sleep(rng.uniform(0, 3))   # students open the link within a few seconds
+    try:
+        async with Session(HOST, port, timeout=ACTION_TIMEOUT_S) as s:
+            async def visit(url: str) -> bool:
+                if url not in pages:
+                    stats.skipped.add(url)
+                    return False
+                await think()
+                run = await act(s, stats, url or "home", s.open(url))
+                return run is not None
+
+            await visit("")
+            if await visit("tokens"):
+                await think(); await generic_change(s, rng, stats, "tokens")
+            if await visit("ngram"):
+                await think()
+                if not await click(s, rng, stats, "ngram", r"sample|generate"):
+                    await generic_change(s, rng, stats, "ngram")
+                await think(); await generic_change(s, rng, stats, "ngram")
+            if await visit("embeddings"):
+                await think()
+                if not await click(s, rng, stats, "embeddings", r"analog|solve|compute"):
+                    await generic_change(s, rng, stats, "embeddings")
+                await think(); await generic_change(s, rng, stats, "embeddings")
+            if await visit("context"):
+                await think(); await act(s, stats, "context", s.set("k", [rng.randint(0, 3)]))
+            if await visit("attention"):
+                await think(); await act(s, stats, "attention", s.set("x", attention_matrix(rng)))
+                await think(); await act(s, stats, "attention", s.set("causal", True))
+                await think(); await act(s, stats, "attention", s.set("scaled", False))
+            if await visit("multi-head"):
+                await think(); await generic_change(s, rng, stats, "multi-head")
+            if await visit("heads"):
+                await think(); await generic_change(s, rng, stats, "heads", count=2)
+            if await visit("position"):
+                await think(); await generic_change(s, rng, stats, "position")
+            if await visit("block"):
+                await think()
+                if trainer:
+                    await train(s, stats)
+                else:
+                    await generic_change(s, rng, stats, "block")
+            if await visit("generate"):
+                await think()
+                if not await click(s, rng, stats, "generate", r"sample|generate"):
+                    await generic_change(s, rng, stats, "generate")
+            if await visit("beyond"):
+                await think(); await generic_change(s, rng, stats, "beyond", count=2)
+    except (OSError, ProtocolError, asyncio.TimeoutError) as error:
+        stats.errors.append(f"session {index}: {type(error).__name__}: {error}")
+
+
+# --- the server -----------------------------------------------------------------------------
+class Server:
+    """`streamlit run app.py` on loopback, with its resident memory sampled every 0.2 s."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.process: subprocess.Popen | None = None
+        self.peak_rss = 0
+        self._stop = threading.Event()
+        self._sampler: threading.Thread | None = None
+
+    def __enter__(self) -> "Server":
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+             "--server.address", HOST, "--server.headless", "true", "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {self.process.stderr.read()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"http://{HOST}:{self.port}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise RuntimeError("streamlit did not answer its health check within 60 s") from None
+                time.sleep(0.1)
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def rss(self) -> int:
+        return rss_bytes(self.process.pid)
+
+    def cpu_seconds(self) -> float:
+        with open(f"/proc/{self.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def reset_peak(self) -> None:
+        self.peak_rss = self.rss()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            try:
+                self.peak_rss = max(self.peak_rss, self.rss())
+            except (OSError, ValueError):
+                return
+
+
+def rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise ValueError(f"no VmRSS for {pid}")
+
+
+def registered_pages() -> set[str]:
+    from ui.path import ideas
+    return {""} | {idea.url for idea in ideas()}
+
+
+async def warm_up(port: int, pages: set[str]) -> dict[str, float]:
+    """One visit to every page, so shared caches (corpus, vectors, model) are loaded once."""
+    seconds = {}
+    async with Session(HOST, port, timeout=TRAIN_TIMEOUT_S) as s:
+        for url in sorted(pages):
+            try:
+                seconds[url or "home"] = (await s.open(url)).seconds
+            except ProtocolError as error:
+                seconds[url or "home"] = float("nan")
+                print(f"  warm-up of {url!r} failed: {error}", file=sys.stderr)
+    return seconds
+
+
+async def level(n: int, port: int, trainers: int, seed: int, pages: set[str]) -> Stats:
+    stats = Stats()
+    tasks = [lesson(i, port, seed, i < trainers, stats, pages) for i in range(n)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*tasks), LEVEL_CAP_S)
+    except asyncio.TimeoutError:
+        stats.errors.append(f"the level did not finish within {LEVEL_CAP_S:.0f} s")
+    return stats
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, int(round(q / 100 * (len(ordered) - 1)))))]
+
+
+def report(n: int, stats: Stats, peak: int, idle: int, cpu: float, wall: float, warm: dict[str, float]) -> dict:
+    interactions = sum(len(v) for k, v in stats.latencies.items() if k != TRAINING)
+    budget = BASE_BUDGET_MIB + PER_SESSION_BUDGET_MIB * n
+    print(f"\n=== N = {n} session{'s' if n > 1 else ''} ===")
+    print(f"wall {wall:.0f} s; {interactions} interactions; server CPU {cpu:.1f} s "
+          f"({1000 * cpu / max(interactions, 1):.0f} ms per interaction)")
+    print(f"server resident memory: after warm-up {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB "
+          f"(goal <= {budget} MiB: {'met' if peak / MIB <= budget else 'MISSED'}); "
+          f"per session {(peak - idle) / MIB / n:.1f} MiB")
+    print(f"first visit while warming up (cold caches): "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in warm.items()))
+    print(f"{'page':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    worst_p95 = 0.0
+    for page, values in sorted(stats.latencies.items(), key=lambda kv: kv[0] == TRAINING):
+        p95 = percentile(values, 95)
+        if page != TRAINING:
+            worst_p95 = max(worst_p95, p95)
+        print(f"{page:<12} {len(values):>5} {1000 * statistics.median(values):>8.0f} {1000 * p95:>8.0f} "
+              f"{1000 * max(values):>8.0f}")
+    if stats.trainings:
+        print(f"trainings: {len(stats.trainings)}, wall each (s): "
+              + ", ".join(f"{t:.1f}" for t in sorted(stats.trainings)))
+    print(f"errors: {len(stats.errors)}" + "".join(f"\n  {e[:300]}" for e in stats.errors[:10]))
+    if stats.sentences:
+        print(f"st.error sentences during the lesson: {len(stats.sentences)}"
+              + "".join(f"\n  {e[:200]}" for e in sorted(set(stats.sentences))[:5]))
+    if stats.skipped:
+        print("skipped (not in the app yet): " + ", ".join(sorted(stats.skipped)))
+    print(f"goal at this N: non-training p95 {1000 * worst_p95:.0f} ms (<= {1000 * P95_GOAL_S:.0f}: "
+          f"{'met' if worst_p95 <= P95_GOAL_S else 'MISSED'}), errors {len(stats.errors)} "
+          f"({'met' if not stats.errors else 'MISSED'})")
+    return {"n": n, "p95": worst_p95, "errors": len(stats.errors), "peak_mib": peak / MIB, "budget_mib": budget}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
+    parser.add_argument("--port", type=int, default=8671)
+    parser.add_argument("--trainers", type=int, default=3, help="sessions that also train on the block page")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if any(n < 1 or n > 100 for n in args.sessions):
+        parser.error("sessions must be between 1 and 100")
+    pages = registered_pages()
+    print(f"pages in the app: {', '.join(sorted(p or 'home' for p in pages))}")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start "
+          "(other work on a shared machine inflates every latency below)")
+    summary = []
+    for n in args.sessions:
+        with Server(args.port) as server:
+            warm = asyncio.run(warm_up(args.port, pages))
+            idle = server.rss()
+            server.reset_peak()
+            cpu0, t0 = server.cpu_seconds(), time.perf_counter()
+            stats = asyncio.run(level(n, args.port, min(args.trainers, n), args.seed, pages))
+            wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
+            peak = max(server.peak_rss, server.rss())
+        summary.append(report(n, stats, peak, idle, cpu, wall, warm))
+    print("\nN     worst non-training p95   errors   peak RSS / goal")
+    for row in summary:
+        print(f"{row['n']:<5} {1000 * row['p95']:>15.0f} ms {row['errors']:>9}   "
+              f"{row['peak_mib']:.0f} / {row['budget_mib']} MiB")
+
+
+if __name__ == "__main__":
+    main()

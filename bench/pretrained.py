@@ -1,0 +1,90 @@
+"""SmolLM2: cold load, forward pass with every head's weights at 16/64/256 tokens, memory.
+
+    python -m bench.pretrained [--runs 5] [--threads 1 2]
+
+The load is timed in a fresh interpreter (cold: nothing cached but the OS file cache),
+`import torch` apart from the load itself. Each forward time is the median of --runs
+passes. The reference, run in the same process, is a plain float32 matmul doing the same
+number of multiply-adds as the model's linear layers (in slices of 576 x 4096) (2 N T FLOPs for N weights and T
+tokens): the ratio says how close our readable pass is to the machine's matmul speed.
+Targets (issue 6): load under 6 s, 64 tokens under 300 ms, peak memory under 1 GiB.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+COLD = """
+import json, resource, time
+t0 = time.perf_counter()
+import torch
+t1 = time.perf_counter()
+from engine import pretrained
+model = pretrained.load()
+t2 = time.perf_counter()
+print(json.dumps({"import_torch_s": t1 - t0, "load_s": t2 - t1,
+                  "rss_after_load_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+TEXT = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in "
+        "want of a wife. However little known the feelings or views of such a man may be on his first entering "
+        "a neighbourhood, this truth is so well fixed in the minds of the surrounding families, that he is "
+        "considered as the rightful property of some one or other of their daughters. ") * 4
+
+
+def median_s(fn, runs: int) -> float:
+    fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+
+    cold = json.loads(subprocess.run([sys.executable, "-c", COLD], cwd=ROOT, capture_output=True, text=True,
+                                     check=True).stdout.strip().splitlines()[-1])
+    print(f"cold start: import torch {cold['import_torch_s']:.2f} s, load (read GGUF, dequantize, tokenizer) "
+          f"{cold['load_s']:.2f} s (target < 6 s), peak RSS after load {cold['rss_after_load_mib']:.0f} MiB")
+
+    import torch
+
+    from engine import pretrained
+
+    model = pretrained.load()
+    ids = model.encode_text(TEXT)[0]
+    n_linear = sum(int(t.numel()) for b in model.blocks for t in (b.W_q, b.W_k, b.W_v, b.W_o, b.W_gate, b.W_up,
+                                                                  b.W_down)) + int(model.token_embedding.numel())
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        for T in (16, 64, 256):
+            seconds = median_s(lambda: model.forward(ids[:T]), args.runs)
+            x = torch.randn(T, 576)
+            W = torch.randn(576, 4096)
+            repeats = round(n_linear / W.numel())
+            reference = median_s(lambda: [x @ W for _ in range(repeats)], args.runs)
+            print(f"threads {threads}  T={T:3d}: forward with all weights {seconds * 1000:7.1f} ms"
+                  f"{'  (target < 300 ms)' if T == 64 else ''};  same FLOPs as one matmul "
+                  f"{reference * 1000:6.1f} ms;  ratio {seconds / reference:4.2f}")
+        seconds = median_s(lambda: model.sample(20, seed=0, prompt=ids[:8]), max(1, args.runs // 2))
+        print(f"threads {threads}  generate 20 tokens (KV cache): {seconds:.2f} s")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process (model + torch + passes at 256 tokens): {peak:.0f} MiB (target < 1024)")
+
+
+if __name__ == "__main__":
+    main()

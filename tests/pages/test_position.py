@@ -1,0 +1,88 @@
+"""The Position page: same bag of words, same context vectors, until an encoding is added."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "position.py")
+
+
+def run(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def printed_by_the_code(at: AppTest) -> tuple[float, float]:
+    """Run the 'Show the code' snippet; return (what it prints, what its comment says it prints)."""
+    source = at.code[0].value
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "show-the-code", "exec"), {})
+    claimed = float(re.search(r"# (\S+)\s*$", source.strip()).group(1))
+    return float(out.getvalue().strip()), claimed
+
+
+def test_defaults_the_owl_and_the_cat_share_their_contexts():
+    at = run()
+    assert not at.exception and not at.error
+    assert at.radio(key="enc").value == "none"
+    assert at.text_input(key="a").value == "the owl saw the cat"
+    assert "0 (up to rounding" in at.success[0].value
+    printed, claimed = printed_by_the_code(at)
+    assert printed < 1e-12 and claimed < 1e-12
+
+
+def test_adding_the_sinusoidal_encoding_breaks_the_equality():
+    at = run()
+    at.radio(key="enc").set_value("sinusoidal").run()
+    assert not at.exception and not at.error
+    assert not at.success
+    assert "0.749" in at.warning[0].value
+    printed, claimed = printed_by_the_code(at)
+    assert printed == pytest.approx(claimed, rel=1e-5) and printed == pytest.approx(0.7494, abs=1e-4)
+
+
+@pytest.mark.parametrize("query", [
+    {"enc": "learned", "proj": "1", "seed": "3", "strength": "0.5"},
+    {"enc": "none", "causal": "1", "a": "a hungry owl caught a small mouse", "b": "a small mouse caught a hungry owl"},
+])
+def test_the_code_reproduces_the_number_on_screen_for_other_settings(query):
+    at = run(**query)
+    assert not at.exception and not at.error
+    shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
+    printed, claimed = printed_by_the_code(at)
+    assert printed == pytest.approx(shown, rel=1e-2)
+    assert printed == pytest.approx(claimed, rel=1e-5)
+
+
+def test_shuffle_button_makes_b_a_reordering_of_a():
+    at = run()
+    at.button[0].click().run()
+    b = at.text_input(key="b").value
+    assert sorted(b.split()) == sorted("the owl saw the cat".split()) and b != "the cat saw the owl"
+    assert not at.exception and not at.error
+
+
+def test_bad_input_is_a_sentence_and_the_page_keeps_working():
+    at = run()
+    at.text_input(key="b").set_value("the dog saw the owl").run()
+    assert not at.exception
+    assert "same bag" in at.error[0].value
+    assert "The encodings themselves" in [s.value for s in at.subheader]
+    at.text_input(key="a").set_value("the zebra saw the owl").run()
+    assert not at.exception and "no vector for: zebra" in at.error[0].value
+
+
+def test_a_link_that_does_not_parse_falls_back_with_a_warning():
+    at = run(enc="rotary", T="128", strength="nan")
+    assert not at.exception
+    assert at.radio(key="enc").value == "none"
+    assert at.slider(key="T").value == 32 and at.slider(key="strength").value == 1.0
+    assert sum("could not be read" in w.value for w in at.warning) == 3

@@ -1,0 +1,178 @@
+"""SmolLM2 pieces other pages call with one line: next-token bars, contextual vectors per layer,
+the model ladder's entry, sampling, and the "what the model absorbed" probes.
+
+Each piece loads the model through `ui.loaders.smollm2` (once per server) and shows a
+missing or damaged weights package as an st.error naming what to install.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import limits, pretrained
+from engine.charts import compare_bars
+from engine.charts_pretrained import cosine_by_layer, next_token_bars
+from ui import charts, loaders, page
+
+HOMONYMS = [
+    ("crane", "By the lake a tall white bird stood still in the water: a crane",
+     "On the building site the steel beams were lifted by a crane"),
+    ("bank", "We had a picnic on the grass by the river, sitting on the bank",
+     "I paid my salary into my savings account at the bank"),
+]
+FACT_PROMPTS = ["The capital of Italy is", "Water freezes at a temperature of", "The Eiffel Tower is in the city of"]
+PRONOUN_PROMPTS = ("The nurse said that", "The engineer said that")
+PRONOUNS = [" he", " she", " they"]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _next_tokens(text: str, k: int):
+    return pretrained.next_token_distribution(text, k, model=loaders.smollm2())
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _candidates(text: str, candidates: tuple[str, ...]):
+    return pretrained.candidate_probabilities(text, candidates, model=loaders.smollm2())
+
+
+def load_smollm2():
+    """The shared SmolLM2, or None after an st.error saying which package to install."""
+    return page.run_engine(loaders.smollm2)
+
+
+def next_token_panel(text: str, *, k: int = 10, title: str | None = None):
+    """SmolLM2's top-k next tokens after `text` as bars; returns the NextTokenDistribution (or None)."""
+    model = load_smollm2()
+    if model is None:
+        return None
+    dist = page.run_engine(_next_tokens, text, k)
+    if dist is None:
+        return None
+    if dist.truncated_from:
+        st.caption(f"The text has {dist.truncated_from} tokens; SmolLM2 read the last "
+                   f"{len(dist.context_tokens) - 1}.")
+    charts.show(next_token_bars(dist.tokens, dist.probabilities,
+                                title=title or f"SmolLM2: what comes after '{text[-40:]}'?"))
+    st.caption(f"The other {49152 - k:,} tokens share {dist.rest:.3f}. Entropy of the whole distribution: "
+               f"{dist.entropy_bits:.2f} bits. SmolLM2 reads subword tokens ({len(dist.context_tokens) - 1} here, "
+               "after its start-of-document token).")
+    return dist
+
+
+@st.cache_data(max_entries=16, show_spinner="SmolLM2 reads both sentences...")
+def _contextual(word: str, sentence_a: str, sentence_b: str):
+    model = loaders.smollm2()
+    a = pretrained.contextual_vectors(sentence_a, word, model=model)
+    b = pretrained.contextual_vectors(sentence_b, word, model=model)
+    return pretrained.cosine_per_layer(a, b)
+
+
+def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None, *,
+                                static_cosine: dict[str, float] | None = None):
+    """Cosine between a word's SmolLM2 hidden states in two sentences, per layer, for each (word, a, b).
+
+    Layer 0 is SmolLM2's own static vector (cosine 1: one vector per word form, like GloVe);
+    `static_cosine` adds a note per word, e.g. {"crane": 1.0} for the page's static vectors.
+    Returns {label of the pair: cosines per layer} (or None when the model is missing).
+    """
+    if load_smollm2() is None:
+        return None
+    pairs = pairs or HOMONYMS
+    cosines = {}
+    for word, sentence_a, sentence_b in pairs:
+        values = page.run_engine(_contextual, word, sentence_a, sentence_b)
+        if values is not None:
+            cosines[f"{word}: '…{sentence_a[-24:]}' vs '…{sentence_b[-24:]}'"] = values
+    if not cosines:
+        return None
+    charts.show(cosine_by_layer(cosines, title="One word, two contexts: how alike are SmolLM2's vectors?"),
+                width="stretch")
+    notes = []
+    for name, values in cosines.items():
+        if values.min() > 0.999:
+            notes.append(f"{name}: identical at every layer, because nothing *before* the word differs.")
+        else:
+            notes.append(f"{name}: lowest cosine {values.min():.2f} at layer {int(values.argmin())}.")
+    st.caption("Layer 0 is SmolLM2's own static vector, one per token like GloVe's, so the cosine starts at 1. "
+               "SmolLM2 reads left to right: a word's vector only takes in the words before it, so put the "
+               "context first. " + " ".join(notes))
+    if static_cosine:
+        st.caption("A static vector is the same in every sentence: " + ", ".join(
+            f"{word} {value:.2f}" for word, value in static_cosine.items()) + ".")
+    return cosines
+
+
+@st.cache_data(max_entries=4, show_spinner="SmolLM2 scores the held-out text...")
+def _bits_per_character(text: str):
+    return pretrained.bits_per_character(text, model=loaders.smollm2())
+
+
+def model_ladder_entry(held_out_text: str):
+    """SmolLM2's bits per character on the shared held-out text (a BitsPerCharacter, or None).
+
+    The text is cut to the scoring limit; the same cut should be used for the other rungs.
+    """
+    if load_smollm2() is None:
+        return None
+    return page.run_engine(_bits_per_character, held_out_text[:limits.PRETRAINED_MAX_EVAL_CHARS])
+
+
+def sampling_panel(default_prompt: str = "Once upon a time", *, key: str = "smollm2"):
+    """Prompt, temperature, top-k and seed; SmolLM2's continuation and each step's top candidates."""
+    model = load_smollm2()
+    if model is None:
+        return None
+    prompt = st.text_input("Prompt for SmolLM2", default_prompt, key=f"{key}_prompt",
+                           max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
+    columns = st.columns(4)
+    temperature = columns[0].slider("Temperature", 0.0, 2.0, 0.8, 0.1, key=f"{key}_temperature")
+    top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, 40, key=f"{key}_top_k")
+    seed = columns[2].number_input("Seed", 0, 10_000, 0, key=f"{key}_seed")
+    length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, 30, key=f"{key}_length")
+    generation = page.run_engine(pretrained.generate, prompt, max_new_tokens=length, temperature=temperature,
+                                 top_k=top_k, seed=int(seed), model=model)
+    if generation is None:
+        return None
+    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid #1f6fb4; padding-left: 0.8em'>"
+                f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
+    with st.expander("The distribution at each step", icon=":material/bar_chart:"):
+        st.dataframe(pd.DataFrame([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
+                                    "top 5": "  ".join(f"{t!r} {p:.2f}" for t, p in
+                                                       zip(step.top_tokens, step.top_probabilities))}
+                                   for i, step in enumerate(generation.steps)]),
+                     hide_index=True, column_config={"P(chosen)": st.column_config.NumberColumn(format="%.3f")})
+    return generation
+
+
+def absorbed_probes(*, key: str = "absorbed"):
+    """A fact it learned and a pronoun probe (nurse vs engineer -> he / she / they), framed as evidence.
+
+    Returns {prompt: [P(he), P(she), P(they)]} for the two prompts (or None when the model is missing).
+    """
+    if load_smollm2() is None:
+        return None
+    fact_column, pronoun_column = st.columns(2)
+    with fact_column:
+        fact = st.selectbox("A fact it may have learned", FACT_PROMPTS, key=f"{key}_fact")
+        dist = page.run_engine(_next_tokens, fact, 5)
+        if dist is not None:
+            charts.show(next_token_bars(dist.tokens, dist.probabilities, title=f"After '{fact}'"))
+    with pronoun_column:
+        first = st.text_input("Prompt A", PRONOUN_PROMPTS[0], key=f"{key}_a", max_chars=200)
+        second = st.text_input("Prompt B", PRONOUN_PROMPTS[1], key=f"{key}_b", max_chars=200)
+        probs = {}
+        for prompt in (first, second):
+            found = page.run_engine(_candidates, prompt, tuple(PRONOUNS))
+            if found is not None:
+                probs[prompt] = [found[p] for p in PRONOUNS]
+        if len(probs) == 2:
+            charts.show(compare_bars({name: np.array(values) for name, values in probs.items()},
+                                     [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)",
+                                     value_title="probability"), width="stretch")
+            st.caption("Compare the two bars of each pronoun. Swap the job, add words (\"The nurse said that "
+                       "the doctor\"), or try other pairs: one prompt is an anecdote; a pattern over many is "
+                       "evidence. Which way it leans says something about the text it read, not about people.")
+    return probs
