@@ -86,10 +86,15 @@ def shipped_transformer():
     """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
     from pathlib import Path
 
+    import torch
+
     from engine.model import TransformerLanguageModel
     from engine.tokenizers import CharTokenizer
     from engine.train import load_checkpoint
 
+    # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
+    # on 2 threads one busy core turns 5 ms forwards into 0.5 s (DESIGN.md).
+    torch.set_num_threads(1)
     model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
     tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
     return TransformerLanguageModel(model, tokenizer, name="shipped transformer"), notes
@@ -193,3 +198,12 @@ def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smo
 
     model = NGramModel.from_counts(ngram_counts(source, level, own_text), n, smoothing, k)
     return [(context, total, model.distribution(list(context)).top(5)) for context, total in model.top_contexts(rows)]
+
+
+@st.cache_resource(show_spinner="Scoring every model on held-out text ...")
+def fixed_ladder():
+    """The n-grams and the shipped transformer on the ladder's held-out slice (engine.generation.Rung each)."""
+    from engine.generation import ladder
+
+    _, _, _, held_out_text = char_corpus()
+    return ladder([*char_ngrams().values(), shipped_transformer()[0]], held_out_text)

@@ -42,6 +42,8 @@ PATH: dict[str, list[Idea]] = {
              "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("pages/block_builder.py", "block", "Block builder", ":material/view_agenda:",
              "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live training run."),
+        Idea("pages/generate.py", "generate", "Generate", ":material/edit_note:",
+             "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],
     "Beyond words": [
         Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
