@@ -203,13 +203,17 @@ def image_section() -> None:
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
         st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
-    j, w = strongest[0]
-    formula.formula_with_numbers(
-        r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
-        rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
-        rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
-        caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
-                f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
+    if not strongest:  # a patch as large as the picture: one token, nothing else to attend to
+        st.info("The picture is a single patch, so it can only attend to itself: choose a smaller patch size.",
+                icon=":material/info:")
+    else:
+        j, w = strongest[0]
+        formula.formula_with_numbers(
+            r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
+            rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
+            rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
+            caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
+                    f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
     cost_line(patches.N, result.tokens.d, "patches",
               "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
