@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "artifacts" / "bench"
-NOT_BENCHMARKS = {"__init__", "summary", "wsclient"}
+NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint"}  # the last is a training recipe
 QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
               "load": ["--sessions", "1", "10"]}
 LIMITS_S = {"load": 1500, "train": 900}
