@@ -222,6 +222,10 @@ def widget_state(widget: Widget, value: Any) -> WidgetState:
             state.int_value = int(value)
         else:
             state.double_value = float(value)
+    elif kind == "slider" and len(proto.options):
+        # st.select_slider: the browser sends the chosen options' labels
+        values = value if isinstance(value, (list, tuple)) else [value]
+        state.string_array_value.data.extend(proto.options[v] if isinstance(v, int) else str(v) for v in values)
     elif kind == "slider":
         values = value if isinstance(value, (list, tuple)) else [value]
         state.double_array_value.data.extend(float(v) for v in values)
@@ -250,6 +254,9 @@ def another_value(widget: Widget) -> Any:
         if proto.set_value and proto.raw_value in proto.options:
             current = list(proto.options).index(proto.raw_value)
         return (current + 1) % len(proto.options)
+    if widget.kind == "slider" and len(proto.options):
+        current = [int(v) for v in (proto.value if proto.set_value and len(proto.value) else proto.default)]
+        return [(v + 1) % len(proto.options) for v in current]
     if widget.kind == "slider":
         current = list(proto.value) if proto.set_value and len(proto.value) else list(proto.default)
         step = proto.step or 1

@@ -17,7 +17,7 @@ SHIPPED, LIVE = "shipped transformer", "your live model"
 
 # --- settings --------------------------------------------------------------------------------------
 url_state.init("gen_prompt", DEFAULT_PROMPT)
-url_state.init("gen_temperature", 0.8, float)
+url_state.init("gen_temperature", 0.8, url_state.within(float, 0.0, 2.0))
 url_state.init("gen_top_k", 0, int)
 url_state.init("gen_length", 160, int)
 url_state.init("gen_seed", 0, int)
@@ -56,6 +56,13 @@ def language_model(name: str):
     return loaders.char_ngrams()[NGRAM_CHOICES[name]]
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def shared_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
+    """The shipped model and the n-grams are the same for everyone and a seed fixes the draw: one
+    generation per settings for every session of the server (a class opening the page together)."""
+    return generate(language_model(name), prompt, length, seed=seed, temperature=temperature, top_k=top_k)
+
+
 def cached_generation(name: str):
     """One generation per (model, settings) per session: moving the step slider does not resample."""
     lm = language_model(name)
@@ -64,7 +71,8 @@ def cached_generation(name: str):
     if signature not in cache:
         if len(cache) > 16:
             cache.clear()
-        cache[signature] = generate(lm, prompt, length, seed=seed, temperature=temperature, top_k=top_k)
+        cache[signature] = (shared_generation(name, prompt, temperature, top_k, length, seed) if name != LIVE else
+                            generate(lm, prompt, length, seed=seed, temperature=temperature, top_k=top_k))
     return cache[signature]
 
 
