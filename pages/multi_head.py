@@ -31,17 +31,17 @@ def parse_weights(raw: str) -> str:
 
 
 url_state.init("sentence", "the owl saw the cat by the lake")
-url_state.init("h", 2, url_state.within(int, 1, d))
+url_state.init("h", 2, url_state.between(1, d, int))
 url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, url_state.within(float, 0.5, 5.0))
-url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("gain", 2.0, url_state.between(0.5, 5.0, float))
+url_state.init("seed", 0, url_state.between(0, 100_000, int))
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
-url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
-url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
+url_state.init("cost_T", 1024, url_state.between(1, limits.MAX_COST_TOKENS, int))
+url_state.init("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int))
+url_state.init("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int))
 url_state.init("trained", False, url_state.parse_bool)
 url_state.init("line", "To be, or not to be")
-url_state.init("layer", 1, url_state.within(int, 1, 64))
+url_state.init("layer", 1, url_state.between(1, 64, int))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
