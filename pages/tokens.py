@@ -159,7 +159,7 @@ if distribution is not None:
         formula.formula_with_numbers(
             r"P = \hat P_c + \gamma_c\, P_{c'}",
             rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
                     "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
                     "some. Shares of this prediction: "
                     + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
