@@ -33,10 +33,10 @@ page.header("Tokens & next-token prediction",
             "What does a language model predict, and what exactly is a token?")
 
 url_state.init("text", DEFAULT_TEXT)
-url_state.init("merges", 200, int)
+url_state.init("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int))
 url_state.init("bpe_source", BPE_SOURCES[0])
 url_state.init("level", "words")
-url_state.init("n", 3, int)
+url_state.init("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int))
 url_state.init("smoothing", "kneser-ney")
 url_state.init("prompt", DEFAULT_PROMPT)
 
