@@ -14,11 +14,20 @@ def app(app_url, browser_page):
     return app_url
 
 
+DRAWN = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+    .map(e => !!e.querySelector('canvas, svg'))"""
+
+
 def charts_drawn(page) -> list[bool]:
-    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box)."""
-    page.wait_for_timeout(500)
-    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
-        .map(e => !!e.querySelector('canvas, svg'))""")
+    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box).
+
+    Drawing a few thousand cells takes seconds on a busy machine: wait up to a minute for all.
+    """
+    try:
+        page.wait_for_function(f"() => ({DRAWN})().every(Boolean)", timeout=60_000)
+    except Exception:  # reported by the assertion on the list below
+        pass
+    return page.evaluate(DRAWN)
 
 
 def type_into(page, label: str, text: str) -> None:
