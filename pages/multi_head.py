@@ -151,7 +151,7 @@ else:
                                        numbers=False, x_title="key (character)", y_title="query (character)"))
             labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
             charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},
-                                       value_name="mean weight", domain=(0.0, 1.0), cell=40, columns=3,
+                                       value_name="mean weight", domain=(0.0, 1.0), cell=34, columns=3,
                                        x_title="head", y_title="block"))
             share, name, block, head = heads.strongest_habit()
             habit = (f"Its clearest habit on this line: head {head} of block {block} puts {share:.0%} of its weight "
