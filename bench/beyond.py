@@ -71,7 +71,7 @@ def in_process(runs: int) -> None:
         chart_ms = median_ms(chart_for_a_click, runs)
         size_kb = len(chart_for_a_click()) / 1000
 
-        at = AppTest.from_file(str(ROOT / "pages" / "beyond_words.py"), default_timeout=300)
+        at = AppTest.from_file(str(ROOT / "views" / "beyond_words.py"), default_timeout=300)
         at.query_params.update({"side": str(case["side"]), "patch": str(case["patch"])})
         at.run()
         if at.exception:

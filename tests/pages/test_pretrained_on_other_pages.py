@@ -17,7 +17,7 @@ def smollm2_installed():
 
 
 def test_embedding_explorer_compares_contextual_vectors_per_layer(run_page):
-    at = run_page("pages/embeddings.py", timeout=300)
+    at = run_page("views/embeddings.py", timeout=300)
     no_exception(at)
     assert "SmolLM2's own static vector" not in texts(at)   # off by default: the page stays light
     at.toggle(key="contextual").set_value(True).run()
