@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import altair as alt
 import numpy as np
-import pandas as pd
 
 PAIR_COLOURS = ["#1f6fb4", "#e08214"]  # blue / orange: safe for the common colour blindnesses
 MAX_CELLS_WITH_NUMBERS = 400
@@ -28,57 +27,79 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
-def heatmap(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
-            x_title: str = "key (attended to)", y_title: str = "query (attending)",
-            value_name: str = "weight", scheme: str = "blues", digits: int = 3,
-            domain: tuple[float, float] | None = None, cell: int = 46) -> alt.Chart:
-    """A labelled heatmap, rows top to bottom as in the matrix, numbers printed in each cell."""
+def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
+                 x_title: str = "key (attended to)", y_title: str = "query (attending)",
+                 value_name: str = "weight", scheme: str = "blues", digits: int = 3,
+                 domain: tuple[float, float] | None = None, cell: int = 46,
+                 max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS) -> dict:
+    """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
+
+    Written as a plain spec because pages redraw it on every edit: building the same chart
+    through Altair's objects costs tens of milliseconds, this costs well under one.
+    """
     values = np.asarray(matrix, dtype=float)
     rows, cols = _unique(list(row_labels)), _unique(list(col_labels))
-    frame = pd.DataFrame([(rows[i], cols[j], values[i, j], i, j)
-                          for i in range(values.shape[0]) for j in range(values.shape[1])],
-                         columns=["row", "col", value_name, "i", "j"])
-    frame["text"] = [("" if not np.isfinite(v) else f"{v:.{digits}f}") for v in frame[value_name]]
-    scale = alt.Scale(scheme=scheme, domain=list(domain)) if domain else alt.Scale(scheme=scheme)
-    base = alt.Chart(frame).encode(
-        x=alt.X("col:N", sort=cols, title=x_title, axis=alt.Axis(labelAngle=-40, orient="top")),
-        y=alt.Y("row:N", sort=rows, title=y_title),
-    )
-    rects = base.mark_rect(stroke="white").encode(
-        color=alt.Color(f"{value_name}:Q", scale=scale, legend=alt.Legend(title=value_name)),
-        tooltip=[alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
-                 alt.Tooltip(f"{value_name}:Q", format=f".{digits}f")],
-    )
-    layers = rects
-    if values.size <= MAX_CELLS_WITH_NUMBERS:
-        finite = values[np.isfinite(values)]
-        middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-        if domain:
-            middle = sum(domain) / 2
-        # ink colour as data (not alt.condition, which costs a schema validation per chart)
-        frame["ink"] = np.where(frame[value_name] > middle, "white", "black")
-        # an explicit black/white scale: Streamlit's frontend draws nothing at all for `scale=None` here
-        ink = alt.Scale(domain=["black", "white"], range=["black", "white"])
-        text = base.mark_text(fontSize=12).encode(text="text:N", color=alt.Color("ink:N", scale=ink, legend=None))
-        layers = rects + text
-    return layers.properties(title=title, width=alt.Step(cell), height=alt.Step(cell))
+    finite = values[np.isfinite(values)]
+    middle = sum(domain) / 2 if domain else ((finite.min() + finite.max()) / 2 if finite.size else 0.0)
+    records = []
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            v = float(values[i, j])
+            ok = np.isfinite(v)
+            records.append({"row": row, "col": col, value_name: v if ok else None, "i": i, "j": j,
+                            "text": f"{v:.{digits}f}" if ok else "", "ink": "white" if ok and v > middle else "black"})
+    scale = {"scheme": scheme} | ({"domain": list(domain)} if domain else {})
+    layers = [{
+        "mark": {"type": "rect", "stroke": "white"},
+        "encoding": {
+            "color": {"field": value_name, "type": "quantitative", "scale": scale, "legend": {"title": value_name}},
+            "tooltip": [{"field": "row", "type": "nominal", "title": y_title},
+                        {"field": "col", "type": "nominal", "title": x_title},
+                        {"field": value_name, "type": "quantitative", "format": f".{digits}f"}],
+        },
+    }]
+    if values.size <= max_cells_with_numbers:
+        # an explicit black/white scale: Streamlit's frontend draws nothing at all for scale=None here
+        layers.append({"mark": {"type": "text", "fontSize": 12}, "encoding": {
+            "text": {"field": "text", "type": "nominal"},
+            "color": {"field": "ink", "type": "nominal", "legend": None,
+                      "scale": {"domain": ["black", "white"], "range": ["black", "white"]}}}})
+    return {
+        "title": title, "data": {"values": records},
+        "width": {"step": cell}, "height": {"step": cell},
+        "encoding": {
+            "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+                  "axis": {"labelAngle": -40, "orient": "top"}},
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title},
+        },
+        "layer": layers,
+    }
+
+
+def heatmap(matrix, row_labels: list[str], col_labels: list[str], **options) -> alt.LayerChart:
+    """heatmap_spec as an Altair chart, for callers that compose or hand on Altair objects (Gradio)."""
+    return alt.LayerChart.from_dict(heatmap_spec(matrix, row_labels, col_labels, **options), validate=False)
 
 
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",
-                 value_title: str = "weight on each token") -> alt.Chart:
-    """Side-by-side bars of two (or more) weight vectors over the same tokens."""
+                 value_title: str = "weight on each token") -> dict:
+    """Side-by-side bars of two (or more) weight vectors over the same tokens, as a Vega-Lite spec."""
     tokens = _unique(list(labels))
-    frame = pd.DataFrame([(method, tokens[j], float(w[j]), f"{w[j]:.3f}")
-                          for method, w in weights.items() for j in range(len(tokens))],
-                         columns=["method", "token", "weight", "text"])
     methods = list(weights)
-    colour = alt.Color("method:N", scale=alt.Scale(domain=methods, range=(PAIR_COLOURS * 3)[:len(methods)]),
-                       legend=alt.Legend(orient="bottom", title=None))
-    base = alt.Chart(frame).encode(
-        x=alt.X("token:N", sort=tokens, title=None, axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("method:N", sort=methods),
-        y=alt.Y("weight:Q", title=value_title, scale=alt.Scale(domain=[0, 1])),
-    )
-    bars = base.mark_bar().encode(color=colour, tooltip=["method", "token", alt.Tooltip("weight:Q", format=".3f")])
-    text = base.mark_text(dy=-7, fontSize=11).encode(text="text:N", color=colour)
-    return (bars + text).properties(title=title, height=260)
+    records = [{"method": method, "token": tokens[j], "weight": float(w[j]), "text": f"{w[j]:.3f}"}
+               for method, w in weights.items() for j in range(len(tokens))]
+    colour = {"field": "method", "type": "nominal", "legend": {"orient": "bottom", "title": None},
+              "scale": {"domain": methods, "range": (PAIR_COLOURS * 3)[:len(methods)]}}
+    return {
+        "title": title, "height": 260, "data": {"values": records},
+        "encoding": {
+            "x": {"field": "token", "type": "nominal", "sort": tokens, "title": None, "axis": {"labelAngle": 0}},
+            "xOffset": {"field": "method", "type": "nominal", "sort": methods},
+            "y": {"field": "weight", "type": "quantitative", "title": value_title, "scale": {"domain": [0, 1]}},
+        },
+        "layer": [
+            {"mark": "bar", "encoding": {"color": colour, "tooltip": [
+                {"field": "method"}, {"field": "token"}, {"field": "weight", "type": "quantitative", "format": ".3f"}]}},
+            {"mark": {"type": "text", "dy": -7, "fontSize": 11}, "encoding": {"text": {"field": "text"}, "color": colour}},
+        ],
+    }

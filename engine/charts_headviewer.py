@@ -20,7 +20,7 @@ TYPE_COLOURS = {
     "self": "#009E73",             # bluish green
     "broad": "#CC79A7",            # reddish purple
     "induction": "#D55E00",        # vermillion
-    "mixed": "#7f7f7f",            # grey
+    "mixed": "#b3b3b3",            # grey
 }
 MASKED = (235, 235, 235)           # the future a causal head cannot see
 THUMB_CELL = 30                    # pixels per head in the model view
@@ -43,7 +43,7 @@ def thumbnail(alpha: np.ndarray, colour: str) -> str:
     pixels = 255 - shade * (255 - _hex_to_rgb(colour))
     pixels[np.triu(np.ones((T, T), dtype=bool), k=1)] = MASKED
     image = Image.fromarray(pixels.round().astype(np.uint8), "RGB")
-    scale = max(1, 24 // T)
+    scale = max(2, 48 // T)
     image = image.resize((T * scale, T * scale), Image.NEAREST)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)

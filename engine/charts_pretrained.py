@@ -34,3 +34,21 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> alt.C
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["pair:N", "layer:Q", alt.Tooltip("cosine:Q", format=".3f")],
     ).properties(title=title, width=520, height=260)
+
+
+def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str], *, title: str = "") -> alt.LayerChart:
+    """P(label | prompt) for two or more prompts side by side, on an axis that fits the largest value."""
+    prompts = list(probabilities)
+    frame = pd.DataFrame([{"prompt": prompt, "token": labels[j], "probability": float(values[j]),
+                           "text": f"{values[j]:.3f}"}
+                          for prompt, values in probabilities.items() for j in range(len(labels))])
+    colour = alt.Color("prompt:N", scale=alt.Scale(domain=prompts, range=(PAIR_COLOURS * 3)[:len(prompts)]),
+                       legend=alt.Legend(orient="bottom", title=None, columns=1))
+    base = alt.Chart(frame).encode(
+        x=alt.X("token:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0, labelFontSize=13)),
+        xOffset=alt.XOffset("prompt:N", sort=prompts),
+        y=alt.Y("probability:Q", title="P(next token | prompt)"))
+    bars = base.mark_bar().encode(color=colour, tooltip=["prompt:N", "token:N",
+                                                         alt.Tooltip("probability:Q", format=".4f")])
+    text = base.mark_text(dy=-7, fontSize=11).encode(text="text:N", color=colour)
+    return (bars + text).properties(title=title, height=240, width=alt.Step(60))

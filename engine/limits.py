@@ -65,6 +65,7 @@ MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
 MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
 MAX_CHART_CELLS = 5_000        # cells of one drawn table (T x d, T x T): Altair refuses more rows
 MAX_DRAWN_POSITIONS = 64       # T and d of the encoding tables drawn on the Position page (64 x 64 < 5000)
+MAX_HEAD_VIEW_CHARS = 32       # characters read by the shipped model on the multi-head page (h T^2 cells drawn)
 MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
 MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
 MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
@@ -73,7 +74,7 @@ MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
 PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)
 PRETRAINED_MAX_TEXT_CHARS = 4_000    # characters of a text typed for SmolLM2
-PRETRAINED_MAX_EVAL_CHARS = 20_000   # characters scored for bits per character (read in windows)
+PRETRAINED_MAX_EVAL_CHARS = 10_000   # characters scored for bits per character (read in windows of 256 tokens)
 PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate call
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution

@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, naive_softmax_rows, self_attention, softmax_rows
-from engine.charts import heatmap
+from engine.charts import heatmap_spec
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
@@ -96,7 +96,7 @@ url_state.mirror(["x", "scaled", "proj", "causal", "query"])
 if result is not None:
     weights_row = result.weights[q]
     st.subheader("Attention weights")
-    charts.show(heatmap(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
+    charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
                             domain=(0, 1)), width="content")
     top = int(np.argmax(weights_row))
     others = [j for j in range(len(labels)) if j != q and weights_row[j] > 0]
@@ -141,7 +141,7 @@ if result is not None:
     with st.expander("Every matrix", icon=":material/table:"):
         columns = st.columns(2)
         with columns[0]:
-            charts.show(heatmap(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
+            charts.show(heatmap_spec(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
                                 scheme="viridis", digits=digits))
         columns[1].dataframe({f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
                              | {"token": labels}, hide_index=True)

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from engine.attention import attention, window_weights
-from engine.charts import compare_bars, heatmap
+from engine.charts import compare_bars, heatmap_spec
 from engine.handvectors import sentence_vectors
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
@@ -76,7 +76,7 @@ if attended is not None and windows is not None:
     charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
                                  title=f"How much '{labels[t]}' takes from each token"), width="stretch")
     rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
-    charts.show(heatmap(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+    charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
                             title=f"Weights on each token for '{labels[t]}': the window by position, attention by content",
                             y_title="method", x_title="token"), width="content")
 

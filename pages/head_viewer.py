@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import heads, limits
-from engine.charts import heatmap
+from engine.charts import heatmap_spec
 from engine.charts_headviewer import TYPE_COLOURS, head_lines, model_view, thumbnails
 from ui import challenges, charts, code, formula, loaders, page, url_state
 from ui.pretrained_views import absorbed_probes, load_smollm2
@@ -56,8 +56,7 @@ url_state.init("head", 0, int)
 with st.sidebar:
     st.header("Filters")
     st.slider("Layers shown", 0, 29, (0, 29), key="layer_range")
-    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key="types_shown",
-                   format_func=lambda t: t.replace("-", " "))
+    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key="types_shown")
     st.caption("Types are named on your sentence, except induction, which is measured once on a random "
                "sequence of 30 tokens repeated twice (copying is the only way to predict its second half).")
 
@@ -102,14 +101,19 @@ if scored is not None:
     pick_layer, pick_head, _ = st.columns([1, 1, 3])
     pick_layer.number_input("Layer", 0, 29, key="layer")
     pick_head.number_input("Head", 0, 8, key="head")
-    st.caption(f"This head {heads.DESCRIPTIONS[kind]}. Point at a query token on the left to keep only its lines.")
+    note = ""
+    if kind == "induction" and not heads.induction_targets(result.ids).any():
+        note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
+                "load the repeated random sequence to see it work.")
+    st.caption(f"This head {heads.DESCRIPTIONS[kind]}.{note} Point at a query token on the left to keep only "
+               "its lines.")
     left, right = st.columns([2, 3])
     with left:
         charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"))
     with right:
-        charts.show(heatmap(alpha, tokens, tokens, domain=(0, 1), digits=2, cell=26 if T > 14 else 40,
-                            title="The same weights as a heatmap", x_title="key (attended to)",
-                            y_title="query (attending)"))
+        charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2 if T <= 12 else 1,
+                                 cell=34 if T <= 12 else 24, title="The same weights as a heatmap",
+                                 x_title="key (attended to)", y_title="query (attending)"))
 
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}
     numbers, formulas = st.columns([2, 3])
@@ -120,11 +124,11 @@ if scored is not None:
     with formulas:
         shown = kind if kind in PATTERN_FORMULAS else max(scores_here, key=lambda p: scores_here[p] / heads.THRESHOLDS[p])
         expression, short = PATTERN_FORMULAS[shown]
-        formula.formula_with_numbers(rf"\text{{{short}}}(l, h) = {expression}",
-                                     rf"\text{{{short}}}({layer}, {head}) = {formula.number(scores_here[shown])}",
-                                     caption=f"A head is named after the pattern whose score clears its threshold by "
-                                             f"the widest margin; T = {T} tokens here. Induction: I = queries whose "
-                                             "token appeared before (on the repeated random sequence).")
+        st.latex(rf"\text{{{short}}}(l, h) = {expression}")
+        st.latex(rf"\text{{{short}}}({layer}, {head}) = {formula.number(scores_here[shown])}")
+        st.caption(f"alpha_ij is the weight of query i on key j, T = {T} tokens here. A head is named after the "
+                   "pattern whose score clears its threshold by the widest margin. Induction: I = queries whose "
+                   "token appeared before, measured on the repeated random sequence.")
 
     st.subheader("Which heads do it most?")
     pattern = st.selectbox("Rank heads by", list(heads.PATTERNS), key="rank_by")

@@ -10,6 +10,8 @@ import altair as alt
 import streamlit as st
 
 
-def show(chart: alt.TopLevelMixin, *, width: str = "content", key: str | None = None) -> None:
-    """Draw an engine chart: width 'content' keeps its own size, 'stretch' fills the column."""
-    st.vega_lite_chart(chart.to_dict(validate=False), width=width, key=key)
+def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None) -> None:
+    """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
+    size, 'stretch' fills the column."""
+    spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
+    st.vega_lite_chart(spec, width=width, key=key)

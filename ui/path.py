@@ -17,6 +17,12 @@ class Idea:
 
 # In the chapter's order, grouped as the chapter tells it.
 PATH: dict[str, list[Idea]] = {
+    "Language modelling": [
+        Idea("pages/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
+             "Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for 'Mary had a little'."),
+        Idea("pages/ngram.py", "ngram", "N-gram sampler", ":material/casino:",
+             "Count, sample and score n-grams of Shakespeare: the V^n table that cannot be filled, and the loops."),
+    ],
     "Embeddings": [
         Idea("pages/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
              "400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),

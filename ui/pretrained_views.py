@@ -13,8 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, pretrained
-from engine.charts import compare_bars
-from engine.charts_pretrained import cosine_by_layer, next_token_bars
+from engine.charts_pretrained import cosine_by_layer, grouped_probabilities, next_token_bars
 from ui import charts, loaders, page
 
 HOMONYMS = [
@@ -169,9 +168,8 @@ def absorbed_probes(*, key: str = "absorbed"):
             if found is not None:
                 probs[prompt] = [found[p] for p in PRONOUNS]
         if len(probs) == 2:
-            charts.show(compare_bars({name: np.array(values) for name, values in probs.items()},
-                                     [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)",
-                                     value_title="probability"), width="stretch")
+            charts.show(grouped_probabilities({name: np.array(values) for name, values in probs.items()},
+                                              [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)"))
             st.caption("Compare the two bars of each pronoun. Swap the job, add words (\"The nurse said that "
                        "the doctor\"), or try other pairs: one prompt is an anecdote; a pattern over many is "
                        "evidence. Which way it leans says something about the text it read, not about people.")

@@ -1,6 +1,7 @@
 """pages/head_viewer.py and the SmolLM2 pieces of ui/pretrained_views.py in AppTest."""
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -102,3 +103,24 @@ def test_the_pieces_other_pages_call_with_one_line():
     at.slider(key="t_length").set_value(5).run()
     no_exception(at)
     assert "steps: `5`" in texts(at)
+
+
+def test_type_filter_leaves_only_those_heads_in_the_model_view(run_page):
+    at = run_page(PAGE, timeout=300)
+    at.multiselect(key="types_shown").set_value(["induction"]).run()
+    no_exception(at)
+    chart = at.get("vega_lite_chart")[0].proto
+    tables = [pa.ipc.open_stream(dataset.data.data).read_all() for dataset in chart.datasets]
+    pictures = next(table for table in tables if "url" in table.column_names)
+    assert pictures.num_rows == 9 and set(pictures.column("type").to_pylist()) == {"induction"}
+
+
+def test_the_code_shown_reproduces_the_numbers_shown(run_page, capsys):
+    at = run_page(PAGE, query={"layer": "16", "head": "0"}, timeout=300)
+    source = next(block.value for block in at.code if "pretrained.load()" in block.value)
+    exec(compile(source, "<shown code>", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "previous-token" in printed
+    shown = at.dataframe[0].value
+    previous = float(shown.loc[shown["pattern"] == "previous-token", "score"].iloc[0])
+    assert f"'previous-token': {round(previous, 3)}" in printed

@@ -1,0 +1,61 @@
+"""The head viewer's and SmolLM2's chart builders: valid Vega-Lite, and the data they draw."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+from PIL import Image
+
+from engine import heads
+from engine.charts_headviewer import MASKED, TYPE_COLOURS, head_lines, model_view, thumbnail, thumbnails
+from engine.charts_pretrained import cosine_by_layer, grouped_probabilities, next_token_bars
+
+
+def causal_uniform(T):
+    alpha = np.tril(np.ones((T, T)))
+    return alpha / alpha.sum(1, keepdims=True)
+
+
+def decode(uri: str) -> np.ndarray:
+    assert uri.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
+
+
+def test_thumbnail_pixels_follow_the_weights():
+    alpha = np.eye(4)
+    pixels = decode(thumbnail(alpha, TYPE_COLOURS["self"]))
+    scale = pixels.shape[0] // 4
+    assert pixels.shape == (4 * scale, 4 * scale, 3)
+    assert tuple(pixels[0, 0]) == (0x00, 0x9E, 0x73)              # weight 1: the type's colour
+    assert tuple(pixels[-1, 0]) == (255, 255, 255)                # weight 0 in the past: white
+    assert tuple(pixels[0, -1]) == MASKED                         # the future: masked grey
+
+
+def test_model_view_keeps_the_filtered_heads_and_is_valid():
+    rng = np.random.default_rng(0)
+    weights = np.stack([[causal_uniform(5)] * 3] * 4)             # (4 layers, 3 heads, 5, 5)
+    types = np.array([[heads.TYPES[(l + h) % 6] for h in range(3)] for l in range(4)], dtype=object)
+    scores = {p: rng.random((4, 3)) for p in heads.PATTERNS}
+    images = thumbnails(weights, types)
+    spec = model_view(images, types, scores, layers=(1, 2), shown_types=["broad", "self"], selected=(1, 1)).to_dict()
+    rows = [row for data in spec["datasets"].values() for row in data if "url" in row]
+    shown = {(row["layer"], row["head"]) for row in rows}
+    assert shown == {(l, h) for l in (1, 2) for h in range(3) if types[l, h] in ("broad", "self")}
+    assert "head_pick" in json.dumps(spec)
+
+
+def test_head_lines_draw_one_line_per_visible_weight():
+    alpha = causal_uniform(4)
+    spec = head_lines(alpha, ["a", "b", "c", "d"]).to_dict()
+    lines = [row for data in spec["datasets"].values() for row in data if "weight" in row]
+    assert len(lines) == 10                                        # the lower triangle of a 4 x 4
+    assert "query (attending)" in json.dumps(spec) and "key (attended to)" in json.dumps(spec)
+
+
+def test_small_builders_are_valid():
+    next_token_bars([" lamb", " bit", " lamb"], [0.2, 0.1, 0.05]).to_dict()
+    cosine_by_layer({"crane": np.linspace(1, 0.5, 31), "bank": np.ones(31)}).to_dict()
+    grouped_probabilities({"A": np.array([0.1, 0.2, 0.3]), "B": np.array([0.3, 0.2, 0.1])},
+                          ["he", "she", "they"]).to_dict()
