@@ -93,6 +93,48 @@ def analogy_tab(a: str, b: str, c: str, k: float, method: str):
     return table, summary
 
 
+# --- n-gram sampler ------------------------------------------------------------------------
+NGRAM_ORDERS = (2, 3, 4, 5)
+
+
+@functools.lru_cache(maxsize=1)
+def char_counts():
+    """The plays' training split as characters, and its n-gram counts up to order 5, counted once."""
+    import numpy as np
+
+    from engine.corpus import load_corpus
+    from engine.ngram import count_ngrams
+    from engine.tokenizers import CharTokenizer
+
+    corpus = load_corpus()
+    tokenizer = CharTokenizer.from_text(corpus.text)
+    ids = np.asarray(tokenizer.encode(corpus.train), dtype=np.int64)
+    return tokenizer, count_ngrams(ids, max(NGRAM_ORDERS), tokenizer.vocab_size)
+
+
+def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length: float, prompt: str):
+    """w_t ~ P(w | the n-1 characters before it), Kneser-Ney / add-k / MLE from the plays' counts."""
+    from engine.ngram import NGramModel
+
+    tokenizer, counts = char_counts()
+    n = engine_call(_index, n, max(NGRAM_ORDERS) + 1, "order n")
+    if n not in NGRAM_ORDERS:
+        raise gr.Error(f"Choose n from {NGRAM_ORDERS[0]} to {NGRAM_ORDERS[-1]}.")
+    model = engine_call(NGramModel.from_counts, counts, n, smoothing or "kneser-ney", tokenizer=tokenizer)
+    prompt_ids = engine_call(tokenizer.encode, prompt or "")
+    length = engine_call(_index, length, limits.MAX_SAMPLE_TOKENS + 1, "sample length")
+    seed = engine_call(_index, seed, 2**31, "seed")
+    ids = engine_call(model.sample, length, seed=seed, temperature=float(temperature), prompt=prompt_ids)
+    following = engine_call(model.distribution, prompt_ids[-(n - 1):] if n > 1 else [])
+    table = pd.DataFrame([{"next character": repr(tokenizer.decode([i])), "P": round(p, 4), "count": c}
+                          for i, p, c in following.top(10)])
+    context = tokenizer.decode(list(following.context))
+    summary = (f"{model.name}: after **{context!r}** (seen {following.context_count:,} times at order "
+               f"{following.order_used}) the likeliest next characters are below. Temperature {temperature:g}, "
+               f"seed {seed}: the same seed gives the same text.")
+    return (prompt or "") + tokenizer.decode(ids), table, summary
+
+
 # --- head viewer ----------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def smollm2():
@@ -169,6 +211,24 @@ def build() -> gr.Blocks:
             analogy_summary = gr.Markdown()
             answers = gr.Dataframe(label="best answers")
             solve.click(analogy_tab, [a, b, c, k, method], [answers, analogy_summary], api_name="analogy")
+
+        with gr.Tab("N-gram sampler"):
+            gr.Markdown("### How far do counts get you?\nCharacter n-grams of 38 Shakespeare plays: each character "
+                        "is drawn from P(w | the n-1 before it). The first use counts the plays (a few seconds).")
+            with gr.Row():
+                n = gr.Slider(NGRAM_ORDERS[0], NGRAM_ORDERS[-1], value=3, step=1, label="n")
+                smoothing = gr.Radio(["kneser-ney", "add-k", "none"], value="kneser-ney", label="smoothing")
+                temperature = gr.Slider(0, 3, value=1.0, step=0.05, label="temperature (0: greedy)")
+            with gr.Row():
+                seed = gr.Number(0, label="seed", precision=0, minimum=0)
+                length = gr.Slider(10, 1000, value=300, step=10, label="characters to sample")
+            prompt = gr.Textbox("Romeo:", label="Start with", max_length=limits.MAX_TOKENIZE_CHARS)
+            sample = gr.Button("Sample", variant="primary")
+            ngram_summary = gr.Markdown()
+            sampled = gr.Textbox(label="Sampled text", lines=8)
+            next_chars = gr.Dataframe(label="P(next character | the prompt's last n-1)")
+            sample.click(ngram_tab, [n, smoothing, temperature, seed, length, prompt],
+                         [sampled, next_chars, ngram_summary], api_name="ngram")
 
         with gr.Tab("Head viewer (SmolLM2)"):
             gr.Markdown("### What does each head of a real trained model look at?\nSmolLM2-135M: 30 layers x 9 "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -344,6 +345,7 @@ def main() -> None:
             wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
             peak = max(server.peak_rss, server.rss())
         summary.append(report(n, stats, peak, idle, cpu, wall, warm))
+    print("\nsummary-json: " + json.dumps(summary))
     print("\nN     worst non-training p95   errors   peak RSS / goal")
     for row in summary:
         print(f"{row['n']:<5} {1000 * row['p95']:>15.0f} ms {row['errors']:>9}   "

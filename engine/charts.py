@@ -30,7 +30,8 @@ def _unique(labels: list[str]) -> list[str]:
 def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
                  x_title: str = "key (attended to)", y_title: str = "query (attending)",
                  value_name: str = "weight", scheme: str = "blues", digits: int = 3,
-                 domain: tuple[float, float] | None = None, cell: int = 46) -> dict:
+                 domain: tuple[float, float] | None = None, cell: int = 46,
+                 max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS) -> dict:
     """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
 
     Written as a plain spec because pages redraw it on every edit: building the same chart
@@ -57,7 +58,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                         {"field": value_name, "type": "quantitative", "format": f".{digits}f"}],
         },
     }]
-    if values.size <= MAX_CELLS_WITH_NUMBERS:
+    if values.size <= max_cells_with_numbers:
         # an explicit black/white scale: Streamlit's frontend draws nothing at all for scale=None here
         layers.append({"mark": {"type": "text", "fontSize": 12}, "encoding": {
             "text": {"field": "text", "type": "nominal"},

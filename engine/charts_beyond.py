@@ -81,7 +81,7 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                  "encoding": {**box, "tooltip": tooltip,
                               "color": {"field": "shade", "type": "quantitative",
                                         "scale": {"scheme": "viridis", "domain": [0, 1]},
-                                        "legend": {"title": ["weight /", "largest other"], "orient": "right"}}}}
+                                        "legend": {"title": "weight / largest other", "orient": "bottom", "direction": "horizontal"}}}}
     else:
         cells = {"mark": {"type": "rect", "fill": "black", **grid_lines},
                  "encoding": {**box, "tooltip": tooltip,
@@ -104,50 +104,65 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
             "layer": [picture, {"data": {"values": values}, "transform": boxes, "layer": [cells, outline]}]}
 
 
+def spectrogram_picture(spec) -> str:
+    """The spectrogram as a viridis PNG data URL: time across, high frequencies on top, -80..0 dB."""
+    return data_url(viridis((spec.db.T[::-1] + 80.0) / 80.0), "PNG")    # (bins, T, 3)
+
+
 def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), *, width: int = 640,
-                            selection: alt.Parameter | None = None) -> alt.VConcatChart:
+                            picture_url: str | None = None, selection: str | None = None) -> dict:
     """Top: the spectrogram (time across, frequency up, dB in viridis), the chosen frame outlined.
-    Bottom: alpha_query,t for every frame t on the same time axis, notes labelled."""
-    image = viridis((spec.db.T[::-1] + 80.0) / 80.0)          # (bins, T, 3), high frequencies on top
-    url = data_url(image, "PNG")
-    t_end = float(spec.times[-1] + spec.hop / spec.sample_rate / 2)
-    t_start = float(spec.times[0] - spec.hop / spec.sample_rate / 2)
-    f_top = float(spec.freqs[-1])
-    x_scale = alt.Scale(domain=[t_start, t_end], nice=False, zero=False)
+    Bottom: alpha_query,t for every frame t on the same time axis, notes labelled.
+
+    A plain Vega-Lite dict (Altair's schema work took half a second per click); the tests
+    check it against the schema. `selection` names a click selection on frames (field "frame").
+    """
     half = spec.hop / spec.sample_rate / 2
-    frames = pd.DataFrame({"frame": np.arange(spec.T), "t0": spec.times - half, "t1": spec.times + half,
-                           "time": spec.times, "weight": np.asarray(weights, dtype=float)})
+    t_start, t_end = float(spec.times[0] - half), float(spec.times[-1] + half)
+    f_top = float(spec.freqs[-1])
+    weights = np.asarray(weights, dtype=float)
+    frames = [{"frame": t, "t0": round(float(spec.times[t] - half), 5), "t1": round(float(spec.times[t] + half), 5),
+               "time": round(float(spec.times[t]), 4), "weight": round(float(weights[t]), 6),
+               "ink": QUERY_COLOUR if t == query else "#1f6fb4"} for t in range(spec.T)]
+    x_scale = {"domain": [t_start, t_end], "nice": False, "zero": False}
+    x = {"field": "t0", "type": "quantitative", "scale": x_scale, "title": None}
+    column = {"x": x, "x2": {"field": "t1"}, "y": {"datum": 0.0, "type": "quantitative"}, "y2": {"datum": f_top}}
     height = 220
-    picture = alt.Chart(pd.DataFrame({"url": [url], "x": [t_start], "y": [f_top]})).mark_image(
-        width=width, height=height, align="left", baseline="top", aspect=False).encode(
-        x=alt.X("x:Q", scale=x_scale, title=None),
-        y=alt.Y("y:Q", scale=alt.Scale(domain=[0, f_top], nice=False), title="frequency (Hz)"), url="url:N")
-    columns = alt.Chart(frames).mark_rect(opacity=0.0).encode(
-        x=alt.X("t0:Q", scale=x_scale), x2="t1",
-        y=alt.datum(0.0), y2=alt.datum(f_top),
-        tooltip=["frame:Q", alt.Tooltip("time:Q", format=".3f", title="centre (s)")])
-    if selection is not None:
-        columns = columns.add_params(selection)
-    chosen = alt.Chart(frames[frames["frame"] == query]).mark_rect(
-        fill=None, stroke=QUERY_COLOUR, strokeWidth=2.5).encode(
-        x=alt.X("t0:Q", scale=x_scale), x2="t1", y=alt.datum(0.0), y2=alt.datum(f_top))
-    top = alt.layer(picture, columns, chosen).properties(
-        width=width, height=height, title="Spectrogram: each column is one frame, one token")
-    frames["ink"] = np.where(frames["frame"] == query, QUERY_COLOUR, "#1f6fb4")
-    bars = alt.Chart(frames).mark_rect().encode(
-        x=alt.X("t0:Q", scale=x_scale, title="time (s)"), x2="t1",
-        y=alt.Y("weight:Q", title=f"weight of frame {query}"), y2=alt.datum(0.0),
-        color=alt.Color("ink:N", scale=None),
-        tooltip=["frame:Q", alt.Tooltip("time:Q", format=".3f"), alt.Tooltip("weight:Q", format=".4f")])
+    picture = {"data": {"values": [{"url": picture_url or spectrogram_picture(spec), "x": t_start, "y": f_top}]},
+               # fixed pixels: inside a vconcat the "width" signal belongs to the child view, not this mark
+               "mark": {"type": "image", "width": width, "height": height,
+                        "align": "left", "baseline": "top", "aspect": False},
+               "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale, "title": None},
+                            "y": {"field": "y", "type": "quantitative", "title": "frequency (Hz)",
+                                  "scale": {"domain": [0, f_top], "nice": False}},
+                            "url": {"field": "url", "type": "nominal"}}}
+    columns = {"mark": {"type": "rect", "opacity": 0.0},
+               "encoding": {**column, "tooltip": [{"field": "frame", "type": "quantitative"},
+                                                  {"field": "time", "type": "quantitative", "title": "centre (s)"}]}}
+    if selection:
+        columns["params"] = [{"name": selection, "select": {"type": "point", "fields": ["frame"], "on": "click",
+                                                            "clear": False}}]
+    chosen = {"transform": [{"filter": {"field": "frame", "equal": int(query)}}],
+              "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 2.5}, "encoding": column}
+    top = {"width": width, "height": height, "title": "Spectrogram: each column is one frame, one token",
+           "layer": [picture, {"data": {"values": frames}, "layer": [columns, chosen]}]}
+    bars = {"data": {"values": frames}, "mark": {"type": "rect"},
+            "encoding": {"x": {**x, "title": "time (s)"}, "x2": {"field": "t1"},
+                         "y": {"field": "weight", "type": "quantitative", "title": f"weight of frame {query}"},
+                         "y2": {"datum": 0.0}, "color": {"field": "ink", "type": "nominal", "scale": None},
+                         "tooltip": [{"field": "frame", "type": "quantitative"},
+                                     {"field": "time", "type": "quantitative", "format": ".3f"},
+                                     {"field": "weight", "type": "quantitative", "format": ".4f"}]}}
     layers = [bars]
     if segments:
-        notes = pd.DataFrame([{"label": label, "start": start, "end": end, "mid": (start + end) / 2}
-                              for label, start, end in segments])
-        layers.append(alt.Chart(notes).mark_rule(strokeDash=[3, 3], color="gray").encode(x=alt.X("start:Q", scale=x_scale)))
-        layers.append(alt.Chart(notes).mark_text(dy=-6, baseline="bottom", fontSize=12).encode(
-            x=alt.X("mid:Q", scale=x_scale), y=alt.value(12), text="label:N"))
-    bottom = alt.layer(*layers).properties(width=width, height=150)
-    return alt.vconcat(top, bottom, spacing=4)
+        notes = [{"label": label, "start": start, "mid": (start + end) / 2} for label, start, end in segments]
+        layers.append({"data": {"values": notes}, "mark": {"type": "rule", "strokeDash": [3, 3], "color": "gray"},
+                       "encoding": {"x": {"field": "start", "type": "quantitative", "scale": x_scale}}})
+        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -6, "baseline": "bottom", "fontSize": 12},
+                       "encoding": {"x": {"field": "mid", "type": "quantitative", "scale": x_scale},
+                                    "y": {"value": 12}, "text": {"field": "label", "type": "nominal"}}})
+    bottom = {"width": width, "height": 150, "layer": layers}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
 
 
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> alt.Chart:

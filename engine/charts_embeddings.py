@@ -61,7 +61,7 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
                    title=f"second principal direction ({share[1]:.0%})")
     role_names = ["analogy word", "answer", "other word"]
     colour = alt.Color("role:N", scale=alt.Scale(domain=role_names, range=[BLUE, ORANGE, GREY]),
-                       legend=alt.Legend(orient="right", title=None))
+                       legend=alt.Legend(orient="top", title=None))
     points = alt.Chart(frame).mark_circle(size=90, opacity=0.9).encode(
         x=x_axis, y=y_axis, color=colour,
         tooltip=[alt.Tooltip("word:N"), alt.Tooltip("nearest:N", title="nearest words"),

@@ -5,53 +5,37 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from engine.charts import PAIR_COLOURS, _unique
+from engine.charts import PAIR_COLOURS, heatmap_spec
 
 HEADS_PER_ROW = 4
 
 
 def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
-              cell: int = 38) -> alt.FacetChart:
+              cell: int = 38) -> dict:
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared 0..1 scale."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
     return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell)
 
+
 def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query") -> alt.FacetChart:
-    """Several labelled heatmaps, one panel each, on one colour scale, numbers printed in the cells.
+                   y_title: str = "query", numbers: bool = True) -> dict:
+    """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
+    on one colour scale, as a Vega-Lite spec; numbers in the cells when a panel is small enough.
 
-    One faceted chart rather than many layered ones: Altair copies every chart it combines,
-    so h separate heatmaps cost h times the building; a facet is built once.
+    Concatenated plain specs (engine.charts.heatmap_spec): fast to build on every rerun, and
+    Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
     """
-    frames = []
-    for title, (matrix, row_labels, col_labels) in panels.items():
-        values = np.asarray(matrix, dtype=float)
-        rows, cols = _unique(list(row_labels)), _unique(list(col_labels))
-        i, j = np.meshgrid(np.arange(len(rows)), np.arange(len(cols)), indexing="ij")
-        frames.append(pd.DataFrame({"panel": title, "row": np.array(rows)[i.ravel()],
-                                    "col": np.array(cols)[j.ravel()], value_name: values.ravel(),
-                                    "i": i.ravel(), "j": j.ravel()}))
-    frame = pd.concat(frames, ignore_index=True)
-    low, high = domain if domain else (float(frame[value_name].min()), float(frame[value_name].max()))
-    frame["text"] = [f"{v:.{digits}f}" for v in frame[value_name]]
-    frame["ink"] = np.where(frame[value_name] > (low + high) / 2, "white", "black")  # data, not alt.condition
-    base = alt.Chart().encode(
-        x=alt.X("col:N", sort=alt.EncodingSortField("j"), title=x_title, axis=alt.Axis(labelAngle=-40, orient="top")),
-        y=alt.Y("row:N", sort=alt.EncodingSortField("i"), title=y_title),
-    )
-    rects = base.mark_rect(stroke="white").encode(
-        color=alt.Color(f"{value_name}:Q", scale=alt.Scale(scheme=scheme, domain=[low, high]),
-                        legend=alt.Legend(title=value_name)),
-        tooltip=["panel:N", alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
-                 alt.Tooltip(f"{value_name}:Q", format=f".{digits}f")])
-    text = base.mark_text(fontSize=11).encode(text="text:N", color=alt.Color("ink:N", scale=None))
-    layers = alt.layer(rects, text).properties(width=alt.Step(cell), height=alt.Step(cell))
-    titles = list(panels)
-    return alt.FacetChart(data=frame, spec=layers, facet=alt.Facet(
-        "panel:N", sort=titles, title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")),
-        columns=columns).resolve_scale(x="independent", y="independent")
+    if domain is None:
+        every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
+        domain = (float(every.min()), float(every.max()))
+    specs = [heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, value_name=value_name,
+                          scheme=scheme, digits=digits, domain=domain, cell=cell,
+                          **({} if numbers else {"max_cells_with_numbers": 0}))
+             for title, (matrix, rows, cols) in panels.items()]
+    rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
+    return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
 
 
 def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> alt.Chart:  # noqa: F821

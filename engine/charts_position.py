@@ -68,19 +68,28 @@ def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "")
     return (band + line).properties(title=title, height=280)
 
 
-def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> alt.Chart:
-    """max |c_B(word) - c_A(word)| for each word of the shuffled sentence; printed, since zero bars are invisible."""
+def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
+    """max |c_B(word) - c_A(word)| for each word of the shuffled sentence, as a Vega-Lite spec (redrawn on
+    every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
     labels = _unique(list(tokens))
-    frame = pd.DataFrame({"word": labels, "difference": np.asarray(difference, dtype=float)})
-    frame["text"] = [f"{v:.2g}" if v >= 1e-12 else "0" for v in frame["difference"]]
-    top = max(float(frame["difference"].max()) * 1.25, 0.05)
-    base = alt.Chart(frame).encode(
-        x=alt.X("word:N", sort=labels, title="word (in the shuffled sentence's order)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("difference:Q", title="largest change in its context vector", scale=alt.Scale(domain=[0, top])),
-    )
-    bars = base.mark_bar(color=PAIR_COLOURS[1]).encode(tooltip=["word", alt.Tooltip("difference:Q", format=".3g")])
-    text = base.mark_text(dy=-7, fontSize=12).encode(text="text:N")
-    return (bars + text).properties(title=title, height=240)
+    values = [float(v) for v in np.asarray(difference, dtype=float)]
+    records = [{"word": w, "difference": v, "text": f"{v:.2g}" if v >= 1e-12 else "0"} for w, v in zip(labels, values)]
+    top = max(max(values) * 1.25, 0.05)
+    return {
+        "title": title, "height": 240, "data": {"values": records},
+        "encoding": {
+            "x": {"field": "word", "type": "nominal", "sort": labels, "title": "word (in the shuffled sentence's order)",
+                  "axis": {"labelAngle": 0}},
+            "y": {"field": "difference", "type": "quantitative", "title": "largest change in its context vector",
+                  "scale": {"domain": [0, top]}},
+        },
+        "layer": [
+            {"mark": {"type": "bar", "color": PAIR_COLOURS[1]},
+             "encoding": {"tooltip": [{"field": "word", "type": "nominal"},
+                                      {"field": "difference", "type": "quantitative", "format": ".3g"}]}},
+            {"mark": {"type": "text", "dy": -7, "fontSize": 12}, "encoding": {"text": {"field": "text", "type": "nominal"}}},
+        ],
+    }
 
 
 def side_by_side(*charts: alt.Chart, shared_colour: bool = False) -> alt.HConcatChart:

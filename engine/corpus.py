@@ -170,3 +170,18 @@ def user_text(raw: bytes | str) -> str:
     if not text.strip():
         raise ValueError("The text is empty (or only spaces): type or upload some words first.")
     return text
+
+
+ALL_PLAYS = "Shakespeare: all 38 plays"
+OWN_TEXT = "Your own text"
+
+
+def source_split(source: str, own_text: str | None = None) -> tuple[str, str]:
+    """(train, validation) of a named source: ALL_PLAYS, one play's title, or OWN_TEXT (checked by user_text)."""
+    if source == ALL_PLAYS:
+        corpus = load_corpus()
+        return corpus.train, corpus.validation
+    if source == OWN_TEXT:
+        return split_text(user_text(own_text if own_text is not None else ""))
+    play = load_corpus().play(source)
+    return play.text[:play.split_at], play.text[play.split_at:]

@@ -40,7 +40,7 @@ class TransformerConfig:
     layer_norm: "post" is the chapter's z = LayerNorm(x + MultiHead(x)); "pre" is GPT-2's
     z = x + MultiHead(LayerNorm(x)); "none" drops the normalisation.
     """
-    vocab_size: int = 81
+    vocab_size: int = 75
     context_length: int = 64
     d_model: int = 64
     n_heads: int = 4
@@ -97,11 +97,11 @@ class TransformerConfig:
 PRESETS: dict[str, TransformerConfig] = {
     # The chapter's sizes: small enough to see every number, post-norm and ReLU as written.
     "tiny (the chapter's block)": TransformerConfig(
-        vocab_size=81, context_length=32, d_model=32, n_heads=4, d_ff=128, n_layers=2,
+        vocab_size=75, context_length=32, d_model=32, n_heads=4, d_ff=128, n_layers=2,
         activation="relu", layer_norm="post", positional="sinusoidal", final_norm=False),
     # nanoGPT's "baby GPT" for a CPU (README: 4 layers, 4 heads, 128 wide, context 64), bias off as in its train.py.
     "baby GPT (nanoGPT on a CPU)": TransformerConfig(
-        vocab_size=81, context_length=64, d_model=128, n_heads=4, d_ff=512, n_layers=4,
+        vocab_size=75, context_length=64, d_model=128, n_heads=4, d_ff=512, n_layers=4,
         activation="gelu", layer_norm="pre", positional="learned", final_norm=True, bias=False),
     # GPT-2 small as released by OpenAI (124,439,808 parameters in the checkpoint).
     "GPT-2 small": TransformerConfig(

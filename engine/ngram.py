@@ -319,7 +319,8 @@ class NGramModel:
         """A model of order n <= ngrams.max_order sharing counts already made (no recounting)."""
         model = cls(n, smoothing, k, tokenizer)
         if model.n > ngrams.max_order:
-            raise ValueError(f"These counts go up to {ngrams.max_order}-grams; n={n} needs more.")
+            raise ValueError(f"These counts go up to {ngrams.max_order}-grams (the text has {ngrams.n_tokens:,} "
+                             f"tokens); n = {n} needs more. Choose a smaller n or a longer text.")
         model.ngrams = ngrams
         return model
 
@@ -560,6 +561,7 @@ class TransitionTable:
     tokens: list[int]     # ids, most frequent first (rows: a, columns: b)
     counts: np.ndarray    # (k, k)
     probs: np.ndarray     # (k, k), each row's share of all that follows a (rows need not sum to 1)
+    row_totals: np.ndarray  # (k,) C(a .): how often each row's token is followed by anything
 
 
 def transition_table(ngrams: NGramCounts, top: int = 20) -> TransitionTable:
@@ -578,10 +580,10 @@ def transition_table(ngrams: NGramCounts, top: int = 20) -> TransitionTable:
     keep = (position[first] >= 0) & (position[second] >= 0)
     counts = np.zeros((top, top), dtype=np.int64)
     counts[position[first[keep]], position[second[keep]]] = values[keep]
-    row_totals = np.array([ngrams.raw[1].total[ngrams.context_id([t])] for t in tokens], dtype=float)
+    row_totals = np.array([ngrams.raw[1].total[ngrams.context_id([t])] for t in tokens], dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         probs = np.where(row_totals[:, None] > 0, counts / row_totals[:, None], 0.0)
-    return TransitionTable(tokens, counts, probs)
+    return TransitionTable(tokens, counts, probs, row_totals)
 
 
 # --- held-out comparison ------------------------------------------------------------------------
@@ -600,8 +602,16 @@ def held_out_table(train_ids, held_out_ids, vocab_size: int, orders: Sequence[in
                    smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
     """Cross-entropy on held-out text for every n and smoothing, from one count of the training text."""
     orders = [check_order(n) for n in orders]
-    ngrams = count_ngrams(train_ids, max(orders), vocab_size)
+    return held_out_rows(count_ngrams(train_ids, max(orders), vocab_size), held_out_ids, orders, smoothings, k)
+
+
+def held_out_rows(ngrams: NGramCounts, held_out_ids, orders: Sequence[int] = range(1, 7),
+                  smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
+    """The same table from counts already made (orders up to ngrams.max_order)."""
     held_out = check_ids(held_out_ids, ngrams.vocab_size)
+    if held_out.size < 2:
+        raise ValueError("The held-out part of the text (its last 10%, cut at a line break) has fewer than two "
+                         "tokens to score. Use a longer text with several lines.")
     dense = ngrams.dense_ids(held_out, max(orders))
     rows = []
     for n in orders:

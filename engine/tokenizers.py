@@ -153,12 +153,17 @@ class WordTokenizer:
         return [index.get(word, 0) for word in split_words(text)]
 
     def decode(self, ids: Sequence[int]) -> str:
+        return "".join(self.pieces(ids))
+
+    def pieces(self, ids: Sequence[int]) -> list[str]:
+        """Each token's word with the space decode puts before it: "".join(pieces) == decode(ids)."""
         out: list[str] = []
+        previous = ""
         for word in (self.vocabulary[i] for i in _check_ids(ids, self.vocab_size)):
-            if out and word[0] not in _NO_SPACE_BEFORE and out[-1][-1] not in _NO_SPACE_AFTER:
-                out.append(" ")
-            out.append(word)
-        return "".join(out)
+            space = previous and word[0] not in _NO_SPACE_BEFORE and previous[-1] not in _NO_SPACE_AFTER
+            out.append(" " + word if space else word)
+            previous = word
+        return out
 
     def tokens(self, text: str) -> list[str]:
         return split_words(text)
@@ -378,3 +383,76 @@ def gpt2_tokenizer() -> BPETokenizer:
         left, right = line.split(" ")
         merges.append(Merge(rank, encoder[left], encoder[right], encoder[left + right]))
     return BPETokenizer(token_bytes, byte_ids, merges, name="GPT-2 BPE", special=special)
+
+
+# --- one tokenizer per level, for the n-gram pages ----------------------------------------------
+
+LEVELS = ("characters", "words", "BPE")
+CORPUS_BPE_MERGES = 500          # merges of the BPE that n-gram models of the corpus use
+CORPUS_BPE_TRAIN_CHARS = 200_000  # ... learned from the first this-many characters of the training text
+
+
+def tokenizer_for(level: str, train: str, validation: str = ""):
+    """The tokenizer of a level for a train/validation split.
+
+    characters: every character of either part (so held-out text never has an unknown one);
+    words: the training words (held-out words never seen become "<unk>");
+    BPE: CORPUS_BPE_MERGES merges learned on the start of the training text.
+    """
+    if level == "characters":
+        return CharTokenizer.from_text(train + validation)
+    if level == "words":
+        return WordTokenizer.from_text(train)
+    if level == "BPE":
+        return train_bpe(train[:CORPUS_BPE_TRAIN_CHARS], CORPUS_BPE_MERGES)
+    raise ValueError(f"The token level must be one of {', '.join(LEVELS)}; not {level!r}.")
+
+
+# --- a text seen through one tokenizer (for the Tokens page) -----------------------------------
+
+@dataclass(frozen=True)
+class Tokenization:
+    """One text cut by one tokenizer: the pieces, their ids, and how compact that is."""
+    name: str
+    tokens: list[str]
+    ids: list[int]
+    vocab_size: int
+    n_characters: int
+    unknown_id: int | None = None  # the id standing for anything outside the vocabulary, if any
+
+    @property
+    def characters_per_token(self) -> float:
+        return self.n_characters / max(len(self.ids), 1)
+
+
+def check_typed_text(text: str) -> str:
+    """Text typed to be tokenized: not empty, not only spaces, within MAX_TOKENIZE_CHARS."""
+    _check_text(text)
+    if not text.strip():
+        raise ValueError("Type some text first: it is empty (or only spaces).")
+    if len(text) > limits.MAX_TOKENIZE_CHARS:
+        raise ValueError(f"That text has {len(text):,} characters; the Tokens page shows at most "
+                         f"{limits.MAX_TOKENIZE_CHARS:,}. Paste a shorter passage.")
+    return text
+
+
+def tokenize(tokenizer, text: str) -> Tokenization:
+    """text -> tokens and ids with one tokenizer; unknown characters raise ValueError (CharTokenizer)."""
+    text = check_typed_text(text)
+    ids = tokenizer.encode(text)
+    unknown = 0 if isinstance(tokenizer, WordTokenizer) else None
+    return Tokenization(tokenizer.name, tokenizer.tokens(text), ids, tokenizer.vocab_size, len(text), unknown)
+
+
+def token_text(tokenizer, token_id: int) -> str:
+    """What one token id spells (a BPE piece that is part of a character shows as \\xNN bytes)."""
+    if isinstance(tokenizer, BPETokenizer):
+        return show_bytes(tokenizer.token_bytes[int(token_id)])
+    return tokenizer.decode([int(token_id)])
+
+
+def decoded_pieces(tokenizer, ids: Sequence[int]) -> list[str]:
+    """The text of each token in order, as decode spells it: "".join(...) reads as the decoded text."""
+    if isinstance(tokenizer, WordTokenizer):
+        return tokenizer.pieces(ids)
+    return [token_text(tokenizer, i) for i in ids]

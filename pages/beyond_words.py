@@ -1,18 +1,18 @@
 """Beyond words: image patches, spectrogram frames and amino-acid residues as tokens, one attention."""
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
 import streamlit as st
 
 from engine import limits
 from engine.beyond_code import audio_code, image_code, protein_code
 from engine.charts import heatmap_spec
-from engine.charts_beyond import OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_with_frames
+from engine.charts_beyond import (OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_picture,
+                                  spectrogram_with_frames)
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, code, formula, page, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
@@ -42,12 +42,22 @@ def cached_image_attention(name: str, upload: bytes | None, side: int, patch: in
 @st.cache_resource(max_entries=3, show_spinner=False)
 def cached_frame_attention(name: str, upload: bytes | None, frame: int, hop: int, d: int | None, seed: int):
     signal = read_wav(upload, "your recording") if upload is not None else synth_signal(name, 8000)
-    return signal, frame_attention(signal, frame, hop, d, seed)
+    result = frame_attention(signal, frame, hop, d, seed)
+    return signal, result, spectrogram_picture(result.source)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def cached_residue_attention(sequence: str, d: int | None, seed: int):
     return residue_attention(sequence, d, seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
+    result = cached_residue_attention(sequence, d, seed)
+    labels = result.source.labels
+    cell = 28 if len(labels) <= 30 else max(6, 840 // len(labels))
+    return heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending", cell=cell,
+                        digits=2, x_title="residue attended to", y_title="residue attending")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -193,13 +203,17 @@ def image_section() -> None:
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
         st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
-    j, w = strongest[0]
-    formula.formula_with_numbers(
-        r"\alpha_{qj} = \frac{\exp(x_q \cdot x_j / \sqrt{d})}{\sum_{k=1}^{T} \exp(x_q \cdot x_k / \sqrt{d})}",
-        rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
-        rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
-        caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
-                f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
+    if not strongest:  # a patch as large as the picture: one token, nothing else to attend to
+        st.info("The picture is a single patch, so it can only attend to itself: choose a smaller patch size.",
+                icon=":material/info:")
+    else:
+        j, w = strongest[0]
+        formula.formula_with_numbers(
+            r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
+            rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
+            rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
+            caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
+                    f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
     cost_line(patches.N, result.tokens.d, "patches",
               "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
@@ -234,7 +248,7 @@ def audio_section() -> None:
                                int(st.session_state.hop), d, seed)
     if computed is None:
         return
-    signal, result = computed
+    signal, result, picture = computed
     spec = result.source
     if st.session_state.qframe < 0 or st.session_state.qframe >= spec.T:
         last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
@@ -244,9 +258,9 @@ def audio_section() -> None:
     st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
                 f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"
                 f"{f', projected to d = {d}' if d else ''}.**")
-    chosen = alt.selection_point(name="token", fields=["frame"], on="click", clear=False)
-    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments, selection=chosen)
-    st.vega_lite_chart(chart.to_dict(validate=False), key="spectrogram_chart", on_select=lambda: set_from_selection(
+    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
+                                    picture_url=picture, selection="token")
+    st.vega_lite_chart(chart, key="spectrogram_chart", on_select=lambda: set_from_selection(
         "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
     st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key="qframe")
     weights = result.attention.weights[query]
@@ -264,11 +278,11 @@ def audio_section() -> None:
                       "time (s)": [round(float(spec.times[j]), 3) for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
     formula.formula_with_numbers(
-        r"X_t(f) = \Big|\sum_{n=0}^{N-1} w[n]\, s[t\cdot\text{hop} + n]\, e^{-2\pi i f n / N}\Big|",
+        r"X_t = \big|\mathrm{FFT}(w \odot s_{th\,:\,th+N})\big|",
         rf"T = 1 + \left\lfloor \frac{{{spec.signal.size} - {spec.frame}}}{{{spec.hop}}} \right\rfloor = {spec.T},"
         rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {strongest[0][1]:.4f}",
-        caption="w is the Hann window; each frame's |FFT| in decibels is one token, then the same attention as for "
-                "patches.")
+        caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
+                "attention as for patches.")
     cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
     code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)})
     best = strongest[0][0]
@@ -300,9 +314,7 @@ def protein_section() -> None:
     query = int(st.session_state.residue)
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    cell = 28 if L <= 30 else max(6, 840 // L)
-    charts.show(heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending",
-                        cell=cell, digits=2, x_title="residue attended to", y_title="residue attending"))
+    st.vega_lite_chart(residue_heatmap_spec(st.session_state.sequence, d, seed), width="content")
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])

@@ -35,8 +35,9 @@ def load_preset() -> None:
 # --- settings: the sidebar -------------------------------------------------------------------
 url_state.init(key("preset"), DEFAULT_PRESET, lambda raw: raw if raw in PRESETS or raw == "custom" else
                (_ for _ in ()).throw(ValueError(raw)))
-for field in FIELDS:
-    default = getattr(PRESETS[DEFAULT_PRESET], field)
+linked_preset = PRESETS.get(st.session_state[key("preset")], PRESETS[DEFAULT_PRESET])
+for field in FIELDS:  # a link naming a preset opens with its sizes, unless it names a switch too
+    default = getattr(linked_preset, field)
     parse = url_state.parse_bool if field in BOOLEAN else (str if field in CHOICES else int)
     url_state.init(key(field), default, parse)
 

@@ -10,7 +10,6 @@ from engine import charts, charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
 from ui import challenges, code, formula, loaders, page, pretrained_views, url_state
-from ui import charts as charts_ui
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -85,6 +84,24 @@ def formula_lines(symbols: str, numbers: str, caption: str | None = None) -> Non
         st.caption(caption)
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def chart_spec(builder: str, args: tuple, kwargs: dict) -> dict:
+    """A chart builder's Vega-Lite spec, cached on its data: building it in Altair costs more than
+    the numbers behind it, and most reruns change one section only."""
+    module, name = builder.split(".")
+    return getattr({"charts": charts, "charts_emb": charts_emb}[module], name)(*args, **kwargs).to_dict(validate=False)
+
+
+def draw(builder: str, *args, width: str = "content", **kwargs) -> None:
+    st.vega_lite_chart(chart_spec(builder, args, kwargs), width=width)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def glove_call(name: str, *args, **kwargs):
+    """engine.embeddings.<name> on the shared vectors, cached on its arguments (every one is pure)."""
+    return getattr(E, name)(loaders.glove(), *args, **kwargs)
+
+
 def apply_preset() -> None:
     choice = st.session_state["preset"]
     if choice in PRESETS:
@@ -92,7 +109,17 @@ def apply_preset() -> None:
             st.session_state[key] = value
 
 
-def mark_custom() -> None:
+def mark_custom(key: str) -> None:
+    """A word typed over a preset makes it '(your own)', once the word is one the vectors know:
+    a rejected word leaves every other input as it was."""
+    typed = st.session_state[key]
+    if key == "d" and not typed.strip():
+        st.session_state["preset"] = CUSTOM
+        return
+    try:
+        E.lookup(wv, typed)
+    except ValueError:
+        return
     st.session_state["preset"] = CUSTOM
 
 
@@ -101,7 +128,7 @@ st.subheader("a is to b as c is to ?")
 st.selectbox("Preset", [*PRESETS, CUSTOM], key="preset", on_change=apply_preset)
 cols = st.columns(4)
 for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
-    col.text_input(label, key=key, on_change=mark_custom, max_chars=limits.MAX_WORD_CHARS * 2)
+    col.text_input(label, key=key, on_change=mark_custom, args=(key,), max_chars=limits.MAX_WORD_CHARS * 2)
 where_analogy = st.container()
 result = page.run_engine(E.solve_analogy, wv, st.session_state["a"], st.session_state["b"], st.session_state["c"],
                          k=5, method=method, vocab_size=vocab, where=where_analogy)
@@ -110,7 +137,7 @@ expected_rank = None  # where d lands among the answers (0: it can never be one)
 if result is not None and expected:
     if page.run_engine(E.lookup, wv, expected, "expected answer d", where=where_analogy) is not None:
         question = E.AnalogyQuestion("yours", result.negative[0], *result.positive, expected)
-        expected_rank = int(E.score_analogies(wv, [question], method=method, vocab_size=vocab).ranks[0])
+        expected_rank = int(glove_call("score_analogies", [question], method=method, vocab_size=vocab).ranks[0])
 
 if result is not None:
     a, (b, c) = result.negative[0], result.positive
@@ -128,17 +155,16 @@ if result is not None:
     elif expected_rank is not None:
         where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
                            icon=":material/info:")
-    charts_ui.show(charts_emb.score_bars(
-        result.words, result.scores, highlight=expected or None,
-        value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
-        title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"), width="stretch")
+    draw("charts_emb.score_bars", result.words, result.scores, highlight=expected or None,
+         value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
+         title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words", width="stretch")
     st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
-                f"`{b}` − `{a}` + `{c}`; the first 5 of the {wv.dim} numbers:")
-    rows = [wv.unit[wv.index[w]][:5] for w in (b, a, c)]
+                f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
+    rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
     st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
-             + formula.latex_vector(rows[0], 2) + " - " + formula.latex_vector(rows[1], 2) + " + "
-             + formula.latex_vector(rows[2], 2))
-    st.latex("= " + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\ \dots")
+             + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
+    st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
+             + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
 
     table = pd.DataFrame({
         "answer": result.words,
@@ -175,26 +201,26 @@ st.text_input("Other words on the map (pairs become arrows: write them as a, b, 
                                   "words form pairs, drawn as arrows from the first to the second.")
 extra = [w.strip() for w in st.session_state["extra"].split(",") if w.strip()]
 where_map = st.container()
-if result is not None:
+if result is None:
+    where_map.caption("The map draws the analogy above: fix its words to see it.")
+else:
     pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
     map_words = [a, b, c, top, *extra]
     projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
     offsets = page.run_engine(E.offsets, wv, pairs, vocab_size=vocab, where=where_map) if projection else None
     if projection is not None and offsets is not None:
-        hover = E.nearest_many(wv, projection.words, k=5, vocab_size=vocab)
+        hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
         roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
-        charts_ui.show(charts_emb.embedding_map(
-            projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
-            neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
-            explained=projection.explained, size=460))
+        draw("charts_emb.embedding_map", projection.words, projection.coords, arrows=list(offsets.pairs),
+             roles=roles, neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
+             explained=projection.explained, size=560)
         st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
                    f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
                    "Hover a point for its 5 nearest words.")
         labels = [f"{p} → {q}" for p, q in offsets.pairs]
-        charts_ui.show(charts.heatmap_spec(offsets.cosines, labels, labels, value_name="cosine",
-                                      x_title="offset", y_title="offset", scheme="blues",
-                                      domain=(-1, 1), cell=64,
-                                      title="How parallel are the offsets in all 50 dimensions?"))
+        draw("charts.heatmap", offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
+             y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
+             title="How parallel are the offsets in all 50 dimensions?")
         formula_lines(
             r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
             rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
@@ -214,8 +240,8 @@ if total is not None:
     neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
                                  where=where_query)
 if neighbours is not None:
-    charts_ui.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
-                   width="stretch")
+    draw("charts_emb.score_bars", neighbours.words, neighbours.cosines, title=f"nearest to {total.text}",
+         width="stretch")
     formula_lines(
         r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
         rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
@@ -237,13 +263,12 @@ typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=a
 typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b, key=f"anchor_b_{homonym}",
                                     max_chars=limits.MAX_WORD_CHARS * 2)
 where_homonym = st.container()
-probe = page.run_engine(E.sense_probe, wv, homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
+probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
                         vocab_size=vocab, where=where_homonym)
 if probe is not None:
-    charts_ui.show(charts_emb.sense_scatter(
-        probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
-        sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
-        closest=probe.closest_sense))
+    draw("charts_emb.sense_scatter", probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
+         sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
+         closest=probe.closest_sense)
     counts = probe.sense_counts
     st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
                 f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
@@ -321,7 +346,7 @@ def accuracy_by_vocabulary(method: str) -> list[dict]:
 accuracy = accuracy_by_vocabulary(method)
 size_chart, size_text = st.columns([3, 2])
 with size_chart:
-    charts_ui.show(charts_emb.accuracy_bars(accuracy), width="stretch")
+    draw("charts_emb.accuracy_bars", accuracy, width="stretch")
 with size_text:
     n_questions = len(E.read_analogy_set())
     st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "
@@ -330,7 +355,7 @@ with size_text:
                 "but also rare right answers; all 400,000 words means 40 times as many cosines per query "
                 "as the top 10,000.")
     if result is not None:
-        others = {size: E.solve_analogy(wv, a, b, c, k=1, method=method, vocab_size=size).words[0]
+        others = {size: glove_call("solve_analogy", a, b, c, k=1, method=method, vocab_size=size).words[0]
                   for size in limits.VOCAB_SIZE_CHOICES}
         st.markdown(f"Your analogy **{a} : {b} :: {c} : ?** at each size: "
                     + ", ".join(f"{size:,} → **{w}**" for size, w in others.items()) + ".")
@@ -354,8 +379,8 @@ if result is not None:
         "i = {w: n for n, w in enumerate(words)}\n"
         "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
         + score_lines +
-        f'for n in [i["{a}"], i["{b}"], i["{c}"]]:\n'
-        "    scores[n] = -np.inf                                             # inputs are never answers\n"
+        f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
+        "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
         "best = np.argsort(-scores)[:5]\n"
         "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
         f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"

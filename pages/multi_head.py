@@ -9,9 +9,10 @@ from engine import limits
 from engine.attention import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
-from engine.charts_heads import cost_comparison, head_grid
+from engine.charts_heads import cost_comparison, head_grid, heatmap_panels
+from engine.shipped_heads import head_weights, shipped_available
 from engine.tinyvocab import embed, load_vocabulary
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, charts, code, formula, loaders, page, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
            "random": "seeded random (untrained)"}
@@ -38,6 +39,9 @@ url_state.init("causal", False, url_state.parse_bool)
 url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
 url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
 url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
+url_state.init("trained", False, url_state.parse_bool)
+url_state.init("line", "To be, or not to be")
+url_state.init("layer", 1, url_state.within(int, 1, 64))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
@@ -59,7 +63,8 @@ st.text_input("Sentence", key="sentence", max_chars=200)
 sentence = page.run_engine(embed, st.session_state["sentence"], vocabulary)
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
            "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
-url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h"])
+url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h", "trained", "line",
+                  "layer"])
 
 h, gain, seed = int(st.session_state["h"]), float(st.session_state["gain"]), int(st.session_state["seed"])
 if st.session_state["weights"] == "identity":
@@ -105,18 +110,61 @@ if result is not None:
 
     st.markdown("**The numbers**: each head's output, side by side, then times W_O")
     formula.formula_with_numbers(
-        r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{" + tokens[0] + "}}",
+        r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{row 0}}",
         formula.latex_vector(result.concat[0], 2),
         caption=f"Row 0 ('{tokens[0]}') of the concatenation: head 1 fills columns 0..{d_head - 1}, "
                 f"head 2 the next {d_head}, and so on.")
-    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{" + tokens[0] + r"}} = [\cdots] W^O",
-                                 formula.latex_vector(result.output[0], 2))
+    formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{row 0}}",
+                                 formula.latex_vector(result.output[0], 2),
+                caption="Hand-built heads use W_O = I, so the output is the concatenation itself; with seeded random "
+                        "weights W_O mixes every head into every column." if st.session_state["weights"] == "identity"
+                else "W_O mixes the heads: every output column draws on every head.")
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
         frames["MultiHead(X)"] = result.output
         for name, values in frames.items():
             st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
             st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
+
+st.subheader("Heads of a trained model")
+if not shipped_available():
+    st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
+            "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
+else:
+    st.toggle("Read a line with the shipped model (loads PyTorch once)", key="trained")
+    if st.session_state["trained"]:
+        shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
+        st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key="line",
+                      max_chars=200)
+        heads = None
+        if shipped is not None:
+            lm, notes = shipped
+            heads = page.run_engine(head_weights, lm.model, lm.tokenizer, st.session_state["line"])
+        if heads is not None:
+            if not 1 <= st.session_state["layer"] <= heads.n_layers:
+                st.session_state["layer"] = 1
+            layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key="layer")
+            chars = [c if c != " " else "␣" for c in heads.tokens]
+            panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
+                      for m in range(heads.n_heads)}
+            charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
+                                       numbers=False, x_title="key (character)", y_title="query (character)"))
+            habits = {"on the previous character": heads.previous_share, "on itself": heads.self_share,
+                      "on the first character": heads.first_share}
+            labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
+            charts.show(heatmap_panels({name: (share, *labels) for name, share in habits.items()},
+                                       value_name="mean weight", domain=(0.0, 1.0), cell=40, columns=3,
+                                       x_title="head", y_title="block"))
+            best = np.unravel_index(np.argmax(heads.previous_share), heads.previous_share.shape)
+            share = float(heads.previous_share[best])
+            nats = notes.get("held_out_nats_per_char")
+            habit = (f"Head {best[1] + 1} of block {best[0] + 1} puts {share:.0%} of its weight on the previous "
+                     "character on average: a previous-token head, one of the habits the chapter mentions."
+                     if share > 0.5 else
+                     f"No head is a clear previous-character head on this line (the most: {share:.0%}).")
+            st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
+                       f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
+                       + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
 
@@ -144,8 +192,8 @@ if costs is not None:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
     formula.formula_with_numbers(
-        r"\text{params} = 3\,d\,(h \tfrac{d}{h}) + (h \tfrac{d}{h})\,d = 4d^2",
-        rf"4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
+        r"\text{params} = \underbrace{3\,d\,(h \tfrac{d}{h})}_{W^Q, W^K, W^V} + \underbrace{(h \tfrac{d}{h})\,d}_{W^O}",
+        rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
         caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of one "
                 f"head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times as many "
                 f"scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width instead costs "

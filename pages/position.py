@@ -112,8 +112,8 @@ if check is not None:
     worst = int(np.argmax(check.difference))
     word, slot_a = tokens_b[worst], int(check.perm[worst])
     st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
-    formula.formula_with_numbers(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}",
-                                 rf"\pi = ({', '.join(str(int(p)) for p in check.perm)})")
+    st.latex(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}, \qquad \pi = ("
+             + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
     st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
     st.caption("Without encoding (s P = 0) and without a mask, attention is permutation-equivariant: "
@@ -124,7 +124,7 @@ if check is not None:
     features = [name.split()[0] for name in vocabulary.features]
     charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
                                 "c_B": (check.shuffled.context, tokens_b, features)},
-                               value_name="c", x_title="feature", y_title="word", cell=48, columns=2))
+                               value_name="c", x_title="feature", y_title="word", cell=48, columns=1))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)
@@ -161,14 +161,14 @@ if section is not None:
     for spec, width in zip(specs, ("content", "stretch", "content")):
         st.vega_lite_chart(spec, width=width)
     near = 1 if T > 1 else 0
-    formula.formula_with_numbers(
-        r"PE(t, 2i) = \sin(t\,\omega_i),\; PE(t, 2i{+}1) = \cos(t\,\omega_i),\; \omega_i = "
-        r"\mathrm{base}^{-2i/d}",
-        rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}",
-        caption=f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
-                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
-                f"until training does.")
+    st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
+             r"\omega_i = \mathrm{base}^{-2i/d}")
+    st.latex(rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}"
+             rf"\quad (d = {d},\ \mathrm{{base}} = {base:g})")
+    st.caption(f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+               f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+               f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+               f"until training does.")
 
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \

@@ -35,7 +35,7 @@ def table(value) -> tuple[list[str], list[list]]:
 
 def test_every_tab_is_an_api_endpoint(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert {"/attention", "/analogy", "/heads"} <= set(endpoints)
+    assert {"/attention", "/ngram", "/analogy", "/heads"} <= set(endpoints)
 
 
 def test_attention_endpoint_reproduces_the_chapter(client):
@@ -99,3 +99,24 @@ def test_heads_endpoint_shows_the_engines_weights_for_one_head(client):
         client.predict(text, 30, 0, api_name="/heads")
     with pytest.raises(gradio_client.exceptions.AppError, match="Type a sentence"):
         client.predict("   ", 0, 0, api_name="/heads")
+
+
+def test_ngram_endpoint_samples_reproducibly_from_the_plays(client):
+    text, following, summary = client.predict(3, "kneser-ney", 1.0, 7, 120, "Romeo:", api_name="/ngram")
+    again, *_ = client.predict(3, "kneser-ney", 1.0, 7, 120, "Romeo:", api_name="/ngram")
+    other, *_ = client.predict(3, "kneser-ney", 1.0, 8, 120, "Romeo:", api_name="/ngram")
+    assert text.startswith("Romeo:") and len(text) == len("Romeo:") + 120
+    assert text == again and text != other                  # the seed decides the text
+    headers, rows = table(following)
+    assert headers == ["next character", "P", "count"] and len(rows) == 10
+    assert abs(sum(row[1] for row in rows)) <= 1.0 + 1e-6 and rows[0][1] >= rows[-1][1]
+    assert "after **'o:'**" in summary
+    greedy, *_ = client.predict(5, "kneser-ney", 0, 1, 60, "Romeo:", api_name="/ngram")
+    assert greedy == client.predict(5, "kneser-ney", 0, 2, 60, "Romeo:", api_name="/ngram")[0]  # T = 0: no dice
+
+
+def test_ngram_endpoint_answers_bad_input_with_a_sentence(client):
+    with pytest.raises(gradio_client.exceptions.AppError, match="greater than maximum value 3"):
+        client.predict(3, "kneser-ney", 1e9, 0, 50, "Romeo:", api_name="/ngram")
+    with pytest.raises(gradio_client.exceptions.AppError):
+        client.predict(3, "kneser-ney", 1.0, 0, 50, "\U0001F989 owl", api_name="/ngram")

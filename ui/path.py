@@ -17,6 +17,12 @@ class Idea:
 
 # In the chapter's order, grouped as the chapter tells it.
 PATH: dict[str, list[Idea]] = {
+    "Language modelling": [
+        Idea("pages/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
+             "Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for 'Mary had a little'."),
+        Idea("pages/ngram.py", "ngram", "N-gram sampler", ":material/casino:",
+             "Count, sample and score n-grams of Shakespeare: the V^n table that cannot be filled, and the loops."),
+    ],
     "Embeddings": [
         Idea("pages/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
              "400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),
@@ -36,6 +42,8 @@ PATH: dict[str, list[Idea]] = {
              "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("pages/block_builder.py", "block", "Block builder", ":material/view_agenda:",
              "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live training run."),
+        Idea("pages/generate.py", "generate", "Generate", ":material/edit_note:",
+             "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],
     "Beyond words": [
         Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",

@@ -60,6 +60,15 @@ def test_audio_repeated_note_attends_to_its_twin(app_url, browser_page):
     assert not error_texts(browser_page)
     _drawn(browser_page)
     screenshot(browser_page, "beyond-audio")
+    _close_dialogs(browser_page)
+    # each frame is a transparent column over the spectrogram: click frame 11, inside the first C
+    _overlay(browser_page).locator("path[aria-label*='frame: 11;']").first.click()
+    wait_for_app(browser_page, after_input=True)
+    assert "Frame 11 (t = 0.208 s, in C)" in main_text(browser_page)
+    assert "Done." in main_text(browser_page)          # the repeated C outweighs D and E together
+    _drawn(browser_page)
+    browser_page.mouse.move(0, 0)
+    screenshot(browser_page, "beyond-audio-first-c")
 
 
 def test_protein_heatmap(app_url, browser_page):

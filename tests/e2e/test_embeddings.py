@@ -12,7 +12,9 @@ def type_into(page, label: str, text: str) -> None:
 
 
 def test_default_analogy_and_map(app_url, browser_page):
-    open_page(browser_page, app_url, "embeddings")
+    open_page(browser_page, app_url)  # from the home page, through the app's navigation
+    browser_page.get_by_role("link", name="Embedding explorer").first.click()
+    wait_for_app(browser_page, after_input=True)
     text = main_text(browser_page)
     assert "man : king :: woman : ?" in text and "queen" in text
     assert "A 2-D map of the offsets" in text and "crane in two sentences" in text

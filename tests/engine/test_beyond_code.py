@@ -85,9 +85,11 @@ def test_patch_overlay_is_valid_and_carries_the_weights():
 def test_spectrogram_chart_is_valid():
     signal = synth_signal("melody", 8000)
     result = frame_attention(signal, 512, 128, 64, 0)
-    chart = spectrogram_with_frames(result.source, 10, result.attention.weights[10], signal.segments,
-                                    selection=alt.selection_point(name="token", fields=["frame"]))
-    chart.to_dict()
+    spec = spectrogram_with_frames(result.source, 10, result.attention.weights[10], signal.segments,
+                                   selection="token")
+    alt.VConcatChart.from_dict(spec, validate=True)
+    frames = spec["vconcat"][1]["layer"][0]["data"]["values"]
+    assert len(frames) == 97 and frames[10]["ink"] == "#e08214" and frames[11]["ink"] == "#1f6fb4"
 
 
 def test_cost_chart_is_valid():

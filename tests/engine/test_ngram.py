@@ -254,3 +254,8 @@ def test_mixture_weights_sum_to_one_and_name_the_backoff():
     assert [c.order for c in mixture.components] == [3, 2, 1, 0]
     assert sum(c.weight for c in mixture.components) == pytest.approx(1.0)
     assert all(c.probs.sum() == pytest.approx(1.0) for c in mixture.components if c.order)
+
+
+def test_held_out_needs_two_tokens():
+    with pytest.raises(ValueError, match="held-out part"):
+        held_out_table(TEN, [1], 3, orders=[1, 2])

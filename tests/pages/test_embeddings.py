@@ -1,6 +1,9 @@
 """pages/embeddings.py in AppTest: defaults, presets, the vocabulary control, bad input as sentences."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from tests.pages.conftest import no_exception, texts
@@ -104,3 +107,14 @@ def test_a_sentence_without_the_word(run_page):
     at.text_input(key="sentence_a_crane").input("We walked along the lake shore.").run()
     no_exception(at)
     assert any("does not use the word 'crane'" in e.value for e in at.error)
+
+
+def test_the_code_shown_reproduces_the_numbers(run_page):
+    at = run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "crane", "preset": "(your own)", "vocab": "10000"})
+    no_exception(at)
+    source = at.code[0].value
+    printed = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
+    assert printed.returncode == 0, printed.stderr
+    expected = [(w, round(float(s), 3)) for w, s in zip(answers(at), tables(at)[0]["score"])]
+    assert printed.stdout.strip() == str(expected)
+    assert source.strip().endswith("# " + str(expected))

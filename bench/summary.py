@@ -1,0 +1,184 @@
+"""Every benchmark in bench/, one table against the budgets in DESIGN.md.
+
+    python -m bench.summary [--full] [--only pages startup ...] [--limit 600]
+
+Runs each `bench/<name>.py` as its own process (`python -m bench.<name>`) with a time
+limit, saves its whole output to artifacts/bench/<name>.txt, then prints:
+1. each benchmark's status and wall time;
+2. the budgets (DESIGN.md "Budgets", and the classroom goals of issue 8) with the figure
+   measured for each and whether it was met;
+3. the last lines of every benchmark that no budget reads, so no figure goes unseen.
+Quick settings by default (fewer repeats, load at N = 1 and 10); --full runs each
+benchmark with its own defaults (load at N = 1, 10, 30; training for minutes).
+Figures are taken on whatever machine runs this; on a shared machine they carry its load.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "artifacts" / "bench"
+NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint"}  # the last is a training recipe
+QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
+              "load": ["--sessions", "1", "10"]}
+LIMITS_S = {"load": 1500, "train": 900}
+DEFAULT_LIMIT_S = 600
+
+
+@dataclass
+class Outcome:
+    name: str
+    status: str          # ok, failed (rc), timed out
+    seconds: float
+    output: str
+
+
+def benchmarks() -> list[str]:
+    return sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem not in NOT_BENCHMARKS)
+
+
+def run(name: str, full: bool, limit: float) -> Outcome:
+    args = [] if full else QUICK_ARGS.get(name, [])
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=limit)
+        status = "ok" if done.returncode == 0 else f"failed (exit {done.returncode})"
+        output = done.stdout + ("\n" + done.stderr[-3000:] if done.returncode else "")
+    except subprocess.TimeoutExpired as expired:
+        status = f"timed out ({limit:.0f} s)"
+        output = (expired.stdout or b"").decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.txt").write_text(output)
+    return Outcome(name, status, time.perf_counter() - start, output)
+
+
+# --- reading figures out of each benchmark's output --------------------------------------------
+@dataclass
+class Row:
+    budget: str
+    figure: str
+    met: str             # yes / NO / ?  (? = not measured in this run)
+    source: str
+
+
+def pages_rows(out: Outcome | None) -> list[Row]:
+    budget = "server time of one interaction, non-training page: median < 100 ms"
+    if out is None or not out.output:
+        return [Row(budget, "not measured", "?", "bench.pages")]
+    medians = {}
+    for line in out.output.splitlines():
+        match = re.match(r"^(?!page\b|\(empty)(.+?)\s{2,}([\d.]+)\s+([\d.]+)\s*$", line)
+        if match:
+            medians[match.group(1).strip()] = float(match.group(2))
+    if not medians:
+        return [Row(budget, f"no figures ({out.status})", "?", "bench.pages")]
+    worst = max(medians, key=medians.get)
+    over = [f"{k} {v:.0f}" for k, v in medians.items() if v >= 100]
+    figure = f"worst {worst}: {medians[worst]:.0f} ms; {len(medians)} pages" + (f"; over: {', '.join(over)}" if over else "")
+    return [Row(budget, figure, "yes" if not over else "NO", "bench.pages")]
+
+
+def startup_rows(out: Outcome | None) -> list[Row]:
+    rows = []
+    text = out.output if out else ""
+    health = re.search(r"cold start to health check\s+([\d.]+) s", text)
+    home = re.search(r"cold start to home page drawn\s+([\d.]+) s", text)
+    seconds = float(home.group(1)) if home else float(health.group(1)) if health else None
+    rows.append(Row("`streamlit run app.py` serves the home page within 3 s",
+                    (f"home drawn {home.group(1)} s (Chromium launch included), health {health.group(1)} s"
+                     if home and health else "not measured"),
+                    "?" if seconds is None else "yes" if seconds < 3 else "NO", "bench.startup"))
+    torch = re.search(r"torch imported by start or numpy pages: (\w+)", text)
+    rows.append(Row("start and numpy pages never import torch", torch.group(1) if torch else "not measured",
+                    "?" if not torch else "yes" if torch.group(1) == "no" else "NO", "bench.startup"))
+    return rows
+
+
+def load_rows(out: Outcome | None) -> list[Row]:
+    match = re.search(r"^summary-json: (.*)$", out.output if out else "", re.MULTILINE)
+    if not match:
+        return [Row("classroom load (issue 8)", f"not measured ({out.status if out else 'not run'})", "?", "bench.load")]
+    levels = json.loads(match.group(1))
+    rows = []
+    one = next((lv for lv in levels if lv["n"] == 1), None)
+    if one:
+        rows.append(Row("whole app, all pages visited: resident memory < 1.5 GiB",
+                        f"{one['peak_mib']:.0f} MiB (one session, every page)",
+                        "yes" if one["peak_mib"] < 1536 else "NO", "bench.load"))
+    many = [lv for lv in levels if lv["n"] > 1]
+    if one and many:
+        top = max(many, key=lambda lv: lv["n"])
+        per = (top["peak_mib"] - one["peak_mib"]) / (top["n"] - 1)
+        rows.append(Row("each extra session < 50 MiB (training excluded)",
+                        f"{per:.1f} MiB per session ({top['n']} sessions vs 1)", "yes" if per < 50 else "NO",
+                        "bench.load"))
+    for level in levels:
+        rows.append(Row(f"N = {level['n']}: non-training p95 <= 1 s, no errors, RSS <= 1.5 GiB + 50 MiB x N",
+                        f"p95 {1000 * level['p95']:.0f} ms, {level['errors']} errors, "
+                        f"{level['peak_mib']:.0f} / {level['budget_mib']} MiB",
+                        "yes" if level["p95"] <= 1 and not level["errors"] and level["peak_mib"] <= level["budget_mib"]
+                        else "NO", "bench.load"))
+    return rows
+
+
+def train_rows(out: Outcome | None) -> list[Row]:
+    budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
+    if out is None:
+        return [Row(budget, "not measured (no bench/train.py yet)", "?", "bench.train")]
+    lines = [line for line in out.output.splitlines() if re.search(r"tok/s .*ratio", line)]
+    if not lines:
+        return [Row(budget, f"no figures ({out.status})", "?", "bench.train")]
+    ratios = [(line.split(" wall")[0].strip(), float(re.search(r"ratio ([\d.]+)", line).group(1))) for line in lines]
+    ours = [(n, r) for n, r in ratios if not re.search(r"plain|nanogpt|reference|baseline", n, re.IGNORECASE)]
+    if not ours:
+        return [Row(budget, "; ".join(f"{n} {r:.2f}" for n, r in ratios), "?", "bench.train")]
+    name, ratio = ours[0]
+    return [Row(budget, f"{name}: wall ratio {ratio:.2f}", "yes" if ratio >= 1.0 else "NO", "bench.train")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="each benchmark with its own (longer) defaults")
+    parser.add_argument("--only", nargs="*", help="benchmark names to run (default: all in bench/)")
+    parser.add_argument("--limit", type=float, default=None, help="seconds per benchmark (default per benchmark)")
+    args = parser.parse_args()
+    names = [n for n in benchmarks() if not args.only or n in args.only]
+    print(f"{len(names)} benchmarks: {', '.join(names)}; {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f} (a shared machine slows every figure)")
+    outcomes: dict[str, Outcome] = {}
+    for name in names:
+        limit = args.limit or LIMITS_S.get(name, DEFAULT_LIMIT_S)
+        print(f"  running bench.{name} (limit {limit:.0f} s) ...", flush=True)
+        outcomes[name] = run(name, args.full, limit)
+
+    print(f"\n{'benchmark':<14} {'status':<22} {'seconds':>8}  output")
+    for out in outcomes.values():
+        print(f"{out.name:<14} {out.status:<22} {out.seconds:>8.0f}  artifacts/bench/{out.name}.txt")
+
+    rows = (pages_rows(outcomes.get("pages")) + startup_rows(outcomes.get("startup")) +
+            load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")))
+    width = max(len(r.budget) for r in rows)
+    print(f"\n{'budget':<{width}}  {'met':<4} figure  [source]")
+    for row in rows:
+        print(f"{row.budget:<{width}}  {row.met:<4} {row.figure}  [{row.source}]")
+
+    read = {"pages", "startup", "load", "train"}
+    for out in outcomes.values():
+        if out.name in read:
+            continue
+        lines = [line for line in out.output.splitlines() if line.strip()]
+        print(f"\n-- bench.{out.name} ({out.status}), last lines:")
+        print("\n".join("   " + line for line in lines[-8:]) or "   (no output)")
+
+
+if __name__ == "__main__":
+    main()

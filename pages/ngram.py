@@ -1,0 +1,205 @@
+"""N-gram sampler: count, sample and score n-grams; the V^n table and the loops, the chapter's two failures."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import limits
+from engine.charts_text import held_out_lines, table_growth, transition_heatmap, visible
+from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
+from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
+from engine.tokenizers import LEVELS, decoded_pieces, token_text
+from ui import challenges, charts, chips, code, formula, loaders, page, url_state
+
+HEATMAP_TOKENS = 20
+CONTEXT_ROWS = 8
+MIN_LOOP = {"characters": 16, "words": 8, "BPE": 10}
+
+
+def resample() -> None:
+    st.session_state.seed = int(st.session_state.seed) + 1
+
+
+page.header("N-gram sampler", "How far can counting the last n-1 tokens take a language model?")
+
+corpus = loaders.corpus()
+SOURCES = [ALL_PLAYS] + corpus.plays + [OWN_TEXT]
+url_state.init("source", ALL_PLAYS, lambda raw: SOURCES[SOURCES.index(raw)])
+url_state.init("level", "words", lambda raw: LEVELS[LEVELS.index(raw)])
+url_state.init("n", 3, int)
+url_state.init("smoothing", "kneser-ney", lambda raw: SMOOTHINGS[SMOOTHINGS.index(raw)])
+url_state.init("k", 1.0, float)
+url_state.init("temperature", 1.0, float)
+url_state.init("seed", 0, int)
+url_state.init("length", 100, int)
+url_state.init("prompt", "")
+
+with st.sidebar:
+    st.header("Model")
+    st.selectbox("Corpus", SOURCES, key="source")
+    st.radio("Token level", LEVELS, key="level", horizontal=True,
+             help="BPE: 500 merges learned from the start of the training text.")
+    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key="n")
+    st.selectbox("Smoothing", SMOOTHINGS, key="smoothing", format_func=SMOOTHING_NAMES.get)
+    if st.session_state.smoothing == "add-k":
+        st.number_input("k (add-k; 1 is Laplace)", min_value=0.0, step=0.1, key="k", format="%.3f")
+    st.header("Sampling")
+    st.number_input("Temperature (0 = always the most likely token)", min_value=0.0, step=0.1, key="temperature")
+    st.number_input("Seed", min_value=0, step=1, key="seed")
+    st.button("Resample (next seed)", on_click=resample, icon=":material/casino:")
+    st.slider("Tokens to sample", 10, 500, key="length", step=10)
+
+own_text = None
+if st.session_state.source == OWN_TEXT:
+    uploaded = st.file_uploader("Upload a UTF-8 .txt file", type=["txt"],
+                                help=f"At most {limits.MAX_USER_TEXT_BYTES / 1e6:.0f} MB.")
+    st.text_area("... or paste a text (the last 10% is held out for scoring)", key="own_text", height=120)
+    raw = uploaded.getvalue() if uploaded is not None else st.session_state.get("own_text", "")
+    own_text = page.run_engine(user_text, raw)
+st.text_input("Start the sample with (optional)", key="prompt", max_chars=200)
+url_state.mirror(["source", "level", "n", "smoothing", "k", "temperature", "seed", "length", "prompt"])
+
+source, level = st.session_state.source, st.session_state.level
+if source == OWN_TEXT and own_text is None:
+    st.info("Showing all 38 plays until the text above can be used.", icon=":material/info:")
+    source = ALL_PLAYS
+n, smoothing = int(st.session_state.n), st.session_state.smoothing
+k = 1.0 if st.session_state.get("k") is None else float(st.session_state.k)
+
+prepared = page.run_engine(loaders.tokenized, source, level, own_text)
+counts = page.run_engine(loaders.ngram_counts, source, level, own_text) if prepared else None
+model = None
+if counts is not None:
+    tokenizer, train_ids, validation_ids = prepared
+    model = page.run_engine(NGramModel.from_counts, counts, n, smoothing, k, tokenizer)
+
+# --- the sample, loops highlighted ------------------------------------------------------------------
+sample_ids, loop = None, None
+if model is not None:
+    st.subheader("A sample")
+    prompt = page.run_engine(prompt_ids, tokenizer, st.session_state.prompt) or []
+    sample_ids = page.run_engine(model.sample, int(st.session_state.length), seed=int(st.session_state.seed),
+                                 temperature=float(st.session_state.temperature), prompt=prompt)
+    if sample_ids is not None:
+        pieces = decoded_pieces(tokenizer, list(prompt) + sample_ids)
+        loop = find_loop(sample_ids, min_length=MIN_LOOP[level])
+        if loop is not None:
+            note = (f"Highlighted: a loop of {loop.period} token(s) repeated {loop.repeats:.1f} times. Once the "
+                    f"last {n - 1} token(s) come round again, the model is back where it was.")
+            chips.highlighted_text(pieces, len(prompt) + loop.start, len(prompt) + loop.end, note)
+        else:
+            chips.highlighted_text(pieces, None, None,
+                                   f"No loop of {MIN_LOOP[level]}+ tokens in this sample (temperature 0 finds one fast).")
+        first = model.distribution(list(prompt)[-(n - 1):] if n > 1 else [])
+        top = first.top(3)
+        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}" for i, p, _ in top)
+        formula.formula_with_numbers(
+            r"w_t \sim P(w \mid c_t)^{1/T}",
+            rf"T = {float(st.session_state.temperature):g},\ \text{{seed}} = {int(st.session_state.seed)}",
+            caption=f"Each token is drawn from the model's distribution after c_t, the last {n - 1} token(s), sharpened "
+                    f"(T < 1) or flattened (T > 1). The first draw's top choices: {first_text}. "
+                    "The same seed gives the same text.")
+
+# --- the tables ---------------------------------------------------------------------------------------
+if counts is not None:
+    st.subheader("The transition table")
+    if counts.max_order >= 2:
+        table = loaders.transition(source, level, own_text, HEATMAP_TOKENS)
+        labels = [token_text(tokenizer, i) for i in table.tokens]
+        charts.show(transition_heatmap(labels, table.counts, table.probs,
+                                       title=f"P(b | a) among the {len(labels)} most frequent tokens (hover for counts)"))
+        a, b = np.unravel_index(int(np.argmax(table.probs)), table.probs.shape)
+        formula.formula_with_numbers(r"P(b \mid a) = \frac{C(a\,b)}{C(a\,\cdot)}",
+                                     rf"P({chips.latex_text(labels[b])} \mid {chips.latex_text(labels[a])}) = "
+                                     rf"\frac{{{table.counts[a][b]:,}}}{{{table.row_totals[a]:,}}} = {table.probs[a][b]:.4f}",
+                                     caption="Each row is a distribution over all V tokens; only the most frequent "
+                                             "columns are drawn, so rows sum to less than 1.")
+    if model is not None and n >= 3:
+        rows = []
+        for context, total, top in loaders.frequent_contexts(source, level, own_text, n, smoothing, k, CONTEXT_ROWS):
+            best = ", ".join(f"{visible(token_text(tokenizer, i))} {p:.2f}" for i, p, _ in top)
+            rows.append((visible("".join(decoded_pieces(tokenizer, list(context)))), total, best))
+        st.markdown(f"For n = {n} the table has one row per context of {n - 1} tokens. The most frequent:")
+        st.dataframe(pd.DataFrame(rows, columns=["context", "times seen", f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
+                     hide_index=True, width="stretch")
+
+    st.subheader("First failure: the table cannot be filled")
+    growth = NGramModel.from_counts(counts, counts.max_order, "none").table_stats()
+    charts.show(table_growth([r.order for r in growth], [r.seen for r in growth], [r.possible for r in growth],
+                             title=f"Distinct n-grams seen vs V^n possible (V = {counts.vocab_size:,})"))
+    chosen = growth[min(n, len(growth)) - 1]
+    formula.formula_with_numbers(r"\text{entries} = V^n",
+                                 rf"{counts.vocab_size:,}^{{{chosen.order}}} = {chips.latex_number(chosen.possible)},\ "
+                                 rf"\text{{seen: }} {chosen.seen:,},\ \text{{a fraction }} {chips.latex_number(chosen.fraction)}",
+                                 caption=f"The training text has {counts.n_tokens:,} tokens, so it can show at most "
+                                         f"that many distinct n-grams: almost every row of a long context is empty.")
+
+    st.subheader("Second failure: held-out perplexity")
+    held = page.run_engine(loaders.held_out, source, level, own_text)
+    if held:
+        charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
+                                   title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
+        wide = pd.DataFrame([(r.n, SMOOTHING_NAMES[r.smoothing],
+                              f"{r.bits:.3f}" if math.isfinite(r.bits) else f"inf ({r.n_zero:,} zeros)",
+                              f"{r.perplexity:,.1f}" if math.isfinite(r.perplexity) else "inf") for r in held],
+                            columns=["n", "smoothing", "bits per token", "perplexity"])
+        st.dataframe(wide.pivot(index="n", columns="smoothing", values="perplexity")[[SMOOTHING_NAMES[s] for s in SMOOTHINGS]],
+                     width="content")
+        st.caption("Perplexity e^H per n (rows) and smoothing (columns): the number of equally likely tokens "
+                   "the model is as unsure as. inf: some held-out token got probability 0.")
+        current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
+        if current is not None:
+            formula.formula_with_numbers(
+                r"H = -\tfrac{1}{T}\sum_t \ln P_t",
+                rf"H = {current.nats:.3f}\ \text{{nats}} = {current.bits:.3f}\ \text{{bits}},\ \mathrm{{PPL}} = e^H = "
+                + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
+                caption=f"P_t = P(w_t | c_t) over the {len(validation_ids):,} held-out tokens, never counted. Without smoothing one unseen "
+                        "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
+                        "run out and add-k gets worse: n cannot grow for ever.")
+        best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
+    else:
+        best_kn = None
+
+    code.show_code({"Python": (
+        "import numpy as np\n"
+        "from engine.corpus import load_corpus\n"
+        "from engine.ngram import NGramModel, find_loop\n"
+        "from engine.tokenizers import tokenizer_for\n\n"
+        "corpus = load_corpus()  # or corpus.play('Hamlet'); the split: last 10% of each play held out\n"
+        f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
+        f"model = NGramModel({n}, {smoothing!r}, k={k:g}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
+        f"ids = model.sample({int(st.session_state.length)}, seed={int(st.session_state.seed)}, "
+        f"temperature={float(st.session_state.temperature):g}, prompt=tokenizer.encode({st.session_state.prompt!r}))\n"
+        "print(tokenizer.decode(ids))\n"
+        "print(find_loop(ids))\n"
+        "print([(row.order, row.seen, row.possible) for row in model.table_stats()])\n"
+        "score = model.score(tokenizer.encode(corpus.validation))\n"
+        "print(score.nats, score.bits, score.perplexity)\n")})
+
+    sparse = next((r for r in growth if r.fraction < 1e-3), None)
+    challenges.try_this([
+        challenges.Challenge("Make the sample fall into a loop (try temperature 0, or a high n without smoothing).",
+                             done=loop is not None and loop.repeats >= 2,
+                             hint="Temperature 0 always picks the most likely token: the same context gives the same next token."),
+        challenges.Challenge("Choose the n with the lowest held-out cross-entropy for Kneser-Ney.",
+                             done=best_kn is not None and n == best_kn.n and smoothing == "kneser-ney",
+                             hint="Read the Kneser-Ney line of the held-out chart."),
+        challenges.Challenge("With characters as tokens, find the smallest n at which fewer than one in a thousand "
+                             "possible n-grams was ever seen.",
+                             done=level == "characters" and sparse is not None and n == sparse.order,
+                             hint="Switch the token level to characters and read the gap between the two lines."),
+    ])
+
+page.further_reading([
+    ("Shannon 1948: A Mathematical Theory of Communication (n-gram approximations of English)",
+     "https://people.math.harvard.edu/~ctm/home/text/others/shannon/entropy/entropy.pdf"),
+    ("Chen & Goodman 1998: An empirical study of smoothing techniques for language modeling",
+     "https://dash.harvard.edu/handle/1/25104739"),
+    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
+     "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    ("Holtzman et al. 2020: The curious case of neural text degeneration", "https://arxiv.org/abs/1904.09751"),
+])
+page.next_idea(__file__)

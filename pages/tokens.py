@@ -1,0 +1,209 @@
+"""Tokens & next-token prediction: any text as characters, words, BPE and GPT-2 tokens; then P(next token)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import limits
+from engine.charts_text import next_token_bars, tokens_vs_merges, visible
+from engine.corpus import ALL_PLAYS
+from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
+from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, train_bpe
+from ui import challenges, charts, chips, code, formula, loaders, page, url_state
+
+DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
+DEFAULT_PROMPT = "Mary had a little"
+BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
+CORPUS_BPE_CHARS = 100_000
+MAX_MERGES_SHOWN = 1_000
+TOP_SHOWN = 10
+
+
+def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
+    """Next-token distributions of other models for the same prompt, drawn beside the n-gram's.
+
+    This is where the pretrained model joins (issue 6): return {model name: [(token text,
+    probability), ...]} with its most likely next tokens, and the chart shows them side by side.
+    """
+    return {}
+
+
+page.header("Tokens & next-token prediction",
+            "What does a language model predict, and what exactly is a token?")
+
+url_state.init("text", DEFAULT_TEXT)
+url_state.init("merges", 200, int)
+url_state.init("bpe_source", BPE_SOURCES[0])
+url_state.init("level", "words")
+url_state.init("n", 3, int)
+url_state.init("smoothing", "kneser-ney")
+url_state.init("prompt", DEFAULT_PROMPT)
+
+with st.sidebar:
+    st.header("BPE")
+    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key="merges", step=10,
+              help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
+    st.radio("Learn the merges from", BPE_SOURCES, key="bpe_source")
+    st.header("Next-token model")
+    st.radio("Token level", LEVELS, key="level", horizontal=True)
+    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key="n")
+    st.selectbox("Smoothing", SMOOTHINGS, key="smoothing", format_func=SMOOTHING_NAMES.get)
+
+st.text_area("Your text", key="text", height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
+             help="Type anything: every tokenizer below cuts it up as you go.")
+url_state.mirror(["text", "merges", "bpe_source", "level", "n", "smoothing", "prompt"])
+text = st.session_state.text
+merges = int(st.session_state.merges)
+
+# --- the four tokenizers -------------------------------------------------------------------------
+char_vocab = loaders.corpus_characters()
+words_vocab = loaders.tokenized(ALL_PLAYS, "words")[0]
+if st.session_state.bpe_source == BPE_SOURCES[0]:
+    bpe = loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS).truncated(merges)
+else:
+    bpe = page.run_engine(train_bpe, text, merges)
+gpt2 = loaders.gpt2_tokenizer()
+
+rows = []
+tokenizations = {}
+for label, tokenizer, note in [
+    ("Characters", char_vocab, "one token per character of the corpus's alphabet"),
+    ("Words", words_vocab, "words and punctuation of the corpus; a dashed chip is a word it never uses (<unk>, id 0)"),
+    (f"BPE, {merges} merges", bpe, "bytes, merged pair by pair in the order learned"),
+    ("GPT-2 BPE", gpt2, "GPT-2's own 50,000 merges (the real thing)"),
+]:
+    st.markdown(f"**{label}**: {note}")
+    where = st.container()
+    result = page.run_engine(tokenize, tokenizer, text, where=where) if tokenizer is not None else None
+    if result is not None:
+        tokenizations[label] = result
+        chips.token_chips(result.tokens, result.ids, result.unknown_id)
+        rows.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2)))
+
+if rows:
+    st.dataframe(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
+                                             "characters per token"]), hide_index=True, width="content")
+    st.caption("A bigger vocabulary spends fewer tokens on the same text: the model's context holds more "
+               "words, at the price of a larger table of token vectors (V rows).")
+
+# --- watching BPE learn ----------------------------------------------------------------------------
+text_ok = "GPT-2 BPE" in tokenizations  # GPT-2 encodes any text, so this fails only for empty or long text
+if bpe is not None and text_ok:
+    st.subheader("Watch BPE learn")
+    learned = len(bpe.merges)
+    step = st.slider("Show your text after merge number", 0, learned, value=learned, key="step",
+                     disabled=learned == 0) if learned else 0
+    stepped = bpe.truncated(step)
+    result = page.run_engine(tokenize, stepped, text)
+    if result is not None:
+        marks = sorted(set(np.linspace(0, learned, min(learned, 25) + 1).astype(int).tolist()) | {step})
+        counts = [len(bpe.truncated(m).encode(text)) for m in marks]
+        charts.show(tokens_vs_merges(marks, counts, step, title="Tokens your text takes as merges are learned"))
+        chips.token_chips(result.tokens, result.ids)
+        if step:
+            recent = bpe.merges[max(0, step - 8):step]
+            table = [(m.rank + 1, visible(bpe.merge_text(m)[0]), visible(bpe.merge_text(m)[1]),
+                      visible(bpe.merge_text(m)[2]), m.new_id, m.count) for m in recent]
+            st.dataframe(pd.DataFrame(table, columns=["merge #", "left", "right", "new token", "new id",
+                                                      "pair count when learned"]), hide_index=True, width="content")
+            last = recent[-1]
+            formula.formula_with_numbers(
+                r"\arg\max_{a,b}\, C(a\,b)",
+                rf"\text{{merge {step}: }}({chips.latex_text(bpe.merge_text(last)[0])},"
+                rf"{chips.latex_text(bpe.merge_text(last)[1])}) \text{{ seen }} {last.count} \text{{ times}}"
+                if last.count is not None else r"\text{merge read from a file}",
+                caption="C(a b) counts token a followed by token b in the training text: join the most frequent pair "
+                        "into a new token, repeat. Bytes first, so any text can be encoded.")
+
+# --- next-token prediction ---------------------------------------------------------------------------
+st.subheader("Next-token prediction")
+st.text_input("Context (the text so far)", key="prompt", max_chars=400)
+level, n, smoothing = st.session_state.level, int(st.session_state.n), st.session_state.smoothing
+tokenizer = loaders.tokenized(ALL_PLAYS, level)[0]
+model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level), n, smoothing,
+                        tokenizer=tokenizer)
+context = page.run_engine(prompt_ids, tokenizer, st.session_state.prompt) if model is not None else None
+distribution = None
+if context is not None:
+    distribution = page.run_engine(model.distribution, context)
+if distribution is not None:
+    top = distribution.top(TOP_SHOWN)
+    shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
+    shown.update(other_distributions(st.session_state.prompt))
+    charts.show(next_token_bars(shown, title=f"P(next token | '{st.session_state.prompt[-40:]}')"))
+
+    used = list(distribution.context)
+    pieces = [visible(token_text(tokenizer, i)) for i in used]
+    best_id, best_p, best_count = top[0]
+    best = chips.latex_text(token_text(tokenizer, best_id))
+    context_text = " ".join(pieces[len(pieces) - (distribution.order_used - 1):]) if distribution.order_used > 1 else ""
+    S = distribution.context_count
+    if smoothing == "none":
+        formula.formula_with_numbers(
+            r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
+            rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
+            caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
+                    "seen in the corpus. Tokens never seen after it get probability 0.")
+    elif smoothing == "add-k":
+        formula.formula_with_numbers(
+            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
+            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
+            caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary count, "
+                    "which is why the seen tokens keep so little.")
+    else:
+        mixture = model.mixture(context)
+        parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
+                  ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
+                 for c in mixture.components]
+        formula.formula_with_numbers(
+            r"P = \hat P_c + \gamma_c\, P_{c'}",
+            rf"P({best} \mid c) = {best_p:.3f}",
+            caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+                    "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
+                    "some. Shares of this prediction: "
+                    + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
+    st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
+               f"{S:,} times by some token (order {distribution.order_used}).")
+
+    code.show_code({"Python": (
+        "from engine.corpus import load_corpus\n"
+        "from engine.ngram import NGramModel, prompt_ids\n"
+        f"from engine.tokenizers import tokenizer_for\n\n"
+        "corpus = load_corpus()\n"
+        f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
+        f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
+        f"context = prompt_ids(tokenizer, {st.session_state.prompt!r})\n"
+        f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
+        "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
+        "\n"
+        "from engine.tokenizers import gpt2_tokenizer\n"
+        f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
+
+gpt2_result = tokenizations.get("GPT-2 BPE")
+bpe_result = next((r for label, r in tokenizations.items() if label.startswith("BPE")), None)
+split_word = None
+if gpt2_result is not None:
+    for word in sorted(set(WordTokenizer.from_text(text).vocabulary[1:])):
+        if word.isalpha() and len(gpt2.encode(" " + word)) >= 3:
+            split_word = word
+            break
+challenges.try_this([
+    challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",
+                         done=split_word is not None,
+                         hint="Long rare words such as 'honorificabilitudinitatibus' fall apart."),
+    challenges.Challenge("Learn enough merges that our BPE spells ' the' as one token in your text.",
+                         done=bpe_result is not None and " the" in bpe_result.tokens,
+                         hint="Slide 'Merges to learn' up from 0 and watch the chips join."),
+    challenges.Challenge("Find a context whose most likely next token has probability above 0.5.",
+                         done=distribution is not None and distribution.top(1)[0][1] > 0.5,
+                         hint="Longer contexts (raise n) leave fewer possibilities: try 'To be or not to'."),
+])
+
+page.further_reading([
+    ("Sennrich, Haddow, Birch 2016: byte-pair encoding for rare words", "https://arxiv.org/abs/1508.07909"),
+    ("Radford et al. 2019: GPT-2 and byte-level BPE", "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
+    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models", "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    ("Stanford CME 295, lecture 1: tokens and language models", "https://cme295.stanford.edu/"),
+])
+page.next_idea(__file__)

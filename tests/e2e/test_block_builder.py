@@ -1,0 +1,40 @@
+"""The Block builder in real Chromium: the chapter's block, a preset by link, a live run, a bad width."""
+from __future__ import annotations
+
+from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
+
+
+def test_default_block_and_diagram(app_url, browser_page):
+    open_page(browser_page, app_url, "block", timeout_ms=180_000)
+    text = main_text(browser_page)
+    assert "27,808 parameters" in text and "Data flow, with shapes at each arrow" in text
+    assert browser_page.locator("[data-testid='stGraphVizChart'] svg").count() == 1
+    assert not error_texts(browser_page)
+    screenshot(browser_page, "block-default")
+
+
+def test_gpt2_preset_by_link(app_url, browser_page):
+    open_page(browser_page, app_url, "block?bb_preset=GPT-2%20small", timeout_ms=180_000)
+    text = main_text(browser_page)
+    assert "124,439,808 parameters" in text and "exactly the count of OpenAI's released checkpoint" in text
+    screenshot(browser_page, "block-gpt2")
+
+
+def test_a_live_run_draws_its_curve(app_url, browser_page):
+    open_page(browser_page, app_url, "block?bb_steps=40&bb_batch=4", timeout_ms=180_000)
+    browser_page.get_by_role("button", name="Train").click()
+    browser_page.wait_for_function(
+        "() => (document.querySelector(\"[data-testid='stMain']\") || {}).innerText.includes('Held-out figures')",
+        timeout=180_000)
+    wait_for_app(browser_page)
+    text = main_text(browser_page)
+    assert "#1: d=32 h=4 N=2" in text and not error_texts(browser_page)
+    assert browser_page.locator("[data-testid='stVegaLiteChart']").count() >= 2
+    screenshot(browser_page, "block-trained")
+
+
+def test_width_that_does_not_split_into_heads(app_url, browser_page):
+    open_page(browser_page, app_url, "block?bb_d_model=30", timeout_ms=180_000)
+    assert any("must split evenly into h = 4 heads" in e for e in error_texts(browser_page))
+    assert "Train it live on Shakespeare" in main_text(browser_page)
+    screenshot(browser_page, "block-bad-width")

@@ -1,0 +1,64 @@
+"""Tokens drawn as coloured chips with their ids, and sampled text with a stretch highlighted."""
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from engine.charts_text import visible
+
+# Light tints of the Okabe-Ito colours: neighbouring chips differ in colour and by a border,
+# so colour is never the only cue; black text stays readable on each.
+CHIP_TINTS = ["#cfe3f5", "#fbdcc0", "#c9ecdf", "#f2d7e7", "#d8ecf8", "#f5d3c1"]
+
+
+def chips_html(tokens: list[str], ids: list[int], unknown_id: int | None = None, max_chips: int = 800) -> str:
+    """HTML for tokens as chips: the piece on top, its id below; unknown tokens get a dashed border."""
+    parts = []
+    for i, (token, token_id) in enumerate(zip(tokens[:max_chips], ids[:max_chips])):
+        dashed = unknown_id is not None and token_id == unknown_id
+        border = "2px dashed #d55e00" if dashed else "1px solid #8a8a8a"
+        parts.append(
+            f'<span style="display:inline-block;margin:2px 1px;padding:1px 4px;border-radius:4px;'
+            f'background:{CHIP_TINTS[i % len(CHIP_TINTS)]};border:{border};text-align:center;'
+            f'font-family:monospace;line-height:1.15;color:#111">'
+            f'{html.escape(visible(token))}<br><span style="font-size:0.7em;color:#333">{token_id}</span></span>')
+    more = len(tokens) - max_chips
+    if more > 0:
+        parts.append(f'<span style="color:#555"> ... and {more:,} more tokens</span>')
+    return "<div>" + "".join(parts) + "</div>"
+
+
+def token_chips(tokens: list[str], ids: list[int], unknown_id: int | None = None) -> None:
+    st.html(chips_html(tokens, ids, unknown_id))
+
+
+def highlighted_text(pieces: list[str], start: int | None, end: int | None, note: str = "") -> None:
+    """Text made of pieces, with pieces[start:end] marked (a loop), kept as plain pre-formatted text."""
+    def escape(part: list[str]) -> str:
+        return html.escape("".join(part))
+    if start is None or end is None:
+        body = escape(pieces)
+    else:
+        body = (escape(pieces[:start]) + '<mark style="background:#fbdcc0;border-bottom:2px solid #d55e00">'
+                + escape(pieces[start:end]) + "</mark>" + escape(pieces[end:]))
+    title = f'<div style="font-size:0.85em;color:#444;margin-bottom:4px">{html.escape(note)}</div>' if note else ""
+    st.html(f'{title}<pre style="white-space:pre-wrap;font-size:0.95em;background:#f7f7f7;padding:10px;'
+            f'border-radius:6px;border:1px solid #ddd">{body}</pre>')
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+                  "%": r"\%", "_": r"\_", "^": r"\hat{}", "~": r"\sim{}"}
+
+
+def latex_text(text: str) -> str:
+    """A token as LaTeX \\texttt{...}, its special characters escaped, spaces and line breaks made visible."""
+    return r"\texttt{" + "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text)) + "}"
+
+
+def latex_number(value: float) -> str:
+    """A count or fraction in LaTeX: 1,234 as is, 2.4e+13 as 2.4 \\times 10^{13}."""
+    if value == 0 or 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.4g}"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
