@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.generation import generate
-from ui import challenges, charts, code, loaders, page, url_state
+from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -116,6 +116,12 @@ if rungs is not None:
     bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
     for run in st.session_state.get("bb_runs", []):
         bars.append((run["label"][:40], run["rung"].bits_per_char, "your live runs"))
+    smollm2 = None
+    if st.toggle("Add SmolLM2-135M, a transformer pretrained on web text (scores 20,000 characters once, "
+                 "about a minute)", key="ladder_smollm2"):
+        smollm2 = pretrained_views.model_ladder_entry(loaders.char_corpus()[3])
+        if smollm2 is not None:
+            bars.append(("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
     uniform = math.log2(loaders.char_corpus()[0].vocab_size)
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
     bars.sort(key=lambda bar: -bar[1])
@@ -130,12 +136,22 @@ if rungs is not None:
         "in bits per character so that any tokenizer could join. "
         f"The shipped transformer ({notes['steps']:,} steps, {notes['train_seconds'] / 60:.0f} minutes on one CPU "
         f"thread) scores {shipped.bits_per_char:.2f}; the Kneser-Ney 4-gram {four_gram:.2f}.")
+    if smollm2 is not None:
+        st.caption(f"SmolLM2 reads the same {smollm2.n_characters:,} characters as {smollm2.n_tokens:,} subword "
+                   f"tokens ({smollm2.nats_per_token:.2f} nats per token). It is not a fair rung: it has 134.5 M "
+                   "parameters, read trillions of tokens of web text, which very likely include these plays, and "
+                   "was never limited to their 75 characters. It shows what scale buys, not what the small models "
+                   "could reach.")
     live_bits = [run["rung"].bits_per_char for run in st.session_state.get("bb_runs", [])]
     st.info("Honestly: a transformer trained for two minutes on this CPU does not beat a Kneser-Ney 4-gram. "
             "The n-gram only counts (seconds of work); the transformer must learn the same statistics by gradient "
             "descent, and only pulls ahead with more compute, when it starts to use context beyond 4 characters."
             + (f" Your best live run: {min(live_bits):.2f} bits per character." if live_bits else ""),
             icon=":material/balance:")
+
+with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any text)", icon=":material/edit_note:"):
+    if st.toggle("Load SmolLM2 (once per server, a few seconds)", key="sample_smollm2"):
+        pretrained_views.sampling_panel("Once upon a time", key="gen_smollm2")
 
 # --- code, challenges, reading ------------------------------------------------------------------------
 code.show_code({"Python": f'''from engine.generation import generate

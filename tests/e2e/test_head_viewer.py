@@ -47,3 +47,15 @@ def test_head_viewer_bad_input_keeps_the_page(app_url, browser_page):
     assert any("Type some text" in e for e in error_texts(page))
     assert page.get_by_text("Further reading").is_visible()
     screenshot(page, "heads-empty-text", full_page=False)
+
+
+def test_tokens_page_draws_smollm2_beside_the_ngram(app_url, browser_page):
+    page = browser_page
+    open_page(page, app_url, "tokens", timeout_ms=SMOLLM2_TIMEOUT_MS)
+    if page.get_by_text("Page not found").count():
+        open_page(page, app_url, "tokens", timeout_ms=SMOLLM2_TIMEOUT_MS)
+    assert not error_texts(page)
+    chart = page.get_by_text("SmolLM2-135M, web text").first
+    chart.scroll_into_view_if_needed()
+    assert chart.is_visible()
+    screenshot(page, "tokens-with-smollm2", full_page=False)
