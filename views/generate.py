@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.generation import generate
-from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state
+from ui import challenges, charts, code, loaders, page, pretrained_views, url_state
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
