@@ -279,7 +279,7 @@ challenges.try_this([
     challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
                          done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
     challenges.Challenge("Get a run below 2.3 nats per character on held-out text.", done=best < 2.3,
-                         hint="The baby GPT preset with a 60-second budget and learning rate 0.002 gets there."),
+                         hint="The baby GPT preset with a 2-minute budget and learning rate 0.002 gets there on a quiet server."),
 ])
 if gpt2:
     st.caption("GPT-2 small: 124,439,808 parameters, exactly the count of OpenAI's released checkpoint.")
