@@ -1,16 +1,7 @@
 """The Block builder in real Chromium: the chapter's block, a preset by link, a live run, a bad width."""
 from __future__ import annotations
 
-from tests.e2e.helpers import error_texts, main_text, open_page as _open_page, screenshot, wait_for_app
-
-
-def open_page(page, app_url, path, timeout_ms):
-    """Open the page; on a cold server Streamlit may first show a 'Page not found' dialog over the
-    right page (a deep link answered before app.py registered its pages): close it."""
-    _open_page(page, app_url, path, timeout_ms=timeout_ms)
-    if page.get_by_text("Page not found").count():
-        page.keyboard.press("Escape")
-        wait_for_app(page)
+from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
 
 
 def test_default_block_and_diagram(app_url, browser_page):

@@ -1,16 +1,7 @@
 """The Generate page in real Chromium: samples side by side, the ladder, greedy decoding, an empty prompt."""
 from __future__ import annotations
 
-from tests.e2e.helpers import error_texts, main_text, open_page as _open_page, screenshot, wait_for_app
-
-
-def open_page(page, app_url, path, timeout_ms):
-    """Open the page; on a cold server Streamlit may first show a 'Page not found' dialog over the
-    right page (a deep link answered before app.py registered its pages): close it."""
-    _open_page(page, app_url, path, timeout_ms=timeout_ms)
-    if page.get_by_text("Page not found").count():
-        page.keyboard.press("Escape")
-        wait_for_app(page)
+from tests.e2e.helpers import error_texts, main_text, open_page, screenshot
 
 
 def test_samples_distributions_and_ladder(app_url, browser_page):
