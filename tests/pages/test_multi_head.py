@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.shipped_heads import shipped_available
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "multi_head.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
 
 def run(**query) -> AppTest:
