@@ -21,7 +21,7 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, _free_port
 from tests.e2e.helpers import open_page, wait_for_app
 
 ROOT = Path(__file__).resolve().parents[1]
-NUMPY_PAGES = ["app.py", "pages/attention_calculator.py", "pages/context_window.py"]
+NUMPY_PAGES = ["app.py", "views/attention_calculator.py", "views/context_window.py"]
 
 
 def torch_free(files: list[str]) -> bool:

@@ -60,6 +60,7 @@ class Run:
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)     # st.error sentences
     warnings: list[str] = field(default_factory=list)   # st.warning sentences
+    infos: list[str] = field(default_factory=list)      # st.info sentences
     texts: list[str] = field(default_factory=list)      # markdown bodies
     widgets: dict[str, Widget] = field(default_factory=dict)
     elements: int = 0
@@ -141,6 +142,7 @@ class Session:
 
     async def _until_finished(self, start: float, fragment: bool) -> Run:
         run = Run(seconds=0.0, status="")
+        registered: dict[str, float] = {}   # fragments that asked to rerun on a timer during this run
         deadline = start + self.timeout
         while True:
             remaining = deadline - time.perf_counter()
@@ -167,6 +169,7 @@ class Session:
             elif kind == "page_info_changed":
                 self.query_string = msg.page_info_changed.query_string
             elif kind == "auto_rerun":
+                registered[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
                 self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
             elif kind == "stop_auto_rerun":
                 self.auto_reruns.clear()
@@ -177,6 +180,10 @@ class Session:
                 run.status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
                 if run.status == "FINISHED_WITH_COMPILE_ERROR":
                     run.exceptions.append("the page script did not compile")
+                if run.status == "FINISHED_SUCCESSFULLY":
+                    # a full run (also one a fragment asked for with st.rerun): like the browser, keep
+                    # only the timers its fragments registered
+                    self.auto_reruns = registered
                 if not fragment:
                     self.widgets = run.widgets
                     live = set(run.widgets)
@@ -192,7 +199,7 @@ class Session:
         if kind == "exception":
             run.exceptions.append(f"{element.exception.type}: {element.exception.message}")
         elif kind == "alert":
-            bucket = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings}.get(element.alert.format)
+            bucket = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos}.get(element.alert.format)
             if bucket is not None:
                 bucket.append(element.alert.body)
         elif kind == "markdown":

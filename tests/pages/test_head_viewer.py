@@ -1,4 +1,4 @@
-"""pages/head_viewer.py and the SmolLM2 pieces of ui/pretrained_views.py in AppTest."""
+"""views/head_viewer.py and the SmolLM2 pieces of ui/pretrained_views.py in AppTest."""
 from __future__ import annotations
 
 import pyarrow as pa
@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from engine import limits
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/head_viewer.py"
+PAGE = "views/head_viewer.py"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -17,7 +17,7 @@ def smollm2_installed():
 
 
 def test_embedding_explorer_compares_contextual_vectors_per_layer(run_page):
-    at = run_page("pages/embeddings.py", timeout=300)
+    at = run_page("views/embeddings.py", timeout=300)
     no_exception(at)
     assert "SmolLM2's own static vector" not in texts(at)   # off by default: the page stays light
     at.toggle(key="contextual").set_value(True).run()
@@ -29,7 +29,7 @@ def test_embedding_explorer_compares_contextual_vectors_per_layer(run_page):
 
 
 def test_tokens_page_shows_smollm2_beside_the_ngram(run_page):
-    at = run_page("pages/tokens.py", timeout=300)
+    at = run_page("views/tokens.py", timeout=300)
     no_exception(at)
     specs = "".join(chart.proto.spec for chart in at.get("vega_lite_chart")) + \
         "".join(str(chart.proto.datasets) + str(chart.proto.data) for chart in at.get("vega_lite_chart"))
@@ -45,7 +45,7 @@ def test_generate_page_puts_smollm2_on_the_ladder_and_samples(run_page, monkeypa
     from engine import limits
 
     monkeypatch.setattr(limits, "PRETRAINED_MAX_EVAL_CHARS", 600)   # a short slice keeps the test quick
-    at = run_page("pages/generate.py", timeout=600)
+    at = run_page("views/generate.py", timeout=600)
     no_exception(at)
     at.toggle(key="ladder_smollm2").set_value(True).run()
     no_exception(at)

@@ -16,8 +16,9 @@ SENTENCES = ["the crane by the lake", "the pitcher threw a fastball", "she sat b
 MAX_K_SHOWN = 3
 
 
-def load_sentence() -> None:
-    """Rebuild X from the hand-picked vectors whenever the sentence changes; keep X if it cannot."""
+def load_sentence(keep_query: bool = False) -> None:
+    """Rebuild X from the hand-picked vectors whenever the sentence changes; keep X if it cannot.
+    On a page opened from a link, the link's query token is kept (keep_query)."""
     try:
         tokens, X, unknown = sentence_vectors(st.session_state.sentence)
     except ValueError as error:
@@ -25,7 +26,8 @@ def load_sentence() -> None:
         return
     st.session_state.sentence_error = None
     st.session_state.x = format_matrix(X, tokens)
-    st.session_state.query = min(1, len(tokens) - 1)
+    if not keep_query:
+        st.session_state.query = min(1, len(tokens) - 1)
     st.session_state.unknown = unknown
 
 
@@ -41,7 +43,7 @@ url_state.init("k", 1, url_state.between(0, 6))
 url_state.init("query", 1, int)
 url_state.init("scaled", False, url_state.parse_bool)
 if "x" not in st.session_state:
-    load_sentence()
+    load_sentence(keep_query=True)
 
 with st.sidebar:
     st.header("Settings")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.generation import generate
-from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state
+from ui import challenges, charts, code, loaders, page, pretrained_views, url_state
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -95,12 +95,12 @@ if generations:
     charts.show(charts_model.distribution_bars(tops))
     shown = generations[models_picked[0]].steps[step_index]
     best_id, best_p, best_q = shown.top(1)[0]
-    formula.formula_with_numbers(
-        r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_{w},\quad "
-        r"q_w = \frac{P_w^{1/T}}{\sum_v P_v^{1/T}}",
-        rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f},\quad q = {best_q:.3f}\ (T = {temperature:g})",
-        caption=f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
-                "last position's vector after the final block; for an n-gram, the row of its count table.")
+    st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
+             r"q_w = \frac{P_w^{1/T}}{\sum_v P_v^{1/T}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
+    st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
+             rf"\qquad (T = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
+    st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
+               "last position's vector after the final block; for an n-gram, the row of its count table.")
 
     st.subheader("Samples from the same prompt and seed")
     columns = st.columns(len(generations))
@@ -131,7 +131,8 @@ if rungs is not None:
     shipped = next(r for r in rungs if r.model == SHIPPED)
     notes = loaders.shipped_transformer()[1]
     st.markdown(
-        f"All models are scored on the same {n_chars:,} held-out characters (the start of the validation split), "
+        f"All models are scored on the same {n_chars:,} held-out characters (10 passages spread over the validation "
+        "split, one play's ending after another), "
         "in bits per character so that any tokenizer could join. "
         f"The shipped transformer ({notes['steps']:,} steps, {notes['train_seconds'] / 60:.0f} minutes on one CPU "
         f"thread) scores {shipped.bits_per_char:.2f}; the Kneser-Ney 4-gram {four_gram:.2f}.")

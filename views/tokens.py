@@ -35,10 +35,10 @@ page.header("Tokens & next-token prediction",
             "What does a language model predict, and what exactly is a token?")
 
 url_state.init("text", DEFAULT_TEXT)
-url_state.init("merges", 200, int)
+url_state.init("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int))
 url_state.init("bpe_source", BPE_SOURCES[0])
 url_state.init("level", "words")
-url_state.init("n", 3, int)
+url_state.init("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int))
 url_state.init("smoothing", "kneser-ney")
 url_state.init("prompt", DEFAULT_PROMPT)
 
@@ -163,7 +163,7 @@ if distribution is not None:
         formula.formula_with_numbers(
             r"P = \hat P_c + \gamma_c\, P_{c'}",
             rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
                     "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
                     "some. Shares of this prediction: "
                     + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")

@@ -1,0 +1,46 @@
+"""bench/summary.py reads each benchmark's printed figures into the budget table (no benchmark runs here)."""
+from __future__ import annotations
+
+import json
+
+from bench.summary import Outcome, benchmarks, load_rows, pages_rows, startup_rows, train_rows
+
+
+def test_it_finds_the_benchmarks_and_skips_helpers():
+    names = benchmarks()
+    assert {"pages", "startup", "load"} <= set(names)
+    assert not {"summary", "wsclient", "__init__"} & set(names)
+
+
+def test_page_medians_against_100_ms():
+    out = Outcome("pages", "ok", 1.0, "page  median rerun (ms)  x empty page\n(empty page: the floor)   5.0   1.0\n"
+                  "Attention calculator               42.0          8.4\nHead viewer (SmolLM2)   130.5   26.1\n")
+    row, = pages_rows(out)
+    assert row.met == "NO" and "Head viewer (SmolLM2) 130" in row.figure
+    row, = pages_rows(Outcome("pages", "ok", 1.0, "Attention calculator               42.0          8.4\n"))
+    assert row.met == "yes"
+
+
+def test_startup_and_torch():
+    text = ("cold start to health check          1.20 s\ncold start to home page drawn        2.50 s   (Chromium)\n"
+            "torch imported by start or numpy pages: no\n")
+    start, torch = startup_rows(Outcome("startup", "ok", 1.0, text))
+    assert start.met == "yes" and torch.met == "yes"
+    assert startup_rows(None)[0].met == "?"
+
+
+def test_load_levels_memory_and_per_session():
+    levels = [{"n": 1, "p95": 0.2, "errors": 0, "peak_mib": 900.0, "budget_mib": 1586},
+              {"n": 30, "p95": 1.4, "errors": 0, "peak_mib": 1200.0, "budget_mib": 3036}]
+    rows = load_rows(Outcome("load", "ok", 1.0, "...\nsummary-json: " + json.dumps(levels) + "\n"))
+    by_budget = {r.budget.split(":")[0]: r for r in rows}
+    assert rows[0].met == "yes" and "900 MiB" in rows[0].figure
+    assert "10.3 MiB per session" in rows[1].figure and rows[1].met == "yes"
+    assert by_budget["N = 30"].met == "NO"   # p95 over 1 s
+
+
+def test_training_ratio():
+    text = ("plain PyTorch loop           wall    8,000 tok/s ( 90.0 ms/step)  ratio 1.00   CPU 9,000 tok/s  ratio 1.00\n"
+            "engine.train Trainer         wall    8,400 tok/s ( 86.0 ms/step)  ratio 1.05   CPU 9,100 tok/s  ratio 1.01\n")
+    row, = train_rows(Outcome("train", "ok", 1.0, text))
+    assert row.met == "yes" and "1.05" in row.figure
