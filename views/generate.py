@@ -17,10 +17,10 @@ SHIPPED, LIVE = "shipped transformer", "your live model"
 
 # --- settings --------------------------------------------------------------------------------------
 url_state.init("gen_prompt", DEFAULT_PROMPT)
-url_state.init("gen_temperature", 0.8, float)
-url_state.init("gen_top_k", 0, int)
-url_state.init("gen_length", 160, int)
-url_state.init("gen_seed", 0, int)
+url_state.init("gen_temperature", 0.8, url_state.between(0.0, 2.0, float))
+url_state.init("gen_top_k", 0, url_state.between(0, 75, int))
+url_state.init("gen_length", 160, url_state.between(1, limits.MAX_GENERATE_TOKENS, int))
+url_state.init("gen_seed", 0, url_state.between(0, 2**31 - 1, int))
 url_state.init("gen_models", f"{SHIPPED},4-gram,2-gram", str)
 live = st.session_state.get("live_model")
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
