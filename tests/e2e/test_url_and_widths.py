@@ -92,12 +92,7 @@ def test_the_address_bar_link_opens_the_same_view_in_a_fresh_browser(app_url, br
         second.close()
 
 
-# Found by this test, left to the page's owner: the window-vs-attention chart is wider than a phone.
-TOO_WIDE_AT_390 = {"context": "the window vs attention bars are about 560 px wide: the page scrolls sideways at 390 px"}
-
-
-@pytest.mark.parametrize("idea", [pytest.param(i, marks=pytest.mark.xfail(reason=TOO_WIDE_AT_390[i.url], strict=True))
-                                  if i.url in TOO_WIDE_AT_390 else i for i in PAGES], ids=lambda idea: idea.url)
+@pytest.mark.parametrize("idea", PAGES, ids=lambda idea: idea.url)
 def test_every_page_at_phone_and_projector_width(app_url, browser, idea):
     for width, height in ((390, 844), (1920, 1080)):
         context = browser.new_context(viewport={"width": width, "height": height})
