@@ -71,7 +71,7 @@ def in_process(runs: int) -> None:
         chart_ms = median_ms(chart_for_a_click, runs)
         size_kb = len(chart_for_a_click()) / 1000
 
-        at = AppTest.from_file(str(ROOT / "pages" / "beyond_words.py"), default_timeout=300)
+        at = AppTest.from_file(str(ROOT / "views" / "beyond_words.py"), default_timeout=300)
         at.query_params.update({"side": str(case["side"]), "patch": str(case["patch"])})
         at.run()
         if at.exception:
@@ -115,10 +115,6 @@ def in_browser(port: int, clicks: int) -> None:
                 wait_for_app(page)
                 chart = page.locator("[data-testid='stVegaLiteChart']").first
                 chart.locator(".marks").first.wait_for(timeout=60_000)
-                dialog = page.locator("[data-testid='stDialog']")
-                if dialog.count() and dialog.first.is_visible():
-                    page.keyboard.press("Escape")
-                    dialog.first.wait_for(state="hidden")
                 side = int(np.sqrt(T))
                 times = []
                 for n in np.random.default_rng(2).integers(0, T, size=clicks):

@@ -298,7 +298,7 @@ def report(n: int, stats: Stats, peak: int, idle: int, cpu: float, wall: float, 
     print(f"server resident memory: after warm-up {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB "
           f"(goal <= {budget} MiB: {'met' if peak / MIB <= budget else 'MISSED'}); "
           f"per session {(peak - idle) / MIB / n:.1f} MiB")
-    print(f"first visit while warming up (cold caches): "
+    print("first visit while warming up (cold caches): "
           + ", ".join(f"{k} {v:.1f} s" for k, v in warm.items()))
     print(f"{'page':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
     worst_p95 = 0.0

@@ -21,7 +21,7 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, _free_port
 from tests.e2e.helpers import open_page, wait_for_app
 
 ROOT = Path(__file__).resolve().parents[1]
-NUMPY_PAGES = ["app.py", "pages/attention_calculator.py", "pages/context_window.py"]
+NUMPY_PAGES = ["app.py", "views/attention_calculator.py", "views/context_window.py"]
 
 
 def torch_free(files: list[str]) -> bool:
@@ -72,11 +72,11 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(10)
-    settle = 0.3  # wait_for_app's quiet period (the page unchanged for 300 ms), included in both
+    settle = 0.5  # wait_for_app's quiet period (the page unchanged for 500 ms), included in both
     print(f"cold start to health check        {health:6.2f} s")
     print(f"cold start to home page drawn      {home:6.2f} s   (Chromium launch included)")
     print(f"toggle -> rerender drawn (median)  {1000 * (statistics.median(toggles) - settle):6.0f} ms  "
-          f"(of {args.repeats}; 300 ms quiet-period check subtracted)")
+          f"(of {args.repeats}; 500 ms quiet-period check subtracted)")
     print(f"full page reload (reference)       {1000 * (statistics.median(reloads) - settle):6.0f} ms  "
           f"ratio toggle/reload {statistics.median(toggles) / statistics.median(reloads):.2f}")
     print(f"torch imported by start or numpy pages: {'no' if torch_free([str(ROOT / f) for f in NUMPY_PAGES]) else 'YES'}")

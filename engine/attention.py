@@ -87,14 +87,17 @@ class AttentionResult:
     mask: np.ndarray | None
 
 
-def attention(queries, keys, values, *, scale: bool = True, mask=None) -> AttentionResult:
+def attention(queries, keys, values, *, scale: bool = True, mask=None, max_tokens: int = limits.MAX_TOKENS,
+              max_dim: int = limits.MAX_DIM) -> AttentionResult:
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, keeping scores, scaled, weights, context.
 
     `mask` is boolean (T_q, T_k), True where attention is allowed (torch's convention).
+    `max_tokens` / `max_dim` bound the rows and columns: the hand-typed limits by default; the
+    image, audio and protein tokens of engine.patches pass their own.
     """
-    Q = check_matrix(queries, "Q (the queries)")
-    K = check_matrix(keys, "K (the keys)")
-    V = check_matrix(values, "V (the values)")
+    Q = check_matrix(queries, "Q (the queries)", max_rows=max_tokens, max_cols=max_dim)
+    K = check_matrix(keys, "K (the keys)", max_rows=max_tokens, max_cols=max_dim)
+    V = check_matrix(values, "V (the values)", max_rows=max_tokens, max_cols=max_dim)
     if Q.shape[1] != K.shape[1]:
         raise ValueError(f"Queries and keys must have the same width d_k to be compared: Q has "
                          f"{Q.shape[1]} columns, K has {K.shape[1]}.")

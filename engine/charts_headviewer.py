@@ -8,9 +8,7 @@ from __future__ import annotations
 import base64
 import io
 
-import altair as alt
 import numpy as np
-import pandas as pd
 
 from engine.heads import TYPES
 
@@ -58,11 +56,12 @@ def thumbnails(weights: np.ndarray, types: np.ndarray) -> list[list[str]]:
 
 def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.ndarray], *,
                layers: tuple[int, int] | None = None, shown_types: list[str] | None = None,
-               selected: tuple[int, int] | None = None, param: str = "head_pick") -> alt.LayerChart:
+               selected: tuple[int, int] | None = None, param: str = "head_pick") -> dict:
     """All heads as small heatmaps: layer across, head down, framed in the colour of their type.
 
     Clicking a head selects it (a point selection named `param` over the fields layer, head).
-    Heads outside the layer range or the chosen types are left out.
+    Heads outside the layer range or the chosen types are left out. A plain Vega-Lite spec:
+    the page redraws it on every click, and Altair's objects cost tens of ms to build.
     """
     n_layer, n_head = types.shape
     low, high = layers if layers is not None else (0, n_layer - 1)
@@ -71,63 +70,77 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
     for layer in range(n_layer):
         for head in range(n_head):
             kind = str(types[layer, head])
-            if not (low <= layer <= high and kind in shown):
-                continue
-            rows.append({"layer": layer, "head": head, "type": kind, "url": images[layer][head],
-                         "colour": TYPE_COLOURS[kind],
-                         **{name: round(float(values[layer, head]), 3) for name, values in scores.items()}})
-    frame = pd.DataFrame(rows, columns=["layer", "head", "type", "url", "colour", *scores])
-    x = alt.X("layer:O", title="layer", scale=alt.Scale(domain=list(range(n_layer))),
-              axis=alt.Axis(orient="top", labelAngle=0))
-    y = alt.Y("head:O", title="head", scale=alt.Scale(domain=list(range(n_head))))
-    tooltip = ["layer:O", "head:O", "type:N"] + [alt.Tooltip(f"{name}:Q", format=".2f") for name in scores]
-    frames = alt.Chart(frame).mark_rect(opacity=0.9).encode(
-        x=x, y=y, color=alt.Color("type:N", scale=alt.Scale(domain=list(TYPES), range=[TYPE_COLOURS[t] for t in TYPES]),
-                                  legend=alt.Legend(orient="bottom", title="head type", columns=6)),
-        tooltip=tooltip)
-    pick = alt.selection_point(name=param, fields=["layer", "head"], on="click", clear=False)
-    pictures = alt.Chart(frame).mark_image(width=THUMB_CELL - 8, height=THUMB_CELL - 8, smooth=False).encode(
-        x=x, y=y, url="url:N", tooltip=tooltip).add_params(pick)
+            if low <= layer <= high and kind in shown:
+                rows.append({"layer": layer, "head": head, "type": kind, "url": images[layer][head],
+                             **{name: round(float(values[layer, head]), 3) for name, values in scores.items()}})
+    x = {"field": "layer", "type": "ordinal", "title": "layer", "scale": {"domain": list(range(n_layer))},
+         "axis": {"orient": "top", "labelAngle": 0}}
+    y = {"field": "head", "type": "ordinal", "title": "head", "scale": {"domain": list(range(n_head))}}
+    tooltip = [{"field": "layer", "type": "ordinal"}, {"field": "head", "type": "ordinal"},
+               {"field": "type", "type": "nominal"}] + \
+              [{"field": name, "type": "quantitative", "format": ".2f"} for name in scores]
+    frames = {"mark": {"type": "rect", "opacity": 0.9}, "encoding": {
+        "x": x, "y": y, "tooltip": tooltip,
+        "color": {"field": "type", "type": "nominal",
+                  "scale": {"domain": list(TYPES), "range": [TYPE_COLOURS[t] for t in TYPES]},
+                  "legend": {"orient": "bottom", "title": "head type", "columns": 6}}}}
+    pictures = {"mark": {"type": "image", "width": THUMB_CELL - 8, "height": THUMB_CELL - 8, "smooth": False},
+                "params": [{"name": param, "select": {"type": "point", "fields": ["layer", "head"], "on": "click",
+                                                      "clear": False}}],
+                "encoding": {"x": x, "y": y, "url": {"field": "url", "type": "nominal"}, "tooltip": tooltip}}
     layered = [frames, pictures]
     if selected is not None:
-        chosen = pd.DataFrame([{"layer": selected[0], "head": selected[1]}])
-        layered.append(alt.Chart(chosen).mark_rect(fill=None, stroke="black", strokeWidth=3).encode(x=x, y=y))
-    return alt.layer(*layered).properties(width=alt.Step(THUMB_CELL), height=alt.Step(THUMB_CELL))
+        layered.append({"data": {"values": [{"layer": selected[0], "head": selected[1]}]},
+                        "mark": {"type": "rect", "fill": None, "stroke": "black", "strokeWidth": 3},
+                        "encoding": {"x": x, "y": y}})
+    return {"data": {"values": rows}, "layer": layered,
+            "width": {"step": THUMB_CELL}, "height": {"step": THUMB_CELL}}
 
 
-def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: int = 22) -> alt.LayerChart:
+def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: int = 22) -> dict:
     """BertViz-style: queries (attending) on the left, keys (attended to) on the right, one line per
-    weight, its opacity the weight. Pointing at a query token keeps only its lines."""
+    weight, its opacity the weight. Pointing at a query token keeps only its lines. A plain spec."""
     alpha = np.asarray(alpha, dtype=float)
     T = alpha.shape[0]
     labels = [token.replace("\n", "\\n") for token in tokens]
-    lines = pd.DataFrame([{"query": i, "key": j, "from": labels[i], "to": labels[j], "weight": float(alpha[i, j]),
-                           "x": 0.0, "x2": 1.0}
-                          for i in range(T) for j in range(T) if alpha[i, j] > 0.005])
-    words = pd.DataFrame([{"query": i, "position": i, "token": labels[i]} for i in range(T)])
-    hover = alt.selection_point(name="query_hover", fields=["query"], on="pointerover", clear="pointerout",
-                                empty=True)
-    y = alt.Y("query:O", axis=None, scale=alt.Scale(domain=list(range(T))))
-    x_scale = alt.Scale(domain=[-0.6, 1.6])
-    rules = alt.Chart(lines).mark_rule(strokeWidth=2.5, color="#1f6fb4").encode(
-        x=alt.X("x:Q", scale=x_scale, axis=None), x2="x2:Q",
-        y=y, y2=alt.Y2("key:O"),
-        opacity=alt.condition(hover, alt.Opacity("weight:Q", scale=alt.Scale(domain=[0, 1], range=[0.05, 1]),
-                                                 legend=None), alt.value(0.02)),
-        tooltip=[alt.Tooltip("from:N", title="query (attending)"), alt.Tooltip("to:N", title="key (attended to)"),
-                 alt.Tooltip("weight:Q", format=".3f")])
-    left = alt.Chart(words).mark_text(align="right", dx=-4, fontSize=13).encode(
-        x=alt.datum(0.0, scale=x_scale), y=y, text="token:N").add_params(hover)
-    right = alt.Chart(words).mark_text(align="left", dx=4, fontSize=13).encode(
-        x=alt.datum(1.0, scale=x_scale), y=alt.Y("position:O", axis=None, scale=alt.Scale(domain=list(range(T)))),
-        text="token:N")
-    headings = alt.Chart(pd.DataFrame([{"x": 0.0, "text": "query (attending)", "align": "right"},
-                                       {"x": 1.0, "text": "key (attended to)", "align": "left"}]))
-    heading_left = headings.transform_filter("datum.align == 'right'").mark_text(
-        align="right", dy=-14, fontWeight="bold", fontSize=13).encode(x=alt.X("x:Q", scale=x_scale), y=alt.value(0),
-                                                                     text="text:N")
-    heading_right = headings.transform_filter("datum.align == 'left'").mark_text(
-        align="left", dy=-14, fontWeight="bold", fontSize=13).encode(x=alt.X("x:Q", scale=x_scale), y=alt.value(0),
-                                                                    text="text:N")
-    return alt.layer(rules, left, right, heading_left, heading_right).properties(
-        title=title, width=380, height=max(row * T, 120))
+    lines = [{"query": i, "key": j, "from": labels[i], "to": labels[j], "weight": float(alpha[i, j]),
+              "x": 0.0, "x2": 1.0}
+             for i in range(T) for j in range(T) if alpha[i, j] > 0.005]
+    words = [{"query": i, "position": i, "token": labels[i]} for i in range(T)]
+    x_scale = {"domain": [-0.6, 1.6]}
+    y_scale = {"domain": list(range(T))}
+    rules = {
+        "data": {"values": lines},
+        "mark": {"type": "rule", "strokeWidth": 2.5, "color": "#1f6fb4"},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "scale": x_scale, "axis": None},
+            "x2": {"field": "x2"},
+            "y": {"field": "query", "type": "ordinal", "axis": None, "scale": y_scale},
+            "y2": {"field": "key"},
+            "opacity": {"condition": {"param": "query_hover", "field": "weight", "type": "quantitative",
+                                      "scale": {"domain": [0, 1], "range": [0.05, 1]}, "legend": None},
+                        "value": 0.02},
+            "tooltip": [{"field": "from", "type": "nominal", "title": "query (attending)"},
+                        {"field": "to", "type": "nominal", "title": "key (attended to)"},
+                        {"field": "weight", "type": "quantitative", "format": ".3f"}]}}
+
+    def column(side: float, align: str, field: str, hover: bool) -> dict:
+        layer = {"data": {"values": words},
+                 "mark": {"type": "text", "align": align, "dx": -4 if align == "right" else 4, "fontSize": 13},
+                 "encoding": {"x": {"datum": side, "type": "quantitative", "scale": x_scale},
+                              "y": {"field": field, "type": "ordinal", "axis": None, "scale": y_scale},
+                              "text": {"field": "token", "type": "nominal"}}}
+        if hover:
+            layer["params"] = [{"name": "query_hover", "select": {"type": "point", "fields": ["query"],
+                                                                  "on": "pointerover", "clear": "pointerout"}}]
+        return layer
+
+    def heading(side: float, align: str, text: str) -> dict:
+        return {"data": {"values": [{"x": side, "text": text}]},
+                "mark": {"type": "text", "align": align, "dy": -14, "fontWeight": "bold", "fontSize": 13},
+                "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale},
+                             "y": {"value": 0}, "text": {"field": "text", "type": "nominal"}}}
+
+    return {"title": title, "width": 380, "height": max(row * T, 120),
+            "layer": [rules, column(0.0, "right", "query", True), column(1.0, "left", "position", False),
+                      heading(0.0, "right", "query (attending)"), heading(1.0, "left", "key (attended to)")]}

@@ -51,13 +51,13 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> alt.Chart:
     frame = pd.DataFrame([(name, count, f"{count:,}", count / max(sum(parts.values()), 1))
                           for name, count in parts.items()], columns=["part", "parameters", "text", "share"])
     base = alt.Chart(frame).encode(
-        y=alt.Y("part:N", sort=list(parts), title=None),
+        y=alt.Y("part:N", sort=list(parts), title=None, axis=alt.Axis(labelLimit=220, labelOverlap=False)),
         x=alt.X("parameters:Q", title="parameters"),
         tooltip=["part", alt.Tooltip("parameters:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
     )
     bars = base.mark_bar(color=RUN_COLOURS[0])
     text = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
-    return (bars + text).properties(title=title, width=420, height=26 * len(parts))
+    return (bars + text).properties(title=title, width=380, height=alt.Step(26))
 
 
 def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> alt.Chart:
@@ -86,13 +86,14 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
         x="step:Q", y="nats per character:Q", color=colour)
     layers = [lines, points]
     if baselines:
-        lines_frame = pd.DataFrame([(name, value, f"{name}: {value:.2f}") for name, value in baselines.items()],
-                                   columns=["baseline", "nats per character", "text"])
+        right = max([max(run["steps"], default=1) for run in runs] + [1])
+        lines_frame = pd.DataFrame([(name, value, f"{name}: {value:.2f}", right) for name, value in baselines.items()],
+                                   columns=["baseline", "nats per character", "text", "step"])
         rule = alt.Chart(lines_frame).mark_rule(color=BASELINE_COLOUR, strokeDash=[3, 3]).encode(
             y="nats per character:Q", tooltip=["text"])
-        text = alt.Chart(lines_frame).mark_text(align="right", baseline="bottom", dx=0, dy=-2, color="#404040",
+        text = alt.Chart(lines_frame).mark_text(align="right", baseline="bottom", dy=-2, color="#404040",
                                                 fontSize=11).encode(
-            y="nats per character:Q", x=alt.value(560), text="text:N")
+            x="step:Q", y="nats per character:Q", text="text:N")
         layers += [rule, text]
     return alt.layer(*layers).properties(width=560, height=320)
 
@@ -118,7 +119,7 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> alt.Chart:
                          columns=["model", "bits per character", "kind", "text"])
     kinds = list(dict.fromkeys(frame["kind"]))
     base = alt.Chart(frame).encode(
-        y=alt.Y("model:N", sort=list(frame["model"]), title=None),
+        y=alt.Y("model:N", sort=list(frame["model"]), title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
         x=alt.X("bits per character:Q", title="held-out bits per character (fewer is better)"),
     )
     bars = base.mark_bar().encode(
@@ -126,4 +127,4 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> alt.Chart:
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["model", alt.Tooltip("bits per character:Q", format=".3f")])
     text = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
-    return (bars + text).properties(width=460, height=30 * len(frame))
+    return (bars + text).properties(width=460, height=alt.Step(28))

@@ -340,7 +340,7 @@ class VectorSum:
 
 def compose(wv: WordVectors, expression: str, vocab_size: int | None = None) -> VectorSum:
     """Parse 'a + b - c ...' into signed words and add their unit vectors."""
-    size = check_vocab_size(wv, vocab_size)
+    check_vocab_size(wv, vocab_size)
     if not isinstance(expression, str) or not expression.strip():
         raise ValueError("The sum is empty: type words joined by + and -, such as 'paris - france + italy'.")
     if len(expression) > limits.MAX_EXPRESSION_CHARS:
@@ -384,7 +384,7 @@ class Offsets:
 
 def offsets(wv: WordVectors, pairs, vocab_size: int | None = None) -> Offsets:
     """cos(b - a, d - c) for every two pairs: near 1 when the pairs share one relation (france->paris, italy->rome)."""
-    size = check_vocab_size(wv, vocab_size)
+    check_vocab_size(wv, vocab_size)
     pairs = list(pairs)
     if not pairs:
         raise ValueError("Give at least one pair of words, such as france -> paris.")
@@ -446,7 +446,7 @@ def project_2d(wv: WordVectors, words, method: str = "pca", vocab_size: int | No
     Deterministic: SVD of the centred matrix, each direction's sign fixed so that its
     largest-magnitude entry is positive. Repeated words are drawn once.
     """
-    size = check_vocab_size(wv, vocab_size)
+    check_vocab_size(wv, vocab_size)
     if method != "pca":
         raise ValueError(f"The map can be drawn with 'pca'; '{method}' is not available.")
     rows = list(dict.fromkeys(lookup(wv, w, "word on the map") for w in words))

@@ -402,7 +402,7 @@ class TransformerLanguageModel:
         if self.tokenizer.vocab_size != self.model.config.vocab_size:
             raise ValueError(f"The tokenizer has {self.tokenizer.vocab_size} tokens but the model was built for "
                              f"{self.model.config.vocab_size}.")
-        self.model.eval()
+        self.model.train(False)
 
     def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
         """softmax(logits at the last position), reading at most context_length tokens back."""

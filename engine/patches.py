@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine import limits
-from engine.attention import AttentionResult, check_matrix, softmax_rows
+from engine.attention import AttentionResult, attention, check_matrix
 
 # ==== images -> patches ====================================================================
 
@@ -508,17 +508,11 @@ def tokens_from_features(features, d: int | None = 64, seed: int = 0, *,
 def token_attention(x, *, max_tokens: int = limits.MAX_PATCH_TOKENS) -> AttentionResult:
     """Self-attention with Q = K = V = x: weights = softmax(x x^T / sqrt(d)), context = weights x.
 
-    The same arithmetic and result type as `engine.attention.attention(x, x, x)`, allowed up to
-    `max_tokens` rows (patches, frames, residues) and MAX_TOKEN_FEATURES columns.
+    `engine.attention.attention(x, x, x)` allowed up to `max_tokens` rows (patches, frames,
+    residues) and MAX_TOKEN_FEATURES columns.
     """
     X = x.x if isinstance(x, Tokens) else x
-    X = check_matrix(X, "x (the tokens)", max_rows=max_tokens, max_cols=limits.MAX_TOKEN_FEATURES)
-    d_k = X.shape[1]
-    scores = X @ X.T                      # (T, T)
-    scaled = scores / np.sqrt(d_k)
-    weights = softmax_rows(scaled)        # (T, T) rows sum to 1
-    return AttentionResult(scores=scores, scaled=scaled, weights=weights, context=weights @ X,
-                           d_k=d_k, scale=True, mask=None)
+    return attention(X, X, X, max_tokens=max_tokens, max_dim=limits.MAX_TOKEN_FEATURES)
 
 
 @dataclass(frozen=True)

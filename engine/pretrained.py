@@ -392,7 +392,10 @@ class SmolLM2:
 
     def _run(self, ids: Sequence[int], *, cache: KVCache | None = None, keep_weights: bool = True,
              last_only: bool = False):
-        """The decoder over `ids` (after the tokens in `cache`): (logits, hidden states, weights) as torch."""
+        """The decoder over `ids` (after the tokens in `cache`): (logits, hidden states, weights) as torch.
+
+        hidden states (L + 1, T, d); weights (L, h, T, T_past + T), or None without keep_weights.
+        """
         import torch
 
         config = self.config
@@ -400,26 +403,29 @@ class SmolLM2:
             past = cache.length if cache is not None else 0
             x = self.token_embedding[torch.as_tensor(list(ids), dtype=torch.long)]     # (T, d)
             cos, sin = rotary_angles(torch.arange(past, past + len(ids)), config.d_k, config.rope_base)
-            hidden, weights = [x], []
+            T = len(ids)
+            # filled in place, layer by layer: no second copy when the pass is over
+            hidden = torch.empty(config.n_layer + 1, T, config.d_model)                  # (L + 1, T, d)
+            hidden[0] = x
+            weights = torch.empty(config.n_layer, config.n_head, T, past + T) if keep_weights else None
             for layer, block in enumerate(self.blocks):
                 attended, alpha = attention_block(rms_norm(x, block.attn_norm, config.norm_eps), block, config,
                                                   cos, sin, cache, layer, keep_weights)
                 x = x + attended
                 x = x + feed_forward(rms_norm(x, block.ffn_norm, config.norm_eps), block)
-                hidden.append(x)
-                weights.append(alpha)
+                hidden[layer + 1] = x
+                if keep_weights:
+                    weights[layer] = alpha
             final = rms_norm(x[-1:] if last_only else x, self.final_norm, config.norm_eps)
             logits = final @ self.token_embedding.T                                     # (T, V)
         return logits, hidden, weights
 
     def forward(self, ids: Sequence[int]) -> ForwardResult:
         """Logits, every hidden state and every head's weights for token ids (at most the limit)."""
-        import torch
-
         ids = _check_ids(ids, self.config.vocab_size)
         logits, hidden, weights = self._run(ids)
         return ForwardResult(ids=ids, tokens=[self.tokenizer.display(i) for i in ids], logits=logits.numpy(),
-                             hidden_states=torch.stack(hidden).numpy(), weights=torch.stack(weights).numpy())
+                             hidden_states=hidden.numpy(), weights=weights.numpy())
 
     def forward_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS,
                      keep: str = "start") -> ForwardResult:

@@ -36,6 +36,20 @@ class HeadWeights:
     def n_heads(self) -> int:
         return self.weights.shape[1]
 
+    @property
+    def habits(self) -> dict[str, np.ndarray]:
+        """Each habit's (L, h) mean weight, named as a page says it."""
+        return {"on the previous character": self.previous_share, "on itself": self.self_share,
+                "on the first character": self.first_share}
+
+    def strongest_habit(self) -> tuple[float, str, int, int]:
+        """(mean weight, habit, block, head), blocks and heads counted from 1: the head most given to one habit."""
+        best = []
+        for name, share in self.habits.items():
+            block, head = np.unravel_index(np.argmax(share), share.shape)
+            best.append((float(share[block, head]), name, int(block) + 1, int(head) + 1))
+        return max(best)
+
 
 def shipped_available(path: Path = SHIPPED_CHECKPOINT) -> bool:
     """Whether the shipped checkpoint's two files are in assets/."""

@@ -152,7 +152,7 @@ class TrainResult:
 def held_out_loss(model: TransformerLM, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
     """Mean cross-entropy (nats per token) on fixed held-out windows."""
     was_training = model.training
-    model.eval()
+    model.train(False)
     losses = [model(x, y)[1].item() for x, y in batches]
     model.train(was_training)
     return float(np.mean(losses))
@@ -252,7 +252,7 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     if result.steps and (not result.eval_steps or result.eval_steps[-1] != result.steps[-1]):
         _evaluate(model, eval_batches, result, start)      # every run ends with a held-out loss
     result.seconds = time.perf_counter() - start
-    model.eval()
+    model.train(False)
     return result
 
 
@@ -409,4 +409,4 @@ def load_checkpoint(path: str | Path) -> tuple[TransformerLM, dict]:
         model.load_state_dict(state, strict=False)
     except RuntimeError:
         raise ValueError(f"The checkpoint weights {weights_path.name} have the wrong shapes for its configuration.") from None
-    return model.eval(), described.get("metadata", {})
+    return model.train(False), described.get("metadata", {})

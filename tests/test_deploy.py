@@ -190,7 +190,7 @@ def test_the_dockerignore_matcher_follows_docker_rules():
 
 
 def app_files() -> list[str]:
-    listed = subprocess.run(["git", "ls-files", "app.py", "engine", "ui", "pages", "assets", ".streamlit",
+    listed = subprocess.run(["git", "ls-files", "app.py", "engine", "ui", "views", "assets", ".streamlit",
                              "requirements.txt", "requirements-data.txt"],
                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     return listed

@@ -61,7 +61,8 @@ def smollm2_induction_scores():
 
 # --- the transformer: corpus ids, the shipped model, n-gram baselines (issue 5) ----------
 SHIPPED_CHECKPOINT = "assets/shakespeare_char"
-LADDER_HELD_OUT_CHARS = 20_000   # the slice of the validation split every model on the ladder is scored on
+LADDER_HELD_OUT_CHARS = 40_000   # held-out characters every model on the ladder is scored on
+LADDER_PASSAGES = 10             # ... in this many passages spread evenly over the validation split
 
 
 @st.cache_resource(show_spinner="Reading the plays as characters ...")
@@ -78,7 +79,17 @@ def char_corpus():
     held_out_ids = np.asarray(tokenizer.encode(corpus.validation), dtype=np.int64)
     for ids in (train_ids, held_out_ids):
         ids.setflags(write=False)
-    return tokenizer, train_ids, held_out_ids, corpus.validation[:LADDER_HELD_OUT_CHARS]
+    return tokenizer, train_ids, held_out_ids, held_out_passages(corpus.validation)
+
+
+def held_out_passages(validation: str) -> str:
+    """LADDER_PASSAGES stretches of the validation split, evenly spaced, each starting at a line."""
+    length = LADDER_HELD_OUT_CHARS // LADDER_PASSAGES
+    passages = []
+    for k in range(LADDER_PASSAGES):
+        start = validation.find("\n", k * (len(validation) - length) // LADDER_PASSAGES) + 1
+        passages.append(validation[start:start + length])
+    return "".join(passages)
 
 
 @st.cache_resource(show_spinner="Loading the shipped transformer ...")

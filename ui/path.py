@@ -18,35 +18,35 @@ class Idea:
 # In the chapter's order, grouped as the chapter tells it.
 PATH: dict[str, list[Idea]] = {
     "Language modelling": [
-        Idea("pages/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
+        Idea("views/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
              "Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for 'Mary had a little'."),
-        Idea("pages/ngram.py", "ngram", "N-gram sampler", ":material/casino:",
+        Idea("views/ngram.py", "ngram", "N-gram sampler", ":material/casino:",
              "Count, sample and score n-grams of Shakespeare: the V^n table that cannot be filled, and the loops."),
     ],
     "Embeddings": [
-        Idea("pages/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
+        Idea("views/embeddings.py", "embeddings", "Embedding explorer", ":material/scatter_plot:",
              "400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),
     ],
     "Attention": [
-        Idea("pages/context_window.py", "context", "Context: window vs attention", ":material/filter_center_focus:",
+        Idea("views/context_window.py", "context", "Context: window vs attention", ":material/filter_center_focus:",
              "Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
-        Idea("pages/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
+        Idea("views/attention_calculator.py", "attention", "Attention calculator", ":material/calculate:",
              "Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
-        Idea("pages/multi_head.py", "multi-head", "Multi-head attention", ":material/view_week:",
+        Idea("views/multi_head.py", "multi-head", "Multi-head attention", ":material/view_week:",
              "h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
-        Idea("pages/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
+        Idea("views/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
              "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
     ],
     "The transformer": [
-        Idea("pages/position.py", "position", "Position", ":material/format_list_numbered:",
+        Idea("views/position.py", "position", "Position", ":material/format_list_numbered:",
              "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
-        Idea("pages/block_builder.py", "block", "Block builder", ":material/view_agenda:",
+        Idea("views/block_builder.py", "block", "Block builder", ":material/view_agenda:",
              "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live training run."),
-        Idea("pages/generate.py", "generate", "Generate", ":material/edit_note:",
+        Idea("views/generate.py", "generate", "Generate", ":material/edit_note:",
              "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],
     "Beyond words": [
-        Idea("pages/beyond_words.py", "beyond", "Beyond words", ":material/category:",
+        Idea("views/beyond_words.py", "beyond", "Beyond words", ":material/category:",
              "Image patches, spectrogram frames and amino acids as tokens: the same attention on each."),
     ],
 }
@@ -58,7 +58,7 @@ def ideas() -> list[Idea]:
 
 
 def following(file: str) -> Idea | None:
-    """The idea after the page in `file` (a path ending in pages/<name>.py), or None at the end."""
+    """The idea after the page in `file` (a path ending in views/<name>.py), or None at the end."""
     order = ideas()
     name = Path(file).name
     for index, idea in enumerate(order):

@@ -69,6 +69,17 @@ def _contextual(word: str, sentence_a: str, sentence_b: str):
     return pretrained.cosine_per_layer(a, b)
 
 
+def next_token_pairs(text: str, k: int = 10) -> dict[str, list[tuple[str, float]]]:
+    """{"SmolLM2-135M, web text": [(token, P), ...]} for charts that draw several models' top tokens;
+    {} (after an st.error) when the model is missing or the text is not usable."""
+    if load_smollm2() is None:
+        return {}
+    dist = page.run_engine(_next_tokens, text, k)
+    if dist is None:
+        return {}
+    return {"SmolLM2-135M, web text": list(zip(dist.tokens, map(float, dist.probabilities)))}
+
+
 def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None, *,
                                 static_cosine: dict[str, float] | None = None):
     """Cosine between a word's SmolLM2 hidden states in two sentences, per layer, for each (word, a, b).

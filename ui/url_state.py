@@ -67,13 +67,3 @@ def parse_bool(raw: str) -> bool:
     if text in ("0", "false", "no", "off"):
         return False
     raise ValueError(raw)
-
-
-def within(parse: Callable[[str], Any], low: Any, high: Any) -> Callable[[str], Any]:
-    """A parser that also rejects values outside [low, high] (a widget would raise on them)."""
-    def parse_within(raw: str) -> Any:
-        value = parse(raw)
-        if not low <= value <= high:
-            raise ValueError(raw)
-        return value
-    return parse_within

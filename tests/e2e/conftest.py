@@ -1,6 +1,7 @@
 """One `streamlit run app.py` per test session, driven by the system Chromium through playwright."""
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -23,34 +24,42 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Start the app on a free local port; stop it when the session ends."""
+@contextlib.contextmanager
+def running_app():
+    """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
     port = _free_port()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        server.kill()
-        pytest.fail("streamlit did not start within 60 s")
-    yield url
-    server.terminate()
     try:
-        server.wait(10)
-    except subprocess.TimeoutExpired:
-        server.kill()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            pytest.fail("streamlit did not start within 60 s")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """One app for the whole test session."""
+    with running_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -27,12 +27,22 @@ def wait_for_app(page, timeout_ms: int = 60_000, after_input: bool = False) -> N
         }""",
         timeout=timeout_ms,
     )
-    page.wait_for_function(  # the main area's text unchanged across two polls: charts are drawn
-        """() => new Promise(resolve => {
-            const text = () => (document.querySelector("[data-testid='stMain']") || {}).innerText || "";
-            const before = text();
-            setTimeout(() => resolve(before.length > 0 && text() === before), 300);
-        })""",
+    # Then the page must stop changing: element code (charts, inputs) loads lazily in the browser
+    # after the run ends, so compare the main area's text and its count of Streamlit elements
+    # across half a second, with no loading skeleton left.
+    page.evaluate("() => { window.__pageSignature = null; }")
+    page.wait_for_function(
+        """() => {
+            const main = document.querySelector("[data-testid='stMain']");
+            const signature = main ? main.innerText.length + ":" + main.querySelectorAll("[data-testid]").length : "";
+            if (signature !== window.__pageSignature) {
+                window.__pageSignature = signature;
+                window.__pageSince = Date.now();
+                return false;
+            }
+            return signature !== "" && !signature.startsWith("0:") && Date.now() - window.__pageSince >= 500
+                && !document.querySelector("[data-testid='stSkeleton']");
+        }""",
         timeout=timeout_ms, polling=100,
     )
 

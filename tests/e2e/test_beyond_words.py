@@ -8,15 +8,6 @@ def _overlay(page):
     return page.locator("[data-testid='stVegaLiteChart']").first
 
 
-def _close_dialogs(page) -> None:
-    """Streamlit may greet a deep link with a modal 'Page not found' (it then runs the page anyway);
-    a modal makes the page inert, so close it before clicking."""
-    dialog = page.locator("[data-testid='stDialog']")
-    if dialog.count() and dialog.first.is_visible():
-        page.keyboard.press("Escape")
-        dialog.first.wait_for(state="hidden", timeout=10_000)
-
-
 def _drawn(page) -> None:
     """Vega draws after the script run ends: wait for the first chart's marks."""
     page.locator("[data-testid='stVegaLiteChart'] .marks").first.wait_for(timeout=30_000)
@@ -29,7 +20,6 @@ def test_click_a_patch_moves_the_overlay(app_url, browser_page):
     assert "a grid of 14 x 14 = 196 tokens" in text and "Patch (4, 6) keeps" in text
     chart = _overlay(browser_page)
     chart.locator("path[aria-label*='patch: 143;']").first.wait_for(timeout=30_000)   # vega has drawn
-    _close_dialogs(browser_page)
     chart.scroll_into_view_if_needed()
     before = chart.screenshot(path=str(SCREENSHOTS / "beyond-overlay-before.png"))
     screenshot(browser_page, "beyond-image-default")
@@ -60,7 +50,6 @@ def test_audio_repeated_note_attends_to_its_twin(app_url, browser_page):
     assert not error_texts(browser_page)
     _drawn(browser_page)
     screenshot(browser_page, "beyond-audio")
-    _close_dialogs(browser_page)
     # each frame is a transparent column over the spectrogram: click frame 11, inside the first C
     _overlay(browser_page).locator("path[aria-label*='frame: 11;']").first.click()
     wait_for_app(browser_page, after_input=True)

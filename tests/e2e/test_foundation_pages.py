@@ -41,3 +41,16 @@ def test_context_window_slider(app_url, browser_page):
     assert "favourite neighbour of" in main_text(browser_page)
     screenshot(browser_page, "context-k3")
     assert not error_texts(browser_page)
+
+
+def test_a_fresh_servers_first_request_can_be_a_deep_link(browser_page):
+    """A teacher's link may be the first thing a restarted Space serves: the app's own navigation
+    (not Streamlit's file list) and no 'Page not found' dialog."""
+    from tests.e2e.conftest import running_app
+
+    with running_app() as url:
+        open_page(browser_page, url, "position")
+        nav = browser_page.locator("[data-testid='stSidebarNav']").inner_text()
+        assert "Tokens & next-token prediction" in nav and "app" not in nav.split()
+        assert browser_page.get_by_text("Page not found").count() == 0
+        assert "Position" in main_text(browser_page)

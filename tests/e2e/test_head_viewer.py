@@ -7,11 +7,7 @@ SMOLLM2_TIMEOUT_MS = 240_000   # the first visit loads SmolLM2 into the server (
 
 
 def open_heads(page, app_url):
-    """Open /heads; on a cold server Streamlit's first request can answer "Page not found"
-    (its pages are registered by that first run), so open it once more if it did."""
     open_page(page, app_url, "heads", timeout_ms=SMOLLM2_TIMEOUT_MS)
-    if page.get_by_text("Page not found").count():
-        open_page(page, app_url, "heads", timeout_ms=SMOLLM2_TIMEOUT_MS)
 
 
 def test_head_viewer_click_a_head_and_hover_a_token(app_url, browser_page):
@@ -47,3 +43,13 @@ def test_head_viewer_bad_input_keeps_the_page(app_url, browser_page):
     assert any("Type some text" in e for e in error_texts(page))
     assert page.get_by_text("Further reading").is_visible()
     screenshot(page, "heads-empty-text", full_page=False)
+
+
+def test_tokens_page_draws_smollm2_beside_the_ngram(app_url, browser_page):
+    page = browser_page
+    open_page(page, app_url, "tokens", timeout_ms=SMOLLM2_TIMEOUT_MS)
+    assert not error_texts(page)
+    chart = page.get_by_text("SmolLM2-135M, web text").first
+    chart.scroll_into_view_if_needed()
+    assert chart.is_visible()
+    screenshot(page, "tokens-with-smollm2", full_page=False)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.shipped_heads import shipped_available
 from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
 
 
@@ -14,11 +15,20 @@ def app(app_url, browser_page):
     return app_url
 
 
+DRAWN = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+    .map(e => !!e.querySelector('canvas, svg'))"""
+
+
 def charts_drawn(page) -> list[bool]:
-    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box)."""
-    page.wait_for_timeout(500)
-    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
-        .map(e => !!e.querySelector('canvas, svg'))""")
+    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box).
+
+    Drawing a few thousand cells takes seconds on a busy machine: wait up to a minute for all.
+    """
+    try:
+        page.wait_for_function(f"() => ({DRAWN})().every(Boolean)", timeout=60_000)
+    except Exception:  # reported by the assertion on the list below
+        pass
+    return page.evaluate(DRAWN)
 
 
 def type_into(page, label: str, text: str) -> None:
@@ -63,3 +73,10 @@ def test_multi_head_heads_costs_and_an_unknown_word(app, browser_page):
     assert any("no vector for: zebra" in e for e in error_texts(browser_page))
     assert "What it costs" in main_text(browser_page)
     screenshot(browser_page, "multi-head-bad-input")
+    if shipped_available():
+        browser_page.get_by_text("Read a line with the shipped model").click()
+        wait_for_app(browser_page, after_input=True)
+        assert "character model trained on Shakespeare" in main_text(browser_page)
+        drawn = charts_drawn(browser_page)
+        assert len(drawn) >= 3 and all(drawn)
+        screenshot(browser_page, "multi-head-trained")

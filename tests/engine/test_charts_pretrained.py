@@ -5,6 +5,7 @@ import base64
 import io
 import json
 
+import altair as alt
 import numpy as np
 from PIL import Image
 
@@ -39,8 +40,9 @@ def test_model_view_keeps_the_filtered_heads_and_is_valid():
     types = np.array([[heads.TYPES[(l + h) % 6] for h in range(3)] for l in range(4)], dtype=object)
     scores = {p: rng.random((4, 3)) for p in heads.PATTERNS}
     images = thumbnails(weights, types)
-    spec = model_view(images, types, scores, layers=(1, 2), shown_types=["broad", "self"], selected=(1, 1)).to_dict()
-    rows = [row for data in spec["datasets"].values() for row in data if "url" in row]
+    spec = model_view(images, types, scores, layers=(1, 2), shown_types=["broad", "self"], selected=(1, 1))
+    alt.LayerChart.from_dict(spec)                                # valid Vega-Lite
+    rows = spec["data"]["values"]
     shown = {(row["layer"], row["head"]) for row in rows}
     assert shown == {(l, h) for l in (1, 2) for h in range(3) if types[l, h] in ("broad", "self")}
     assert "head_pick" in json.dumps(spec)
@@ -48,14 +50,17 @@ def test_model_view_keeps_the_filtered_heads_and_is_valid():
 
 def test_head_lines_draw_one_line_per_visible_weight():
     alpha = causal_uniform(4)
-    spec = head_lines(alpha, ["a", "b", "c", "d"]).to_dict()
-    lines = [row for data in spec["datasets"].values() for row in data if "weight" in row]
+    spec = head_lines(alpha, ["a", "b", "c", "d"])
+    alt.LayerChart.from_dict(spec)
+    lines = spec["layer"][0]["data"]["values"]
     assert len(lines) == 10                                        # the lower triangle of a 4 x 4
     assert "query (attending)" in json.dumps(spec) and "key (attended to)" in json.dumps(spec)
 
 
 def test_small_builders_are_valid():
-    next_token_bars([" lamb", " bit", " lamb"], [0.2, 0.1, 0.05]).to_dict()
-    cosine_by_layer({"crane": np.linspace(1, 0.5, 31), "bank": np.ones(31)}).to_dict()
-    grouped_probabilities({"A": np.array([0.1, 0.2, 0.3]), "B": np.array([0.3, 0.2, 0.1])},
-                          ["he", "she", "they"]).to_dict()
+    bars = next_token_bars([" lamb", " bit", " lamb"], [0.2, 0.1, 0.05])
+    alt.LayerChart.from_dict(bars)
+    assert [row["token"] for row in bars["data"]["values"]] == [" lamb (1)", " bit", " lamb (2)"]
+    alt.Chart.from_dict(cosine_by_layer({"crane": np.linspace(1, 0.5, 31), "bank": np.ones(31)}))
+    alt.LayerChart.from_dict(grouped_probabilities({"A": np.array([0.1, 0.2, 0.3]), "B": np.array([0.3, 0.2, 0.1])},
+                                                   ["he", "she", "they"]))

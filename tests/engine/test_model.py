@@ -10,7 +10,6 @@ import torch
 import torch.nn as nn
 from hypothesis import given, settings, strategies as st
 
-from engine import limits
 from engine.model import (PRESETS, Block, MultiHeadAttention, TransformerConfig, TransformerLanguageModel,
                           TransformerLM, check_buildable, count_parameters, sinusoidal_encoding)
 

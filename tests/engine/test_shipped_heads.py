@@ -38,6 +38,9 @@ def test_habits_are_means_of_the_right_diagonals(model):
     assert heads.previous_share[0, 1] == pytest.approx(np.mean([w[i, i - 1] for i in range(1, T)]))
     assert heads.self_share[0, 1] == pytest.approx(np.mean([w[i, i] for i in range(1, T)]))
     assert heads.first_share[0, 1] == pytest.approx(np.mean([w[i, 0] for i in range(1, T)]))
+    share, name, block, head = heads.strongest_habit()
+    assert share == max(float(v.max()) for v in heads.habits.values())
+    assert share == pytest.approx(heads.habits[name][block - 1, head - 1])
     one = head_weights(model, TOKENIZER, "t")
     assert one.self_share.min() == 1.0 and one.weights.shape == (2, 4, 1, 1)
 

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def run_page():
-    """run_page("pages/x.py", query={"k": "3"}) -> a finished AppTest."""
+    """run_page("views/x.py", query={"k": "3"}) -> a finished AppTest."""
     def run(file: str, query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
         at = AppTest.from_file(str(ROOT / file), default_timeout=timeout)
         for key, value in (query or {}).items():

@@ -1,11 +1,11 @@
-"""pages/attention_calculator.py in AppTest: defaults, an edit, bad input, URL state."""
+"""views/attention_calculator.py in AppTest: defaults, an edit, bad input, URL state."""
 from __future__ import annotations
 
 import numpy as np
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/attention_calculator.py"
+PAGE = "views/attention_calculator.py"
 
 
 def test_defaults_show_the_chapter_numbers(run_page):

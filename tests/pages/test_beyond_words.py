@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = "../../pages/beyond_words.py"
+PAGE = "../../views/beyond_words.py"
 
 
 def _app(**query) -> AppTest:

@@ -1,9 +1,9 @@
-"""pages/block_builder.py in AppTest: counts, presets, bad configs, a tiny live run."""
+"""views/block_builder.py in AppTest: counts, presets, bad configs, a tiny live run."""
 from __future__ import annotations
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/block_builder.py"
+PAGE = "views/block_builder.py"
 
 
 def subheaders(at) -> list[str]:

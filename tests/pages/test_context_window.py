@@ -1,9 +1,9 @@
-"""pages/context_window.py in AppTest."""
+"""views/context_window.py in AppTest."""
 from __future__ import annotations
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/context_window.py"
+PAGE = "views/context_window.py"
 
 
 def test_defaults_crane_looks_at_lake(run_page):

@@ -1,4 +1,4 @@
-"""pages/embeddings.py in AppTest: defaults, presets, the vocabulary control, bad input as sentences."""
+"""views/embeddings.py in AppTest: defaults, presets, the vocabulary control, bad input as sentences."""
 from __future__ import annotations
 
 import subprocess
@@ -8,7 +8,7 @@ import pytest
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/embeddings.py"
+PAGE = "views/embeddings.py"
 
 
 def tables(at) -> list:

@@ -1,11 +1,11 @@
-"""pages/generate.py in AppTest: samples side by side, per-step distributions, the ladder, bad prompts."""
+"""views/generate.py in AppTest: samples side by side, per-step distributions, the ladder, bad prompts."""
 from __future__ import annotations
 
 import pytest
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/generate.py"
+PAGE = "views/generate.py"
 SHORT = {"gen_length": "12"}
 
 

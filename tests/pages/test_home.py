@@ -19,12 +19,12 @@ def test_home_renders_and_lists_every_page():
 
 def test_every_page_file_is_on_the_path():
     on_path = {Path(i.file).name for i in ideas()}
-    files = {p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")}
+    files = {p.name for p in (ROOT / "views").glob("*.py") if not p.name.startswith("_")}
     assert files == on_path
 
 
 # Pages that must never pay for torch (DESIGN.md rule 5): each is run in a fresh interpreter.
-NUMPY_PAGES = ["app.py", "pages/attention_calculator.py", "pages/context_window.py"]
+NUMPY_PAGES = ["app.py", "views/attention_calculator.py", "views/context_window.py"]
 
 
 def test_start_and_numpy_pages_never_import_torch():
@@ -38,3 +38,9 @@ def test_start_and_numpy_pages_never_import_torch():
     result = subprocess.run([sys.executable, "-c", probe, *[str(ROOT / f) for f in NUMPY_PAGES]],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_no_pages_folder_beside_app():
+    """A pages/ folder next to app.py makes a fresh server run its first deep link in Streamlit's
+    old multipage mode (the page alone, without app.py): the page files live in views/."""
+    assert not (ROOT / "pages").exists()

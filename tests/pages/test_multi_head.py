@@ -7,9 +7,12 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "multi_head.py")
+from engine.shipped_heads import shipped_available
+
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
 
 def run(**query) -> AppTest:
@@ -75,3 +78,14 @@ def test_bad_input_is_a_sentence_and_the_page_keeps_working():
     at.number_input(key="cost_h").set_value(3).run()
     assert not at.exception
     assert any("cannot be split evenly" in e.value for e in at.error)
+
+
+@pytest.mark.skipif(not shipped_available(), reason="the shipped checkpoint is not in assets/ yet")
+def test_trained_heads_of_the_shipped_model():
+    at = run(trained="1")
+    assert not at.exception and not at.error
+    assert any("character model trained on Shakespeare" in c.value for c in at.caption)
+    at.select_slider(key="layer").set_value(2).run()
+    assert not at.exception and not at.error
+    at.text_input(key="line").set_value("To be? {}").run()
+    assert not at.exception and "never saw" in at.error[0].value

@@ -1,9 +1,9 @@
-"""pages/ngram.py in AppTest: sample with loops, tables, held-out scores, bad input."""
+"""views/ngram.py in AppTest: sample with loops, tables, held-out scores, bad input."""
 from __future__ import annotations
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/ngram.py"
+PAGE = "views/ngram.py"
 
 
 def sample_box(at) -> str:

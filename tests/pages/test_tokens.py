@@ -1,9 +1,9 @@
-"""pages/tokens.py in AppTest: four tokenizers, BPE steps, the next-token distribution, bad input."""
+"""views/tokens.py in AppTest: four tokenizers, BPE steps, the next-token distribution, bad input."""
 from __future__ import annotations
 
 from tests.pages.conftest import no_exception, texts
 
-PAGE = "pages/tokens.py"
+PAGE = "views/tokens.py"
 
 
 def chips(at) -> list[str]:

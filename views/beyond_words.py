@@ -212,8 +212,8 @@ def image_section() -> None:
             r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
             rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
             rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
-            caption=f"x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
-                    f"Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
+            caption="x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
+                    "Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
     cost_line(patches.N, result.tokens.d, "patches",
               "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import streamlit as st
 
 from engine import charts_model, limits
 from engine.model import ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow
-from ui import challenges, charts, code, formula, loaders, page, url_state
+from ui import challenges, charts, code, loaders, page, url_state
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -84,14 +83,6 @@ if config is not None:
     with numbers:
         st.subheader(f"{count.total:,} parameters")
         charts.show(charts_model.parameter_bars(count.parts()))
-        formula.formula_with_numbers(
-            r"\underbrace{4d^2 + 4d}_{W_q,W_k,W_v,W_O} + \underbrace{2\,d\,d_{ff} + d_{ff} + d}_{\mathrm{FFN}}"
-            r" + \underbrace{2 \cdot 2d}_{\mathrm{2\ LayerNorms}}",
-            rf"{count.attention_per_block:,} + {count.feed_forward_per_block:,} + {count.layer_norms_per_block:,}"
-            rf" = {count.per_block:,}",
-            caption=f"One block (biases {'on' if config.bias else 'off: drop the +4d and +d_ff+d terms'}); "
-                    f"the stack repeats it N = {config.n_layers} times, "
-                    f"{count.blocks / max(count.total, 1):.0%} of the model.")
         attention_share = count.attention_per_block / max(count.per_block, 1)
         st.markdown(f"Inside a block, attention holds **{attention_share:.0%}** of the parameters and the "
                     f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "
@@ -101,6 +92,12 @@ if config is not None:
             st.dataframe([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
                            "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
                           for s in stages], hide_index=True)
+    st.latex(r"\underbrace{4d^2 + 4d}_{W_q, W_k, W_v, W_O} + \underbrace{2\,d\,d_{ff} + d_{ff} + d}_{\mathrm{FFN}}"
+             r" + \underbrace{2 \cdot 2d}_{\mathrm{LayerNorms}} = "
+             rf"{count.attention_per_block:,} + {count.feed_forward_per_block:,} + {count.layer_norms_per_block:,}"
+             rf" = {count.per_block:,}")
+    st.caption(f"One block (biases {'on' if config.bias else 'off: drop the +4d and +d_ff+d terms and half of each LayerNorm'}); "
+               f"the stack repeats it N = {config.n_layers} times, {count.blocks / max(count.total, 1):.0%} of the model.")
 
 # --- training live ---------------------------------------------------------------------------------
 st.subheader("Train it live on Shakespeare, one character at a time")
@@ -214,9 +211,11 @@ def draw_training() -> None:
             latest = job.history[-1] if job.history else None
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
                                                       latest.seconds / (job.config.max_seconds or math.inf))
-            text = "starting ..." if latest is None else (
+            text = "" if latest is None else (
                 f"step {latest.step:,}, {latest.seconds:.0f} s, training loss {latest.train_loss:.3f}, "
                 f"{latest.tokens_per_second:,.0f} tokens/s")
+            if latest is None:
+                text = "starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)"
             st.progress(min(fraction, 1.0), text=text)
         if job.finished and job.state != "failed":
             record(job)
@@ -240,10 +239,11 @@ if runs:
                    "tokens/s": round(r["tokens_per_second"]), "ended by": r["stopped_by"],
                    "held-out nats/char": round(r["rung"].nats_per_token, 3),
                    "bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
-    st.caption(f"Held-out figures in the table: the first {loaders.LADDER_HELD_OUT_CHARS:,} characters of the "
-               "validation split, the same text the n-gram lines are scored on. The curves use fixed random "
-               "windows of the whole validation split.")
-if baselines:
+    st.caption(f"Held-out figures in the table: {loaders.LADDER_HELD_OUT_CHARS:,} characters in "
+               f"{loaders.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
+               "lines and the Generate page's ladder are scored on. The curves use fixed random windows of the "
+               "whole validation split.")
+if baselines and (runs or running):
     st.caption("Dashed grey lines: Kneser-Ney character n-grams of the same training text, in nats per character. "
                f"A run of a minute or two here rarely gets below the 4-gram ({baselines.get('4-gram', 0):.2f}); "
                "the n-gram only counts, the transformer has to learn.")
@@ -279,7 +279,7 @@ challenges.try_this([
     challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
                          done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
     challenges.Challenge("Get a run below 2.3 nats per character on held-out text.", done=best < 2.3,
-                         hint="The baby GPT preset with a 60-second budget and learning rate 0.002 gets there."),
+                         hint="The baby GPT preset with a 2-minute budget and learning rate 0.002 gets there on a quiet server."),
 ])
 if gpt2:
     st.caption("GPT-2 small: 124,439,808 parameters, exactly the count of OpenAI's released checkpoint.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.generation import generate
-from ui import challenges, charts, code, formula, loaders, page, url_state
+from ui import challenges, charts, code, loaders, page, pretrained_views, url_state
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -17,10 +17,10 @@ SHIPPED, LIVE = "shipped transformer", "your live model"
 
 # --- settings --------------------------------------------------------------------------------------
 url_state.init("gen_prompt", DEFAULT_PROMPT)
-url_state.init("gen_temperature", 0.8, url_state.within(float, 0.0, 2.0))
-url_state.init("gen_top_k", 0, int)
-url_state.init("gen_length", 160, int)
-url_state.init("gen_seed", 0, int)
+url_state.init("gen_temperature", 0.8, url_state.between(0.0, 2.0, float))
+url_state.init("gen_top_k", 0, url_state.between(0, 75, int))
+url_state.init("gen_length", 160, url_state.between(1, limits.MAX_GENERATE_TOKENS, int))
+url_state.init("gen_seed", 0, url_state.between(0, 2**31 - 1, int))
 url_state.init("gen_models", f"{SHIPPED},4-gram,2-gram", str)
 live = st.session_state.get("live_model")
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
@@ -103,12 +103,12 @@ if generations:
     charts.show(charts_model.distribution_bars(tops))
     shown = generations[models_picked[0]].steps[step_index]
     best_id, best_p, best_q = shown.top(1)[0]
-    formula.formula_with_numbers(
-        r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_{w},\quad "
-        r"q_w = \frac{P_w^{1/T}}{\sum_v P_v^{1/T}}",
-        rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f},\quad q = {best_q:.3f}\ (T = {temperature:g})",
-        caption=f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
-                "last position's vector after the final block; for an n-gram, the row of its count table.")
+    st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
+             r"q_w = \frac{P_w^{1/T}}{\sum_v P_v^{1/T}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
+    st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
+             rf"\qquad (T = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
+    st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
+               "last position's vector after the final block; for an n-gram, the row of its count table.")
 
     st.subheader("Samples from the same prompt and seed")
     columns = st.columns(len(generations))
@@ -124,6 +124,12 @@ if rungs is not None:
     bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
     for run in st.session_state.get("bb_runs", []):
         bars.append((run["label"][:40], run["rung"].bits_per_char, "your live runs"))
+    smollm2 = None
+    if st.toggle("Add SmolLM2-135M, a transformer pretrained on web text (scores 20,000 characters once, "
+                 "about a minute)", key="ladder_smollm2"):
+        smollm2 = pretrained_views.model_ladder_entry(loaders.char_corpus()[3])
+        if smollm2 is not None:
+            bars.append(("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
     uniform = math.log2(loaders.char_corpus()[0].vocab_size)
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
     bars.sort(key=lambda bar: -bar[1])
@@ -133,16 +139,27 @@ if rungs is not None:
     shipped = next(r for r in rungs if r.model == SHIPPED)
     notes = loaders.shipped_transformer()[1]
     st.markdown(
-        f"All models are scored on the same {n_chars:,} held-out characters (the start of the validation split), "
+        f"All models are scored on the same {n_chars:,} held-out characters (10 passages spread over the validation "
+        "split, one play's ending after another), "
         "in bits per character so that any tokenizer could join. "
         f"The shipped transformer ({notes['steps']:,} steps, {notes['train_seconds'] / 60:.0f} minutes on one CPU "
         f"thread) scores {shipped.bits_per_char:.2f}; the Kneser-Ney 4-gram {four_gram:.2f}.")
+    if smollm2 is not None:
+        st.caption(f"SmolLM2 reads the same {smollm2.n_characters:,} characters as {smollm2.n_tokens:,} subword "
+                   f"tokens ({smollm2.nats_per_token:.2f} nats per token). It is not a fair rung: it has 134.5 M "
+                   "parameters, read trillions of tokens of web text, which very likely include these plays, and "
+                   "was never limited to their 75 characters. It shows what scale buys, not what the small models "
+                   "could reach.")
     live_bits = [run["rung"].bits_per_char for run in st.session_state.get("bb_runs", [])]
     st.info("Honestly: a transformer trained for two minutes on this CPU does not beat a Kneser-Ney 4-gram. "
             "The n-gram only counts (seconds of work); the transformer must learn the same statistics by gradient "
             "descent, and only pulls ahead with more compute, when it starts to use context beyond 4 characters."
             + (f" Your best live run: {min(live_bits):.2f} bits per character." if live_bits else ""),
             icon=":material/balance:")
+
+with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any text)", icon=":material/edit_note:"):
+    if st.toggle("Load SmolLM2 (once per server, a few seconds)", key="sample_smollm2"):
+        pretrained_views.sampling_panel("Once upon a time", key="gen_smollm2")
 
 # --- code, challenges, reading ------------------------------------------------------------------------
 code.show_code({"Python": f'''from engine.generation import generate

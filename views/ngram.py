@@ -29,12 +29,12 @@ corpus = loaders.corpus()
 SOURCES = [ALL_PLAYS] + corpus.plays + [OWN_TEXT]
 url_state.init("source", ALL_PLAYS, lambda raw: SOURCES[SOURCES.index(raw)])
 url_state.init("level", "words", lambda raw: LEVELS[LEVELS.index(raw)])
-url_state.init("n", 3, url_state.within(int, 1, limits.MAX_NGRAM_ORDER))
+url_state.init("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int))
 url_state.init("smoothing", "kneser-ney", lambda raw: SMOOTHINGS[SMOOTHINGS.index(raw)])
-url_state.init("k", 1.0, float)
-url_state.init("temperature", 1.0, float)
-url_state.init("seed", 0, int)
-url_state.init("length", 100, url_state.within(int, 10, 500))
+url_state.init("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float))
+url_state.init("temperature", 1.0, url_state.between(0.0, 1e12, float))  # above the limit: the engine says why
+url_state.init("seed", 0, url_state.between(0, 2**31 - 1, int))
+url_state.init("length", 100, url_state.between(10, 500, int))
 url_state.init("prompt", "")
 
 with st.sidebar:

@@ -31,17 +31,17 @@ def parse_weights(raw: str) -> str:
 
 
 url_state.init("sentence", "the owl saw the cat by the lake")
-url_state.init("h", 2, url_state.within(int, 1, d))
+url_state.init("h", 2, url_state.between(1, d, int))
 url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, url_state.within(float, 0.5, 5.0))
-url_state.init("seed", 0, url_state.within(int, 0, 100_000))
+url_state.init("gain", 2.0, url_state.between(0.5, 5.0, float))
+url_state.init("seed", 0, url_state.between(0, 100_000, int))
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("cost_T", 1024, url_state.within(int, 1, limits.MAX_COST_TOKENS))
-url_state.init("cost_d", 768, url_state.within(int, 1, limits.MAX_COST_WIDTH))
-url_state.init("cost_h", 12, url_state.within(int, 1, limits.MAX_COST_HEADS))
+url_state.init("cost_T", 1024, url_state.between(1, limits.MAX_COST_TOKENS, int))
+url_state.init("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int))
+url_state.init("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int))
 url_state.init("trained", False, url_state.parse_bool)
 url_state.init("line", "To be, or not to be")
-url_state.init("layer", 1, url_state.within(int, 1, 64))
+url_state.init("layer", 1, url_state.between(1, 64, int))
 if st.session_state["h"] not in divisors:
     st.session_state["h"] = 2
 
@@ -149,19 +149,16 @@ else:
                       for m in range(heads.n_heads)}
             charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
                                        numbers=False, x_title="key (character)", y_title="query (character)"))
-            habits = {"on the previous character": heads.previous_share, "on itself": heads.self_share,
-                      "on the first character": heads.first_share}
             labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
-            charts.show(heatmap_panels({name: (share, *labels) for name, share in habits.items()},
-                                       value_name="mean weight", domain=(0.0, 1.0), cell=40, columns=3,
+            charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},
+                                       value_name="mean weight", domain=(0.0, 1.0), cell=34, columns=3,
                                        x_title="head", y_title="block"))
-            best = np.unravel_index(np.argmax(heads.previous_share), heads.previous_share.shape)
-            share = float(heads.previous_share[best])
+            share, name, block, head = heads.strongest_habit()
+            habit = (f"Its clearest habit on this line: head {head} of block {block} puts {share:.0%} of its weight "
+                     f"{name}, on average over the characters." if share > 0.5 else
+                     f"On this line no head gives more than half its weight to one of these habits (the most: "
+                     f"{share:.0%} {name}, head {head} of block {block}); its heads mix several relations.")
             nats = notes.get("held_out_nats_per_char")
-            habit = (f"Head {best[1] + 1} of block {best[0] + 1} puts {share:.0%} of its weight on the previous "
-                     "character on average: a previous-token head, one of the habits the chapter mentions."
-                     if share > 0.5 else
-                     f"No head is a clear previous-character head on this line (the most: {share:.0%}).")
             st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
                        f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
                        + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")

@@ -32,13 +32,13 @@ def parse_encoding(raw: str) -> str:
 
 
 url_state.init("enc", "none", parse_encoding)
-url_state.init("strength", 1.0, url_state.within(float, 0.0, 2.0))
+url_state.init("strength", 1.0, url_state.between(0.0, 2.0, float))
 url_state.init("proj", False, url_state.parse_bool)
 url_state.init("causal", False, url_state.parse_bool)
-url_state.init("seed", 0, url_state.within(int, 0, 100_000))
-url_state.init("T", 32, url_state.within(int, 4, limits.MAX_DRAWN_POSITIONS))
-url_state.init("d", 32, url_state.within(int, 2, limits.MAX_DRAWN_POSITIONS))
-url_state.init("base", SINUSOID_BASE, url_state.within(float, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE))
+url_state.init("seed", 0, url_state.between(0, 100_000, int))
+url_state.init("T", 32, url_state.between(4, limits.MAX_DRAWN_POSITIONS, int))
+url_state.init("d", 32, url_state.between(2, limits.MAX_DRAWN_POSITIONS, int))
+url_state.init("base", SINUSOID_BASE, url_state.between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, float))
 st.session_state.setdefault("shuffles", 0)
 
 with st.sidebar:

@@ -10,7 +10,7 @@ from engine.charts_text import next_token_bars, tokens_vs_merges, visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, train_bpe
-from ui import challenges, charts, chips, code, formula, loaders, page, url_state
+from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state
 
 DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
 DEFAULT_PROMPT = "Mary had a little"
@@ -23,20 +23,22 @@ TOP_SHOWN = 10
 def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
     """Next-token distributions of other models for the same prompt, drawn beside the n-gram's.
 
-    This is where the pretrained model joins (issue 6): return {model name: [(token text,
-    probability), ...]} with its most likely next tokens, and the chart shows them side by side.
+    {model name: [(token text, probability), ...]}: SmolLM2, a transformer trained on web text
+    with its own subword tokens, when the toggle is on.
     """
-    return {}
+    if not st.session_state.get("with_smollm2"):
+        return {}
+    return pretrained_views.next_token_pairs(prompt, TOP_SHOWN)
 
 
 page.header("Tokens & next-token prediction",
             "What does a language model predict, and what exactly is a token?")
 
 url_state.init("text", DEFAULT_TEXT)
-url_state.init("merges", 200, url_state.within(int, 0, MAX_MERGES_SHOWN))
+url_state.init("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int))
 url_state.init("bpe_source", BPE_SOURCES[0])
 url_state.init("level", "words")
-url_state.init("n", 3, url_state.within(int, 1, limits.MAX_NGRAM_ORDER))
+url_state.init("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int))
 url_state.init("smoothing", "kneser-ney")
 url_state.init("prompt", DEFAULT_PROMPT)
 
@@ -119,6 +121,8 @@ if bpe is not None and text_ok:
 # --- next-token prediction ---------------------------------------------------------------------------
 st.subheader("Next-token prediction")
 st.text_input("Context (the text so far)", key="prompt", max_chars=400)
+st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
+          value=True, key="with_smollm2")
 level, n, smoothing = st.session_state.level, int(st.session_state.n), st.session_state.smoothing
 tokenizer = loaders.tokenized(ALL_PLAYS, level)[0]
 model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level), n, smoothing,
@@ -159,7 +163,7 @@ if distribution is not None:
         formula.formula_with_numbers(
             r"P = \hat P_c + \gamma_c\, P_{c'}",
             rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney: P-hat(w | c) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
                     "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
                     "some. Shares of this prediction: "
                     + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
