@@ -24,10 +24,11 @@ def home() -> None:
 
 
 st.set_page_config(page_title="Transformer Playground", page_icon=":material/hub:", layout="wide")
-# On a phone, a chart or formula wider than the screen scrolls inside its own box instead of
+# On a phone, a chart, formula or table wider than the screen scrolls inside its own box instead of
 # pushing the whole page sideways (heatmaps keep their cell size so the numbers stay readable).
 st.html("<style>[data-testid='stVegaLiteChart'], [data-testid='stMarkdownContainer'] .katex-display"
-        " { overflow-x: auto; overflow-y: hidden; max-width: 100%; }</style>")
+        " { overflow-x: auto; overflow-y: hidden; max-width: 100%; }"
+        " [data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; max-width: 100%; }</style>")
 navigation = st.navigation(
     {"Start": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
     | {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]

@@ -16,6 +16,7 @@ screenshots saved under artifacts/screenshots/, and the page must not scroll sid
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
 from urllib.parse import parse_qsl, urlparse
 
@@ -52,7 +53,9 @@ async def round_trip(port: int, url: str, seed: int) -> tuple[dict, dict, str, s
 @pytest.mark.parametrize("idea", PAGES, ids=lambda idea: idea.url)
 def test_a_changed_view_survives_its_link(app_url, idea):
     port = urlparse(app_url).port
-    after, reopened, link, key = asyncio.run(round_trip(port, idea.url, seed=len(idea.url)))
+    # A thread of its own: the session's playwright browser already runs an event loop in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        after, reopened, link, key = pool.submit(asyncio.run, round_trip(port, idea.url, seed=len(idea.url))).result()
     if not link:
         pytest.skip(f"{idea.title} mirrors no widget into its URL")
     assert dict(parse_qsl(reopened["link"])) == dict(parse_qsl(after["link"])), f"changed {key!r}"
