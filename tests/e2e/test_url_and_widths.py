@@ -95,13 +95,7 @@ def test_the_address_bar_link_opens_the_same_view_in_a_fresh_browser(app_url, br
         second.close()
 
 
-# Found by this test and left to the page's owner (strict: passes again once fixed, then remove).
-TOO_WIDE_AT_390 = {"multi-head": "the 'Shapes at every step' markdown table is wider than a phone: the page "
-                                 "scrolls sideways by about 36 px at 390 px"}
-
-
-@pytest.mark.parametrize("idea", [pytest.param(i, marks=pytest.mark.xfail(reason=TOO_WIDE_AT_390[i.url], strict=True))
-                                  if i.url in TOO_WIDE_AT_390 else i for i in PAGES], ids=lambda idea: idea.url)
+@pytest.mark.parametrize("idea", PAGES, ids=lambda idea: idea.url)
 def test_every_page_at_phone_and_projector_width(app_url, browser, idea):
     for width, height in ((390, 844), (1920, 1080)):
         context = browser.new_context(viewport={"width": width, "height": height})
