@@ -11,14 +11,7 @@ from tests.pages.conftest import no_exception, texts
 PAGE = "views/head_viewer.py"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def smollm2_installed():
-    from engine import pretrained
-
-    try:
-        pretrained.model_path()
-    except ValueError as error:
-        pytest.skip(str(error))
+pytestmark = pytest.mark.usefixtures("smollm2_installed")
 
 
 def test_defaults_open_a_previous_token_head(run_page):

@@ -6,14 +6,7 @@ import pytest
 from tests.pages.conftest import no_exception, texts
 
 
-@pytest.fixture(scope="module", autouse=True)
-def smollm2_installed():
-    from engine import pretrained
-
-    try:
-        pretrained.model_path()
-    except ValueError as error:
-        pytest.skip(str(error))
+pytestmark = pytest.mark.usefixtures("smollm2_installed")
 
 
 def test_embedding_explorer_compares_contextual_vectors_per_layer(run_page):
