@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import struct
-import wave
 import zlib
 
 import numpy as np
@@ -16,6 +15,7 @@ from engine.attention import attention
 from engine.patches import (AMINO_ACIDS, PROTEIN_PRESETS, SIGNALS, attention_cost, hann, image_to_patches,
                             load_image, patch_costs, patches_to_image, read_wav, residue_features, resize_square,
                             spectrogram_frames, synth_signal, token_attention, tokens_from_features)
+from tests.media import png_bytes, wav_bytes
 
 
 # ---- images -----------------------------------------------------------------------------
@@ -152,16 +152,10 @@ def test_resize_square_centre_crop():
 
 # ---- uploads ----------------------------------------------------------------------------
 
-def _png(array) -> bytes:
-    from PIL import Image
-    buffer = io.BytesIO()
-    Image.fromarray(array).save(buffer, format="PNG")
-    return buffer.getvalue()
-
 
 def _png_claiming(width: int, height: int) -> bytes:
     """A tiny PNG whose header says width x height (the shape of a decompression bomb)."""
-    small = _png(np.zeros((4, 4), dtype=np.uint8))
+    small = png_bytes(np.zeros((4, 4), dtype=np.uint8))
     ihdr = bytearray(small[16:29])                 # IHDR data: width, height, depth, colour, ...
     ihdr[0:8] = struct.pack(">II", width, height)
     chunk = b"IHDR" + bytes(ihdr)
@@ -170,15 +164,15 @@ def _png_claiming(width: int, height: int) -> bytes:
 
 def test_load_png_roundtrip_and_alpha_on_white():
     rgb = np.random.default_rng(0).integers(0, 256, (20, 30, 3), dtype=np.uint8)
-    loaded = load_image(_png(rgb))
+    loaded = load_image(png_bytes(rgb))
     np.testing.assert_array_equal(loaded.pixels, rgb)
     assert (loaded.format, loaded.original_size, loaded.shrunk) == ("PNG", (30, 20), False)
     rgba = np.zeros((4, 4, 4), dtype=np.uint8)    # fully transparent black -> white
-    assert load_image(_png(rgba)).pixels.min() == 255
+    assert load_image(png_bytes(rgba)).pixels.min() == 255
 
 
 def test_large_picture_is_shrunk_to_the_side_limit():
-    loaded = load_image(_png(np.zeros((600, 2000, 3), dtype=np.uint8)))
+    loaded = load_image(png_bytes(np.zeros((600, 2000, 3), dtype=np.uint8)))
     assert loaded.shrunk and loaded.pixels.shape == (307, 1024, 3)
 
 
@@ -206,7 +200,7 @@ def test_decompression_bomb_refused_before_decoding():
 
 
 def test_truncated_png_is_a_sentence():
-    data = _png(np.random.default_rng(1).integers(0, 256, (64, 64, 3), dtype=np.uint8))
+    data = png_bytes(np.random.default_rng(1).integers(0, 256, (64, 64, 3), dtype=np.uint8))
     with pytest.raises(ValueError, match="damaged or cut short"):
         load_image(data[:len(data) // 2])
 
@@ -267,42 +261,32 @@ def test_every_signal_builds_frames(kind):
     assert spec.T > 10
 
 
-def _wav(samples, rate=8000, channels=1, width=2) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as writer:
-        writer.setnchannels(channels)
-        writer.setsampwidth(width)
-        writer.setframerate(rate)
-        writer.writeframes(samples)
-    return buffer.getvalue()
-
-
 def test_read_wav_16_bit_round_trip():
     values = (np.sin(np.arange(8000) / 10) * 20000).astype("<i2")
-    signal = read_wav(_wav(values.tobytes()))
+    signal = read_wav(wav_bytes(values.tobytes()))
     assert signal.sample_rate == 8000 and signal.seconds == 1.0
     np.testing.assert_allclose(signal.samples, values / 32768)
 
 
 def test_read_wav_8_and_24_bit():
-    eight = read_wav(_wav(bytes([128, 255, 0, 192]), width=1))
+    eight = read_wav(wav_bytes(bytes([128, 255, 0, 192]), width=1))
     np.testing.assert_allclose(eight.samples, [0, 127 / 128, -1, 0.5])
     values = [0, 2 ** 23 - 1, -(2 ** 23), -1]
     raw = b"".join((v % 2 ** 24).to_bytes(3, "little") for v in values)
-    np.testing.assert_allclose(read_wav(_wav(raw, width=3)).samples, np.array(values) / 2 ** 23)
+    np.testing.assert_allclose(read_wav(wav_bytes(raw, width=3)).samples, np.array(values) / 2 ** 23)
 
 
 def test_ten_minute_wav_is_refused_by_its_header():
-    data = _wav(bytes([128, 200]) * (8000 * 300), rate=8000, width=1)     # 600 s of 8-bit audio
+    data = wav_bytes(bytes([128, 200]) * (8000 * 300), rate=8000, width=1)     # 600 s of 8-bit audio
     with pytest.raises(ValueError, match=r"lasts 600 s \(10.0 minutes\); the limit is 30 s"):
         read_wav(data)
 
 
 @pytest.mark.parametrize("data, words", [
-    (_wav(np.zeros(16000, "<i2").tobytes()), "silent \\(every sample is zero\\)"),
-    (_wav(np.ones(16000, "<i2").tobytes()), "silent \\(its loudest sample is -90 dB"),
-    (_wav((np.arange(16000) % 100 * 100).astype("<i2").tobytes(), channels=2), "2 channels \\(stereo\\)"),
-    (_wav(np.arange(1000, dtype="<i2").tobytes(), rate=96000), "between 4,000 and 48,000 Hz"),
+    (wav_bytes(np.zeros(16000, "<i2").tobytes()), "silent \\(every sample is zero\\)"),
+    (wav_bytes(np.ones(16000, "<i2").tobytes()), "silent \\(its loudest sample is -90 dB"),
+    (wav_bytes((np.arange(16000) % 100 * 100).astype("<i2").tobytes(), channels=2), "2 channels \\(stereo\\)"),
+    (wav_bytes(np.arange(1000, dtype="<i2").tobytes(), rate=96000), "between 4,000 and 48,000 Hz"),
     (b"RIFF....WAVEfmt not really", "not a WAV recording"),
     (b"", "empty"),
 ], ids=["zeros", "quiet", "stereo", "rate", "not-wav", "empty"])

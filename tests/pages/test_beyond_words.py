@@ -1,12 +1,11 @@
 """Beyond words page in AppTest: defaults, one change each, bad uploads and sequences -> st.error, no exception."""
 from __future__ import annotations
 
-import io
-import wave
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.media import png_bytes, wav_bytes
 
 PAGE = "../../views/beyond_words.py"
 
@@ -29,23 +28,6 @@ def _errors(at) -> list[str]:
 def _ok(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert "Further reading" in [s.value for s in at.subheader]   # the rest of the page is still drawn
-
-
-def _png(array) -> bytes:
-    from PIL import Image
-    buffer = io.BytesIO()
-    Image.fromarray(array).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _wav(samples: bytes, rate=8000, channels=1, width=2) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as writer:
-        writer.setnchannels(channels)
-        writer.setsampwidth(width)
-        writer.setframerate(rate)
-        writer.writeframes(samples)
-    return buffer.getvalue()
 
 
 # ---- image ------------------------------------------------------------------------------
@@ -94,7 +76,7 @@ def test_upload_a_small_png_then_a_patch_too_large():
     _ok(at)
     assert "Upload a PNG or JPEG" in [i.value for i in at.info][0]
     pixels = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)
-    at.file_uploader(key="image_file").set_value(("mine.png", _png(pixels), "image/png"))
+    at.file_uploader(key="image_file").set_value(("mine.png", png_bytes(pixels), "image/png"))
     at.number_input(key="patch").set_value(20).run()
     _ok(at)
     assert "40 x 60 pixels, p = 20: a grid of 2 x 3 = 6 tokens" in _text(at)
@@ -116,7 +98,7 @@ def test_bad_image_uploads_are_sentences(name, data, words):
 def test_decompression_bomb_upload_is_refused():
     import struct
     import zlib
-    small = _png(np.zeros((4, 4), dtype=np.uint8))
+    small = png_bytes(np.zeros((4, 4), dtype=np.uint8))
     ihdr = bytearray(small[16:29])
     ihdr[0:8] = struct.pack(">II", 50_000, 50_000)
     chunk = b"IHDR" + bytes(ihdr)
@@ -148,9 +130,9 @@ def test_audio_hop_change_changes_the_token_count():
 
 
 @pytest.mark.parametrize("data, words", [
-    (_wav((np.arange(16000) % 50 * 300).astype("<i2").tobytes(), channels=2), "2 channels (stereo)"),
-    (_wav(np.zeros(8000, "<i2").tobytes()), "The recording is silent"),
-    (_wav(bytes([128, 160]) * (8000 * 300), width=1), "lasts 600 s (10.0 minutes)"),
+    (wav_bytes((np.arange(16000) % 50 * 300).astype("<i2").tobytes(), channels=2), "2 channels (stereo)"),
+    (wav_bytes(np.zeros(8000, "<i2").tobytes()), "The recording is silent"),
+    (wav_bytes(bytes([128, 160]) * (8000 * 300), width=1), "lasts 600 s (10.0 minutes)"),
     (b"not a wav at all", "not a WAV recording"),
 ], ids=["stereo", "silent", "ten-minutes", "not-wav"])
 def test_bad_wav_uploads_are_sentences(data, words):
@@ -163,7 +145,7 @@ def test_bad_wav_uploads_are_sentences(data, words):
 def test_good_wav_upload():
     tone = (np.sin(2 * np.pi * 440 * np.arange(8000) / 8000) * 10_000).astype("<i2").tobytes()
     at = _app(kind="audio", signal="upload your own")
-    at.file_uploader(key="wav_file").set_value(("tone.wav", _wav(tone), "audio/wav")).run()
+    at.file_uploader(key="wav_file").set_value(("tone.wav", wav_bytes(tone), "audio/wav")).run()
     _ok(at)
     assert not _errors(at)
     assert "1.00 s at 8,000 samples/s" in _text(at)
