@@ -83,3 +83,19 @@ def error_texts(page) -> list[str]:
 def main_text(page) -> str:
     """All visible text of the page's main area (not the sidebar)."""
     return page.locator("[data-testid='stMain']").inner_text()
+
+
+_DRAWN = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+    .map(e => !!e.querySelector('canvas, svg'))"""
+
+
+def charts_drawn(page) -> list[bool]:
+    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box).
+
+    Drawing a few thousand cells takes seconds on a busy machine: wait up to a minute for all.
+    """
+    try:
+        page.wait_for_function(f"() => ({_DRAWN})().every(Boolean)", timeout=60_000)
+    except Exception:  # the caller's assertion on the list reports it
+        pass
+    return page.evaluate(_DRAWN)

@@ -1,17 +1,11 @@
 """Beyond words in real Chromium: click a patch and watch the overlay move; audio twin; protein; a bad upload."""
 from __future__ import annotations
 
-from tests.e2e.helpers import SCREENSHOTS, error_texts, main_text, open_page, screenshot, wait_for_app
+from tests.e2e.helpers import SCREENSHOTS, charts_drawn, error_texts, main_text, open_page, screenshot, wait_for_app
 
 
 def _overlay(page):
     return page.locator("[data-testid='stVegaLiteChart']").first
-
-
-def _drawn(page) -> None:
-    """Vega draws after the script run ends: wait for the first chart's marks."""
-    page.locator("[data-testid='stVegaLiteChart'] .marks").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(500)
 
 
 def test_click_a_patch_moves_the_overlay(app_url, browser_page):
@@ -39,7 +33,7 @@ def test_heat_overlay_on_coffee(app_url, browser_page):
     open_page(browser_page, app_url, "beyond?picture=coffee&overlay=heat&patch=32&qrow=3&qcol=2")
     assert "a grid of 7 x 7 = 49 tokens" in main_text(browser_page)
     assert not error_texts(browser_page)
-    _drawn(browser_page)
+    charts_drawn(browser_page)  # wait until Vega has drawn them
     screenshot(browser_page, "beyond-image-heat")
 
 
@@ -48,14 +42,14 @@ def test_audio_repeated_note_attends_to_its_twin(app_url, browser_page):
     text = main_text(browser_page)
     assert "T = 97 tokens" in text and "in C again" in text
     assert not error_texts(browser_page)
-    _drawn(browser_page)
+    charts_drawn(browser_page)  # wait until Vega has drawn them
     screenshot(browser_page, "beyond-audio")
     # each frame is a transparent column over the spectrogram: click frame 11, inside the first C
     _overlay(browser_page).locator("path[aria-label*='frame: 11;']").first.click()
     wait_for_app(browser_page, after_input=True)
     assert "Frame 11 (t = 0.208 s, in C)" in main_text(browser_page)
     assert "Done." in main_text(browser_page)          # the repeated C outweighs D and E together
-    _drawn(browser_page)
+    charts_drawn(browser_page)  # wait until Vega has drawn them
     browser_page.mouse.move(0, 0)
     screenshot(browser_page, "beyond-audio-first-c")
 
@@ -63,7 +57,7 @@ def test_audio_repeated_note_attends_to_its_twin(app_url, browser_page):
 def test_protein_heatmap(app_url, browser_page):
     open_page(browser_page, app_url, "beyond?kind=protein&residue=5")
     assert "L = 21 residues" in main_text(browser_page)
-    _drawn(browser_page)
+    charts_drawn(browser_page)  # wait until Vega has drawn them
     screenshot(browser_page, "beyond-protein")
 
 

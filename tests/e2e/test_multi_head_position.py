@@ -1,34 +1,8 @@
 """Multi-head attention and Position in real Chromium: open, change one value, bad input."""
 from __future__ import annotations
 
-import pytest
-
 from engine.shipped_heads import shipped_available
-from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
-
-
-@pytest.fixture
-def app(app_url, browser_page):
-    # The first run in a fresh server resolves a deep link against pages/ (Streamlit's v1
-    # multipage mode) until app.py has called st.navigation once; open home first.
-    open_page(browser_page, app_url)
-    return app_url
-
-
-DRAWN = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
-    .map(e => !!e.querySelector('canvas, svg'))"""
-
-
-def charts_drawn(page) -> list[bool]:
-    """For each chart on the page, whether Vega drew it (a spec Vega rejects leaves an empty box).
-
-    Drawing a few thousand cells takes seconds on a busy machine: wait up to a minute for all.
-    """
-    try:
-        page.wait_for_function(f"() => ({DRAWN})().every(Boolean)", timeout=60_000)
-    except Exception:  # reported by the assertion on the list below
-        pass
-    return page.evaluate(DRAWN)
+from tests.e2e.helpers import charts_drawn, error_texts, main_text, open_page, screenshot, wait_for_app
 
 
 def type_into(page, label: str, text: str) -> None:
@@ -38,8 +12,8 @@ def type_into(page, label: str, text: str) -> None:
     wait_for_app(page, after_input=True)
 
 
-def test_position_same_bag_then_sinusoidal_then_a_different_bag(app, browser_page):
-    open_page(browser_page, app, "position")
+def test_position_same_bag_then_sinusoidal_then_a_different_bag(app_url, browser_page):
+    open_page(browser_page, app_url, "position")
     assert "0 (up to rounding" in main_text(browser_page)
     assert not error_texts(browser_page)
     drawn = charts_drawn(browser_page)
@@ -57,8 +31,8 @@ def test_position_same_bag_then_sinusoidal_then_a_different_bag(app, browser_pag
     screenshot(browser_page, "position-bad-input")
 
 
-def test_multi_head_heads_costs_and_an_unknown_word(app, browser_page):
-    open_page(browser_page, app, "multi-head")
+def test_multi_head_heads_costs_and_an_unknown_word(app_url, browser_page):
+    open_page(browser_page, app_url, "multi-head")
     text = main_text(browser_page)
     assert "2 heads of width d/h = 4" in text and "2,359,296" in text
     assert not error_texts(browser_page)
