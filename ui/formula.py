@@ -35,12 +35,17 @@ def latex_matrix(values, digits: int = 3) -> str:
     return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
 
 
-def formula_with_numbers(formula: str, numbers: str, caption: str | None = None) -> None:
-    """The formula in the chapter's symbols on the left, this row's numbers on the right."""
-    left, right = st.columns([1, 3], vertical_alignment="center")
-    with left:
+def formula_with_numbers(formula: str, numbers: str, caption: str | None = None, *, stacked: bool = False) -> None:
+    """The formula in the chapter's symbols on the left, this row's numbers on the right;
+    `stacked` puts them on two full-width lines, for numbers too long to share a row."""
+    if stacked:
         st.latex(formula)
-    with right:
         st.latex(numbers)
+    else:
+        left, right = st.columns([1, 3], vertical_alignment="center")
+        with left:
+            st.latex(formula)
+        with right:
+            st.latex(numbers)
     if caption:
         st.caption(caption)

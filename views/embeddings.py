@@ -75,13 +75,6 @@ with st.sidebar:
                "and Gigaword 5 (Pennington et al. 2014).")
 
 
-def formula_lines(symbols: str, numbers: str, caption: str | None = None) -> None:
-    """The formula in the chapter's symbols, then the same with this page's numbers (full width: the
-    main column is too narrow for the two side by side)."""
-    st.latex(symbols)
-    st.latex(numbers)
-    if caption:
-        st.caption(caption)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -177,22 +170,22 @@ if result is not None:
     st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
     st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
     if method == "3cosadd":
-        formula_lines(
+        formula.formula_with_numbers(
             r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
             r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
             rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
             rf" = {formula.number(result.scores[0])}",
             caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
-                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.")
+                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.", stacked=True)
     else:
-        formula_lines(
+        formula.formula_with_numbers(
             r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
             r"\cos' = \tfrac{1+\cos}{2}",
             rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
             rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
             rf" = {formula.number(result.scores[0])}",
             caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
-                    "them, so one large cosine cannot make up for a small one.")
+                    "them, so one large cosine cannot make up for a small one.", stacked=True)
 
 # --- 2. the map -------------------------------------------------------------------------
 st.subheader("A 2-D map of the offsets")
@@ -221,11 +214,11 @@ else:
         draw("charts.heatmap", offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
              y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
              title="How parallel are the offsets in all 50 dimensions?")
-        formula_lines(
+        formula.formula_with_numbers(
             r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
             rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
             + formula.number(offsets.cosines[0, 1]),
-            caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.")
+            caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.", stacked=True)
 
 # --- 3. neighbours ----------------------------------------------------------------------
 st.subheader("Nearest words to a word or to a sum you compose")
@@ -242,10 +235,10 @@ if total is not None:
 if neighbours is not None:
     draw("charts_emb.score_bars", neighbours.words, neighbours.cosines, title=f"nearest to {total.text}",
          width="stretch")
-    formula_lines(
+    formula.formula_with_numbers(
         r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
         rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
-        caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.")
+        caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.", stacked=True)
     if neighbours.words[0] in total.words:
         st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
                 "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
@@ -296,13 +289,13 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
     if first is None or second is None:
         return
     anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
-    formula_lines(
+    formula.formula_with_numbers(
         r"x^{(A)} = x^{(B)} = E[\text{" + word + r"}] \qquad "
         r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
         r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
         + formula.number(E.cosine(first.vector, second.vector)),
         caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
-                "the same 50 numbers, whatever the sense.")
+                "the same 50 numbers, whatever the sense.", stacked=True)
     rows = []
     for name, found in (("A", first), ("B", second)):
         row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
