@@ -295,6 +295,7 @@ class NGramModel:
         self.tokenizer = tokenizer
         self.ngrams: NGramCounts | None = None
         self._parts: dict = {}  # Kneser-Ney pieces per (order, context id), filled as they are met
+        self._links: dict = {}  # the same for sampling (ChainSampler), with running sums
 
     @property
     def name(self) -> str:
@@ -310,7 +311,7 @@ class NGramModel:
         if vocab_size is None and self.tokenizer is not None:
             vocab_size = self.tokenizer.vocab_size
         self.ngrams = count_ngrams(ids, self.n, vocab_size)
-        self._parts = {}
+        self._parts, self._links = {}, {}
         return self
 
     @classmethod
@@ -491,48 +492,29 @@ class NGramModel:
                              "past about 5 every token is already nearly equally likely.")
         history = tuple(int(i) for i in check_ids(list(prompt), ngrams.vocab_size))
         rng = np.random.default_rng(seed)
-        V = ngrams.vocab_size
-        reshaped = temperature != 1 or top_k is not None
-        # Contexts repeat, so each one's table is made once. T = 1: pick a component of the
-        # mixture, then a token within it. Otherwise: the whole reshaped distribution (engine.lm).
+        # No top-k: walk down the orders (ChainSampler; TemperedChain for T != 1), no per-context
+        # table over the vocabulary. Top-k or greedy: one table per context met (ReshapedSampler).
+        if top_k is None and temperature > 0:
+            chain, reshaped = (ChainSampler(self) if temperature == 1 else TemperedChain(self, temperature)), None
+        else:
+            chain, reshaped = None, ReshapedSampler(self, float(temperature), top_k)
         tables: dict = {}
         out = []
         width = self.n - 1
         context = tuple(history[max(0, len(history) - width):]) if width else ()
         found = ngrams.context_ids(context)  # dense ids of the context's suffixes, kept up to date
         for _ in range(length):
-            if context not in tables:
-                mixture = self._mixture(context, found)
-                if reshaped:
-                    probs = apply_temperature_top_k(mixture.dense().probs, float(temperature), top_k)
-                    tables[context] = np.cumsum(probs)
-                else:
-                    tables[context] = (np.cumsum([c.weight for c in mixture.components]), mixture.components)
-            if reshaped:
-                cumulative = tables[context]
-                token = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-                token = min(token, V - 1)
+            if chain is not None:
+                token = chain.draw(found, rng)
             else:
-                cumulative, components = tables[context]
-                pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")),
-                           len(components) - 1)
-                token = self._draw(components[pick], rng, tables)
+                if context not in tables:
+                    tables[context] = reshaped.table(self._mixture(context, found))
+                token = reshaped.draw(tables[context], rng)
             out.append(token)
             if width:  # the new context: the last width tokens, and each suffix's id one lookup away
                 found = [0] + [ngrams.step(j, found[j - 1], token) for j in range(1, min(len(found), width) + 1)]
                 context = (context + (token,))[-width:]
         return out
-
-    def _draw(self, component: Component, rng: np.random.Generator, tables: dict) -> int:
-        """One token from one component: uniform over V, or by the component's probabilities."""
-        if component.order == 0:
-            return int(rng.integers(self._fitted().vocab_size))
-        key = ("component", component.order, component.context_id)
-        if key not in tables:
-            tables[key] = np.cumsum(component.probs)
-        cumulative = tables[key]
-        index = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), cumulative.size - 1)
-        return int(component.ids[index])
 
     # --- the tables ---------------------------------------------------------------------------------
 
@@ -553,6 +535,297 @@ class NGramModel:
         best = np.argpartition(-totals, rows - 1)[:rows]
         best = best[np.lexsort((best, -totals[best]))]
         return [(tuple(ngrams.gram_tokens(self.n - 1, int(c))), int(totals[c])) for c in best]
+
+
+class ChainSampler:
+    """Samples P(w | context) at T = 1 by walking down the orders, without building the mixture.
+
+    Every smoothing here is a chain: at the longest context, keep to its own table with
+    probability `stay`, else hand down to the next shorter context, and at the bottom the
+    uniform 1/V. Kneser-Ney: stay = 1 - gamma at every order that saw its context. add-k:
+    stay = C(c .) / (C(c .) + kV) at the full context only, then uniform. MLE: stay = 1 at
+    the longest context seen. The chance of ending at each order is the mixture's weight.
+    """
+
+    def __init__(self, model: "NGramModel"):
+        self.model = model
+        self.ngrams = model._fitted()
+        self.links: dict = model._links
+
+    def link(self, order: int, c: int):
+        """(next tokens, their running probabilities, stay) for context id c at this order; None if unseen."""
+        key = (order, c)
+        link = self.links.get(key, False)
+        if link is not False:
+            return link
+        model = self.model
+        stats = model._stats(order)
+        if c < 0 or stats.total[c] == 0:
+            link = None
+        elif model.smoothing == "kneser-ney":
+            ids, probs, gamma = model._kneser_ney_part(order, c)
+            link = ids, np.cumsum(probs), 1 - gamma, probs
+        else:
+            ids, a = model._slice(stats, order, c)
+            S = float(stats.total[c])
+            stay = 1.0 if model.smoothing == "none" else S / (S + model.k * self.ngrams.vocab_size)
+            link = ids, np.cumsum(a) / S, stay, a / S
+        if len(self.links) > 200_000:
+            self.links.clear()
+        self.links[key] = link
+        return link
+
+    def chain(self, found: list[int]) -> list[tuple[tuple[int, int], tuple]]:
+        """((order, context id), link) from the longest context down, for the links this smoothing visits."""
+        smoothing = self.model.smoothing
+        top = len(found)
+        links = []
+        for order in range(top, (top if smoothing == "add-k" else 1) - 1, -1):  # add-k: the full context only
+            link = self.link(order, found[order - 1])
+            if link is not None:
+                links.append(((order, found[order - 1]), link))
+                if link[2] >= 1.0:  # MLE: the longest context seen takes it all
+                    break
+        return links
+
+    def draw(self, found: list[int], rng: np.random.Generator) -> int:
+        """One token after the context whose suffixes have dense ids `found` (see NGramCounts.context_ids)."""
+        smoothing = self.model.smoothing
+        top = len(found)
+        lowest = top if smoothing == "add-k" else 1  # add-k never looks at shorter contexts
+        for order in range(top, lowest - 1, -1):
+            link = self.link(order, found[order - 1])
+            if link is None:
+                if smoothing == "add-k":
+                    break
+                continue
+            ids, cumulative, stay, _ = link
+            if stay >= 1.0 or rng.random() < stay:
+                i = int(cumulative.searchsorted(rng.random() * cumulative[-1], side="right"))
+                return int(ids[min(i, ids.size - 1)])
+        return int(rng.integers(self.ngrams.vocab_size))
+
+
+class TemperedChain:
+    """Samples p^(1/T) / Z (any T > 0, no top-k) on the same chain, one small table per link.
+
+    A chain level is p(w) = stay P(w) + (1 - stay) p'(w), p' the level below (the uniform
+    1/V at the bottom). Off U, the tokens P covers, p = (1 - stay) p', so
+        Z = sum_w p(w)^(1/T) = (1 - stay)^(1/T) (Z' - sum_{u in U} p'(u)^(1/T)) + sum_{u in U} p(u)^(1/T),
+    and a draw either lands on U (by p(u)^(1/T)) or is a draw of the level below that is
+    not in U. Each level is cached by (order, context id), so a new context costs lookups
+    on its own few tokens, not V. Work is in logs: tiny T cannot underflow Z.
+    """
+
+    MAX_TRIES = 64  # rejections before a level draws off U from its whole distribution instead
+    SMALL_VOCABULARY = 512  # up to this V each level keeps p over all tokens (characters: no rejections)
+
+    def __init__(self, model: "NGramModel", temperature: float):
+        self.chain = ChainSampler(model)
+        self.inverse = 1.0 / temperature
+        self.V = self.chain.ngrams.vocab_size
+        self.levels: dict = {}
+
+    def point(self, links: list, tokens: np.ndarray) -> np.ndarray:
+        """p(tokens) at the level whose links (from its top down) are `links`."""
+        p = np.zeros(tokens.size)
+        weight = 1.0
+        for _, (ids, _, stay, probs) in links:
+            at = np.minimum(ids.searchsorted(tokens), ids.size - 1)
+            p += weight * stay * np.where(ids[at] == tokens, probs[at], 0.0)
+            weight *= 1.0 - stay
+        return p + weight / self.V
+
+    def level(self, links: list):
+        """(U, running chance of drawing each u of U, log Z, share off U kept by the level below, p or None)."""
+        if not links:
+            return None
+        key = links[0][0]
+        known = self.levels.get(key)
+        if known is not None:
+            return known
+        ids, _, stay, probs = links[0][1]
+        below = links[1:]
+        if self.V <= self.SMALL_VOCABULARY:  # few tokens: p over all of them, from the level below's
+            p = (1.0 - stay) * (self.level(below)[4] if below else np.full(self.V, 1.0 / self.V))
+            p[ids] += stay * probs
+            with np.errstate(divide="ignore"):
+                log_q = np.log(p) * self.inverse
+            log_z = float(np.logaddexp.reduce(log_q))
+            level = np.arange(self.V), np.cumsum(np.exp(log_q - log_z)), log_z, 1.0, p
+            self.levels[key] = level
+            return level
+        p_below = self.point(below, ids)
+        log_p = np.log(stay * probs + (1.0 - stay) * p_below) * self.inverse
+        log_own = float(np.logaddexp.reduce(log_p))
+        if stay >= 1.0:
+            log_z = log_own
+        else:
+            log_z_below = self.level(below)[2] if below else (1.0 - self.inverse) * math.log(self.V)
+            with np.errstate(divide="ignore"):
+                log_own_below = float(np.logaddexp.reduce(np.log(p_below) * self.inverse))
+                gap = log_z_below + math.log1p(-math.exp(min(log_own_below - log_z_below, 0.0))) \
+                    if log_own_below < log_z_below else -math.inf
+            log_z = float(np.logaddexp(log_own, self.inverse * math.log(1.0 - stay) + gap))
+            # the share of the level below that lands off U: how often a rejected draw would succeed
+            accept = -math.expm1(min(log_own_below - log_z_below, 0.0))
+        level = ids, np.cumsum(np.exp(log_p - log_z)), log_z, (1.0 if stay >= 1.0 else accept), None
+        if len(self.levels) > 200_000:
+            self.levels.clear()
+        self.levels[key] = level
+        return level
+
+    def draw(self, found: list[int], rng: np.random.Generator) -> int:
+        return self._draw(self.chain.chain(found), rng)
+
+    def _draw(self, links: list, rng: np.random.Generator) -> int:
+        if not links:
+            return int(rng.integers(self.V))
+        ids, cumulative, _, accept, dense = self.level(links)
+        own = float(cumulative[-1])
+        x = rng.random()
+        if x < own or links[0][1][2] >= 1.0 or dense is not None:
+            return int(ids[min(int(cumulative.searchsorted(min(x, own), side="right")), ids.size - 1)])
+        below = links[1:]
+        if accept >= 0.5:
+            for _ in range(self.MAX_TRIES):  # a draw of the level below, kept only off U
+                token = self._draw(below, rng)
+                at = min(int(ids.searchsorted(token)), ids.size - 1)
+                if ids[at] != token:
+                    return token
+        running = self._off(links, below, ids)
+        return int(min(running.searchsorted(rng.random() * running[-1], side="right"), self.V - 1))
+
+    def _off(self, links: list, below: list, ids: np.ndarray) -> np.ndarray:
+        """Running sum over the vocabulary of the level below's p^(1/T), zero on U (kept per level)."""
+        key = ("off",) + links[0][0]
+        running = self.levels.get(key)
+        if running is None:
+            with np.errstate(divide="ignore"):
+                weights = np.exp(np.log(self.point(below, np.arange(self.V))) * self.inverse
+                                 - (self.level(below)[2] if below else 0.0))
+            weights[ids] = 0.0
+            running = self.levels[key] = np.cumsum(weights)
+        return running
+
+    def probabilities(self, found: list[int]) -> np.ndarray:
+        """The whole distribution (V,) draws follow: for checking against the dense reshaping."""
+        links = self.chain.chain(found)
+        if not links:
+            return np.full(self.V, 1.0 / self.V)
+        with np.errstate(divide="ignore"):
+            return np.exp(np.log(self.point(links, np.arange(self.V))) * self.inverse - self.level(links)[2])
+
+
+class ReshapedSampler:
+    """Greedy (T = 0) and top-k sampling: one small table per context, never all V entries.
+
+    A mixture splits into a *base* that is the same for every context (the uniform 1/V and
+    the unigram table: one vector b, weighted R by this context) and the tokens U that the
+    context's own longer counts saw, so p = R b + s. The k largest p lie among U and the
+    k + |U| largest of b (b is sorted once per sample() call); the table keeps exactly the
+    tokens engine.lm.apply_temperature_top_k keeps, ties included (tested against it).
+    """
+
+    MAX_TIED = 4_096  # a top-k cutoff that ties more base tokens than this: use the dense vector instead
+
+    def __init__(self, model: "NGramModel", temperature: float, top_k: int | None):
+        self.model = model
+        self.V = model._fitted().vocab_size
+        self.temperature = temperature
+        self.top_k = None if top_k is None or top_k >= self.V else int(top_k)
+        if self.top_k is not None and self.top_k < 1:
+            raise ValueError("top-k must keep at least one token.")
+        self.bases: dict = {}
+
+    def _base(self, key: tuple, weights: tuple[float, ...], components: list[Component]):
+        """(b, tokens by b descending) for the base made of these components; None if weighted otherwise."""
+        known = self.bases.get(key)
+        if known is not None:
+            same = all(abs(w - v) <= 1e-9 * abs(v) for w, v in zip(weights, known[0], strict=True))
+            return known[1] if same else None
+        b = np.zeros(self.V)
+        for weight, component in zip(weights, components, strict=True):
+            if component.order == 0:
+                b += weight / self.V
+            else:
+                b[component.ids] += weight * component.probs
+        base = b, np.lexsort((np.arange(self.V), -b))
+        self.bases[key] = (weights, base)
+        return base
+
+    def table(self, mixture: Mixture):
+        """What draw() needs for one context: ("greedy", token) or ("explicit", ids, running sum)."""
+        base_parts = [c for c in mixture.components if c.order <= 1]
+        own = [c for c in mixture.components if c.order > 1]
+        R = sum(c.weight for c in base_parts)
+        base = None
+        if R > 0:
+            key = tuple(c.order for c in base_parts)
+            base = self._base(key, tuple(c.weight / R for c in base_parts), base_parts)
+            if base is None:
+                return self._dense(mixture)
+        s = np.zeros(self.V)
+        for c in own:
+            s[c.ids] += c.weight * c.probs
+        ids = np.flatnonzero(s)  # U, sorted
+        p = s[ids]
+        if base is None:  # everything is in the context's own counts (MLE)
+            if self.top_k is not None and self.top_k < ids.size:
+                keep = p >= np.partition(p, -self.top_k)[-self.top_k]
+                ids, p = ids[keep], p[keep]
+            return self._explicit(ids, p)
+        b, by_b = base
+        p += R * b[ids]
+        in_own = np.zeros(self.V, dtype=bool)
+        in_own[ids] = True
+        k = 1 if self.temperature == 0 else self.top_k
+        outside = by_b[:k + ids.size]
+        outside = outside[~in_own[outside]][:k]
+        candidates = np.concatenate([ids, outside])
+        values = np.concatenate([p, R * b[outside]])
+        if self.temperature == 0:  # the most likely token; ties go to the smallest id, as np.argmax does
+            return ("greedy", int(candidates[values == values.max()].min()))
+        cutoff = np.partition(values, -k)[-k]
+        # every base token at or above the cutoff stays, ties included (as the dense version keeps them)
+        n_above = int(np.searchsorted(-(R * b[by_b]), -cutoff, side="right"))
+        if n_above > self.MAX_TIED + ids.size:
+            return self._dense(mixture)
+        above = by_b[:n_above]
+        above = above[~in_own[above]]
+        return self._explicit(np.concatenate([ids[p >= cutoff], above]),
+                              np.concatenate([p[p >= cutoff], R * b[above]]))
+
+    def _explicit(self, ids: np.ndarray, p: np.ndarray):
+        if self.temperature == 0:
+            return ("greedy", int(ids[p == p.max()].min()))
+        with np.errstate(divide="ignore"):
+            logits = np.log(p) / self.temperature
+        q = np.exp(logits - logits.max())
+        return ("explicit", ids, np.cumsum(q))
+
+    def _dense(self, mixture: Mixture):
+        probs = apply_temperature_top_k(mixture.dense().probs, self.temperature, self.top_k)
+        return ("explicit", np.arange(self.V), np.cumsum(probs))
+
+    def probabilities(self, table) -> np.ndarray:
+        """The whole distribution (V,) a table draws from: for checking against the dense reshaping."""
+        probs = np.zeros(self.V)
+        if table[0] == "greedy":
+            probs[table[1]] = 1.0
+        else:
+            _, ids, cumulative = table
+            probs[ids] += np.diff(np.concatenate([[0.0], cumulative])) / cumulative[-1]
+        return probs
+
+    @staticmethod
+    def draw(table, rng: np.random.Generator) -> int:
+        """One token from a context's table (one random number; none when greedy)."""
+        if table[0] == "greedy":
+            return table[1]
+        _, ids, cumulative = table
+        i = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        return int(ids[min(i, ids.size - 1)])
 
 
 @dataclass(frozen=True)

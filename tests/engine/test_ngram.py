@@ -237,11 +237,13 @@ def test_find_loop_in_ids_and_none_when_no_repeat():
 
 
 @pytest.mark.parametrize("smoothing", ["none", "add-k", "kneser-ney"])
-@pytest.mark.parametrize("temperature", [1.0, 0.999])  # the mixture path and the whole-distribution path
+@pytest.mark.parametrize("temperature", [1.0, 0.999, 0.4, 2.5])  # the chain and the tempered chain
 def test_sampled_frequencies_follow_the_distribution(smoothing, temperature):
     ids = list(np.random.default_rng(5).integers(0, 6, 60)) + [0, 1, 0, 1]
+    from engine.lm import apply_temperature_top_k
+
     model = NGramModel(3, smoothing, k=0.5).fit(ids, vocab_size=8)
-    expected = model.distribution([0, 1]).probs
+    expected = apply_temperature_top_k(model.distribution([0, 1]).probs, temperature, None)
     counts = np.zeros(8)
     for seed in range(1500):
         counts[model.sample(1, seed=seed, temperature=temperature, prompt=[0, 1])[0]] += 1
@@ -259,3 +261,64 @@ def test_mixture_weights_sum_to_one_and_name_the_backoff():
 def test_held_out_needs_two_tokens():
     with pytest.raises(ValueError, match="held-out part"):
         held_out_table(TEN, [1], 3, orders=[1, 2])
+
+
+def reshaped_cases():
+    """A text with a vocabulary big enough to take TemperedChain's sparse path, and every context kind."""
+    rng = np.random.default_rng(11)
+    ids = list(rng.zipf(1.3, 4000) % 700) + [3, 5, 3, 5, 3, 5]
+    contexts = [(), (3,), (3, 5), (5, 3, 5), (699, 698, 697), tuple(ids[100:103])]
+    return ids, contexts
+
+
+@pytest.mark.parametrize("small", [False, True], ids=["sparse levels", "dense levels"])
+@pytest.mark.parametrize("smoothing", ["none", "add-k", "kneser-ney"])
+def test_tempered_chain_is_the_dense_reshaping(smoothing, small, monkeypatch):
+    from engine.lm import apply_temperature_top_k
+    from engine.ngram import TemperedChain
+
+    if small:
+        monkeypatch.setattr(TemperedChain, "SMALL_VOCABULARY", 10_000)
+    ids, contexts = reshaped_cases()
+    for n in (1, 2, 4):
+        model = NGramModel(n, smoothing, k=0.3).fit(ids, vocab_size=720)
+        for temperature in (0.05, 0.7, 3.0, 90.0):
+            chain = TemperedChain(model, temperature)
+            for context in contexts:
+                context = context[len(context) - (n - 1):] if n > 1 else ()
+                want = apply_temperature_top_k(model.distribution(context).probs, temperature, None)
+                got = chain.probabilities(model.ngrams.context_ids(context))
+                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("smoothing", ["none", "add-k", "kneser-ney"])
+def test_greedy_and_top_k_tables_are_the_dense_reshaping(smoothing):
+    from engine.lm import apply_temperature_top_k
+    from engine.ngram import ReshapedSampler
+
+    ids, contexts = reshaped_cases()
+    for n in (1, 3):
+        model = NGramModel(n, smoothing, k=0.3).fit(ids, vocab_size=720)
+        for temperature, top_k in ((0.0, None), (0.8, 1), (1.0, 7), (2.0, 40), (0.5, 719)):
+            sampler = ReshapedSampler(model, temperature, top_k)
+            for context in contexts:
+                context = context[len(context) - (n - 1):] if n > 1 else ()
+                want = apply_temperature_top_k(model.distribution(context).probs, temperature, top_k)
+                got = sampler.probabilities(sampler.table(model.mixture(context)))
+                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_tempered_draws_follow_the_distribution_on_a_large_vocabulary():
+    from engine.lm import apply_temperature_top_k
+
+    ids, _ = reshaped_cases()
+    model = NGramModel(3, "kneser-ney").fit(ids, vocab_size=720)
+    expected = apply_temperature_top_k(model.distribution([3, 5]).probs, 0.6, None)
+    draws = 3000
+    counts = np.bincount([model.sample(1, seed=seed, temperature=0.6, prompt=[3, 5])[0] for seed in range(draws)],
+                         minlength=720)
+    # tokens expected fewer than 5 times share one bin; each bin within 4 standard errors of a binomial count
+    rare = expected * draws < 5
+    observed = np.append(counts[~rare], counts[rare].sum()) / draws
+    chance = np.append(expected[~rare], expected[rare].sum())
+    assert np.all(np.abs(observed - chance) <= 4 * np.sqrt(chance * (1 - chance) / draws) + 1e-9)
