@@ -59,7 +59,7 @@ class NGramCounts:
     max_order: int
     n_tokens: int
     keys: list[np.ndarray]         # keys[k]: sorted distinct keys of the k-grams (index 0 unused)
-    counts: list[np.ndarray]       # counts[k][g] = C(g)
+    counts: list[np.ndarray]       # counts[k][g] = C(g) (int32, as are the statistics below)
     continuation: list[np.ndarray]  # continuation[k][g] = N1+(. g), for k < max_order
     raw: list[OrderStats] = field(default_factory=list)       # stats of counts per order
     kn_lower: list[OrderStats] = field(default_factory=list)  # stats of continuation counts per order
@@ -113,15 +113,19 @@ class NGramCounts:
         return tokens[::-1]
 
 
-def _order_stats(a: np.ndarray, keys: np.ndarray, n_contexts: int, vocab_size: int) -> OrderStats:
-    context = keys // vocab_size
-    start = np.searchsorted(context, np.arange(n_contexts + 1))
-    cum_a = np.concatenate([[0], np.cumsum(a)])
-    cum_t = np.concatenate([[0], np.cumsum(a > 0)])
+def _context_starts(keys: np.ndarray, n_contexts: int, vocab_size: int) -> np.ndarray:
+    """start[c]: the first k-gram of context c in the sorted keys (int32: counts stay below 2^31)."""
+    return np.searchsorted(keys // vocab_size, np.arange(n_contexts + 1)).astype(np.int32)
+
+
+def _order_stats(a: np.ndarray, start: np.ndarray) -> OrderStats:
+    cum_a = np.concatenate([[0], np.cumsum(a, dtype=np.int64)])
+    cum_t = np.concatenate([[0], np.cumsum(a > 0, dtype=np.int64)])
     n1, n2 = int(np.sum(a == 1)), int(np.sum(a == 2))
     discount = 0.75 if n1 + 2 * n2 == 0 else min(max(n1 / (n1 + 2 * n2), 0.05), 0.95)
-    return OrderStats(a, start, cum_a[start[1:]] - cum_a[start[:-1]], cum_t[start[1:]] - cum_t[start[:-1]],
-                      discount)
+    total = (cum_a[start[1:]] - cum_a[start[:-1]]).astype(np.int32)
+    types = (cum_t[start[1:]] - cum_t[start[:-1]]).astype(np.int32)
+    return OrderStats(a, start, total, types, discount)
 
 
 def check_ids(ids, vocab_size: int | None = None) -> np.ndarray:
@@ -185,7 +189,7 @@ def count_ngrams(ids, max_order: int, vocab_size: int | None = None) -> NGramCou
         running[1:] &= column[1:] == column[:-1]
         lcp += running
 
-    keys, counts, continuation = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    keys, counts, continuation = [np.zeros(0, np.int64)], [np.zeros(0, np.int32)], [np.zeros(0, np.int32)]
     prefix_dense = np.zeros(N + 1, dtype=np.int64)  # the empty prefix, at every position
     for k in range(1, max_order + 1):
         valid = order <= N - k                    # a whole k-gram starts there
@@ -195,16 +199,17 @@ def count_ngrams(ids, max_order: int, vocab_size: int | None = None) -> NGramCou
         dense = np.empty(N - k + 1, dtype=np.int64)
         dense[order[valid]] = group[valid]
         keys.append(prefix_dense[first] * V + ids[first + k - 1])
-        counts.append(np.bincount(group[valid], minlength=first.size))
+        counts.append(np.bincount(group[valid], minlength=first.size).astype(np.int32))
         if k >= 2:  # N1+(. g) for the (k-1)-grams g: how many distinct k-grams end in g
-            continuation.append(np.bincount(prefix_dense[first + 1], minlength=keys[k - 1].size))
+            continuation.append(np.bincount(prefix_dense[first + 1], minlength=keys[k - 1].size).astype(np.int32))
         prefix_dense = dense
+    del order, padded, lcp, running, prefix_dense, dense, group, starts, valid
     model = NGramCounts(V, max_order, N, keys, counts, continuation)
     for k in range(1, max_order + 1):
-        n_contexts = 1 if k == 1 else keys[k - 1].size
-        model.raw.append(_order_stats(counts[k], keys[k], n_contexts, V))
+        start = _context_starts(keys[k], 1 if k == 1 else keys[k - 1].size, V)  # shared by both statistics
+        model.raw.append(_order_stats(counts[k], start))
         if k < max_order:
-            model.kn_lower.append(_order_stats(continuation[k], keys[k], n_contexts, V))
+            model.kn_lower.append(_order_stats(continuation[k], start))
     return model
 
 

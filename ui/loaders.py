@@ -67,19 +67,16 @@ LADDER_PASSAGES = 10             # ... in this many passages spread evenly over 
 
 @st.cache_resource(show_spinner="Reading the plays as characters ...")
 def char_corpus():
-    """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level."""
-    import numpy as np
+    """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level.
 
-    from engine.corpus import load_corpus
-    from engine.tokenizers import CharTokenizer
+    The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
+    """
+    from engine.corpus import ALL_PLAYS
 
-    corpus = load_corpus()
-    tokenizer = CharTokenizer.from_text(corpus.text)
-    train_ids = np.asarray(tokenizer.encode(corpus.train), dtype=np.int64)
-    held_out_ids = np.asarray(tokenizer.encode(corpus.validation), dtype=np.int64)
+    tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters")
     for ids in (train_ids, held_out_ids):
         ids.setflags(write=False)
-    return tokenizer, train_ids, held_out_ids, held_out_passages(corpus.validation)
+    return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
 
 
 def held_out_passages(validation: str) -> str:
@@ -114,10 +111,11 @@ def shipped_transformer():
 @st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
 def char_ngrams() -> dict:
     """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""
-    from engine.ngram import NGramModel, count_ngrams
+    from engine.corpus import ALL_PLAYS
+    from engine.ngram import NGramModel
 
-    tokenizer, train_ids, _, _ = char_corpus()
-    counts = count_ngrams(train_ids, 5, tokenizer.vocab_size)
+    tokenizer = char_corpus()[0]
+    counts = ngram_counts(ALL_PLAYS, "characters")  # the N-gram sampler's counts, shared
     return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
 
 

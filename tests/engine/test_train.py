@@ -171,3 +171,25 @@ def test_damaged_checkpoints_say_so(tmp_path):
     (tmp_path / "other.safetensors").write_bytes((tmp_path / "other_small.safetensors").read_bytes())
     with pytest.raises(ValueError, match="do not match"):
         load_checkpoint(tmp_path / "other")
+
+
+def test_page_trainings_yield_the_cpu_to_page_reruns_on_linux():
+    import os
+    import sys
+    import threading
+
+    from engine.train import TRAINING_NICENESS, yield_to_pages
+
+    seen = {}
+
+    def worker():
+        yield_to_pages()
+        seen["worker"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before  # only that thread
+    if sys.platform.startswith("linux"):
+        assert seen["worker"] >= min(before + TRAINING_NICENESS, 19)
