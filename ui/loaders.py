@@ -1,6 +1,8 @@
 """One cached loader per heavy object, shared read-only by every session of the process."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 
@@ -45,10 +47,20 @@ def smollm2():
     return pretrained.load()
 
 
+@dataclass(frozen=True)
+class HeadWeights:
+    """What the head viewer keeps of one forward pass: the tokens and every head's weights."""
+    ids: list[int]
+    tokens: list[str]
+    weights: object          # (layers, heads, T, T) float32 numpy array
+    note: str | None         # a sentence when the text was cut to the token limit
+
+
 @st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
-def smollm2_forward(text: str, max_tokens: int):
-    """One forward pass with every hidden state and head weight, kept for reruns of the same text."""
-    return smollm2().forward_text(text, max_tokens=max_tokens)
+def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
+    """Every head's weights on a text, kept for reruns (not the logits and hidden states: 5x the memory)."""
+    result = smollm2().forward_text(text, max_tokens=max_tokens)
+    return HeadWeights(result.ids, result.tokens, result.weights, result.note)
 
 
 @st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")

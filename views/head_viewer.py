@@ -30,7 +30,7 @@ PATTERN_FORMULAS = {
 @st.cache_resource(max_entries=32, show_spinner=False)
 def scored_heads(text: str):
     """Scores, names and model-view thumbnails of every head on one text (kept for reruns)."""
-    result = loaders.smollm2_forward(text, limits.HEAD_VIEWER_MAX_TOKENS)
+    result = loaders.smollm2_heads(text, limits.HEAD_VIEWER_MAX_TOKENS)
     scored = heads.score_heads(result.weights, result.ids, induction=loaders.smollm2_induction_scores())
     return scored, thumbnails(result.weights, scored.types)
 
@@ -68,7 +68,7 @@ st.text_area("Sentence (SmolLM2 reads it after its start-of-document token)", ke
 model = load_smollm2()
 result = None
 if model is not None:
-    result = page.run_engine(loaders.smollm2_forward, st.session_state.text, limits.HEAD_VIEWER_MAX_TOKENS)
+    result = page.run_engine(loaders.smollm2_heads, st.session_state.text, limits.HEAD_VIEWER_MAX_TOKENS)
 if result is not None and result.note:
     st.warning(result.note + " The heatmaps would be too small to read beyond that.", icon=":material/content_cut:")
 scored = images = None
