@@ -1,13 +1,14 @@
 """A classroom at once: N students running a scripted lesson against one `streamlit run app.py`.
 
-    python -m bench.load [--sessions 1 10 30] [--port 8671] [--trainers 3] [--seed 0]
+    python -m bench.load [--sessions 1 10 30] [--pace lesson|stress] [--port 8671] [--trainers 3] [--seed 0]
 
 For each N the script starts a fresh server on 127.0.0.1, warms its shared caches with one
 visit to every page, then opens N sessions that speak Streamlit's own websocket protocol
 (`bench/wsclient.py`): each session is a real server session that runs the real page
 scripts, exactly as a browser tab would, without the browser's rendering cost. Every
 session follows the lesson below (pages not yet in `ui/path.py` are skipped), pausing
-0.3-1.5 s between actions like a student reading; a few sessions also train on the block
+before each action (--pace lesson: 2-8 s, a student reading the result before the next
+change; --pace stress: 0.3-1.5 s, clicking without reading); a few sessions also train on the block
 page. It prints, per page, the p50/p95/max time from sending a change to the script
 finishing, the errors (exceptions, dropped streams, timeouts), the server's peak resident
 memory and CPU seconds, against the issue's goals: at 30 sessions p95 <= 1 s on
@@ -129,13 +130,30 @@ async def train(s: Session, stats: Stats) -> None:
     stats.trainings.append((time.perf_counter() - start, waited))
 
 
-async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, pages: set[str]) -> None:
+@dataclass(frozen=True)
+class Pace:
+    """How long a student pauses before each action, and how quickly the class opens the link (s)."""
+    name: str
+    think: tuple[float, float]
+    arrive: float
+
+
+PACES = {
+    # a lesson: the teacher asks for a change, each student makes it, then reads the page
+    "lesson": Pace("lesson", (2.0, 8.0), 10.0),
+    # no reading at all: every student clicks about once a second (finds the breaking point)
+    "stress": Pace("stress", (0.3, 1.5), 3.0),
+}
+
+
+async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, pages: set[str],
+                 pace: Pace = PACES["lesson"]) -> None:
     rng = random.Random(seed * 1000 + index)
 
     async def think() -> None:
-        await asyncio.sleep(rng.uniform(0.3, 1.5))
+        await asyncio.sleep(rng.uniform(*pace.think))
 
-    await asyncio.sleep(rng.uniform(0, 3))   # students open the link within a few seconds
+    await asyncio.sleep(rng.uniform(0, pace.arrive))   # students open the link within a few seconds
     try:
         async with Session(HOST, port, timeout=ACTION_TIMEOUT_S) as s:
             async def visit(url: str) -> bool:
@@ -274,9 +292,9 @@ async def warm_up(port: int, pages: set[str]) -> dict[str, float]:
     return seconds
 
 
-async def level(n: int, port: int, trainers: int, seed: int, pages: set[str]) -> Stats:
+async def level(n: int, port: int, trainers: int, seed: int, pages: set[str], pace: Pace) -> Stats:
     stats = Stats()
-    tasks = [lesson(i, port, seed, i < trainers, stats, pages) for i in range(n)]
+    tasks = [lesson(i, port, seed, i < trainers, stats, pages, pace) for i in range(n)]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), LEVEL_CAP_S)
     except asyncio.TimeoutError:
@@ -329,11 +347,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8671)
     parser.add_argument("--trainers", type=int, default=3, help="sessions that also train on the block page")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pace", choices=sorted(PACES), default="lesson",
+                        help="lesson: 2-8 s between a student's actions (default); stress: 0.3-1.5 s")
     args = parser.parse_args()
+    pace = PACES[args.pace]
     if any(n < 1 or n > 100 for n in args.sessions):
         parser.error("sessions must be between 1 and 100")
     pages = registered_pages()
     print(f"pages in the app: {', '.join(sorted(p or 'home' for p in pages))}")
+    print(f"pace: {pace.name}, {pace.think[0]:g}-{pace.think[1]:g} s between a student's actions, the class "
+          f"arriving over {pace.arrive:g} s")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start "
           "(other work on a shared machine inflates every latency below)")
     summary = []
@@ -343,10 +366,10 @@ def main() -> None:
             idle = server.rss()
             server.reset_peak()
             cpu0, t0 = server.cpu_seconds(), time.perf_counter()
-            stats = asyncio.run(level(n, args.port, min(args.trainers, n), args.seed, pages))
+            stats = asyncio.run(level(n, args.port, min(args.trainers, n), args.seed, pages, pace))
             wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
             peak = max(server.peak_rss, server.rss())
-        summary.append(report(n, stats, peak, idle, cpu, wall, warm))
+        summary.append(report(n, stats, peak, idle, cpu, wall, warm) | {"pace": pace.name})
     print("\nsummary-json: " + json.dumps(summary))
     print("\nN     worst non-training p95   errors   peak RSS / goal")
     for row in summary:
