@@ -3,7 +3,8 @@
 For each page registered in `ui.path.ideas()` (pages landing later are covered as they
 register), AppTest finds every text_input, text_area, number_input, selectbox and
 file_uploader, in the main area and the sidebar, and feeds it values a student (or a cat
-on the keyboard) could produce. Separately, every query parameter the page mirrors into
+on the keyboard) could produce. Then every switch (radio, small selectbox, checkbox, toggle) is set to each
+other value, and the inputs that only then appear are swept the same way. Separately, every query parameter the page mirrors into
 its URL is hand-edited to nonsense and the page opened fresh from that link.
 
 What must hold, for every input tried:
@@ -75,13 +76,18 @@ def png_claiming(width: int, height: int) -> bytes:
         chunk(b"IEND", b"")
 
 
-def upload_values() -> list[tuple[str, tuple[str, bytes, str]]]:
+def upload_values(allowed: list[str] | None = None) -> list[tuple[str, tuple[str, bytes, str]]]:
+    """The nasty files, each named with an extension the uploader accepts (a browser refuses others)."""
+    def named(stem: str, extension: str) -> str:
+        extensions = [e.lower().lstrip(".") for e in (allowed or [])]
+        return f"{stem}.{extension if not extensions or extension in extensions else extensions[0]}"
+
     return [
-        ("binary upload", ("data.txt", bytes(range(256)) * 64, "text/plain")),
-        ("oversize upload", ("big.txt", b"to be or not to be " * 200_000, "text/plain")),
-        ("image claiming 30000 x 30000", ("bomb.png", png_claiming(30_000, 30_000), "image/png")),
-        ("truncated image", ("cut.png", png_claiming(64, 64)[:40], "image/png")),
-        ("empty file", ("empty.txt", b"", "text/plain")),
+        ("binary upload", (named("data", "txt"), bytes(range(256)) * 64, "text/plain")),
+        ("oversize upload", (named("big", "txt"), b"to be or not to be " * 200_000, "text/plain")),
+        ("image claiming 30000 x 30000", (named("bomb", "png"), png_claiming(30_000, 30_000), "image/png")),
+        ("truncated image", (named("cut", "png"), png_claiming(64, 64)[:40], "image/png")),
+        ("empty file", (named("empty", "txt"), b"", "text/plain")),
     ]
 
 
@@ -133,6 +139,9 @@ def find(at: AppTest, kind: str, who: tuple[str, str]):
 
 
 STATE_KINDS = ("text_input", "text_area", "number_input", "selectbox", "slider", "checkbox", "toggle", "radio")
+SWEPT_KINDS = ("text_input", "text_area", "number_input", "selectbox", "file_uploader")
+SWITCH_KINDS = ("radio", "selectbox", "checkbox", "toggle")
+MAX_SWITCH_OPTIONS = 8   # a selectbox with more options (a corpus of 38 plays) is a choice, not a switch
 
 
 PRESET_CHOOSER = re.compile(r"preset|example", re.IGNORECASE)
@@ -163,6 +172,7 @@ class Sweep:
         self.failures: list[str] = []
         self.tried = 0
         self.lines: list[str] = []
+        self.reset = lambda: fresh(idea.file)   # the page as the sweep starts it (a hidden section: switched on)
 
     def check(self, at: AppTest, what: str, *, before: int | None = None, need_sentence: bool = False,
               kept: dict | None = None, skip=None) -> None:
@@ -195,20 +205,23 @@ class Sweep:
         except Exception as error:  # the page left a state AppTest itself cannot read back
             if harness_limit(error):
                 self.lines.append(f"{self.idea.url:<12} {what[:150]} -> not driven (AppTest cannot: {error})")
-                return fresh(self.idea.file)
+                return self.reset()
             self.tried += 1
             self.failures.append(f"{what}: the page broke ({type(error).__name__}: {str(error)[:150]})")
             self.lines.append(f"{self.idea.url:<12} {what[:150]} -> the page broke")
-            return fresh(self.idea.file)
+            return self.reset()
         self.check(at, what, **expect)
-        return fresh(self.idea.file) if at.exception else at
+        return self.reset() if at.exception else at
 
-    def widget_inputs(self, base: AppTest) -> None:
-        page = self.idea.file
-        at = fresh(page)
+    def widget_inputs(self, base: AppTest, only: set | None = None) -> None:
+        """Sweep the inputs of `base` (only those in `only`, as (kind, ident), when given)."""
+        def inputs(kind: str) -> list:
+            return [w for w in widgets(base, kind) if only is None or (kind, ident(w)) in only]
+
+        at = self.reset()
         swept = 0
         for kind in ("text_input", "text_area"):
-            for widget in widgets(base, kind):
+            for widget in inputs(kind):
                 swept += 1
                 who = ident(widget)
                 original = widget.value
@@ -221,7 +234,7 @@ class Sweep:
                 for name, value in chosen:
                     target = find(at, kind, who)
                     if target is None:
-                        at = fresh(page)
+                        at = self.reset()
                         target = find(at, kind, who)
                     kept, before = snapshot(at, (kind, who)), results(at)
                     at = self.attempt(at, lambda: target.input(value).run(), f"{kind} {who[1]!r} <- {name}",
@@ -233,16 +246,16 @@ class Sweep:
                     except Exception as error:
                         self.failures.append(f"{kind} {who[1]!r}: setting the original value back broke the page "
                                              f"({type(error).__name__})")
-                        at = fresh(page)
+                        at = self.reset()
                         continue
                     self.tried += 1
                     if at.exception or at.error:
                         self.failures.append(f"{kind} {who[1]!r}: the original value back still shows "
                                              f"{(at.exception or at.error)[0].value[:150]!r}")
-                        at = fresh(page)
+                        at = self.reset()
                 else:
-                    at = fresh(page)
-        for widget in widgets(base, "number_input"):
+                    at = self.reset()
+        for widget in inputs("number_input"):
             who = ident(widget)
             low = widget.min if widget.min is not None else -1e308
             high = widget.max if widget.max is not None else 1e308
@@ -254,7 +267,7 @@ class Sweep:
                 at = self.attempt(at, lambda: target.set_value(value).run(),
                                   f"number_input {who[1]!r} <- {name} ({value:g})", before=before, kept=kept,
                                   skip=("number_input", who))
-        for widget in widgets(base, "selectbox"):
+        for widget in inputs("selectbox"):
             who = ident(widget)
             options = list(widget.options)
             picks = [i for i in (len(options) - 1,) if options and options[i] != widget.value]
@@ -263,17 +276,60 @@ class Sweep:
                 if target is None:
                     break
                 before = results(at)
-                at = self.attempt(at, lambda: target.select_index(index).run(),
+                at = self.attempt(at, lambda: target.set_value(raw_option(target, options[index])).run(),
                                   f"selectbox {who[1]!r} <- option {index} ({options[index][:40]!r})", before=before)
-        for widget in widgets(base, "file_uploader"):
+        for widget in inputs("file_uploader"):
             who = ident(widget)
-            for name, upload in upload_values():
-                at = fresh(page)
+            for name, upload in upload_values(list(widget.allowed_type or [])):
+                at = self.reset()
                 target = find(at, "file_uploader", who)
                 if target is None:
                     break
                 self.attempt(at, lambda: target.set_value(upload).run(), f"file_uploader {who[1]!r} <- {name}",
                              need_sentence=name != "empty file")
+
+    def hidden_sections(self, base: AppTest) -> None:
+        """Flip every switch (radio, small selectbox, checkbox, toggle) to each other value, and sweep
+        the inputs that only then appear (an upload behind a radio, k behind add-k smoothing)."""
+        seen = {(kind, ident(w)) for kind in SWEPT_KINDS for w in widgets(base, kind)}
+        for kind in SWITCH_KINDS:
+            for switch in widgets(base, kind):
+                who = ident(switch)
+                if kind in ("radio", "selectbox"):
+                    options = list(switch.options)
+                    if kind == "selectbox" and len(options) > MAX_SWITCH_OPTIONS:
+                        continue
+                    values = [o for o in options if o != switch.value]
+                else:
+                    values = [not switch.value]
+                for value in values:
+                    def switched(kind=kind, who=who, value=value) -> AppTest:
+                        at = fresh(self.idea.file)
+                        widget = find(at, kind, who)
+                        return at if widget is None else widget.set_value(raw_option(widget, value)).run()
+
+                    what = f"{kind} {who[1]!r} = {str(value)[:40]!r}"
+                    try:
+                        state = switched()
+                    except Exception as error:
+                        if harness_limit(error):  # e.g. options shown through a format_func
+                            self.lines.append(f"{self.idea.url:<12} {what} -> not driven (AppTest cannot: {error})")
+                            continue
+                        self.failures.append(f"{what}: the page broke ({type(error).__name__})")
+                        continue
+                    self.check(state, what)
+                    if state.exception:
+                        continue
+                    revealed = {(k, ident(w)) for k in SWEPT_KINDS for w in widgets(state, k)} - seen
+                    if not revealed:
+                        continue
+                    seen |= revealed
+                    self.lines.append(f"{self.idea.url:<12} {what} reveals {sorted(r[1][1] for r in revealed)}")
+                    self.reset = switched
+                    try:
+                        self.widget_inputs(state, only=revealed)
+                    finally:
+                        self.reset = lambda: fresh(self.idea.file)
 
     def query_inputs(self, base: AppTest) -> None:
         keys = [k for k in base.query_params if not k.startswith("_")]
@@ -303,6 +359,15 @@ class Sweep:
             if unaccepted and not sentences(at):
                 self.tried += 1
                 self.failures.append(f"URL {shown}: {unaccepted} not used and no sentence says so")
+
+
+def raw_option(widget, shown):
+    """The value behind an option label: AppTest lists labels after format_func; a dict's .get
+    (the usual format_func here) can be read backwards."""
+    owner = getattr(getattr(widget, "format_func", None), "__self__", None)
+    if isinstance(owner, dict):
+        return {label: value for value, label in owner.items()}.get(shown, shown)
+    return shown
 
 
 def harness_limit(error: Exception) -> bool:
@@ -340,6 +405,7 @@ def test_every_input_of_the_page_survives_nasty_values(idea, record):
     base = fresh(idea.file)
     assert not base.exception, base.exception[0].value
     sweep.widget_inputs(base)
+    sweep.hidden_sections(base)
     sweep.query_inputs(base)
     record.extend(sweep.lines + [f"{idea.url:<12} {sweep.tried} inputs, {len(sweep.failures)} failures"])
     assert sweep.tried > 0
