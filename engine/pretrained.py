@@ -293,7 +293,7 @@ class ForwardResult:
     """Everything one pass computes over T tokens."""
     ids: list[int]
     tokens: list[str]            # each token as displayed
-    logits: np.ndarray           # (T, V)        scores for the token after each position
+    logits: np.ndarray           # (T, V)        scores for the token after each position ((1, V): the last only)
     hidden_states: np.ndarray    # (L + 1, T, d) the residual stream: embeddings, then after each block
     weights: np.ndarray          # (L, h, T, T)  alpha of every head: row = query (attending), column = key
     truncated_from: int | None = None   # the text's own token count when it was cut to fit the limit
@@ -415,10 +415,12 @@ class SmolLM2:
     # The pass itself ------------------------------------------------------------------
 
     def _run(self, ids: Sequence[int], *, cache: KVCache | None = None, keep_weights: bool = True,
-             last_only: bool = False):
-        """The decoder over `ids` (after the tokens in `cache`): (logits, hidden states, weights) as torch.
+             keep_hidden: bool = True):
+        """The decoder over `ids` (after the tokens in `cache`): (x, hidden states, weights) as torch.
 
-        hidden states (L + 1, T, d); weights (L, h, T, T_past + T), or None without keep_weights.
+        x (T, d) is the residual stream after the last block (`logits(x)` reads the vocabulary
+        scores off it); hidden states (L + 1, T, d), or None without keep_hidden; weights
+        (L, h, T, T_past + T), or None without keep_weights.
         """
         import torch
 
@@ -429,33 +431,48 @@ class SmolLM2:
             cos, sin = rotary_angles(torch.arange(past, past + len(ids)), config.d_k, config.rope_base)
             T = len(ids)
             # filled in place, layer by layer: no second copy when the pass is over
-            hidden = torch.empty(config.n_layer + 1, T, config.d_model)                  # (L + 1, T, d)
-            hidden[0] = x
+            hidden = torch.empty(config.n_layer + 1, T, config.d_model) if keep_hidden else None  # (L + 1, T, d)
             weights = torch.empty(config.n_layer, config.n_head, T, past + T) if keep_weights else None
+            if keep_hidden:
+                hidden[0] = x
             for layer, block in enumerate(self.blocks):
                 attended, alpha = attention_block(rms_norm(x, block.attn_norm, config.norm_eps), block, config,
                                                   cos, sin, cache, layer, keep_weights)
                 x = x + attended
                 x = x + feed_forward(rms_norm(x, block.ffn_norm, config.norm_eps), block)
-                hidden[layer + 1] = x
+                if keep_hidden:
+                    hidden[layer + 1] = x
                 if keep_weights:
                     weights[layer] = alpha
-            final = rms_norm(x[-1:] if last_only else x, self.final_norm, config.norm_eps)
-            logits = final @ self.token_embedding.T                                     # (T, V)
-        return logits, hidden, weights
+        return x, hidden, weights
 
-    def forward(self, ids: Sequence[int]) -> ForwardResult:
-        """Logits, every hidden state and every head's weights for token ids (at most the limit)."""
+    def logits(self, x):
+        """z = RMSNorm(x) E^T: a score for every token of the vocabulary at each row of x, (T, V).
+
+        The output layer is the token embedding E itself (tied weights): one matrix, not two.
+        """
+        import torch
+
+        with torch.inference_mode():
+            return rms_norm(x, self.final_norm, self.config.norm_eps) @ self.token_embedding.T
+
+    def forward(self, ids: Sequence[int], *, all_logits: bool = True) -> ForwardResult:
+        """Logits, every hidden state and every head's weights for token ids (at most the limit).
+
+        With all_logits=False only the last position's logits are made, (1, V): the next
+        token's scores, without the (T, V) matrix (48 MiB at 256 tokens) a viewer never reads.
+        """
         ids = _check_ids(ids, self.config.vocab_size)
-        logits, hidden, weights = self._run(ids)
+        x, hidden, weights = self._run(ids)
+        logits = self.logits(x if all_logits else x[-1:])
         return ForwardResult(ids=ids, tokens=[self.tokenizer.display(i) for i in ids], logits=logits.numpy(),
                              hidden_states=hidden.numpy(), weights=weights.numpy())
 
-    def forward_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS,
-                     keep: str = "start") -> ForwardResult:
+    def forward_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS, keep: str = "start",
+                     all_logits: bool = True) -> ForwardResult:
         """`forward` on a text; a text over `max_tokens` is cut (keeping its start or end) and says so."""
         ids, original = self.encode_text(text, max_tokens=max_tokens, keep=keep)
-        result = self.forward(ids)
+        result = self.forward(ids, all_logits=all_logits)
         if original is None:
             return result
         return ForwardResult(ids=result.ids, tokens=result.tokens, logits=result.logits,
@@ -489,8 +506,8 @@ class SmolLM2:
         import torch
 
         context = _document(list(context)[-(limits.PRETRAINED_MAX_TOKENS - 1):])
-        logits, _, _ = self._run(_check_ids(context, self.config.vocab_size), keep_weights=False, last_only=True)
-        return torch.softmax(logits[-1].double(), dim=-1).numpy()
+        x, _, _ = self._run(_check_ids(context, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+        return torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
 
     def cross_entropy(self, ids: Sequence[int]) -> float:
         """Mean -ln P(w_t | w_<t) over every token of `ids` read as a document, in nats per token."""
@@ -500,12 +517,13 @@ class SmolLM2:
         total, count = self._nats(ids)
         return total / count
 
-    def _nats(self, ids: list[int]) -> tuple[float, int]:
+    def _nats(self, ids: list[int], rows_per_chunk: int = 32) -> tuple[float, int]:
         """(sum of -ln P(w_t | w_<t), number of predicted tokens) for t = 1..n-1.
 
         Every window is read as a document: <|endoftext|>, then the tokens. Texts longer than
         one pass are read in windows; each window after the first starts with the last
-        quarter-window of tokens already scored, as context only.
+        quarter-window of tokens already scored, as context only. The logits and their
+        log-softmax are made `rows_per_chunk` rows at a time, never the whole (T, V) at once.
         """
         import torch
 
@@ -516,11 +534,13 @@ class SmolLM2:
             start = max(0, predicted - overlap)
             stop = min(len(ids), start + window)
             chunk = [END_OF_TEXT] + ids[start:stop]
-            logits, _, _ = self._run(_check_ids(chunk, self.config.vocab_size), keep_weights=False)
-            log_probs = torch.log_softmax(logits.double(), dim=-1)   # row r predicts chunk[r + 1] = ids[start + r]
-            targets = torch.as_tensor(ids[predicted:stop])
-            rows = torch.arange(predicted - start, stop - start)
-            total -= float(log_probs[rows, targets].sum())
+            x, _, _ = self._run(_check_ids(chunk, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+            # row r of x predicts chunk[r + 1] = ids[start + r]; rows before `predicted` are context only
+            for first in range(predicted, stop, rows_per_chunk):
+                last = min(first + rows_per_chunk, stop)
+                log_probs = torch.log_softmax(self.logits(x[first - start:last - start]).double(), dim=-1)
+                targets = torch.as_tensor(ids[first:last])
+                total -= float(log_probs.gather(1, targets[:, None]).sum())
             predicted = stop
         return total, len(ids)
 
@@ -540,10 +560,10 @@ class SmolLM2:
         prompt = _check_ids(_document(prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]), self.config.vocab_size)
         rng = np.random.default_rng(seed)
         cache = KVCache()
-        logits, _, _ = self._run(prompt, cache=cache, keep_weights=False, last_only=True)
+        x, _, _ = self._run(prompt, cache=cache, keep_weights=False, keep_hidden=False)
         steps = []
         for _ in range(length):
-            probs = torch.softmax(logits[-1].double(), dim=-1).numpy()
+            probs = torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
             reshaped = lm.apply_temperature_top_k(probs, temperature, top_k)
             token_id = int(rng.choice(reshaped.size, p=reshaped))
             top = np.argsort(-reshaped)[:5]
@@ -551,7 +571,7 @@ class SmolLM2:
                                         probability=float(reshaped[token_id]),
                                         top_tokens=[self.tokenizer.display(i) for i in top],
                                         top_probabilities=reshaped[top].copy()))
-            logits, _, _ = self._run([token_id], cache=cache, keep_weights=False, last_only=True)
+            x, _, _ = self._run([token_id], cache=cache, keep_weights=False, keep_hidden=False)
         return steps
 
 
@@ -728,9 +748,10 @@ def contextual_vectors(text: str, word: str, *, model: SmolLM2 | None = None) ->
     if len(ids) >= limits.PRETRAINED_MAX_TOKENS:
         raise ValueError(f"The sentence has {len(ids)} tokens; the limit is {limits.PRETRAINED_MAX_TOKENS - 1}.")
     positions = [1 + t for t, (start, end) in enumerate(offsets) if start < found.end() and end > found.start()]
-    result = model.forward([END_OF_TEXT] + ids)
-    return ContextualVectors(text=text, word=found.group(0), tokens=result.tokens, word_positions=positions,
-                             vectors=result.hidden_states[:, positions, :].mean(axis=1))
+    ids = [END_OF_TEXT] + ids
+    _, hidden, _ = model._run(ids, keep_weights=False)          # the hidden states only: no weights, no logits
+    return ContextualVectors(text=text, word=found.group(0), tokens=[model.tokenizer.display(i) for i in ids],
+                             word_positions=positions, vectors=hidden.numpy()[:, positions, :].mean(axis=1))
 
 
 def cosine_per_layer(a: ContextualVectors, b: ContextualVectors) -> np.ndarray:

@@ -69,6 +69,16 @@ def test_the_future_leaks_nothing(model):
     np.testing.assert_allclose(long.weights[:, :, :T, :T], short.weights, atol=1e-5)
 
 
+def test_last_logits_only_are_the_last_row_of_all_logits(model):
+    ids = model.encode_text("Mary had a little")[0]
+    every = model.forward(ids)
+    last = model.forward(ids, all_logits=False)
+    assert last.logits.shape == (1, 49152)
+    np.testing.assert_allclose(last.logits[-1], every.logits[-1], atol=1e-4)
+    np.testing.assert_array_equal(last.weights, every.weights)
+    np.testing.assert_array_equal(last.hidden_states, every.hidden_states)
+
+
 def test_parameter_count_and_config(model):
     assert model.config.n_layer == 30 and model.config.n_head == 9 and model.config.n_kv_head == 3
     assert model.config.d_k == 64 and model.config.group_size == 3
@@ -122,11 +132,11 @@ def test_rotary_on_pairs_in_gguf_layout_equals_rotate_half_in_hf_layout(T, seed)
 
 def test_kv_cache_gives_the_same_logits_as_one_pass(model):
     ids = model.encode_text("Once upon a time there was a")[0]
-    full, _, _ = model._run(ids, keep_weights=False)
+    full = model.logits(model._run(ids, keep_weights=False)[0])
     cache = P.KVCache()
     model._run(ids[:4], cache=cache, keep_weights=False)
     for t in range(4, len(ids)):
-        step, _, _ = model._run([ids[t]], cache=cache, keep_weights=False)
+        step = model.logits(model._run([ids[t]], cache=cache, keep_weights=False)[0])
         torch.testing.assert_close(step[-1], full[t], atol=2e-3, rtol=1e-4)
 
 
@@ -179,6 +189,8 @@ def test_bits_per_character_equals_the_sum_over_one_pass(model):
     bpc = P.bits_per_character(text, model=model)
     assert bpc.bits_per_character == pytest.approx(nats / np.log(2) / len(text), rel=1e-5)
     assert 0.5 < bpc.bits_per_character < 4
+    # the log-softmax is taken a few rows at a time: any chunk size gives the same sum
+    assert model._nats(model.tokenizer.encode(text), rows_per_chunk=3)[0] == pytest.approx(nats, rel=1e-5)
 
 
 def test_long_texts_are_read_in_windows(model, monkeypatch):
