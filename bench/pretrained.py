@@ -4,10 +4,12 @@
 
 The load and the memory are measured in a fresh interpreter (cold: nothing cached but the
 OS file cache), `import torch` apart from the load itself, on one torch thread as the
-server runs it: the resident memory (RSS) right after the load, the peak during the load,
-then the peak after each kind of pass the pages make at the token limit (a forward pass
-with every head's weights, bits per character over several windows, a next-token
-distribution, generation). Nothing else runs in that process, so its peak is the model's.
+server runs it: the resident memory (RSS) right after the load, then the peak RSS so far
+after the load and after each kind of pass at the token limit, the lighter ones first:
+next-token distribution and generation, bits per character over several windows, a
+forward pass with every head's weights keeping only the last logits (as the head viewer
+asks), the same with all (T, V) logits. Nothing else runs in that process: its peaks are
+the model's.
 Each forward time is the median of --runs passes. The reference, run in the same process,
 is a plain float32 matmul doing the same number of multiply-adds as the model's linear
 layers (in slices of 576 x 4096) (2 N T FLOPs for N weights and T tokens): the ratio says
@@ -43,19 +45,26 @@ def peak_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 figures = {"import_torch_s": t1 - t0, "load_s": t2 - t1, "rss_after_load_mib": rss_mib(),
-           "peak_during_load_mib": peak_mib()}
+           "peaks_mib": [["load (read GGUF, dequantize, tokenizer)", peak_mib()]]}
 torch.set_num_threads(1)
 from bench.pretrained import TEXT as text
 ids = model.encode_text(text)[0]
 assert len(ids) == limits.PRETRAINED_MAX_TOKENS, len(ids)
-figures["tokens"] = len(ids)
-model.forward(ids)
-figures["peak_after_forward_mib"] = peak_mib()
-pretrained.bits_per_character(text * 3, model=model)
-figures["peak_after_bits_per_character_mib"] = peak_mib()
-pretrained.next_token_distribution(text, 10, model=model)
-pretrained.generate(text, max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS, model=model)
-figures["peak_after_next_token_and_generate_mib"] = peak_mib()
+T = len(ids)
+steps = [
+    (f"next-token distribution and generate {limits.PRETRAINED_MAX_NEW_TOKENS} tokens, {T}-token prompt",
+     lambda: (pretrained.next_token_distribution(text, 10, model=model),
+              pretrained.generate(text, max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS, model=model))),
+    (f"bits per character of {len(text) * 3:,} characters (windows of {T} tokens)",
+     lambda: pretrained.bits_per_character(text * 3, model=model)),
+    (f"forward at {T} tokens, every weight and hidden state, last logits only",
+     lambda: model.forward(ids, all_logits=False)),
+    (f"forward at {T} tokens, every weight and hidden state, all ({T}, V) logits",
+     lambda: model.forward(ids)),
+]
+for name, step in steps:
+    step()
+    figures["peaks_mib"].append([name, peak_mib()])
 figures["rss_at_end_mib"] = rss_mib()
 print(json.dumps(figures))
 """
@@ -92,12 +101,11 @@ def main() -> None:
                                      check=True).stdout.strip().splitlines()[-1])
     print(f"cold start: import torch {cold['import_torch_s']:.2f} s, load (read GGUF, dequantize, tokenizer) "
           f"{cold['load_s']:.2f} s (target < 6 s)")
-    print(f"memory of a fresh process (torch + model), 1 thread: RSS after load {cold['rss_after_load_mib']:.0f} MiB, "
-          f"peak during load {cold['peak_during_load_mib']:.0f} MiB")
-    print(f"  peak after a forward pass with all weights at {cold['tokens']} tokens (the limit) {cold['peak_after_forward_mib']:.0f} MiB, "
-          f"after bits per character in windows {cold['peak_after_bits_per_character_mib']:.0f} MiB, "
-          f"after next-token and generate {cold['peak_after_next_token_and_generate_mib']:.0f} MiB "
-          f"(target < 1024); RSS at the end {cold['rss_at_end_mib']:.0f} MiB")
+    print(f"memory of a fresh process (torch + model, 1 thread): RSS right after the load "
+          f"{cold['rss_after_load_mib']:.0f} MiB; peak RSS so far after each step (target < 1024 MiB):")
+    for name, peak in cold["peaks_mib"]:
+        print(f"  {name:<74} {peak:5.0f} MiB")
+    print(f"  RSS at the end {cold['rss_at_end_mib']:.0f} MiB")
 
     import torch
 
