@@ -10,9 +10,14 @@ for a few rows; an Arrow table built here from the columns costs a tenth of that
 """
 from __future__ import annotations
 
-import altair as alt
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
+
+if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
+    import altair as alt
 
 
 def arrow_rows(rows):
@@ -35,6 +40,21 @@ def as_arrow(spec: dict) -> dict:
         spec["data"] = data | {"values": arrow_rows(data["values"])}
     if isinstance(spec.get("datasets"), dict):
         spec["datasets"] = {name: arrow_rows(rows) for name, rows in spec["datasets"].items()}
+    return spec
+
+
+def prepared(chart: alt.TopLevelMixin | dict) -> dict:
+    """The spec with its top-level rows already serialised to Arrow IPC bytes (moved into named
+    datasets, which Streamlit passes on as they are): for a spec cached with st.cache_resource and
+    drawn on every rerun, thousands of cells then cost nothing to convert again. Read-only: share it."""
+    spec = as_arrow(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
+    datasets = dict(spec.get("datasets", {}))
+    data = spec.get("data")
+    if isinstance(data, dict) and "values" in data:
+        datasets["values"] = data["values"]
+        spec["data"] = {key: value for key, value in data.items() if key != "values"} | {"name": "values"}
+    spec["datasets"] = {name: dataframe_util.convert_arrow_table_to_arrow_bytes(rows) if isinstance(rows, pa.Table)
+                        else rows for name, rows in datasets.items()}
     return spec
 
 
