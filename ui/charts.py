@@ -58,8 +58,8 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     return spec
 
 
-def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None) -> None:
+def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None, **selection) -> None:
     """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
-    size, 'stretch' fills the column."""
+    size, 'stretch' fills the column. `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
-    st.vega_lite_chart(as_arrow(spec), width=width, key=key)
+    st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
