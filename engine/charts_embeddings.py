@@ -97,7 +97,9 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
                          "color": {"field": "kind", "type": "nominal",
                                    "scale": {"domain": ["analogy offset", "other offset"], "range": [ORANGE, BLUE]},
                                    "legend": {"orient": "bottom", "title": None}}}})
-    return {"width": size, "height": size, "layer": layers, "resolve": {"scale": {"color": "independent"}}}
+    # "pad": the plot itself is size x size, so equal spans on both axes look equal
+    return {"width": size, "height": size, "autosize": {"type": "pad"}, "layer": layers,
+            "resolve": {"scale": {"color": "independent"}}}
 
 
 def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str, anchor_a: str,

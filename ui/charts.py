@@ -58,8 +58,18 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     return spec
 
 
+def single_view(spec: dict) -> bool:
+    """One view (a mark or a layer of marks), not a facet, concatenation or repeat."""
+    return not any(key in spec for key in ("facet", "hconcat", "vconcat", "concat", "repeat", "spec")) \
+        and not any(channel in spec.get("encoding", {}) for channel in ("row", "column", "facet"))
+
+
 def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None, **selection) -> None:
     """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
     size, 'stretch' fills the column. `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
+    if "autosize" not in spec and single_view(spec):
+        # Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its
+        # height and pushed titles out of view: fit the width only, keep the height the builder asked for
+        spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"}}
     st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
