@@ -76,7 +76,8 @@ def pages_rows(out: Outcome | None) -> list[Row]:
         return [Row(budget, "not measured", "?", "bench.pages")]
     medians = {}
     for line in out.output.splitlines():
-        match = re.match(r"^(?!page\b|\(empty)(.+?)\s{2,}([\d.]+)\s+([\d.]+)\s*$", line)
+        # title, median wall ms, x empty page, then (newer bench.pages) median CPU ms
+        match = re.match(r"^(?!page\b|\(empty)(.+?)\s{2,}([\d.]+)\s+([\d.]+)(?:\s+[\d.]+)?\s*$", line)
         if match:
             medians[match.group(1).strip()] = float(match.group(2))
     if not medians:

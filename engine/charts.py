@@ -1,12 +1,16 @@
-"""Altair chart builders: data in, alt.Chart out. Pages draw them; nothing here touches Streamlit.
+"""Chart builders: data in, a Vega-Lite spec (a plain dict) out. Pages draw them; nothing here touches Streamlit.
 
 Palettes are colour-blind safe (blues, viridis; orange/blue when two things are compared),
 and small matrices carry their numbers in the cells so colour is never the only cue.
 """
 from __future__ import annotations
 
-import altair as alt
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import altair as alt
 
 PAIR_COLOURS = ["#1f6fb4", "#e08214"]  # blue / orange: safe for the common colour blindnesses
 MAX_CELLS_WITH_NUMBERS = 400
@@ -78,6 +82,8 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
 
 def heatmap(matrix, row_labels: list[str], col_labels: list[str], **options) -> alt.LayerChart:
     """heatmap_spec as an Altair chart, for callers that compose or hand on Altair objects (Gradio)."""
+    import altair as alt  # only here: the Streamlit pages draw plain specs and never load Altair
+
     return alt.LayerChart.from_dict(heatmap_spec(matrix, row_labels, col_labels, **options), validate=False)
 
 

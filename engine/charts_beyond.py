@@ -1,5 +1,6 @@
-"""Altair charts for Beyond words: a picture with its patch grid and attention overlay, a spectrogram
-with its frames as tokens, and the cost of T tokens. Data in, alt.Chart out; no Streamlit here.
+"""Vega-Lite specs (plain dicts) for Beyond words: a picture with its patch grid and attention overlay,
+a spectrogram with its frames as tokens, and the cost of T tokens. No Streamlit here; the tests
+check every spec against the Vega-Lite schema.
 
 Pictures travel inside the chart as a data URL (no files, no network). Colour: viridis for
 intensities, orange for the chosen token, so nothing depends on telling red from green.
@@ -9,9 +10,7 @@ from __future__ import annotations
 import base64
 import io
 
-import altair as alt
 import numpy as np
-import pandas as pd
 
 QUERY_COLOUR = "#e08214"   # orange: the chosen token
 # Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
@@ -165,18 +164,24 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
 
 
-def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> alt.Chart:
+def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
     """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
-    frame = pd.DataFrame(rows, columns=["size", "tokens", "scores"])
-    frame["ink"] = np.where(frame["size"] == current, QUERY_COLOUR, "#1f6fb4")
-    base = alt.Chart(frame).encode(
-        x=alt.X("size:O", title=unit, sort="descending", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("scores:Q", scale=alt.Scale(type="log"), title="scores T² (log scale)",
-                axis=alt.Axis(format="~s", values=[1, 100, 10_000, 1_000_000, 100_000_000])))
-    line = base.mark_line(color="#1f6fb4", point=True)
-    marks = base.mark_point(size=160, filled=True).encode(
-        color=alt.Color("ink:N", scale=None),
-        tooltip=[alt.Tooltip("size:O", title=unit), alt.Tooltip("tokens:Q", title="tokens T", format=","),
-                 alt.Tooltip("scores:Q", title="scores T²", format=",")])
-    labels = base.mark_text(dy=-12, fontSize=11).encode(text=alt.Text("tokens:Q", format=","))
-    return (line + marks + labels).properties(height=260, title="Tokens (labels) and scores as the patch shrinks")
+    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores),
+               "ink": QUERY_COLOUR if size == current else "#1f6fb4"} for size, tokens, scores in rows]
+    return {
+        "title": "Tokens (labels) and scores as the patch shrinks", "data": {"values": values}, "height": 260,
+        "encoding": {
+            "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
+            "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
+                  "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
+        "layer": [
+            {"mark": {"type": "line", "color": "#1f6fb4", "point": True}},
+            {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
+                "color": {"field": "ink", "type": "nominal", "scale": None},
+                "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
+                            {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
+                            {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
+            {"mark": {"type": "text", "dy": -12, "fontSize": 11},
+             "encoding": {"text": {"field": "tokens", "type": "quantitative", "format": ","}}},
+        ],
+    }

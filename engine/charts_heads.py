@@ -1,9 +1,9 @@
-"""Altair builders for the multi-head page: every head's weights side by side, and what heads cost."""
+"""Vega-Lite specs (plain dicts) for the multi-head page: every head's weights side by side, and
+what heads cost. Plain specs, like engine.charts.heatmap_spec: fast to build on every rerun;
+validated against the Vega-Lite schema in the tests."""
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
-import pandas as pd
 
 from engine.charts import PAIR_COLOURS, heatmap_spec
 
@@ -38,32 +38,39 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
     return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
 
 
-def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> alt.Chart:  # noqa: F821
+def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> dict:  # noqa: F821
     """Horizontal bars of one measure ('params' or 'flops') for each way of building the heads."""
-    frame = pd.DataFrame([(name, float(getattr(cost, measure))) for name, cost in costs.items()],
-                         columns=["layout", measure])
-    frame["text"] = [_short(v) for v in frame[measure]]
-    reference = frame[measure].iloc[0]
-    frame["ratio"] = [f"{v / reference:.3g} x" for v in frame[measure]]
     names = list(costs)
-    base = alt.Chart(frame).encode(
-        y=alt.Y("layout:N", sort=names, title=None, axis=alt.Axis(labelLimit=240)),
-        x=alt.X(f"{measure}:Q", title=None, axis=alt.Axis(format="~s")),
-    )
-    colours = (PAIR_COLOURS + ["#7f7f7f"])[:len(names)]
-    bars = base.mark_bar().encode(
-        color=alt.Color("layout:N", sort=names, scale=alt.Scale(domain=names, range=colours), legend=None),
-        tooltip=["layout", alt.Tooltip(f"{measure}:Q", format=","), "ratio"])
-    text = base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("label:N")).transform_calculate(
-        label="datum.text + '  (' + datum.ratio + ')'")
-    return (bars + text).properties(title=title, height=34 * len(names) + 20, width=260)
+    amounts = [float(getattr(cost, measure)) for cost in costs.values()]
+    reference = amounts[0]
+    values = []
+    for name, amount in zip(names, amounts):
+        ratio = f"{amount / reference:.3g} x"
+        values.append({"layout": name, measure: amount, "text": _short(amount), "ratio": ratio,
+                       "label": f"{_short(amount)}  ({ratio})"})
+    return {
+        "title": title, "data": {"values": values}, "width": 260, "height": 34 * len(names) + 20,
+        "encoding": {
+            "y": {"field": "layout", "type": "nominal", "sort": names, "title": None, "axis": {"labelLimit": 240}},
+            "x": {"field": measure, "type": "quantitative", "title": None, "axis": {"format": "~s"}}},
+        "layer": [
+            {"mark": {"type": "bar"}, "encoding": {
+                "color": {"field": "layout", "type": "nominal", "sort": names, "legend": None,
+                          "scale": {"domain": names, "range": (PAIR_COLOURS + ["#7f7f7f"])[:len(names)]}},
+                "tooltip": [{"field": "layout", "type": "nominal"},
+                            {"field": measure, "type": "quantitative", "format": ","},
+                            {"field": "ratio", "type": "nominal"}]}},
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12},
+             "encoding": {"text": {"field": "label", "type": "nominal"}}},
+        ],
+    }
 
 
-def cost_comparison(costs: dict[str, "AttentionCost"]) -> alt.HConcatChart:  # noqa: F821
+def cost_comparison(costs: dict[str, "AttentionCost"]) -> dict:  # noqa: F821
     """Parameters and FLOPs of each layout, side by side."""
-    return alt.hconcat(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
-                       cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"),
-                       spacing=30)
+    return {"hconcat": [cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
+                        cost_bars(costs, measure="flops", title="floating-point operations, one forward pass")],
+            "spacing": 30}
 
 
 def _short(value: float) -> str:

@@ -1,12 +1,18 @@
 """Drawings for the Block builder and Generate pages: the data-flow diagram (Graphviz DOT)
-and Altair charts of parameters, loss curves, next-token distributions and the model ladder.
+and Vega-Lite specs (plain dicts) of parameters, loss curves, next-token distributions and the
+model ladder.
+
+Plain specs, like engine.charts.heatmap_spec: pages redraw them on every rerun (the loss curves
+every second while a model trains), and building them through Altair's objects cost tens of
+milliseconds each. Validated against the Vega-Lite schema in the tests.
 """
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
+import itertools
+from typing import TYPE_CHECKING
 
-from engine.model import Stage
+if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
+    from engine.model import Stage
 
 RUN_COLOURS = ["#1f6fb4", "#e08214", "#2ca25f", "#7b3294", "#d7191c", "#4d4d4d"]  # distinguishable without red/green alone
 BASELINE_COLOUR = "#7f7f7f"
@@ -46,85 +52,122 @@ def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
     return "\n".join(lines)
 
 
-def parameter_bars(parts: dict[str, int], *, title: str = "") -> alt.Chart:
+def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
     """Horizontal bars: parameters per part of the model, the number printed at each bar."""
-    frame = pd.DataFrame([(name, count, f"{count:,}", count / max(sum(parts.values()), 1))
-                          for name, count in parts.items()], columns=["part", "parameters", "text", "share"])
-    base = alt.Chart(frame).encode(
-        y=alt.Y("part:N", sort=list(parts), title=None, axis=alt.Axis(labelLimit=220, labelOverlap=False)),
-        x=alt.X("parameters:Q", title="parameters"),
-        tooltip=["part", alt.Tooltip("parameters:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
-    )
-    bars = base.mark_bar(color=RUN_COLOURS[0])
-    text = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
-    return (bars + text).properties(title=title, width=380, height=alt.Step(26))
+    total = max(sum(parts.values()), 1)
+    values = [{"part": name, "parameters": int(count), "text": f"{count:,}", "share": count / total}
+              for name, count in parts.items()]
+    tooltip = [{"field": "part", "type": "nominal"}, {"field": "parameters", "type": "quantitative", "format": ","},
+               {"field": "share", "type": "quantitative", "format": ".1%"}]
+    return {
+        "title": title, "data": {"values": values}, "width": 380, "height": {"step": 26},
+        "encoding": {
+            "y": {"field": "part", "type": "nominal", "sort": list(parts), "title": None,
+                  "axis": {"labelLimit": 220, "labelOverlap": False}},
+            "x": {"field": "parameters", "type": "quantitative", "title": "parameters"},
+            "tooltip": tooltip},
+        "layer": [
+            {"mark": {"type": "bar", "color": RUN_COLOURS[0]}},
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 11},
+             "encoding": {"text": {"field": "text", "type": "nominal"}}},
+        ],
+    }
 
 
-def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> alt.Chart:
+def running_mean(values, window: int) -> list[float]:
+    """The mean of each value and the up to window - 1 before it (a rolling mean that starts at once)."""
+    sums = [0.0, *itertools.accumulate(float(v) for v in values)]
+    return [(sums[i + 1] - sums[max(0, i + 1 - window)]) / min(i + 1, window) for i in range(len(sums) - 1)]
+
+
+def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> dict:
     """Training loss (thin, smoothed) and held-out loss (thick, points) per run against steps,
     with the n-gram baselines as dashed horizontal lines. runs: dicts with label, steps,
     train_loss, eval_steps, held_out_loss."""
-    rows = []
+    rows, held = [], []
     for run in runs:
-        smoothed = pd.Series(run["train_loss"], dtype=float).rolling(smooth, min_periods=1).mean()
-        rows += [(run["label"], "training (smoothed)", s, float(v)) for s, v in zip(run["steps"], smoothed)]
-        rows += [(run["label"], "held-out", s, float(v)) for s, v in zip(run["eval_steps"], run["held_out_loss"])]
-    frame = pd.DataFrame(rows, columns=["run", "loss on", "step", "nats per character"])
+        rows += [{"run": run["label"], "loss on": "training (smoothed)", "step": int(s), "nats per character": v}
+                 for s, v in zip(run["steps"], running_mean(run["train_loss"], smooth))]
+        held += [{"run": run["label"], "loss on": "held-out", "step": int(s), "nats per character": float(v)}
+                 for s, v in zip(run["eval_steps"], run["held_out_loss"])]
     labels = [run["label"] for run in runs]
-    colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=RUN_COLOURS[:max(len(labels), 1)]),
-                       legend=alt.Legend(orient="bottom", columns=1, title=None, labelLimit=600))
-    lines = alt.Chart(frame).mark_line().encode(
-        x=alt.X("step:Q", title="training step"),
-        y=alt.Y("nats per character:Q", scale=alt.Scale(zero=False)),
-        color=colour,
-        strokeDash=alt.StrokeDash("loss on:N", sort=["held-out", "training (smoothed)"],
-                                  legend=alt.Legend(orient="bottom", title=None)),
-        strokeWidth=alt.condition(alt.datum["loss on"] == "held-out", alt.value(3), alt.value(1.2)),
-        tooltip=["run", "loss on", "step", alt.Tooltip("nats per character:Q", format=".3f")],
-    )
-    points = alt.Chart(frame[frame["loss on"] == "held-out"]).mark_point(filled=True, size=40).encode(
-        x="step:Q", y="nats per character:Q", color=colour)
-    layers = [lines, points]
+    colour = {"field": "run", "type": "nominal",
+              "scale": {"domain": labels, "range": RUN_COLOURS[:max(len(labels), 1)]},
+              "legend": {"orient": "bottom", "columns": 1, "title": None, "labelLimit": 600}}
+    step = {"field": "step", "type": "quantitative"}
+    loss = {"field": "nats per character", "type": "quantitative"}
+    layers = [
+        {"data": {"values": rows + held}, "mark": {"type": "line"}, "encoding": {
+            "x": step | {"title": "training step"},
+            "y": loss | {"scale": {"zero": False}},
+            "color": colour,
+            "strokeDash": {"field": "loss on", "type": "nominal", "sort": ["held-out", "training (smoothed)"],
+                           "legend": {"orient": "bottom", "title": None}},
+            "strokeWidth": {"condition": {"test": "datum['loss on'] === 'held-out'", "value": 3}, "value": 1.2},
+            "tooltip": [{"field": "run", "type": "nominal"}, {"field": "loss on", "type": "nominal"}, step,
+                        loss | {"format": ".3f"}]}},
+        {"data": {"values": held}, "mark": {"type": "point", "filled": True, "size": 40},
+         "encoding": {"x": step, "y": loss, "color": colour}},
+    ]
     if baselines:
-        right = max([max(run["steps"], default=1) for run in runs] + [1])
-        lines_frame = pd.DataFrame([(name, value, f"{name}: {value:.2f}", right) for name, value in baselines.items()],
-                                   columns=["baseline", "nats per character", "text", "step"])
-        rule = alt.Chart(lines_frame).mark_rule(color=BASELINE_COLOUR, strokeDash=[3, 3]).encode(
-            y="nats per character:Q", tooltip=["text"])
-        text = alt.Chart(lines_frame).mark_text(align="right", baseline="bottom", dy=-2, color="#404040",
-                                                fontSize=11).encode(
-            x="step:Q", y="nats per character:Q", text="text:N")
-        layers += [rule, text]
-    return alt.layer(*layers).properties(width=560, height=320)
+        right = int(max([max(run["steps"], default=1) for run in runs] + [1]))
+        lines = [{"baseline": name, "nats per character": float(value), "text": f"{name}: {value:.2f}", "step": right}
+                 for name, value in baselines.items()]
+        layers += [
+            {"data": {"values": lines}, "mark": {"type": "rule", "color": BASELINE_COLOUR, "strokeDash": [3, 3]},
+             "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal"}]}},
+            {"data": {"values": lines}, "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -2,
+                                                 "color": "#404040", "fontSize": 11},
+             "encoding": {"x": step, "y": loss, "text": {"field": "text", "type": "nominal"}}},
+        ]
+    return {"width": 560, "height": 320, "layer": layers}
 
 
-def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title: str = "") -> alt.Chart:
+def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title: str = "") -> dict:
     """Each model's most likely next tokens at one step: bar = P(w | context), tick = after temperature/top-k."""
-    rows = [(model, token, p, q, rank) for model, top in tops.items()
-            for rank, (token, p, q) in enumerate(top)]
-    frame = pd.DataFrame(rows, columns=["model", "token", "P", "after temperature and top-k", "rank"])
-    base = alt.Chart(frame).encode(y=alt.Y("token:N", sort=alt.EncodingSortField("rank"), title=None))
-    bars = base.mark_bar(color=RUN_COLOURS[0]).encode(
-        x=alt.X("P:Q", title="probability", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["token", alt.Tooltip("P:Q", format=".3f"), alt.Tooltip("after temperature and top-k:Q", format=".3f")])
-    ticks = base.mark_tick(color=RUN_COLOURS[1], thickness=3, size=14).encode(x="after temperature and top-k:Q")
-    text = base.mark_text(align="left", dx=3, fontSize=10).encode(x="P:Q", text=alt.Text("P:Q", format=".2f"))
-    return alt.layer(bars, ticks, text, data=frame).properties(width=170, height=190).facet(
-        column=alt.Column("model:N", title=title or None, sort=list(tops))).resolve_scale(y="independent")
+    values = [{"model": model, "token": token, "P": float(p), "after temperature and top-k": float(q), "rank": rank}
+              for model, top in tops.items() for rank, (token, p, q) in enumerate(top)]
+    y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
+    after = {"field": "after temperature and top-k", "type": "quantitative"}
+    return {
+        "data": {"values": values},
+        "facet": {"column": {"field": "model", "type": "nominal", "title": title or None, "sort": list(tops)}},
+        "spec": {"width": 170, "height": 190, "layer": [
+            {"mark": {"type": "bar", "color": RUN_COLOURS[0]}, "encoding": {
+                "x": {"field": "P", "type": "quantitative", "title": "probability", "scale": {"domain": [0, 1]}},
+                "y": y,
+                "tooltip": [{"field": "token", "type": "nominal"}, {"field": "P", "type": "quantitative", "format": ".3f"},
+                            after | {"format": ".3f"}]}},
+            {"mark": {"type": "tick", "color": RUN_COLOURS[1], "thickness": 3, "size": 14},
+             "encoding": {"x": after, "y": y}},
+            {"mark": {"type": "text", "align": "left", "dx": 3, "fontSize": 10},
+             "encoding": {"x": {"field": "P", "type": "quantitative"}, "y": y,
+                          "text": {"field": "P", "type": "quantitative", "format": ".2f"}}},
+        ]},
+        "resolve": {"scale": {"y": "independent"}},
+    }
 
 
-def ladder_bars(rungs: list[tuple[str, float, str]]) -> alt.Chart:
+def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
     """The model ladder: held-out bits per character per model (fewer is better), coloured by kind."""
-    frame = pd.DataFrame([(name, bits, kind, f"{bits:.3f}") for name, bits, kind in rungs],
-                         columns=["model", "bits per character", "kind", "text"])
-    kinds = list(dict.fromkeys(frame["kind"]))
-    base = alt.Chart(frame).encode(
-        y=alt.Y("model:N", sort=list(frame["model"]), title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
-        x=alt.X("bits per character:Q", title="held-out bits per character (fewer is better)"),
-    )
-    bars = base.mark_bar().encode(
-        color=alt.Color("kind:N", scale=alt.Scale(domain=kinds, range=RUN_COLOURS[:len(kinds)]),
-                        legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["model", alt.Tooltip("bits per character:Q", format=".3f")])
-    text = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
-    return (bars + text).properties(width=460, height=alt.Step(28))
+    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
+              for name, bits, kind in rungs]
+    kinds = list(dict.fromkeys(kind for _, _, kind in rungs))
+    return {
+        "data": {"values": values}, "width": 460, "height": {"step": 28},
+        "encoding": {
+            "y": {"field": "model", "type": "nominal", "sort": [name for name, _, _ in rungs], "title": None,
+                  "axis": {"labelLimit": 260, "labelOverlap": False}},
+            "x": {"field": "bits per character", "type": "quantitative",
+                  "title": "held-out bits per character (fewer is better)"}},
+        "layer": [
+            {"mark": {"type": "bar"}, "encoding": {
+                "color": {"field": "kind", "type": "nominal",
+                          "scale": {"domain": kinds, "range": RUN_COLOURS[:len(kinds)]},
+                          "legend": {"orient": "bottom", "title": None}},
+                "tooltip": [{"field": "model", "type": "nominal"},
+                            {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 11},
+             "encoding": {"text": {"field": "text", "type": "nominal"}}},
+        ],
+    }

@@ -1,9 +1,12 @@
-"""Altair builders for the position page: encoding tables, dot products by offset, context comparisons."""
+"""Vega-Lite specs (plain dicts) for the position page: encoding tables, dot products by offset,
+context comparisons.
+
+Plain specs, like engine.charts.heatmap_spec: building these tables of thousands of cells through
+Altair's objects cost tens of milliseconds each. Validated against the Vega-Lite schema in the tests.
+"""
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
-import pandas as pd
 
 from engine import limits
 from engine.charts import PAIR_COLOURS, _unique
@@ -15,57 +18,76 @@ def _check_cells(rows: int, cols: int, what: str) -> None:
                          f"{limits.MAX_CHART_CELLS:,} cells.")
 
 
-def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Chart:
+def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
     P = np.asarray(encoding, dtype=float)
     T, d = P.shape
     _check_cells(T, d, "table")
-    t, i = np.meshgrid(np.arange(T), np.arange(d), indexing="ij")
-    frame = pd.DataFrame({"position t": t.ravel(), "dimension": i.ravel(), "value": P.ravel()})
+    values = [{"position t": t, "dimension": i, "value": v} for t, row in enumerate(P.tolist()) for i, v in enumerate(row)]
     limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
-    return alt.Chart(frame).mark_rect().encode(
-        x=alt.X("dimension:O", title="dimension (column of p_t)", axis=alt.Axis(labelAngle=0, values=_ticks(d))),
-        y=alt.Y("position t:O", title="position t", axis=alt.Axis(values=_ticks(T))),
-        color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-limit, limit]),
-                        legend=alt.Legend(title="p_t")),
-        tooltip=["position t", "dimension", alt.Tooltip("value:Q", format=".3f")],
-    ).properties(title=title, width=max(cell * d, 200), height=max(cell * T, 120))
+    return {
+        "title": title, "data": {"values": values}, "width": max(cell * d, 200), "height": max(cell * T, 120),
+        "mark": {"type": "rect"},
+        "encoding": {
+            "x": {"field": "dimension", "type": "ordinal", "title": "dimension (column of p_t)",
+                  "axis": {"labelAngle": 0, "values": _ticks(d)}},
+            "y": {"field": "position t", "type": "ordinal", "title": "position t", "axis": {"values": _ticks(T)}},
+            "color": {"field": "value", "type": "quantitative", "scale": {"scheme": "blueorange", "domain": [-limit, limit]},
+                      "legend": {"title": "p_t"}},
+            "tooltip": [{"field": "position t", "type": "quantitative"}, {"field": "dimension", "type": "quantitative"},
+                        {"field": "value", "type": "quantitative", "format": ".3f"}],
+        },
+    }
 
 
-def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> alt.Chart:
+def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     """p_i . p_j for every pair of positions."""
     G = np.asarray(gram, dtype=float)
     T = G.shape[0]
     _check_cells(T, T, "table of dot products")
-    i, j = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
     # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
-    frame = pd.DataFrame({"position i": i.ravel(), "position j": j.ravel(), "dot": G.ravel()})
+    values = [{"position i": i, "position j": j, "dot": v} for i, row in enumerate(G.tolist()) for j, v in enumerate(row)]
     limit = float(np.abs(G).max()) or 1.0
-    return alt.Chart(frame).mark_rect().encode(
-        x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, values=_ticks(T))),
-        y=alt.Y("position i:O", axis=alt.Axis(values=_ticks(T))),
-        color=alt.Color("dot:Q", scale=alt.Scale(scheme="blueorange", domain=[-limit, limit]),
-                        legend=alt.Legend(title="p_i . p_j")),
-        tooltip=["position i", "position j", alt.Tooltip("dot:Q", format=".3f", title="p_i . p_j")],
-    ).properties(title=title, width=max(cell * T, 200), height=max(cell * T, 200))
+    return {
+        "title": title, "data": {"values": values}, "width": max(cell * T, 200), "height": max(cell * T, 200),
+        "mark": {"type": "rect"},
+        "encoding": {
+            "x": {"field": "position j", "type": "ordinal", "axis": {"labelAngle": 0, "values": _ticks(T)}},
+            "y": {"field": "position i", "type": "ordinal", "axis": {"values": _ticks(T)}},
+            "color": {"field": "dot", "type": "quantitative", "scale": {"scheme": "blueorange", "domain": [-limit, limit]},
+                      "legend": {"title": "p_i . p_j"}},
+            "tooltip": [{"field": "position i", "type": "quantitative"}, {"field": "position j", "type": "quantitative"},
+                        {"field": "dot", "type": "quantitative", "format": ".3f", "title": "p_i . p_j"}],
+        },
+    }
 
 
-def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "") -> alt.Chart:  # noqa: F821
+def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "") -> dict:  # noqa: F821
     """Mean p_i . p_{i+k} against the offset k, with a band from the smallest to the largest over i."""
-    rows = []
-    for name, result in profiles.items():
-        for k, mean, low, high in zip(result.offsets, result.mean, result.low, result.high):
-            rows.append((name, int(k), float(mean), float(low), float(high)))
-    frame = pd.DataFrame(rows, columns=["encoding", "offset k", "mean", "lowest", "highest"])
+    values = [{"encoding": name, "offset k": int(k), "mean": float(mean), "lowest": float(low), "highest": float(high)}
+              for name, result in profiles.items()
+              for k, mean, low, high in zip(result.offsets, result.mean, result.low, result.high)]
     names = list(profiles)
-    colour = alt.Color("encoding:N", scale=alt.Scale(domain=names, range=PAIR_COLOURS[:len(names)]),
-                       legend=alt.Legend(orient="bottom", title=None))
-    base = alt.Chart(frame).encode(x=alt.X("offset k:Q", title="offset k = j - i"), color=colour)
-    band = base.mark_area(opacity=0.25).encode(y=alt.Y("lowest:Q", title="p_i . p_(i+k)"), y2="highest:Q")
-    line = base.mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-        y="mean:Q", tooltip=["encoding", "offset k", alt.Tooltip("mean:Q", format=".3f"),
-                             alt.Tooltip("lowest:Q", format=".3f"), alt.Tooltip("highest:Q", format=".3f")])
-    return (band + line).properties(title=title, height=280)
+    encoding = {
+        "x": {"field": "offset k", "type": "quantitative", "title": "offset k = j - i"},
+        "color": {"field": "encoding", "type": "nominal", "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)]},
+                  "legend": {"orient": "bottom", "title": None}},
+    }
+    return {
+        "title": title, "data": {"values": values}, "height": 280, "encoding": encoding,
+        "layer": [
+            {"mark": {"type": "area", "opacity": 0.25},
+             "encoding": {"y": {"field": "lowest", "type": "quantitative", "title": "p_i . p_(i+k)"},
+                          "y2": {"field": "highest"}}},
+            {"mark": {"type": "line", "point": {"size": 18}},
+             "encoding": {"y": {"field": "mean", "type": "quantitative"},
+                          "tooltip": [{"field": "encoding", "type": "nominal"},
+                                      {"field": "offset k", "type": "quantitative"},
+                                      {"field": "mean", "type": "quantitative", "format": ".3f"},
+                                      {"field": "lowest", "type": "quantitative", "format": ".3f"},
+                                      {"field": "highest", "type": "quantitative", "format": ".3f"}]}},
+        ],
+    }
 
 
 def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
@@ -92,9 +114,22 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
     }
 
 
-def side_by_side(*charts: alt.Chart, shared_colour: bool = False) -> alt.HConcatChart:
-    """Charts in one row drawn at the sizes they ask for; one colour scale for all when they compare like with like."""
-    return alt.hconcat(*charts, spacing=40).resolve_scale(color="shared" if shared_colour else "independent")
+def side_by_side(*charts: dict, shared_colour: bool = False) -> dict:
+    """Charts in one row drawn at the sizes they ask for; one colour scale for all when they compare like with like.
+
+    Each chart's rows move to the top level as a named dataset (panel_0, panel_1, ...): Streamlit
+    ships top-level data as Arrow, which for thousands of cells is cheaper than rows inside the spec.
+    """
+    datasets, panels = {}, []
+    for number, chart in enumerate(charts):
+        panel = dict(chart)
+        data = panel.get("data")
+        if isinstance(data, dict) and "values" in data:
+            datasets[f"panel_{number}"] = data["values"]
+            panel["data"] = {"name": f"panel_{number}"}
+        panels.append(panel)
+    return {"hconcat": panels, "spacing": 40, "datasets": datasets,
+            "resolve": {"scale": {"color": "shared" if shared_colour else "independent"}}}
 
 
 def _ticks(n: int) -> list[int]:

@@ -272,6 +272,15 @@ class BPETokenizer:
                 show_bytes(self.token_bytes[merge.new_id]))
 
 
+def tokens_by_merges(bpe: BPETokenizer, text: str, points: int = 25) -> tuple[list[int], list[int]]:
+    """How many tokens `text` takes as `bpe` learns its merges: (merge counts from 0 to all of them,
+    at most points + 1 evenly spaced; the number of tokens after each)."""
+    learned = len(bpe.merges)
+    marks = sorted({learned * i // min(learned, points) for i in range(min(learned, points) + 1)}) \
+        if learned else [0]
+    return marks, [len(bpe.truncated(m).encode(text)) for m in marks]
+
+
 def train_bpe(text: str, n_merges: int) -> BPETokenizer:
     """Learn n_merges merges on `text`: repeatedly merge the most frequent adjacent pair.
 

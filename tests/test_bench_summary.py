@@ -19,6 +19,9 @@ def test_page_medians_against_100_ms():
     assert row.met == "NO" and "Head viewer (SmolLM2) 130" in row.figure
     row, = pages_rows(Outcome("pages", "ok", 1.0, "Attention calculator               42.0          8.4\n"))
     assert row.met == "yes"
+    row, = pages_rows(Outcome("pages", "ok", 1.0, "Context: window vs attention     51.4     8.0      23.4\n"
+                                                  "Tokens & next-token prediction  120.0    24.0      60.0\n"))
+    assert row.met == "NO" and "Tokens & next-token prediction 120" in row.figure   # the wall column, not CPU
 
 
 def test_startup_and_torch():

@@ -1,17 +1,75 @@
-"""Drawing the engine's Altair charts.
+"""Drawing the engine's charts (plain Vega-Lite specs, or Altair objects).
 
 Streamlit's st.altair_chart validates the whole Vega-Lite spec against its JSON schema on
-every rerun (tens of ms per chart on this machine). The builders in engine/charts.py are
-validated once in the tests instead, so here the spec is serialised without validation.
+every rerun (tens of ms per chart on this machine). The builders in engine/charts*.py are
+validated once in the tests instead, so here the spec is drawn without validation.
+
+Streamlit moves a spec's top-level data (data.values, datasets) into Arrow. Given rows
+(a list of dicts) it builds a pandas DataFrame first, about a millisecond per chart even
+for a few rows; an Arrow table built here from the columns costs a tenth of that.
 """
 from __future__ import annotations
 
-import altair as alt
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
+
+if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
+    import altair as alt
 
 
-def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None) -> None:
+def arrow_rows(rows):
+    """Rows (a list of dicts) as an Arrow table with every key any row has; anything else, or rows
+    whose columns Arrow cannot type (a column mixing text and numbers), unchanged."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, dict) for row in rows):
+        return rows
+    columns = dict.fromkeys(key for row in rows for key in row)
+    try:
+        return pa.table({str(key): [row.get(key) for row in rows] for key in columns})
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return rows
+
+
+def as_arrow(spec: dict) -> dict:
+    """The spec with its top-level data rows as Arrow tables (a shallow copy; the spec is not changed)."""
+    spec = dict(spec)
+    data = spec.get("data")
+    if isinstance(data, dict) and "values" in data:
+        spec["data"] = data | {"values": arrow_rows(data["values"])}
+    if isinstance(spec.get("datasets"), dict):
+        spec["datasets"] = {name: arrow_rows(rows) for name, rows in spec["datasets"].items()}
+    return spec
+
+
+def prepared(chart: alt.TopLevelMixin | dict) -> dict:
+    """The spec with its top-level rows already serialised to Arrow IPC bytes (moved into named
+    datasets, which Streamlit passes on as they are): for a spec cached with st.cache_resource and
+    drawn on every rerun, thousands of cells then cost nothing to convert again. Read-only: share it."""
+    spec = as_arrow(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
+    datasets = dict(spec.get("datasets", {}))
+    data = spec.get("data")
+    if isinstance(data, dict) and "values" in data:
+        datasets["values"] = data["values"]
+        spec["data"] = {key: value for key, value in data.items() if key != "values"} | {"name": "values"}
+    spec["datasets"] = {name: dataframe_util.convert_arrow_table_to_arrow_bytes(rows) if isinstance(rows, pa.Table)
+                        else rows for name, rows in datasets.items()}
+    return spec
+
+
+def single_view(spec: dict) -> bool:
+    """One view (a mark or a layer of marks), not a facet, concatenation or repeat."""
+    return not any(key in spec for key in ("facet", "hconcat", "vconcat", "concat", "repeat", "spec")) \
+        and not any(channel in spec.get("encoding", {}) for channel in ("row", "column", "facet"))
+
+
+def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None, **selection) -> None:
     """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
-    size, 'stretch' fills the column."""
+    size, 'stretch' fills the column. `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
-    st.vega_lite_chart(spec, width=width, key=key)
+    if "autosize" not in spec and single_view(spec):
+        # Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its
+        # height and pushed titles out of view: fit the width only, keep the height the builder asked for
+        spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"}}
+    st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)

@@ -12,7 +12,7 @@ from engine.charts_beyond import (OVERLAY_STYLES, cost_chart, data_url, patch_ov
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
-from ui import challenges, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
@@ -51,18 +51,15 @@ def cached_residue_attention(sequence: str, d: int | None, seed: int):
     return residue_attention(sequence, d, seed)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
+    """The residues' weights heatmap, its L x L cells already in Arrow (charts.prepared); shared, read-only."""
     result = cached_residue_attention(sequence, d, seed)
     labels = result.source.labels
     cell = 28 if len(labels) <= 30 else max(6, 840 // len(labels))
-    return heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending", cell=cell,
-                        digits=2, x_title="residue attended to", y_title="residue attending")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def cost_chart_spec(costs: tuple, patch: int) -> dict:
-    return cost_chart(list(costs), patch).to_dict(validate=False)
+    return charts.prepared(heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending",
+                                        cell=cell, digits=2, x_title="residue attended to",
+                                        y_title="residue attending"))
 
 
 def cost_line(T: int, d: int, what: str, shrink: str) -> None:
@@ -219,7 +216,7 @@ def image_section() -> None:
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
                         fit="pad" if fit == "pad" else "crop")
-    st.vega_lite_chart(cost_chart_spec(tuple(costs), patch), width="stretch")
+    charts.show(cost_chart(costs, patch), width="stretch")
     code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)})
     challenges.try_this([
         challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
@@ -314,7 +311,7 @@ def protein_section() -> None:
     query = int(st.session_state.residue)
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    st.vega_lite_chart(residue_heatmap_spec(st.session_state.sequence, d, seed), width="content")
+    charts.show(residue_heatmap_spec(st.session_state.sequence, d, seed))
     st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])

@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import charts, charts_embeddings as charts_emb
+from engine import charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
-from ui import challenges, code, formula, loaders, page, pretrained_views, url_state
+from engine.charts import heatmap_spec
+from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -77,22 +78,16 @@ with st.sidebar:
 
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def chart_spec(builder: str, args: tuple, kwargs: dict) -> dict:
-    """A chart builder's Vega-Lite spec, cached on its data: building it in Altair costs more than
-    the numbers behind it, and most reruns change one section only."""
-    module, name = builder.split(".")
-    return getattr({"charts": charts, "charts_emb": charts_emb}[module], name)(*args, **kwargs).to_dict(validate=False)
-
-
-def draw(builder: str, *args, width: str = "content", **kwargs) -> None:
-    st.vega_lite_chart(chart_spec(builder, args, kwargs), width=width)
-
-
 @st.cache_data(max_entries=512, show_spinner=False)
 def glove_call(name: str, *args, **kwargs):
     """engine.embeddings.<name> on the shared vectors, cached on its arguments (every one is pure)."""
     return getattr(E, name)(loaders.glove(), *args, **kwargs)
+
+
+def number_columns(names, format: str) -> dict:
+    """st.dataframe column settings printing these columns' numbers in `format` (a pandas Styler
+    would do the same at several times the cost, on every rerun)."""
+    return {name: st.column_config.NumberColumn(format=format) for name in names}
 
 
 def apply_preset() -> None:
@@ -148,9 +143,10 @@ if result is not None:
     elif expected_rank is not None:
         where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
                            icon=":material/info:")
-    draw("charts_emb.score_bars", result.words, result.scores, highlight=expected or None,
-         value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
-         title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words", width="stretch")
+    charts.show(charts_emb.score_bars(result.words, result.scores, highlight=expected or None,
+                                      value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
+                                      title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
+                width="stretch")
     st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
                 f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
     rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
@@ -167,7 +163,7 @@ if result is not None:
         f"cos(w, {a})": result.cos_inputs[:, 2],
         f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
     })
-    st.dataframe(table.style.format(precision=3), hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[1:], "%.3f"))
     st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
     if method == "3cosadd":
         formula.formula_with_numbers(
@@ -204,16 +200,17 @@ else:
     if projection is not None and offsets is not None:
         hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
         roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
-        draw("charts_emb.embedding_map", projection.words, projection.coords, arrows=list(offsets.pairs),
-             roles=roles, neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
-             explained=projection.explained, size=560)
+        charts.show(charts_emb.embedding_map(
+            projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
+            neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
+            explained=projection.explained, size=560))
         st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
                    f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
                    "Hover a point for its 5 nearest words.")
         labels = [f"{p} → {q}" for p, q in offsets.pairs]
-        draw("charts.heatmap", offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
-             y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
-             title="How parallel are the offsets in all 50 dimensions?")
+        charts.show(heatmap_spec(offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
+                                 y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
+                                 title="How parallel are the offsets in all 50 dimensions?"))
         formula.formula_with_numbers(
             r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
             rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
@@ -233,8 +230,8 @@ if total is not None:
     neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
                                  where=where_query)
 if neighbours is not None:
-    draw("charts_emb.score_bars", neighbours.words, neighbours.cosines, title=f"nearest to {total.text}",
-         width="stretch")
+    charts.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
+                width="stretch")
     formula.formula_with_numbers(
         r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
         rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
@@ -259,19 +256,17 @@ where_homonym = st.container()
 probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
                         vocab_size=vocab, where=where_homonym)
 if probe is not None:
-    draw("charts_emb.sense_scatter", probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1],
-         sense_a=sense_a, sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
-         closest=probe.closest_sense)
+    charts.show(charts_emb.sense_scatter(
+        probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
+        sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
     counts = probe.sense_counts
     st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
                 f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
                 f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}).")
-    st.dataframe(pd.DataFrame({
-        "sense": probe.senses, "word": probe.anchors,
-        f"cos({probe.word}, word)": probe.anchor_cosines,
-        f"rank among {probe.word}'s neighbours": probe.anchor_ranks,
-    }).style.format({f"cos({probe.word}, word)": "{:.3f}", f"rank among {probe.word}'s neighbours": "{:,}"}),
-        hide_index=True, width="stretch")
+    cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
+    st.dataframe(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
+                               rank: probe.anchor_ranks}), hide_index=True, width="stretch",
+                 column_config=number_columns([cosine], "%.3f") | number_columns([rank], "localized"))
     st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
                "A sense whose word ranks in the thousands has all but vanished from the vector. "
                + preset.get("note", ""))
@@ -302,7 +297,8 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
         row |= {f"cos(context, {w})": round(E.cosine(found.context, vector), 3) + 0.0  # no "-0.000"
                 for w, vector in zip(probe.anchors if probe else (), anchors.values())}
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows).style.format(precision=3), hide_index=True, width="stretch")
+    table = pd.DataFrame(rows)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[2:], "%.3f"))
     st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
                "'the' and 'of' left out) point towards one sense: that is the information attention "
                "uses to build a vector for this token in this sentence.")
@@ -339,7 +335,7 @@ def accuracy_by_vocabulary(method: str) -> list[dict]:
 accuracy = accuracy_by_vocabulary(method)
 size_chart, size_text = st.columns([3, 2])
 with size_chart:
-    draw("charts_emb.accuracy_bars", accuracy, width="stretch")
+    charts.show(charts_emb.accuracy_bars(accuracy), width="stretch")
 with size_text:
     n_questions = len(E.read_analogy_set())
     st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "

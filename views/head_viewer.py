@@ -91,8 +91,7 @@ if scored is not None:
                "the colour of its type. Click a head to open it below.")
     chart = model_view(images, scored.types, scored.scores, layers=st.session_state.layer_range,
                        shown_types=st.session_state.types_shown, selected=(layer, head))
-    st.vega_lite_chart(chart, key="model_view", on_select=take_click,
-                       selection_mode="head_pick", width="content")
+    charts.show(chart, key="model_view", on_select=take_click, selection_mode="head_pick")
     counts = scored.count()
     st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> {t}: **{counts[t]}**"
                            for t in heads.TYPES), unsafe_allow_html=True)

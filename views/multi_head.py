@@ -166,13 +166,6 @@ else:
 st.subheader("What it costs: h heads of d/h against one head of width d")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cost_chart_spec(costs: dict) -> dict:
-    """The cost chart as a Vega-Lite spec: it depends on T, d, h only, so it is built once per setting
-    and shared by every session (Altair takes tens of ms to assemble it); drawn as ui.charts.show would."""
-    return cost_comparison(costs).to_dict(validate=False)
-
-
 costs = page.run_engine(compare_head_costs, int(st.session_state["cost_T"]), int(st.session_state["cost_d"]),
                         int(st.session_state["cost_h"]))
 if costs is not None:
@@ -180,7 +173,7 @@ if costs is not None:
     renamed = {"1 head of width d": costs["1 head of width d"],
                f"{split.h} heads of width d/h = {split.d_head}": split,
                f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    st.vega_lite_chart(cost_chart_spec(renamed), width="content")
+    charts.show(cost_comparison(renamed))
     table = pd.DataFrame(
         [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
          for name, c in renamed.items()],

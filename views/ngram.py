@@ -19,6 +19,13 @@ CONTEXT_ROWS = 8
 MIN_LOOP = {"characters": 16, "words": 8, "BPE": 10}
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def sample(model_key: tuple, length: int, seed: int, temperature: float, prompt: tuple, _model) -> list[int]:
+    """_model.sample, cached on what makes the model (source, level, own text, n, smoothing, k) and the
+    draw: a hundred draws take longer than the rest of a rerun, which most often changes something else."""
+    return _model.sample(length, seed=seed, temperature=temperature, prompt=list(prompt))
+
+
 def resample() -> None:
     st.session_state.seed = int(st.session_state.seed) + 1
 
@@ -81,8 +88,8 @@ sample_ids, loop = None, None
 if model is not None:
     st.subheader("A sample")
     prompt = page.run_engine(prompt_ids, tokenizer, st.session_state.prompt) or []
-    sample_ids = page.run_engine(model.sample, int(st.session_state.length), seed=int(st.session_state.seed),
-                                 temperature=float(st.session_state.temperature), prompt=prompt)
+    sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(st.session_state.length),
+                                 int(st.session_state.seed), float(st.session_state.temperature), tuple(prompt), model)
     if sample_ids is not None:
         pieces = decoded_pieces(tokenizer, list(prompt) + sample_ids)
         loop = find_loop(sample_ids, min_length=MIN_LOOP[level])
@@ -142,12 +149,11 @@ if counts is not None:
     if held:
         charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
                                    title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
-        wide = pd.DataFrame([(r.n, SMOOTHING_NAMES[r.smoothing],
-                              f"{r.bits:.3f}" if math.isfinite(r.bits) else f"inf ({r.n_zero:,} zeros)",
-                              f"{r.perplexity:,.1f}" if math.isfinite(r.perplexity) else "inf") for r in held],
-                            columns=["n", "smoothing", "bits per token", "perplexity"])
-        st.dataframe(wide.pivot(index="n", columns="smoothing", values="perplexity")[[SMOOTHING_NAMES[s] for s in SMOOTHINGS]],
-                     width="content")
+        perplexity = {(r.n, r.smoothing): f"{r.perplexity:,.1f}" if math.isfinite(r.perplexity) else "inf"
+                      for r in held}
+        orders = sorted({r.n for r in held})
+        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [perplexity.get((m, s)) for m in orders] for s in SMOOTHINGS},
+                                  index=pd.Index(orders, name="n")), width="content")
         st.caption("Perplexity e^H per n (rows) and smoothing (columns): the number of equally likely tokens "
                    "the model is as unsure as. inf: some held-out token got probability 0.")
         current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)

@@ -133,12 +133,13 @@ st.subheader("The encodings themselves")
 T, d, base = int(st.session_state["T"]), int(st.session_state["d"]), float(st.session_state["base"])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict], OffsetDotProducts]:
-    """The three charts of this section as Vega-Lite specs, and the sinusoidal offset statistics.
+    """The three charts of this section as Vega-Lite specs (charts.prepared: their thousands of cells
+    already in Arrow), and the sinusoidal offset statistics.
 
-    They depend on the table sliders only, not on the sentences, and thousands of cells take
-    a while to serialise: built once per setting, shared by every session.
+    They depend on the table sliders only, not on the sentences: built once per setting and
+    shared, read-only, by every session.
     """
     tables = {name: positional_encoding(name, T, d, seed=seed, base=base) for name in ("sinusoidal", "learned")}
     profiles = {name: dot_products_by_offset(P) for name, P in tables.items()}
@@ -151,15 +152,14 @@ def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict]
         side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
                        for name, profile in profiles.items()]),
     ]
-    return [spec.to_dict(validate=False) for spec in specs], profiles["sinusoidal"]
+    return [charts.prepared(spec) for spec in specs], profiles["sinusoidal"]
 
 
 section = page.run_engine(encoding_section, T, d, base, seed)
 if section is not None:
     specs, sin = section
-    # already serialised (cached above): drawn as specs, the way ui.charts.show draws a chart
     for spec, width in zip(specs, ("content", "stretch", "content")):
-        st.vega_lite_chart(spec, width=width)
+        charts.show(spec, width=width)
     near = 1 if T > 1 else 0
     st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
              r"\omega_i = \mathrm{base}^{-2i/d}")

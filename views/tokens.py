@@ -1,7 +1,6 @@
 """Tokens & next-token prediction: any text as characters, words, BPE and GPT-2 tokens; then P(next token)."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -9,7 +8,7 @@ from engine import limits
 from engine.charts_text import next_token_bars, tokens_vs_merges, visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
-from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, train_bpe
+from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe
 from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state
 
 DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
@@ -29,6 +28,13 @@ def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
     if not st.session_state.get("with_smollm2"):
         return {}
     return pretrained_views.next_token_pairs(prompt, TOP_SHOWN)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def merge_curve(source: str, merges: int, text: str, _bpe) -> tuple[list[int], list[int]]:
+    """tokens_by_merges for the BPE that (source, merges, text) determine: two dozen encodings of the
+    text, which a slider on the same tokenizer and text need not repeat."""
+    return tokens_by_merges(_bpe, text)
 
 
 page.header("Tokens & next-token prediction",
@@ -99,8 +105,8 @@ if bpe is not None and text_ok:
     stepped = bpe.truncated(step)
     result = page.run_engine(tokenize, stepped, text)
     if result is not None:
-        marks = sorted(set(np.linspace(0, learned, min(learned, 25) + 1).astype(int).tolist()) | {step})
-        counts = [len(bpe.truncated(m).encode(text)) for m in marks]
+        curve = dict(zip(*merge_curve(st.session_state.bpe_source, merges, text, bpe))) | {step: len(result.ids)}
+        marks, counts = sorted(curve), [curve[m] for m in sorted(curve)]
         charts.show(tokens_vs_merges(marks, counts, step, title="Tokens your text takes as merges are learned"))
         chips.token_chips(result.tokens, result.ids)
         if step:

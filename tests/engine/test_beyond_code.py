@@ -92,8 +92,12 @@ def test_spectrogram_chart_is_valid():
     assert len(frames) == 97 and frames[10]["ink"] == "#e08214" and frames[11]["ink"] == "#1f6fb4"
 
 
-def test_cost_chart_is_valid():
-    cost_chart(patch_costs(224, 224, [8, 16, 32]), 16).to_dict()
+def test_cost_chart_is_valid_and_marks_the_current_patch():
+    spec = cost_chart(patch_costs(224, 224, [8, 16, 32]), 16)
+    alt.LayerChart.from_dict(spec, validate=True)                  # the Vega-Lite schema
+    assert [(r["size"], r["tokens"], r["scores"]) for r in spec["data"]["values"]] == [
+        (8, 784, 784 ** 2), (16, 196, 196 ** 2), (32, 49, 49 ** 2)]
+    assert [r["ink"] for r in spec["data"]["values"]] == ["#1f6fb4", "#e08214", "#1f6fb4"]
 
 
 def test_viridis_ends():

@@ -5,6 +5,8 @@ import altair as alt
 import numpy as np
 import pytest
 
+from tests.engine.vegalite import assert_valid, data_rows
+
 from engine.attention import compare_head_costs, identity_projections, multi_head_attention
 from engine.charts_heads import cost_comparison, head_grid, heatmap_panels
 from engine.charts_position import (
@@ -12,15 +14,6 @@ from engine.charts_position import (
 )
 from engine.positional import dot_products_by_offset, learned_encoding, sinusoidal_encoding
 from engine.tinyvocab import embed
-
-
-def rows(spec: dict) -> list[dict]:
-    """Data rows of an Altair-made spec (datasets) or of a plain one (inline values, possibly concatenated)."""
-    if "datasets" in spec:
-        return [row for values in spec["datasets"].values() for row in values]
-    if "data" in spec:
-        return spec["data"]["values"]
-    return [row for part in spec.get("vconcat", spec.get("hconcat", [])) for row in rows(part)]
 
 
 def test_head_grid_has_one_heatmap_per_head_four_to_a_row():
@@ -34,23 +27,28 @@ def test_head_grid_has_one_heatmap_per_head_four_to_a_row():
 
 
 def test_cost_comparison_labels_ratios_against_one_head():
-    spec = cost_comparison(compare_head_costs(1024, 768, 12)).to_dict()
-    labels = {(row["layout"], row["ratio"]) for row in rows(spec)}
+    spec = assert_valid(cost_comparison(compare_head_costs(1024, 768, 12)))
+    labels = {(row["layout"], row["ratio"]) for row in data_rows(spec)}
     assert ("h heads of width d each", "12 x") in labels and ("1 head of width d", "1 x") in labels
+    params = spec["hconcat"][0]["data"]["values"]
+    assert [row["label"] for row in params] == ["2.36 M  (1 x)"] * 2 + ["28.3 M  (12 x)"]
 
 
 def test_position_charts_are_valid():
     P = sinusoidal_encoding(16, 8)
-    encoding_heatmap(P).to_dict()
-    gram = gram_heatmap(P @ P.T).to_dict()
-    assert max(row["dot"] for row in rows(gram)) == np.float64(4.0)
+    table = assert_valid(encoding_heatmap(P))
+    assert len(data_rows(table)) == 16 * 8 and data_rows(table)[1] == {"position t": 0, "dimension": 1, "value": 1.0}
+    gram = assert_valid(gram_heatmap(P @ P.T))
+    assert max(row["dot"] for row in data_rows(gram)) == np.float64(4.0)
     profiles = {"sinusoidal": dot_products_by_offset(P), "learned": dot_products_by_offset(learned_encoding(16, 8))}
-    spec = offset_profile(profiles).to_dict()
-    assert len(rows(spec)) == 32
+    spec = assert_valid(offset_profile(profiles))
+    assert len(data_rows(spec)) == 32
     bars = difference_bars(np.array([0.0, 1e-17, 0.5]), ["the", "owl", "the"])
     alt.LayerChart.from_dict(bars)
-    assert [row["text"] for row in rows(bars)] == ["0", "0", "0.5"]
-    side_by_side(encoding_heatmap(P), encoding_heatmap(P), shared_colour=True).to_dict()
+    assert [row["text"] for row in data_rows(bars)] == ["0", "0", "0.5"]
+    pair = assert_valid(side_by_side(encoding_heatmap(P), encoding_heatmap(2 * P), shared_colour=True))
+    assert [panel["data"] for panel in pair["hconcat"]] == [{"name": "panel_0"}, {"name": "panel_1"}]
+    assert pair["datasets"]["panel_1"][1]["value"] == 2.0 and pair["resolve"]["scale"]["color"] == "shared"
     panels = heatmap_panels({"A": (np.eye(2), ["a", "b"], ["a", "b"]), "B": (np.eye(2), ["b", "a"], ["b", "a"])},
                             columns=1, numbers=False)
     alt.VConcatChart.from_dict(panels)

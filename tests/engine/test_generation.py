@@ -74,11 +74,3 @@ def test_dataflow_parameters_add_up(name):
     assert stages[-1].shape == (config.context_length, config.vocab_size)
     dot = charts_model.block_diagram(stages, config.n_layers, config.residual)
     assert dot.startswith("digraph") and f"repeated N = {config.n_layers} times" in dot and "residual" in dot
-
-
-def test_charts_build_valid_specs():
-    runs = [{"label": "a", "steps": [1, 2, 3], "train_loss": [4.0, 3.0, 2.5], "eval_steps": [3], "held_out_loss": [2.6]}]
-    charts_model.loss_curves(runs, {"4-gram": 1.73}).to_dict()
-    charts_model.parameter_bars(count_parameters(PRESETS["GPT-2 small"]).parts()).to_dict()
-    charts_model.distribution_bars({"m": [("a", 0.5, 0.7), ("b", 0.2, 0.1)]}).to_dict()
-    charts_model.ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]).to_dict()

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine import limits
 from engine.tokenizers import (GPT2_PATTERN, CharTokenizer, WordTokenizer, gpt2_files, gpt2_tokenizer,
-                               split_words, train_bpe)
+                               split_words, tokens_by_merges, train_bpe)
 
 
 # --- characters -----------------------------------------------------------------------------
@@ -146,3 +146,11 @@ def test_gpt2_matches_tiktoken_on_any_text(tiktoken_gpt2, text):
     ours = gpt2_tokenizer().encode(text)
     assert ours == tiktoken_gpt2.encode_ordinary(text)
     assert gpt2_tokenizer().decode(ours) == text
+
+
+def test_tokens_by_merges_counts_the_text_after_each_marked_merge():
+    tok = train_bpe("low lower lowest slow slower " * 4, 12)
+    marks, counts = tokens_by_merges(tok, "lowest slower", points=4)
+    assert marks == [0, 3, 6, 9, 12]
+    assert counts == [len(tok.truncated(m).encode("lowest slower")) for m in marks]
+    assert tokens_by_merges(tok.truncated(0), "low") == ([0], [3])

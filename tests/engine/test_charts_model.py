@@ -1,0 +1,50 @@
+"""Block builder and Generate charts: valid Vega-Lite (pages skip that check), and the rows they draw."""
+from __future__ import annotations
+
+import pytest
+
+from engine import charts_model
+from tests.engine.vegalite import assert_valid, data_rows
+
+
+def test_running_mean_starts_at_once_then_slides():
+    assert charts_model.running_mean([4, 2, 6, 8], 2) == [4.0, 3.0, 4.0, 7.0]
+    assert charts_model.running_mean([], 20) == []
+
+
+def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
+    runs = [{"label": "a", "steps": [1, 2, 3], "train_loss": [4.0, 3.0, 2.5], "eval_steps": [3],
+             "held_out_loss": [2.6]},
+            {"label": "b", "steps": [1], "train_loss": [5.0], "eval_steps": [], "held_out_loss": []}]
+    spec = assert_valid(charts_model.loss_curves(runs, {"4-gram": 1.73}, smooth=2))
+    lines, points, rule, text = spec["layer"]
+    training = [(r["run"], r["step"], r["nats per character"]) for r in lines["data"]["values"]
+                if r["loss on"] == "training (smoothed)"]
+    assert training == [("a", 1, 4.0), ("a", 2, 3.5), ("a", 3, 2.75), ("b", 1, 5.0)]
+    assert points["data"]["values"] == [{"run": "a", "loss on": "held-out", "step": 3, "nats per character": 2.6}]
+    assert rule["data"]["values"][0]["text"] == "4-gram: 1.73" and rule["data"]["values"][0]["step"] == 3
+    assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
+    assert len(assert_valid(charts_model.loss_curves(runs, {}))["layer"]) == 2
+
+
+def test_parameter_bars_print_each_count():
+    parts = {"token embedding": 38_597_376, "attention (all blocks)": 28_311_552}
+    spec = assert_valid(charts_model.parameter_bars(parts))
+    rows = data_rows(spec)
+    assert [r["text"] for r in rows] == ["38,597,376", "28,311,552"]
+    assert sum(r["share"] for r in rows) == pytest.approx(1)
+    assert spec["encoding"]["y"]["sort"] == list(parts)
+
+
+def test_distribution_bars_one_panel_per_model_in_rank_order():
+    spec = assert_valid(charts_model.distribution_bars({"m": [("a", 0.5, 0.7), ("b", 0.2, 0.1)],
+                                                        "n": [("a", 0.4, 0.4)]}, title="step 1"))
+    assert spec["facet"]["column"]["sort"] == ["m", "n"] and spec["facet"]["column"]["title"] == "step 1"
+    assert [(r["model"], r["token"], r["rank"]) for r in data_rows(spec)] == [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
+
+
+def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
+    spec = assert_valid(charts_model.ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]))
+    assert spec["encoding"]["y"]["sort"] == ["2-gram", "shipped"]
+    assert [r["text"] for r in data_rows(spec)] == ["3.500", "2.300"]
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
