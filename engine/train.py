@@ -170,8 +170,9 @@ class Trainer:
     """The optimiser and the batch sampler of one run; `step(lr)` is one update.
 
     Weight decay goes to matrices only (embeddings and linear weights), as in nanoGPT and
-    GPT-2. AdamW runs fused (one kernel for all parameters), and windows are gathered with
-    one indexing op: the two places a plain loop loses time on a CPU.
+    GPT-2. AdamW runs fused (one kernel for all parameters) and clips the gradient inside that
+    kernel, and windows are gathered with one indexing op: the places a plain loop loses time
+    on a CPU.
     """
 
     def __init__(self, model: TransformerLM, train_ids, config: TrainConfig, compile: bool = False):
@@ -182,8 +183,9 @@ class Trainer:
             raise ValueError(f"The training text must be longer than the context of {self.T + 1} tokens.")
         torch.manual_seed(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
-        decay = [p for p in model.parameters() if p.dim() >= 2]
-        no_decay = [p for p in model.parameters() if p.dim() < 2]
+        self.parameters = list(model.parameters())
+        decay = [p for p in self.parameters if p.dim() >= 2]
+        no_decay = [p for p in self.parameters if p.dim() < 2]
         self.optimizer = torch.optim.AdamW(
             [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
             lr=config.learning_rate, betas=(config.beta1, config.beta2), fused=True)
@@ -197,7 +199,11 @@ class Trainer:
         self.model.train()
         _, loss = self.forward(x, y)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        norm = torch.nn.utils.get_total_norm([p.grad for p in self.parameters if p.grad is not None])
+        # Clip to norm grad_clip inside the fused AdamW kernel, which divides each gradient by
+        # grad_scale (the hook torch.amp.GradScaler uses): g <- g / max(1, |g| / grad_clip),
+        # one pass over the gradients fewer than clip_grad_norm_.
+        self.optimizer.grad_scale = torch.clamp(norm / self.config.grad_clip, min=1.0)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         return loss.item(), x.numel()

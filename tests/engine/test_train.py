@@ -11,7 +11,7 @@ import torch
 
 from engine import limits
 from engine.model import PRESETS, TransformerConfig, TransformerLM
-from engine.train import (GATE, TrainConfig, TrainingGate, TrainingJob, check_trainable, learning_rate,
+from engine.train import (GATE, TrainConfig, Trainer, TrainingGate, TrainingJob, check_trainable, learning_rate,
                           load_checkpoint, random_windows, save_checkpoint, train)
 
 CONFIG = TransformerConfig(vocab_size=5, context_length=16, d_model=32, n_heads=4, d_ff=64, n_layers=2,
@@ -79,6 +79,26 @@ def test_windows_are_next_token_pairs():
     x, y = random_windows(ids, 4, 8, torch.Generator().manual_seed(0))
     assert x.shape == y.shape == (4, 8)
     assert torch.equal(y[:, :-1], x[:, 1:]) and torch.equal(y[:, -1], x[:, -1] + 1)
+
+
+def test_clipping_inside_adamw_equals_clip_grad_norm_then_adamw():
+    config = TrainConfig(batch_size=4, grad_clip=0.05, seed=0)   # a small clip, so that it clips
+    ours, peer = model(), model()
+    trainer = Trainer(ours, pattern_ids(2000), config)
+    decay = [p for p in peer.parameters() if p.dim() >= 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": [p for p in peer.parameters() if p.dim() < 2], "weight_decay": 0.0}],
+                                  lr=1e-3, betas=(config.beta1, config.beta2), foreach=False)
+    generator = torch.Generator().manual_seed(config.seed)
+    for _ in range(3):
+        trainer.step(1e-3)
+        x, y = random_windows(trainer.train_ids, config.batch_size, CONFIG.context_length, generator)
+        peer(x, y)[1].backward()
+        assert torch.nn.utils.clip_grad_norm_(peer.parameters(), config.grad_clip) > config.grad_clip
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    for mine, theirs in zip(ours.parameters(), peer.parameters()):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("change, words", [
