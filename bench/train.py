@@ -11,7 +11,8 @@
    plain loop) and, on a CPU with AMX, also with bfloat16 mixed precision, what live runs
    use there.
 2. Held-out loss (nats/char, the first HELD_OUT_CHARS of the validation split) after
-   60 s and 180 s of training with the live recipe, against the character n-grams.
+   60 s and 180 s of training with the live recipe (engine.train.LIVE_RECIPE, the Block
+   builder's defaults) on the baby GPT, against the character n-grams.
 3. Peak resident memory of a training run.
 The machine is shared: read the figures as taken under contention.
 """
@@ -23,6 +24,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,7 +37,7 @@ import torch.nn.functional as F  # noqa: E402
 from engine.corpus import load_corpus  # noqa: E402
 from engine.model import PRESETS, TransformerLanguageModel, TransformerLM, with_vocab  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import TrainConfig, Trainer, mixed_precision, train  # noqa: E402
+from engine.train import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
 
 HELD_OUT_CHARS = 100_000
 BATCH, T = 12, 64
@@ -181,8 +183,7 @@ def budgets(tokenizer, train_ids, held_out_ids, seconds: list[float]) -> None:
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
         result = train(model, train_ids, held_out_ids,
-                       TrainConfig(batch_size=16, max_steps=20_000, max_seconds=budget, learning_rate=2e-3,
-                                   min_learning_rate=1e-4, warmup_steps=100, eval_every=10_000, seed=0, threads=1))
+                       replace(LIVE_RECIPE, max_seconds=budget, eval_every=10_000, seed=0, threads=1))
         done.set()
         watcher.join()
         nats = TransformerLanguageModel(model, tokenizer).cross_entropy(held_out_ids)

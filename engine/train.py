@@ -71,6 +71,15 @@ class TrainConfig:
         return asdict(self)
 
 
+# The schedule of live runs (the Block builder's defaults). With the baby GPT preset it beats the
+# Kneser-Ney 4-gram within 3 minutes on one thread of a CPU with AMX (bfloat16 mixed precision):
+# held-out 1.56 nats/char against the 4-gram's 1.64 (bench/train.py, a shared 2-core machine).
+# In float32 there it reaches about 1.66, and in one minute about 1.78: neither beats the 4-gram.
+# The clock ends the run; the step budget only caps it.
+LIVE_RECIPE = TrainConfig(batch_size=16, max_steps=10_000, max_seconds=180, learning_rate=3e-3,
+                          min_learning_rate=3e-4, warmup_steps=100)
+
+
 def check_trainable(config: TransformerConfig, train: TrainConfig) -> None:
     """Refuse, with a sentence, a live run too large for a CPU shared by a class."""
     total = count_parameters(config).total
