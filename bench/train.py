@@ -4,11 +4,15 @@
     python bench/train.py --quick         # speed only, about 1 minute
 
 1. tokens/s of engine.train's Trainer against a plain nanoGPT-style loop (its GPT class,
-   default AdamW, get_batch by slicing and stacking) on nanoGPT's CPU baby GPT (4 layers,
-   4 heads, 128 wide, context 64, batch 12), measured in the same process, interleaved in
-   short segments so that other processes slow both alike. Wall-clock and CPU time.
+   default AdamW, get_batch by slicing and stacking, float32 as nanoGPT runs on a CPU) on
+   nanoGPT's CPU baby GPT (4 layers, 4 heads, 128 wide, context 64, batch 12), measured in
+   the same process, interleaved in short segments so that other processes slow both alike.
+   Wall-clock and CPU time. The Trainer is timed in float32 (the same arithmetic as the
+   plain loop) and, on a CPU with AMX, also with bfloat16 mixed precision, what live runs
+   use there.
 2. Held-out loss (nats/char, the first HELD_OUT_CHARS of the validation split) after
-   60 s and 180 s of training with the live recipe, against the character n-grams.
+   60 s and 180 s of training with the live recipe (engine.train.LIVE_RECIPE, the Block
+   builder's defaults) on the baby GPT, against the character n-grams.
 3. Peak resident memory of a training run.
 The machine is shared: read the figures as taken under contention.
 """
@@ -20,6 +24,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -32,7 +37,7 @@ import torch.nn.functional as F  # noqa: E402
 from engine.corpus import load_corpus  # noqa: E402
 from engine.model import PRESETS, TransformerLanguageModel, TransformerLM, with_vocab  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import TrainConfig, Trainer, train  # noqa: E402
+from engine.train import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
 
 HELD_OUT_CHARS = 100_000
 BATCH, T = 12, 64
@@ -114,15 +119,19 @@ class PlainLoop:
 
 def speed(train_ids: np.ndarray, vocab: int, rounds: int, steps: int, compile: bool) -> None:
     config = with_vocab(PRESETS["baby GPT (nanoGPT on a CPU)"], vocab)
-    torch.manual_seed(0)
-    ours = Trainer(TransformerLM(config), train_ids, TrainConfig(batch_size=BATCH, seed=0))
-    contenders = {"plain nanoGPT-style loop": PlainLoop(vocab, train_ids.astype(np.uint16)).step,
-                  "engine.train Trainer": lambda: ours.step(1e-3)}
+    contenders = {"plain nanoGPT-style loop": PlainLoop(vocab, train_ids.astype(np.uint16)).step}
+    settings = [("Trainer, float32", "float32", False)]
+    if mixed_precision("auto"):
+        settings.append(("Trainer, bfloat16 mixed", "bfloat16", False))
     if compile:
+        settings.append(("Trainer, float32 + compile", "float32", True))
+    for name, precision, compiled in settings:
         torch.manual_seed(0)
-        compiled = Trainer(TransformerLM(config), train_ids, TrainConfig(batch_size=BATCH, seed=0), compile=True)
-        contenders["Trainer + torch.compile"] = lambda: compiled.step(1e-3)
-    assert sum(p.numel() for p in PlainGPT(vocab).parameters()) == ours.model.n_parameters()
+        trainer = Trainer(TransformerLM(config), train_ids, TrainConfig(batch_size=BATCH, seed=0, precision=precision),
+                          compile=compiled)
+        contenders[name] = lambda trainer=trainer: trainer.step(1e-3)
+    n_parameters = trainer.model.n_parameters()
+    assert sum(p.numel() for p in PlainGPT(vocab).parameters()) == n_parameters
     for step in contenders.values():                      # warm up (and compile)
         for _ in range(5):
             step()
@@ -138,8 +147,9 @@ def speed(train_ids: np.ndarray, vocab: int, rounds: int, steps: int, compile: b
             cpu[name] += time.thread_time() - c
     tokens = rounds * steps * BATCH * T
     base = names[0]
-    print(f"\n== tokens/s, baby GPT ({ours.model.n_parameters():,} parameters), batch {BATCH} x {T}, 1 thread, "
+    print(f"\n== tokens/s, baby GPT ({n_parameters:,} parameters), batch {BATCH} x {T}, 1 thread, "
           f"{rounds} interleaved rounds of {steps} steps")
+    print(f"live runs on this CPU: {'bfloat16 mixed precision (AMX)' if mixed_precision('auto') else 'float32'}")
     for name in names:
         print(f"{name:28s} wall {tokens / wall[name]:8,.0f} tok/s ({1000 * wall[name] / (rounds * steps):5.1f} ms/step)"
               f"  ratio {wall[base] / wall[name]:.2f}   CPU {tokens / cpu[name]:8,.0f} tok/s"
@@ -173,12 +183,11 @@ def budgets(tokenizer, train_ids, held_out_ids, seconds: list[float]) -> None:
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
         result = train(model, train_ids, held_out_ids,
-                       TrainConfig(batch_size=16, max_steps=20_000, max_seconds=budget, learning_rate=2e-3,
-                                   min_learning_rate=1e-4, warmup_steps=100, eval_every=10_000, seed=0, threads=1))
+                       replace(LIVE_RECIPE, max_seconds=budget, eval_every=10_000, seed=0, threads=1))
         done.set()
         watcher.join()
         nats = TransformerLanguageModel(model, tokenizer).cross_entropy(held_out_ids)
-        print(f"baby GPT, {budget:4.0f} s budget: {result.steps[-1]:5d} steps, {result.tokens_per_second:7,.0f} tok/s, "
+        print(f"baby GPT ({'bfloat16' if mixed_precision('auto') else 'float32'}), {budget:4.0f} s budget: {result.steps[-1]:5d} steps, {result.tokens_per_second:7,.0f} tok/s, "
               f"held-out {nats:.3f} nats/char ({nats / math.log(2):.3f} bits/char); "
               f"peak RSS {peak[0] / 2**20:.0f} MiB (+{(peak[0] - before) / 2**20:.0f} MiB for the run)", flush=True)
 

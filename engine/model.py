@@ -213,6 +213,9 @@ class MultiHeadAttention(nn.Module):
     Q, K, V = x W_q, x W_k, x W_v are computed in one matmul with W_qkv = [W_q | W_k | W_v].
     The explicit path keeps every head's weights; the fused path
     (F.scaled_dot_product_attention) gives the same output faster without them.
+    Under mixed precision (bfloat16 autocast) the projections run in bfloat16 but attention
+    itself stays in the weights' float32: softmax wants the range, and a CPU's bfloat16
+    attention is slow.
     """
 
     def __init__(self, config: TransformerConfig):
@@ -226,21 +229,22 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, need_weights: bool = False) -> AttentionResult:
         B, T, d = x.shape
-        Q, K, V = self.W_qkv(x).split(d, dim=2)                       # 3 x (B, T, d)
+        Q, K, V = self.W_qkv(x).to(self.W_o.weight.dtype).split(d, dim=2)   # 3 x (B, T, d)
         Q = Q.view(B, T, self.h, self.d_k).transpose(1, 2)            # (B, h, T, d_k)
         K = K.view(B, T, self.h, self.d_k).transpose(1, 2)
         V = V.view(B, T, self.h, self.d_k).transpose(1, 2)
-        if need_weights:
-            scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)    # (B, h, T, T)
-            if self.causal:
-                future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
-                scores = scores.masked_fill(future, float("-inf"))
-            weights = F.softmax(scores, dim=-1)                        # each row sums to 1
-            context = self.weights_dropout(weights) @ V                # (B, h, T, d_k)
-        else:
-            weights = None
-            context = F.scaled_dot_product_attention(
-                Q, K, V, is_causal=self.causal, dropout_p=self.dropout if self.training else 0.0)
+        with torch.autocast(x.device.type, enabled=False):
+            if need_weights:
+                scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)     # (B, h, T, T)
+                if self.causal:
+                    future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
+                    scores = scores.masked_fill(future, float("-inf"))
+                weights = F.softmax(scores, dim=-1)                    # each row sums to 1
+                context = self.weights_dropout(weights) @ V            # (B, h, T, d_k)
+            else:
+                weights = None
+                context = F.scaled_dot_product_attention(
+                    Q, K, V, is_causal=self.causal, dropout_p=self.dropout if self.training else 0.0)
         context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
         return AttentionResult(self.output_dropout(self.W_o(context)), weights)
 

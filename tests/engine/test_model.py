@@ -112,6 +112,18 @@ def test_multi_head_attention_equals_torch(causal):
     assert fused.weights is None
 
 
+def test_under_bfloat16_autocast_attention_stays_float32():
+    torch.manual_seed(2)
+    ours = MultiHeadAttention(SMALL).eval()
+    x = torch.randn(3, 9, SMALL.d_model)
+    exact = ours(x, need_weights=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        explicit, fused = ours(x, need_weights=True), ours(x)
+    assert explicit.weights.dtype == torch.float32
+    torch.testing.assert_close(explicit.weights, exact.weights, atol=0.02, rtol=0)   # bfloat16's Q and K
+    torch.testing.assert_close(fused.output.float(), explicit.output.float(), atol=1e-6, rtol=1e-5)
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_post_norm_relu_block_equals_transformer_encoder_layer(causal):
     torch.manual_seed(2)

@@ -11,7 +11,7 @@ import torch
 
 from engine import limits
 from engine.model import PRESETS, TransformerConfig, TransformerLM
-from engine.train import (GATE, TrainConfig, TrainingGate, TrainingJob, check_trainable, learning_rate,
+from engine.train import (GATE, TrainConfig, Trainer, TrainingGate, TrainingJob, check_trainable, learning_rate,
                           load_checkpoint, random_windows, save_checkpoint, train)
 
 CONFIG = TransformerConfig(vocab_size=5, context_length=16, d_model=32, n_heads=4, d_ff=64, n_layers=2,
@@ -81,9 +81,42 @@ def test_windows_are_next_token_pairs():
     assert torch.equal(y[:, :-1], x[:, 1:]) and torch.equal(y[:, -1], x[:, -1] + 1)
 
 
+def test_clipping_inside_adamw_equals_clip_grad_norm_then_adamw():
+    config = TrainConfig(batch_size=4, grad_clip=0.05, seed=0, precision="float32")   # a small clip: it clips
+    ours, peer = model(), model()
+    trainer = Trainer(ours, pattern_ids(2000), config)
+    decay = [p for p in peer.parameters() if p.dim() >= 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": [p for p in peer.parameters() if p.dim() < 2], "weight_decay": 0.0}],
+                                  lr=1e-3, betas=(config.beta1, config.beta2), foreach=False)
+    generator = torch.Generator().manual_seed(config.seed)
+    for _ in range(3):
+        trainer.step(1e-3)
+        x, y = random_windows(trainer.train_ids, config.batch_size, CONFIG.context_length, generator)
+        peer(x, y)[1].backward()
+        assert torch.nn.utils.clip_grad_norm_(peer.parameters(), config.grad_clip) > config.grad_clip
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    for mine, theirs in zip(ours.parameters(), peer.parameters()):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_bfloat16_mixed_precision_trains_like_float32():
+    runs = {}
+    for precision in ("float32", "bfloat16"):
+        trained = model()
+        runs[precision] = train(trained, pattern_ids(5000), pattern_ids(1000, seed=1),
+                                TrainConfig(batch_size=8, max_steps=40, warmup_steps=5, learning_rate=3e-3,
+                                            eval_every=20, eval_batches=2, precision=precision))
+        assert all(p.dtype == torch.float32 for p in trained.parameters())     # the weights stay float32
+    np.testing.assert_allclose(runs["bfloat16"].train_loss[:15], runs["float32"].train_loss[:15], rtol=0.01)
+    np.testing.assert_allclose(runs["bfloat16"].held_out_loss, runs["float32"].held_out_loss, rtol=0.05)
+
+
 @pytest.mark.parametrize("change, words", [
     (dict(batch_size=0), "batch"), (dict(max_steps=limits.MAX_TRAIN_STEPS + 1), "steps"),
     (dict(learning_rate=2.0), "learning rate"), (dict(max_seconds=-1.0), "time budget"),
+    (dict(precision="float16"), "precision"),
 ])
 def test_bad_training_settings_say_why(change, words):
     with pytest.raises(ValueError, match=words):
