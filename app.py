@@ -5,29 +5,7 @@ the chapter's order and draws the home page; every page stands on the `engine` p
 """
 from __future__ import annotations
 
-import os
-
-# numpy's OpenBLAS on one thread, set before anything loads numpy. A page's products are small
-# (a GloVe search is a 50,000 x 50 matrix times a vector): a second BLAS thread saves nothing,
-# and on a server whose cores every session shares, its spinning made such a product 10-20
-# times dearer (0.5 ms -> 8 ms CPU here under load). An explicit setting still wins.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-def limit_malloc_arenas(arenas: int = 2) -> None:
-    """glibc gives each thread that allocates its own heap (up to 8 per core) and keeps what is
-    freed in it; Streamlit runs every session's script in its own thread, so memory grew with
-    the class. Two shared heaps halved the growth per session in bench.load (14 -> 7 MiB at
-    N = 10). M_ARENA_MAX is -8 in glibc's malloc.h; elsewhere this does nothing."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-8, arenas)
-    except (OSError, AttributeError):
-        pass
-
-
-limit_malloc_arenas()
+import ui.server  # first, before numpy loads: BLAS threads, malloc arenas (see ui/server.py)
 
 import streamlit as st  # noqa: E402
 
@@ -58,4 +36,7 @@ navigation = st.navigation(
     | {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
        for group, ideas in PATH.items()}
 )
-navigation.run()
+try:
+    navigation.run()
+finally:
+    ui.server.return_freed_memory()

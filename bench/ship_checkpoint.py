@@ -1,12 +1,14 @@
 """Recipe for the shipped small model: assets/shakespeare_char.{safetensors,json}.
 
-    python bench/ship_checkpoint.py            # 4000 steps or 30 minutes on 1 thread, whichever comes first
+    python bench/ship_checkpoint.py [steps] [seconds]   # default 4000 steps or 30 minutes on 1 thread
 
 A character-level TransformerLM (nanoGPT's baby GPT shape, context 128) trained with
 engine.train on the corpus's training split, scored on the whole validation split.
-On an idle core the 4000 steps take about 10 minutes and the run is the same on any machine
-(seeded); on a crowded one the 30-minute budget ends it sooner, and the cosine schedule
-follows whichever budget runs out first. The JSON records the steps actually taken.
+The Trainer's default precision is "auto": bfloat16 mixed precision on a CPU with AMX,
+float32 elsewhere (the JSON records which). Seeded; on a crowded machine the time budget
+may end the run before the step budget, and the cosine schedule follows whichever budget
+runs out first. The JSON records the steps actually taken. The shipped file came from
+`python bench/ship_checkpoint.py 6000 1800` (see its JSON).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import torch  # noqa: E402
 from engine.corpus import load_corpus  # noqa: E402
 from engine.model import TransformerConfig, TransformerLanguageModel, TransformerLM  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import TrainConfig, save_checkpoint, train  # noqa: E402
+from engine.train import TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
 
 OUT = ROOT / "assets" / "shakespeare_char"
 
@@ -60,6 +62,7 @@ def main(steps: int = 4000, seconds: float = 1800.0) -> None:
         "held_out_nats_per_char": round(nats, 4),
         "held_out_characters": len(held_out_ids),
         "train": schedule.to_dict(),
+        "arithmetic": "bfloat16 mixed precision" if mixed_precision(schedule.precision) else "float32",
         "steps": result.steps[-1],
         "train_seconds": round(result.seconds, 1),
         "recipe": "python bench/ship_checkpoint.py",
