@@ -102,16 +102,14 @@ def _dequantize(file, tensor: StoredTensor, rows_per_chunk: int = 256) -> np.nda
     return out if len(tensor.shape) > 1 else out[0]
 
 
-def _reader(path: Path):
-    """ggml's GGUFReader, parsing over a plain ndarray view of its memory map.
+def plain_view(reader_class):
+    """A GGUFReader subclass parsing over a plain ndarray view of its memory map.
 
     The reader slices its np.memmap once per metadata item (about 250,000 times for the
     49,152 token strings and 48,900 merges); each slice of an np.memmap runs Python hooks,
     a plain ndarray view of the same mapped bytes does not, and reads the file twice as fast.
     """
-    import gguf
-
-    class PlainViewReader(gguf.GGUFReader):
+    class PlainViewReader(reader_class):
         @property
         def data(self):
             return self._mapped
@@ -120,7 +118,14 @@ def _reader(path: Path):
         def data(self, mapped):
             self._mapped = np.asarray(mapped)
 
-    return PlainViewReader(str(path))
+    return PlainViewReader
+
+
+def _reader(path: Path):
+    """ggml's GGUFReader over a plain view of the file (see plain_view)."""
+    import gguf
+
+    return plain_view(gguf.GGUFReader)(str(path))
 
 
 def _read_header(path: Path) -> tuple[Config, dict, list[StoredTensor]]:

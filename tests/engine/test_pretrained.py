@@ -301,24 +301,6 @@ def test_many_threads_at_once_get_the_same_numbers(model):
 
 # --- the peer: transformers' LlamaForCausalLM on the same GGUF file ----------------------------
 
-def _plain_view(reader_class):
-    """gguf's own reader, slicing a plain ndarray view of its memory map instead of the np.memmap.
-
-    The same bytes, parsed by the same code; a slice of an np.memmap runs Python hooks, a slice
-    of a plain view does not, and the reader takes about 750,000 slices of the metadata.
-    """
-    class PlainViewReader(reader_class):
-        @property
-        def data(self):
-            return self._mapped
-
-        @data.setter
-        def data(self, mapped):
-            self._mapped = np.asarray(mapped)
-
-    return PlainViewReader
-
-
 @pytest.fixture(scope="module")
 def transformers_llama():
     """transformers' tokenizer and LlamaForCausalLM, each read by transformers' own GGUF loader.
@@ -337,7 +319,7 @@ def transformers_llama():
 
     path = P.model_path()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gguf, "GGUFReader", _plain_view(gguf.GGUFReader))
+        patch.setattr(gguf, "GGUFReader", P.plain_view(gguf.GGUFReader))
         patch.setattr(gguf, "get_tensor_name_map", functools.cache(gguf.get_tensor_name_map))
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
         llama = transformers.LlamaForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
