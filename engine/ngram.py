@@ -580,31 +580,22 @@ class ChainSampler:
         self.links[key] = link
         return link
 
-    def chain(self, found: list[int]) -> list[tuple[tuple[int, int], tuple]]:
+    def walk(self, found: list[int]):
         """((order, context id), link) from the longest context down, for the links this smoothing visits."""
-        smoothing = self.model.smoothing
         top = len(found)
-        links = []
-        for order in range(top, (top if smoothing == "add-k" else 1) - 1, -1):  # add-k: the full context only
+        for order in range(top, (top if self.model.smoothing == "add-k" else 1) - 1, -1):  # add-k: full context only
             link = self.link(order, found[order - 1])
             if link is not None:
-                links.append(((order, found[order - 1]), link))
+                yield (order, found[order - 1]), link
                 if link[2] >= 1.0:  # MLE: the longest context seen takes it all
-                    break
-        return links
+                    return
+
+    def chain(self, found: list[int]) -> list[tuple[tuple[int, int], tuple]]:
+        return list(self.walk(found))
 
     def draw(self, found: list[int], rng: np.random.Generator) -> int:
         """One token after the context whose suffixes have dense ids `found` (see NGramCounts.context_ids)."""
-        smoothing = self.model.smoothing
-        top = len(found)
-        lowest = top if smoothing == "add-k" else 1  # add-k never looks at shorter contexts
-        for order in range(top, lowest - 1, -1):
-            link = self.link(order, found[order - 1])
-            if link is None:
-                if smoothing == "add-k":
-                    break
-                continue
-            ids, cumulative, stay, _ = link
+        for _, (ids, cumulative, stay, _) in self.walk(found):
             if stay >= 1.0 or rng.random() < stay:
                 i = int(cumulative.searchsorted(rng.random() * cumulative[-1], side="right"))
                 return int(ids[min(i, ids.size - 1)])
