@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from engine import limits
-from engine.lm import LanguageModel, apply_temperature_top_k, bits_per_character
+from engine.lm import LanguageModel, apply_temperature_top_k, bits_per_character, context_reader
 
 
 @dataclass
@@ -67,9 +67,10 @@ def generate(lm: LanguageModel, prompt: str, length: int, *, seed: int, temperat
     context = encode_prompt(lm, prompt)
     prompt_ids = list(context)
     rng = np.random.default_rng(seed)
+    read = context_reader(lm)
     steps = []
     for _ in range(length):
-        probs = lm.next_token_probs(context)
+        probs = read(context)
         reshaped = apply_temperature_top_k(probs, temperature, top_k)
         token = int(rng.choice(reshaped.size, p=reshaped))
         steps.append(Step(probs, reshaped, token))

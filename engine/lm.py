@@ -7,7 +7,7 @@ P(next token | context), cross-entropy on held-out ids, and sampling.
 from __future__ import annotations
 
 import math
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -39,6 +39,13 @@ class LanguageModel(Protocol):
                prompt: Sequence[int] = ()) -> list[int]:
         """`length` new token ids after `prompt`; the same seed gives the same ids."""
         ...
+
+
+def context_reader(lm: LanguageModel) -> Callable[[Sequence[int]], np.ndarray]:
+    """next_token_probs for one growing context: the model's own incremental reader (a
+    transformer's key/value cache) when it has one, else next_token_probs itself."""
+    reader = getattr(lm, "reader", None)
+    return reader() if callable(reader) else lm.next_token_probs
 
 
 def bits_per_character(nats_per_token: float, n_tokens: int, n_characters: int) -> float:

@@ -201,6 +201,17 @@ def sinusoidal_encoding(T: int, d: int) -> torch.Tensor:
 # --- the parts -------------------------------------------------------------------------------
 
 @dataclass
+class LayerCache:
+    """One block's keys and values of the tokens read so far, (B, h, T_past, d_k) each."""
+    K: torch.Tensor | None = None
+    V: torch.Tensor | None = None
+
+    @property
+    def length(self) -> int:
+        return 0 if self.K is None else int(self.K.shape[2])
+
+
+@dataclass
 class AttentionResult:
     """One multi-head attention call: output (B, T, d) and, on the explicit path, weights (B, h, T, T)."""
     output: torch.Tensor
@@ -227,24 +238,37 @@ class MultiHeadAttention(nn.Module):
         self.weights_dropout = nn.Dropout(config.dropout)
         self.output_dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, need_weights: bool = False) -> AttentionResult:
+    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> AttentionResult:
+        """With a cache (generation), x holds only the new tokens: their keys and values join the
+        cached ones and their queries read all of them (a causal model's past never changes)."""
         B, T, d = x.shape
         Q, K, V = self.W_qkv(x).to(self.W_o.weight.dtype).split(d, dim=2)   # 3 x (B, T, d)
         Q = Q.view(B, T, self.h, self.d_k).transpose(1, 2)            # (B, h, T, d_k)
         K = K.view(B, T, self.h, self.d_k).transpose(1, 2)
         V = V.view(B, T, self.h, self.d_k).transpose(1, 2)
+        past = 0
+        if cache is not None:
+            if cache.K is not None:
+                past = cache.length
+                K, V = torch.cat((cache.K, K), dim=2), torch.cat((cache.V, V), dim=2)   # (B, h, past + T, d_k)
+            cache.K, cache.V = K, V
+        # query i (at position past + i) may read keys 0 .. past + i; a single new query reads them all
+        mask = None
+        if self.causal and T > 1:
+            mask = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)
         with torch.autocast(x.device.type, enabled=False):
             if need_weights:
-                scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)     # (B, h, T, T)
-                if self.causal:
-                    future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
-                    scores = scores.masked_fill(future, float("-inf"))
+                scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)     # (B, h, T, past + T)
+                if mask is not None:
+                    scores = scores.masked_fill(~mask, float("-inf"))
                 weights = F.softmax(scores, dim=-1)                    # each row sums to 1
                 context = self.weights_dropout(weights) @ V            # (B, h, T, d_k)
             else:
                 weights = None
                 context = F.scaled_dot_product_attention(
-                    Q, K, V, is_causal=self.causal, dropout_p=self.dropout if self.training else 0.0)
+                    Q, K, V, is_causal=self.causal and past == 0 and T > 1,
+                    attn_mask=mask if past and mask is not None else None,
+                    dropout_p=self.dropout if self.training else 0.0)
         context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
         return AttentionResult(self.output_dropout(self.W_o(context)), weights)
 
@@ -284,13 +308,13 @@ class Block(nn.Module):
             self.norm_1 = nn.LayerNorm(config.d_model, bias=config.bias)
             self.norm_2 = nn.LayerNorm(config.d_model, bias=config.bias)
 
-    def forward(self, x: torch.Tensor, need_weights: bool = False) -> BlockResult:
+    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> BlockResult:
         if self.layer_norm == "pre":
-            attended = self.attention(self.norm_1(x), need_weights)
+            attended = self.attention(self.norm_1(x), need_weights, cache)
             z = x + attended.output if self.residual else attended.output
             y = z + self.feed_forward(self.norm_2(z)) if self.residual else self.feed_forward(self.norm_2(z))
         else:
-            attended = self.attention(x, need_weights)
+            attended = self.attention(x, need_weights, cache)
             z = x + attended.output if self.residual else attended.output
             if self.layer_norm == "post":
                 z = self.norm_1(z)
@@ -352,16 +376,17 @@ class TransformerLM(nn.Module):
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def embed(self, idx: torch.Tensor) -> torch.Tensor:
-        """x_t = E[w_t] (+ P[t]), shape (B, T, d)."""
+    def embed(self, idx: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """x_t = E[w_t] (+ P[t]) for positions t = start .. start + T - 1, shape (B, T, d)."""
         B, T = idx.shape
-        if T > self.config.context_length:
-            raise ValueError(f"The model reads at most {self.config.context_length} tokens at once; got {T}.")
+        if start + T > self.config.context_length:
+            raise ValueError(f"The model reads at most {self.config.context_length} tokens at once; "
+                             f"got {start + T}.")
         x = self.token_embedding(idx)                                  # (B, T, d)
         if self.config.positional == "learned":
-            x = x + self.position_embedding(torch.arange(T, device=idx.device))
+            x = x + self.position_embedding(torch.arange(start, start + T, device=idx.device))
         elif self.config.positional == "sinusoidal":
-            x = x + self.position_encoding[:T]
+            x = x + self.position_encoding[start:start + T]
         return self.embedding_dropout(x)
 
     def head(self, x: torch.Tensor) -> torch.Tensor:
@@ -378,6 +403,26 @@ class TransformerLM(nn.Module):
         if targets is not None:
             loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1))
         return logits, loss
+
+    @torch.inference_mode()
+    def extend(self, idx: torch.Tensor, cache: list[LayerCache]) -> torch.Tensor:
+        """Logits (B, T, V) of the new tokens idx, read after the len(cache[0]) tokens the cache holds.
+
+        Equal to forward() over the whole sequence, for a causal model: each block adds the new
+        tokens' keys and values to its cache, so a step of generation costs one token, not T.
+        """
+        if not self.config.causal:
+            raise ValueError("Only a causal model can be read incrementally: without the mask, "
+                             "every new token changes the vectors of the tokens before it.")
+        if len(cache) != len(self.blocks):
+            raise ValueError(f"The cache has {len(cache)} layers; the model has {len(self.blocks)} blocks.")
+        x = self.embed(idx, start=cache[0].length)
+        for block, layer in zip(self.blocks, cache):
+            x = block(x, cache=layer).output
+        return self.head(x)
+
+    def empty_cache(self) -> list[LayerCache]:
+        return [LayerCache() for _ in self.blocks]
 
     @torch.no_grad()
     def trace(self, idx: torch.Tensor) -> ModelTrace:
@@ -410,13 +455,20 @@ class TransformerLanguageModel:
 
     def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
         """softmax(logits at the last position), reading at most context_length tokens back."""
-        T = self.model.config.context_length
-        ids = list(context)[-T:]
-        if not ids:
-            raise ValueError("The transformer needs at least one token of context (a prompt) to go on.")
+        ids = self._window(context)
         with torch.no_grad():
             logits, _ = self.model(torch.tensor([ids], dtype=torch.long))
         return torch.softmax(logits[0, -1].double(), dim=-1).numpy()
+
+    def _window(self, context: Sequence[int]) -> list[int]:
+        ids = list(context)[-self.model.config.context_length:]
+        if not ids:
+            raise ValueError("The transformer needs at least one token of context (a prompt) to go on.")
+        return ids
+
+    def reader(self) -> "CachedReader":
+        """next_token_probs for one growing context (a generation), with a key/value cache."""
+        return CachedReader(self)
 
     def cross_entropy(self, ids: Sequence[int]) -> float:
         """Mean -ln P(w_t | w_<t) over ids[1:], windows of context_length that overlap by one token."""
@@ -449,13 +501,40 @@ class TransformerLanguageModel:
         """Draw `length` ids one at a time from P(w_t | w_<t) reshaped by temperature and top-k."""
         rng = np.random.default_rng(seed)
         context = list(prompt) or [int(rng.integers(self.model.config.vocab_size))]
+        read = self.reader()
         out: list[int] = []
         for _ in range(length):
-            probs = apply_temperature_top_k(self.next_token_probs(context), temperature, top_k)
+            probs = apply_temperature_top_k(read(context), temperature, top_k)
             token = int(rng.choice(probs.size, p=probs))
             out.append(token)
             context.append(token)
         return out
+
+
+class CachedReader:
+    """P(next token | context) for a context that grows a token at a time, as in generation.
+
+    While the context fits the window, each call runs only the tokens added since the last one
+    (TransformerLM.extend). Once it is longer than context_length, the window slides: every
+    token's position changes and the first one drops out, so each call is a full forward pass
+    again, exactly as next_token_probs. The answers equal next_token_probs' up to float rounding.
+    """
+
+    def __init__(self, lm: TransformerLanguageModel):
+        self.lm, self.causal = lm, lm.model.config.causal
+        self.ids: list[int] = []
+        self.cache: list[LayerCache] = []
+
+    def __call__(self, context: Sequence[int]) -> np.ndarray:
+        ids = self.lm._window(context)
+        if not self.causal:
+            return self.lm.next_token_probs(ids)
+        known = len(self.ids)
+        if not (known and len(ids) > known and ids[:known] == self.ids):
+            self.cache, known = self.lm.model.empty_cache(), 0        # a new context, or the window slid
+        logits = self.lm.model.extend(torch.tensor([ids[known:]], dtype=torch.long), self.cache)
+        self.ids = ids
+        return torch.softmax(logits[0, -1].double(), dim=-1).numpy()
 
 
 def with_vocab(config: TransformerConfig, vocab_size: int) -> TransformerConfig:

@@ -19,7 +19,7 @@ SHIPPED, LIVE = "shipped transformer", "your live model"
 url_state.init("gen_prompt", DEFAULT_PROMPT)
 url_state.init("gen_temperature", 0.8, url_state.between(0.0, 2.0, float))
 url_state.init("gen_top_k", 0, url_state.between(0, 75, int))
-url_state.init("gen_length", 160, url_state.between(1, limits.MAX_GENERATE_TOKENS, int))
+url_state.init("gen_length", 100, url_state.between(1, limits.MAX_GENERATE_TOKENS, int))
 url_state.init("gen_seed", 0, url_state.between(0, 2**31 - 1, int))
 url_state.init("gen_models", f"{SHIPPED},4-gram,2-gram", str)
 live = st.session_state.get("live_model")
@@ -34,7 +34,11 @@ with st.sidebar:
     st.slider("Temperature T", 0.0, 2.0, step=0.05, key="gen_temperature",
               help="q_i ∝ p_i^(1/T): below 1 sharper, above 1 flatter, 0 always the most likely.")
     st.number_input("top-k (0 = keep all)", 0, 75, key="gen_top_k")
-    st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key="gen_length")
+    st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key="gen_length",
+                    help="A transformer reads at most its context window (the shipped one: the last 128 "
+                         "characters). While prompt and sample fit in it, each step runs only the new character "
+                         "(the keys and values of the earlier ones are kept); past it the window slides, every "
+                         "position moves, and each step is a whole pass again, several times slower.")
     st.number_input("seed", 0, 2**31 - 1, key="gen_seed")
     if live is None:
         st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")

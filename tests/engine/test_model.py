@@ -10,8 +10,10 @@ import torch
 import torch.nn as nn
 from hypothesis import given, settings, strategies as st
 
-from engine.model import (PRESETS, Block, MultiHeadAttention, TransformerConfig, TransformerLanguageModel,
-                          TransformerLM, check_buildable, count_parameters, sinusoidal_encoding)
+from engine.generation import generate
+from engine.model import (PRESETS, Block, LayerCache, MultiHeadAttention, TransformerConfig,
+                          TransformerLanguageModel, TransformerLM, check_buildable, count_parameters,
+                          sinusoidal_encoding)
 
 SMALL = TransformerConfig(vocab_size=11, context_length=12, d_model=16, n_heads=4, d_ff=24, n_layers=2)
 
@@ -254,6 +256,90 @@ def test_language_model_interface():
         lm.sample(4, seed=4, temperature=0, prompt=[1, int(np.argmax(lm.next_token_probs([1])))])
     with pytest.raises(ValueError, match="vocabulary|tokens but"):
         TransformerLanguageModel(model, Letters("abc"))
+
+
+# --- the key/value cache: generation reads each new token once ------------------------------------
+
+causal_configs = configs.map(lambda config: replace(config, causal=True, dropout=0.0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(causal_configs, st.data())
+def test_extending_a_cache_piece_by_piece_equals_one_forward_pass(config, data):
+    model = built(config, seed=data.draw(st.integers(0, 3)))
+    T = data.draw(st.integers(1, config.context_length))
+    idx = torch.tensor([data.draw(st.lists(st.integers(0, config.vocab_size - 1), min_size=T, max_size=T))])
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, T - 1), max_size=4)))) if T > 1 else []
+    cache, pieces = model.empty_cache(), []
+    for start, stop in zip([0, *cuts], [*cuts, T]):
+        pieces.append(model.extend(idx[:, start:stop], cache))
+    with torch.no_grad():
+        whole, _ = model(idx)
+    torch.testing.assert_close(torch.cat(pieces, dim=1), whole, atol=1e-5, rtol=1e-4)
+    assert all(layer.length == T for layer in cache)
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_cached_attention_explicit_and_fused_paths_agree(need_weights):
+    torch.manual_seed(1)
+    attention = MultiHeadAttention(SMALL).eval()
+    x = torch.randn(2, 7, 16)
+    whole = attention(x, need_weights=need_weights)
+    cache = LayerCache()
+    first = attention(x[:, :4], need_weights=need_weights, cache=cache)
+    rest = attention(x[:, 4:], need_weights=need_weights, cache=cache)
+    torch.testing.assert_close(torch.cat([first.output, rest.output], dim=1), whole.output, atol=1e-6, rtol=1e-5)
+    if need_weights:
+        torch.testing.assert_close(rest.weights, whole.weights[:, :, 4:, :], atol=1e-6, rtol=1e-5)
+
+
+def test_the_cached_reader_equals_next_token_probs_as_the_window_slides():
+    model = built(replace(SMALL, positional="learned", layer_norm="pre", final_norm=True))
+    lm = TransformerLanguageModel(model, Letters("abcdefghijk"))
+    read, context = lm.reader(), [3, 1, 4]
+    for step in range(30):                              # 12-token window: it fills, then slides
+        cached, plain = read(context), lm.next_token_probs(context)
+        np.testing.assert_allclose(cached, plain, atol=1e-6)
+        context.append(int(np.argmax(cached)) if step % 3 else (step * 7) % 11)
+    np.testing.assert_allclose(read([5, 5]), lm.next_token_probs([5, 5]), atol=1e-6)   # a new context
+    np.testing.assert_allclose(read([5, 5]), lm.next_token_probs([5, 5]), atol=1e-6)   # the same one again
+
+
+class WithoutCache:
+    """A language model that only answers next_token_probs (as an n-gram does)."""
+
+    def __init__(self, lm: TransformerLanguageModel):
+        self.lm, self.name, self.tokenizer = lm, lm.name, lm.tokenizer
+
+    def next_token_probs(self, context):
+        return self.lm.next_token_probs(context)
+
+
+def test_generation_with_the_cache_draws_what_full_passes_draw():
+    lm = TransformerLanguageModel(built(replace(SMALL, positional="learned")), Letters("abcdefghijk"))
+    cached = generate(lm, "abc", 40, seed=3, temperature=0.9)
+    plain = generate(WithoutCache(lm), "abc", 40, seed=3, temperature=0.9)
+    assert cached.ids == plain.ids
+    for a, b in zip(cached.steps, plain.steps):
+        np.testing.assert_allclose(a.probs, b.probs, atol=1e-6)
+
+
+def test_a_model_that_sees_both_ways_is_not_read_incrementally():
+    model = built(replace(SMALL, causal=False))
+    with pytest.raises(ValueError, match="Only a causal model"):
+        model.extend(torch.tensor([[1, 2]]), model.empty_cache())
+    lm = TransformerLanguageModel(model, Letters("abcdefghijk"))
+    read = lm.reader()
+    np.testing.assert_allclose(read([1, 2]), lm.next_token_probs([1, 2]))
+    np.testing.assert_allclose(read([1, 2, 3]), lm.next_token_probs([1, 2, 3]))   # every call a full pass
+
+
+def test_a_cache_past_the_window_is_refused():
+    model = built(SMALL)
+    cache = model.empty_cache()
+    model.extend(torch.zeros(1, 12, dtype=torch.long), cache)
+    with pytest.raises(ValueError, match="at most 12 tokens"):
+        model.extend(torch.zeros(1, 1, dtype=torch.long), cache)
 
 
 def test_the_models_sinusoids_are_the_position_pages():

@@ -1,0 +1,94 @@
+"""Generation speed on the Generate page: the shipped transformer with and without its key/value cache.
+
+    python -m bench.generate [--repeats 5]
+
+Each row samples the page's default prompt at T = 0.8, on 1 torch thread as the server
+runs, for 100, 160 (the page's default) and 400 (the limit) characters:
+- "cached": engine.generation.generate, which reads the transformer through its
+  CachedReader (each step runs only the new token until the 128-character window is full,
+  then a full pass per step as the window slides);
+- "full passes": the same loop calling next_token_probs, one forward over the whole window
+  per step (the reference, run in the same process, interleaved with the cached runs).
+Both draw the same characters (checked). The Kneser-Ney 2- and 4-grams the page puts beside
+the transformer are timed too. Best of --repeats, in ms.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from engine.corpus import load_corpus  # noqa: E402
+from engine.generation import generate  # noqa: E402
+from engine.model import TransformerLanguageModel  # noqa: E402
+from engine.ngram import NGramModel, count_ngrams  # noqa: E402
+from engine.tokenizers import CharTokenizer  # noqa: E402
+from engine.train import load_checkpoint  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPT = "ROMEO:\nBut soft, what light"     # views/generate.py's DEFAULT_PROMPT
+LENGTHS = (100, 160, 400)
+
+
+class FullPasses:
+    """The transformer behind next_token_probs only: one forward over the window per step."""
+
+    def __init__(self, lm: TransformerLanguageModel):
+        self.lm, self.name, self.tokenizer = lm, lm.name, lm.tokenizer
+
+    def next_token_probs(self, context):
+        return self.lm.next_token_probs(context)
+
+
+def best_ms(run, repeats: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - start)
+    return best * 1000, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    model, notes = load_checkpoint(ROOT / "assets" / "shakespeare_char")
+    tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
+    lm = TransformerLanguageModel(model, tokenizer, name="shipped transformer")
+    window = model.config.context_length
+    prompt_tokens = len(tokenizer.encode(PROMPT))
+    print(f"shipped transformer: {model.config.n_layers} layers, d = {model.config.d_model}, "
+          f"window {window}; prompt {prompt_tokens} characters, T = 0.8, 1 thread")
+    print(f"{'characters':>10}  {'cached ms':>9}  {'full passes ms':>14}  {'ratio':>5}  {'steps in window':>15}")
+    generate(lm, PROMPT, 20, seed=0, temperature=0.8)                # warm-up
+    for length in LENGTHS:
+        cached_ms, full_ms = float("inf"), float("inf")
+        for seed in range(args.repeats):                              # interleaved: load slows both alike
+            c, cached = best_ms(lambda: generate(lm, PROMPT, length, seed=seed, temperature=0.8), 1)
+            f, full = best_ms(lambda: generate(FullPasses(lm), PROMPT, length, seed=seed, temperature=0.8), 1)
+            if cached.ids != full.ids:
+                raise SystemExit(f"The cached and full-pass generations differ at seed {seed}, length {length}.")
+            cached_ms, full_ms = min(cached_ms, c), min(full_ms, f)
+        inside = max(0, min(length, window - prompt_tokens + 1))
+        print(f"{length:>10}  {cached_ms:>9.0f}  {full_ms:>14.0f}  {full_ms / cached_ms:>5.2f}  {inside:>15}")
+
+    start = time.perf_counter()
+    counts = count_ngrams(np.array(tokenizer.encode(load_corpus().train), dtype=np.int64), 4, tokenizer.vocab_size)
+    print(f"\nKneser-Ney character n-grams (counted in {time.perf_counter() - start:.1f} s), the same loop:")
+    for n in (2, 4):
+        ngram = NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer)
+        row = [f"{best_ms(lambda: generate(ngram, PROMPT, length, seed=0, temperature=0.8), args.repeats)[0]:.0f}"
+               for length in LENGTHS]
+        print(f"{n}-gram: " + ", ".join(f"{length} chars {ms} ms" for length, ms in zip(LENGTHS, row)))
+
+
+if __name__ == "__main__":
+    main()
