@@ -37,6 +37,13 @@ def _candidates(text: str, candidates: tuple[str, ...]):
     return pretrained.candidate_probabilities(text, candidates, model=loaders.smollm2())
 
 
+@st.cache_data(max_entries=64, show_spinner="SmolLM2 writes, one token at a time...")
+def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: int):
+    """A seed fixes the draw, so one generation per settings serves every session (about 55 ms a token)."""
+    return pretrained.generate(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
+                               model=loaders.smollm2())
+
+
 def load_smollm2():
     """The shared SmolLM2, or None after an st.error saying which package to install."""
     return page.run_engine(loaders.smollm2)
@@ -142,8 +149,7 @@ def sampling_panel(default_prompt: str = "Once upon a time", *, key: str = "smol
     top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, 40, key=f"{key}_top_k")
     seed = columns[2].number_input("Seed", 0, 10_000, 0, key=f"{key}_seed")
     length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, 30, key=f"{key}_length")
-    generation = page.run_engine(pretrained.generate, prompt, max_new_tokens=length, temperature=temperature,
-                                 top_k=top_k, seed=int(seed), model=model)
+    generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None
     st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid #1f6fb4; padding-left: 0.8em'>"
