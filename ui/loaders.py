@@ -1,4 +1,9 @@
-"""One cached loader per heavy object, shared read-only by every session of the process."""
+"""One cached loader per heavy object, shared read-only by every session of the process.
+
+Streamlit keys a cache on the arguments as they are passed, without filling in defaults:
+f(a, b) and f(a, b, None) would be two entries and two copies in memory. So no cached
+loader has a default value; every call names every argument (tests/test_loaders.py).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -86,7 +91,7 @@ def char_corpus():
     """
     from engine.corpus import ALL_PLAYS
 
-    tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters")
+    tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
     for ids in (train_ids, held_out_ids):
         ids.setflags(write=False)
     return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
@@ -128,7 +133,7 @@ def char_ngrams() -> dict:
     from engine.ngram import NGramModel
 
     tokenizer = char_corpus()[0]
-    counts = ngram_counts(ALL_PLAYS, "characters")  # the N-gram sampler's counts, shared
+    counts = ngram_counts(ALL_PLAYS, "characters", None)  # the N-gram sampler's counts, shared
     return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
 
 
@@ -165,7 +170,7 @@ def corpus_bpe(n_merges: int, n_chars: int):
 
 
 @st.cache_resource(show_spinner="Tokenizing the text ...", max_entries=12)
-def tokenized(source: str, level: str, own_text: str | None = None):
+def tokenized(source: str, level: str, own_text: str | None):
     """(tokenizer, train ids, validation ids) of a source at a token level."""
     import numpy as np
 
@@ -179,7 +184,7 @@ def tokenized(source: str, level: str, own_text: str | None = None):
 
 
 @st.cache_resource(show_spinner="Counting n-grams for n = 1 to 6 ...", max_entries=12)
-def ngram_counts(source: str, level: str, own_text: str | None = None):
+def ngram_counts(source: str, level: str, own_text: str | None):
     """Counts of every k-gram, k = 1..6 (fewer for a very short text), of the training ids."""
     from engine import limits
     from engine.ngram import count_ngrams
@@ -189,7 +194,7 @@ def ngram_counts(source: str, level: str, own_text: str | None = None):
 
 
 @st.cache_resource(show_spinner="Scoring the held-out text for every n and smoothing ...", max_entries=12)
-def held_out(source: str, level: str, own_text: str | None = None):
+def held_out(source: str, level: str, own_text: str | None):
     """Held-out cross-entropy rows (engine.ngram.held_out_rows) for n = 1..6 and each smoothing."""
     from engine.ngram import held_out_rows
 
@@ -206,7 +211,7 @@ def corpus_characters():
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)
-def transition(source: str, level: str, own_text: str | None = None, top: int = 20):
+def transition(source: str, level: str, own_text: str | None, top: int):
     """The bigram table among the most frequent tokens (engine.ngram.transition_table), per source and level."""
     from engine.ngram import transition_table
 
@@ -214,7 +219,7 @@ def transition(source: str, level: str, own_text: str | None = None, top: int = 
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)
-def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smoothing: str, k: float, rows: int = 8):
+def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smoothing: str, k: float, rows: int):
     """[(context ids, times seen, [(next id, probability, count), ...])] for the most frequent (n-1)-token contexts."""
     from engine.ngram import NGramModel
 

@@ -66,7 +66,7 @@ merges = int(st.session_state.merges)
 
 # --- the four tokenizers -------------------------------------------------------------------------
 char_vocab = loaders.corpus_characters()
-words_vocab = loaders.tokenized(ALL_PLAYS, "words")[0]
+words_vocab = loaders.tokenized(ALL_PLAYS, "words", None)[0]
 if st.session_state.bpe_source == BPE_SOURCES[0]:
     bpe = loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS).truncated(merges)
 else:
@@ -130,8 +130,8 @@ st.text_input("Context (the text so far)", key="prompt", max_chars=400)
 st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
           value=True, key="with_smollm2")
 level, n, smoothing = st.session_state.level, int(st.session_state.n), st.session_state.smoothing
-tokenizer = loaders.tokenized(ALL_PLAYS, level)[0]
-model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level), n, smoothing,
+tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
+model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
                         tokenizer=tokenizer)
 context = page.run_engine(prompt_ids, tokenizer, st.session_state.prompt) if model is not None else None
 distribution = None
