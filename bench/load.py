@@ -3,7 +3,8 @@
     python -m bench.load [--sessions 1 10 30] [--pace lesson|stress] [--port 8671] [--trainers 3] [--seed 0]
 
 For each N the script starts a fresh server on 127.0.0.1, warms its shared caches with one
-visit to every page, then opens N sessions that speak Streamlit's own websocket protocol
+visit to every page, waits for the server's background prefetch (ui/warmup.py) to finish, as
+a teacher's server would have before the class, then opens N sessions that speak Streamlit's own websocket protocol
 (`bench/wsclient.py`): each session is a real server session that runs the real page
 scripts, exactly as a browser tab would, without the browser's rendering cost. Every
 session follows the lesson below (pages not yet in `ui/path.py` are skipped), pausing
@@ -27,6 +28,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -217,15 +219,17 @@ class Server:
         self._sampler: threading.Thread | None = None
 
     def __enter__(self) -> "Server":
+        self._log = tempfile.TemporaryFile("w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
              "--server.address", HOST, "--server.headless", "true", "--server.fileWatcherType", "none",
              "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self._log, text=True)   # a file: a pipe could fill
         deadline = time.time() + 60
         while True:
             if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {self.process.stderr.read()[-2000:]}")
+                self._log.seek(0)
+                raise RuntimeError(f"streamlit exited: {self._log.read()[-2000:]}")
             try:
                 urllib.request.urlopen(f"http://{HOST}:{self.port}/_stcore/health", timeout=2)
                 break
@@ -249,6 +253,17 @@ class Server:
 
     def rss(self) -> int:
         return rss_bytes(self.process.pid)
+
+    def settle(self, quiet_s: float = 2.0, cap_s: float = 240.0) -> float:
+        """Wait until the server has used under 5% of a CPU for quiet_s (its background warm-up,
+        ui/warmup.py, done); returns the seconds waited."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < cap_s:
+            before = self.cpu_seconds()
+            time.sleep(quiet_s)
+            if self.cpu_seconds() - before < 0.05 * quiet_s:
+                break
+        return time.perf_counter() - start
 
     def cpu_seconds(self) -> float:
         with open(f"/proc/{self.process.pid}/stat") as f:
@@ -363,6 +378,7 @@ def main() -> None:
     for n in args.sessions:
         with Server(args.port) as server:
             warm = asyncio.run(warm_up(args.port, pages))
+            warm["background prefetch (ui/warmup.py)"] = server.settle()
             idle = server.rss()
             server.reset_peak()
             cpu0, t0 = server.cpu_seconds(), time.perf_counter()

@@ -142,7 +142,9 @@ class WordTokenizer:
         ranked = sorted(Counter(pieces).items(), key=lambda item: (-item[1], item[0]))
         if max_vocab is not None:
             ranked = ranked[:max(max_vocab - 1, 0)]
-        return cls((UNKNOWN_WORD,) + tuple(word for word, _ in ranked))
+        # Fresh copies of the kept words: the originals lie scattered among a million freed pieces,
+        # and would keep all of that memory from going back to the system (about 50 MB for the plays).
+        return cls((UNKNOWN_WORD,) + tuple(_fresh(word) for word, _ in ranked))
 
     @property
     def vocab_size(self) -> int:
@@ -171,6 +173,11 @@ class WordTokenizer:
     def unknown(self, text: str) -> list[str]:
         """The words of `text` outside the vocabulary, in order of first appearance."""
         return list(dict.fromkeys(w for w in split_words(text) if w not in self._index))
+
+
+def _fresh(piece: str) -> str:
+    """A new string object equal to `piece` (for a long-lived dictionary built from a big temporary list)."""
+    return piece.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
 
 
 def split_words(text: str) -> list[str]:
@@ -248,7 +255,7 @@ class BPETokenizer:
             ids = merged
         result = tuple(ids)
         if len(self._cache) < 200_000:
-            self._cache[piece] = result
+            self._cache[_fresh(piece)] = result     # not the caller's piece: see _fresh
         return result
 
     def encode(self, text: str) -> list[int]:

@@ -23,6 +23,20 @@ def glove():
 BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
 
 
+@st.cache_resource(show_spinner="Scoring the classic analogies ...")
+def analogy_accuracy(method: str) -> list[dict]:
+    """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
+    from engine import embeddings, limits
+
+    questions = embeddings.read_analogy_set()
+    rows = []
+    for size in limits.VOCAB_SIZE_CHOICES:
+        scores = embeddings.score_analogies(glove(), questions, method=method, vocab_size=size)
+        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
+                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
+    return rows
+
+
 @st.cache_resource(show_spinner=False)
 def bundled_picture(name: str):
     """One of scikit-image's pictures shipped inside its wheel (uint8 pixels); read-only, shared."""

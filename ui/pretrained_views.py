@@ -137,18 +137,28 @@ def model_ladder_entry(held_out_text: str):
     return page.run_engine(_bits_per_character, held_out_text[:limits.PRETRAINED_MAX_EVAL_CHARS])
 
 
-def sampling_panel(default_prompt: str = "Once upon a time", *, key: str = "smollm2"):
+SAMPLE_DEFAULTS = {"prompt": "Once upon a time", "length": 30, "temperature": 0.8, "top_k": 40, "seed": 0}
+
+
+def default_sample():
+    """The sampling panel's first view, generated once per server (ui.warmup fills it)."""
+    d = SAMPLE_DEFAULTS
+    return _generation(d["prompt"], d["length"], d["temperature"], d["top_k"], d["seed"])
+
+
+def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str = "smollm2"):
     """Prompt, temperature, top-k and seed; SmolLM2's continuation and each step's top candidates."""
     model = load_smollm2()
     if model is None:
         return None
+    d = SAMPLE_DEFAULTS
     prompt = st.text_input("Prompt for SmolLM2", default_prompt, key=f"{key}_prompt",
                            max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
     columns = st.columns(4)
-    temperature = columns[0].slider("Temperature", 0.0, 2.0, 0.8, 0.1, key=f"{key}_temperature")
-    top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, 40, key=f"{key}_top_k")
-    seed = columns[2].number_input("Seed", 0, 10_000, 0, key=f"{key}_seed")
-    length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, 30, key=f"{key}_length")
+    temperature = columns[0].slider("Temperature", 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
+    top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, d["top_k"], key=f"{key}_top_k")
+    seed = columns[2].number_input("Seed", 0, 10_000, d["seed"], key=f"{key}_seed")
+    length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, d["length"], key=f"{key}_length")
     generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None

@@ -10,7 +10,7 @@ from engine import charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
 from engine.charts import heatmap_spec
-from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state
+from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state, warmup
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -321,18 +321,7 @@ if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; l
 st.subheader("What the vocabulary size changes")
 
 
-@st.cache_data(show_spinner="Scoring the classic analogies ...")
-def accuracy_by_vocabulary(method: str) -> list[dict]:
-    questions = E.read_analogy_set()
-    rows = []
-    for size in limits.VOCAB_SIZE_CHOICES:
-        scores = E.score_analogies(loaders.glove(), questions, method=method, vocab_size=size)
-        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
-                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
-    return rows
-
-
-accuracy = accuracy_by_vocabulary(method)
+accuracy = loaders.analogy_accuracy(method)
 size_chart, size_text = st.columns([3, 2])
 with size_chart:
     charts.show(charts_emb.accuracy_bars(accuracy), width="stretch")
@@ -410,3 +399,4 @@ page.further_reading([
 ])
 url_state.mirror(["vocab", "method", "preset", "a", "b", "c", "d", "extra", "query", "leave_out", "homonym"])
 page.next_idea(__file__)
+warmup.prefetch("analogy accuracy, both scores")  # ui.warmup

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.generation import generate
-from ui import challenges, charts, code, loaders, page, pretrained_views, url_state
+from ui import challenges, charts, code, loaders, page, pretrained_views, url_state, warmup
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -165,7 +165,7 @@ if rungs is not None:
 
 with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any text)", icon=":material/edit_note:"):
     if st.toggle("Load SmolLM2 (once per server, a few seconds)", key="sample_smollm2"):
-        pretrained_views.sampling_panel("Once upon a time", key="gen_smollm2")
+        pretrained_views.sampling_panel(key="gen_smollm2")
 
 # --- code, challenges, reading ------------------------------------------------------------------------
 code.show_code({"Python": f'''from engine.generation import generate
@@ -198,3 +198,4 @@ page.further_reading([
     ("Stanford CME 295, Transformers and large language models, lecture 1", "https://cme295.stanford.edu/syllabus/"),
 ])
 page.next_idea(__file__)
+warmup.prefetch("SmolLM2's default sample")  # ui.warmup

@@ -12,7 +12,7 @@ from engine.charts_text import held_out_lines, table_growth, transition_heatmap,
 from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
 from engine.tokenizers import LEVELS, decoded_pieces, token_text
-from ui import challenges, charts, chips, code, formula, loaders, page, url_state
+from ui import challenges, charts, chips, code, formula, loaders, page, url_state, warmup
 
 HEATMAP_TOKENS = 20
 CONTEXT_ROWS = 8
@@ -209,3 +209,4 @@ page.further_reading([
     ("Holtzman et al. 2020: The curious case of neural text degeneration", "https://arxiv.org/abs/1904.09751"),
 ])
 page.next_idea(__file__)
+warmup.prefetch("n-grams of the plays, every token level")  # ui.warmup

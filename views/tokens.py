@@ -9,7 +9,7 @@ from engine.charts_text import next_token_bars, tokens_vs_merges, visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe
-from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state
+from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state, warmup
 
 DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
 DEFAULT_PROMPT = "Mary had a little"
@@ -217,3 +217,4 @@ page.further_reading([
     ("Stanford CME 295, lecture 1: tokens and language models", "https://cme295.stanford.edu/"),
 ])
 page.next_idea(__file__)
+warmup.prefetch("n-grams of the plays, every token level")  # ui.warmup

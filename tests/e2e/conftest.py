@@ -28,7 +28,7 @@ def _free_port() -> int:
 def running_app():
     """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
     port = _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0")   # no background prefetch (ui/warmup.py)
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",

@@ -1,0 +1,103 @@
+"""Prefetch: a page fills, in the background, the shared caches its next choices will need.
+
+A class does not click one student at a time: thirty students pick BPE on the N-gram page,
+3CosMul on the Embedding page or SmolLM2's sample on Generate at about the same moment.
+Done cold, each costs seconds of one CPU (BPE tokens and their n-gram counts, about 4 s),
+and every student who asked waits for it. So when a page is first shown on a server, it
+names the caches behind its own controls (`prefetch`), and one background thread fills
+each of them once, at the lowest CPU priority (any page's rerun goes first). Only pages
+someone opened prefetch: the numpy pages never bring in torch, and a server that only
+shows the attention calculator loads nothing more.
+
+Off with PLAYGROUND_WARM_UP=0 (the browser tests set it); nothing runs outside a
+`streamlit run` server (AppTest, a notebook).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from typing import Callable
+
+ENVIRONMENT_SWITCH = "PLAYGROUND_WARM_UP"
+log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_asked: set[str] = set()
+_queue: "queue.Queue[str]" = queue.Queue()
+_thread: threading.Thread | None = None
+timings: dict[str, float] = {}        # task -> seconds it took
+
+
+def _level(name: str) -> Callable[[], None]:
+    def fill() -> None:
+        from engine.corpus import ALL_PLAYS
+        from ui import loaders
+
+        loaders.tokenized(ALL_PLAYS, name, None)
+        loaders.ngram_counts(ALL_PLAYS, name, None)
+        loaders.held_out(ALL_PLAYS, name, None)
+    return fill
+
+
+def _analogy_accuracy() -> None:
+    from engine.embeddings import METHODS
+    from ui import loaders
+
+    for method in METHODS:
+        loaders.analogy_accuracy(method)
+
+
+def _smollm2_sample() -> None:
+    from ui import pretrained_views
+
+    pretrained_views.default_sample()
+
+
+# name -> what it fills, each with the arguments its page passes
+TASKS: dict[str, Callable[[], None]] = {
+    "n-grams of the plays, every token level": lambda: [_level(level)() for level in ("characters", "words", "BPE")],
+    "analogy accuracy, both scores": _analogy_accuracy,
+    "SmolLM2's default sample": _smollm2_sample,
+}
+
+
+def prefetch(*names: str) -> None:
+    """Fill these caches (keys of TASKS) in the background, once per server process."""
+    unknown = [name for name in names if name not in TASKS]
+    if unknown:
+        raise KeyError(f"No warm-up task named {unknown}; see ui.warmup.TASKS.")
+    if os.environ.get(ENVIRONMENT_SWITCH, "1") == "0":
+        return
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return
+    global _thread
+    with _lock:
+        for name in names:
+            if name not in _asked:
+                _asked.add(name)
+                _queue.put(name)
+        if _thread is None:
+            _thread = threading.Thread(target=_work, name="warm-up", daemon=True)
+            _thread.start()
+
+
+def _work() -> None:
+    from engine.train import yield_to_pages
+    from ui.server import return_freed_memory
+
+    yield_to_pages()
+    # Streamlit warns on each call that this thread has no session; the caches need none.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+    while True:
+        name = _queue.get()
+        begin = time.perf_counter()
+        try:
+            TASKS[name]()
+            timings[name] = time.perf_counter() - begin
+        except Exception as error:   # a package missing: the page that needs it says so itself
+            log.warning("warm-up of %s failed: %s", name, error)
+        return_freed_memory()
