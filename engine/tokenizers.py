@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import numpy as np
 import regex
 
 from engine import limits
@@ -105,6 +106,15 @@ class CharTokenizer:
     def unknown(self, text: str) -> set[str]:
         """The characters of `text` outside the vocabulary."""
         return set(text) - set(self._index)
+
+
+def id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
+    """Token ids as a read-only array of the smallest unsigned type that holds the vocabulary
+    (uint8 for characters): a long corpus kept in memory. Arithmetic on it widens first
+    (engine.ngram.check_ids gives int64)."""
+    array = np.array(ids, dtype=np.min_scalar_type(max(vocab_size - 1, 0)))
+    array.setflags(write=False)
+    return array
 
 
 # --- words ----------------------------------------------------------------------------------

@@ -118,19 +118,23 @@ def mixed_precision(precision: str) -> bool:
 
 
 def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) -> torch.Tensor:
-    ids = torch.tensor(np.asarray(ids, dtype=np.int64))        # a copy: shared arrays stay read-only
-    if ids.ndim != 1:
+    """A copy of the ids (shared arrays stay read-only) in the smallest type that holds the
+    vocabulary: uint8 for characters, so a training keeps 4 MB of corpus, not 35."""
+    array = np.asarray(ids)
+    if array.ndim != 1:
         raise ValueError(f"The {what} ids must be one long sequence.")
-    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+    if array.size and (not np.issubdtype(array.dtype, np.integer) or int(array.min()) < 0
+                       or int(array.max()) >= vocab_size):
         raise ValueError(f"The {what} ids use tokens outside the model's vocabulary of {vocab_size}.")
-    return ids
+    dtype = torch.uint8 if vocab_size <= 256 else torch.int16 if vocab_size <= 2**15 else torch.int32
+    return torch.tensor(array.astype(str(dtype).removeprefix("torch."), copy=False))
 
 
 def random_windows(ids: torch.Tensor, batch_size: int, T: int, generator: torch.Generator):
-    """x = B windows of T ids at random starts, y = the same windows shifted one token on."""
+    """x = B windows of T ids at random starts, y = the same windows shifted one token on (int64)."""
     starts = torch.randint(ids.numel() - T, (batch_size, 1), generator=generator)
     positions = starts + torch.arange(T + 1)                          # (B, T+1)
-    windows = ids[positions]
+    windows = ids[positions].long()
     return windows[:, :-1], windows[:, 1:]
 
 
