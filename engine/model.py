@@ -252,9 +252,10 @@ class MultiHeadAttention(nn.Module):
                 past = cache.length
                 K, V = torch.cat((cache.K, K), dim=2), torch.cat((cache.V, V), dim=2)   # (B, h, past + T, d_k)
             cache.K, cache.V = K, V
-        # query i (at position past + i) may read keys 0 .. past + i; a single new query reads them all
+        # query i (at position past + i) may read keys 0 .. past + i; a single new query reads them all.
+        # The fused path masks a fresh sequence itself (is_causal); a mask is built only where it cannot.
         mask = None
-        if self.causal and T > 1:
+        if self.causal and T > 1 and (need_weights or past):
             mask = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)
         with torch.autocast(x.device.type, enabled=False):
             if need_weights:
@@ -266,8 +267,7 @@ class MultiHeadAttention(nn.Module):
             else:
                 weights = None
                 context = F.scaled_dot_product_attention(
-                    Q, K, V, is_causal=self.causal and past == 0 and T > 1,
-                    attn_mask=mask if past and mask is not None else None,
+                    Q, K, V, attn_mask=mask, is_causal=self.causal and T > 1 and mask is None,
                     dropout_p=self.dropout if self.training else 0.0)
         context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
         return AttentionResult(self.output_dropout(self.W_o(context)), weights)

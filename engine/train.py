@@ -126,8 +126,8 @@ def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) ->
     if array.size and (not np.issubdtype(array.dtype, np.integer) or int(array.min()) < 0
                        or int(array.max()) >= vocab_size):
         raise ValueError(f"The {what} ids use tokens outside the model's vocabulary of {vocab_size}.")
-    dtype = torch.uint8 if vocab_size <= 256 else torch.int16 if vocab_size <= 2**15 else torch.int32
-    return torch.tensor(array.astype(str(dtype).removeprefix("torch."), copy=False))
+    compact = np.uint8 if vocab_size <= 256 else np.int16 if vocab_size <= 2**15 else np.int32
+    return torch.from_numpy(array.astype(compact))                    # astype copies
 
 
 def random_windows(ids: torch.Tensor, batch_size: int, T: int, generator: torch.Generator):

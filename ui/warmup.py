@@ -27,7 +27,6 @@ _lock = threading.Lock()
 _asked: set[str] = set()
 _queue: "queue.Queue[str]" = queue.Queue()
 _thread: threading.Thread | None = None
-timings: dict[str, float] = {}        # task -> seconds it took
 
 
 def _level(name: str) -> Callable[[], None]:
@@ -97,7 +96,7 @@ def _work() -> None:
         begin = time.perf_counter()
         try:
             TASKS[name]()
-            timings[name] = time.perf_counter() - begin
+            log.info("warm-up: %s in %.1f s", name, time.perf_counter() - begin)
         except Exception as error:   # a package missing: the page that needs it says so itself
             log.warning("warm-up of %s failed: %s", name, error)
         return_freed_memory()
