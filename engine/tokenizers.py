@@ -109,10 +109,11 @@ class CharTokenizer:
 
 
 def id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
-    """Token ids as a read-only array of the smallest unsigned type that holds the vocabulary
-    (uint8 for characters): a long corpus kept in memory. Arithmetic on it widens first
-    (engine.ngram.check_ids gives int64)."""
-    array = np.array(ids, dtype=np.min_scalar_type(max(vocab_size - 1, 0)))
+    """Token ids as a read-only array of the smallest type that holds the vocabulary and that torch
+    also has: uint8 up to 256 tokens (characters), then int16, then int32. A long corpus kept in
+    memory; arithmetic on it widens first (engine.ngram.check_ids gives int64)."""
+    compact = np.uint8 if vocab_size <= 256 else np.int16 if vocab_size <= 2**15 else np.int32
+    array = np.array(ids, dtype=compact)
     array.setflags(write=False)
     return array
 

@@ -26,6 +26,7 @@ import torch
 
 from engine import limits
 from engine.model import TransformerConfig, TransformerLM, count_parameters
+from engine.tokenizers import id_array
 
 CHECKPOINT_FORMAT = "transformer-playground/1"
 PRECISIONS = ("auto", "float32", "bfloat16")
@@ -126,8 +127,7 @@ def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) ->
     if array.size and (not np.issubdtype(array.dtype, np.integer) or int(array.min()) < 0
                        or int(array.max()) >= vocab_size):
         raise ValueError(f"The {what} ids use tokens outside the model's vocabulary of {vocab_size}.")
-    compact = np.uint8 if vocab_size <= 256 else np.int16 if vocab_size <= 2**15 else np.int32
-    return torch.from_numpy(array.astype(compact))                    # astype copies
+    return torch.tensor(id_array(array, vocab_size))
 
 
 def random_windows(ids: torch.Tensor, batch_size: int, T: int, generator: torch.Generator):

@@ -29,15 +29,15 @@ _queue: "queue.Queue[str]" = queue.Queue()
 _thread: threading.Thread | None = None
 
 
-def _level(name: str) -> Callable[[], None]:
-    def fill() -> None:
-        from engine.corpus import ALL_PLAYS
-        from ui import loaders
+def _ngrams() -> None:
+    from engine.corpus import ALL_PLAYS
+    from engine.tokenizers import LEVELS
+    from ui import loaders
 
-        loaders.tokenized(ALL_PLAYS, name, None)
-        loaders.ngram_counts(ALL_PLAYS, name, None)
-        loaders.held_out(ALL_PLAYS, name, None)
-    return fill
+    for level in LEVELS:
+        loaders.tokenized(ALL_PLAYS, level, None)
+        loaders.ngram_counts(ALL_PLAYS, level, None)
+        loaders.held_out(ALL_PLAYS, level, None)
 
 
 def _analogy_accuracy() -> None:
@@ -56,7 +56,7 @@ def _smollm2_sample() -> None:
 
 # name -> what it fills, each with the arguments its page passes
 TASKS: dict[str, Callable[[], None]] = {
-    "n-grams of the plays, every token level": lambda: [_level(level)() for level in ("characters", "words", "BPE")],
+    "n-grams of the plays, every token level": _ngrams,
     "analogy accuracy, both scores": _analogy_accuracy,
     "SmolLM2's default sample": _smollm2_sample,
 }
