@@ -237,11 +237,26 @@ class BPETokenizer:
         return len(self.token_bytes)
 
     def truncated(self, n_merges: int) -> "BPETokenizer":
-        """The same tokenizer with only its first n_merges merges (to step through training)."""
+        """The same tokenizer with only its first n_merges merges (to step through training).
+
+        Its vocabulary is what those merges can reach: the ids up to the last byte or kept merge
+        (256 + n_merges when merges are numbered after the bytes in rank order, as trained and as
+        GPT-2's), then the special tokens beyond that, renumbered right after them. The tokens of later merges
+        are gone, so vocab_size counts only the kept ones.
+        """
         if not 0 <= n_merges <= len(self.merges):
             raise ValueError(f"This tokenizer has {len(self.merges)} merges; choose 0 to {len(self.merges)}.")
-        return BPETokenizer(self.token_bytes, self.byte_ids, self.merges[:n_merges],
-                            f"{self.name} after {n_merges} merges", self.special)
+        kept = self.merges[:n_merges]
+        top = max([*self.byte_ids, *(m.new_id for m in kept)]) + 1
+        token_bytes = self.token_bytes[:top]
+        special = {}
+        for text, token_id in sorted(self.special.items(), key=lambda item: item[1]):
+            if token_id < top:
+                special[text] = token_id
+            else:
+                special[text] = len(token_bytes)
+                token_bytes.append(self.token_bytes[token_id])
+        return BPETokenizer(token_bytes, self.byte_ids, kept, f"{self.name} after {n_merges} merges", special)
 
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The ids of one pre-token: start from its bytes, merge the lowest-ranked pair, repeat."""

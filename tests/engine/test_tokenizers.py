@@ -154,3 +154,29 @@ def test_tokens_by_merges_counts_the_text_after_each_marked_merge():
     assert marks == [0, 3, 6, 9, 12]
     assert counts == [len(tok.truncated(m).encode("lowest slower")) for m in marks]
     assert tokens_by_merges(tok.truncated(0), "low") == ([0], [3])
+
+
+def test_truncated_vocabulary_is_the_bytes_plus_the_kept_merges():
+    from engine.corpus import load_corpus
+    tok = train_bpe(load_corpus().train[:20_000], 300)  # the Tokens page: "BPE, 200 merges" showed V = 1256
+    assert len(tok.merges) == 300
+    cut = tok.truncated(200)
+    assert cut.vocab_size == 256 + 200 == max(m.new_id for m in cut.merges) + 1
+    assert len(cut.token_bytes) == cut.vocab_size and cut.special == {}
+    assert tok.truncated(0).vocab_size == 256
+    assert tok.truncated(len(tok.merges)).vocab_size == tok.vocab_size
+    sample = "the thinkers' theses, then: é日本"
+    ids = cut.encode(sample)
+    assert max(ids) < cut.vocab_size and cut.decode(ids) == sample
+    assert cut.tokens(sample) == tok.truncated(200).tokens(sample)
+
+
+def test_truncated_gpt2_keeps_its_special_token_after_the_kept_merges():
+    tok = gpt2_tokenizer()
+    cut = tok.truncated(1000)
+    assert cut.vocab_size == 256 + 1000 + 1
+    assert cut.special == {"<|endoftext|>": 1256}
+    assert cut.decode([1256]) == "<|endoftext|>"
+    assert cut.decode(cut.encode("Hello world")) == "Hello world"
+    assert tok.truncated(len(tok.merges)).vocab_size == 50257
+    assert tok.truncated(len(tok.merges)).special == tok.special
