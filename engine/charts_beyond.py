@@ -12,6 +12,8 @@ import io
 
 import numpy as np
 
+from engine.charts import styled
+
 QUERY_COLOUR = "#e08214"   # orange: the chosen token
 # Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
 VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
@@ -40,6 +42,7 @@ def viridis(values: np.ndarray) -> np.ndarray:
     return np.stack([np.interp(v, np.arange(len(VIRIDIS)), VIRIDIS[:, c]) for c in range(3)], axis=-1)
 
 
+@styled
 def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: int, patch: int,
                   weights: np.ndarray, query: int, *, style: str = "spotlight", display_width: int = 480,
                   selection: str | None = None) -> dict:
@@ -108,6 +111,7 @@ def spectrogram_picture(spec) -> str:
     return data_url(viridis((spec.db.T[::-1] + 80.0) / 80.0), "PNG")    # (bins, T, 3)
 
 
+@styled
 def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), *, width: int = 640,
                             picture_url: str | None = None, selection: str | None = None) -> dict:
     """Top: the spectrogram (time across, frequency up, dB in viridis), the chosen frame outlined.
@@ -157,13 +161,14 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
         notes = [{"label": label, "start": start, "mid": (start + end) / 2} for label, start, end in segments]
         layers.append({"data": {"values": notes}, "mark": {"type": "rule", "strokeDash": [3, 3], "color": "gray"},
                        "encoding": {"x": {"field": "start", "type": "quantitative", "scale": x_scale}}})
-        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -6, "baseline": "bottom", "fontSize": 12},
+        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -6, "baseline": "bottom"},
                        "encoding": {"x": {"field": "mid", "type": "quantitative", "scale": x_scale},
                                     "y": {"value": 12}, "text": {"field": "label", "type": "nominal"}}})
     bottom = {"width": width, "height": 150, "layer": layers}
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
 
 
+@styled
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
     """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
     values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores),
@@ -181,7 +186,7 @@ def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "p
                 "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
                             {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
                             {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
-            {"mark": {"type": "text", "dy": -12, "fontSize": 11},
+            {"mark": {"type": "text", "dy": -12},
              "encoding": {"text": {"field": "tokens", "type": "quantitative", "format": ","}}},
         ],
     }

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS
+from engine.charts import PAIR_COLOURS, styled
 
 BLUE, ORANGE = PAIR_COLOURS
 GREY = "#7f7f7f"
 
 
+@styled
 def score_bars(words: list[str], scores, *, title: str = "", value_title: str = "cosine",
                highlight: str | None = None, digits: int = 3) -> dict:
     """Horizontal bars, best on top, each score printed; `highlight` (an expected answer) in orange."""
@@ -28,7 +29,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
     return {
         "title": title, "data": {"values": values}, "height": {"step": 24},
         "encoding": {
-            "y": {"field": "word", "type": "nominal", "sort": words, "title": None, "axis": {"labelFontSize": 12}},
+            "y": {"field": "word", "type": "nominal", "sort": words, "title": None},
             "x": {"field": "score", "type": "quantitative", "title": value_title, "scale": {"domain": [low, high]}},
             "tooltip": [{"field": "rank", "type": "quantitative"}, {"field": "word", "type": "nominal"},
                         {"field": "score", "type": "quantitative", "format": f".{digits}f"}]},
@@ -36,12 +37,13 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
             {"mark": {"type": "bar"}, "encoding": {"color": {
                 "field": "expected", "type": "nominal", "legend": None,
                 "scale": {"domain": ["other", "expected answer"], "range": [BLUE, ORANGE]}}}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12},
+            {"mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (),
                   roles: dict[str, str] | None = None, neighbours: dict[str, str] | None = None,
                   explained=None, size: int = 520) -> dict:
@@ -70,7 +72,7 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
             "tooltip": [{"field": "word", "type": "nominal"},
                         {"field": "nearest", "type": "nominal", "title": "nearest words"},
                         x | {"format": ".3f"}, y | {"format": ".3f"}]}},
-        {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 7, "dy": -7, "fontSize": 13},
+        {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 7, "dy": -7},
          "encoding": {"x": x, "y": y, "text": {"field": "word", "type": "nominal"},
                       "color": {"field": "role", "type": "nominal", "scale": role_scale, "legend": None}}},
     ]
@@ -102,6 +104,7 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
             "resolve": {"scale": {"color": "independent"}}}
 
 
+@styled
 def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str, anchor_a: str,
                   anchor_b: str, closest: list[str]) -> dict:
     """A homonym's neighbours placed by their cosine to one word of each sense; the diagonal splits them."""
@@ -126,12 +129,13 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
                 "tooltip": [{"field": "word", "type": "nominal"},
                             {"field": "a", "type": "quantitative", "format": ".3f", "title": anchor_a},
                             {"field": "b", "type": "quantitative", "format": ".3f", "title": anchor_b}]}},
-            {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6, "fontSize": 12},
+            {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6},
              "encoding": {"x": x, "y": y, "color": colour, "text": {"field": "word", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def accuracy_bars(rows: list[dict]) -> dict:
     """Share of classic analogies answered right (top-1 and top-5) for each vocabulary size."""
     values = [{"vocabulary": r["vocabulary"], "measure": r["measure"], "accuracy": float(r["accuracy"]),
@@ -152,6 +156,6 @@ def accuracy_bars(rows: list[dict]) -> dict:
             {"mark": {"type": "bar"}, "encoding": {"tooltip": [
                 {"field": "vocabulary", "type": "nominal"}, {"field": "measure", "type": "nominal"},
                 {"field": "accuracy", "type": "quantitative", "format": ".1%"}]}},
-            {"mark": {"type": "text", "dy": -7, "fontSize": 12}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            {"mark": {"type": "text", "dy": -7}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }

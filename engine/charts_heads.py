@@ -5,39 +5,49 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, heatmap_spec
+from engine.charts import PAIR_COLOURS, heatmap_spec, panel, rows_are_weights, styled
 
 HEADS_PER_ROW = 4
 
 
+@styled
 def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
-              cell: int = 38) -> dict:
-    """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared 0..1 scale."""
+              cell: int = 38, color_by: str | None = None) -> dict:
+    """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared
+    colour scale (each row from its lowest to its highest weight, see heatmap_spec)."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
-    return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell)
+    return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell,
+                          color_by=color_by)
 
 
+@styled
 def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query", numbers: bool = True) -> dict:
+                   y_title: str = "query", numbers: bool = True, color_by: str | None = None) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
     on one colour scale, as a Vega-Lite spec; numbers in the cells when a panel is small enough.
+    color_by as in heatmap_spec, decided once for all panels: None gives "row" when every panel is
+    attention weights (on no domain or 0..1), else "all".
 
     Concatenated plain specs (engine.charts.heatmap_spec): fast to build on every rerun, and
     Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
     """
+    if color_by is None:
+        weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
+        color_by = "row" if weights_domain and all(rows_are_weights(m) for m, _, _ in panels.values()) else "all"
     if domain is None:
         every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
         domain = (float(every.min()), float(every.max()))
-    specs = [heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, value_name=value_name,
-                          scheme=scheme, digits=digits, domain=domain, cell=cell,
-                          **({} if numbers else {"max_cells_with_numbers": 0}))
+    specs = [panel(heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title,
+                                value_name=value_name, scheme=scheme, digits=digits, domain=domain, cell=cell,
+                                color_by=color_by, **({} if numbers else {"max_cells_with_numbers": 0})))
              for title, (matrix, rows, cols) in panels.items()]
     rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
     return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
 
 
+@styled
 def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> dict:  # noqa: F821
     """Horizontal bars of one measure ('params' or 'flops') for each way of building the heads."""
     names = list(costs)
@@ -60,16 +70,17 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
                 "tooltip": [{"field": "layout", "type": "nominal"},
                             {"field": measure, "type": "quantitative", "format": ","},
                             {"field": "ratio", "type": "nominal"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12},
+            {"mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def cost_comparison(costs: dict[str, "AttentionCost"]) -> dict:  # noqa: F821
     """Parameters and FLOPs of each layout, side by side."""
-    return {"hconcat": [cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)"),
-                        cost_bars(costs, measure="flops", title="floating-point operations, one forward pass")],
+    return {"hconcat": [panel(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)")),
+                        panel(cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"))],
             "spacing": 30}
 
 

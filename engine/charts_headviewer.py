@@ -10,6 +10,8 @@ import io
 
 import numpy as np
 
+from engine.charts import styled
+
 from engine.heads import TYPES
 
 TYPE_COLOURS = {
@@ -54,6 +56,7 @@ def thumbnails(weights: np.ndarray, types: np.ndarray) -> list[list[str]]:
              for head in range(weights.shape[1])] for layer in range(weights.shape[0])]
 
 
+@styled
 def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.ndarray], *,
                layers: tuple[int, int] | None = None, shown_types: list[str] | None = None,
                selected: tuple[int, int] | None = None, param: str = "head_pick") -> dict:
@@ -97,6 +100,7 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
             "width": {"step": THUMB_CELL}, "height": {"step": THUMB_CELL}}
 
 
+@styled
 def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: int = 22) -> dict:
     """BertViz-style: queries (attending) on the left, keys (attended to) on the right, one line per
     weight, its opacity the weight. Pointing at a query token keeps only its lines. A plain spec."""
@@ -126,7 +130,7 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
 
     def column(side: float, align: str, field: str, hover: bool) -> dict:
         layer = {"data": {"values": words},
-                 "mark": {"type": "text", "align": align, "dx": -4 if align == "right" else 4, "fontSize": 13},
+                 "mark": {"type": "text", "align": align, "dx": -4 if align == "right" else 4},
                  "encoding": {"x": {"datum": side, "type": "quantitative", "scale": x_scale},
                               "y": {"field": field, "type": "ordinal", "axis": None, "scale": y_scale},
                               "text": {"field": "token", "type": "nominal"}}}
@@ -137,7 +141,7 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
 
     def heading(side: float, align: str, text: str) -> dict:
         return {"data": {"values": [{"x": side, "text": text}]},
-                "mark": {"type": "text", "align": align, "dy": -14, "fontWeight": "bold", "fontSize": 13},
+                "mark": {"type": "text", "align": align, "dy": -14, "fontWeight": "bold"},
                 "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale},
                              "y": {"value": 0}, "text": {"field": "text", "type": "nominal"}}}
 

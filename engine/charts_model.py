@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+from engine.charts import styled, value_scale
+
 if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
     from engine.model import Stage
 
@@ -52,6 +54,7 @@ def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
     return "\n".join(lines)
 
 
+@styled
 def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
     """Horizontal bars: parameters per part of the model, the number printed at each bar."""
     total = max(sum(parts.values()), 1)
@@ -68,7 +71,7 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
             "tooltip": tooltip},
         "layer": [
             {"mark": {"type": "bar", "color": RUN_COLOURS[0]}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 11},
+            {"mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }
@@ -80,6 +83,7 @@ def running_mean(values, window: int) -> list[float]:
     return [(sums[i + 1] - sums[max(0, i + 1 - window)]) / min(i + 1, window) for i in range(len(sums) - 1)]
 
 
+@styled
 def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> dict:
     """Training loss (thin, smoothed) and held-out loss (thick, points) per run against steps,
     with the n-gram baselines as dashed horizontal lines. runs: dicts with label, steps,
@@ -117,30 +121,34 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
             {"data": {"values": lines}, "mark": {"type": "rule", "color": BASELINE_COLOUR, "strokeDash": [3, 3]},
              "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal"}]}},
             {"data": {"values": lines}, "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -2,
-                                                 "color": "#404040", "fontSize": 11},
+                                                 "color": "#404040"},
              "encoding": {"x": step, "y": loss, "text": {"field": "text", "type": "nominal"}}},
         ]
     return {"width": 560, "height": 320, "layer": layers}
 
 
+@styled
 def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title: str = "") -> dict:
-    """Each model's most likely next tokens at one step: bar = P(w | context), tick = after temperature/top-k."""
+    """Each model's most likely next tokens at one step: bar = P(w | context), tick = after temperature/top-k;
+    the probability axis ends just above the largest value, not at 1."""
     values = [{"model": model, "token": token, "P": float(p), "after temperature and top-k": float(q), "rank": rank}
               for model, top in tops.items() for rank, (token, p, q) in enumerate(top)]
     y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
     after = {"field": "after temperature and top-k", "type": "quantitative"}
+    largest = max([0.0] + [max(row["P"], row["after temperature and top-k"]) for row in values])
     return {
         "data": {"values": values},
         "facet": {"column": {"field": "model", "type": "nominal", "title": title or None, "sort": list(tops)}},
         "spec": {"width": 170, "height": 190, "layer": [
             {"mark": {"type": "bar", "color": RUN_COLOURS[0]}, "encoding": {
-                "x": {"field": "P", "type": "quantitative", "title": "probability", "scale": {"domain": [0, 1]}},
+                "x": {"field": "P", "type": "quantitative", "title": "probability",
+                      "scale": value_scale(largest, headroom=1.2, cap=1.0)},
                 "y": y,
                 "tooltip": [{"field": "token", "type": "nominal"}, {"field": "P", "type": "quantitative", "format": ".3f"},
                             after | {"format": ".3f"}]}},
             {"mark": {"type": "tick", "color": RUN_COLOURS[1], "thickness": 3, "size": 14},
              "encoding": {"x": after, "y": y}},
-            {"mark": {"type": "text", "align": "left", "dx": 3, "fontSize": 10},
+            {"mark": {"type": "text", "align": "left", "dx": 3},
              "encoding": {"x": {"field": "P", "type": "quantitative"}, "y": y,
                           "text": {"field": "P", "type": "quantitative", "format": ".2f"}}},
         ]},
@@ -148,6 +156,7 @@ def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title:
     }
 
 
+@styled
 def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
     """The model ladder: held-out bits per character per model (fewer is better), coloured by kind."""
     values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
@@ -167,7 +176,7 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
                           "legend": {"orient": "bottom", "title": None}},
                 "tooltip": [{"field": "model", "type": "nominal"},
                             {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 11},
+            {"mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }

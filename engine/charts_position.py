@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
-from engine.charts import PAIR_COLOURS, _unique
+from engine.charts import PAIR_COLOURS, _unique, panel, styled
 
 
 def _check_cells(rows: int, cols: int, what: str) -> None:
@@ -18,6 +18,7 @@ def _check_cells(rows: int, cols: int, what: str) -> None:
                          f"{limits.MAX_CHART_CELLS:,} cells.")
 
 
+@styled
 def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
     P = np.asarray(encoding, dtype=float)
@@ -40,6 +41,7 @@ def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) ->
     }
 
 
+@styled
 def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     """p_i . p_j for every pair of positions."""
     G = np.asarray(gram, dtype=float)
@@ -62,6 +64,7 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     }
 
 
+@styled
 def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "") -> dict:  # noqa: F821
     """Mean p_i . p_{i+k} against the offset k, with a band from the smallest to the largest over i."""
     values = [{"encoding": name, "offset k": int(k), "mean": float(mean), "lowest": float(low), "highest": float(high)}
@@ -90,6 +93,7 @@ def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "")
     }
 
 
+@styled
 def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
     """max |c_B(word) - c_A(word)| for each word of the shuffled sentence, as a Vega-Lite spec (redrawn on
     every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
@@ -109,11 +113,12 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
             {"mark": {"type": "bar", "color": PAIR_COLOURS[1]},
              "encoding": {"tooltip": [{"field": "word", "type": "nominal"},
                                       {"field": "difference", "type": "quantitative", "format": ".3g"}]}},
-            {"mark": {"type": "text", "dy": -7, "fontSize": 12}, "encoding": {"text": {"field": "text", "type": "nominal"}}},
+            {"mark": {"type": "text", "dy": -7}, "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def side_by_side(*charts: dict, shared_colour: bool = False) -> dict:
     """Charts in one row drawn at the sizes they ask for; one colour scale for all when they compare like with like.
 
@@ -122,12 +127,12 @@ def side_by_side(*charts: dict, shared_colour: bool = False) -> dict:
     """
     datasets, panels = {}, []
     for number, chart in enumerate(charts):
-        panel = dict(chart)
-        data = panel.get("data")
+        part = panel(chart)
+        data = part.get("data")
         if isinstance(data, dict) and "values" in data:
             datasets[f"panel_{number}"] = data["values"]
-            panel["data"] = {"name": f"panel_{number}"}
-        panels.append(panel)
+            part["data"] = {"name": f"panel_{number}"}
+        panels.append(part)
     return {"hconcat": panels, "spacing": 40, "datasets": datasets,
             "resolve": {"scale": {"color": "shared" if shared_colour else "independent"}}}
 

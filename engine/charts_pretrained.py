@@ -7,31 +7,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, _unique
+from engine.charts import PAIR_COLOURS, _unique, styled, value_scale
 
 
+@styled
 def next_token_bars(tokens: list[str], probabilities, *, title: str = "", colour: str = PAIR_COLOURS[0]) -> dict:
-    """Horizontal bars of P(next token), most likely on top, the probability printed beside each bar."""
+    """Horizontal bars of P(next token), most likely on top, the probability printed beside each bar; the
+    axis ends just above the largest probability (room for its number), not at 1."""
     labels = _unique([repr(token)[1:-1] for token in tokens])
     values = [{"token": label, "probability": float(p), "text": f"{p:.3f}"}
               for label, p in zip(labels, np.asarray(probabilities, dtype=float))]
     return {
         "title": title, "data": {"values": values}, "width": 320, "height": {"step": 22},
         "encoding": {
-            "y": {"field": "token", "type": "nominal", "sort": labels, "title": "next token",
-                  "axis": {"labelFontSize": 13}},
+            "y": {"field": "token", "type": "nominal", "sort": labels, "title": "next token"},
             "x": {"field": "probability", "type": "quantitative", "title": "P(next token | text)",
-                  "scale": {"domain": [0, 1]}}},
+                  "scale": value_scale(max([0.0] + [row["probability"] for row in values]), headroom=1.25, cap=1.0)}},
         "layer": [
             {"mark": {"type": "bar", "color": colour},
              "encoding": {"tooltip": [{"field": "token", "type": "nominal"},
                                       {"field": "probability", "type": "quantitative", "format": ".4f"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12},
+            {"mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
     """cos(h_l(a), h_l(b)) against the layer l, one line per pair of sentences; layer 0 is the static vector."""
     names = list(cosines)
@@ -54,6 +56,7 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
     }
 
 
+@styled
 def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str], *, title: str = "") -> dict:
     """P(label | prompt) for two or more prompts side by side, on an axis that fits the largest value."""
     prompts = list(probabilities)
@@ -66,7 +69,7 @@ def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str
         "title": title, "data": {"values": values}, "height": 240, "width": {"step": 60},
         "encoding": {
             "x": {"field": "token", "type": "nominal", "sort": labels, "title": None,
-                  "axis": {"labelAngle": 0, "labelFontSize": 13}},
+                  "axis": {"labelAngle": 0}},
             "xOffset": {"field": "prompt", "type": "nominal", "sort": prompts},
             "y": {"field": "probability", "type": "quantitative", "title": "P(next token | prompt)"}},
         "layer": [
@@ -74,7 +77,7 @@ def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str
                 "color": colour,
                 "tooltip": [{"field": "prompt", "type": "nominal"}, {"field": "token", "type": "nominal"},
                             {"field": "probability", "type": "quantitative", "format": ".4f"}]}},
-            {"mark": {"type": "text", "dy": -7, "fontSize": 11},
+            {"mark": {"type": "text", "dy": -7},
              "encoding": {"text": {"field": "text", "type": "nominal"}, "color": colour}},
         ],
     }

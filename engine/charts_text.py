@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from engine.charts import PAIR_COLOURS
+from engine.charts import PAIR_COLOURS, styled
 
 # Okabe & Ito's palette, blue and orange first: distinguishable with the common colour blindnesses.
 CATEGORY_COLOURS = PAIR_COLOURS + ["#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000"]
@@ -22,6 +22,7 @@ def visible(token: str) -> str:
     return token.replace(" ", "\u2423").replace("\n", "\u21b5").replace("\t", "\u21e5") or "(empty)"
 
 
+@styled
 def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title: str = "") -> dict:
     """Horizontal bars of P(next token) for one or more models, the most likely token on top;
     one panel per model, side by side, each with its own tokens."""
@@ -31,7 +32,7 @@ def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title:
     highest = max((row["probability"] for row in values), default=1.0)
     x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
          "scale": {"domain": [0, min(1.0, highest * 1.25)]}}
-    y = {"field": "token", "type": "nominal", "sort": None, "title": None, "axis": {"labelFontSize": 13}}
+    y = {"field": "token", "type": "nominal", "sort": None, "title": None}
     colour = {"field": "model", "type": "nominal",
               "scale": {"domain": models, "range": CATEGORY_COLOURS[:len(models)]},
               "legend": {"orient": "bottom", "title": None} if len(models) > 1 else None}
@@ -42,7 +43,7 @@ def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title:
                 "x": x, "y": y, "color": colour,
                 "tooltip": [{"field": "model", "type": "nominal"}, {"field": "token", "type": "nominal"},
                             {"field": "probability", "type": "quantitative", "format": ".4f"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 3, "fontSize": 12},
+            {"mark": {"type": "text", "align": "left", "dx": 3},
              "encoding": {"x": x, "y": y, "text": {"field": "text", "type": "nominal"}}},
         ],
     }
@@ -53,6 +54,7 @@ def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title:
     return {"title": title, "data": {"values": values}} | layered
 
 
+@styled
 def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> dict:
     """The bigram table: row = token a, column = next token b, colour P(b | a); hover for the count."""
     shown = [visible(label) for label in labels]
@@ -63,9 +65,9 @@ def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> 
         "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
         "encoding": {
             "x": {"field": "b", "type": "nominal", "sort": shown, "title": "next token b",
-                  "axis": {"orient": "top", "labelAngle": -45, "labelFontSize": 12, "labelOverlap": False}},
+                  "axis": {"orient": "top", "labelAngle": -45, "labelOverlap": False}},
             "y": {"field": "a", "type": "nominal", "sort": shown, "title": "token a",
-                  "axis": {"labelFontSize": 12, "labelOverlap": False}},
+                  "axis": {"labelOverlap": False}},
             "color": {"field": "P(b | a)", "type": "quantitative", "scale": {"scheme": "blues"},
                       "legend": {"title": "P(b | a)"}},
             "tooltip": [{"field": "a", "type": "nominal"}, {"field": "b", "type": "nominal"},
@@ -75,6 +77,7 @@ def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> 
     }
 
 
+@styled
 def table_growth(orders: list[int], seen: list[int], possible: list[float], *, title: str = "") -> dict:
     """Distinct n-grams seen vs V^n possible, log scale: the table that cannot be filled."""
     kinds = ["possible (V^n)", "seen in the text"]
@@ -92,11 +95,12 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
             {"mark": {"type": "line", "point": True}, "encoding": {"tooltip": [
                 {"field": "n", "type": "quantitative"}, {"field": "kind", "type": "nominal"},
                 {"field": "entries", "type": "quantitative", "format": ",.0f"}]}},
-            {"mark": {"type": "text", "dy": -9, "fontSize": 11}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            {"mark": {"type": "text", "dy": -9}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }
 
 
+@styled
 def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = "bits per token") -> dict:
     """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as 'inf' above the rest."""
     finite = [v for _, _, v in rows if math.isfinite(v)]
@@ -120,7 +124,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
                        "scale": {"zero": False}},
                  "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
                              {"field": "value", "type": "quantitative", "format": ".3f"}]}},
-            {"transform": [{"filter": "datum.value == null"}], "mark": {"type": "text", "fontSize": 13, "fontWeight": "bold"},
+            {"transform": [{"filter": "datum.value == null"}], "mark": {"type": "text", "fontWeight": "bold"},
              "encoding": {
                  "y": {"field": "at", "type": "quantitative"}, "text": {"field": "label", "type": "nominal"},
                  "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
@@ -129,6 +133,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
     }
 
 
+@styled
 def tokens_vs_merges(merges: list[int], n_tokens: list[int], current: int, *, title: str = "") -> dict:
     """How many tokens the text takes as BPE learns merges; a rule marks the current step."""
     return {

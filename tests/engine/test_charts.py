@@ -1,11 +1,14 @@
-"""engine.charts: every builder yields a Vega-Lite spec that passes the schema (pages skip that check)."""
+"""engine.charts: every builder yields a Vega-Lite spec that passes the schema (pages skip that check), with its
+text at 13 px or more from one config block; weights coloured within their row; value axes that fit the data."""
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
+import pytest
 
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, attention
-from engine.charts import compare_bars, heatmap, heatmap_spec
+from engine.charts import (PROJECTOR_TEXT_SIZE, TEXT_SIZE, compare_bars, heatmap, heatmap_spec, nice_bound,
+                           value_scale, with_text)
 
 
 def rows_of(spec: dict) -> list[dict]:
@@ -39,3 +42,197 @@ def test_compare_bars_is_valid():
     spec = compare_bars({"window": np.array([0.5, 0.5]), "attention": np.array([0.2, 0.8])}, ["a", "b"])
     alt.LayerChart.from_dict(spec)
     assert len(rows_of(spec)) == 4
+
+
+# --- text that reads from the back of a classroom ------------------------------------------------
+
+def every_builder_spec() -> dict[str, dict]:
+    """Each chart builder of engine/charts*.py (its module.name) -> a spec built from small inputs."""
+    from engine import charts_beyond, charts_embeddings, charts_heads, charts_headviewer, charts_model
+    from engine import charts_position, charts_pretrained, charts_text, heads
+    from engine.attention import compare_head_costs
+    from engine.patches import frame_attention, patch_costs, synth_signal
+    from engine.positional import dot_products_by_offset, sinusoidal_encoding
+
+    weights = attention(CHAPTER_X, CHAPTER_X, CHAPTER_X).weights
+    signal = synth_signal("melody", 8000)
+    frames = frame_attention(signal, 512, 128, 64, 0)
+    types = np.array([[heads.TYPES[(l + h) % 6] for h in range(2)] for l in range(2)], dtype=object)
+    alpha = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+    P = sinusoidal_encoding(8, 4)
+    run = {"label": "a", "steps": [1, 2], "train_loss": [4.0, 3.0], "eval_steps": [2], "held_out_loss": [3.1]}
+    picture = charts_beyond.data_url(np.zeros((8, 8, 3), dtype=np.uint8))
+    return {
+        "charts.heatmap_spec": heatmap_spec(weights, CHAPTER_TOKENS, CHAPTER_TOKENS, domain=(0, 1), title="alpha"),
+        "charts.compare_bars": compare_bars({"window": np.full(3, 1 / 3), "attention": np.array([0.2, 0.3, 0.5])},
+                                            ["a", "b", "c"], title="weights"),
+        "charts_beyond.patch_overlay": charts_beyond.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5,
+                                                                   style="heat"),
+        "charts_beyond.spectrogram_with_frames": charts_beyond.spectrogram_with_frames(
+            frames.source, 3, frames.attention.weights[3], signal.segments, picture_url=picture),
+        "charts_beyond.cost_chart": charts_beyond.cost_chart(patch_costs(224, 224, [8, 16, 32]), 16),
+        "charts_embeddings.score_bars": charts_embeddings.score_bars(["queen", "king"], [0.85, 0.7], title="cos"),
+        "charts_embeddings.embedding_map": charts_embeddings.embedding_map(
+            ["a", "b", "c"], np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), arrows=[("a", "b")],
+            explained=np.array([0.6, 0.3])),
+        "charts_embeddings.sense_scatter": charts_embeddings.sense_scatter(
+            ["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird", sense_b="machine", anchor_a="heron",
+            anchor_b="gantry", closest=["bird", "machine"]),
+        "charts_embeddings.accuracy_bars": charts_embeddings.accuracy_bars(
+            [{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.46}]),
+        "charts_heads.head_grid": charts_heads.head_grid([weights, weights], CHAPTER_TOKENS),
+        "charts_heads.heatmap_panels": charts_heads.heatmap_panels({"A": (np.eye(2), ["a", "b"], ["a", "b"])}),
+        "charts_heads.cost_bars": charts_heads.cost_bars(compare_head_costs(64, 32, 4), measure="params", title="p"),
+        "charts_heads.cost_comparison": charts_heads.cost_comparison(compare_head_costs(64, 32, 4)),
+        "charts_headviewer.model_view": charts_headviewer.model_view(
+            charts_headviewer.thumbnails(np.stack([[alpha] * 2] * 2), types), types,
+            {p: np.zeros((2, 2)) for p in heads.PATTERNS}),
+        "charts_headviewer.head_lines": charts_headviewer.head_lines(alpha, ["a", "b", "c", "d"], title="lines"),
+        "charts_model.parameter_bars": charts_model.parameter_bars({"embedding": 1000, "blocks": 3000}, title="p"),
+        "charts_model.loss_curves": charts_model.loss_curves([run], {"4-gram": 1.7}),
+        "charts_model.distribution_bars": charts_model.distribution_bars({"m": [("a", 0.5, 0.7)]}, title="t"),
+        "charts_model.ladder_bars": charts_model.ladder_bars([("2-gram", 3.5, "n-gram")]),
+        "charts_position.encoding_heatmap": charts_position.encoding_heatmap(P, title="p_t"),
+        "charts_position.gram_heatmap": charts_position.gram_heatmap(P @ P.T, title="gram"),
+        "charts_position.offset_profile": charts_position.offset_profile({"sinusoidal": dot_products_by_offset(P)}),
+        "charts_position.difference_bars": charts_position.difference_bars(np.array([0.0, 0.5]), ["a", "b"]),
+        "charts_position.side_by_side": charts_position.side_by_side(charts_position.encoding_heatmap(P),
+                                                                     charts_position.gram_heatmap(P @ P.T)),
+        "charts_pretrained.next_token_bars": charts_pretrained.next_token_bars([" a", " b"], [0.3, 0.1], title="t"),
+        "charts_pretrained.cosine_by_layer": charts_pretrained.cosine_by_layer({"crane": np.linspace(1, 0.5, 4)}),
+        "charts_pretrained.grouped_probabilities": charts_pretrained.grouped_probabilities(
+            {"A": np.array([0.1, 0.2]), "B": np.array([0.3, 0.2])}, ["he", "she"]),
+        "charts_text.next_token_bars": charts_text.next_token_bars({"a": [("x", 0.5)], "b": [("y", 0.4)]}),
+        "charts_text.transition_heatmap": charts_text.transition_heatmap(["a", "b"], np.eye(2), np.eye(2)),
+        "charts_text.table_growth": charts_text.table_growth([1, 2], [75, 1488], [75.0, 5625.0]),
+        "charts_text.held_out_lines": charts_text.held_out_lines([(1, "MLE", 3.0), (2, "MLE", float("inf"))]),
+        "charts_text.tokens_vs_merges": charts_text.tokens_vs_merges([0, 10], [50, 40], 10),
+    }
+
+
+def font_sizes(node, path: str = "") -> list[tuple[str, float]]:
+    """Every (path, value) of a key ending in 'fontsize' (fontSize, labelFontSize, titleFontSize, ...)."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.lower().endswith("fontsize"):
+                found.append((f"{path}.{key}", value))
+            found += font_sizes(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += font_sizes(value, f"{path}[{i}]")
+    return found
+
+
+def test_every_chart_builder_is_covered_here():
+    import importlib
+    import pkgutil
+
+    import engine
+    styled = {f"{name.removeprefix('engine.')}.{attr}" for name in
+              (f"engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__) if m.name.startswith("charts"))
+              for attr, value in vars(importlib.import_module(name)).items()
+              if getattr(value, "styled", False) and value.__module__ == name}
+    assert styled == set(every_builder_spec())
+
+
+def test_every_chart_draws_its_text_at_13_px_or_more_from_one_config():
+    from tests.engine.vegalite import assert_valid
+
+    for name, spec in every_builder_spec().items():
+        assert_valid(spec)
+        assert spec["config"]["axis"]["labelFontSize"] == TEXT_SIZE, name
+        assert spec["config"]["text"]["fontSize"] == TEXT_SIZE, name
+        for part in ("axis", "legend", "header", "title", "text"):
+            assert part in spec["config"], (name, part)
+        small = [(path, size) for path, size in font_sizes(spec) if not size >= 13]
+        assert not small, f"{name}: text under 13 px at {small}"
+        # the config block is the only place that sets a size: no mark or axis of a builder sets its own
+        assert all(path.startswith(".config.") for path, _ in font_sizes(spec)), name
+
+
+def test_text_config_scales_for_a_projector():
+    spec = with_text(heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"]), PROJECTOR_TEXT_SIZE)
+    assert min(size for _, size in font_sizes(spec)) == 16 == spec["config"]["text"]["fontSize"]
+    overlay_config = with_text({"config": {"view": {"stroke": None}, "axis": {"grid": False}}})["config"]
+    assert overlay_config["view"] == {"stroke": None} and overlay_config["axis"]["grid"] is False   # others kept
+
+
+# --- weights coloured within their row ----------------------------------------------------------------
+
+def test_weight_heatmaps_colour_each_row_by_its_own_range_and_print_the_true_values():
+    weights = np.array([[0.19, 0.31, 0.50], [0.40, 0.20, 0.40], [1.0, 0.0, 0.0]])
+    spec = heatmap_spec(weights, ["a", "b", "c"], ["a", "b", "c"], domain=(0, 1))
+    alt.LayerChart.from_dict(spec)
+    rows = rows_of(spec)
+    assert [r["text"] for r in rows[:3]] == ["0.190", "0.310", "0.500"]          # the numbers stay the weights
+    assert [r["weight"] for r in rows[:3]] == [0.19, 0.31, 0.5]
+    assert [r["shade"] for r in rows[:3]] == [0.0, round(0.12 / 0.31, 4), 1.0]     # 0.19 and 0.31 far apart
+    assert [r["shade"] for r in rows[3:6]] == [1.0, 0.0, 1.0]
+    colour = spec["layer"][0]["encoding"]["color"]
+    assert colour["field"] == "shade" and colour["scale"]["domain"] == [0, 1]
+    assert "per row" in colour["legend"]["title"] and "row" in colour["legend"]["labelExpr"]
+    # contrast: white on the dark (high) cells of blues, black on the light ones
+    assert [r["ink"] for r in rows[:3]] == ["black", "black", "white"]
+    assert heatmap_spec(weights, list("abc"), list("abc"))["layer"][0]["encoding"]["color"]["field"] == "shade"
+
+
+def test_scores_and_other_matrices_keep_one_scale():
+    scores = np.array([[2.0, -1.0], [0.5, 3.0]])
+    spec = heatmap_spec(scores, ["a", "b"], ["a", "b"], value_name="score", scheme="viridis")
+    colour = spec["layer"][0]["encoding"]["color"]
+    assert colour["field"] == "score" and "shade" not in rows_of(spec)[0]
+    # viridis is dark at its low end: white numbers there, black on the yellow top
+    assert [r["ink"] for r in rows_of(spec)] == ["black", "white", "white", "black"]
+    cosines = heatmap_spec(np.array([[1.0, 0.2], [0.2, 1.0]]), ["x", "y"], ["x", "y"], domain=(-1, 1))
+    assert cosines["layer"][0]["encoding"]["color"]["field"] == "weight"
+    habits = heatmap_spec(np.array([[0.9, 0.8], [0.1, 0.3]]), ["b1", "b2"], ["h1", "h2"], domain=(0, 1))
+    assert habits["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]   # rows not distributions: global
+    assert "shade" not in rows_of(habits)[0]
+    forced = heatmap_spec(np.array([[0.2, 0.8]]), ["q"], ["a", "b"], color_by="all")
+    assert forced["layer"][0]["encoding"]["color"]["field"] == "weight"
+    with pytest.raises(ValueError, match="color_by"):
+        heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"], color_by="column")
+
+
+def test_a_row_of_equal_weights_sits_mid_scale():
+    spec = heatmap_spec(np.full((1, 4), 0.25), ["q"], list("abcd"))
+    assert {r["shade"] for r in rows_of(spec)} == {0.5} and {r["ink"] for r in rows_of(spec)} == {"black"}
+
+
+def test_head_panels_share_one_row_scale_for_weights_and_a_global_one_otherwise():
+    from engine.charts_heads import heatmap_panels
+
+    weights = {"h1": (np.array([[0.3, 0.7], [0.5, 0.5]]), ["a", "b"], ["a", "b"])}
+    spec = heatmap_panels(weights, domain=(0.0, 1.0))
+    part = spec["vconcat"][0]["hconcat"][0]
+    assert part["layer"][0]["encoding"]["color"]["field"] == "shade" and "config" not in part
+    habits = heatmap_panels({"m": (np.array([[0.9, 0.8]]), ["b1"], ["h1", "h2"])}, value_name="mean weight",
+                            domain=(0.0, 1.0))
+    assert habits["vconcat"][0]["hconcat"][0]["layer"][0]["encoding"]["color"]["field"] == "mean weight"
+
+
+# --- value axes that fit their data -----------------------------------------------------------------
+
+def test_nice_bounds_sit_just_above_the_value():
+    assert [nice_bound(v) for v in (0.3663, 0.98, 0.05, 1.0, 7.0, 123.0, 0.0, float("nan"))] == \
+        [0.4, 1.0, 0.05, 1.0, 8.0, 150.0, 1.0, 1.0]
+    assert value_scale(0.95, headroom=1.2, cap=1.0) == {"domain": [0, 1.0], "nice": False}
+
+
+def test_compare_bars_axis_ends_just_above_the_largest_weight():
+    spec = compare_bars({"window k = 1": np.array([1 / 3, 1 / 3, 1 / 3]), "attention": np.array([0.3, 0.33, 0.2])},
+                        ["a", "b", "c"])
+    assert spec["encoding"]["y"]["scale"]["domain"] == [0, 0.4]          # not [0, 1] for a 0.333 bar
+    one = compare_bars({"window k = 0": np.array([1.0, 0.0])}, ["a", "b"])
+    assert one["encoding"]["y"]["scale"]["domain"] == [0, 1.0]
+
+
+def test_probability_bars_fit_their_largest_value():
+    from engine.charts_model import distribution_bars
+    from engine.charts_pretrained import next_token_bars
+
+    bars = next_token_bars([" a", " b"], [0.3, 0.1])
+    assert bars["encoding"]["x"]["scale"]["domain"] == [0, 0.4]
+    model = distribution_bars({"m": [("a", 0.2, 0.45), ("b", 0.1, 0.05)]})
+    assert model["spec"]["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.6]   # the 0.45 tick fits too
