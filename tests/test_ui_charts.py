@@ -5,7 +5,10 @@ import pyarrow as pa
 
 from engine.charts import heatmap_spec
 from engine.charts_text import held_out_lines, next_token_bars
-from ui.charts import arrow_rows, as_arrow, prepared, single_view
+import pytest
+
+import ui.charts
+from ui.charts import arrow_rows, as_arrow, prepared, renderer_options, set_text_size, show, single_view
 
 
 def test_rows_become_a_table_with_every_key_any_row_has():
@@ -40,3 +43,29 @@ def test_single_views_are_told_apart_from_facets_and_concatenations():
     assert single_view(heatmap_spec([[1.0]], ["a"], ["a"]))
     assert not single_view(next_token_bars({"a": [("x", 0.5)], "b": [("x", 0.4)]}))   # a facet
     assert not single_view({"hconcat": []})
+
+
+def drawn_spec(monkeypatch, chart, **options) -> dict:
+    drawn = []
+    monkeypatch.setattr(ui.charts.st, "vega_lite_chart", lambda spec, **kwargs: drawn.append(spec))
+    show(chart, **options)
+    return drawn[0]
+
+
+def test_show_draws_text_at_13_px_or_the_projector_size(monkeypatch):
+    spec = heatmap_spec([[0.25, 0.75]], ["q"], ["a", "b"])
+    assert drawn_spec(monkeypatch, spec)["config"]["text"]["fontSize"] == 13
+    projector = drawn_spec(monkeypatch, spec, font_size=16)["config"]
+    assert projector["text"]["fontSize"] == 16 and projector["axis"]["labelFontSize"] == 16
+    assert spec["config"]["text"]["fontSize"] == 13                      # the builder's spec is not changed
+    with pytest.raises(ValueError, match="at least 13"):
+        set_text_size(12)
+
+
+def test_a_renderer_is_asked_for_only_when_named(monkeypatch):
+    spec = {"usermeta": {"embedOptions": {"padding": 4}}}
+    monkeypatch.delenv("PLAYGROUND_CHART_RENDERER", raising=False)
+    assert renderer_options(spec) is spec
+    monkeypatch.setenv("PLAYGROUND_CHART_RENDERER", "svg")
+    assert renderer_options(spec)["usermeta"] == {"embedOptions": {"padding": 4, "renderer": "svg"}}
+    assert spec == {"usermeta": {"embedOptions": {"padding": 4}}}

@@ -7,14 +7,20 @@ validated once in the tests instead, so here the spec is drawn without validatio
 Streamlit moves a spec's top-level data (data.values, datasets) into Arrow. Given rows
 (a list of dicts) it builds a pandas DataFrame first, about a millisecond per chart even
 for a few rows; an Arrow table built here from the columns costs a tenth of that.
+
+Text: every builder sets engine.charts.text_config() (13 px and up); `show` applies this session's
+size again, so a projector setting (set_text_size(PROJECTOR_TEXT_SIZE), 16 px) enlarges every chart.
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
+
+from engine.charts import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -58,16 +64,55 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     return spec
 
 
+TEXT_SIZE_KEY = "chart_text_size"
+# "svg" or "canvas": the renderer Vega draws with (the browser tests measure SVG text); unset, Streamlit's
+RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
+
+
+def text_size() -> int:
+    """The chart text size of this session: TEXT_SIZE (13 px) unless set_text_size chose another."""
+    try:
+        return int(st.session_state.get(TEXT_SIZE_KEY, TEXT_SIZE))
+    except Exception:  # no session (a bare script, a test): the default
+        return TEXT_SIZE
+
+
+def set_text_size(size: int) -> None:
+    """Draw this session's charts with text of `size` px (at least TEXT_SIZE): PROJECTOR_TEXT_SIZE for a projector."""
+    size = int(size)
+    if size < TEXT_SIZE:
+        raise ValueError(f"Chart text is at least {TEXT_SIZE} px; got {size}.")
+    st.session_state[TEXT_SIZE_KEY] = size
+
+
+def set_projector(on: bool) -> None:
+    """Projector text (16 px) on or off for this session's charts."""
+    set_text_size(PROJECTOR_TEXT_SIZE if on else TEXT_SIZE)
+
+
+def renderer_options(spec: dict) -> dict:
+    """The spec asking Vega for the renderer named by $PLAYGROUND_CHART_RENDERER, if it names one."""
+    renderer = os.environ.get(RENDERER_VARIABLE, "")
+    if renderer not in ("svg", "canvas"):
+        return spec
+    usermeta = dict(spec.get("usermeta") or {})
+    usermeta["embedOptions"] = {**(usermeta.get("embedOptions") or {}), "renderer": renderer}
+    return spec | {"usermeta": usermeta}
+
+
 def single_view(spec: dict) -> bool:
     """One view (a mark or a layer of marks), not a facet, concatenation or repeat."""
     return not any(key in spec for key in ("facet", "hconcat", "vconcat", "concat", "repeat", "spec")) \
         and not any(channel in spec.get("encoding", {}) for channel in ("row", "column", "facet"))
 
 
-def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None, **selection) -> None:
+def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None,
+         font_size: int | None = None, **selection) -> None:
     """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
-    size, 'stretch' fills the column. `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
+    size, 'stretch' fills the column; its text at `font_size` px (None: this session's text_size()).
+    `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
+    spec = renderer_options(with_text(spec, font_size or text_size()))
     if "autosize" not in spec and single_view(spec):
         # Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its
         # height and pushed titles out of view: fit the width only, keep the height the builder asked for
