@@ -180,11 +180,11 @@ async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, 
                     await generic_change(s, rng, stats, "embeddings")
                 await think(); await generic_change(s, rng, stats, "embeddings")
             if await visit("context"):
-                await think(); await act(s, stats, "context", s.set("k", [rng.randint(0, 3)]))
+                await think(); await act(s, stats, "context", s.set("context.k", [rng.randint(0, 3)]))
             if await visit("attention"):
-                await think(); await act(s, stats, "attention", s.set("x", attention_matrix(rng)))
-                await think(); await act(s, stats, "attention", s.set("causal", True))
-                await think(); await act(s, stats, "attention", s.set("scaled", False))
+                await think(); await act(s, stats, "attention", s.set("attention.x", attention_matrix(rng)))
+                await think(); await act(s, stats, "attention", s.set("attention.causal", True))
+                await think(); await act(s, stats, "attention", s.set("attention.scaled", False))
             if await visit("multi-head"):
                 await think(); await generic_change(s, rng, stats, "multi-head")
             if await visit("heads"):

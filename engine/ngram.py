@@ -482,7 +482,7 @@ class NGramModel:
 
     def sample(self, length: int, *, seed: int, temperature: float = 1.0, top_k: int | None = None,
                prompt: Sequence[int] = ()) -> list[int]:
-        """`length` new ids after `prompt`: w_t ~ P(w | last n-1 tokens)^(1/T), renormalised.
+        """`length` new ids after `prompt`: w_t ~ P(w | last n-1 tokens)^(1/tau), renormalised.
 
         Randomness only from numpy's Generator(seed): the same seed gives the same ids.
         Temperature 0 is greedy (always the most likely token).

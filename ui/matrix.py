@@ -8,6 +8,11 @@ from engine import limits
 from engine.textmatrix import format_matrix, parse_matrix
 
 
+def last_good(key: str, default: np.ndarray) -> np.ndarray:
+    """The last matrix that parsed in the editor `key` (the default before any did)."""
+    return st.session_state.get(f"{key}__last_good", (None, np.asarray(default, float)))[1]
+
+
 def matrix_editor(key: str, default: np.ndarray, *, row_labels: list[str] | None = None,
                   label: str = "Matrix", max_rows: int = limits.MAX_TOKENS,
                   max_cols: int = limits.MAX_DIM, height: int | None = None,

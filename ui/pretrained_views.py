@@ -155,7 +155,7 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     prompt = st.text_input("Prompt for SmolLM2", default_prompt, key=f"{key}_prompt",
                            max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
     columns = st.columns(4)
-    temperature = columns[0].slider("Temperature", 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
+    temperature = columns[0].slider("Temperature τ", 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
     top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, d["top_k"], key=f"{key}_top_k")
     seed = columns[2].number_input("Seed", 0, 10_000, d["seed"], key=f"{key}_seed")
     length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, d["length"], key=f"{key}_length")

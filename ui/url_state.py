@@ -1,45 +1,26 @@
-"""A page's teaching state mirrored in the URL, so a teacher can send a link to the exact view.
+"""A page's teaching state, declared once, mirrored in the URL so a teacher can send a link
+to the exact view.
 
-Call `init` before a widget with the same key (URL -> session_state, once per session per
-key) and `mirror` after the widgets (session_state -> URL). A hand-edited parameter that
-does not parse falls back to the default with a warning, never a traceback.
+Each page declares its shareable values in one table, as the TensorFlow Playground's
+`state.ts` does: `STATE = PageState("attention", Param("x", default), Param("query", 0, between(0, 63)))`.
+Session keys are prefixed by the page (`attention.x`), so two pages never share a key;
+the URL keeps the short name (`?x=...`), so links stay short and stable.
+
+- `STATE.init()` before the widgets: seeds each value that the session does not hold yet,
+  from the link first, then from what the student had the last time they were on this page,
+  then from the default. A link value that cannot be used gives the default and a sentence.
+- `STATE.key("x")` is the widget key; `STATE["x"]` reads the value.
+- `STATE.mirror()` after the widgets: writes the values back into the URL, and keeps them so
+  that leaving the page and coming back does not lose the student's work.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
 
 import streamlit as st
 
-_SEEN = "_url_state_loaded"
-
-
-def init(key: str, default: Any, parse: Callable[[str], Any] = str) -> None:
-    """Seed st.session_state[key] from ?key=... once; otherwise from the default."""
-    loaded = st.session_state.setdefault(_SEEN, set())
-    if key in loaded and key in st.session_state:
-        return
-    loaded.add(key)
-    raw = st.query_params.get(key)
-    if raw is None:
-        st.session_state.setdefault(key, default)
-        return
-    try:
-        st.session_state[key] = parse(raw)
-    except (ValueError, TypeError, KeyError):
-        st.warning(f"The link's value for '{key}' ({raw[:40]!r}) could not be read; using the default.",
-                   icon=":material/link_off:")
-        st.session_state[key] = default
-
-
-def mirror(keys: list[str], dump: dict[str, Callable[[Any], str]] | None = None) -> None:
-    """Write the current values of these keys into the URL's query parameters."""
-    dump = dump or {}
-    for key in keys:
-        if key in st.session_state:
-            value = st.session_state[key]
-            text = dump.get(key, _default_dump)(value)
-            if st.query_params.get(key) != text:
-                st.query_params[key] = text
+_KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 
 
 def _default_dump(value: Any) -> str:
@@ -48,9 +29,90 @@ def _default_dump(value: Any) -> str:
     return str(value)
 
 
+@dataclass(frozen=True)
+class Param:
+    """One shareable value: its URL name, default, parser (str -> value, raising ValueError on a
+    value the page cannot use) and dumper (value -> str)."""
+    name: str
+    default: Any
+    parse: Callable[[str], Any] = str
+    dump: Callable[[Any], str] = _default_dump
+
+
+class PageState:
+    """The declared state of one page; see the module docstring."""
+
+    def __init__(self, page: str, *params: Param) -> None:
+        self.page = page
+        self.params = {p.name: p for p in params}
+        if len(self.params) != len(params):
+            raise ValueError(f"{page}: a parameter is declared twice")
+
+    def key(self, name: str) -> str:
+        """The session key of this page's value (or widget) `name`: never shared with another page."""
+        return f"{self.page}.{name}"
+
+    def __getitem__(self, name: str) -> Any:
+        return st.session_state[self.key(name)]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        st.session_state[self.key(name)] = value
+
+    def __contains__(self, name: str) -> bool:
+        return self.key(name) in st.session_state
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return st.session_state.get(self.key(name), default)
+
+    def setdefault(self, name: str, value: Any) -> Any:
+        return st.session_state.setdefault(self.key(name), value)
+
+    def pop(self, name: str) -> None:
+        st.session_state.pop(self.key(name), None)
+
+    def init(self, *names: str, defaults: dict[str, Any] | None = None) -> None:
+        """Seed the named values (all declared ones if none named) that the session lacks.
+
+        `defaults` overrides declared defaults for this call (say, sizes that follow a preset)."""
+        kept = st.session_state.setdefault(_KEPT, {}).get(self.page, {})
+        for name in names or tuple(self.params):
+            param = self.params[name]
+            key = self.key(name)
+            if key in st.session_state:
+                continue
+            default = (defaults or {}).get(name, param.default)
+            raw = st.query_params.get(name)
+            if raw is not None:
+                try:
+                    st.session_state[key] = param.parse(raw)
+                    continue
+                except (ValueError, TypeError, KeyError):
+                    st.warning(f"The link's value for '{name}' ({raw[:40]!r}) could not be read; "
+                               f"using the default ({_default_dump(default)[:40]!r}).",
+                               icon=":material/link_off:")
+            st.session_state[key] = kept.get(name, default)
+
+    def mirror(self, names: Sequence[str] | None = None) -> None:
+        """Write the current values into the URL (only `names`, if given) and keep them for a
+        return visit. Parameters this page does not declare are dropped from the URL."""
+        kept = st.session_state.setdefault(_KEPT, {}).setdefault(self.page, {})
+        for name in list(st.query_params):
+            if name not in self.params:
+                del st.query_params[name]
+        for name in self.params if names is None else names:
+            key = self.key(name)
+            if key not in st.session_state:
+                continue
+            value = st.session_state[key]
+            kept[name] = value
+            text = self.params[name].dump(value)
+            if st.query_params.get(name) != text:
+                st.query_params[name] = text
+
+
 def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
-    """A parser for a bounded number: `init("k", 1, between(0, 6))`. A link's value outside
-    [low, high] falls back to the default with a warning instead of crashing the widget."""
+    """A parser for a bounded number: `Param("n", 3, between(1, 6))`. A link's value outside
+    [low, high] falls back to the default with a sentence instead of crashing the widget."""
     def parse(raw: str) -> Any:
         value = kind(raw)
         if not low <= value <= high:  # also rejects NaN
@@ -59,11 +121,32 @@ def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callab
     return parse
 
 
+def one_of(choices: Iterable[Any], kind: Callable[[str], Any] = str) -> Callable[[str], Any]:
+    """A parser for one of a fixed set of choices (a radio's or selectbox's options)."""
+    options = list(choices)
+
+    def parse(raw: str) -> Any:
+        value = kind(raw)
+        if value not in options:
+            raise ValueError(f"{raw!r} is not one of the choices")
+        return value
+    return parse
+
+
+def text(max_chars: int) -> Callable[[str], str]:
+    """A parser for free text of at most `max_chars` characters (a text box's own limit)."""
+    def parse(raw: str) -> str:
+        if len(raw) > max_chars:
+            raise ValueError(f"longer than {max_chars} characters")
+        return raw
+    return parse
+
+
 def parse_bool(raw: str) -> bool:
     """'1', 'true', 'yes', 'on' -> True; '0', 'false', 'no', 'off' -> False."""
-    text = raw.strip().lower()
-    if text in ("1", "true", "yes", "on"):
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
         return True
-    if text in ("0", "false", "no", "off"):
+    if value in ("0", "false", "no", "off"):
         return False
     raise ValueError(raw)

@@ -10,7 +10,7 @@ from engine.charts import heatmap_spec
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
-from ui.matrix import matrix_editor
+from ui.matrix import last_good, matrix_editor
 
 PRESETS = {
     "The chapter's example: the crane by the lake": (CHAPTER_TOKENS, CHAPTER_X),
@@ -24,10 +24,20 @@ PRESETS = {
 W_PRESETS = ("identity", "random")
 
 
+STATE = url_state.PageState(
+    "attention",
+    url_state.Param("x", format_matrix(CHAPTER_X, CHAPTER_TOKENS), url_state.text(limits.MAX_MATRIX_TEXT_CHARS)),
+    url_state.Param("scaled", True, url_state.parse_bool),
+    url_state.Param("proj", False, url_state.parse_bool),
+    url_state.Param("causal", False, url_state.parse_bool),
+    url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
+)
+
+
 def preset_changed() -> None:
-    labels, x = PRESETS[st.session_state.preset]
-    st.session_state.x = format_matrix(x, labels)
-    st.session_state.query = 0
+    labels, x = PRESETS[STATE["preset"]]
+    STATE["x"] = format_matrix(x, labels)
+    STATE["query"] = 0
 
 
 def projection_default(kind: str, d: int, seed: int) -> np.ndarray:
@@ -38,60 +48,55 @@ def projection_default(kind: str, d: int, seed: int) -> np.ndarray:
 
 def reset_projections() -> None:
     for name in ("W_q", "W_k", "W_v"):
-        st.session_state.pop(name, None)
+        STATE.pop(name)
 
 
 page.header("Attention calculator", "How does one token decide how much every other token matters?")
 
-url_state.init("x", format_matrix(CHAPTER_X, CHAPTER_TOKENS))
-url_state.init("scaled", True, url_state.parse_bool)
-url_state.init("proj", False, url_state.parse_bool)
-url_state.init("causal", False, url_state.parse_bool)
-url_state.init("query", 0, int)
+STATE.init()
 
 with st.sidebar:
     st.header("Settings")
-    st.selectbox("Example", list(PRESETS), key="preset", on_change=preset_changed,
+    st.selectbox("Example", list(PRESETS), key=STATE.key("preset"), on_change=preset_changed,
                  help="Loading an example replaces X.")
-    st.toggle("Scale scores by 1/sqrt(d_k)", key="scaled",
+    st.toggle("Scale scores by 1/sqrt(d_k)", key=STATE.key("scaled"),
               help="Off: the chapter's raw steps 1-3. On: softmax(QK^T / sqrt(d_k)) V.")
-    st.toggle("Learned projections W_Q, W_K, W_V", key="proj",
+    st.toggle("Learned projections W_Q, W_K, W_V", key=STATE.key("proj"),
               help="Off: queries, keys and values are X itself.")
-    if st.session_state.proj:
-        st.radio("Start the projections from", W_PRESETS, key="w_start", horizontal=True, on_change=reset_projections)
-        st.number_input("Seed for random projections", 0, 10_000, 0, key="w_seed", on_change=reset_projections)
-    st.toggle("Causal mask (a token sees only itself and earlier ones)", key="causal")
-    st.toggle("Show steps with 4 decimals", key="fine", value=False)
+    if STATE["proj"]:
+        st.radio("Start the projections from", W_PRESETS, key=STATE.key("w_start"), horizontal=True, on_change=reset_projections)
+        st.number_input("Seed for random projections", 0, 10_000, 0, key=STATE.key("w_seed"), on_change=reset_projections)
+    st.toggle("Causal mask (a token sees only itself and earlier ones)", key=STATE.key("causal"))
+    st.toggle("Show steps with 4 decimals", key=STATE.key("fine"), value=False)
 
-digits = 4 if st.session_state.get("fine") else 3
+digits = 4 if STATE.get("fine") else 3
 
 st.markdown("**X: one row per token.** Edit any number or token name; add or remove rows.")
-labels, x = matrix_editor("x", CHAPTER_X, row_labels=CHAPTER_TOKENS, label="X (token embeddings)")
+labels, x = matrix_editor(STATE.key("x"), CHAPTER_X, row_labels=CHAPTER_TOKENS, label="X (token embeddings)")
 labels = [name or f"token {i}" for i, name in enumerate(labels)]
 d = x.shape[1]
 
 W = {"W_q": None, "W_k": None, "W_v": None}
-if st.session_state.proj:
-    start = st.session_state.get("w_start", "identity")
-    seed = int(st.session_state.get("w_seed", 0))
+if STATE["proj"]:
+    start = STATE.get("w_start", "identity")
+    seed = int(STATE.get("w_seed", 0))
     columns = st.columns(3)
     for offset, (name, column) in enumerate(zip(W, columns)):
         with column:
             default = projection_default(start, d, seed + offset)
-            if name in st.session_state and st.session_state.get(f"{name}__last_good", (None, default))[1].shape[0] != d:
-                st.session_state.pop(name)  # X changed width: the old projection no longer fits
-            _, W[name] = matrix_editor(name, default, label=f"{name.upper()} ({d} rows)",
+            if name in STATE and last_good(STATE.key(name), default).shape[0] != d:
+                STATE.pop(name)  # X changed width: the old projection no longer fits
+            _, W[name] = matrix_editor(STATE.key(name), default, label=f"{name.upper()} ({d} rows)",
                                        max_rows=limits.MAX_DIM)
 
-query = min(int(st.session_state.query), len(labels) - 1)
-st.session_state.query = max(query, 0)
-st.selectbox("Query token (whose context we build)", range(len(labels)), key="query",
+STATE["query"] = max(min(int(STATE["query"]), len(labels) - 1), 0)
+st.selectbox("Query token (whose context we build)", range(len(labels)), key=STATE.key("query"),
              format_func=lambda i: f"{i}: {labels[i]}")
-q = st.session_state.query
+q = STATE["query"]
 
 result = page.run_engine(self_attention, x, W["W_q"], W["W_k"], W["W_v"],
-                         scale=st.session_state.scaled, causal=st.session_state.causal)
-url_state.mirror(["x", "scaled", "proj", "causal", "query"])
+                         scale=STATE["scaled"], causal=STATE["causal"])
+STATE.mirror()
 
 if result is not None:
     weights_row = result.weights[q]
@@ -108,7 +113,7 @@ if result is not None:
                      f"**{labels[runner_up]}** gets the most, **{weights_row[runner_up]:.{digits}f}**")
     st.markdown(sentence + ".")
 
-    Qn, Kn, Vn = ("q", "k", "v") if st.session_state.proj else ("x", "x", "x")
+    Qn, Kn, Vn = ("q", "k", "v") if STATE["proj"] else ("x", "x", "x")
     name = [rf"\text{{{formula.latex_text(label)}}}" for label in labels]
     st.subheader("Step by step for the query " + labels[q])
     st.markdown("**Step 1. Scores:** how much the query points the same way as each key.")
@@ -119,17 +124,18 @@ if result is not None:
         rf"s_{{ij}} = {Qn}_i \cdot {Kn}_j",
         rf"\begin{{aligned}} s_{{{name[q]},{name[j]}}} &= {products} = {formula.number(result.scores[q, j], digits)}"
         rf"\\ s_{{{name[q]},\cdot}} &= {formula.latex_vector(result.scores[q], digits)} \end{{aligned}}")
-    if st.session_state.scaled:
+    if STATE["scaled"]:
         formula.formula_with_numbers(
             r"\tilde s_{ij} = \frac{s_{ij}}{\sqrt{d_k}}",
             rf"\tilde s_{{{name[q]},\cdot}} = \frac{{1}}{{\sqrt{{{result.d_k}}}}}"
             rf"{formula.latex_vector(result.scores[q], digits)} = {formula.latex_vector(result.scaled[q], digits)}")
     st.markdown("**Step 2. Weights:** softmax turns the row of scores into positive weights that sum to 1.")
+    score = r"\tilde s" if STATE["scaled"] else "s"  # softmax reads the scaled scores when scaling is on
     formula.formula_with_numbers(
-        r"\alpha_{ij} = \frac{\exp(s_{ij})}{\sum_{k=1}^{T} \exp(s_{ik})}",
+        rf"\alpha_{{ij}} = \frac{{\exp({score}_{{ij}})}}{{\sum_{{k=1}}^{{T}} \exp({score}_{{ik}})}}",
         rf"\alpha_{{{name[q]},\cdot}} = {formula.latex_vector(weights_row, digits)},\quad \textstyle\sum_j "
         rf"\alpha_{{{name[q]},j}} = {formula.number(weights_row.sum(), digits)}",
-        caption="Masked keys (causal mask) get weight 0." if st.session_state.causal else None)
+        caption="Masked keys (causal mask) get weight 0." if STATE["causal"] else None)
     st.markdown("**Step 3. Context:** the weighted average of the values.")
     terms = " + ".join(f"{formula.number(weights_row[k], digits)}\\,{Vn}_{{{name[k]}}}"
                        for k in range(len(labels)) if weights_row[k] > 0)
@@ -147,14 +153,14 @@ if result is not None:
                              | {"token": labels}, hide_index=True)
 
     code.show_code(attention_code(result.x, labels, W_q=W["W_q"], W_k=W["W_k"], W_v=W["W_v"],
-                                  scale=st.session_state.scaled, causal=st.session_state.causal, query=q))
+                                  scale=STATE["scaled"], causal=STATE["causal"], query=q))
 
     st.subheader("Softmax stability")
     st.markdown("The same row of scores through softmax twice: as written, and after subtracting the row's "
                 "largest score first. Multiply the scores to push them up.")
-    factor = st.select_slider("Multiply this row's scores by", [1, 10, 100, 1_000, 10_000], key="factor")
+    factor = st.select_slider("Multiply this row's scores by", [1, 10, 100, 1_000, 10_000], key=STATE.key("factor"))
     row = result.scaled[q][None, :] * factor
-    if st.session_state.causal:
+    if STATE["causal"]:
         row = np.where(result.mask[q], row, -np.inf)
     naive = naive_softmax_rows(row)[0]
     stable = softmax_rows(row)[0]
@@ -174,7 +180,7 @@ if result is not None:
                              hint="Make row 2 point the same way as row 1, or turn row 4 away from it."),
         challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                              "0.01 of 1/T.",
-                             done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01)) and not st.session_state.causal,
+                             done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01)) and not STATE["causal"],
                              hint="When all scores in a row are equal, softmax is uniform."),
         challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",
                              done=not np.all(np.isfinite(naive)) and bool(np.all(np.isfinite(stable))),

@@ -69,13 +69,14 @@ def cost_line(T: int, d: int, what: str, shrink: str) -> None:
 
 
 def set_from_selection(chart_key: str, field: str, targets: dict[str, callable]) -> None:
-    """A click on a chart: copy the clicked token's number into the widgets that choose it."""
-    event = st.session_state.get(chart_key)
+    """A click on the chart `chart_key` (a name of this page's state): copy the clicked token's number
+    into the widgets that choose it."""
+    event = STATE.get(chart_key)
     points = (event or {}).get("selection", {}).get("token", []) if event else []
     if points and field in points[0]:
         value = int(points[0][field])
         for key, convert in targets.items():
-            st.session_state[key] = convert(value)
+            STATE[key] = convert(value)
 
 
 page.header("Beyond words", "Can attention compare image patches, sound frames and amino acids the way it "
@@ -85,60 +86,64 @@ st.markdown("The chapter: *nothing in the attention mechanism is specific to wor
             "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
             "**look alike**, which is the starting point a trained model (ViT, AST, ESM) learns from.")
 
-url_state.init("kind", "image")
-url_state.init("d", 64, int)
-url_state.init("seed", 0, int)
-url_state.init("picture", "astronaut")
-url_state.init("side", 224, int)
-url_state.init("patch", 16, int)
-url_state.init("fit", "crop")
-url_state.init("overlay", "spotlight")
-url_state.init("qrow", 4, int)
-url_state.init("qcol", 6, int)
-url_state.init("signal", "melody")
-url_state.init("frame", 512, int)
-url_state.init("hop", 128, int)
-url_state.init("qframe", -1, int)
-url_state.init("protein", "Human insulin, A chain")
-url_state.init("sequence", PROTEIN_PRESETS["Human insulin, A chain"])
-url_state.init("residue", 0, int)
+STATE = url_state.PageState(
+    "beyond",
+    url_state.Param("kind", "image"),
+    url_state.Param("d", 64, int),
+    url_state.Param("seed", 0, int),
+    url_state.Param("picture", "astronaut"),
+    url_state.Param("side", 224, int),
+    url_state.Param("patch", 16, int),
+    url_state.Param("fit", "crop"),
+    url_state.Param("overlay", "spotlight"),
+    url_state.Param("qrow", 4, int),
+    url_state.Param("qcol", 6, int),
+    url_state.Param("signal", "melody"),
+    url_state.Param("frame", 512, int),
+    url_state.Param("hop", 128, int),
+    url_state.Param("qframe", -1, int),
+    url_state.Param("protein", "Human insulin, A chain"),
+    url_state.Param("sequence", PROTEIN_PRESETS["Human insulin, A chain"]),
+    url_state.Param("residue", 0, int),
+)
+STATE.init()
 
 with st.sidebar:
     st.header("Settings")
-    st.radio("Tokens from", list(KINDS), key="kind", format_func=KINDS.get)
-    st.selectbox("Projection to d numbers per token", PROJECTIONS, key="d",
+    st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get)
+    st.selectbox("Projection to d numbers per token", PROJECTIONS, key=STATE.key("d"),
                  format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
                  help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.")
-    st.number_input("Seed of the projection", 0, 10_000, key="seed", step=1)
-    kind = st.session_state.kind
+    st.number_input("Seed of the projection", 0, 10_000, key=STATE.key("seed"), step=1)
+    kind = STATE["kind"]
     if kind == "image":
         st.subheader("Image")
-        st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key="picture",
+        st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
                      help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.")
-        st.selectbox("Resize to", list(SIDES), key="side", format_func=SIDES.get,
+        st.selectbox("Resize to", list(SIDES), key=STATE.key("side"), format_func=SIDES.get,
                      help="Shorter side to this size, then the centre square, as ViT prepares its inputs.")
-        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key="patch", step=1,
+        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"), step=1,
                         help="Each p x p square becomes one token of p*p*3 numbers.")
-        st.radio("When p does not divide the picture", FITS, key="fit", horizontal=True,
+        st.radio("When p does not divide the picture", FITS, key=STATE.key("fit"), horizontal=True,
                  format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get)
-        st.radio("Overlay", OVERLAY_STYLES, key="overlay", horizontal=True,
+        st.radio("Overlay", OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
                  help="spotlight: dim what gets little weight; heat: colour by weight (viridis).")
     elif kind == "audio":
         st.subheader("Audio")
-        st.selectbox("Sound", list(SIGNALS) + [UPLOAD], key="signal",
+        st.selectbox("Sound", list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
                      format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}")
-        st.select_slider("Frame length N (samples)", FRAMES, key="frame",
+        st.select_slider("Frame length N (samples)", FRAMES, key=STATE.key("frame"),
                          help="Longer frames: finer frequency, coarser time.")
-        st.select_slider("Hop between frames (samples)", HOPS, key="hop",
+        st.select_slider("Hop between frames (samples)", HOPS, key=STATE.key("hop"),
                          help="A smaller hop gives more frames, so more tokens.")
     else:
         st.subheader("Protein")
-        st.selectbox("Sequence", list(PROTEIN_PRESETS) + [CUSTOM], key="protein",
-                     on_change=lambda: st.session_state.update(
-                         sequence=PROTEIN_PRESETS.get(st.session_state.protein, st.session_state.sequence)))
+        st.selectbox("Sequence", list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"),
+                     on_change=lambda: STATE.__setitem__(
+                         "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"])))
 
-d = st.session_state.d or None
-seed = int(st.session_state.seed)
+d = STATE["d"] or None
+seed = int(STATE["seed"])
 lead_in = {"image": "an image cut into patches", "audio": "a sound cut into spectrogram frames",
            "protein": "a protein read residue by residue"}[kind]
 st.subheader(f"Tokens from {lead_in}")
@@ -147,9 +152,9 @@ st.subheader(f"Tokens from {lead_in}")
 # ==== image ====================================================================================
 def image_section() -> None:
     upload = None
-    name = st.session_state.picture
+    name = STATE["picture"]
     if name == UPLOAD:
-        file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key="image_file",
+        file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key=STATE.key("image_file"),
                                 help=f"Up to {limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB and "
                                      f"{limits.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; larger pictures are "
                                      f"shrunk to {limits.MAX_IMAGE_SIDE} pixels on the longer side.")
@@ -158,16 +163,16 @@ def image_section() -> None:
                     icon=":material/upload:")
             return
         upload = file.getvalue()
-    patch, fit, side = int(st.session_state.patch), st.session_state.fit, int(st.session_state.side)
+    patch, fit, side = int(STATE["patch"]), STATE["fit"], int(STATE["side"])
     computed = page.run_engine(cached_image_attention, name, upload, side, patch, fit, d, seed)
     if computed is None:
         return
     pixels, result, url = computed
     patches = result.source
     rows, cols = patches.rows, patches.cols
-    st.session_state.qrow = min(max(int(st.session_state.qrow), 0), rows - 1)
-    st.session_state.qcol = min(max(int(st.session_state.qcol), 0), cols - 1)
-    query = st.session_state.qrow * cols + st.session_state.qcol
+    STATE["qrow"] = min(max(int(STATE["qrow"]), 0), rows - 1)
+    STATE["qcol"] = min(max(int(STATE["qcol"]), 0), cols - 1)
+    query = STATE["qrow"] * cols + STATE["qcol"]
     height, width = pixels.shape[:2]
     edge = ""
     if any(patches.trimmed):
@@ -183,20 +188,20 @@ def image_section() -> None:
     left, right = st.columns([3, 2])
     with left:
         chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query],
-                              query, style=st.session_state.overlay, selection="token",
+                              query, style=STATE["overlay"], selection="token",
                               display_width=min(500, max(320, 4 * cut_w)))
-        st.vega_lite_chart(chart, key="overlay_chart", on_select=lambda: set_from_selection(
+        st.vega_lite_chart(chart, key=STATE.key("overlay_chart"), on_select=lambda: set_from_selection(
             "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
             selection_mode="token", width="content")
     with right:
         st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                     "lit where it puts its attention.")
         a, b = st.columns(2)
-        a.number_input("Row", 0, rows - 1, key="qrow", step=1)
-        b.number_input("Column", 0, cols - 1, key="qcol", step=1)
+        a.number_input("Row", 0, rows - 1, key=STATE.key("qrow"), step=1)
+        b.number_input("Column", 0, cols - 1, key=STATE.key("qcol"), step=1)
         weights = result.attention.weights[query]
         strongest = result.strongest_others(query, 5)
-        st.markdown(f"Patch ({st.session_state.qrow}, {st.session_state.qcol}) keeps **{weights[query]:.4f}** "
+        st.markdown(f"Patch ({STATE['qrow']}, {STATE['qcol']}) keeps **{weights[query]:.4f}** "
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
         st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
@@ -232,34 +237,34 @@ def image_section() -> None:
 # ==== audio ====================================================================================
 def audio_section() -> None:
     upload = None
-    name = st.session_state.signal
+    name = STATE["signal"]
     if name == UPLOAD:
-        file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key="wav_file",
+        file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key=STATE.key("wav_file"),
                                 help=f"Uncompressed PCM, one channel, up to {limits.MAX_AUDIO_SECONDS:.0f} s and "
                                      f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
         if file is None:
             st.info("Upload a short mono WAV, or pick a synthesised sound in the sidebar.", icon=":material/upload:")
             return
         upload = file.getvalue()
-    computed = page.run_engine(cached_frame_attention, name, upload, int(st.session_state.frame),
-                               int(st.session_state.hop), d, seed)
+    computed = page.run_engine(cached_frame_attention, name, upload, int(STATE["frame"]),
+                               int(STATE["hop"]), d, seed)
     if computed is None:
         return
     signal, result, picture = computed
     spec = result.source
-    if st.session_state.qframe < 0 or st.session_state.qframe >= spec.T:
+    if STATE["qframe"] < 0 or STATE["qframe"] >= spec.T:
         last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
-        st.session_state.qframe = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
-    query = int(st.session_state.qframe)
+        STATE["qframe"] = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
+    query = int(STATE["qframe"])
     st.audio(signal.samples, sample_rate=signal.sample_rate)
     st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
                 f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"
                 f"{f', projected to d = {d}' if d else ''}.**")
     chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
                                     picture_url=picture, selection="token")
-    st.vega_lite_chart(chart, key="spectrogram_chart", on_select=lambda: set_from_selection(
+    st.vega_lite_chart(chart, key=STATE.key("spectrogram_chart"), on_select=lambda: set_from_selection(
         "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
-    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key="qframe")
+    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key=STATE.key("qframe"))
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
     here = segment_of(float(spec.times[query]), signal.segments)
@@ -299,20 +304,20 @@ def audio_section() -> None:
 
 # ==== protein ==================================================================================
 def protein_section() -> None:
-    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key="sequence", height=90,
+    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key=STATE.key("sequence"), height=90,
                  max_chars=limits.MAX_SEQUENCE_TEXT_CHARS)
-    result = page.run_engine(cached_residue_attention, st.session_state.sequence, d, seed)
+    result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
     if result is None:
         return
     residues = result.source
     labels = residues.labels
     L = len(labels)
-    st.session_state.residue = min(max(int(st.session_state.residue), 0), L - 1)
-    query = int(st.session_state.residue)
+    STATE["residue"] = min(max(int(STATE["residue"]), 0), L - 1)
+    query = int(STATE["residue"])
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
-    charts.show(residue_heatmap_spec(st.session_state.sequence, d, seed))
-    st.selectbox("Residue", range(L), key="residue", format_func=lambda i: labels[i])
+    charts.show(residue_heatmap_spec(STATE["sequence"], d, seed))
+    st.selectbox("Residue", range(L), key=STATE.key("residue"), format_func=lambda i: labels[i])
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
     with left:
@@ -339,7 +344,7 @@ def protein_section() -> None:
 
 {"image": image_section, "audio": audio_section, "protein": protein_section}[kind]()
 
-url_state.mirror(["kind", "d", "seed"] + {
+STATE.mirror(["kind", "d", "seed"] + {
     "image": ["picture", "side", "patch", "fit", "overlay", "qrow", "qcol"],
     "audio": ["signal", "frame", "hop", "qframe"],
     "protein": ["protein", "sequence", "residue"]}[kind])

@@ -17,11 +17,34 @@ FIELDS = ["vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layer
 BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
 CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
 DEFAULT_PRESET = "tiny (the chapter's block)"
+LEARNING_RATES = ["0.0003", "0.001", "0.002", "0.003", "0.01"]
 NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
 
 
 def key(field: str) -> str:
-    return f"bb_{field}"
+    """The session key of a switch or size (its URL name is bb_<field>)."""
+    return STATE.key(f"bb_{field}")
+
+
+def parse_field(field: str):
+    """How a link's text becomes this field's value: a switch, one of the choices, or a whole number."""
+    if field in BOOLEAN:
+        return url_state.parse_bool
+    if field in CHOICES:
+        return url_state.one_of(CHOICES[field])
+    return int
+
+
+STATE = url_state.PageState(
+    "block",
+    url_state.Param("bb_preset", DEFAULT_PRESET, url_state.one_of([*PRESETS, "custom"])),
+    *(url_state.Param(f"bb_{field}", getattr(PRESETS[DEFAULT_PRESET], field), parse_field(field)) for field in FIELDS),
+    url_state.Param("bb_seconds", int(LIVE_RECIPE.max_seconds), url_state.between(1, limits.MAX_TRAIN_SECONDS)),
+    url_state.Param("bb_steps", LIVE_RECIPE.max_steps, url_state.between(1, limits.MAX_TRAIN_STEPS)),
+    url_state.Param("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", url_state.one_of(LEARNING_RATES)),
+    url_state.Param("bb_batch", LIVE_RECIPE.batch_size, url_state.between(1, limits.MAX_TRAIN_BATCH)),
+    url_state.Param("bb_seed", 0, url_state.between(0, 2**31 - 1)),
+)
 
 
 def load_preset() -> None:
@@ -33,13 +56,11 @@ def load_preset() -> None:
 
 
 # --- settings: the sidebar -------------------------------------------------------------------
-url_state.init(key("preset"), DEFAULT_PRESET, lambda raw: raw if raw in PRESETS or raw == "custom" else
-               (_ for _ in ()).throw(ValueError(raw)))
+STATE.init("bb_preset")
 linked_preset = PRESETS.get(st.session_state[key("preset")], PRESETS[DEFAULT_PRESET])
-for field in FIELDS:  # a link naming a preset opens with its sizes, unless it names a switch too
-    default = getattr(linked_preset, field)
-    parse = url_state.parse_bool if field in BOOLEAN else (str if field in CHOICES else int)
-    url_state.init(key(field), default, parse)
+# a link naming a preset opens with its sizes, unless it names a switch too
+STATE.init(*(f"bb_{field}" for field in FIELDS),
+           defaults={f"bb_{field}": getattr(linked_preset, field) for field in FIELDS})
 
 with st.sidebar:
     st.selectbox("Preset", list(PRESETS) + ["custom"], key=key("preset"), on_change=load_preset,
@@ -66,7 +87,7 @@ values = {field: st.session_state[key(field)] for field in FIELDS}
 preset = PRESETS.get(st.session_state[key("preset")])
 if preset is not None and any(getattr(preset, f) != v for f, v in values.items()):
     st.sidebar.caption(f"Changed from the preset '{st.session_state[key('preset')]}'.")
-url_state.mirror([key("preset")] + [key(f) for f in FIELDS])
+STATE.mirror(["bb_preset"] + [f"bb_{f}" for f in FIELDS])
 
 config = page.run_engine(lambda: TransformerConfig(**values))
 
@@ -105,17 +126,13 @@ st.subheader("Train it live on Shakespeare, one character at a time")
 st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
            "Runs use one CPU thread; a few students at a time train, the others wait in line.")
 settings = st.columns(5)
-url_state.init("bb_seconds", int(LIVE_RECIPE.max_seconds), int)
-url_state.init("bb_steps", LIVE_RECIPE.max_steps, int)
-url_state.init("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", str)
-url_state.init("bb_batch", LIVE_RECIPE.batch_size, int)
-url_state.init("bb_seed", 0, int)
-settings[0].number_input("time budget (s)", 1, limits.MAX_TRAIN_SECONDS, key="bb_seconds")
-settings[1].number_input("max steps", 1, limits.MAX_TRAIN_STEPS, key="bb_steps")
-settings[2].selectbox("peak learning rate", ["0.0003", "0.001", "0.002", "0.003", "0.01"], key="bb_lr")
-settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key="bb_batch")
-settings[4].number_input("seed", 0, 2**31 - 1, key="bb_seed")
-url_state.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
+STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed")
+settings[0].number_input("time budget (s)", 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
+settings[1].number_input("max steps", 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
+settings[2].selectbox("peak learning rate", LEARNING_RATES, key=key("lr"))
+settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
+settings[4].number_input("seed", 0, 2**31 - 1, key=key("seed"))
+STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
 st.session_state.setdefault("bb_runs", [])
 job = st.session_state.get("bb_job")
@@ -130,13 +147,13 @@ def start_training() -> None:
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
     model_config = with_vocab(config, tokenizer.vocab_size)
-    schedule = TrainConfig(batch_size=int(st.session_state.bb_batch), max_steps=int(st.session_state.bb_steps),
-                           max_seconds=float(st.session_state.bb_seconds),
-                           learning_rate=float(st.session_state.bb_lr),
-                           min_learning_rate=float(st.session_state.bb_lr) / 10,
-                           warmup_steps=min(100, int(st.session_state.bb_steps) // 10),
-                           eval_every=max(10, int(st.session_state.bb_steps) // 40), eval_batches=4,
-                           seed=int(st.session_state.bb_seed), threads=1)
+    schedule = TrainConfig(batch_size=int(STATE["bb_batch"]), max_steps=int(STATE["bb_steps"]),
+                           max_seconds=float(STATE["bb_seconds"]),
+                           learning_rate=float(STATE["bb_lr"]),
+                           min_learning_rate=float(STATE["bb_lr"]) / 10,
+                           warmup_steps=min(100, int(STATE["bb_steps"]) // 10),
+                           eval_every=max(10, int(STATE["bb_steps"]) // 40), eval_batches=4,
+                           seed=int(STATE["bb_seed"]), threads=1)
     torch.manual_seed(schedule.seed)
     model = TransformerLM(model_config)
     new_job = TrainingJob(model, train_ids, held_out_ids, schedule)
@@ -182,7 +199,7 @@ if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disa
     from engine.train import check_trainable, TrainConfig
 
     def checked_start():
-        check_trainable(config, TrainConfig(max_seconds=float(st.session_state.bb_seconds)))
+        check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
         start_training()
     page.run_engine(checked_start)
     job = st.session_state.get("bb_job")
@@ -265,8 +282,8 @@ corpus = load_corpus()
 tokenizer = CharTokenizer.from_text(corpus.text)
 model = TransformerLM(with_vocab(config, tokenizer.vocab_size))   # the plays' characters
 result = train(model, tokenizer.encode(corpus.train), tokenizer.encode(corpus.validation),
-               TrainConfig(batch_size={st.session_state.bb_batch}, max_steps={st.session_state.bb_steps}, \
-max_seconds={st.session_state.bb_seconds}, learning_rate={st.session_state.bb_lr}, seed={st.session_state.bb_seed}))
+               TrainConfig(batch_size={STATE["bb_batch"]}, max_steps={STATE["bb_steps"]}, \
+max_seconds={STATE["bb_seconds"]}, learning_rate={STATE["bb_lr"]}, seed={STATE["bb_seed"]}))
 print(result.held_out_loss[-1])               # nats per character
 '''})
 

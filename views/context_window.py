@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine import limits
 from engine.attention import attention, window_weights
 from engine.charts import compare_bars, heatmap_spec
 from engine.handvectors import sentence_vectors
@@ -11,7 +12,7 @@ from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
-SENTENCES = ["the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
+SENTENCES = ["crane by the lake", "the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
              "the crane lifted the steel"]
 MAX_K_SHOWN = 3
 
@@ -20,57 +21,62 @@ def load_sentence(keep_query: bool = False) -> None:
     """Rebuild X from the hand-picked vectors whenever the sentence changes; keep X if it cannot.
     On a page opened from a link, the link's query token is kept (keep_query)."""
     try:
-        tokens, X, unknown = sentence_vectors(st.session_state.sentence)
+        tokens, X, unknown = sentence_vectors(STATE["sentence"])
     except ValueError as error:
-        st.session_state.sentence_error = str(error)
+        STATE["sentence_error"] = str(error)
         return
-    st.session_state.sentence_error = None
-    st.session_state.x = format_matrix(X, tokens)
+    STATE["sentence_error"] = None
+    STATE["x"] = format_matrix(X, tokens)
     if not keep_query:
-        st.session_state.query = min(1, len(tokens) - 1)
-    st.session_state.unknown = unknown
+        STATE["query"] = tokens.index("crane") if "crane" in tokens else 0
+    STATE["unknown"] = unknown
 
 
 def load_example() -> None:
-    st.session_state.sentence = st.session_state.example
+    STATE["sentence"] = STATE["example"]
     load_sentence()
 
 
 page.header("Context: window vs attention", "Which words should *crane* borrow meaning from?")
 
-url_state.init("sentence", SENTENCES[0])
-url_state.init("k", 1, url_state.between(0, 6))
-url_state.init("query", 1, int)
-url_state.init("scaled", False, url_state.parse_bool)
-if "x" not in st.session_state:
+STATE = url_state.PageState(
+    "context",
+    url_state.Param("sentence", SENTENCES[0]),
+    url_state.Param("k", 1, url_state.between(0, 6)),
+    url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
+    url_state.Param("scaled", True, url_state.parse_bool),
+)
+STATE.init()
+if "x" not in STATE:
     load_sentence(keep_query=True)
 
 with st.sidebar:
     st.header("Settings")
-    st.slider("Window half-width k", 0, 6, key="k", help="The window around token t covers t-k ... t+k.")
-    st.toggle("Scale scores by 1/sqrt(d)", key="scaled",
-              help="Off: the chapter's steps 1-3 exactly. On: as in softmax(QK^T/sqrt(d_k)).")
+    st.slider("Window half-width k", 0, 6, key=STATE.key("k"), help="The window around token t covers t-k ... t+k.")
+    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"),
+              help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
+                   "Off: the raw dot products of steps 1-3.")
 
 st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pick an example...",
-             key="example", on_change=load_example)
-st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key="sentence",
+             key=STATE.key("example"), on_change=load_example)
+st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
               on_change=load_sentence, max_chars=400)
-if st.session_state.get("sentence_error"):
-    st.error(st.session_state.sentence_error + " The vectors below are kept.", icon=":material/error:")
-if st.session_state.get("unknown"):
-    st.info("No hand-picked vector for: " + ", ".join(st.session_state.unknown) +
+if STATE.get("sentence_error"):
+    st.error(STATE["sentence_error"] + " The vectors below are kept.", icon=":material/error:")
+if STATE.get("unknown"):
+    st.info("No hand-picked vector for: " + ", ".join(STATE["unknown"]) +
             ". They start at 0, 0, 0: give them numbers below.", icon=":material/edit:")
 
-labels, x = matrix_editor("x", np.zeros((1, 3)), label="X (one row per token: nature, function word, people/action)")
+labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)), label="X (one row per token: nature, function word, people/action)")
 labels = [name or f"token {i}" for i, name in enumerate(labels)]
 T = len(labels)
-st.session_state.query = min(int(st.session_state.query), T - 1)
-st.selectbox("Token whose context we build", range(T), key="query", format_func=lambda i: f"{i}: {labels[i]}")
-t = st.session_state.query
-k = int(st.session_state.k)
-url_state.mirror(["sentence", "k", "query", "scaled"])
+STATE["query"] = min(int(STATE["query"]), T - 1)
+st.selectbox("Token whose context we build", range(T), key=STATE.key("query"), format_func=lambda i: f"{i}: {labels[i]}")
+t = STATE["query"]
+k = int(STATE["k"])
+STATE.mirror()
 
-attended = page.run_engine(attention, x, x, x, scale=st.session_state.scaled)
+attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
 windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(MAX_K_SHOWN + 1)]))
 if attended is not None and windows is not None:
     window_row = window_weights(T, k)[t]
@@ -85,16 +91,20 @@ if attended is not None and windows is not None:
     others = [j for j in range(T) if j != t]
     best = max(others, key=lambda j: attention_row[j]) if others else t
     reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
+    top = int(np.argmax(attention_row))
+    itself = (f" Its largest weight, **{attention_row[t]:.3f}**, is on itself: a vector always points its own way."
+              if top == t and others else "")
     st.markdown(f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** "
-                f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away. A window needs k = {reach} to "
-                f"reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
+                f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} A window needs k = {reach} "
+                f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
                 "other token inside.")
 
     window_context = window_row @ x
     st.subheader("The two context vectors")
     formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
                                  rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = {formula.latex_vector(window_context)}",
-                                 caption="|W_t| is the number of positions that exist in the window (fewer at the edges).")
+                                 caption="|W_t| is the number of positions in the window: 2k + 1 away from the edges (the chapter's 1/(2k+1)), "
+                                         "fewer near the start or end of the sentence.")
     formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
                                  rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = {formula.latex_vector(attended.context[t])}",
                                  caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j (divided by "
@@ -106,7 +116,7 @@ if attended is not None and windows is not None:
         "T = len(x)\n"
         "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
         "window = inside / inside.sum(axis=1, keepdims=True)\n"
-        f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if st.session_state.scaled else ''}\n"
+        f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
         "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
         "weights /= weights.sum(axis=1, keepdims=True)\n"
         "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"

@@ -15,8 +15,8 @@ from ui import challenges, charts, code, formula, loaders, page, pretrained_view
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
 PRESETS: dict[str, tuple[str, str, str, str, str]] = {
-    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
     "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
+    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
     "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
     "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
     "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
@@ -49,29 +49,24 @@ page.header("Embedding explorer", "Do word vectors know that Paris is to France 
 wv = loaders.glove()
 
 # --- settings ---------------------------------------------------------------------------
-url_state.init("vocab", 50_000, parse=int)
-url_state.init("method", "3cosadd")
-url_state.init("preset", next(iter(PRESETS)))
-for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))]):
-    url_state.init(key, value)
-url_state.init("query", "paris - france + italy")
-url_state.init("leave_out", True, parse=url_state.parse_bool)
-url_state.init("homonym", "crane")
-if st.session_state["vocab"] not in limits.VOCAB_SIZE_CHOICES:
-    st.session_state["vocab"] = 50_000
-if st.session_state["method"] not in METHOD_LABELS:
-    st.session_state["method"] = "3cosadd"
-if st.session_state["preset"] not in PRESETS and st.session_state["preset"] != CUSTOM:
-    st.session_state["preset"] = CUSTOM
-if st.session_state["homonym"] not in HOMONYMS:
-    st.session_state["homonym"] = "crane"
+STATE = url_state.PageState(
+    "embeddings",
+    url_state.Param("vocab", 50_000, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
+    url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
+    url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
+    *(url_state.Param(name, word) for name, word in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))])),
+    url_state.Param("query", "paris - france + italy"),
+    url_state.Param("leave_out", True, parse=url_state.parse_bool),
+    url_state.Param("homonym", "crane", url_state.one_of(HOMONYMS)),
+)
+STATE.init()
 
 with st.sidebar:
     st.header("Settings")
-    vocab = st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key="vocab",
+    vocab = st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
                      format_func=lambda n: f"top {n:,} words" if n < len(wv) else f"all {n:,} words",
                      help="Answers come only from the most frequent words. Typed words may be any of the 400,000.")
-    method = st.radio("Analogy score", list(METHOD_LABELS), key="method", format_func=METHOD_LABELS.get)
+    method = st.radio("Analogy score", list(METHOD_LABELS), key=STATE.key("method"), format_func=METHOD_LABELS.get)
     st.caption(f"GloVe 6B: {len(wv):,} lower-case words, {wv.dim} numbers each, trained on Wikipedia 2014 "
                "and Gigaword 5 (Pennington et al. 2014).")
 
@@ -91,36 +86,36 @@ def number_columns(names, format: str) -> dict:
 
 
 def apply_preset() -> None:
-    choice = st.session_state["preset"]
+    choice = STATE["preset"]
     if choice in PRESETS:
         for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[choice]):
-            st.session_state[key] = value
+            STATE[key] = value
 
 
 def mark_custom(key: str) -> None:
     """A word typed over a preset makes it '(your own)', once the word is one the vectors know:
     a rejected word leaves every other input as it was."""
-    typed = st.session_state[key]
+    typed = STATE[key]
     if key == "d" and not typed.strip():
-        st.session_state["preset"] = CUSTOM
+        STATE["preset"] = CUSTOM
         return
     try:
         E.lookup(wv, typed)
     except ValueError:
         return
-    st.session_state["preset"] = CUSTOM
+    STATE["preset"] = CUSTOM
 
 
 # --- 1. the analogy ---------------------------------------------------------------------
 st.subheader("a is to b as c is to ?")
-st.selectbox("Preset", [*PRESETS, CUSTOM], key="preset", on_change=apply_preset)
+st.selectbox("Preset", [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=apply_preset)
 cols = st.columns(4)
 for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
-    col.text_input(label, key=key, on_change=mark_custom, args=(key,), max_chars=limits.MAX_WORD_CHARS * 2)
+    col.text_input(label, key=STATE.key(key), on_change=mark_custom, args=(key,), max_chars=limits.MAX_WORD_CHARS * 2)
 where_analogy = st.container()
-result = page.run_engine(E.solve_analogy, wv, st.session_state["a"], st.session_state["b"], st.session_state["c"],
+result = page.run_engine(E.solve_analogy, wv, STATE["a"], STATE["b"], STATE["c"],
                          k=5, method=method, vocab_size=vocab, where=where_analogy)
-expected = st.session_state["d"].strip().lower()
+expected = STATE["d"].strip().lower()
 expected_rank = None  # where d lands among the answers (0: it can never be one)
 if result is not None and expected:
     if page.run_engine(E.lookup, wv, expected, "expected answer d", where=where_analogy) is not None:
@@ -185,10 +180,10 @@ if result is not None:
 
 # --- 2. the map -------------------------------------------------------------------------
 st.subheader("A 2-D map of the offsets")
-st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key="extra",
+st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key=STATE.key("extra"),
               max_chars=600, help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
                                   "words form pairs, drawn as arrows from the first to the second.")
-extra = [w.strip() for w in st.session_state["extra"].split(",") if w.strip()]
+extra = [w.strip() for w in STATE["extra"].split(",") if w.strip()]
 where_map = st.container()
 if result is None:
     where_map.caption("The map draws the analogy above: fix its words to see it.")
@@ -220,13 +215,13 @@ else:
 # --- 3. neighbours ----------------------------------------------------------------------
 st.subheader("Nearest words to a word or to a sum you compose")
 query_col, option_col = st.columns([3, 2])
-query_col.text_input("A word, or words joined by + and −", key="query", max_chars=limits.MAX_EXPRESSION_CHARS)
-option_col.checkbox("Leave out the words you typed", key="leave_out")
+query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"), max_chars=limits.MAX_EXPRESSION_CHARS)
+option_col.checkbox("Leave out the words you typed", key=STATE.key("leave_out"))
 where_query = st.container()
-total = page.run_engine(E.compose, wv, st.session_state["query"], vocab_size=vocab, where=where_query)
+total = page.run_engine(E.compose, wv, STATE["query"], vocab_size=vocab, where=where_query)
 neighbours = None
 if total is not None:
-    exclude = total.words if st.session_state["leave_out"] else ()
+    exclude = total.words if STATE["leave_out"] else ()
     neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
                                  where=where_query)
 if neighbours is not None:
@@ -244,13 +239,13 @@ if neighbours is not None:
 st.subheader("One vector per word form: homonyms")
 st.markdown("A lookup table gives *crane* the same vector by a lake and on a building site, so that one "
             "vector has to sit between the senses, pulled towards whichever sense the training text used most.")
-homonym = st.radio("Word", list(HOMONYMS), key="homonym", horizontal=True)
+homonym = st.radio("Word", list(HOMONYMS), key=STATE.key("homonym"), horizontal=True)
 preset = HOMONYMS[homonym]
 (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
 anchor_cols = st.columns(2)
-typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a, key=f"anchor_a_{homonym}",
+typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a, key=STATE.key(f"anchor_a_{homonym}"),
                                     max_chars=limits.MAX_WORD_CHARS * 2)
-typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b, key=f"anchor_b_{homonym}",
+typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b, key=STATE.key(f"anchor_b_{homonym}"),
                                     max_chars=limits.MAX_WORD_CHARS * 2)
 where_homonym = st.container()
 probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
@@ -306,13 +301,13 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
 
 st.markdown(f"**{homonym} in two sentences**")
 sentence_cols = st.columns(2)
-sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0], key=f"sentence_a_{homonym}",
+sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0], key=STATE.key(f"sentence_a_{homonym}"),
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
-sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=f"sentence_b_{homonym}",
+sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=STATE.key(f"sentence_b_{homonym}"),
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
 homonym_in_two_sentences(homonym, sentence_a, sentence_b)
 if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
-             key="contextual"):
+             key=STATE.key("contextual")):
     pretrained_views.contextual_similarity_panel(
         [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
         static_cosine={homonym: 1.0})
@@ -373,7 +368,7 @@ challenge_list = [
     challenges.Challenge(
         "Untick 'Leave out the words you typed' and find a sum of two or more words whose nearest word is one "
         "of the words you typed.",
-        done=bool(neighbours is not None and not st.session_state["leave_out"] and total is not None
+        done=bool(neighbours is not None and not STATE["leave_out"] and total is not None
                   and len(total.words) >= 2 and neighbours.words[0] in total.words),
         hint="king - man + woman."),
     challenges.Challenge(
@@ -397,6 +392,6 @@ page.further_reading([
     ("Stanford CME 295, lecture 1: from tokenization and embeddings to the transformer",
      "https://cme295.stanford.edu/"),
 ])
-url_state.mirror(["vocab", "method", "preset", "a", "b", "c", "d", "extra", "query", "leave_out", "homonym"])
+STATE.mirror()
 page.next_idea(__file__)
 warmup.prefetch("analogy accuracy, both scores")  # ui.warmup

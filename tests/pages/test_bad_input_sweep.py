@@ -335,10 +335,10 @@ class Sweep:
         keys = [k for k in base.query_params if not k.startswith("_")]
         if not keys:
             return
-        by_key = {}
+        by_key = {}  # widget key -> kind, for the widgets that show a URL parameter (key "<page>.<name>")
         for kind in STATE_KINDS:
             for widget in widgets(base, kind):
-                if widget.key in keys:
+                if widget.key and widget.key.split(".", 1)[-1] in keys:
                     by_key[widget.key] = kind
         for value in QUERY_VALUES:
             query = {k: value for k in keys}

@@ -46,27 +46,27 @@ def test_image_defaults_are_vit_sizes():
 def test_patch_size_change_and_query_change():
     at = _app()
     first = _text(at)
-    at.number_input(key="patch").set_value(32).run()
+    at.number_input(key="beyond.patch").set_value(32).run()
     _ok(at)
     assert "a grid of 7 x 7 = 49 tokens" in _text(at)
     assert ":material/check_circle: Cut the picture into exactly 49 tokens. **Done.**" in _text(at)
-    at.number_input(key="qrow").set_value(0).run()
-    at.number_input(key="qcol").set_value(0).run()
+    at.number_input(key="beyond.qrow").set_value(0).run()
+    at.number_input(key="beyond.qcol").set_value(0).run()
     assert "Patch (0, 0) keeps" in _text(at) and _text(at) != first
 
 
 def test_patch_not_dividing_with_refuse_is_a_sentence():
     at = _app(fit="exact")
-    at.number_input(key="patch").set_value(15).run()
+    at.number_input(key="beyond.patch").set_value(15).run()
     _ok(at)
     assert any("A patch size of 15 does not divide the 224 x 224 image" in e for e in _errors(at))
-    at.radio(key="fit").set_value("pad").run()
+    at.radio(key="beyond.fit").set_value("pad").run()
     assert not _errors(at) and "15 x 15 = 225 tokens" in _text(at)
 
 
 def test_too_many_patches_is_a_sentence():
     at = _app(side="0")
-    at.number_input(key="patch").set_value(8).run()       # 512 / 8 = 64, 64^2 = 4096 patches
+    at.number_input(key="beyond.patch").set_value(8).run()       # 512 / 8 = 64, 64^2 = 4096 patches
     _ok(at)
     assert any("64 x 64 = 4096 patches" in e and "limit is 1024" in e for e in _errors(at))
 
@@ -76,11 +76,11 @@ def test_upload_a_small_png_then_a_patch_too_large():
     _ok(at)
     assert "Upload a PNG or JPEG" in [i.value for i in at.info][0]
     pixels = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)
-    at.file_uploader(key="image_file").set_value(("mine.png", png_bytes(pixels), "image/png"))
-    at.number_input(key="patch").set_value(20).run()
+    at.file_uploader(key="beyond.image_file").set_value(("mine.png", png_bytes(pixels), "image/png"))
+    at.number_input(key="beyond.patch").set_value(20).run()
     _ok(at)
     assert "40 x 60 pixels, p = 20: a grid of 2 x 3 = 6 tokens" in _text(at)
-    at.number_input(key="patch").set_value(48).run()
+    at.number_input(key="beyond.patch").set_value(48).run()
     assert any("A 48 x 48 patch is larger than the 40 x 60 image" in e for e in _errors(at))
 
 
@@ -90,7 +90,7 @@ def test_upload_a_small_png_then_a_patch_too_large():
 ], ids=["text", "huge"])
 def test_bad_image_uploads_are_sentences(name, data, words):
     at = _app(picture="upload your own")
-    at.file_uploader(key="image_file").set_value((name, data, "image/png")).run()
+    at.file_uploader(key="beyond.image_file").set_value((name, data, "image/png")).run()
     _ok(at)
     assert any(words in e for e in _errors(at))
 
@@ -104,7 +104,7 @@ def test_decompression_bomb_upload_is_refused():
     chunk = b"IHDR" + bytes(ihdr)
     bomb = small[:8] + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk)) + small[33:]
     at = _app(picture="upload your own")
-    at.file_uploader(key="image_file").set_value(("bomb.png", bomb, "image/png")).run()
+    at.file_uploader(key="beyond.image_file").set_value(("bomb.png", bomb, "image/png")).run()
     _ok(at)
     assert any("decompression bomb" in e for e in _errors(at))
 
@@ -123,7 +123,7 @@ def test_audio_defaults_show_the_twin():
 
 def test_audio_hop_change_changes_the_token_count():
     at = _app(kind="audio")
-    at.select_slider(key="hop").set_value(512).run()
+    at.select_slider(key="beyond.hop").set_value(512).run()
     _ok(at)
     assert "T = 25 tokens" in _text(at)            # 1 + (12800 - 512) // 512
     assert ":material/check_circle: Make the melody fewer than 40 tokens" in _text(at)
@@ -137,7 +137,7 @@ def test_audio_hop_change_changes_the_token_count():
 ], ids=["stereo", "silent", "ten-minutes", "not-wav"])
 def test_bad_wav_uploads_are_sentences(data, words):
     at = _app(kind="audio", signal="upload your own")
-    at.file_uploader(key="wav_file").set_value(("sound.wav", data, "audio/wav")).run()
+    at.file_uploader(key="beyond.wav_file").set_value(("sound.wav", data, "audio/wav")).run()
     _ok(at)
     assert any(words in e for e in _errors(at))
 
@@ -145,7 +145,7 @@ def test_bad_wav_uploads_are_sentences(data, words):
 def test_good_wav_upload():
     tone = (np.sin(2 * np.pi * 440 * np.arange(8000) / 8000) * 10_000).astype("<i2").tobytes()
     at = _app(kind="audio", signal="upload your own")
-    at.file_uploader(key="wav_file").set_value(("tone.wav", wav_bytes(tone), "audio/wav")).run()
+    at.file_uploader(key="beyond.wav_file").set_value(("tone.wav", wav_bytes(tone), "audio/wav")).run()
     _ok(at)
     assert not _errors(at)
     assert "1.00 s at 8,000 samples/s" in _text(at)
@@ -159,13 +159,13 @@ def test_protein_defaults_and_a_cysteine():
     assert "L = 21 residues, each 23 numbers" in _text(at)
     assert "441 scores" in _text(at)
     assert ":material/radio_button_unchecked: Choose a cysteine (C)" in _text(at)     # G1 to start with
-    at.selectbox(key="residue").set_value(5).run()          # C6
+    at.selectbox(key="beyond.residue").set_value(5).run()          # C6
     assert ":material/check_circle: Choose a cysteine (C)" in _text(at)
 
 
 def test_protein_preset_change():
     at = _app(kind="protein")
-    at.selectbox(key="protein").set_value("Human insulin, B chain").run()
+    at.selectbox(key="beyond.protein").set_value("Human insulin, B chain").run()
     _ok(at)
     assert "L = 30 residues" in _text(at)
 
@@ -177,7 +177,7 @@ def test_protein_preset_change():
 ])
 def test_bad_sequence_is_a_sentence(text, words):
     at = _app(kind="protein")
-    at.text_area(key="sequence").set_value(text).run()
+    at.text_area(key="beyond.sequence").set_value(text).run()
     _ok(at)
     assert any(words in e for e in _errors(at))
 

@@ -14,20 +14,20 @@ def test_defaults_are_the_chapters_tiny_block(run_page):
     at = run_page(PAGE, timeout=240)
     no_exception(at)
     assert not at.error
-    assert at.selectbox(key="bb_preset").value == "tiny (the chapter's block)"
+    assert at.selectbox(key="block.bb_preset").value == "tiny (the chapter's block)"
     assert "27,808 parameters" in subheaders(at)
-    assert at.radio(key="bb_layer_norm").value == "post"
+    assert at.radio(key="block.bb_layer_norm").value == "post"
     assert len(at.get("graphviz_chart")) == 1
 
 
 def test_presets_fill_the_switches(run_page):
     at = run_page(PAGE, timeout=240)
-    at.selectbox(key="bb_preset").set_value("GPT-2 small").run()
+    at.selectbox(key="block.bb_preset").set_value("GPT-2 small").run()
     no_exception(at)
     assert "124,439,808 parameters" in subheaders(at)
-    assert at.radio(key="bb_layer_norm").value == "pre"
+    assert at.radio(key="block.bb_layer_norm").value == "pre"
     assert "exactly the count of OpenAI's released checkpoint" in texts(at)
-    at.selectbox(key="bb_preset").set_value("GPT-3 175B").run()
+    at.selectbox(key="block.bb_preset").set_value("GPT-3 175B").run()
     assert "174,604,259,328 parameters" in subheaders(at)
     at.button[0].click().run()                                # train GPT-3 live: refused with a sentence
     no_exception(at)
@@ -36,19 +36,19 @@ def test_presets_fill_the_switches(run_page):
 
 def test_a_config_that_cannot_be_built_says_why(run_page):
     at = run_page(PAGE, timeout=240)
-    at.number_input(key="bb_d_model").set_value(30).run()
+    at.number_input(key="block.bb_d_model").set_value(30).run()
     no_exception(at)
     assert any("split evenly into h = 4 heads" in e.value for e in at.error)
     assert "Train it live on Shakespeare, one character at a time" in subheaders(at)
-    at.number_input(key="bb_d_model").set_value(32)
-    at.number_input(key="bb_n_layers").set_value(0).run()
+    at.number_input(key="block.bb_d_model").set_value(32)
+    at.number_input(key="block.bb_n_layers").set_value(0).run()
     assert any("n_layers must be a whole number of at least 1" in e.value for e in at.error)
 
 
 def test_a_short_live_run_is_kept_and_compared(run_page):
     at = run_page(PAGE, timeout=240)
-    at.number_input(key="bb_steps").set_value(15)
-    at.number_input(key="bb_batch").set_value(4)
+    at.number_input(key="block.bb_steps").set_value(15)
+    at.number_input(key="block.bb_batch").set_value(4)
     at.button[0].click().run()
     no_exception(at)
     job = at.session_state["bb_job"]
@@ -59,7 +59,7 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     runs = at.session_state["bb_runs"]
     assert len(runs) == 1 and runs[0]["rung"].bits_per_char < 6.3     # below the uniform guess, log2(75)
     assert at.dataframe[-1].value["steps"].tolist() == [15]
-    at.toggle(key="bb_residual").set_value(False).run()
+    at.toggle(key="block.bb_residual").set_value(False).run()
     at.button[0].click().run()
     at.session_state["bb_job"].join(120)
     at.run()

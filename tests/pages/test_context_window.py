@@ -14,10 +14,22 @@ def test_defaults_crane_looks_at_lake(run_page):
     assert "A window needs k = 3 to reach it" in texts(at)
 
 
+def test_defaults_are_the_calculators_worked_example(run_page):
+    """Same four vectors as the attention calculator, so crane's weights are the chapter's numbers."""
+    from engine.attention import CHAPTER_TOKENS, CHAPTER_X
+    from engine.textmatrix import format_matrix
+
+    at = run_page(PAGE)
+    assert at.text_area(key="context.x").value == format_matrix(CHAPTER_X, CHAPTER_TOKENS)
+    assert at.selectbox(key="context.query").value == 0  # crane
+    assert "Its largest weight, **0.298**, is on itself" in texts(at)
+    assert "(0.293)" in texts(at)  # lake, crane's favourite neighbour
+
+
 def test_slider_changes_the_window(run_page):
     at = run_page(PAGE)
     before = texts(at)
-    at.slider(key="k").set_value(3).run()
+    at.slider(key="context.k").set_value(3).run()
     no_exception(at)
     assert texts(at) != before
     assert "smallest k whose window reaches *lake* from *crane*.** Done." in texts(at).replace(" **Done.**", "** Done.")
@@ -25,24 +37,24 @@ def test_slider_changes_the_window(run_page):
 
 def test_new_sentence_rebuilds_the_vectors(run_page):
     at = run_page(PAGE)
-    at.text_input(key="sentence").input("the pitcher threw a fastball").run()
+    at.text_input(key="context.sentence").input("the pitcher threw a fastball").run()
     no_exception(at)
-    assert at.text_area(key="x").value.startswith("the: 0, 1, 0.1\npitcher:")
+    assert at.text_area(key="context.x").value.startswith("the: 0.1, 0.9, 0\npitcher:")
 
 
 def test_bad_input_is_a_sentence(run_page):
     at = run_page(PAGE)
-    at.text_input(key="sentence").input("   !!! ").run()
+    at.text_input(key="context.sentence").input("   !!! ").run()
     no_exception(at)
     assert any("at least one word" in e.value for e in at.error)
     assert "favourite neighbour" in texts(at)  # the vectors were kept
-    at.text_area(key="x").input("the: 1, 2\ncrane: 3").run()
+    at.text_area(key="context.x").input("the: 1, 2\ncrane: 3").run()
     no_exception(at)
     assert any("same number of entries" in e.value for e in at.error)
 
 
 def test_unknown_words_start_at_zero_with_a_note(run_page):
     at = run_page(PAGE)
-    at.text_input(key="sentence").input("the zebra by the lake").run()
+    at.text_input(key="context.sentence").input("the zebra by the lake").run()
     no_exception(at)
     assert any("zebra" in i.value for i in at.info)

@@ -20,12 +20,21 @@ def answers(at) -> list[str]:
     return list(tables(at)[0]["answer"])
 
 
-def test_defaults_king_to_queen(run_page):
+def test_defaults_open_on_the_pages_question_paris_france_rome_italy(run_page):
     at = run_page(PAGE)
     no_exception(at)
     assert not at.error
-    assert at.text_input(key="a").value == "man" and at.text_input(key="c").value == "woman"
-    assert at.radio(key="vocab").value == 50_000 and at.radio(key="method").value == "3cosadd"
+    assert [at.text_input(key=f"embeddings.{k}").value for k in "abc"] == ["france", "paris", "italy"]
+    assert answers(at)[0] == "rome"
+
+
+def test_king_to_queen(run_page):
+    at = run_page(PAGE)
+    at.selectbox(key="embeddings.preset").select("man : king :: woman : ?").run()
+    no_exception(at)
+    assert not at.error
+    assert at.text_input(key="embeddings.a").value == "man" and at.text_input(key="embeddings.c").value == "woman"
+    assert at.radio(key="embeddings.vocab").value == 50_000 and at.radio(key="embeddings.method").value == "3cosadd"
     assert answers(at)[0] == "queen"
     assert any("queen** comes out on top" in s.value for s in at.success)
     shown = texts(at)
@@ -38,9 +47,9 @@ def test_defaults_king_to_queen(run_page):
 
 def test_preset_that_lands_second(run_page):
     at = run_page(PAGE)
-    at.selectbox(key="preset").select("go : went :: see : ?  (lands second)").run()
+    at.selectbox(key="embeddings.preset").select("go : went :: see : ?  (lands second)").run()
     no_exception(at)
-    assert at.text_input(key="b").value == "went"
+    assert at.text_input(key="embeddings.b").value == "went"
     assert answers(at)[:2] == ["came", "saw"]
     assert any("**saw** lands at rank **2**" in i.value for i in at.info)
     assert "Find an analogy the vectors get wrong" in texts(at)
@@ -51,12 +60,12 @@ def test_vocabulary_and_method_change_the_answers(run_page):
     at = run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "kenya", "d": "nairobi", "preset": "(your own)"})
     no_exception(at)
     assert answers(at)[0] == "nairobi"
-    at.radio(key="vocab").set_value(400_000).run()
+    at.radio(key="embeddings.vocab").set_value(400_000).run()
     no_exception(at)
     assert answers(at)[0] == "eldoret"
     assert "Change the vocabulary size until the top answer of your analogy changes.** Done." in \
         texts(at).replace(" **Done.**", "** Done.")
-    at.radio(key="method").set_value("3cosmul").run()
+    at.radio(key="embeddings.method").set_value("3cosmul").run()
     no_exception(at)
     assert r"\cos' = \tfrac{1+\cos}{2}" in texts(at)
     assert answers(at) != ["eldoret"] * 5
@@ -71,7 +80,7 @@ def test_sum_without_leaving_out_the_inputs(run_page):
 
 def test_homonym_switch(run_page):
     at = run_page(PAGE)
-    at.radio(key="homonym").set_value("pitcher").run()
+    at.radio(key="embeddings.homonym").set_value("pitcher").run()
     no_exception(at)
     shown = texts(at)
     assert "15 are closer to *baseball* (baseball) and 0 closer to *jug* (jug)" in shown
@@ -89,7 +98,7 @@ def test_homonym_switch(run_page):
 ])
 def test_bad_input_is_a_sentence_and_the_page_goes_on(run_page, key, value, message):
     at = run_page(PAGE)
-    at.text_input(key=key).input(value).run()
+    at.text_input(key=f"embeddings.{key}").input(value).run()
     no_exception(at)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "What the vocabulary size changes" in [s.value for s in at.subheader]
@@ -104,7 +113,7 @@ def test_same_word_three_times(run_page):
 
 def test_a_sentence_without_the_word(run_page):
     at = run_page(PAGE)
-    at.text_input(key="sentence_a_crane").input("We walked along the lake shore.").run()
+    at.text_input(key="embeddings.sentence_a_crane").input("We walked along the lake shore.").run()
     no_exception(at)
     assert any("does not use the word 'crane'" in e.value for e in at.error)
 

@@ -22,7 +22,7 @@ def test_defaults_sample_three_models_and_rank_them(at):
     no_exception(at)
     assert not at.error
     assert len(samples(at)) == 3 and all(s.startswith("ROMEO:\nBut soft, what light") for s in samples(at))
-    assert [len(g.steps) for g in at.session_state["gen_cache"].values()] == [12, 12, 12]
+    assert [len(g.steps) for g in at.session_state["generate.gen_cache"].values()] == [12, 12, 12]
     assert "The model ladder: held-out bits per character" in [s.value for s in at.subheader]
     assert "needs minutes of training to beat a Kneser-Ney 4-gram" in "\n".join(i.value for i in at.info)
     assert "shipped transformer" in texts(at)
@@ -30,20 +30,20 @@ def test_defaults_sample_three_models_and_rank_them(at):
 
 def test_greedy_changes_the_samples_and_the_step_slider_moves(at):
     before = samples(at)
-    at.slider(key="gen_temperature").set_value(0.0).run()
+    at.slider(key="generate.gen_temperature").set_value(0.0).run()
     no_exception(at)
     assert samples(at) != before
     assert "Set the temperature to 0" in texts(at) and "Done." in texts(at)
-    at.slider(key="gen_step").set_value(5).run()
+    at.slider(key="generate.gen_step").set_value(5).run()
     no_exception(at)
     assert any("step 5" in str(c.value) for c in at.caption)
 
 
 def test_bad_prompts_say_why(at):
-    at.text_area(key="gen_prompt").set_value("").run()
+    at.text_area(key="generate.gen_prompt").set_value("").run()
     no_exception(at)
     assert any("prompt is empty" in e.value for e in at.error)
     assert "The model ladder: held-out bits per character" in [s.value for s in at.subheader]
-    at.text_area(key="gen_prompt").set_value("ROMEO: \u2603").run()
+    at.text_area(key="generate.gen_prompt").set_value("ROMEO: \u2603").run()
     no_exception(at)
     assert any("never saw" in e.value for e in at.error)

@@ -30,8 +30,8 @@ def test_defaults_open_a_previous_token_head(run_page):
 
 def test_choosing_another_head_changes_the_view(run_page):
     at = run_page(PAGE, timeout=300)
-    at.number_input(key="layer").set_value(18).run()
-    at.number_input(key="head").set_value(6).run()
+    at.number_input(key="heads.layer").set_value(18).run()
+    at.number_input(key="heads.head").set_value(6).run()
     no_exception(at)
     assert "Layer 18, head 6: induction" in [s.value for s in at.subheader]
     assert at.query_params["layer"] == ["18"] or at.query_params["layer"] == "18"
@@ -39,22 +39,22 @@ def test_choosing_another_head_changes_the_view(run_page):
 
 def test_the_repeated_preset_and_an_induction_head_meet_a_challenge(run_page):
     at = run_page(PAGE, query={"layer": "18", "head": "6"}, timeout=300)
-    at.selectbox(key="preset").set_value("A repeated random sequence (induction)").run()
+    at.selectbox(key="heads.preset").set_value("A repeated random sequence (induction)").run()
     no_exception(at)
-    assert at.text_area(key="text").value.startswith("violet gravel")
+    assert at.text_area(key="heads.text").value.startswith("violet gravel")
     assert "copy go to the token after the first copy.** Done." in texts(at).replace(" **Done.**", "** Done.")
 
 
 def test_bad_input_is_a_sentence_and_the_page_survives(run_page):
     at = run_page(PAGE, timeout=300)
-    at.text_area(key="text").input("   ").run()
+    at.text_area(key="heads.text").input("   ").run()
     no_exception(at)
     assert any("Type some text" in e.value for e in at.error)
     assert "Further reading" in [s.value for s in at.subheader]
-    at.text_area(key="text").input("word " * 60).run()
+    at.text_area(key="heads.text").input("word " * 60).run()
     no_exception(at)
     assert any(f"only {limits.HEAD_VIEWER_MAX_TOKENS - 1} of them" in w.value for w in at.warning)
-    at.text_area(key="text").input("I 🙂 love 東京 and naïve café").run()
+    at.text_area(key="heads.text").input("I 🙂 love 東京 and naïve café").run()
     no_exception(at)
     assert not at.error
 
@@ -81,7 +81,7 @@ def _views_script():
     st.write("pairs:", len(cosines), "lowest:", round(min(float(v.min()) for v in cosines.values()), 3))
     bpc = pretrained_views.model_ladder_entry("To be, or not to be, that is the question.")
     st.write("bits per character:", round(bpc.bits_per_character, 3))
-    generation = pretrained_views.sampling_panel("The capital of Italy is", key="t")
+    generation = pretrained_views.sampling_panel("The capital of Italy is", key="heads.t")
     st.write("steps:", len(generation.steps))
 
 
@@ -93,14 +93,14 @@ def test_the_pieces_other_pages_call_with_one_line():
     assert "lowest cosine" in written and "pairs: `2`" in written
     assert "bits per character:" in written
     assert "steps: `30`" in written
-    at.slider(key="t_length").set_value(5).run()
+    at.slider(key="heads.t_length").set_value(5).run()
     no_exception(at)
     assert "steps: `5`" in texts(at)
 
 
 def test_type_filter_leaves_only_those_heads_in_the_model_view(run_page):
     at = run_page(PAGE, timeout=300)
-    at.multiselect(key="types_shown").set_value(["induction"]).run()
+    at.multiselect(key="heads.types_shown").set_value(["induction"]).run()
     no_exception(at)
     chart = at.get("vega_lite_chart")[0].proto
     pictures = pa.ipc.open_stream(chart.data.data).read_all()   # Streamlit moves a spec's data into Arrow

@@ -47,10 +47,10 @@ def test_defaults_two_hand_built_heads_and_gpt2_costs():
 
 def test_more_heads_change_the_result():
     at = run()
-    at.select_slider(key="h").set_value(4).run()
+    at.select_slider(key="multihead.h").set_value(4).run()
     assert not at.exception and not at.error
     assert "Each head's weights: 4 heads of width d/h = 2" in headings(at)
-    at.radio(key="weights").set_value("random").run()
+    at.radio(key="multihead.weights").set_value("random").run()
     assert not at.exception
     check_code(at)
 
@@ -65,17 +65,17 @@ def test_cost_challenge_many_narrow_heads_on_a_long_sequence():
 def test_a_link_beyond_the_widgets_falls_back_with_a_warning():
     at = run(gain="99", h="3")
     assert not at.exception
-    assert at.slider(key="gain").value == 2.0 and at.select_slider(key="h").value == 2
+    assert at.slider(key="multihead.gain").value == 2.0 and at.select_slider(key="multihead.h").value == 2
     assert any("could not be read" in w.value for w in at.warning)
 
 
 def test_bad_input_is_a_sentence_and_the_page_keeps_working():
     at = run()
-    at.text_input(key="sentence").set_value("the zebra saw the owl").run()
+    at.text_input(key="multihead.sentence").set_value("the zebra saw the owl").run()
     assert not at.exception and "no vector for: zebra" in at.error[0].value
     assert "What it costs: h heads of d/h against one head of width d" in headings(at)
-    at.number_input(key="cost_d").set_value(10).run()
-    at.number_input(key="cost_h").set_value(3).run()
+    at.number_input(key="multihead.cost_d").set_value(10).run()
+    at.number_input(key="multihead.cost_h").set_value(3).run()
     assert not at.exception
     assert any("cannot be split evenly" in e.value for e in at.error)
 
@@ -85,7 +85,7 @@ def test_trained_heads_of_the_shipped_model():
     at = run(trained="1")
     assert not at.exception and not at.error
     assert any("character model trained on Shakespeare" in c.value for c in at.caption)
-    at.select_slider(key="layer").set_value(2).run()
+    at.select_slider(key="multihead.layer").set_value(2).run()
     assert not at.exception and not at.error
-    at.text_input(key="line").set_value("To be? {}").run()
+    at.text_input(key="multihead.line").set_value("To be? {}").run()
     assert not at.exception and "never saw" in at.error[0].value

@@ -32,8 +32,8 @@ def printed_by_the_code(at: AppTest) -> tuple[float, float]:
 def test_defaults_the_owl_and_the_cat_share_their_contexts():
     at = run()
     assert not at.exception and not at.error
-    assert at.radio(key="enc").value == "none"
-    assert at.text_input(key="a").value == "the owl saw the cat"
+    assert at.radio(key="position.enc").value == "none"
+    assert at.text_input(key="position.a").value == "the owl saw the cat"
     assert "0 (up to rounding" in at.success[0].value
     printed, claimed = printed_by_the_code(at)
     assert printed < 1e-12 and claimed < 1e-12
@@ -41,7 +41,7 @@ def test_defaults_the_owl_and_the_cat_share_their_contexts():
 
 def test_adding_the_sinusoidal_encoding_breaks_the_equality():
     at = run()
-    at.radio(key="enc").set_value("sinusoidal").run()
+    at.radio(key="position.enc").set_value("sinusoidal").run()
     assert not at.exception and not at.error
     assert not at.success
     assert "0.749" in at.warning[0].value
@@ -65,24 +65,24 @@ def test_the_code_reproduces_the_number_on_screen_for_other_settings(query):
 def test_shuffle_button_makes_b_a_reordering_of_a():
     at = run()
     at.button[0].click().run()
-    b = at.text_input(key="b").value
+    b = at.text_input(key="position.b").value
     assert sorted(b.split()) == sorted("the owl saw the cat".split()) and b != "the cat saw the owl"
     assert not at.exception and not at.error
 
 
 def test_bad_input_is_a_sentence_and_the_page_keeps_working():
     at = run()
-    at.text_input(key="b").set_value("the dog saw the owl").run()
+    at.text_input(key="position.b").set_value("the dog saw the owl").run()
     assert not at.exception
     assert "same bag" in at.error[0].value
     assert "The encodings themselves" in [s.value for s in at.subheader]
-    at.text_input(key="a").set_value("the zebra saw the owl").run()
+    at.text_input(key="position.a").set_value("the zebra saw the owl").run()
     assert not at.exception and "no vector for: zebra" in at.error[0].value
 
 
 def test_a_link_that_does_not_parse_falls_back_with_a_warning():
     at = run(enc="rotary", T="128", strength="nan")
     assert not at.exception
-    assert at.radio(key="enc").value == "none"
-    assert at.slider(key="T").value == 32 and at.slider(key="strength").value == 1.0
+    assert at.radio(key="position.enc").value == "none"
+    assert at.slider(key="position.T").value == 32 and at.slider(key="position.strength").value == 1.0
     assert sum("could not be read" in w.value for w in at.warning) == 3

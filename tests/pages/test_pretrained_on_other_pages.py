@@ -13,7 +13,7 @@ def test_embedding_explorer_compares_contextual_vectors_per_layer(run_page):
     at = run_page("views/embeddings.py", timeout=300)
     no_exception(at)
     assert "SmolLM2's own static vector" not in texts(at)   # off by default: the page stays light
-    at.toggle(key="contextual").set_value(True).run()
+    at.toggle(key="embeddings.contextual").set_value(True).run()
     no_exception(at)
     written = texts(at)
     assert "Layer 0 is SmolLM2's own static vector" in written
@@ -27,7 +27,7 @@ def test_tokens_page_shows_smollm2_beside_the_ngram(run_page):
     specs = "".join(chart.proto.spec for chart in at.get("vega_lite_chart")) + \
         "".join(str(chart.proto.datasets) + str(chart.proto.data) for chart in at.get("vega_lite_chart"))
     assert "SmolLM2-135M, web text" in specs
-    at.toggle(key="with_smollm2").set_value(False).run()
+    at.toggle(key="tokens.with_smollm2").set_value(False).run()
     no_exception(at)
     specs = "".join(chart.proto.spec + str(chart.proto.datasets) + str(chart.proto.data)
                     for chart in at.get("vega_lite_chart"))

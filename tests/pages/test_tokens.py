@@ -21,7 +21,7 @@ def test_defaults_show_four_tokenizers_and_a_distribution(run_page):
     gpt2_chips = chips(at)[3]
     assert "Mary" in gpt2_chips and ">24119<" in gpt2_chips  # "Mary" is GPT-2 id 24119 (checked against tiktoken)
     table = at.dataframe[0].value
-    assert table["tokens for your text"].tolist()[0] == len(at.text_area(key="text").value)
+    assert table["tokens for your text"].tolist()[0] == len(at.text_area(key="tokens.text").value)
     assert "the context 'a little' was followed" in shown
     assert any(r"\mid c) =" in x.value for x in at.get("latex"))
 
@@ -29,17 +29,17 @@ def test_defaults_show_four_tokenizers_and_a_distribution(run_page):
 def test_merges_slider_changes_bpe_tokens(run_page):
     at = run_page(PAGE, timeout=300)
     before = at.dataframe[0].value["tokens for your text"].tolist()[2]
-    at.slider(key="merges").set_value(0).run()
+    at.slider(key="tokens.merges").set_value(0).run()
     no_exception(at)
     assert "**BPE, 0 merges**" in texts(at)
     after = at.dataframe[0].value["tokens for your text"].tolist()[2]
-    assert after == len(at.text_area(key="text").value.encode("utf-8")) > before  # 0 merges: one token per byte
+    assert after == len(at.text_area(key="tokens.text").value.encode("utf-8")) > before  # 0 merges: one token per byte
 
 
 def test_bpe_trained_live_on_the_typed_text(run_page):
     at = run_page(PAGE, timeout=300)
-    at.text_area(key="text").input("low lower lowest slow slower slowest " * 4).run()
-    at.radio(key="bpe_source").set_value("the text above").run()
+    at.text_area(key="tokens.text").input("low lower lowest slow slower slowest " * 4).run()
+    at.radio(key="tokens.bpe_source").set_value("the text above").run()
     no_exception(at)
     assert not at.error
     merges_table = at.dataframe[1].value
@@ -49,7 +49,7 @@ def test_bpe_trained_live_on_the_typed_text(run_page):
 def test_next_token_settings_change_the_distribution(run_page):
     at = run_page(PAGE, timeout=300)
     before = [x.value for x in at.get("latex")]
-    at.selectbox(key="smoothing").set_value("none").run()
+    at.selectbox(key="tokens.smoothing").set_value("none").run()
     no_exception(at)
     after = [x.value for x in at.get("latex")]
     assert after != before and any(r"\frac{" in x and "= 0." in x for x in after)
@@ -57,16 +57,16 @@ def test_next_token_settings_change_the_distribution(run_page):
 
 def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
     at = run_page(PAGE, timeout=300)
-    at.text_area(key="text").input("   ").run()
+    at.text_area(key="tokens.text").input("   ").run()
     no_exception(at)
     assert any("Type some text first" in e.value for e in at.error)
     assert "the context 'a little' was followed" in texts(at)  # the next-token part still works
 
-    at.text_area(key="text").input("caf\u00e9 \u2603").run()
+    at.text_area(key="tokens.text").input("caf\u00e9 \u2603").run()
     no_exception(at)
     assert [e.value for e in at.error if "never saw" in e.value]  # the corpus has no e-acute
     assert "**GPT-2 BPE**" in texts(at) and len(chips(at)) >= 3
 
-    at.text_input(key="prompt").input("Mary had a zorp").run()
+    at.text_input(key="tokens.prompt").input("Mary had a zorp").run()
     no_exception(at)
     assert any("never does ('zorp')" in e.value for e in at.error)

@@ -65,7 +65,7 @@ def test_after_the_warm_up_the_cold_choices_compute_nothing(run_page, smollm2_in
     no_exception(tokens)
 
     embeddings = run_page("views/embeddings.py")
-    embeddings.radio(key="method").set_value("3cosmul").run()
+    embeddings.radio(key="embeddings.method").set_value("3cosmul").run()
     no_exception(embeddings)
 
     generate = run_page("views/generate.py")
