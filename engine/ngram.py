@@ -146,9 +146,10 @@ def check_ids(ids, vocab_size: int | None = None) -> np.ndarray:
     return array
 
 
-def check_order(n: int) -> int:
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= limits.MAX_NGRAM_ORDER:
-        raise ValueError(f"n must be a whole number from 1 to {limits.MAX_NGRAM_ORDER}.")
+def check_order(n: int, limit: int = limits.MAX_NGRAM_ORDER) -> int:
+    """n as an int, if it is a whole number from 1 to `limit` (a student's models: MAX_NGRAM_ORDER)."""
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= limit:
+        raise ValueError(f"n must be a whole number from 1 to {limit}.")
     return int(n)
 
 
@@ -165,14 +166,15 @@ def lexicographic_order(ids: np.ndarray, width: int, vocab_size: int) -> np.ndar
     return np.lexsort([padded[j:j + N].astype(dtype) for j in reversed(range(width))])
 
 
-def count_ngrams(ids, max_order: int, vocab_size: int | None = None) -> NGramCounts:
+def count_ngrams(ids, max_order: int, vocab_size: int | None = None, *,
+                 limit: int = limits.MAX_NGRAM_ORDER) -> NGramCounts:
     """Count every k-gram for k = 1..max_order from one lexicographic sort, plus continuation counts.
 
     In sorted order, a new k-gram starts wherever an entry shares fewer than k leading
     tokens with the entry before it (lcp < k). Its key is (dense id of its first k-1 tokens)
     * V + (last token); dense ids are ranks in sorted order, so the keys come out sorted.
     """
-    max_order = check_order(max_order)
+    max_order = check_order(max_order, limit)
     ids = check_ids(ids, vocab_size)
     if ids.size < max_order:
         raise ValueError(f"The text has only {ids.size} token(s); a {max_order}-gram needs at least "
@@ -287,10 +289,11 @@ class TableRow:
 
 
 class NGramModel:
-    """An n-gram language model over token ids (n = 1..6), makemore-style interface."""
+    """An n-gram language model over token ids (n = 1..6; higher from counts that go further), makemore-style."""
 
-    def __init__(self, n: int, smoothing: str = "kneser-ney", k: float = 1.0, tokenizer: Tokenizer | None = None):
-        self.n = check_order(n)
+    def __init__(self, n: int, smoothing: str = "kneser-ney", k: float = 1.0, tokenizer: Tokenizer | None = None,
+                 *, limit: int = limits.MAX_NGRAM_ORDER):
+        self.n = check_order(n, limit)
         if smoothing not in SMOOTHINGS:
             raise ValueError(f"Smoothing must be one of {', '.join(SMOOTHINGS)}; not {smoothing!r}.")
         if smoothing == "add-k" and not (isinstance(k, (int, float)) and 0 < k <= limits.MAX_ADD_K):
@@ -323,7 +326,7 @@ class NGramModel:
     def from_counts(cls, ngrams: NGramCounts, n: int, smoothing: str = "kneser-ney", k: float = 1.0,
                     tokenizer: Tokenizer | None = None) -> "NGramModel":
         """A model of order n <= ngrams.max_order sharing counts already made (no recounting)."""
-        model = cls(n, smoothing, k, tokenizer)
+        model = cls(n, smoothing, k, tokenizer, limit=max(ngrams.max_order, limits.MAX_NGRAM_ORDER))
         if model.n > ngrams.max_order:
             raise ValueError(f"These counts go up to {ngrams.max_order}-grams (the text has {ngrams.n_tokens:,} "
                              f"tokens); n = {n} needs more. Choose a smaller n or a longer text.")

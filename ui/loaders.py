@@ -240,8 +240,15 @@ def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smo
 
 @st.cache_resource(show_spinner="Scoring every model on held-out text ...")
 def fixed_ladder():
-    """The n-grams and the shipped transformer on the ladder's held-out slice (engine.generation.Rung each)."""
+    """Every Kneser-Ney character n-gram, n = 1..LADDER_MAX_NGRAM_ORDER, and the shipped transformer on the
+    ladder's held-out slice (engine.generation.Rung each). The counts up to 8-grams (about 55 MB) live
+    only while scoring: the scores are kept, the counts are not."""
+    from engine import limits
     from engine.generation import ladder
+    from engine.ngram import NGramModel, count_ngrams
 
-    _, _, _, held_out_text = char_corpus()
-    return ladder([*char_ngrams().values(), shipped_transformer()[0]], held_out_text)
+    tokenizer, train_ids, _, held_out_text = char_corpus()
+    top = limits.LADDER_MAX_NGRAM_ORDER
+    counts = count_ngrams(train_ids, top, tokenizer.vocab_size, limit=top)
+    grams = [NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in range(1, top + 1)]
+    return ladder([*grams, shipped_transformer()[0]], held_out_text)

@@ -47,3 +47,26 @@ def test_bad_prompts_say_why(at):
     at.text_area(key="generate.gen_prompt").set_value("ROMEO: \u2603").run()
     no_exception(at)
     assert any("never saw" in e.value for e in at.error)
+
+
+def test_the_ladder_holds_the_best_ngram_the_counts_can_make_and_says_so(at):
+    """Every order 1..LADDER_MAX_NGRAM_ORDER is scored; the best is not the last (more context stopped
+    helping inside the ladder), and the sentences under the bars name the measured winners."""
+    import re
+
+    from engine import limits
+    from ui import loaders
+
+    rungs = loaders.fixed_ladder()
+    grams = {int(r.model.split("-")[0]): r.bits_per_char for r in rungs if "-gram" in r.model}
+    assert sorted(grams) == list(range(1, limits.LADDER_MAX_NGRAM_ORDER + 1))
+    best_order = min(grams, key=grams.get)
+    assert best_order < limits.LADDER_MAX_NGRAM_ORDER, "the best order is the last one counted: count further"
+    shown = texts(at)
+    assert f"the **{best_order}-gram** is best ({grams[best_order]:.3f})" in shown
+    shipped = next(r.bits_per_char for r in rungs if r.model == "shipped transformer")
+    winner = min([*grams.values(), shipped])
+    assert re.search(rf"Best on this text: \*\*[^*]+\*\*, {winner:.3f} bits per character", shown)
+    margin = grams[best_order] - shipped
+    assert (f"beats the best n-gram by **{margin:.3f} bits**" in shown if margin > 0
+            else f"it is {-margin:.3f} bits" in shown)

@@ -1,0 +1,74 @@
+"""The model ladder in words: the sentences under the Generate page's bars, computed from the bars.
+
+A bar is (model name, held-out bits per character, kind); kinds are "n-gram", "transformer",
+"your live runs", "pretrained" and "baseline". Nothing here is written by hand about a
+particular model: rank, margins and the order where more context stops helping all come
+from the numbers, so the words cannot drift from the chart.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+NATS_PER_BIT = math.log(2)
+
+
+@dataclass(frozen=True)
+class Bar:
+    model: str
+    bits_per_char: float
+    kind: str
+
+    @property
+    def order(self) -> int | None:
+        """n of an n-gram bar ('7-gram (Kneser-Ney)' -> 7), else None."""
+        found = re.match(r"(\d+)-gram", self.model)
+        return int(found.group(1)) if found and self.kind == "n-gram" else None
+
+
+def best(bars: list[Bar], kind: str) -> Bar | None:
+    """The bar of this kind with the fewest bits per character."""
+    return min((b for b in bars if b.kind == kind), key=lambda b: b.bits_per_char, default=None)
+
+
+def where_orders_stop_helping(bars: list[Bar]) -> tuple[Bar, Bar | None] | None:
+    """(the best n-gram, the next order after it if the ladder has one): past the best, more context hurts."""
+    grams = sorted((b for b in bars if b.order is not None), key=lambda b: b.order)
+    if not grams:
+        return None
+    top = min(grams, key=lambda b: b.bits_per_char)
+    after = next((b for b in grams if b.order > top.order), None)
+    return top, after
+
+
+def ladder_sentences(bars: list[Bar], shipped: str = "shipped transformer") -> list[str]:
+    """Markdown sentences stating the ranking as measured (fewer bits per character is better)."""
+    if not bars:
+        return []
+    ranked = sorted(bars, key=lambda b: b.bits_per_char)
+    sentences = [f"Best on this text: **{ranked[0].model}**, {ranked[0].bits_per_char:.3f} bits per character"
+                 + (f"; then {ranked[1].model} ({ranked[1].bits_per_char:.3f})" if len(ranked) > 1 else "") + "."]
+    stop = where_orders_stop_helping(bars)
+    if stop is not None:
+        top, after = stop
+        text = f"Among the n-grams, the **{top.order}-gram** is best ({top.bits_per_char:.3f})"
+        if after is not None:
+            text += (f"; the {after.order}-gram scores {after.bits_per_char:.3f}: past {top.order - 1} characters "
+                     "of context most contexts were seen too rarely to trust, so more context stops helping")
+        sentences.append(text + ".")
+    model = next((b for b in bars if b.model == shipped), None)
+    if model is not None and stop is not None:
+        top = stop[0]
+        gap = top.bits_per_char - model.bits_per_char
+        if gap > 0:
+            sentences.append(f"The {shipped} beats the best n-gram by **{gap:.3f} bits** "
+                             f"({gap * NATS_PER_BIT:.3f} nats) per character.")
+        else:
+            sentences.append(f"The {shipped} does **not** beat the best n-gram: it is {-gap:.3f} bits "
+                             f"({-gap * NATS_PER_BIT:.3f} nats) per character behind the {top.order}-gram.")
+    live = best(bars, "your live runs")
+    if live is not None and stop is not None:
+        verdict = "beats" if live.bits_per_char < stop[0].bits_per_char else "does not yet beat"
+        sentences.append(f"Your best live run ({live.bits_per_char:.3f}) {verdict} the best n-gram.")
+    return sentences
