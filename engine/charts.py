@@ -20,14 +20,20 @@ PROJECTOR_TEXT_SIZE = 16   # the same charts on a projector
 # Colour schemes that are dark at their low end: cell numbers there are printed in white.
 DARK_LOW_SCHEMES = {"viridis", "magma", "inferno", "plasma", "cividis", "darkblue", "darkgreen", "darkgold", "darkred"}
 ROW_LEGEND = "weight, per row"
+# px left, top and right of each chart (Streamlit sets the bottom: 20 px, when the chart leaves it unset)
+CHART_PADDING = {"left": 5, "top": 5, "right": 5}
+AXIS_LABEL_LIMIT = 180     # px an axis label may take before Vega shortens it with "…"
+LEGEND_LABEL_LIMIT = 400   # ... a legend label (a model's or a prompt's name)
 
 
 def text_config(size: int = TEXT_SIZE) -> dict:
     """Vega-Lite config for every text a chart draws: axis and legend labels `size` px, their titles
     one more, chart titles three more, facet headers, and text marks (cell numbers, bar labels).
-    The builders set no font sizes of their own, so this block decides them all."""
-    return {"axis": {"labelFontSize": size, "titleFontSize": size + 1},
-            "legend": {"labelFontSize": size, "titleFontSize": size + 1},
+    The builders set no font sizes of their own, so this block decides them all. Labels may run
+    longer than Streamlit's theme allows (100 px on an axis, Vega's 160 in a legend) before Vega
+    cuts them short with an ellipsis."""
+    return {"axis": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": AXIS_LABEL_LIMIT},
+            "legend": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": LEGEND_LABEL_LIMIT},
             "header": {"labelFontSize": size, "titleFontSize": size + 1},
             "title": {"fontSize": size + 3, "subtitleFontSize": size},
             "text": {"fontSize": size}}
@@ -35,11 +41,14 @@ def text_config(size: int = TEXT_SIZE) -> dict:
 
 def with_text(spec: dict, size: int = TEXT_SIZE) -> dict:
     """The spec (a shallow copy) with text_config(size) merged into its top-level config; the
-    spec's other config entries are kept, its font sizes replaced."""
+    spec's other config entries are kept, its font sizes replaced. CHART_PADDING round the chart
+    unless it sets its own: Vega measures a rotated axis title by its font size, the browser draws
+    the glyphs' ascent beyond that, and with Streamlit's padding (none but the bottom) past the
+    chart's left edge."""
     config = dict(spec.get("config") or {})
     for part, sizes in text_config(size).items():
         config[part] = {**(config.get(part) or {}), **sizes}
-    return spec | {"config": config}
+    return spec | {"config": config, "padding": spec.get("padding", CHART_PADDING)}
 
 
 def styled(builder: Callable[..., dict]) -> Callable[..., dict]:
@@ -54,9 +63,9 @@ def styled(builder: Callable[..., dict]) -> Callable[..., dict]:
 
 
 def panel(spec: dict) -> dict:
-    """A chart to place inside a concatenation: without its config (Vega-Lite takes config only at
-    the top level; the concatenation carries it)."""
-    return {key: value for key, value in spec.items() if key != "config"}
+    """A chart to place inside a concatenation: without its config and padding (Vega-Lite takes them
+    only at the top level; the concatenation carries them)."""
+    return {key: value for key, value in spec.items() if key not in ("config", "padding")}
 
 
 def nice_bound(value: float) -> float:
@@ -117,7 +126,8 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                  x_title: str = "key (attended to)", y_title: str = "query (attending)",
                  value_name: str = "weight", scheme: str = "blues", digits: int = 3,
                  domain: tuple[float, float] | None = None, cell: int = 46,
-                 max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None) -> dict:
+                 max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None,
+                 legend_orient: str = "right") -> dict:
     """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
 
     color_by "all": one colour scale for every cell (`domain`, or the data's range). "row": each cell
@@ -125,6 +135,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     attention weights look different; the numbers printed and in the tooltip stay the true values,
     and the legend says the colour runs per row. None (the default): "row" for attention weights
     (every row a distribution, on no domain or 0..1), "all" for anything else (scores, cosines).
+    `legend_orient` places the colour legend ("bottom" under panels set side by side).
 
     Written as a plain spec because pages redraw it on every edit: building the same chart
     through Altair's objects costs tens of milliseconds, this costs well under one.
@@ -157,11 +168,12 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     if color_by == "row":
         colour = {"field": "shade", "type": "quantitative", "scale": {"scheme": scheme, "domain": [0, 1]},
                   "legend": {"title": ROW_LEGEND if value_name == "weight" else f"{value_name}, per row",
-                             "values": [0, 1], "labelExpr": "datum.value < 0.5 ? 'row lowest' : 'row highest'"}}
+                             "values": [0, 1], "labelExpr": "datum.value < 0.5 ? 'row lowest' : 'row highest'",
+                             "orient": legend_orient}}
     else:
         colour = {"field": value_name, "type": "quantitative",
                   "scale": {"scheme": scheme} | ({"domain": list(domain)} if domain else {}),
-                  "legend": {"title": value_name}}
+                  "legend": {"title": value_name, "orient": legend_orient}}
     layers = [{
         "mark": {"type": "rect", "stroke": "white"},
         "encoding": {

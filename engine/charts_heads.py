@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, heatmap_spec, panel, rows_are_weights, styled
+from engine.charts import PAIR_COLOURS, heatmap_spec, panel, rows_are_weights, styled, value_scale
 
 HEADS_PER_ROW = 4
+COST_WIDTH = 380   # px of one cost chart's bars
+COST_LABEL = 110   # px kept right of the longest bar for its printed amount ("96.7 G  (12 x)")
 
 
 @styled
@@ -26,8 +28,8 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
                    y_title: str = "query", numbers: bool = True, color_by: str | None = None) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
-    on one colour scale, as a Vega-Lite spec; numbers in the cells when a panel is small enough.
-    color_by as in heatmap_spec, decided once for all panels: None gives "row" when every panel is
+    on one colour scale (its legend underneath, so a row of panels is no wider than the panels),
+    as a Vega-Lite spec; numbers in the cells when a panel is small enough. color_by as in heatmap_spec, decided once for all panels: None gives "row" when every panel is
     attention weights (on no domain or 0..1), else "all".
 
     Concatenated plain specs (engine.charts.heatmap_spec): fast to build on every rerun, and
@@ -41,7 +43,8 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
         domain = (float(every.min()), float(every.max()))
     specs = [panel(heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title,
                                 value_name=value_name, scheme=scheme, digits=digits, domain=domain, cell=cell,
-                                color_by=color_by, **({} if numbers else {"max_cells_with_numbers": 0})))
+                                color_by=color_by, legend_orient="bottom",
+                                **({} if numbers else {"max_cells_with_numbers": 0})))
              for title, (matrix, rows, cols) in panels.items()]
     rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
     return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
@@ -49,7 +52,8 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
 
 @styled
 def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> dict:  # noqa: F821
-    """Horizontal bars of one measure ('params' or 'flops') for each way of building the heads."""
+    """Horizontal bars of one measure ('params' or 'flops') for each way of building the heads, each
+    amount printed beside its bar, inside the chart (the axis runs on past the longest bar for it)."""
     names = list(costs)
     amounts = [float(getattr(cost, measure)) for cost in costs.values()]
     reference = amounts[0]
@@ -59,10 +63,11 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
         values.append({"layout": name, measure: amount, "text": _short(amount), "ratio": ratio,
                        "label": f"{_short(amount)}  ({ratio})"})
     return {
-        "title": title, "data": {"values": values}, "width": 260, "height": 34 * len(names) + 20,
+        "title": title, "data": {"values": values}, "width": COST_WIDTH, "height": 34 * len(names) + 20,
         "encoding": {
             "y": {"field": "layout", "type": "nominal", "sort": names, "title": None, "axis": {"labelLimit": 240}},
-            "x": {"field": measure, "type": "quantitative", "title": None, "axis": {"format": "~s"}}},
+            "x": {"field": measure, "type": "quantitative", "title": None, "axis": {"format": "~s"},
+                  "scale": value_scale(max(amounts, default=0.0), headroom=COST_WIDTH / (COST_WIDTH - COST_LABEL))}},
         "layer": [
             {"mark": {"type": "bar"}, "encoding": {
                 "color": {"field": "layout", "type": "nominal", "sort": names, "legend": None,
@@ -78,10 +83,11 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
 
 @styled
 def cost_comparison(costs: dict[str, "AttentionCost"]) -> dict:  # noqa: F821
-    """Parameters and FLOPs of each layout, side by side."""
-    return {"hconcat": [panel(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)")),
+    """Parameters and FLOPs of each layout, one chart above the other (side by side they are wider
+    than the page's column)."""
+    return {"vconcat": [panel(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)")),
                         panel(cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"))],
-            "spacing": 30}
+            "spacing": 24}
 
 
 def _short(value: float) -> str:

@@ -23,7 +23,7 @@ TYPE_COLOURS = {
     "mixed": "#b3b3b3",            # grey
 }
 MASKED = (235, 235, 235)           # the future a causal head cannot see
-THUMB_CELL = 30                    # pixels per head in the model view
+THUMB_CELL = 28                    # pixels per head in the model view: 30 layers fit a 940 px column
 
 
 def _hex_to_rgb(colour: str) -> np.ndarray:
@@ -139,12 +139,13 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
                                                                   "on": "pointerover", "clear": "pointerout"}}]
         return layer
 
-    def heading(side: float, align: str, text: str) -> dict:
+    def heading(side: float, text: str) -> dict:
+        # centred over its column of tokens: aligned away from the lines it ran past the chart's edge
         return {"data": {"values": [{"x": side, "text": text}]},
-                "mark": {"type": "text", "align": align, "dy": -14, "fontWeight": "bold"},
+                "mark": {"type": "text", "align": "center", "dy": -14, "fontWeight": "bold"},
                 "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale},
                              "y": {"value": 0}, "text": {"field": "text", "type": "nominal"}}}
 
     return {"title": title, "width": 380, "height": max(row * T, 120),
             "layer": [rules, column(0.0, "right", "query", True), column(1.0, "left", "position", False),
-                      heading(0.0, "right", "query (attending)"), heading(1.0, "left", "key (attended to)")]}
+                      heading(0.0, "query (attending)"), heading(1.0, "key (attended to)")]}

@@ -66,7 +66,7 @@ def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str
               "scale": {"domain": prompts, "range": (PAIR_COLOURS * 3)[:len(prompts)]},
               "legend": {"orient": "bottom", "title": None, "columns": 1}}
     return {
-        "title": title, "data": {"values": values}, "height": 240, "width": {"step": 60},
+        "title": title, "data": {"values": values}, "height": 240, "width": {"step": 40},  # one bar, in half a column
         "encoding": {
             "x": {"field": "token", "type": "nominal", "sort": labels, "title": None,
                   "axis": {"labelAngle": 0}},

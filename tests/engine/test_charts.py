@@ -236,3 +236,16 @@ def test_probability_bars_fit_their_largest_value():
     assert bars["encoding"]["x"]["scale"]["domain"] == [0, 0.4]
     model = distribution_bars({"m": [("a", 0.2, 0.45), ("b", 0.1, 0.05)]})
     assert model["spec"]["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.6]   # the 0.45 tick fits too
+
+
+def test_cost_bars_leave_room_for_their_printed_amounts_and_stack():
+    from engine.attention import compare_head_costs
+    from engine.charts_heads import COST_LABEL, COST_WIDTH, cost_comparison
+
+    spec = cost_comparison(compare_head_costs(1024, 768, 12))
+    assert "hconcat" not in spec and len(spec["vconcat"]) == 2         # side by side they overran the column
+    for part in spec["vconcat"]:
+        largest = max(row[part["encoding"]["x"]["field"]] for row in part["data"]["values"])
+        top = part["encoding"]["x"]["scale"]["domain"][1]
+        assert COST_WIDTH * largest / top <= COST_WIDTH - COST_LABEL    # the longest bar stops short of its label
+    assert spec["padding"] == {"left": 5, "top": 5, "right": 5} and "padding" not in spec["vconcat"][0]

@@ -30,7 +30,7 @@ def test_cost_comparison_labels_ratios_against_one_head():
     spec = assert_valid(cost_comparison(compare_head_costs(1024, 768, 12)))
     labels = {(row["layout"], row["ratio"]) for row in data_rows(spec)}
     assert ("h heads of width d each", "12 x") in labels and ("1 head of width d", "1 x") in labels
-    params = spec["hconcat"][0]["data"]["values"]
+    params = spec["vconcat"][0]["data"]["values"]
     assert [row["label"] for row in params] == ["2.36 M  (1 x)"] * 2 + ["28.3 M  (12 x)"]
 
 
