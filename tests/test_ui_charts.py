@@ -1,6 +1,7 @@
 """ui.charts: specs reach Streamlit with their rows as Arrow, unchanged in meaning, sized as the builder asked."""
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from engine.charts import heatmap_spec
@@ -69,3 +70,13 @@ def test_a_renderer_is_asked_for_only_when_named(monkeypatch):
     monkeypatch.setenv("PLAYGROUND_CHART_RENDERER", "svg")
     assert renderer_options(spec)["usermeta"] == {"embedOptions": {"padding": 4, "renderer": "svg"}}
     assert spec == {"usermeta": {"embedOptions": {"padding": 4}}}
+
+
+def test_only_a_width_in_pixels_is_fitted_a_width_in_steps_keeps_its_size(monkeypatch):
+    from engine.charts_pretrained import grouped_probabilities
+    from engine.charts_text import tokens_vs_merges
+
+    bars = grouped_probabilities({"A": np.array([0.1, 0.2]), "B": np.array([0.2, 0.1])}, ["he", "she"])
+    assert drawn_spec(monkeypatch, bars)["autosize"] == {"type": "pad"}          # width {"step": 40}
+    assert drawn_spec(monkeypatch, bars, width="stretch")["autosize"]["type"] == "fit-x"   # Streamlit sets pixels
+    assert drawn_spec(monkeypatch, tokens_vs_merges([0, 1], [3, 2], 1))["autosize"]["type"] == "fit-x"

@@ -66,6 +66,7 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
 
 TEXT_SIZE_KEY = "chart_text_size"
 # "svg" or "canvas": the renderer Vega draws with (the browser tests measure SVG text); unset, Streamlit's
+# choice: SVG, or canvas for a chart of more than 2,000 data rows
 RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
 
 
@@ -115,6 +116,9 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     spec = renderer_options(with_text(spec, font_size or text_size()))
     if "autosize" not in spec and single_view(spec):
         # Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its
-        # height and pushed titles out of view: fit the width only, keep the height the builder asked for
-        spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"}}
+        # height and pushed titles out of view: fit the width only, keep the height the builder asked for.
+        # Vega-Lite cannot fit a width counted in steps (one per bar or cell): it squeezed such a chart
+        # into its plot's height, title above the top edge; that one keeps its own size.
+        fits = width == "stretch" or isinstance(spec.get("width"), (int, float))
+        spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"} if fits else {"type": "pad"}}
     st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
