@@ -1,0 +1,78 @@
+"""Every page at 1400 px: no chart's text runs out of its chart's box, and none is cut short with "…".
+
+The app is started with PLAYGROUND_CHART_RENDERER=svg, so ui.charts.show asks Vega for SVG and every
+text a chart draws is an <svg text> element the browser can measure (Streamlit draws SVG too, except
+for a chart of more than 2,000 data rows: on canvas, nothing to measure). Each text's box must lie
+within the chart element's box (1 px of slack either side), across and also up and down (a title
+pushed above the chart is cut off just the same); a text ending in "…" is one Vega shortened to a
+label or title limit. A large chart drawn with st.vega_lite_chart directly (not through
+ui.charts.show) would stay on canvas: counted, not measured.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import running_app
+from tests.e2e.helpers import charts_drawn, open_page
+from ui.charts import RENDERER_VARIABLE
+from ui.path import ideas
+
+PAGES = ideas()
+SLACK = 1  # px
+
+MEASURE = """(slack) => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map((chart, index) => {
+    const box = chart.getBoundingClientRect();
+    const svg = chart.querySelector('svg.marks') || chart.querySelector('svg');
+    const title = svg ? [...svg.querySelectorAll('.role-title-text text, .role-title text')]
+        .map(t => t.textContent).join(' ') : '';
+    const texts = svg ? [...svg.querySelectorAll('text')].map(t => {
+        const r = t.getBoundingClientRect();
+        return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width};
+    }).filter(t => t.text.trim() && t.width > 0) : [];
+    return {
+        index, title, width: box.width, svg: !!svg,
+        outside: texts.filter(t => t.right > box.right + slack || t.left < box.left - slack)
+            .map(t => ({text: t.text, by: Math.round(Math.max(t.right - box.right, box.left - t.left))})),
+        above_below: texts.filter(t => t.top < box.top - slack || t.bottom > box.bottom + slack)
+            .map(t => ({text: t.text, by: Math.round(Math.max(box.top - t.top, t.bottom - box.bottom))})),
+        shortened: texts.filter(t => t.text.endsWith('\u2026')).map(t => t.text),
+    };
+})"""
+
+
+@pytest.fixture(scope="module")
+def svg_app_url():
+    """The app with every ui.charts.show chart drawn as SVG."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(RENDERER_VARIABLE, "svg")
+        with running_app() as url:
+            yield url
+
+
+def describe(chart: dict) -> str:
+    return f"chart {chart['index'] + 1}" + (f" ({chart['title'][:70]!r})" if chart["title"] else "")
+
+
+@pytest.mark.parametrize("idea", PAGES, ids=lambda idea: idea.url)
+def test_chart_text_stays_inside_its_chart(svg_app_url, browser, idea):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(120_000)   # a shared 2-core machine: a busy moment is not a failure
+    try:
+        page = context.new_page()
+        open_page(page, svg_app_url, idea.url, timeout_ms=180_000)
+        assert all(charts_drawn(page)), f"{idea.url}: a chart was not drawn"
+        page.wait_for_timeout(300)         # Vega's last resize to the column
+        charts = [chart for chart in page.evaluate(MEASURE, SLACK) if chart["width"] > 0]
+    finally:
+        context.close()
+    problems = []
+    for chart in charts:
+        for text in chart["outside"]:
+            problems.append(f"{describe(chart)}: {text['text']!r} runs {text['by']} px outside the chart")
+        for text in chart["above_below"]:
+            problems.append(f"{describe(chart)}: {text['text']!r} runs {text['by']} px above or below the chart")
+        for text in chart["shortened"]:
+            problems.append(f"{describe(chart)}: {text!r} is cut short")
+    on_canvas = sum(not chart["svg"] for chart in charts)
+    assert not problems, f"/{idea.url} ({len(charts)} charts, {on_canvas} on canvas, not measured):\n  " + \
+        "\n  ".join(problems)
