@@ -9,6 +9,7 @@ milliseconds each. Validated against the Vega-Lite schema in the tests.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import TYPE_CHECKING
 
 from engine.charts import styled, value_scale
@@ -18,6 +19,8 @@ if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage'
 
 RUN_COLOURS = ["#1f6fb4", "#e08214", "#2ca25f", "#7b3294", "#d7191c", "#4d4d4d"]  # distinguishable without red/green alone
 BASELINE_COLOUR = "#7f7f7f"
+
+LN2 = math.log(2)  # nats per bit
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -86,20 +89,21 @@ def running_mean(values, window: int) -> list[float]:
 @styled
 def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> dict:
     """Training loss (thin, smoothed) and held-out loss (thick, points) per run against steps,
-    with the n-gram baselines as dashed horizontal lines. runs: dicts with label, steps,
-    train_loss, eval_steps, held_out_loss."""
+    with the n-gram baselines as dashed horizontal lines, drawn in bits per character (the unit
+    students compare across pages). runs: dicts with label, steps, train_loss, eval_steps,
+    held_out_loss; losses and baselines come in nats (what training computes) and are divided by ln 2."""
     rows, held = [], []
     for run in runs:
-        rows += [{"run": run["label"], "loss on": "training (smoothed)", "step": int(s), "nats per character": v}
+        rows += [{"run": run["label"], "loss on": "training (smoothed)", "step": int(s), "bits per character": v / LN2}
                  for s, v in zip(run["steps"], running_mean(run["train_loss"], smooth))]
-        held += [{"run": run["label"], "loss on": "held-out", "step": int(s), "nats per character": float(v)}
+        held += [{"run": run["label"], "loss on": "held-out", "step": int(s), "bits per character": float(v) / LN2}
                  for s, v in zip(run["eval_steps"], run["held_out_loss"])]
     labels = [run["label"] for run in runs]
     colour = {"field": "run", "type": "nominal",
               "scale": {"domain": labels, "range": RUN_COLOURS[:max(len(labels), 1)]},
               "legend": {"orient": "bottom", "columns": 1, "title": None, "labelLimit": 600}}
     step = {"field": "step", "type": "quantitative"}
-    loss = {"field": "nats per character", "type": "quantitative"}
+    loss = {"field": "bits per character", "type": "quantitative"}
     layers = [
         {"data": {"values": rows + held}, "mark": {"type": "line"}, "encoding": {
             "x": step | {"title": "training step"},
@@ -115,8 +119,8 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
     ]
     if baselines:
         right = int(max([max(run["steps"], default=1) for run in runs] + [1]))
-        lines = [{"baseline": name, "nats per character": float(value), "text": f"{name}: {value:.2f}", "step": right}
-                 for name, value in baselines.items()]
+        lines = [{"baseline": name, "bits per character": float(value) / LN2, "text": f"{name}: {value / LN2:.2f}",
+                  "step": right} for name, value in baselines.items()]
         layers += [
             {"data": {"values": lines}, "mark": {"type": "rule", "color": BASELINE_COLOUR, "strokeDash": [3, 3]},
              "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal"}]}},

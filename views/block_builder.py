@@ -79,7 +79,7 @@ with st.sidebar:
     st.radio("Positions", POSITIONALS, key=key("positional"), horizontal=True)
     st.toggle("Residual connections (x + sublayer(x))", key=key("residual"))
     st.toggle("Causal mask (no peeking ahead)", key=key("causal"))
-    st.toggle("Tied LM head (output = embedding matrix)", key=key("tied_head"))
+    st.toggle("Tied LM head (W_vocab = Eᵀ, the embedding matrix reused)", key=key("tied_head"))
     st.toggle("Final LayerNorm before the head", key=key("final_norm"))
     st.toggle("Biases in linear layers and LayerNorm", key=key("bias"))
 
@@ -120,6 +120,17 @@ if config is not None:
              rf" = {count.per_block:,}")
     st.caption(f"One block (biases {'on' if config.bias else 'off: drop the +4d and +d_ff+d terms and half of each LayerNorm'}); "
                f"the stack repeats it N = {config.n_layers} times, {count.blocks / max(count.total, 1):.0%} of the model.")
+
+    st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
+                "size; only d, d_ff, N and V grow.")
+    scale = {"your block": config} | {name: PRESETS[name] for name in PRESETS if name != st.session_state[key("preset")]}
+    st.dataframe([{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
+                   "vocabulary V": c.vocab_size, "parameters": f"{count_parameters(c).total:,}"}
+                  for name, c in scale.items()], hide_index=True)
+    gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total
+    st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion of its "
+                "paper: the last large model whose sizes were published in full. Parameter counts quoted for later "
+                "models (GPT-4 and after) are outside estimates, not disclosed figures.")
 
 # --- training live ---------------------------------------------------------------------------------
 st.subheader("Train it live on Shakespeare, one character at a time")
@@ -230,7 +241,8 @@ def draw_training() -> None:
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
                                                       latest.seconds / (job.config.max_seconds or math.inf))
             text = "" if latest is None else (
-                f"step {latest.step:,}, {latest.seconds:.0f} s, training loss {latest.train_loss:.3f}, "
+                f"step {latest.step:,}, {latest.seconds:.0f} s, training loss {latest.train_loss / math.log(2):.3f} "
+                "bits per character, "
                 f"{latest.tokens_per_second:,.0f} tokens/s")
             if latest is None:
                 text = "starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)"
@@ -255,22 +267,25 @@ if runs:
     st.dataframe([{"run": r["label"], "parameters": f"{count_parameters(r['config']).total:,}",
                    "steps": r["steps"][-1], "seconds": round(r["seconds"], 1),
                    "tokens/s": round(r["tokens_per_second"]), "ended by": r["stopped_by"],
-                   "held-out nats/char": round(r["rung"].nats_per_token, 3),
-                   "bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
+                   "held-out bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
     st.caption(f"Held-out figures in the table: {loaders.LADDER_HELD_OUT_CHARS:,} characters in "
                f"{loaders.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
                "lines and the Generate page's ladder are scored on. The curves use fixed random windows of the "
                "whole validation split.")
 if baselines and (runs or running):
-    st.caption("Dashed grey lines: Kneser-Ney character n-grams of the same training text, in nats per character. "
+    st.caption("Dashed grey lines: Kneser-Ney character n-grams of the same training text. Losses are in bits per "
+               "character, as on the Generate page's ladder: training minimises nats (natural log), and "
+               "bits = nats / ln 2 = nats / 0.693. "
                f"The baby GPT preset with the default 3-minute schedule gets below the 4-gram "
-               f"({baselines.get('4-gram', 0):.2f}) on a server whose CPU has AMX (bfloat16 mixed precision); "
+               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a server whose CPU has AMX (bfloat16 mixed precision); "
                "a one-minute run does not. The n-gram only counts, the transformer has to learn.")
 
 # --- show the code, try this, reading ------------------------------------------------------------
 if config is not None:
     arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
-    code.show_code({"Python": f'''from engine.model import TransformerConfig, TransformerLM, count_parameters, with_vocab
+    code.show_code({"Python": f'''import math
+
+from engine.model import TransformerConfig, TransformerLM, count_parameters, with_vocab
 from engine.train import TrainConfig, train
 from engine.corpus import load_corpus
 from engine.tokenizers import CharTokenizer
@@ -284,24 +299,25 @@ model = TransformerLM(with_vocab(config, tokenizer.vocab_size))   # the plays' c
 result = train(model, tokenizer.encode(corpus.train), tokenizer.encode(corpus.validation),
                TrainConfig(batch_size={STATE["bb_batch"]}, max_steps={STATE["bb_steps"]}, \
 max_seconds={STATE["bb_seconds"]}, learning_rate={STATE["bb_lr"]}, seed={STATE["bb_seed"]}))
-print(result.held_out_loss[-1])               # nats per character
+print(result.held_out_loss[-1] / math.log(2))  # bits per character (training computes nats)
 '''})
 
 norms = {r["config"].layer_norm for r in runs}
 residuals = {r["config"].residual for r in runs}
-best = min((r["rung"].nats_per_token for r in runs), default=math.inf)
-gpt2 = config is not None and count_parameters(config).total == 124_439_808
+best = min((r["rung"].bits_per_char for r in runs), default=math.inf)
+gpt2 = config is not None and config == PRESETS["GPT-2 small"]
 challenges.try_this([
     challenges.Challenge("Train two runs that differ only in the residual switch, and compare their curves.",
                          done=residuals == {True, False},
                          hint="Train once, turn 'Residual connections' off, train again."),
     challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
                          done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
-    challenges.Challenge("Get a run below 2.3 nats per character on held-out text.", done=best < 2.3,
+    challenges.Challenge("Get a run below 3.3 bits per character on held-out text.", done=best < 3.3,
                          hint="The baby GPT preset with the default schedule gets there within a minute."),
 ])
 if gpt2:
-    st.caption("GPT-2 small: 124,439,808 parameters, exactly the count of OpenAI's released checkpoint.")
+    st.caption(f"GPT-2 small: {count_parameters(config).total:,} parameters, exactly the count of OpenAI's released "
+               "checkpoint.")
 
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (the block, post-norm)", "https://arxiv.org/abs/1706.03762"),

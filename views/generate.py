@@ -116,8 +116,11 @@ if generations:
              r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
     st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
              rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
+    tied = loaders.shipped_transformer()[0].model.config.tied_head
     st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
-               "last position's vector after the final block; for an n-gram, the row of its count table.")
+               "last position's vector after the final block and W_vocab (d x V) gives one score per character"
+               + (" (the shipped model ties it to the embedding matrix: W_vocab = Eᵀ, as the Block builder's "
+                  "'Tied LM head' switch does)" if tied else "") + "; for an n-gram, P is the row of its count table.")
 
     st.subheader("Samples from the same prompt and seed")
     columns = st.columns(len(generations))

@@ -91,7 +91,7 @@ if counts is not None:
 # --- the sample, loops highlighted ------------------------------------------------------------------
 sample_ids, loop = None, None
 if model is not None:
-    st.subheader("A sample")
+    st.subheader("A sample, and the second failure: a context too short to notice a loop")
     prompt = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) or []
     sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(STATE["length"]),
                                  int(STATE["seed"]), float(STATE["temperature"]), tuple(prompt), model)
@@ -149,25 +149,26 @@ if counts is not None:
                                  caption=f"The training text has {counts.n_tokens:,} tokens, so it can show at most "
                                          f"that many distinct n-grams: almost every row of a long context is empty.")
 
-    st.subheader("Second failure: held-out perplexity")
+    st.subheader("Enlarging n trades one failure for the other: held-out cross-entropy")
     held = page.run_engine(loaders.held_out, source, level, own_text)
     if held:
         charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
                                    title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
-        perplexity = {(r.n, r.smoothing): f"{r.perplexity:,.1f}" if math.isfinite(r.perplexity) else "inf"
-                      for r in held}
+        bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
         orders = sorted({r.n for r in held})
-        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [perplexity.get((m, s)) for m in orders] for s in SMOOTHINGS},
+        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
                                   index=pd.Index(orders, name="n")), width="content")
-        st.caption("Perplexity e^H per n (rows) and smoothing (columns): the number of equally likely tokens "
-                   "the model is as unsure as. inf: some held-out token got probability 0.")
+        st.markdown("Held-out cross-entropy in **bits per token** per n (rows) and smoothing (columns), the numbers "
+                    "of the chart; inf: some held-out token got probability 0.")
         current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
         if current is not None:
             formula.formula_with_numbers(
-                r"H = -\tfrac{1}{T}\sum_t \ln P_t",
-                rf"H = {current.nats:.3f}\ \text{{nats}} = {current.bits:.3f}\ \text{{bits}},\ \mathrm{{PPL}} = e^H = "
-                + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
-                caption=f"P_t = P(w_t | c_t) over the {len(validation_ids):,} held-out tokens, never counted. Without smoothing one unseen "
+                r"H = -\tfrac{1}{T}\sum_t \log_2 P_t = \frac{-\tfrac{1}{T}\sum_t \ln P_t}{\ln 2}",
+                rf"H = {current.bits:.3f}\ \text{{bits}} = \frac{{{current.nats:.3f}\ \text{{nats}}}}{{0.693}},\ "
+                r"\mathrm{PPL} = 2^H = " + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
+                caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. Perplexity "
+                        "2^H (= e^H in nats) is the number of equally likely tokens the model is as unsure as. "
+                        "Without smoothing one unseen "
                         "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
                         "run out and add-k gets worse: n cannot grow for ever.")
         best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)

@@ -1,6 +1,8 @@
 """Block builder and Generate charts: valid Vega-Lite (pages skip that check), and the rows they draw."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine import charts_model
@@ -18,11 +20,12 @@ def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
             {"label": "b", "steps": [1], "train_loss": [5.0], "eval_steps": [], "held_out_loss": []}]
     spec = assert_valid(charts_model.loss_curves(runs, {"4-gram": 1.73}, smooth=2))
     lines, points, rule, text = spec["layer"]
-    training = [(r["run"], r["step"], r["nats per character"]) for r in lines["data"]["values"]
+    bits = math.log(2)  # the curves are drawn in bits per character: nats / ln 2
+    training = [(r["run"], r["step"], round(r["bits per character"] * bits, 12)) for r in lines["data"]["values"]
                 if r["loss on"] == "training (smoothed)"]
     assert training == [("a", 1, 4.0), ("a", 2, 3.5), ("a", 3, 2.75), ("b", 1, 5.0)]
-    assert points["data"]["values"] == [{"run": "a", "loss on": "held-out", "step": 3, "nats per character": 2.6}]
-    assert rule["data"]["values"][0]["text"] == "4-gram: 1.73" and rule["data"]["values"][0]["step"] == 3
+    assert points["data"]["values"] == [{"run": "a", "loss on": "held-out", "step": 3, "bits per character": 2.6 / bits}]
+    assert rule["data"]["values"][0]["text"] == f"4-gram: {1.73 / bits:.2f}" and rule["data"]["values"][0]["step"] == 3
     assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
     assert len(assert_valid(charts_model.loss_curves(runs, {}))["layer"]) == 2
 

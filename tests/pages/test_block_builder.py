@@ -18,6 +18,9 @@ def test_defaults_are_the_chapters_tiny_block(run_page):
     assert "27,808 parameters" in subheaders(at)
     assert at.radio(key="block.bb_layer_norm").value == "post"
     assert len(at.get("graphviz_chart")) == 1
+    # GPT-3's count and the chapter's caution about later models, in the default view (not only in a preset)
+    shown = texts(at)
+    assert "**174,604,259,328** parameters by this count" in shown and "outside estimates" in shown
 
 
 def test_presets_fill_the_switches(run_page):
