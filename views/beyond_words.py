@@ -81,14 +81,14 @@ def set_from_selection(chart_key: str, field: str, targets: dict[str, callable])
 
 page.header("Beyond words", "Can attention compare image patches, sound frames and amino acids the way it "
                             "compares words?")
-st.markdown("The chapter: *nothing in the attention mechanism is specific to words; it needs a set of vectors "
-            "and a reason to compare them.* Here each kind of data becomes a matrix of tokens, one row each, "
+st.markdown("Attention never asks what its vectors stand for: any list of vectors that are worth comparing "
+            "will do. Here each kind of data becomes a matrix of tokens, one row each, "
             "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
             "**look alike**, which is the starting point a trained model (ViT, AST, ESM) learns from.")
 
 STATE = url_state.PageState(
     "beyond",
-    url_state.Param("kind", "image"),
+    url_state.Param("kind", "image", url_state.one_of(KINDS)),
     url_state.Param("d", 64, int),
     url_state.Param("seed", 0, int),
     url_state.Param("picture", "astronaut"),
@@ -108,9 +108,11 @@ STATE = url_state.PageState(
 )
 STATE.init()
 
+# the three kinds of data side by side at the top of the page, not hidden in the sidebar
+st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True)
+
 with st.sidebar:
     st.header("Settings")
-    st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get)
     st.selectbox("Projection to d numbers per token", PROJECTIONS, key=STATE.key("d"),
                  format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
                  help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.")

@@ -88,11 +88,11 @@ if result is not None:
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                               cell=34 if h > 2 else 40), width="content")
     if STATE["weights"] == "identity":
-        st.caption("Hand-built heads: W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
+        st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
                    "on its own features. One head matches animals with animals, another function words with "
                    "function words: different relations from the same sentence. A trained model learns its blocks.")
     else:
-        st.caption("Untrained heads: random projections give each head its own arbitrary notion of similarity. "
+        st.markdown("**Untrained heads:** random projections give each head its own arbitrary notion of similarity. "
                    "Training is what turns these into the interpretable heads the chapter describes.")
 
     st.subheader("Shapes at every step")

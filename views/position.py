@@ -118,7 +118,7 @@ if check is not None:
              + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
     st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
-    st.caption("Without encoding (s P = 0) and without a mask, attention is permutation-equivariant: "
+    st.markdown("**Without encoding (s P = 0) and without a mask, attention is permutation-equivariant:** "
                "permute the rows of X and every c_i is permuted with them, unchanged. Adding p_t "
                "to slot t gives the same word a different vector in a different place.")
 

@@ -53,15 +53,69 @@ STATE = url_state.PageState(
 STATE.init()
 
 with st.sidebar:
-    st.header("BPE")
-    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=10,
-              help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
-    st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
     st.header("Next-token model")
     st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True)
     st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"))
     st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
+    st.header("BPE")
+    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=10,
+              help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
+    st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
 
+# --- next-token prediction ---------------------------------------------------------------------------
+st.subheader("Next-token prediction")
+st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400)
+st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
+          value=True, key=STATE.key("with_smollm2"))
+level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
+tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
+model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
+                        tokenizer=tokenizer)
+context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
+distribution = None
+if context is not None:
+    distribution = page.run_engine(model.distribution, context)
+if distribution is not None:
+    top = distribution.top(TOP_SHOWN)
+    shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
+    shown.update(other_distributions(STATE["prompt"]))
+    charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
+
+    used = list(distribution.context)
+    pieces = [visible(token_text(tokenizer, i)) for i in used]
+    best_id, best_p, best_count = top[0]
+    best = chips.latex_text(token_text(tokenizer, best_id))
+    context_text = " ".join(pieces[len(pieces) - (distribution.order_used - 1):]) if distribution.order_used > 1 else ""
+    S = distribution.context_count
+    if smoothing == "none":
+        formula.formula_with_numbers(
+            r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
+            rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
+            caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
+                    "seen in the corpus. Tokens never seen after it get probability 0.")
+    elif smoothing == "add-k":
+        formula.formula_with_numbers(
+            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
+            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
+            caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary count, "
+                    "which is why the seen tokens keep so little.")
+    else:
+        mixture = model.mixture(context)
+        parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
+                  ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
+                 for c in mixture.components]
+        formula.formula_with_numbers(
+            r"P = \hat P_c + \gamma_c\, P_{c'}",
+            rf"P({best} \mid c) = {best_p:.3f}",
+            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+                    "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
+                    "some. Shares of this prediction: "
+                    + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
+    st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
+               f"{S:,} times by some token (order {distribution.order_used}).")
+
+# --- tokens: what the model reads ----------------------------------------------------------------
+st.subheader("What exactly is a token?")
 st.text_area("Your text", key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
              help="Type anything: every tokenizer below cuts it up as you go.")
 STATE.mirror()
@@ -128,58 +182,8 @@ if bpe is not None and text_ok:
                 caption="C(a b) counts token a followed by token b in the training text: join the most frequent pair "
                         "into a new token, repeat. Bytes first, so any text can be encoded.")
 
-# --- next-token prediction ---------------------------------------------------------------------------
-st.subheader("Next-token prediction")
-st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400)
-st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
-          value=True, key=STATE.key("with_smollm2"))
-level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
-tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
-model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
-                        tokenizer=tokenizer)
-context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
-distribution = None
-if context is not None:
-    distribution = page.run_engine(model.distribution, context)
+# --- show the code ----------------------------------------------------------------------------------
 if distribution is not None:
-    top = distribution.top(TOP_SHOWN)
-    shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
-    shown.update(other_distributions(STATE["prompt"]))
-    charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
-
-    used = list(distribution.context)
-    pieces = [visible(token_text(tokenizer, i)) for i in used]
-    best_id, best_p, best_count = top[0]
-    best = chips.latex_text(token_text(tokenizer, best_id))
-    context_text = " ".join(pieces[len(pieces) - (distribution.order_used - 1):]) if distribution.order_used > 1 else ""
-    S = distribution.context_count
-    if smoothing == "none":
-        formula.formula_with_numbers(
-            r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
-            rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
-            caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
-                    "seen in the corpus. Tokens never seen after it get probability 0.")
-    elif smoothing == "add-k":
-        formula.formula_with_numbers(
-            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
-            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
-            caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary count, "
-                    "which is why the seen tokens keep so little.")
-    else:
-        mixture = model.mixture(context)
-        parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
-                  ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
-                 for c in mixture.components]
-        formula.formula_with_numbers(
-            r"P = \hat P_c + \gamma_c\, P_{c'}",
-            rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
-                    "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
-                    "some. Shares of this prediction: "
-                    + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
-    st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
-               f"{S:,} times by some token (order {distribution.order_used}).")
-
     code.show_code({"Python": (
         "from engine.corpus import load_corpus\n"
         "from engine.ngram import NGramModel, prompt_ids\n"
