@@ -112,10 +112,10 @@ if scored is not None:
                "its lines.")
     left, right = st.columns([2, 3])
     with left:
-        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"))
-    with right:
+        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch")
+    with right:  # cells small enough that the heatmap fits its column at 1400 px
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2 if T <= 12 else 1,
-                                 cell=34 if T <= 12 else 24, title="The same weights as a heatmap",
+                                 cell=30 if T <= 12 else 22, title="The same weights as a heatmap",
                                  x_title="key (attended to)", y_title="query (attending)"))
 
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}

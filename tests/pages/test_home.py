@@ -44,3 +44,22 @@ def test_no_pages_folder_beside_app():
     """A pages/ folder next to app.py makes a fresh server run its first deep link in Streamlit's
     old multipage mode (the page alone, without app.py): the page files live in views/."""
     assert not (ROOT / "pages").exists()
+
+
+def test_the_projector_switch_draws_every_chart_at_16_px():
+    """The sidebar switch (every page) makes chart text 16 px; off, it is 13 px."""
+    import json
+
+    def largest_label(at) -> set[int]:
+        sizes = set()
+        for chart in at.get("vega_lite_chart"):
+            config = json.loads(chart.proto.spec).get("config", {})
+            sizes.add(config.get("axis", {}).get("labelFontSize"))
+        return sizes
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("views/attention_calculator.py").run()
+    assert largest_label(at) == {13}
+    at.toggle(key="app.projector").set_value(True).run()
+    assert not at.exception
+    assert largest_label(at) == {16}
