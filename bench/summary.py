@@ -1,11 +1,11 @@
-"""Every benchmark in bench/, one table against the budgets in DESIGN.md.
+"""Every benchmark in bench/, one table against the budgets in docs/ARCHITECTURE.md.
 
     python -m bench.summary [--full] [--only pages startup ...] [--limit 600]
 
 Runs each `bench/<name>.py` as its own process (`python -m bench.<name>`) with a time
 limit, saves its whole output to artifacts/bench/<name>.txt, then prints:
 1. each benchmark's status and wall time;
-2. the budgets (DESIGN.md "Budgets", and the classroom goals of issue 8) with the figure
+2. the budgets (docs/ARCHITECTURE.md "Budgets", and the classroom goals of issue 8) with the figure
    measured for each and whether it was met;
 3. the last lines of every benchmark that no budget reads, so no figure goes unseen.
 Quick settings by default (fewer repeats, load at N = 1 and 10); --full runs each

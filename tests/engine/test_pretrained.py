@@ -20,7 +20,7 @@ def model():
     """One SmolLM2 per test process (the engine caches it too); skip when the weights are absent.
 
     One torch thread: on a shared 2-core machine two threads collapse when another process
-    holds a core (DESIGN.md), and these tests are a few small passes.
+    holds a core (bench/load.py), and these tests are a few small passes.
     """
     try:
         smollm2 = P.load()

@@ -23,7 +23,7 @@ def test_every_page_file_is_on_the_path():
     assert files == on_path
 
 
-# Pages that must never pay for torch (DESIGN.md rule 5): each is run in a fresh interpreter.
+# Pages that must never pay for torch (docs/ARCHITECTURE.md, layers): each is run in a fresh interpreter.
 NUMPY_PAGES = ["app.py", "views/attention_calculator.py", "views/context_window.py"]
 
 
