@@ -5,7 +5,9 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import CHAPTER_TOKENS, CHAPTER_X, naive_softmax_rows, self_attention, softmax_rows
+from engine.attention import (
+    CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention, softmax_rows,
+)
 from engine.charts import heatmap_spec
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
@@ -40,10 +42,11 @@ def preset_changed() -> None:
     STATE["query"] = 0
 
 
-def projection_default(kind: str, d: int, seed: int) -> np.ndarray:
-    if kind == "identity":
-        return np.eye(d)
-    return np.round(np.random.default_rng(seed).normal(scale=1 / np.sqrt(d), size=(d, d)), 2)
+def projection_defaults(kind: str, d: int, seed: int) -> dict[str, np.ndarray]:
+    """The W_q, W_k, W_v a student starts editing from: the engine's identity or seeded random ones,
+    shown to 2 decimals."""
+    W = identity_projections(d) if kind == "identity" else random_projections(d, seed)
+    return {name: np.round(W[name], 2) for name in ("W_q", "W_k", "W_v")}
 
 
 def reset_projections() -> None:
@@ -80,10 +83,11 @@ W = {"W_q": None, "W_k": None, "W_v": None}
 if STATE["proj"]:
     start = STATE.get("w_start", "identity")
     seed = int(STATE.get("w_seed", 0))
+    defaults = page.run_engine(projection_defaults, start, d, seed) or {name: np.eye(d) for name in W}
     columns = st.columns(3)
-    for offset, (name, column) in enumerate(zip(W, columns)):
+    for name, column in zip(W, columns):
         with column:
-            default = projection_default(start, d, seed + offset)
+            default = defaults[name]
             if name in STATE and last_good(STATE.key(name), default).shape[0] != d:
                 STATE.pop(name)  # X changed width: the old projection no longer fits
             _, W[name] = matrix_editor(STATE.key(name), default, label=f"{name.upper()} ({d} rows)",
