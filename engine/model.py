@@ -28,7 +28,8 @@ from engine.positional import sinusoid_frequencies
 
 ACTIVATIONS = ("relu", "gelu")
 LAYER_NORMS = ("post", "pre", "none")
-POSITIONALS = ("none", "sinusoidal", "learned")
+POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
+ROTARY_BASE = 10_000.0
 
 
 # --- configuration -----------------------------------------------------------------------
@@ -73,6 +74,9 @@ class TransformerConfig:
                              f"it is {self.positional!r}.")
         if not 0.0 <= float(self.dropout) < 1.0:
             raise ValueError(f"Dropout is a probability below 1; it is {self.dropout!r}.")
+        if self.positional == "rotary" and self.d_k % 2:
+            raise ValueError(f"Rotary positions turn the coordinates of each head in pairs, so d_k = d_model / h "
+                             f"must be even; it is {self.d_k}.")
 
     def _nearest_heads(self) -> int:
         return max(h for h in range(1, self.n_heads + 1) if self.d_model % h == 0)
@@ -157,6 +161,7 @@ def count_parameters(config: TransformerConfig) -> ParameterCount:
 
     attention: 4 d^2 (+ 4 d biases): W_q, W_k, W_v, W_O;  FFN: 2 d d_ff (+ d_ff + d biases);
     LayerNorm: 2 d (gain and bias) or d without bias; embeddings V d (+ T d if learned).
+    Sinusoidal and rotary positions are fixed formulas: no parameters.
     """
     d, bias = config.d_model, int(config.bias)
     norm = d * (1 + bias)
@@ -198,17 +203,57 @@ def sinusoidal_encoding(T: int, d: int) -> torch.Tensor:
     return torch.from_numpy(encoding).float()
 
 
+def rotary_cos_sin(positions: torch.Tensor, d_k: int, base: float = ROTARY_BASE) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of the angles t theta_i, theta_i = base^(-2i/d_k), laid out for rotate_half; (T, d_k) each.
+
+    Column i and column i + d_k/2 share the angle t theta_i (GPT-NeoX / Llama layout). The angles
+    are taken in float64 before the float32 cast, so a position far past the context (a rolling
+    cache's) turns as exactly as position 0.
+    """
+    theta = torch.from_numpy(1.0 / base ** (2 * np.arange(d_k // 2) / d_k))          # (d_k/2,) float64
+    angles = positions.to(torch.float64)[:, None] * theta[None, :]                     # (T, d_k/2)
+    angles = torch.cat((angles, angles), dim=-1)                                      # (T, d_k)
+    return angles.cos().float(), angles.sin().float()
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    """[x_1, x_2] -> [-x_2, x_1] on the last axis: each pair (x_i, x_{i + d_k/2}) turned a quarter."""
+    x_1, x_2 = x.chunk(2, dim=-1)
+    return torch.cat((-x_2, x_1), dim=-1)
+
+
+def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """RoPE: rotate each pair (x_i, x_{i + d_k/2}) of a query or key at position t by the angle t theta_i.
+
+    (x_i, x_{i+d_k/2}) -> (x_i cos - x_{i+d_k/2} sin, x_{i+d_k/2} cos + x_i sin), the "rotate_half"
+    pairing of GPT-NeoX and Llama (not the adjacent pairs (2i, 2i+1) of the RoFormer paper; the two
+    differ only by a fixed permutation of the coordinates). Then rot(q, i) . rot(k, j) depends on
+    i - j only. x (..., T, d_k), cos and sin (T, d_k).
+    """
+    return x * cos + rotate_half(x) * sin
+
+
 # --- the parts -------------------------------------------------------------------------------
 
 @dataclass
 class LayerCache:
-    """One block's keys and values of the tokens read so far, (B, h, T_past, d_k) each."""
+    """One block's keys and values of the tokens read so far, (B, h, T_past, d_k) each.
+
+    seen counts every token ever read, so the next token sits at position `seen`; it equals
+    `length` until a rolling cache (rotary positions) drops its oldest entries.
+    """
     K: torch.Tensor | None = None
     V: torch.Tensor | None = None
+    seen: int = 0
 
     @property
     def length(self) -> int:
         return 0 if self.K is None else int(self.K.shape[2])
+
+    def drop_oldest(self, n: int = 1) -> None:
+        """Forget the n oldest keys and values (a rolling window); positions keep counting on."""
+        if self.K is not None:
+            self.K, self.V = self.K[:, :, n:], self.V[:, :, n:]
 
 
 @dataclass
@@ -226,12 +271,18 @@ class MultiHeadAttention(nn.Module):
     (F.scaled_dot_product_attention) gives the same output faster without them.
     Under mixed precision (bfloat16 autocast) the projections run in bfloat16 but attention
     itself stays in the weights' float32: softmax wants the range, and a CPU's bfloat16
-    attention is slow.
+    attention is slow. With rotary positions each head's Q and K are rotated by position
+    (apply_rotary) before Q K^T; V is not.
     """
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.h, self.d_k, self.causal = config.n_heads, config.d_k, config.causal
+        self.rotary = config.positional == "rotary"
+        if self.rotary:                    # angles of positions 0 .. T-1, computed once (float64 -> float32)
+            cos, sin = rotary_cos_sin(torch.arange(config.context_length), config.d_k)
+            self.register_buffer("rotary_cos", cos, persistent=False)
+            self.register_buffer("rotary_sin", sin, persistent=False)
         self.W_qkv = nn.Linear(config.d_model, 3 * config.d_model, bias=config.bias)
         self.W_o = nn.Linear(config.d_model, config.d_model, bias=config.bias)
         self.dropout = config.dropout
@@ -246,12 +297,17 @@ class MultiHeadAttention(nn.Module):
         Q = Q.view(B, T, self.h, self.d_k).transpose(1, 2)            # (B, h, T, d_k)
         K = K.view(B, T, self.h, self.d_k).transpose(1, 2)
         V = V.view(B, T, self.h, self.d_k).transpose(1, 2)
+        if self.rotary:                    # rotate by absolute position; cached keys were rotated by theirs
+            start = cache.seen if cache is not None else 0
+            cos, sin = self.rotation(start, T)
+            Q, K = apply_rotary(Q, cos, sin), apply_rotary(K, cos, sin)
         past = 0
         if cache is not None:
             if cache.K is not None:
                 past = cache.length
                 K, V = torch.cat((cache.K, K), dim=2), torch.cat((cache.V, V), dim=2)   # (B, h, past + T, d_k)
             cache.K, cache.V = K, V
+            cache.seen += T
         # query i (at position past + i) may read keys 0 .. past + i; a single new query reads them all.
         # The fused path masks a fresh sequence itself (is_causal); a mask is built only where it cannot.
         mask = None
@@ -271,6 +327,14 @@ class MultiHeadAttention(nn.Module):
                     dropout_p=self.dropout if self.training else 0.0)
         context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
         return AttentionResult(self.output_dropout(self.W_o(context)), weights)
+
+    def rotation(self, start: int, T: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos, sin (T, d_k) for positions start .. start + T - 1: from the table inside the context,
+        computed afresh in float64 beyond it (a rolling cache's positions grow without end)."""
+        if start + T <= self.rotary_cos.shape[0]:
+            return self.rotary_cos[start:start + T], self.rotary_sin[start:start + T]
+        cos, sin = rotary_cos_sin(torch.arange(start, start + T), self.d_k)
+        return cos.to(self.rotary_cos.device), sin.to(self.rotary_sin.device)
 
 
 class FeedForward(nn.Module):
@@ -377,7 +441,10 @@ class TransformerLM(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def embed(self, idx: torch.Tensor, start: int = 0) -> torch.Tensor:
-        """x_t = E[w_t] (+ P[t]) for positions t = start .. start + T - 1, shape (B, T, d)."""
+        """x_t = E[w_t] (+ P[t]) for positions t = start .. start + T - 1, shape (B, T, d).
+
+        Rotary positions add nothing here: they turn Q and K inside every head instead.
+        """
         B, T = idx.shape
         if start + T > self.config.context_length:
             raise ValueError(f"The model reads at most {self.config.context_length} tokens at once; "
@@ -446,8 +513,11 @@ class TransformerLanguageModel:
     tokenizer: Tokenizer
     name: str = "transformer"
     eval_batch: int = field(default=32, repr=False)
+    rolling_cache: bool = False        # generation past the window keeps the cache (rotary only)
 
     def __post_init__(self) -> None:
+        if self.rolling_cache and self.model.config.positional != "rotary":
+            raise ValueError("Only a model with rotary positions can keep a rolling cache.")
         if self.tokenizer.vocab_size != self.model.config.vocab_size:
             raise ValueError(f"The tokenizer has {self.tokenizer.vocab_size} tokens but the model was built for "
                              f"{self.model.config.vocab_size}.")
@@ -467,8 +537,9 @@ class TransformerLanguageModel:
         return ids
 
     def reader(self) -> "CachedReader":
-        """next_token_probs for one growing context (a generation), with a key/value cache."""
-        return CachedReader(self)
+        """next_token_probs for one growing context (a generation), with a key/value cache
+        (a rolling one past the window when rolling_cache is set: see CachedReader)."""
+        return CachedReader(self, rolling=self.rolling_cache)
 
     def cross_entropy(self, ids: Sequence[int]) -> float:
         """Mean -ln P(w_t | w_<t) over ids[1:], windows of context_length that overlap by one token."""
@@ -518,10 +589,22 @@ class CachedReader:
     (TransformerLM.extend). Once it is longer than context_length, the window slides: every
     token's position changes and the first one drops out, so each call is a full forward pass
     again, exactly as next_token_probs. The answers equal next_token_probs' up to float rounding.
+
+    rolling=True (rotary positions only) keeps the cache as the window slides instead: drop the
+    oldest key and value of every block, read the new token at the next position. Rotary scores
+    depend on offsets i - j only, so the kept keys (turned by their absolute positions) stay
+    valid and the angles are exact at any position (float64). With one block this equals a full
+    pass over the last window; with more, each cached key of block 2 and up was computed when its
+    token still read up to context_length tokens before it, so a rolling reader is sliding-window
+    attention (every query reads the last context_length keys in every block, as in Mistral),
+    which sees further back than a full pass over the window: close to next_token_probs, not equal.
     """
 
-    def __init__(self, lm: TransformerLanguageModel):
-        self.lm, self.causal = lm, lm.model.config.causal
+    def __init__(self, lm: TransformerLanguageModel, rolling: bool = False):
+        if rolling and lm.model.config.positional != "rotary":
+            raise ValueError("Only a model with rotary positions can keep its cache as the window slides: "
+                             "with learned or sinusoidal positions every token's position changes.")
+        self.lm, self.causal, self.rolling = lm, lm.model.config.causal, rolling
         self.ids: list[int] = []
         self.cache: list[LayerCache] = []
 
@@ -530,7 +613,11 @@ class CachedReader:
         if not self.causal:
             return self.lm.next_token_probs(ids)
         known = len(self.ids)
-        if not (known and len(ids) > known and ids[:known] == self.ids):
+        if self.rolling and known == len(ids) == self.lm.model.config.context_length and ids[:-1] == self.ids[1:]:
+            for layer in self.cache:                                   # the window slid by one token
+                layer.drop_oldest(1)
+            known -= 1
+        elif not (known and len(ids) > known and ids[:known] == self.ids):
             self.cache, known = self.lm.model.empty_cache(), 0        # a new context, or the window slid
         logits = self.lm.model.extend(torch.tensor([ids[known:]], dtype=torch.long), self.cache)
         self.ids = ids
@@ -561,13 +648,18 @@ def dataflow(config: TransformerConfig, T: int | None = None) -> list[Stage]:
     norm = d * (1 + int(config.bias))
     stages = [Stage("token ids", "w_1 .. w_T", (T,), 0),
               Stage("token embedding", "x_t = E[w_t]", (T, d), count.token_embedding)]
-    if config.positional != "none":
+    if config.positional in ("sinusoidal", "learned"):
         stages.append(Stage(f"+ {config.positional} positions", "x_t + p_t", (T, d), count.position_embedding))
     add = "x + " if config.residual else ""
     pre = "LN(x)" if config.layer_norm == "pre" else "x"
     stages += [
         Stage("Q, K, V", f"Q, K, V = {pre} W_q, W_k, W_v, split in h = {config.n_heads} heads",
               (config.n_heads, T, config.d_k), 3 * d * d + 3 * d * int(config.bias), True),
+    ]
+    if config.positional == "rotary":
+        stages.append(Stage("rotary positions", "q_t, k_t turned pair by pair by angles t theta_i, "
+                            "theta_i = 10000^(-2i/d_k) (V unturned)", (config.n_heads, T, config.d_k), 0, True))
+    stages += [
         Stage("attention weights", ("masked " if config.causal else "") + "softmax(Q_i K_i^T / sqrt(d_k))",
               (config.n_heads, T, T), 0, True),
         Stage("heads, concatenated", "concat(alpha_i V_i) W_O", (T, d), d * d + d * int(config.bias), True),

@@ -208,3 +208,52 @@ def permutation_check(x, perm, encoding="none", *, W_q=None, W_k=None, W_v=None,
     return PermutationCheck(perm=order, x=X, encoding=P, original=original, shuffled=shuffled,
                             expected=expected, difference=difference,
                             max_difference=float(difference.max()), tolerance=tolerance)
+
+
+# --- rotary positions (RoPE, as in Llama and SmolLM2) -----------------------------------------
+
+def _check_base(base: float) -> float:
+    base = float(base)
+    if not np.isfinite(base) or not limits.MIN_SINUSOID_BASE <= base <= limits.MAX_SINUSOID_BASE:
+        raise ValueError(f"The rotary base must be between {limits.MIN_SINUSOID_BASE:g} and "
+                         f"{limits.MAX_SINUSOID_BASE:g}; got {base:g}.")
+    return base
+
+
+def rotate(x, positions, base: float = SINUSOID_BASE) -> np.ndarray:
+    """RoPE: turn each pair (x_i, x_{i+d/2}) of row t by the angle p_t theta_i, theta_i = base^(-2i/d).
+
+    The "rotate_half" pairing of GPT-NeoX and Llama (engine.model.apply_rotary, same numbers):
+    (x_i, x_{i+d/2}) -> (x_i cos - x_{i+d/2} sin, x_{i+d/2} cos + x_i sin). x is (T, d) with d even,
+    positions T whole numbers (any size: angles in float64). Lengths are kept, and
+    rotate(q, i) . rotate(k, j) depends on i - j only.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        x = x[None, :]
+    if x.ndim != 2 or x.shape[1] < 2 or x.shape[1] % 2:
+        raise ValueError("Rotary positions turn coordinates in pairs: give rows of an even width d (2 or more).")
+    positions = np.asarray(positions)
+    if positions.shape != (x.shape[0],) or not np.issubdtype(positions.dtype, np.integer):
+        raise ValueError(f"Give one whole-number position per row: {x.shape[0]} of them.")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("The vectors must hold finite numbers.")
+    d = x.shape[1]
+    theta = 1.0 / _check_base(base) ** (2 * np.arange(d // 2) / d)                  # (d/2,)
+    angles = positions.astype(np.float64)[:, None] * theta[None, :]                  # (T, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    x_1, x_2 = x[:, : d // 2], x[:, d // 2:]
+    return np.concatenate((x_1 * cos - x_2 * sin, x_2 * cos + x_1 * sin), axis=1)
+
+
+def rotary_scores(q, k, T: int, base: float = SINUSOID_BASE) -> np.ndarray:
+    """(T, T) table of rot(q, i) . rot(k, j): the same q and k at every position, so entry (i, j)
+    depends on the offset i - j only (every diagonal is constant): the position page's RoPE picture."""
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    if q.ndim != 1 or q.shape != k.shape:
+        raise ValueError("q and k must be two vectors of the same length.")
+    _check_table_size(T, max(q.size, 1))
+    positions = np.arange(T)
+    Q = rotate(np.tile(q, (T, 1)), positions, base)                                    # (T, d)
+    K = rotate(np.tile(k, (T, 1)), positions, base)
+    return Q @ K.T
