@@ -1,18 +1,27 @@
 """Recipe for the shipped small model: assets/shakespeare_char.{safetensors,json}.
 
-    python bench/ship_checkpoint.py [steps] [seconds]   # default 4000 steps or 30 minutes on 1 thread
+    python bench/ship_checkpoint.py [--layers 6 --width 256 --heads 8 --context 256 --batch 32
+                                     --steps N --seconds S --lr 2e-3 --out /tmp/ship/shakespeare_char]
+    python bench/ship_checkpoint.py --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
 
-A character-level TransformerLM (nanoGPT's baby GPT shape, context 128) trained with
-engine.train on the corpus's training split, scored on the whole validation split.
-The Trainer's default precision is "auto": bfloat16 mixed precision on a CPU with AMX,
-float32 elsewhere (the JSON records which). Seeded; on a crowded machine the time budget
-may end the run before the step budget, and the cosine schedule follows whichever budget
-runs out first. The JSON records the steps actually taken. The shipped file came from
-`python bench/ship_checkpoint.py 6000 1800` (see its JSON).
+A character-level TransformerLM with rotary positions (as Llama and SmolLM2: Q and K turned
+inside each head, no position vector) trained with engine.train on the corpus's training split,
+AdamW with weight decay 0.1 on matrices, linear warm-up then a cosine to a floor; scored on the
+whole validation split. The Trainer's precision is "auto": bfloat16 mixed precision on a CPU
+with AMX, float32 elsewhere (the JSON records which). Seeded; the time budget may end the run
+before the step budget, and the cosine follows whichever budget runs out first. The JSON
+records the steps taken and the training curve (step, seconds, train loss, held-out loss).
+
+It writes to --out (default /tmp/ship/shakespeare_char), never over assets/: copy the two
+files there by hand once the new model beats the old one on the Generate page's ladder.
+The recorded run, its machine and its figures are in the shipped JSON ("machine", "curve").
 """
 from __future__ import annotations
 
+import argparse
 import math
+import os
+import platform
 import sys
 import time
 from pathlib import Path
@@ -25,37 +34,87 @@ import torch  # noqa: E402
 from engine.corpus import load_corpus  # noqa: E402
 from engine.model import TransformerConfig, TransformerLanguageModel, TransformerLM  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
+from engine.train import Trainer, TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
 
-OUT = ROOT / "assets" / "shakespeare_char"
+OUT = Path("/tmp/ship/shakespeare_char")
 
 
-def main(steps: int = 4000, seconds: float = 1800.0) -> None:
+def model_config(vocab_size: int, layers: int, width: int, heads: int, context: int) -> TransformerConfig:
+    """The shipped shape: pre-norm GELU blocks, d_ff = 4 d, no biases, tied head, rotary positions."""
+    return TransformerConfig(vocab_size=vocab_size, context_length=context, d_model=width, n_heads=heads,
+                             d_ff=4 * width, n_layers=layers, activation="gelu", layer_norm="pre",
+                             positional="rotary", final_norm=True, bias=False, tied_head=True)
+
+
+def machine() -> str:
+    """One line naming the CPU, as the JSON records it."""
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores (shared), torch {torch.__version__}, 1 thread"
+
+
+def probe(seconds: float, batch: int, shapes: list[tuple[int, int, int, int]]) -> None:
+    """Training tokens per second of each (layers, width, heads, context) shape, on one thread."""
+    torch.set_num_threads(1)
     corpus = load_corpus()
     tokenizer = CharTokenizer.from_text(corpus.text)
-    config = TransformerConfig(vocab_size=tokenizer.vocab_size, context_length=128, d_model=128, n_heads=4,
-                               d_ff=512, n_layers=4, activation="gelu", layer_norm="pre", positional="learned",
-                               final_norm=True, bias=False, tied_head=True)
-    schedule = TrainConfig(batch_size=16, max_steps=steps, max_seconds=seconds, learning_rate=2e-3, min_learning_rate=1e-4,
-                           warmup_steps=200, eval_every=250, eval_batches=16, seed=1337, threads=1)
+    ids = tokenizer.encode(corpus.train[:200_000])
+    for layers, width, heads, context in shapes:
+        config = model_config(tokenizer.vocab_size, layers, width, heads, context)
+        model = TransformerLM(config)
+        trainer = Trainer(model, ids, TrainConfig(batch_size=batch, max_steps=10_000))
+        trainer.step(1e-3)                                                # warm up the kernels
+        start, tokens, steps = time.perf_counter(), 0, 0
+        while time.perf_counter() - start < seconds:
+            tokens += trainer.step(1e-3)[1]
+            steps += 1
+        elapsed = time.perf_counter() - start
+        print(f"{layers} x {width}, {heads} heads, context {context}, batch {batch}: "
+              f"{model.n_parameters():,} parameters, {steps / elapsed:.2f} steps/s, {tokens / elapsed:,.0f} tokens/s",
+              flush=True)
+
+
+def main(args: argparse.Namespace) -> None:
+    corpus = load_corpus()
+    tokenizer = CharTokenizer.from_text(corpus.text)
+    config = model_config(tokenizer.vocab_size, args.layers, args.width, args.heads, args.context)
+    schedule = TrainConfig(batch_size=args.batch, max_steps=args.steps, max_seconds=args.seconds,
+                           learning_rate=args.lr, min_learning_rate=args.lr / 20, warmup_steps=args.warmup,
+                           weight_decay=0.1, beta1=0.9, beta2=0.99, eval_every=args.eval_every, eval_batches=16,
+                           seed=1337, threads=1)
     train_ids = tokenizer.encode(corpus.train)
     held_out_ids = tokenizer.encode(corpus.validation)
     torch.manual_seed(schedule.seed)
     model = TransformerLM(config)
+    print(f"{model.n_parameters():,} parameters; {config}; {schedule}", flush=True)
     started = time.time()
+    curve: list[dict] = []
+    recent: list[float] = []
 
     def report(progress):
+        recent.append(progress.train_loss)
         if progress.held_out_loss is not None:
-            print(f"step {progress.step:5d}  {progress.seconds:7.1f} s  train {progress.train_loss:.3f}  "
-                  f"held-out {progress.held_out_loss:.3f} nats/char  {progress.tokens_per_second:,.0f} tokens/s",
-                  flush=True)
+            train_loss = sum(recent) / len(recent)                        # mean since the last evaluation
+            recent.clear()
+            curve.append({"step": progress.step, "seconds": round(progress.seconds, 1),
+                          "train_loss": round(train_loss, 4), "held_out_loss": round(progress.held_out_loss, 4)})
+            print(f"step {progress.step:5d}  {progress.seconds:7.1f} s  train {train_loss:.3f}  "
+                  f"held-out {progress.held_out_loss:.3f} nats/char  lr {progress.learning_rate:.2e}  "
+                  f"{progress.tokens_per_second:,.0f} tokens/s", flush=True)
 
     result = train(model, train_ids, held_out_ids, schedule, on_progress=report)
     lm = TransformerLanguageModel(model, tokenizer, name="shipped transformer")
     nats = lm.cross_entropy(held_out_ids)
     print(f"whole validation split: {nats:.4f} nats/char = {nats / math.log(2):.4f} bits/char "
           f"({len(held_out_ids):,} characters), {time.time() - started:.0f} s in all", flush=True)
-    save_checkpoint(model, OUT, {
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(model, args.out, {
         "name": "shipped transformer",
         "tokenizer": "characters",
         "vocabulary": "".join(tokenizer.vocabulary),
@@ -64,11 +123,33 @@ def main(steps: int = 4000, seconds: float = 1800.0) -> None:
         "train": schedule.to_dict(),
         "arithmetic": "bfloat16 mixed precision" if mixed_precision(schedule.precision) else "float32",
         "steps": result.steps[-1],
+        "stopped_by": result.stopped_by,
         "train_seconds": round(result.seconds, 1),
-        "recipe": "python bench/ship_checkpoint.py",
+        "tokens_seen": result.tokens_seen,
+        "tokens_per_second": round(result.tokens_per_second),
+        "machine": machine(),
+        "curve": curve,
+        "recipe": "python bench/ship_checkpoint.py " + " ".join(sys.argv[1:]),
     })
-    print(f"saved {OUT}.safetensors and {OUT}.json")
+    print(f"saved {args.out}.safetensors and {args.out}.json", flush=True)
 
 
 if __name__ == "__main__":
-    main(*(float(a) if i else int(a) for i, a in enumerate(sys.argv[1:3])))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--context", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--seconds", type=float, default=4800.0)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--eval-every", type=int, default=250)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--probe", type=float, default=0.0, help="seconds per shape: measure tokens/s, save nothing")
+    args = parser.parse_args()
+    if args.probe:
+        probe(args.probe, args.batch, [(6, 256, 8, args.context), (6, 192, 6, args.context), (4, 256, 8, args.context)])
+    else:
+        main(args)
