@@ -3,9 +3,14 @@ what heads cost. Plain specs, like engine.charts.heatmap_spec: fast to build on 
 validated against the Vega-Lite schema in the tests."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from engine.charts import PAIR_COLOURS, heatmap_spec, panel, rows_are_weights, styled, value_scale
+
+if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
+    from engine.attention import AttentionCost
 
 HEADS_PER_ROW = 4
 COST_WIDTH = 380   # px of one cost chart's bars
@@ -29,8 +34,9 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
                    y_title: str = "query", numbers: bool = True, color_by: str | None = None) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
     on one colour scale (its legend underneath, so a row of panels is no wider than the panels),
-    as a Vega-Lite spec; numbers in the cells when a panel is small enough. color_by as in heatmap_spec, decided once for all panels: None gives "row" when every panel is
-    attention weights (on no domain or 0..1), else "all".
+    as a Vega-Lite spec; numbers in the cells when a panel is small enough. color_by as in heatmap_spec,
+    decided once for all panels: None gives "row" when every panel is attention weights (on no domain
+    or 0..1), else "all".
 
     Concatenated plain specs (engine.charts.heatmap_spec): fast to build on every rerun, and
     Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
@@ -51,7 +57,7 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
 
 
 @styled
-def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) -> dict:  # noqa: F821
+def cost_bars(costs: dict[str, AttentionCost], *, measure: str, title: str) -> dict:
     """Horizontal bars of one measure ('params' or 'flops') for each way of building the heads, each
     amount printed beside its bar, inside the chart (the axis runs on past the longest bar for it)."""
     names = list(costs)
@@ -82,7 +88,7 @@ def cost_bars(costs: dict[str, "AttentionCost"], *, measure: str, title: str) ->
 
 
 @styled
-def cost_comparison(costs: dict[str, "AttentionCost"]) -> dict:  # noqa: F821
+def cost_comparison(costs: dict[str, AttentionCost]) -> dict:
     """Parameters and FLOPs of each layout, one chart above the other (side by side they are wider
     than the page's column)."""
     return {"vconcat": [panel(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)")),

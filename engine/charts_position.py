@@ -6,10 +6,15 @@ Altair's objects cost tens of milliseconds each. Validated against the Vega-Lite
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from engine import limits
 from engine.charts import PAIR_COLOURS, _unique, panel, styled
+
+if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
+    from engine.positional import OffsetDotProducts
 
 
 def _check_cells(rows: int, cols: int, what: str) -> None:
@@ -24,7 +29,8 @@ def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) ->
     P = np.asarray(encoding, dtype=float)
     T, d = P.shape
     _check_cells(T, d, "table")
-    values = [{"position t": t, "dimension": i, "value": v} for t, row in enumerate(P.tolist()) for i, v in enumerate(row)]
+    values = [{"position t": t, "dimension": i, "value": v}
+              for t, row in enumerate(P.tolist()) for i, v in enumerate(row)]
     limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
     return {
         "title": title, "data": {"values": values}, "width": max(cell * d, 200), "height": max(cell * T, 120),
@@ -33,8 +39,8 @@ def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) ->
             "x": {"field": "dimension", "type": "ordinal", "title": "dimension (column of p_t)",
                   "axis": {"labelAngle": 0, "values": _ticks(d)}},
             "y": {"field": "position t", "type": "ordinal", "title": "position t", "axis": {"values": _ticks(T)}},
-            "color": {"field": "value", "type": "quantitative", "scale": {"scheme": "blueorange", "domain": [-limit, limit]},
-                      "legend": {"title": "p_t"}},
+            "color": {"field": "value", "type": "quantitative",
+                      "scale": {"scheme": "blueorange", "domain": [-limit, limit]}, "legend": {"title": "p_t"}},
             "tooltip": [{"field": "position t", "type": "quantitative"}, {"field": "dimension", "type": "quantitative"},
                         {"field": "value", "type": "quantitative", "format": ".3f"}],
         },
@@ -48,7 +54,8 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     T = G.shape[0]
     _check_cells(T, T, "table of dot products")
     # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
-    values = [{"position i": i, "position j": j, "dot": v} for i, row in enumerate(G.tolist()) for j, v in enumerate(row)]
+    values = [{"position i": i, "position j": j, "dot": v}
+              for i, row in enumerate(G.tolist()) for j, v in enumerate(row)]
     limit = float(np.abs(G).max()) or 1.0
     return {
         "title": title, "data": {"values": values}, "width": max(cell * T, 200), "height": max(cell * T, 200),
@@ -56,16 +63,17 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
         "encoding": {
             "x": {"field": "position j", "type": "ordinal", "axis": {"labelAngle": 0, "values": _ticks(T)}},
             "y": {"field": "position i", "type": "ordinal", "axis": {"values": _ticks(T)}},
-            "color": {"field": "dot", "type": "quantitative", "scale": {"scheme": "blueorange", "domain": [-limit, limit]},
-                      "legend": {"title": "p_i . p_j"}},
-            "tooltip": [{"field": "position i", "type": "quantitative"}, {"field": "position j", "type": "quantitative"},
+            "color": {"field": "dot", "type": "quantitative",
+                      "scale": {"scheme": "blueorange", "domain": [-limit, limit]}, "legend": {"title": "p_i . p_j"}},
+            "tooltip": [{"field": "position i", "type": "quantitative"},
+                        {"field": "position j", "type": "quantitative"},
                         {"field": "dot", "type": "quantitative", "format": ".3f", "title": "p_i . p_j"}],
         },
     }
 
 
 @styled
-def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "") -> dict:  # noqa: F821
+def offset_profile(profiles: dict[str, OffsetDotProducts], *, title: str = "") -> dict:
     """Mean p_i . p_{i+k} against the offset k, with a band from the smallest to the largest over i."""
     values = [{"encoding": name, "offset k": int(k), "mean": float(mean), "lowest": float(low), "highest": float(high)}
               for name, result in profiles.items()
@@ -73,7 +81,8 @@ def offset_profile(profiles: dict[str, "OffsetDotProducts"], *, title: str = "")
     names = list(profiles)
     encoding = {
         "x": {"field": "offset k", "type": "quantitative", "title": "offset k = j - i"},
-        "color": {"field": "encoding", "type": "nominal", "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)]},
+        "color": {"field": "encoding", "type": "nominal",
+                  "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)]},
                   "legend": {"orient": "bottom", "title": None}},
     }
     return {
@@ -104,8 +113,8 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
     return {
         "title": title, "height": 240, "data": {"values": records},
         "encoding": {
-            "x": {"field": "word", "type": "nominal", "sort": labels, "title": "word (in the shuffled sentence's order)",
-                  "axis": {"labelAngle": 0}},
+            "x": {"field": "word", "type": "nominal", "sort": labels,
+                  "title": "word (in the shuffled sentence's order)", "axis": {"labelAngle": 0}},
             "y": {"field": "difference", "type": "quantitative", "title": "largest change in its context vector",
                   "scale": {"domain": [0, top]}},
         },
