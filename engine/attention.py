@@ -206,7 +206,8 @@ def multi_head_attention(x, W_q, W_k, W_v, W_o, h: int, *, causal: bool = False)
     d = X.shape[1]
     for W, name in zip(Ws[:3], ("W_Q", "W_K", "W_V")):
         if W.shape != (d, d):
-            raise ValueError(f"{name} must be {d} x {d} (model width by model width); it is {W.shape[0]} x {W.shape[1]}.")
+            raise ValueError(f"{name} must be {d} x {d} (model width by model width); "
+                             f"it is {W.shape[0]} x {W.shape[1]}.")
     if Ws[3].shape != (d, d):
         raise ValueError(f"W_O must be {d} x {d}; it is {Ws[3].shape[0]} x {Ws[3].shape[1]}.")
     heads = [self_attention(X, q, k, v, causal=causal)

@@ -60,7 +60,8 @@ def image_code(picture: str | None, side: int | None, patch: int, fit: str, d: i
                   "pixels = pixels[top:top + height // p * p, left:left + width // p * p]"]
     elif fit == "pad":
         lines += ["add_h, add_w = -height % p, -width % p              # pad: black, half on each side",
-                  "pixels = np.pad(pixels, ((add_h // 2, add_h - add_h // 2), (add_w // 2, add_w - add_w // 2), (0, 0)))"]
+                  "pixels = np.pad(pixels, ((add_h // 2, add_h - add_h // 2), "
+                      "(add_w // 2, add_w - add_w // 2), (0, 0)))"]  # one line in the shown code
     lines += ["rows, cols = pixels.shape[0] // p, pixels.shape[1] // p",
               "features = (pixels.reshape(rows, p, cols, p, -1)      # (rows, p, cols, p, C)",
               "            .transpose(0, 2, 1, 3, 4)                 # (rows, cols, p, p, C)",

@@ -230,7 +230,8 @@ def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: st
         },
         "layer": [
             {"mark": "bar", "encoding": {"color": colour, "tooltip": [
-                {"field": "method"}, {"field": "token"}, {"field": "weight", "type": "quantitative", "format": ".3f"}]}},
+                {"field": "method"}, {"field": "token"},
+                {"field": "weight", "type": "quantitative", "format": ".3f"}]}},
             {"mark": {"type": "text", "dy": -7}, "encoding": {"text": {"field": "text"}, "color": colour}},
         ],
     }

@@ -66,8 +66,10 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
     # one short record per patch; Vega computes the pixel box and the darkness from it
     values = [{"patch": n, "row": int(r[n]), "col": int(c[n]), "weight": round(float(weights[n]), 5),
                "shade": round(float(shade[n]), 3)} for n in range(rows * cols)]
-    boxes = [{"calculate": f"datum.col * {patch}", "as": "x0"}, {"calculate": f"datum.col * {patch} + {patch}", "as": "x1"},
-             {"calculate": f"datum.row * {patch}", "as": "y0"}, {"calculate": f"datum.row * {patch} + {patch}", "as": "y1"},
+    boxes = [{"calculate": f"datum.col * {patch}", "as": "x0"},
+             {"calculate": f"datum.col * {patch} + {patch}", "as": "x1"},
+             {"calculate": f"datum.row * {patch}", "as": "y0"},
+             {"calculate": f"datum.row * {patch} + {patch}", "as": "y1"},
              {"calculate": "0.85 * (1 - datum.shade)", "as": "darkness"}]
     scale = display_width / width
     x = {"field": "x0", "type": "quantitative", "axis": None,
@@ -83,7 +85,8 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                  "encoding": {**box, "tooltip": tooltip,
                               "color": {"field": "shade", "type": "quantitative",
                                         "scale": {"scheme": "viridis", "domain": [0, 1]},
-                                        "legend": {"title": "weight / largest other", "orient": "bottom", "direction": "horizontal"}}}}
+                                        "legend": {"title": "weight / largest other", "orient": "bottom",
+                                                   "direction": "horizontal"}}}}
     else:
         cells = {"mark": {"type": "rect", "fill": "black", **grid_lines},
                  "encoding": {**box, "tooltip": tooltip,
@@ -95,7 +98,8 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                # the picture fills the plot, whatever size the page finally gives it
                "mark": {"type": "image", "width": {"expr": "width"}, "height": {"expr": "height"},
                         "align": "left", "baseline": "top", "aspect": False},
-               "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"}, "url": {"field": "url", "type": "nominal"}}}
+               "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"},
+                            "url": {"field": "url", "type": "nominal"}}}
     outline = {"transform": [{"filter": {"field": "patch", "equal": int(query)}}],
                "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 3},
                "encoding": box}

@@ -64,11 +64,14 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
     x, y = {"field": "x", "type": "quantitative"}, {"field": "y", "type": "quantitative"}
     layers = [
         {"data": {"values": points}, "mark": {"type": "circle", "size": 90, "opacity": 0.9}, "encoding": {
-            "x": x | {"scale": {"domain": [float(centre[0] - half), float(centre[0] + half)], "nice": False, "zero": False},
+            "x": x | {"scale": {"domain": [float(centre[0] - half), float(centre[0] + half)],
+                                "nice": False, "zero": False},
                       "title": f"first principal direction ({share[0]:.0%} of the spread)"},
-            "y": y | {"scale": {"domain": [float(centre[1] - half), float(centre[1] + half)], "nice": False, "zero": False},
+            "y": y | {"scale": {"domain": [float(centre[1] - half), float(centre[1] + half)],
+                                "nice": False, "zero": False},
                       "title": f"second principal direction ({share[1]:.0%})"},
-            "color": {"field": "role", "type": "nominal", "scale": role_scale, "legend": {"orient": "top", "title": None}},
+            "color": {"field": "role", "type": "nominal", "scale": role_scale,
+                      "legend": {"orient": "top", "title": None}},
             "tooltip": [{"field": "word", "type": "nominal"},
                         {"field": "nearest", "type": "nominal", "title": "nearest words"},
                         x | {"format": ".3f"}, y | {"format": ".3f"}]}},

@@ -1,4 +1,4 @@
-"""Altair builders for the head viewer: every head at a glance, and one head's lines between tokens.
+"""Vega-Lite specs (plain dicts) for the head viewer: every head at a glance, and one head's lines between tokens.
 
 Colours name the head types with the Okabe-Ito palette (safe for the common colour
 blindnesses); the type is also written in every tooltip, so colour is never the only cue.

@@ -17,7 +17,8 @@ from engine.charts import styled, value_scale
 if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
     from engine.model import Stage
 
-RUN_COLOURS = ["#1f6fb4", "#e08214", "#2ca25f", "#7b3294", "#d7191c", "#4d4d4d"]  # distinguishable without red/green alone
+# distinguishable without red/green alone
+RUN_COLOURS = ["#1f6fb4", "#e08214", "#2ca25f", "#7b3294", "#d7191c", "#4d4d4d"]
 BASELINE_COLOUR = "#7f7f7f"
 
 LN2 = math.log(2)  # nats per bit
@@ -30,7 +31,8 @@ def _shape(shape: tuple[int, ...]) -> str:
 def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
     """DOT source: one box per stage, the shape on each arrow, the block drawn once inside 'x N'."""
     lines = ['digraph G {', 'rankdir=TB; nodesep=0.25; ranksep=0.3;',
-             'node [shape=box, style="rounded,filled", fillcolor="#eef4fb", color="#1f6fb4", fontname="Helvetica", fontsize=11];',
+             'node [shape=box, style="rounded,filled", fillcolor="#eef4fb", color="#1f6fb4", '
+             'fontname="Helvetica", fontsize=11];',
              'edge [fontname="Helvetica", fontsize=10, color="#555555"];']
     inside = [i for i, s in enumerate(stages) if s.in_block]
     for i, stage in enumerate(stages):
@@ -45,14 +47,16 @@ def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
         for i in inside:
             stage = stages[i]
             params = f"\\n{stage.parameters:,} parameters" if stage.parameters else ""
-            lines.append(f'n{i} [label="{stage.name}\\n{stage.formula}{params}", fillcolor="#fdf0e1", color="#e08214"];')
+            lines.append(f'n{i} [label="{stage.name}\\n{stage.formula}{params}", '
+                         'fillcolor="#fdf0e1", color="#e08214"];')
         lines.append("}")
     for i in range(len(stages) - 1):
         lines.append(f'n{i} -> n{i + 1} [label=" {_shape(stages[i].shape)}"];')
     if residual and inside:
         first = inside[0]
-        lines.append(f'n{first - 1} -> n{inside[3]} [style=dashed, color="#e08214", label=" residual", constraint=false];')
-        lines.append(f'n{inside[3]} -> n{inside[5]} [style=dashed, color="#e08214", label=" residual", constraint=false];')
+        residual_edge = '[style=dashed, color="#e08214", label=" residual", constraint=false];'
+        lines.append(f"n{first - 1} -> n{inside[3]} {residual_edge}")
+        lines.append(f"n{inside[3]} -> n{inside[5]} {residual_edge}")
     lines.append("}")
     return "\n".join(lines)
 
@@ -148,7 +152,8 @@ def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title:
                 "x": {"field": "P", "type": "quantitative", "title": "probability",
                       "scale": value_scale(largest, headroom=1.2, cap=1.0)},
                 "y": y,
-                "tooltip": [{"field": "token", "type": "nominal"}, {"field": "P", "type": "quantitative", "format": ".3f"},
+                "tooltip": [{"field": "token", "type": "nominal"},
+                            {"field": "P", "type": "quantitative", "format": ".3f"},
                             after | {"format": ".3f"}]}},
             {"mark": {"type": "tick", "color": RUN_COLOURS[1], "thickness": 3, "size": 14},
              "encoding": {"x": after, "y": y}},

@@ -85,7 +85,8 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
               for kind, column in zip(kinds, (possible, seen)) for n, v in zip(orders, column)]
     encoding = {
         "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},
-        "y": {"field": "entries", "type": "quantitative", "scale": {"type": "log"}, "title": "table entries (log scale)"},
+        "y": {"field": "entries", "type": "quantitative", "scale": {"type": "log"},
+              "title": "table entries (log scale)"},
         "color": {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": PAIR_COLOURS[::-1]},
                   "legend": {"orient": "bottom", "title": None}},
     }

@@ -50,9 +50,11 @@ class Corpus:
     """The cleaned corpus and its one train/validation split."""
     plays: list[str]          # titles, in the fixed order used for joining
     by_title: dict[str, Play]
-    text: str                 # every play whole, joined by a line break (each play ends with one, so plays are a blank line apart)
-    train: str                # the first 90% of every play, joined by a line break (each play ends with one, so plays are a blank line apart)
-    validation: str           # the last 10% of every play, joined by a line break (each play ends with one, so plays are a blank line apart)
+    # text, train and validation: the plays (or their parts) joined by a line break; each play
+    # ends with one, so plays are a blank line apart
+    text: str                 # every play whole
+    train: str                # the first 90% of every play
+    validation: str           # the last 10% of every play
 
     def play(self, title: str) -> Play:
         if title not in self.by_title:

@@ -402,11 +402,11 @@ def offsets(wv: WordVectors, pairs, vocab_size: int | None = None) -> Offsets:
             raise ValueError(f"The pair {wv.words[a]} -> {wv.words[b]} goes nowhere: its offset is zero.")
         named.append((wv.words[a], wv.words[b]))
         vectors.append(wv.unit[b] - wv.unit[a])
-    O = np.array(vectors, dtype=np.float64)
-    lengths = np.linalg.norm(O, axis=1)
-    directions = O / lengths[:, None]
+    offset_matrix = np.array(vectors, dtype=np.float64)
+    lengths = np.linalg.norm(offset_matrix, axis=1)
+    directions = offset_matrix / lengths[:, None]
     cosines = np.clip(directions @ directions.T, -1.0, 1.0)
-    return Offsets(pairs=tuple(named), offsets=O, lengths=lengths, cosines=cosines)
+    return Offsets(pairs=tuple(named), offsets=offset_matrix, lengths=lengths, cosines=cosines)
 
 
 def nearest_many(wv: WordVectors, words, k: int = 5, vocab_size: int | None = None) -> list[Neighbours]:

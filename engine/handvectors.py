@@ -24,7 +24,8 @@ def lexicon() -> dict[str, np.ndarray]:
 def sentence_vectors(sentence: str) -> tuple[list[str], np.ndarray, list[str]]:
     """(tokens, X, unknown words): one row per word; a word without a hand-picked vector gets zeros."""
     if len(sentence) > limits.MAX_CONTEXT_SENTENCE_CHARS:
-        raise ValueError(f"The sentence is {len(sentence):,} characters; keep it under {limits.MAX_CONTEXT_SENTENCE_CHARS}.")
+        raise ValueError(f"The sentence is {len(sentence):,} characters; "
+                         f"keep it under {limits.MAX_CONTEXT_SENTENCE_CHARS}.")
     tokens = _WORD.findall(sentence.lower())
     if not tokens:
         raise ValueError("Type a sentence with at least one word (letters a-z).")

@@ -75,7 +75,8 @@ MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 # --- the pretrained model and its heads (issue 6) ---------------------------------------
 PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)
 PRETRAINED_MAX_TEXT_CHARS = 4_000    # characters of a text typed for SmolLM2
-PRETRAINED_MAX_EVAL_CHARS = 20_000   # characters scored for bits per character (the ladder's held-out slice; windows of 256 tokens)
+# characters scored for bits per character (the ladder's held-out slice; windows of 256 tokens)
+PRETRAINED_MAX_EVAL_CHARS = 20_000
 PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate call
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution

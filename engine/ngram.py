@@ -13,7 +13,8 @@ D is Ney's estimate n1 / (n1 + 2 n2) per order.
 Counting is numpy: one lexicographic sort of the text's positions groups equal k-grams for
 every k at once; each k-gram gets an integer key (dense id of its first k-1 tokens) * V +
 (its last token). Because the keys are sorted, the k-grams that share a context sit side
-by side, so a context's next-token counts are one slice. The same interface as every model in the app (`engine.lm.LanguageModel`).
+by side, so a context's next-token counts are one slice. The same interface as every model in
+the app (`engine.lm.LanguageModel`).
 """
 from __future__ import annotations
 

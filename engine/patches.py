@@ -316,7 +316,10 @@ def read_wav(data: bytes, name: str = "upload") -> Signal:
 def _check_not_silent(samples: np.ndarray) -> None:
     peak = float(np.max(np.abs(samples)))
     if peak < limits.SILENCE_PEAK:
-        level = "every sample is zero" if peak == 0 else f"its loudest sample is {20 * np.log10(peak):.0f} dB below full scale"
+        if peak == 0:
+            level = "every sample is zero"
+        else:
+            level = f"its loudest sample is {20 * np.log10(peak):.0f} dB below full scale"
         raise ValueError(f"The recording is silent ({level}): every frame would look the same, "
                          "so there is nothing for attention to tell apart.")
 

@@ -42,7 +42,8 @@ def parse_matrix(text: str, *, max_rows: int = limits.MAX_TOKENS, max_cols: int 
             try:
                 value = float(cell)
             except ValueError:
-                raise ValueError(f"Row {number}, column {column} of the {what}: '{cell[:20]}' is not a number.") from None
+                raise ValueError(f"Row {number}, column {column} of the {what}: "
+                                 f"'{cell[:20]}' is not a number.") from None
             if not math.isfinite(value):
                 raise ValueError(f"Row {number}, column {column} of the {what} is {cell}; every entry must be a "
                                  "finite number.")
