@@ -168,29 +168,39 @@ async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, 
 
             await visit("")
             if await visit("tokens"):
-                await think(); await generic_change(s, rng, stats, "tokens")
+                await think()
+                await generic_change(s, rng, stats, "tokens")
             if await visit("ngram"):
                 await think()
                 if not await click(s, rng, stats, "ngram", r"sample|generate"):
                     await generic_change(s, rng, stats, "ngram")
-                await think(); await generic_change(s, rng, stats, "ngram")
+                await think()
+                await generic_change(s, rng, stats, "ngram")
             if await visit("embeddings"):
                 await think()
                 if not await click(s, rng, stats, "embeddings", r"analog|solve|compute"):
                     await generic_change(s, rng, stats, "embeddings")
-                await think(); await generic_change(s, rng, stats, "embeddings")
+                await think()
+                await generic_change(s, rng, stats, "embeddings")
             if await visit("context"):
-                await think(); await act(s, stats, "context", s.set("context.k", [rng.randint(0, 3)]))
+                await think()
+                await act(s, stats, "context", s.set("context.k", [rng.randint(0, 3)]))
             if await visit("attention"):
-                await think(); await act(s, stats, "attention", s.set("attention.x", attention_matrix(rng)))
-                await think(); await act(s, stats, "attention", s.set("attention.causal", True))
-                await think(); await act(s, stats, "attention", s.set("attention.scaled", False))
+                await think()
+                await act(s, stats, "attention", s.set("attention.x", attention_matrix(rng)))
+                await think()
+                await act(s, stats, "attention", s.set("attention.causal", True))
+                await think()
+                await act(s, stats, "attention", s.set("attention.scaled", False))
             if await visit("multi-head"):
-                await think(); await generic_change(s, rng, stats, "multi-head")
+                await think()
+                await generic_change(s, rng, stats, "multi-head")
             if await visit("heads"):
-                await think(); await generic_change(s, rng, stats, "heads", count=2)
+                await think()
+                await generic_change(s, rng, stats, "heads", count=2)
             if await visit("position"):
-                await think(); await generic_change(s, rng, stats, "position")
+                await think()
+                await generic_change(s, rng, stats, "position")
             if await visit("block"):
                 await think()
                 if trainer:
@@ -202,7 +212,8 @@ async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, 
                 if not await click(s, rng, stats, "generate", r"sample|generate"):
                     await generic_change(s, rng, stats, "generate")
             if await visit("beyond"):
-                await think(); await generic_change(s, rng, stats, "beyond", count=2)
+                await think()
+                await generic_change(s, rng, stats, "beyond", count=2)
     except (OSError, ProtocolError, asyncio.TimeoutError) as error:
         stats.errors.append(f"session {index}: {type(error).__name__}: {error}")
 

@@ -88,7 +88,8 @@ def main() -> None:
     reload = statistics.median(reloads) - settle
     print(f"full page reload (reference)       {1000 * reload:6.0f} ms  "
           f"ratio toggle/reload {statistics.median(toggles) / reload:.2f}")
-    print(f"torch imported by start or numpy pages: {'no' if torch_free([str(ROOT / f) for f in NUMPY_PAGES]) else 'YES'}")
+    free = torch_free([str(ROOT / f) for f in NUMPY_PAGES])
+    print(f"torch imported by start or numpy pages: {'no' if free else 'YES'}")
 
 
 if __name__ == "__main__":

@@ -84,7 +84,9 @@ def pages_rows(out: Outcome | None) -> list[Row]:
         return [Row(budget, f"no figures ({out.status})", "?", "bench.pages")]
     worst = max(medians, key=medians.get)
     over = [f"{k} {v:.0f}" for k, v in medians.items() if v >= 100]
-    figure = f"worst {worst}: {medians[worst]:.0f} ms; {len(medians)} pages" + (f"; over: {', '.join(over)}" if over else "")
+    figure = f"worst {worst}: {medians[worst]:.0f} ms; {len(medians)} pages"
+    if over:
+        figure += f"; over: {', '.join(over)}"
     return [Row(budget, figure, "yes" if not over else "NO", "bench.pages")]
 
 
@@ -107,7 +109,8 @@ def startup_rows(out: Outcome | None) -> list[Row]:
 def load_rows(out: Outcome | None) -> list[Row]:
     match = re.search(r"^summary-json: (.*)$", out.output if out else "", re.MULTILINE)
     if not match:
-        return [Row("classroom load (issue 8)", f"not measured ({out.status if out else 'not run'})", "?", "bench.load")]
+        status = out.status if out else "not run"
+        return [Row("classroom load (issue 8)", f"not measured ({status})", "?", "bench.load")]
     levels = json.loads(match.group(1))
     rows = []
     one = next((lv for lv in levels if lv["n"] == 1), None)

@@ -89,7 +89,8 @@ def main() -> None:
         print("n  " + "".join(f"{s:>14}" for s in SMOOTHINGS))
         for n in range(1, 7):
             cells = [r for r in rows if r.n == n]
-            print(f"{n}  " + "".join(f"{r.nats:>14.3f}" if math.isfinite(r.nats) else f"{'inf (' + str(r.n_zero) + ' zeros)':>14}"
+            print(f"{n}  " + "".join(f"{r.nats:>14.3f}" if math.isfinite(r.nats)
+                                     else f"{'inf (' + str(r.n_zero) + ' zeros)':>14}"
                                      for r in cells))
 
 

@@ -187,7 +187,9 @@ def budgets(tokenizer, train_ids, held_out_ids, seconds: list[float]) -> None:
         done.set()
         watcher.join()
         nats = TransformerLanguageModel(model, tokenizer).cross_entropy(held_out_ids)
-        print(f"baby GPT ({'bfloat16' if mixed_precision('auto') else 'float32'}), {budget:4.0f} s budget: {result.steps[-1]:5d} steps, {result.tokens_per_second:7,.0f} tok/s, "
+        precision = "bfloat16" if mixed_precision("auto") else "float32"
+        print(f"baby GPT ({precision}), {budget:4.0f} s budget: {result.steps[-1]:5d} steps, "
+              f"{result.tokens_per_second:7,.0f} tok/s, "
               f"held-out {nats:.3f} nats/char ({nats / math.log(2):.3f} bits/char); "
               f"peak RSS {peak[0] / 2**20:.0f} MiB (+{(peak[0] - before) / 2**20:.0f} MiB for the run)", flush=True)
 

@@ -199,7 +199,8 @@ class Session:
         if kind == "exception":
             run.exceptions.append(f"{element.exception.type}: {element.exception.message}")
         elif kind == "alert":
-            bucket = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos}.get(element.alert.format)
+            buckets = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos}
+            bucket = buckets.get(element.alert.format)
             if bucket is not None:
                 bucket.append(element.alert.body)
         elif kind == "markdown":
