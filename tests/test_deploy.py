@@ -59,7 +59,8 @@ def pip_installs(runs: list[str]) -> list[list[str]]:
 def front_matter(text: str) -> dict[str, str]:
     match = re.match(r"^---\n(.*?)\n---\n", text, re.DOTALL)
     assert match, "README.md starts with a --- front matter block"
-    return {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in match.group(1).splitlines() if ":" in line)}
+    pairs = (line.split(":", 1) for line in match.group(1).splitlines() if ":" in line)
+    return {k.strip(): v.strip() for k, v in pairs}
 
 
 # --- requirements -----------------------------------------------------------------------------
@@ -71,7 +72,8 @@ def test_every_requirement_is_pinned_exactly(file):
     for line in (ROOT / file).read_text().splitlines():
         line = line.split("#")[0].strip()
         if line and not line.startswith(("-r ", "--extra-index-url ")):
-            assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][0-9A-Za-z.+\-]*", line), f"{file}: {line!r} is not an exact pin"
+            assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][0-9A-Za-z.+\-]*", line), \
+                f"{file}: {line!r} is not an exact pin"
 
 
 def test_the_dockerfile_installs_both_requirement_files_and_cpu_torch_at_the_same_pin():
@@ -135,7 +137,8 @@ def test_the_gradio_space_gets_the_same_versions_and_cpu_torch():
     assert "download.pytorch.org/whl/cpu" in (ROOT / "requirements-gradio.txt").read_text()
     for name, version in space.items():
         if name in app and name != "torch":
-            assert version == app[name], f"{name}: {version} in requirements-gradio.txt, {app[name]} in requirements.txt"
+            assert version == app[name], \
+                f"{name}: {version} in requirements-gradio.txt, {app[name]} in requirements.txt"
     assert space["gradio"] == test["gradio"] and space["gradio_client"] == test["gradio_client"]
     matter = (ROOT / "README.md").read_text()
     assert f"sdk_version: {space['gradio']}" in matter
@@ -161,11 +164,14 @@ def dockerignore_patterns() -> list[tuple[bool, re.Pattern]]:
                     regex = regex[:-2] + "(?:.*/)?"
                     i += 1
             elif line[i] == "*":
-                regex += "[^/]*"; i += 1
+                regex += "[^/]*"
+                i += 1
             elif line[i] == "?":
-                regex += "[^/]"; i += 1
+                regex += "[^/]"
+                i += 1
             else:
-                regex += re.escape(line[i]); i += 1
+                regex += re.escape(line[i])
+                i += 1
         patterns.append((negated, re.compile(regex + "$")))
     return patterns
 
@@ -182,7 +188,8 @@ def excluded(path: str, patterns) -> bool:
 
 
 def test_the_dockerignore_matcher_follows_docker_rules():
-    patterns = [(False, re.compile(r"tests$")), (False, re.compile(r"[^/]*\.pyc$")), (False, re.compile(r"(?:.*/)?__pycache__$"))]
+    patterns = [(False, re.compile(r"tests$")), (False, re.compile(r"[^/]*\.pyc$")),
+                (False, re.compile(r"(?:.*/)?__pycache__$"))]
     assert excluded("tests/pages/test_x.py", patterns)
     assert excluded("a.pyc", patterns) and not excluded("engine/a.pyc", patterns)
     assert excluded("engine/__pycache__/a.cpython-311.pyc", patterns)

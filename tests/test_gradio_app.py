@@ -95,7 +95,8 @@ def test_heads_endpoint_shows_the_engines_weights_for_one_head(client):
     assert np.allclose(alpha, expected.round(3), atol=1e-3)
     assert np.allclose(np.triu(alpha, 1), 0)       # a causal model: no token looks ahead
     assert summary.startswith("Layer 3, head 2 of 30 x 9")
-    with pytest.raises(gradio_client.exceptions.AppError, match="layer must be from 0 to 29|greater than maximum value 29"):
+    with pytest.raises(gradio_client.exceptions.AppError,
+                       match="layer must be from 0 to 29|greater than maximum value 29"):
         client.predict(text, 30, 0, api_name="/heads")
     with pytest.raises(gradio_client.exceptions.AppError, match="Type a sentence"):
         client.predict("   ", 0, 0, api_name="/heads")

@@ -19,7 +19,8 @@ class Idea:
 PATH: dict[str, list[Idea]] = {
     "Language modelling": [
         Idea("views/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
-             "Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for 'Mary had a little'."),
+             "Cut any text into characters, words, BPE and GPT-2 tokens; "
+             "then see P(next token) for 'Mary had a little'."),
         Idea("views/ngram.py", "ngram", "N-gram sampler", ":material/casino:",
              "Count, sample and score n-grams of Shakespeare: the V^n table that cannot be filled, and the loops."),
     ],
@@ -41,7 +42,8 @@ PATH: dict[str, list[Idea]] = {
         Idea("views/position.py", "position", "Position", ":material/format_list_numbered:",
              "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("views/block_builder.py", "block", "Block builder", ":material/view_agenda:",
-             "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live training run."),
+             "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, "
+             "and a live training run."),
         Idea("views/generate.py", "generate", "Generate", ":material/edit_note:",
              "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],

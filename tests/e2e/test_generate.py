@@ -15,7 +15,8 @@ def test_samples_distributions_and_ladder(app_url, browser_page):
 
 
 def test_greedy_and_empty_prompt(app_url, browser_page):
-    open_page(browser_page, app_url, "generate?gen_length=60&gen_temperature=0.0&gen_models=shipped%20transformer,5-gram",
+    open_page(browser_page, app_url,
+              "generate?gen_length=60&gen_temperature=0.0&gen_models=shipped%20transformer,5-gram",
               timeout_ms=240_000)
     assert "Done." in main_text(browser_page)
     screenshot(browser_page, "generate-greedy")

@@ -38,7 +38,8 @@ async def round_trip(port: int, url: str, seed: int) -> tuple[dict, dict, str, s
     async with Session("127.0.0.1", port, timeout=180) as first:
         run = await first.open(url)
         mirrored = dict(parse_qsl(first.query_string, keep_blank_values=True))
-        candidates = [w for w in first.widgets.values() if w.key.split(".", 1)[-1] in mirrored and another_value(w) is not None]
+        candidates = [w for w in first.widgets.values()
+                      if w.key.split(".", 1)[-1] in mirrored and another_value(w) is not None]
         if not candidates:
             return {}, {}, "", ""
         widget = random.Random(seed).choice(sorted(candidates, key=lambda w: w.key))

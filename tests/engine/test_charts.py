@@ -57,7 +57,7 @@ def every_builder_spec() -> dict[str, dict]:
     weights = attention(CHAPTER_X, CHAPTER_X, CHAPTER_X).weights
     signal = synth_signal("melody", 8000)
     frames = frame_attention(signal, 512, 128, 64, 0)
-    types = np.array([[heads.TYPES[(l + h) % 6] for h in range(2)] for l in range(2)], dtype=object)
+    types = np.array([[heads.TYPES[(layer + h) % 6] for h in range(2)] for layer in range(2)], dtype=object)
     alpha = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     P = sinusoidal_encoding(8, 4)
     run = {"label": "a", "steps": [1, 2], "train_loss": [4.0, 3.0], "eval_steps": [2], "held_out_loss": [3.1]}

@@ -24,7 +24,8 @@ def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
     training = [(r["run"], r["step"], round(r["bits per character"] * bits, 12)) for r in lines["data"]["values"]
                 if r["loss on"] == "training (smoothed)"]
     assert training == [("a", 1, 4.0), ("a", 2, 3.5), ("a", 3, 2.75), ("b", 1, 5.0)]
-    assert points["data"]["values"] == [{"run": "a", "loss on": "held-out", "step": 3, "bits per character": 2.6 / bits}]
+    assert points["data"]["values"] == [{"run": "a", "loss on": "held-out", "step": 3,
+                                         "bits per character": 2.6 / bits}]
     assert rule["data"]["values"][0]["text"] == f"4-gram: {1.73 / bits:.2f}" and rule["data"]["values"][0]["step"] == 3
     assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
     assert len(assert_valid(charts_model.loss_curves(runs, {}))["layer"]) == 2
@@ -43,7 +44,8 @@ def test_distribution_bars_one_panel_per_model_in_rank_order():
     spec = assert_valid(charts_model.distribution_bars({"m": [("a", 0.5, 0.7), ("b", 0.2, 0.1)],
                                                         "n": [("a", 0.4, 0.4)]}, title="step 1"))
     assert spec["facet"]["column"]["sort"] == ["m", "n"] and spec["facet"]["column"]["title"] == "step 1"
-    assert [(r["model"], r["token"], r["rank"]) for r in data_rows(spec)] == [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
+    assert [(r["model"], r["token"], r["rank"]) for r in data_rows(spec)] == \
+        [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
 
 
 def test_ladder_bars_keep_the_given_order_and_colour_by_kind():

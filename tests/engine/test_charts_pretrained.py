@@ -37,14 +37,14 @@ def test_thumbnail_pixels_follow_the_weights():
 def test_model_view_keeps_the_filtered_heads_and_is_valid():
     rng = np.random.default_rng(0)
     weights = np.stack([[causal_uniform(5)] * 3] * 4)             # (4 layers, 3 heads, 5, 5)
-    types = np.array([[heads.TYPES[(l + h) % 6] for h in range(3)] for l in range(4)], dtype=object)
+    types = np.array([[heads.TYPES[(layer + h) % 6] for h in range(3)] for layer in range(4)], dtype=object)
     scores = {p: rng.random((4, 3)) for p in heads.PATTERNS}
     images = thumbnails(weights, types)
     spec = model_view(images, types, scores, layers=(1, 2), shown_types=["broad", "self"], selected=(1, 1))
     alt.LayerChart.from_dict(spec)                                # valid Vega-Lite
     rows = spec["data"]["values"]
     shown = {(row["layer"], row["head"]) for row in rows}
-    assert shown == {(l, h) for l in (1, 2) for h in range(3) if types[l, h] in ("broad", "self")}
+    assert shown == {(layer, h) for layer in (1, 2) for h in range(3) if types[layer, h] in ("broad", "self")}
     assert "head_pick" in json.dumps(spec)
 
 

@@ -4,27 +4,29 @@ import pytest
 from engine import limits
 from engine.corpus import clean_play, load_corpus, split_point, split_text, user_text
 
-MARKDOWN = """# A Tiny Play
-
-## ACT I
-
-### SCENE I. A heath.
-
-_Enter FIRST WITCH and
-SECOND WITCH_
-
-**FIRST WITCH**  
-When shall we three meet again  
-In thunder, lightning, or in rain?\\--
-
-**SECOND WITCH**  
-__\\[Aside]_  
-When the hurlyburly's done,—  
-*Thunder.*
-When the battle's lost and won.
-
-_Exeunt_
-"""
+# The two trailing spaces on some lines are Markdown hard breaks: clean_play must drop them.
+MARKDOWN = (
+    "# A Tiny Play\n"
+    "\n"
+    "## ACT I\n"
+    "\n"
+    "### SCENE I. A heath.\n"
+    "\n"
+    "_Enter FIRST WITCH and\n"
+    "SECOND WITCH_\n"
+    "\n"
+    "**FIRST WITCH**  \n"
+    "When shall we three meet again  \n"
+    "In thunder, lightning, or in rain?\\--\n"
+    "\n"
+    "**SECOND WITCH**  \n"
+    "__\\[Aside]_  \n"
+    "When the hurlyburly's done,—  \n"
+    "*Thunder.*\n"
+    "When the battle's lost and won.\n"
+    "\n"
+    "_Exeunt_\n"
+)
 
 
 def test_clean_play_keeps_only_speech():

@@ -22,7 +22,9 @@ def test_embed_gives_one_row_per_word_in_order():
     np.testing.assert_array_equal(sentence.x[0], sentence.x[3])
     np.testing.assert_array_equal(sentence.x[1], load_vocabulary().vector("owl"))
     # similar words point the same way: owl is closer to crane than to lake
-    cos = lambda a, b: a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+    def cos(a, b):
+        return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+
     v = load_vocabulary().vector
     assert cos(v("owl"), v("crane")) > cos(v("owl"), v("lake"))
 

@@ -26,7 +26,8 @@ def test_turning_scaling_off_gives_the_raw_steps(run_page):
 
 def test_editing_a_number_changes_the_weights(run_page):
     at = run_page(PAGE)
-    at.text_area(key="attention.x").input("crane: 0.8, 0.1, 0.4\nby: 0.9, 0.2, 0.4\nthe: 0.1, 0.9, 0\nlake: 0.7, 0.2, 0.5").run()
+    at.text_area(key="attention.x").input("crane: 0.8, 0.1, 0.4\nby: 0.9, 0.2, 0.4\n"
+                                          "the: 0.1, 0.9, 0\nlake: 0.7, 0.2, 0.5").run()
     no_exception(at)
     assert "0.298 & 0.203" not in texts(at)
     assert "make *crane* look at *by*).** Done." in texts(at).replace(" **Done.**", "** Done.")

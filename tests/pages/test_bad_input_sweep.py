@@ -3,9 +3,10 @@
 For each page registered in `ui.path.ideas()` (pages landing later are covered as they
 register), AppTest finds every text_input, text_area, number_input, selectbox and
 file_uploader, in the main area and the sidebar, and feeds it values a student (or a cat
-on the keyboard) could produce. Then every switch (radio, small selectbox, checkbox, toggle) is set to each
-other value, and the inputs that only then appear are swept the same way. Separately, every query parameter the page mirrors into
-its URL is hand-edited to nonsense and the page opened fresh from that link.
+on the keyboard) could produce. Then every switch (radio, small selectbox, checkbox, toggle) is set
+to each other value, and the inputs that only then appear are swept the same way. Separately, every
+query parameter the page mirrors into its URL is hand-edited to nonsense and the page opened fresh
+from that link.
 
 What must hold, for every input tried:
 - no exception on the page;
