@@ -49,13 +49,15 @@ def ladder_sentences(bars: list[Bar], shipped: str = "shipped transformer") -> l
     ranked = sorted(bars, key=lambda b: b.bits_per_char)
     sentences = [f"Best on this text: **{ranked[0].model}**, {ranked[0].bits_per_char:.3f} bits per character"
                  + (f"; then {ranked[1].model} ({ranked[1].bits_per_char:.3f})" if len(ranked) > 1 else "") + "."]
+    top_is_gram = ranked[0].order is not None
     stop = where_orders_stop_helping(bars)
     if stop is not None:
         top, after = stop
-        text = f"Among the n-grams, the **{top.order}-gram** is best ({top.bits_per_char:.3f})"
+        text = (f"More context helps the n-grams up to the **{top.order}-gram**" if top_is_gram else
+                f"Among the n-grams, the **{top.order}-gram** is best ({top.bits_per_char:.3f})")
         if after is not None:
-            text += (f"; the {after.order}-gram scores {after.bits_per_char:.3f}: past {top.order - 1} characters "
-                     "of context most contexts were seen too rarely to trust, so more context stops helping")
+            text += (f"; the {after.order}-gram scores {after.bits_per_char:.3f}: beyond {top.order - 1} characters "
+                     "of context, most contexts were seen too rarely to trust, so more context stops helping")
         sentences.append(text + ".")
     model = next((b for b in bars if b.model == shipped), None)
     if model is not None and stop is not None:

@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import (
-    CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention, softmax_rows,
+    CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
+    softmax_rows,
 )
 from engine.charts import heatmap_spec
 from engine.snippets import attention_code
@@ -15,7 +16,7 @@ from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import last_good, matrix_editor
 
 PRESETS = {
-    "The chapter's example: the crane by the lake": (CHAPTER_TOKENS, CHAPTER_X),
+    "Chapter: crane by the lake": (CHAPTER_TOKENS, CHAPTER_X),
     "Random (5 tokens, 4 numbers each)": (["w1", "w2", "w3", "w4", "w5"],
                                          np.round(np.random.default_rng(7).normal(size=(5, 4)), 2)),
     "All the same": (["a", "a", "a", "a"], np.tile([[0.5, 0.5, 0.5]], (4, 1))),
@@ -67,8 +68,10 @@ with st.sidebar:
     st.toggle("Learned projections W_Q, W_K, W_V", key=STATE.key("proj"),
               help="Off: queries, keys and values are X itself.")
     if STATE["proj"]:
-        st.radio("Start the projections from", W_PRESETS, key=STATE.key("w_start"), horizontal=True, on_change=reset_projections)
-        st.number_input("Seed for random projections", 0, 10_000, 0, key=STATE.key("w_seed"), on_change=reset_projections)
+        st.radio("Start the projections from", W_PRESETS, key=STATE.key("w_start"), horizontal=True,
+                 on_change=reset_projections)
+        st.number_input("Seed for random projections", 0, 10_000, 0, key=STATE.key("w_seed"),
+                        on_change=reset_projections)
     st.toggle("Causal mask (a token sees only itself and earlier ones)", key=STATE.key("causal"))
     st.toggle("Show steps with 4 decimals", key=STATE.key("fine"), value=False)
 
@@ -184,7 +187,8 @@ if result is not None:
                              hint="Make row 2 point the same way as row 1, or turn row 4 away from it."),
         challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                              "0.01 of 1/T.",
-                             done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01)) and not STATE["causal"],
+                             done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01))
+                             and not STATE["causal"],
                              hint="When all scores in a row are equal, softmax is uniform."),
         challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",
                              done=not np.all(np.isfinite(naive)) and bool(np.all(np.isfinite(stable))),

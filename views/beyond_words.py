@@ -124,7 +124,8 @@ with st.sidebar:
                      help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.")
         st.selectbox("Resize to", list(SIDES), key=STATE.key("side"), format_func=SIDES.get,
                      help="Shorter side to this size, then the centre square, as ViT prepares its inputs.")
-        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"), step=1,
+        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
+                        step=1,
                         help="Each p x p square becomes one token of p*p*3 numbers.")
         st.radio("When p does not divide the picture", FITS, key=STATE.key("fit"), horizontal=True,
                  format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get)
@@ -215,7 +216,7 @@ def image_section() -> None:
         formula.formula_with_numbers(
             r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
             rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
-            rf"{{\sum_{{k=1}}^{{{patches.N}}} \exp(s_{{{query}k}})}} = {w:.4f}",
+            rf"{{\sum_{{k=0}}^{{{patches.N - 1}}} \exp(x_{{{query}}} \cdot x_k / \sqrt{{d}})}} = {w:.4f}",
             caption="x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
                     "Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
     cost_line(patches.N, result.tokens.d, "patches",
@@ -306,7 +307,8 @@ def audio_section() -> None:
 
 # ==== protein ==================================================================================
 def protein_section() -> None:
-    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key=STATE.key("sequence"), height=90,
+    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key=STATE.key("sequence"),
+                 height=90,
                  max_chars=limits.MAX_SEQUENCE_TEXT_CHARS)
     result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
     if result is None:

@@ -118,19 +118,21 @@ if config is not None:
              r" + \underbrace{2 \cdot 2d}_{\mathrm{LayerNorms}} = "
              rf"{count.attention_per_block:,} + {count.feed_forward_per_block:,} + {count.layer_norms_per_block:,}"
              rf" = {count.per_block:,}")
-    st.caption(f"One block (biases {'on' if config.bias else 'off: drop the +4d and +d_ff+d terms and half of each LayerNorm'}); "
-               f"the stack repeats it N = {config.n_layers} times, {count.blocks / max(count.total, 1):.0%} of the model.")
+    biases = "on" if config.bias else "off: drop the +4d and +d_ff+d terms and half of each LayerNorm"
+    st.caption(f"One block (biases {biases}); the stack repeats it N = {config.n_layers} times, "
+               f"{count.blocks / max(count.total, 1):.0%} of the model.")
 
     st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
                 "size; only d, d_ff, N and V grow.")
-    scale = {"your block": config} | {name: PRESETS[name] for name in PRESETS if name != st.session_state[key("preset")]}
+    others = [name for name in PRESETS if name != st.session_state[key("preset")]]
+    scale = {"your block": config} | {name: PRESETS[name] for name in others}
     st.dataframe([{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
                    "vocabulary V": c.vocab_size, "parameters": f"{count_parameters(c).total:,}"}
                   for name, c in scale.items()], hide_index=True)
     gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total
     st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion of its "
-                "paper: the last large model whose sizes were published in full. Parameter counts quoted for later "
-                "models (GPT-4 and after) are outside estimates, not disclosed figures.")
+                "paper: the last OpenAI GPT model whose sizes were published in full. Parameter counts quoted for its "
+                "successors (GPT-4 and after) are outside estimates, not disclosed figures.")
 
 # --- training live ---------------------------------------------------------------------------------
 st.subheader("Train it live on Shakespeare, one character at a time")
@@ -277,7 +279,8 @@ if baselines and (runs or running):
                "character, as on the Generate page's ladder: training minimises nats (natural log), and "
                "bits = nats / ln 2 = nats / 0.693. "
                f"The baby GPT preset with the default 3-minute schedule gets below the 4-gram "
-               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a server whose CPU has AMX (bfloat16 mixed precision); "
+               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a server whose CPU has AMX "
+               "(bfloat16 mixed precision); "
                "a one-minute run does not. The n-gram only counts, the transformer has to learn.")
 
 # --- show the code, try this, reading ------------------------------------------------------------

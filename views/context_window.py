@@ -67,11 +67,13 @@ if STATE.get("unknown"):
     st.info("No hand-picked vector for: " + ", ".join(STATE["unknown"]) +
             ". They start at 0, 0, 0: give them numbers below.", icon=":material/edit:")
 
-labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)), label="X (one row per token: nature, function word, people/action)")
+labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)),
+                          label="X (one row per token: nature, function word, people/action)")
 labels = [name or f"token {i}" for i, name in enumerate(labels)]
 T = len(labels)
 STATE["query"] = min(int(STATE["query"]), T - 1)
-st.selectbox("Token whose context we build", range(T), key=STATE.key("query"), format_func=lambda i: f"{i}: {labels[i]}")
+st.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+             format_func=lambda i: f"{i}: {labels[i]}")
 t = STATE["query"]
 k = int(STATE["k"])
 STATE.mirror()
@@ -85,7 +87,8 @@ if attended is not None and windows is not None:
                                  title=f"How much '{labels[t]}' takes from each token"), width="stretch")
     rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
     charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
-                            title=f"Weights on each token for '{labels[t]}': the window by position, attention by content",
+                            title=f"Weights on each token for '{labels[t]}': the window by position, "
+                                  "attention by content",
                             y_title="method", x_title="token"), width="content")
 
     others = [j for j in range(T) if j != t]
@@ -103,10 +106,12 @@ if attended is not None and windows is not None:
     st.subheader("The two context vectors")
     formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
                                  rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = {formula.latex_vector(window_context)}",
-                                 caption="|W_t| is the number of positions in the window: 2k + 1 away from the edges (the chapter's 1/(2k+1)), "
+                                 caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
+                                         "edges (the chapter's 1/(2k+1)), "
                                          "fewer near the start or end of the sentence.")
     formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
-                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = {formula.latex_vector(attended.context[t])}",
+                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
+                                 rf"{formula.latex_vector(attended.context[t])}",
                                  caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j (divided by "
                                          "sqrt(d) when scaling is on): weights chosen by content, not position.")
     code.show_code({"Python": (
@@ -125,7 +130,7 @@ if attended is not None and windows is not None:
     crane = labels.index("crane") if "crane" in labels else None
     lake = labels.index("lake") if "lake" in labels else None
     challenges.try_this([
-        challenges.Challenge("With 'the crane by the lake', find the smallest k whose window reaches *lake* "
+        challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
                              "from *crane*.",
                              done=crane is not None and lake is not None and t == crane and
                              k == abs(lake - crane),

@@ -215,7 +215,8 @@ else:
 # --- 3. neighbours ----------------------------------------------------------------------
 st.subheader("Nearest words to a word or to a sum you compose")
 query_col, option_col = st.columns([3, 2])
-query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"), max_chars=limits.MAX_EXPRESSION_CHARS)
+query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"),
+                     max_chars=limits.MAX_EXPRESSION_CHARS)
 option_col.checkbox("Leave out the words you typed", key=STATE.key("leave_out"))
 where_query = st.container()
 total = page.run_engine(E.compose, wv, STATE["query"], vocab_size=vocab, where=where_query)
@@ -243,9 +244,11 @@ homonym = st.radio("Word", list(HOMONYMS), key=STATE.key("homonym"), horizontal=
 preset = HOMONYMS[homonym]
 (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
 anchor_cols = st.columns(2)
-typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a, key=STATE.key(f"anchor_a_{homonym}"),
+typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a,
+                                    key=STATE.key(f"anchor_a_{homonym}"),
                                     max_chars=limits.MAX_WORD_CHARS * 2)
-typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b, key=STATE.key(f"anchor_b_{homonym}"),
+typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b,
+                                    key=STATE.key(f"anchor_b_{homonym}"),
                                     max_chars=limits.MAX_WORD_CHARS * 2)
 where_homonym = st.container()
 probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
@@ -255,9 +258,18 @@ if probe is not None:
         probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
         sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
     counts = probe.sense_counts
+    ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
+    cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
+    nearer = min(probe.anchors, key=ranks.get)
     st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
                 f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
-                f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}).")
+                f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}); read the words, not only the count "
+                "(names and unrelated words land on one side or the other too). The anchors themselves are the "
+                f"clearer measure: *{nearer}* is {probe.word}'s neighbour number **{ranks[nearer]:,}** "
+                f"(cos {cosines[nearer]:.3f}), "
+                + ", ".join(f"*{a}* number **{ranks[a]:,}** (cos {cosines[a]:.3f})"
+                            for a in probe.anchors if a != nearer)
+                + ".")
     cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
     st.dataframe(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
                                rank: probe.anchor_ranks}), hide_index=True, width="stretch",
@@ -270,8 +282,8 @@ if probe is not None:
 def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> None:
     """The same word in two sentences: what a static lookup gives, and what the context holds.
 
-    This is the place for the pretrained model's contextual vectors of `word` in the two
-    sentences (issue 6): they would sit beside the static comparison drawn here.
+    The pretrained model's contextual vectors of the same word in the same two sentences are drawn
+    below it, behind the "Compare with a trained model's contextual vectors" switch.
     """
     where = st.container()
     first = page.run_engine(E.static_in_context, wv, word, sentence_a, vocab_size=vocab, where=where)
@@ -296,14 +308,16 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
     st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[2:], "%.3f"))
     st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
                "'the' and 'of' left out) point towards one sense: that is the information attention "
-               "uses to build a vector for this token in this sentence.")
+               "draws on to give the word a vector that fits where it stands.")
 
 
 st.markdown(f"**{homonym} in two sentences**")
 sentence_cols = st.columns(2)
-sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0], key=STATE.key(f"sentence_a_{homonym}"),
+sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0],
+                                         key=STATE.key(f"sentence_a_{homonym}"),
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
-sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1], key=STATE.key(f"sentence_b_{homonym}"),
+sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1],
+                                         key=STATE.key(f"sentence_b_{homonym}"),
                                          max_chars=limits.MAX_SENTENCE_CHARS * 2)
 homonym_in_two_sentences(homonym, sentence_a, sentence_b)
 if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",

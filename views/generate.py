@@ -157,7 +157,8 @@ if rungs is not None:
     st.markdown(" ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED)))
     if smollm2 is not None:
         st.caption(f"SmolLM2 reads the same {smollm2.n_characters:,} characters as {smollm2.n_tokens:,} subword "
-                   f"tokens ({smollm2.nats_per_token:.2f} nats per token). It is not a fair rung: it has 134.5 M "
+                   f"tokens ({smollm2.nats_per_token / math.log(2):.2f} bits per token). It is not a fair rung: it "
+                   "has 134.5 M "
                    "parameters, read trillions of tokens of web text, which very likely include these plays, and "
                    "was never limited to their 75 characters. It shows what scale buys, not what the small models "
                    "could reach.")

@@ -125,7 +125,8 @@ if scored is not None:
                                    "threshold": [heads.THRESHOLDS[p] for p in scores_here]}),
                      hide_index=True, column_config={"score": st.column_config.NumberColumn(format="%.3f")})
     with formulas:
-        shown = kind if kind in PATTERN_FORMULAS else max(scores_here, key=lambda p: scores_here[p] / heads.THRESHOLDS[p])
+        shown = kind if kind in PATTERN_FORMULAS else max(scores_here,
+                                                          key=lambda p: scores_here[p] / heads.THRESHOLDS[p])
         expression, short = PATTERN_FORMULAS[shown]
         st.latex(rf"\text{{{short}}}(l, h) = {expression}")
         st.latex(rf"\text{{{short}}}({layer}, {head}) = {formula.number(scores_here[shown])}")
@@ -136,8 +137,8 @@ if scored is not None:
     st.subheader("Which heads do it most?")
     pattern = st.selectbox("Rank heads by", list(heads.PATTERNS), key=STATE.key("rank_by"))
     ranking = scored.ranking(pattern, 10)
-    st.dataframe(pd.DataFrame([{"layer": l, "head": h, pattern: s, "type": str(scored.types[l, h])}
-                               for l, h, s in ranking]),
+    st.dataframe(pd.DataFrame([{"layer": layer_, "head": h, pattern: s, "type": str(scored.types[layer_, h])}
+                               for layer_, h, s in ranking]),
                  hide_index=True, column_config={pattern: st.column_config.NumberColumn(format="%.3f")})
 
     st.info("**Attention weights are not a full explanation.** A weight says how much of a token's value "
@@ -200,7 +201,8 @@ page.further_reading([
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
     ("Olsson et al. 2022, In-context learning and induction heads",
      "https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html"),
-    ("Vig 2019, A multiscale visualization of attention in the transformer (BertViz)", "https://arxiv.org/abs/1906.05714"),
+    ("Vig 2019, A multiscale visualization of attention in the transformer (BertViz)",
+     "https://arxiv.org/abs/1906.05714"),
     ("Jain & Wallace 2019, Attention is not explanation", "https://arxiv.org/abs/1902.10186"),
     ("Xiao et al. 2023, Efficient streaming language models with attention sinks", "https://arxiv.org/abs/2309.17453"),
     ("Allal et al. 2025, SmolLM2: when smol goes big", "https://arxiv.org/abs/2502.02737"),

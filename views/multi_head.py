@@ -1,6 +1,8 @@
 """Multi-head attention: h heads of width d/h, concatenated, times W_O; what it computes and what it costs."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -88,7 +90,8 @@ if result is not None:
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                               cell=34 if h > 2 else 40), width="content")
     if STATE["weights"] == "identity":
-        st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares words only "
+        st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares "
+                    "words only "
                    "on its own features. One head matches animals with animals, another function words with "
                    "function words: different relations from the same sentence. A trained model learns its blocks.")
     else:
@@ -152,7 +155,8 @@ else:
                       for m in range(heads.n_heads)}
             charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
                                        numbers=False, x_title="key (character)", y_title="query (character)"))
-            labels = ([f"block {l + 1}" for l in range(heads.n_layers)], [f"head {m + 1}" for m in range(heads.n_heads)])
+            labels = ([f"block {b + 1}" for b in range(heads.n_layers)],
+                      [f"head {m + 1}" for m in range(heads.n_heads)])
             charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},
                                        value_name="mean weight", domain=(0.0, 1.0), cell=34, columns=3,
                                        x_title="head", y_title="block"))
@@ -163,7 +167,8 @@ else:
                      f"{share:.0%} {name}, head {head} of block {block}); its heads mix several relations.")
             nats = notes.get("held_out_nats_per_char")
             st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
-                       f"trained on Shakespeare" + (f" (held-out loss {nats} nats per character)" if nats else "")
+                       f"trained on Shakespeare" + (f" (held-out loss {nats / math.log(2):.3f} bits per character)"
+                                                    if nats else "")
                        + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 
 st.subheader("What it costs: h heads of d/h against one head of width d")
@@ -243,7 +248,8 @@ challenges.try_this([
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (section 3.2.2, multi-head attention)",
      "https://arxiv.org/abs/1706.03762"),
-    ("GeeksforGeeks, Multi-head attention mechanism", "https://www.geeksforgeeks.org/nlp/multi-head-attention-mechanism/"),
+    ("GeeksforGeeks, Multi-head attention mechanism",
+     "https://www.geeksforgeeks.org/nlp/multi-head-attention-mechanism/"),
     ("Voita et al. 2019, Analyzing multi-head self-attention: specialized heads do the heavy lifting",
      "https://arxiv.org/abs/1905.09418"),
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),

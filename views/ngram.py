@@ -10,6 +10,7 @@ import streamlit as st
 from engine import limits
 from engine.charts_text import held_out_lines, table_growth, transition_heatmap, visible
 from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
+from engine.lm import apply_temperature_top_k
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
 from engine.tokenizers import LEVELS, decoded_pieces, token_text
 from ui import challenges, charts, chips, code, formula, loaders, page, url_state, warmup
@@ -59,7 +60,8 @@ with st.sidebar:
     if STATE["smoothing"] == "add-k":
         st.number_input("k (add-k; 1 is Laplace)", min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f")
     st.header("Sampling")
-    st.number_input("Temperature τ (0 = always the most likely token)", min_value=0.0, step=0.1, key=STATE.key("temperature"))
+    st.number_input("Temperature τ (0 = always the most likely token)", min_value=0.0, step=0.1,
+                    key=STATE.key("temperature"))
     st.number_input("Seed", min_value=0, step=1, key=STATE.key("seed"))
     st.button("Resample (next seed)", on_click=resample, icon=":material/casino:")
     st.slider("Tokens to sample", 10, 500, key=STATE.key("length"), step=10)
@@ -104,29 +106,36 @@ if model is not None:
             chips.highlighted_text(pieces, len(prompt) + loop.start, len(prompt) + loop.end, note)
         else:
             chips.highlighted_text(pieces, None, None,
-                                   f"No loop of {MIN_LOOP[level]}+ tokens in this sample (temperature 0 finds one fast).")
+                                   f"No loop of {MIN_LOOP[level]}+ tokens in this sample "
+                                   "(temperature 0 finds one fast).")
         first = model.distribution(list(prompt)[-(n - 1):] if n > 1 else [])
+        tau = float(STATE["temperature"])
+        tempered = page.run_engine(apply_temperature_top_k, first.probs, tau, None)
         top = first.top(3)
-        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}" for i, p, _ in top)
+        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}"
+                               + (f" -> {tempered[i]:.3f}" if tempered is not None else "") for i, p, _ in top)
         formula.formula_with_numbers(
             r"w_t \sim P(w \mid c_t)^{1/\tau}",
             rf"\tau = {float(STATE['temperature']):g},\ \text{{seed}} = {int(STATE['seed'])}",
-            caption=f"Each token is drawn from the model's distribution after c_t, the last {n - 1} token(s), sharpened "
-                    f"(T < 1) or flattened (T > 1). The first draw's top choices: {first_text}. "
+            caption=f"Each token is drawn from the model's distribution after c_t, the last {n - 1} token(s), "
+                    "sharpened "
+                    f"(τ < 1) or flattened (τ > 1). The first draw's top choices, P before -> after τ: {first_text}. "
                     "The same seed gives the same text.")
 
 # --- the tables ---------------------------------------------------------------------------------------
 if counts is not None:
-    st.subheader("The transition table")
+    st.subheader("The transition table (bigram counts, n = 2)")
     if counts.max_order >= 2:
         table = loaders.transition(source, level, own_text, HEATMAP_TOKENS)
         labels = [token_text(tokenizer, i) for i in table.tokens]
         charts.show(transition_heatmap(labels, table.counts, table.probs,
-                                       title=f"P(b | a) among the {len(labels)} most frequent tokens (hover for counts)"))
+                                       title=f"P(b | a) among the {len(labels)} most frequent tokens "
+                                             "(hover for counts)"))
         a, b = np.unravel_index(int(np.argmax(table.probs)), table.probs.shape)
         formula.formula_with_numbers(r"P(b \mid a) = \frac{C(a\,b)}{C(a\,\cdot)}",
                                      rf"P({chips.latex_text(labels[b])} \mid {chips.latex_text(labels[a])}) = "
-                                     rf"\frac{{{table.counts[a][b]:,}}}{{{table.row_totals[a]:,}}} = {table.probs[a][b]:.4f}",
+                                     rf"\frac{{{table.counts[a][b]:,}}}{{{table.row_totals[a]:,}}} = "
+                                     rf"{table.probs[a][b]:.4f}",
                                      caption="Each row is a distribution over all V tokens; only the most frequent "
                                              "columns are drawn, so rows sum to less than 1.")
     if model is not None and n >= 3:
@@ -135,7 +144,8 @@ if counts is not None:
             best = ", ".join(f"{visible(token_text(tokenizer, i))} {p:.2f}" for i, p, _ in top)
             rows.append((visible("".join(decoded_pieces(tokenizer, list(context)))), total, best))
         st.markdown(f"For n = {n} the table has one row per context of {n - 1} tokens. The most frequent:")
-        st.dataframe(pd.DataFrame(rows, columns=["context", "times seen", f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
+        st.dataframe(pd.DataFrame(rows, columns=["context", "times seen",
+                                                 f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
                      hide_index=True, width="stretch")
 
     st.subheader("First failure: the table cannot be filled")
@@ -145,7 +155,8 @@ if counts is not None:
     chosen = growth[min(n, len(growth)) - 1]
     formula.formula_with_numbers(r"\text{entries} = V^n",
                                  rf"{counts.vocab_size:,}^{{{chosen.order}}} = {chips.latex_number(chosen.possible)},\ "
-                                 rf"\text{{seen: }} {chosen.seen:,},\ \text{{a fraction }} {chips.latex_number(chosen.fraction)}",
+                                 rf"\text{{seen: }} {chosen.seen:,},\ "
+                                 rf"\text{{a fraction }} {chips.latex_number(chosen.fraction)}",
                                  caption=f"The training text has {counts.n_tokens:,} tokens, so it can show at most "
                                          f"that many distinct n-grams: almost every row of a long context is empty.")
 
@@ -165,8 +176,11 @@ if counts is not None:
             formula.formula_with_numbers(
                 r"H = -\tfrac{1}{T}\sum_t \log_2 P_t = \frac{-\tfrac{1}{T}\sum_t \ln P_t}{\ln 2}",
                 rf"H = {current.bits:.3f}\ \text{{bits}} = \frac{{{current.nats:.3f}\ \text{{nats}}}}{{0.693}},\ "
-                r"\mathrm{PPL} = 2^H = " + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
-                caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. Perplexity "
+                r"\mathrm{PPL} = 2^H = "
+                + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
+                stacked=True,
+                caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. "
+                        "Perplexity "
                         "2^H (= e^H in nats) is the number of equally likely tokens the model is as unsure as. "
                         "Without smoothing one unseen "
                         "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
@@ -199,7 +213,8 @@ if counts is not None:
                              hint="A higher temperature spreads the choice; a higher n remembers more of the past."),
         challenges.Challenge("Choose the n with the lowest held-out cross-entropy for Kneser-Ney.",
                              done=best_kn is not None and n == best_kn.n and smoothing == "kneser-ney",
-                             hint="Read the Kneser-Ney line of the held-out chart."),
+                             hint="Read the Kneser-Ney column of the table under the held-out chart: "
+                                  "the lines sit close."),
         challenges.Challenge("With characters as tokens, find the smallest n at which fewer than one in a thousand "
                              "possible n-grams was ever seen.",
                              done=level == "characters" and sparse is not None and n == sparse.order,

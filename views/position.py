@@ -32,7 +32,8 @@ STATE = url_state.PageState(
     url_state.Param("seed", 0, url_state.between(0, 100_000, int)),
     url_state.Param("T", 32, url_state.between(4, limits.MAX_DRAWN_POSITIONS, int)),
     url_state.Param("d", 32, url_state.between(2, limits.MAX_DRAWN_POSITIONS, int)),
-    url_state.Param("base", SINUSOID_BASE, url_state.between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, float)),
+    url_state.Param("base", SINUSOID_BASE, url_state.between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE,
+                                                             float)),
 )
 STATE.init()
 
@@ -90,7 +91,7 @@ if check is not None:
     tokens_a = sentence_a.tokens
     tokens_b = [tokens_a[j] for j in check.perm]
     st.subheader("Every word's context vector: in A, and in B")
-    largest = (f"0 (up to rounding: {check.max_difference:.1e})" if check.equivariant
+    largest = (f"{check.max_difference:.1e}, under the rounding tolerance {check.tolerance:.0e}" if check.equivariant
                else f"{check.max_difference:.3g}")
     verdict = f"Largest change of any word's context vector: **{largest}**. "
     if check.equivariant:
@@ -118,9 +119,9 @@ if check is not None:
              + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
     st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
-    st.markdown("**Without encoding (s P = 0) and without a mask, attention is permutation-equivariant:** "
-               "permute the rows of X and every c_i is permuted with them, unchanged. Adding p_t "
-               "to slot t gives the same word a different vector in a different place.")
+    st.markdown("**Without an encoding (s P = 0) and without a mask, shuffling the words only shuffles the "
+                "answers:** each word gets back exactly the context vector it had, now listed in its new slot. "
+                "Adding p_t to slot t changes that: the same word, moved, carries a different vector.")
 
     st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
     features = [name.split()[0] for name in vocabulary.features]
@@ -165,7 +166,8 @@ if section is not None:
     near = 1 if T > 1 else 0
     st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
              r"\omega_i = \mathrm{base}^{-2i/d}")
-    st.latex(rf"p_i \cdot p_{{i+{near}}} = \textstyle\sum_i \cos({near}\,\omega_i) = {sin.mean[near]:.3f}"
+    st.latex(rf"p_t \cdot p_{{t+{near}}} = \textstyle\sum_{{i=0}}^{{d/2-1}} \cos({near}\,\omega_i) = "
+             rf"{sin.mean[near]:.3f}"
              rf"\quad (d = {d},\ \mathrm{{base}} = {base:g})")
     st.caption(f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "

@@ -11,7 +11,8 @@ from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe
 from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state, warmup
 
-DEFAULT_TEXT = "Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, the lamb was sure to go."
+DEFAULT_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
+                "the lamb was sure to go.")
 DEFAULT_PROMPT = "Mary had a little"
 BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
 CORPUS_BPE_CHARS = 100_000
@@ -150,7 +151,9 @@ for label, tokenizer, note in [
 if rows:
     st.dataframe(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
                                              "characters per token"]), hide_index=True, width="content")
-    st.caption("A bigger vocabulary spends fewer tokens on the same text: the model's context holds more "
+    st.caption("Among subword tokenizers, a bigger vocabulary spends fewer tokens on the same text; whole words "
+               "are cheaper still, but cannot spell a word they never saw. Fewer tokens: the model's context "
+               "holds more "
                "words, at the price of a larger table of token vectors (V rows).")
 
 # --- watching BPE learn ----------------------------------------------------------------------------
@@ -220,8 +223,10 @@ challenges.try_this([
 
 page.further_reading([
     ("Sennrich, Haddow, Birch 2016: byte-pair encoding for rare words", "https://arxiv.org/abs/1508.07909"),
-    ("Radford et al. 2019: GPT-2 and byte-level BPE", "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
-    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models", "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    ("Radford et al. 2019: GPT-2 and byte-level BPE",
+     "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
+    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
+     "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
     ("Stanford CME 295, lecture 1: tokens and language models", "https://cme295.stanford.edu/"),
 ])
 page.next_idea(__file__)

@@ -14,7 +14,7 @@ def type_into(page, label: str, text: str) -> None:
 
 def test_position_same_bag_then_sinusoidal_then_a_different_bag(app_url, browser_page):
     open_page(browser_page, app_url, "position")
-    assert "0 (up to rounding" in main_text(browser_page)
+    assert "under the rounding tolerance" in main_text(browser_page)
     assert not error_texts(browser_page)
     drawn = charts_drawn(browser_page)
     assert len(drawn) >= 6 and all(drawn)

@@ -34,7 +34,7 @@ def test_defaults_the_owl_and_the_cat_share_their_contexts():
     assert not at.exception and not at.error
     assert at.radio(key="position.enc").value == "none"
     assert at.text_input(key="position.a").value == "the owl saw the cat"
-    assert "0 (up to rounding" in at.success[0].value
+    assert "under the rounding tolerance" in at.success[0].value
     printed, claimed = printed_by_the_code(at)
     assert printed < 1e-12 and claimed < 1e-12
 
