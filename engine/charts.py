@@ -97,13 +97,14 @@ def rows_are_weights(values: np.ndarray) -> bool:
 
 
 def row_shares(values: np.ndarray) -> np.ndarray:
-    """Each value's place between its row's lowest (0) and highest (1); 0.5 in a row of equal values."""
+    """Each value's place between its row's lowest (0) and highest (1); 0 in a row of equal values, which
+    prefers no token (drawn mid-scale, a uniform row looked like attention on every token)."""
     values = np.asarray(values, dtype=float)
     with np.errstate(invalid="ignore"):
         low = np.nanmin(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
         high = np.nanmax(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
         span = high - low
-        return np.where(span > 0, (values - low) / np.where(span > 0, span, 1.0), 0.5)
+        return np.where(span > 0, (values - low) / np.where(span > 0, span, 1.0), 0.0)
 
 
 def _unique(labels: list[str]) -> list[str]:
@@ -194,8 +195,8 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         "width": {"step": cell}, "height": {"step": cell},
         "encoding": {
             "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
-                  "axis": {"labelAngle": -40, "orient": "top"}},
-            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title},
+                  "axis": {"labelAngle": -40, "orient": "top", "labelOverlap": False}},  # every token named
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title, "axis": {"labelOverlap": False}},
         },
         "layer": layers,
     }

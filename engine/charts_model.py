@@ -32,8 +32,8 @@ def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
     """DOT source: one box per stage, the shape on each arrow, the block drawn once inside 'x N'."""
     lines = ['digraph G {', 'rankdir=TB; nodesep=0.25; ranksep=0.3;',
              'node [shape=box, style="rounded,filled", fillcolor="#eef4fb", color="#1f6fb4", '
-             'fontname="Helvetica", fontsize=11];',
-             'edge [fontname="Helvetica", fontsize=10, color="#555555"];']
+             'fontname="Helvetica", fontsize=14];',
+             'edge [fontname="Helvetica", fontsize=13, color="#555555"];']
     inside = [i for i, s in enumerate(stages) if s.in_block]
     for i, stage in enumerate(stages):
         params = f"\\n{stage.parameters:,} parameters" if stage.parameters else ""
@@ -43,7 +43,7 @@ def block_diagram(stages: list[Stage], n_layers: int, residual: bool) -> str:
         lines.append(f'n{i} [label="{label}"];')
     if inside:
         lines.append(f'subgraph cluster_block {{ label="block, repeated N = {n_layers} times"; style="rounded,dashed"; '
-                     'color="#e08214"; fontname="Helvetica"; fontsize=11;')
+                     'color="#e08214"; fontname="Helvetica"; fontsize=13;')
         for i in inside:
             stage = stages[i]
             params = f"\\n{stage.parameters:,} parameters" if stage.parameters else ""
@@ -139,7 +139,8 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
 def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title: str = "") -> dict:
     """Each model's most likely next tokens at one step: bar = P(w | context), tick = after temperature/top-k;
     the probability axis ends just above the largest value, not at 1."""
-    values = [{"model": model, "token": token, "P": float(p), "after temperature and top-k": float(q), "rank": rank}
+    values = [{"model": model, "token": token, "P": float(p), "after temperature and top-k": float(q), "rank": rank,
+               "label at": max(float(p), float(q))}  # the number sits right of the bar and of the tick
               for model, top in tops.items() for rank, (token, p, q) in enumerate(top)]
     y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
     after = {"field": "after temperature and top-k", "type": "quantitative"}
@@ -157,8 +158,8 @@ def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title:
                             after | {"format": ".3f"}]}},
             {"mark": {"type": "tick", "color": RUN_COLOURS[1], "thickness": 3, "size": 14},
              "encoding": {"x": after, "y": y}},
-            {"mark": {"type": "text", "align": "left", "dx": 3},
-             "encoding": {"x": {"field": "P", "type": "quantitative"}, "y": y,
+            {"mark": {"type": "text", "align": "left", "dx": 5},
+             "encoding": {"x": {"field": "label at", "type": "quantitative"}, "y": y,
                           "text": {"field": "P", "type": "quantitative", "format": ".2f"}}},
         ]},
         "resolve": {"scale": {"y": "independent"}},
@@ -186,6 +187,37 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
                 "tooltip": [{"field": "model", "type": "nominal"},
                             {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
             {"mark": {"type": "text", "align": "left", "dx": 4},
+             "encoding": {"text": {"field": "text", "type": "nominal"}}},
+        ],
+    }
+
+
+@styled
+def ladder_zoom(rungs: list[tuple[str, float, str]], *, within: float = 0.5) -> dict:
+    """The top of the ladder up close: every rung within `within` bits of the best, as dots on an axis
+    that starts near them (dots, not bars: a bar on an axis that does not start at 0 would lie)."""
+    best = min(bits for _, bits, _ in rungs)
+    close = [(name, bits, kind) for name, bits, kind in rungs if bits <= best + within]
+    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
+              for name, bits, kind in close]
+    kinds = list(dict.fromkeys(kind for _, _, kind in rungs))  # the same colours as the full ladder
+    low, high = best - 0.02 * max(within, 0.05), max(bits for _, bits, _ in close) + 0.15 * within
+    x = {"field": "bits per character", "type": "quantitative", "scale": {"domain": [low, high], "zero": False},
+         "title": "held-out bits per character, zoomed (fewer is better)"}
+    y = {"field": "model", "type": "nominal", "sort": [name for name, _, _ in sorted(close, key=lambda r: -r[1])],
+         "title": None, "axis": {"labelLimit": 260, "labelOverlap": False}}
+    return {
+        "data": {"values": values}, "width": 460, "height": {"step": 28},
+        "encoding": {"x": x, "y": y},
+        "layer": [
+            {"mark": {"type": "rule", "color": "#bdbdbd"},
+             "encoding": {"x": {"datum": low}, "x2": {"field": "bits per character"}}},
+            {"mark": {"type": "point", "filled": True, "size": 110}, "encoding": {
+                "color": {"field": "kind", "type": "nominal",
+                          "scale": {"domain": kinds, "range": RUN_COLOURS[:len(kinds)]}, "legend": None},
+                "tooltip": [{"field": "model", "type": "nominal"},
+                            {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
+            {"mark": {"type": "text", "align": "left", "dx": 9},
              "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }

@@ -86,7 +86,7 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
     encoding = {
         "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},
         "y": {"field": "entries", "type": "quantitative", "scale": {"type": "log"},
-              "title": "table entries (log scale)"},
+              "title": "table entries (log scale)", "axis": {"format": ".0e"}},  # one style: 1e+4 ... 1e+26
         "color": {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": PAIR_COLOURS[::-1]},
                   "legend": {"orient": "bottom", "title": None}},
     }
@@ -96,7 +96,11 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
             {"mark": {"type": "line", "point": True}, "encoding": {"tooltip": [
                 {"field": "n", "type": "quantitative"}, {"field": "kind", "type": "nominal"},
                 {"field": "entries", "type": "quantitative", "format": ",.0f"}]}},
-            {"mark": {"type": "text", "dy": -9}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            # possible above its line, seen below its own: at n = 1 the two are nearly equal
+            {"transform": [{"filter": {"field": "kind", "equal": kinds[0]}}],
+             "mark": {"type": "text", "dy": -10}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            {"transform": [{"filter": {"field": "kind", "equal": kinds[1]}}],
+             "mark": {"type": "text", "dy": 14}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }
 

@@ -146,6 +146,9 @@ if rungs is not None:
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
     bars.sort(key=lambda bar: -bar[1])
     charts.show(charts_model.ladder_bars(bars))
+    st.markdown("**The top of the ladder, zoomed**: the models within half a bit of the best, on an axis that starts "
+                "near them, so that the gaps the sentences below talk about can be seen.")
+    charts.show(charts_model.ladder_zoom(bars, within=0.5))
     n_chars = rungs[0].n_characters
     notes = loaders.shipped_transformer()[1]
     st.markdown(

@@ -92,6 +92,7 @@ def every_builder_spec() -> dict[str, dict]:
         "charts_model.loss_curves": charts_model.loss_curves([run], {"4-gram": 1.7}),
         "charts_model.distribution_bars": charts_model.distribution_bars({"m": [("a", 0.5, 0.7)]}, title="t"),
         "charts_model.ladder_bars": charts_model.ladder_bars([("2-gram", 3.5, "n-gram")]),
+        "charts_model.ladder_zoom": charts_model.ladder_zoom([("2-gram", 3.5, "n-gram"), ("7-gram", 1.97, "n-gram")]),
         "charts_position.encoding_heatmap": charts_position.encoding_heatmap(P, title="p_t"),
         "charts_position.gram_heatmap": charts_position.gram_heatmap(P @ P.T, title="gram"),
         "charts_position.offset_profile": charts_position.offset_profile({"sinusoidal": dot_products_by_offset(P)}),
@@ -195,9 +196,15 @@ def test_scores_and_other_matrices_keep_one_scale():
         heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"], color_by="column")
 
 
-def test_a_row_of_equal_weights_sits_mid_scale():
+def test_a_row_of_equal_weights_is_drawn_lightest_it_prefers_no_token():
     spec = heatmap_spec(np.full((1, 4), 0.25), ["q"], list("abcd"))
-    assert {r["shade"] for r in rows_of(spec)} == {0.5} and {r["ink"] for r in rows_of(spec)} == {"black"}
+    assert {r["shade"] for r in rows_of(spec)} == {0.0} and {r["ink"] for r in rows_of(spec)} == {"black"}
+
+
+def test_every_token_is_named_on_both_axes():
+    spec = heatmap_spec(np.eye(13), list("abcdefghijklm"), list("abcdefghijklm"))
+    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is False
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
 
 
 def test_head_panels_share_one_row_scale_for_weights_and_a_global_one_otherwise():

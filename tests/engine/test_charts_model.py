@@ -53,3 +53,20 @@ def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
     assert spec["encoding"]["y"]["sort"] == ["2-gram", "shipped"]
     assert [r["text"] for r in data_rows(spec)] == ["3.500", "2.300"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
+
+
+def test_ladder_zoom_keeps_only_the_rungs_near_the_best_on_an_axis_that_starts_near_them():
+    rungs = [("uniform", 6.2, "baseline"), ("5-gram", 2.07, "n-gram"), ("7-gram", 1.968, "n-gram"),
+             ("shipped", 1.997, "transformer")]
+    spec = assert_valid(charts_model.ladder_zoom(rungs, within=0.5))
+    assert {row["model"] for row in spec["data"]["values"]} == {"5-gram", "7-gram", "shipped"}
+    low, high = spec["encoding"]["x"]["scale"]["domain"]
+    assert 1.9 < low < 1.968 and 2.07 < high < 2.3  # the 0.029-bit gap is a visible distance, not a hair
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point", "text"]  # dots, no bars
+
+
+def test_distribution_numbers_sit_right_of_both_bar_and_tick():
+    spec = charts_model.distribution_bars({"m": [("a", 0.62, 0.75), ("b", 0.2, 0.1)]})
+    rows = spec["data"]["values"]
+    assert [r["label at"] for r in rows] == [0.75, 0.2]
+    assert spec["spec"]["layer"][2]["encoding"]["x"]["field"] == "label at"
