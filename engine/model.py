@@ -152,7 +152,8 @@ class ParameterCount:
             "feed-forward (all blocks)": self.feed_forward_per_block * self.n_layers,
             "LayerNorms (all blocks)": self.layer_norms_per_block * self.n_layers,
             "final LayerNorm": self.final_norm,
-            "LM head (untied)": self.lm_head,
+            # a tied head reuses the embedding (W_vocab = E^T): no numbers of its own
+            ("LM head W_vocab" if self.lm_head else "LM head W_vocab (tied to E: none extra)"): self.lm_head,
         }
 
 
@@ -675,7 +676,7 @@ def dataflow(config: TransformerConfig, T: int | None = None) -> list[Stage]:
     ]
     if config.final_norm:
         stages.append(Stage("final LayerNorm", "LN(y)", (T, d), count.final_norm))
-    stages += [Stage("LM head", "logits = y E^T" if config.tied_head else "logits = y W_vocab", (T, V),
-                     count.lm_head),
+    head = "logits = y W_vocab (tied: W_vocab = E^T)" if config.tied_head else "logits = y W_vocab"
+    stages += [Stage("LM head", head, (T, V), count.lm_head),
                Stage("softmax", "P(w_{t+1} | w_<=t)", (T, V), 0)]
     return stages
