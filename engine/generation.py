@@ -1,7 +1,7 @@
 """Generation from any language model, one token at a time, keeping each step's distribution.
 
 At each step: P(w | w_<t) from the model, reshaped by temperature and top-k
-    q_i = p_i^(1/T) / sum_j p_j^(1/T)   (top-k: only the k largest kept),
+    q_i = p_i^(1/tau) / sum_j p_j^(1/tau)   (top-k: only the k largest kept),
 then w_t ~ q. The same seed gives the same draws for every model, so n-grams and
 transformers can be compared side by side on the same prompt.
 """

@@ -59,7 +59,7 @@ def bits_per_character(nats_per_token: float, n_tokens: int, n_characters: int) 
 
 
 def apply_temperature_top_k(probs: np.ndarray, temperature: float, top_k: int | None) -> np.ndarray:
-    """Reshape a next-token distribution: p_i^(1/T) renormalised, then only the k largest kept.
+    """Reshape a next-token distribution: p_i^(1/tau) renormalised (tau: the temperature), then only the k largest kept.
 
     Temperature 0 means greedy: all mass on the most likely token.
     """
