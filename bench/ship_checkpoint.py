@@ -3,6 +3,8 @@
     python bench/ship_checkpoint.py [--layers 6 --width 256 --heads 8 --context 256 --batch 32
                                      --steps N --seconds S --lr 2e-3 --out /tmp/ship/shakespeare_char]
     python bench/ship_checkpoint.py --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
+    python bench/ship_checkpoint.py --ladder assets/shakespeare_char /tmp/ship/shakespeare_char
+        # the Generate page's ladder (its held-out passages, its n-gram counts) for n = 1..6 and each checkpoint
 
 A character-level TransformerLM with rotary positions (as Llama and SmolLM2: Q and K turned
 inside each head, no position vector) trained with engine.train on the corpus's training split,
@@ -80,6 +82,31 @@ def probe(seconds: float, batch: int, shapes: list[tuple[int, int, int, int]]) -
               flush=True)
 
 
+def ladder(checkpoints: list[Path]) -> None:
+    """Bits per character of uniform, every Kneser-Ney n-gram the page scores and each checkpoint on the
+    ladder's held-out text: ui.loaders.char_corpus's passages, counted and scored as ui.loaders.fixed_ladder does."""
+    from engine import limits
+    from engine.generation import ladder as score
+    from engine.ngram import NGramModel, count_ngrams
+    from engine.train import load_checkpoint
+    from ui import loaders
+
+    torch.set_num_threads(1)
+    tokenizer, train_ids, _, text = loaders.char_corpus()
+    top = getattr(limits, "LADDER_MAX_NGRAM_ORDER", limits.MAX_NGRAM_ORDER)
+    counts = count_ngrams(train_ids, top, tokenizer.vocab_size, limit=top)
+    models = [NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in range(1, top + 1)]
+    for path in checkpoints:
+        model, notes = load_checkpoint(path)
+        name = f"{path} ({model.config.n_layers} x {model.config.d_model}, {model.config.positional})"
+        models.append(TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])), name=name))
+    print(f"held-out text: {len(text):,} characters; uniform over {tokenizer.vocab_size}: "
+          f"{math.log2(tokenizer.vocab_size):.4f} bits/char = {math.log(tokenizer.vocab_size):.4f} nats/char")
+    for rung in score(models, text):
+        print(f"{rung.model:>60}  {rung.bits_per_char:.4f} bits/char = {rung.bits_per_char * math.log(2):.4f} nats/char",
+              flush=True)
+
+
 def main(args: argparse.Namespace) -> None:
     corpus = load_corpus()
     tokenizer = CharTokenizer.from_text(corpus.text)
@@ -148,8 +175,11 @@ if __name__ == "__main__":
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--probe", type=float, default=0.0, help="seconds per shape: measure tokens/s, save nothing")
+    parser.add_argument("--ladder", type=Path, nargs="*", help="checkpoints to score on the Generate page's ladder")
     args = parser.parse_args()
-    if args.probe:
+    if args.ladder is not None:
+        ladder(args.ladder)
+    elif args.probe:
         probe(args.probe, args.batch, [(6, 256, 8, args.context), (6, 192, 6, args.context), (4, 256, 8, args.context)])
     else:
         main(args)
