@@ -257,3 +257,15 @@ def rotary_scores(q, k, T: int, base: float = SINUSOID_BASE) -> np.ndarray:
     Q = rotate(np.tile(q, (T, 1)), positions, base)                                    # (T, d)
     K = rotate(np.tile(k, (T, 1)), positions, base)
     return Q @ K.T
+
+
+def diagonal_spread(M) -> np.ndarray:
+    """For a square table M, the range (largest - smallest) of each diagonal i - j = k, k = -(T-1)..T-1.
+
+    All zeros (up to rounding) means M[i, j] depends on the offset i - j only, as rotary scores do.
+    """
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError("Give a square table (T x T).")
+    T = M.shape[0]
+    return np.array([np.ptp(np.diagonal(M, offset=-k)) for k in range(-(T - 1), T)])

@@ -7,19 +7,22 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import random_projections
+from engine.charts import heatmap_spec
 from engine.charts_heads import heatmap_panels
 from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
 from engine.positional import (
-    ENCODINGS, SINUSOID_BASE, OffsetDotProducts, dot_products_by_offset, permutation_between, permutation_check,
-    positional_encoding, random_permutation,
+    ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
+    permutation_check, positional_encoding, random_permutation, rotary_scores,
 )
 from engine.tinyvocab import embed, load_vocabulary, tokenize
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, charts, chips, code, formula, page, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
                   "learned": "learned (a free table, shown untrained)"}
 
 page.header("Position", "Shuffle the words: does attention notice?")
+
+ROTARY_SHOWN = 12  # positions in the rotary table (numbers readable in every cell)
 
 STATE = url_state.PageState(
     "position",
@@ -173,6 +176,30 @@ if section is not None:
                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
                f"until training does.")
+
+st.subheader("Rotary positions: only the distance between two tokens counts")
+st.markdown("Rotary positions (RoPE, used by Llama and by SmolLM2 on the head viewer) add nothing to x. Inside "
+            "attention, each query and key is turned, pair of coordinates by pair, through an angle that grows "
+            "with its position. Turning both by the same extra angle changes nothing, so the score of a query "
+            "at i and a key at j depends on i - j alone: below, the same *owl* query meets the same *cat* key at "
+            "every pair of positions, and every diagonal holds one number.")
+T_rot = min(T, ROTARY_SHOWN)
+rot = page.run_engine(rotary_scores, vocabulary.vector("owl"), vocabulary.vector("cat"), T_rot, base)
+if rot is not None:
+    charts.show(heatmap_spec(rot, [str(i) for i in range(T_rot)], [str(j) for j in range(T_rot)], digits=2,
+                             cell=34, value_name="score", scheme="viridis",
+                             title=f"rot(q_owl, i) . rot(k_cat, j), d = {vocabulary.d}, base = {base:g}",
+                             x_title="key position j", y_title="query position i"), width="content")
+    formula.formula_with_numbers(
+        r"(R_i\, q) \cdot (R_j\, k) = q^\top R_i^\top R_j\, k = q^\top R_{j-i}\, k",
+        rf"\max_{{i - j = \text{{const}}}} \big|\text{{spread}}\big| = {chips.latex_number(diagonal_spread(rot).max())}"
+        rf",\quad s_{{3,1}} = {rot[min(3, T_rot - 1), min(1, T_rot - 1)]:.3f}"
+        rf" = s_{{{T_rot - 1},{T_rot - 3}}} = {rot[T_rot - 1, max(T_rot - 3, 0)]:.3f}",
+        stacked=True,
+        caption="R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
+                "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the table: "
+                "rounding only. That is why a rotary model can keep the keys it already computed when the window "
+                "slides: the distances between tokens are unchanged.")
 
 check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
 vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \

@@ -224,3 +224,16 @@ def test_random_permutation_is_seeded_and_never_the_identity():
     for seed in range(50):
         assert not np.array_equal(random_permutation(2, seed), [0, 1])
     assert set(ENCODINGS) == {"none", "sinusoidal", "learned"}
+
+
+def test_rotary_scores_have_constant_diagonals_and_others_do_not():
+    from engine.positional import diagonal_spread, rotary_scores
+
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    R = rotary_scores(q, k, 12)
+    assert diagonal_spread(R).max() < 1e-12                       # depends on i - j only
+    assert R[3, 1] == pytest.approx(R[10, 8]) and R[1, 3] == pytest.approx(R[8, 10])
+    assert diagonal_spread(np.outer(np.arange(12), np.arange(12))).max() > 1   # a table that is not
+    with pytest.raises(ValueError, match="square"):
+        diagonal_spread(np.ones((2, 3)))

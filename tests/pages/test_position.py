@@ -86,3 +86,15 @@ def test_a_link_that_does_not_parse_falls_back_with_a_warning():
     assert at.radio(key="position.enc").value == "none"
     assert at.slider(key="position.T").value == 32 and at.slider(key="position.strength").value == 1.0
     assert sum("could not be read" in w.value for w in at.warning) == 3
+
+
+def test_rotary_scores_depend_only_on_the_offset(run_page):
+    """Issue: rotary positions on the Position page, a chart and a check that q_i . k_j depends on i - j only."""
+    at = run_page(PAGE)
+    assert not at.exception
+    assert "Rotary positions: only the distance between two tokens counts" in [s.value for s in at.subheader]
+    numbers = next(x.value for x in at.get("latex") if "spread" in x.value)
+    shown = re.search(r"spread\}\\big\| = (0|([0-9.]+) \\times 10\^\{(-\d+)\})", numbers)
+    assert shown.group(1) == "0" or float(shown.group(2)) * 10 ** int(shown.group(3)) < 1e-12
+    first, second = re.findall(r"s_\{\d+,\d+\} = (-?[0-9.]+)", numbers)
+    assert first == second
