@@ -4,17 +4,7 @@ Pages may also use these to bound their widgets, but the engine enforces them: a
 beyond a limit raises ValueError with a sentence, whatever the widget allowed.
 """
 
-# --- attention by hand (engine.attention) ---------------------------------------------
-MAX_TOKENS = 64            # rows of X (tokens in a hand-made sentence)
-MAX_DIM = 64               # columns of X, width of W_q / W_k / W_v
-MAX_ABS_VALUE = 1e6        # any one number typed into a matrix
-MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+k})
-MAX_HEADS = 16             # h in the multi-head arithmetic
-MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
-MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
-MAX_CONTEXT_SENTENCE_CHARS = 400  # a sentence typed on the context page
-
-# --- text: corpus, tokenizers, n-grams (issue 3) ----------------------------------------
+# --- text: corpus, tokenizers, n-grams --------------------------------------------------
 MAX_USER_TEXT_BYTES = 2_000_000   # a pasted or uploaded text (UTF-8 bytes)
 MAX_TOKENIZE_CHARS = 5_000        # text typed on the Tokens page, shown as chips
 MAX_BPE_MERGES = 2_000            # merges the BPE trainer may learn live
@@ -27,7 +17,7 @@ MAX_TEMPERATURE = 100.0           # sampling temperature (0 means greedy)
 MAX_ADD_K = 100.0                 # k of add-k (Lidstone) smoothing
 MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
 
-# --- embeddings (issue 4) ---------------------------------------------------------------
+# --- embeddings -------------------------------------------------------------------------
 VOCAB_SIZE_CHOICES = (10_000, 50_000, 400_000)  # the vocabulary-size control: most frequent words searched
 MIN_VOCAB_SIZE = 1_000        # fewer words than this and most analogies have no answer at all
 MAX_WORD_CHARS = 40           # one word typed by a student (GloVe's longest useful words are shorter)
@@ -41,7 +31,17 @@ MAX_SENSES = 4                # sense anchor words for one homonym
 MAX_SENTENCE_CHARS = 300      # a sentence around a homonym
 CONTEXT_SKIP_MOST_FREQUENT = 100  # the, of, and, ...: left out of a sentence's context average
 
-# --- the transformer: model, training, generation (issue 5) -----------------------------
+# --- attention by hand (engine.attention) -----------------------------------------------
+MAX_TOKENS = 64            # rows of X (tokens in a hand-made sentence)
+MAX_DIM = 64               # columns of X, width of W_q / W_k / W_v
+MAX_ABS_VALUE = 1e6        # any one number typed into a matrix
+MAX_WINDOW = 16            # k of the window average c_t = mean(x_{t-k} .. x_{t+k})
+MAX_HEADS = 16             # h in the multi-head arithmetic
+MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
+MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
+MAX_CONTEXT_SENTENCE_CHARS = 400  # a sentence typed on the context page
+
+# --- the transformer: model, training, generation ---------------------------------------
 MAX_BUILD_PARAMETERS = 200_000_000  # a model built in memory (GPT-2 small fits; GPT-3 is only counted)
 MAX_CONTEXT_LENGTH = 2048           # tokens a built model reads at once
 MAX_TRAIN_PARAMETERS = 3_000_000    # a model trained live on a shared CPU
@@ -72,7 +72,7 @@ MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts
 MAX_COST_HEADS = 1024          # h in the parameter / FLOP counts
 MAX_PROJECTION_GAIN = 10.0     # gain of the seeded untrained W_Q, W_K, W_V, W_O
 
-# --- the pretrained model and its heads (issue 6) ---------------------------------------
+# --- the pretrained model and its heads -------------------------------------------------
 PRETRAINED_MAX_TOKENS = 256          # tokens in one pass of SmolLM2 (longer texts are cut, with a note)
 PRETRAINED_MAX_TEXT_CHARS = 4_000    # characters of a text typed for SmolLM2
 # characters scored for bits per character (the ladder's held-out slice; windows of 256 tokens)
@@ -83,7 +83,7 @@ PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribu
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 
-# --- beyond words: patches, frames, residues (issue 7) ----------------------------------
+# --- beyond words: patches, frames, residues --------------------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
 MAX_IMAGE_PIXELS = 40_000_000        # width x height read from the header, checked before decoding (bombs)
 MAX_IMAGE_SIDE = 1024                # longer side kept after loading; larger pictures are shrunk to it
@@ -104,5 +104,5 @@ SILENCE_PEAK = 1e-4                  # peak |sample| (full scale 1) below which 
 MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
-# --- classroom: sessions and load (issue 8) ---------------------------------------------
+# --- classroom: sessions and load -------------------------------------------------------
 GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)

