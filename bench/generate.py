@@ -12,7 +12,7 @@ runs, for 100, 160 (the page's default) and 400 (the limit) characters:
 - "rolling" (rotary models only): CachedReader(rolling=True), which keeps the cache as the
   window slides (drop the oldest key and value, read one token): one token per step throughout.
 Cached and full passes draw the same characters (checked). A rolling reader is sliding-window
-attention beyond the window, not a full pass over it (engine.model.CachedReader), so its
+attention beyond the window, not a full pass over it (engine.transformer_lm.CachedReader), so its
 draws may part from the full passes' after the window fills: the table gives the largest
 |p_rolling - p_full| over the rolling run's own contexts and whether the draws agreed.
 The Kneser-Ney 2- and 4-grams the page puts beside the transformer are timed too. Best of
@@ -32,7 +32,7 @@ import torch  # noqa: E402
 
 from engine.corpus import load_corpus  # noqa: E402
 from engine.generation import generate  # noqa: E402
-from engine.model import TransformerLanguageModel  # noqa: E402
+from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
 from engine.ngram import NGramModel, count_ngrams  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
 from engine.train import load_checkpoint  # noqa: E402

@@ -34,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from engine.corpus import load_corpus  # noqa: E402
-from engine.model import TransformerConfig, TransformerLanguageModel, TransformerLM  # noqa: E402
+from engine.transformer_config import TransformerConfig  # noqa: E402
+from engine.model import TransformerLM  # noqa: E402
+from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
 from engine.train import Trainer, TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
 

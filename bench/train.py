@@ -35,7 +35,9 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from engine.corpus import load_corpus  # noqa: E402
-from engine.model import PRESETS, TransformerLanguageModel, TransformerLM, with_vocab  # noqa: E402
+from engine.transformer_config import PRESETS, with_vocab  # noqa: E402
+from engine.model import TransformerLM  # noqa: E402
+from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
 from engine.train import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
 

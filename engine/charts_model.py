@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from engine.charts import styled, value_scale
 
 if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
-    from engine.model import Stage
+    from engine.transformer_config import Stage
 
 # distinguishable without red/green alone
 RUN_COLOURS = ["#1f6fb4", "#e08214", "#2ca25f", "#7b3294", "#d7191c", "#4d4d4d"]

@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from engine import limits
-from engine.model import TransformerConfig, TransformerLM, count_parameters
+from engine.transformer_config import TransformerConfig, count_parameters
+from engine.model import TransformerLM
 from engine.tokenizers import id_array
 
 CHECKPOINT_FORMAT = "transformer-playground/1"

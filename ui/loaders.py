@@ -188,7 +188,7 @@ def shipped_transformer():
 
     import torch
 
-    from engine.model import TransformerLanguageModel
+    from engine.transformer_lm import TransformerLanguageModel
     from engine.tokenizers import CharTokenizer
     from engine.train import load_checkpoint
 

@@ -6,7 +6,9 @@ import math
 import streamlit as st
 
 from engine import charts_model, limits
-from engine.model import ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow
+from engine.transformer_config import (
+    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
+)
 from engine.train import LIVE_RECIPE
 from ui import challenges, charts, code, loaders, page, url_state
 
@@ -155,7 +157,9 @@ running = job is not None and not st.session_state.get("bb_job_recorded", True)
 def start_training() -> None:
     import torch
 
-    from engine.model import TransformerLanguageModel, TransformerLM, with_vocab
+    from engine.transformer_config import with_vocab
+    from engine.model import TransformerLM
+    from engine.transformer_lm import TransformerLanguageModel
     from engine.train import TrainConfig, TrainingJob
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
@@ -288,7 +292,8 @@ if config is not None:
     arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
     code.show_code({"Python": f'''import math
 
-from engine.model import TransformerConfig, TransformerLM, count_parameters, with_vocab
+from engine.transformer_config import TransformerConfig, count_parameters, with_vocab
+from engine.model import TransformerLM
 from engine.train import TrainConfig, train
 from engine.corpus import load_corpus
 from engine.tokenizers import CharTokenizer

@@ -180,7 +180,7 @@ with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any t
 # --- code, challenges, reading ------------------------------------------------------------------------
 code.show_code({"Python": f'''from engine.generation import generate
 from engine.train import load_checkpoint
-from engine.model import TransformerLanguageModel
+from engine.transformer_lm import TransformerLanguageModel
 from engine.tokenizers import CharTokenizer
 
 model, notes = load_checkpoint("{loaders.SHIPPED_CHECKPOINT}")

@@ -8,9 +8,9 @@ import pytest
 
 from engine import charts_model
 from engine.generation import generate, held_out_rung, ladder
-from engine.model import PRESETS, count_parameters, dataflow
+from engine.transformer_config import PRESETS, count_parameters, dataflow
 from tests.engine.test_model import SMALL, Letters, built
-from engine.model import TransformerLanguageModel
+from engine.transformer_lm import TransformerLanguageModel
 
 
 class Fixed:

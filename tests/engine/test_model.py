@@ -11,9 +11,9 @@ import torch.nn as nn
 from hypothesis import given, settings, strategies as st
 
 from engine.generation import generate
-from engine.model import (PRESETS, Block, LayerCache, MultiHeadAttention, TransformerConfig,
-                          TransformerLanguageModel, TransformerLM, check_buildable, count_parameters,
-                          sinusoidal_encoding)
+from engine.transformer_config import PRESETS, TransformerConfig, check_buildable, count_parameters
+from engine.model import Block, LayerCache, MultiHeadAttention, TransformerLM, sinusoidal_encoding
+from engine.transformer_lm import TransformerLanguageModel
 
 SMALL = TransformerConfig(vocab_size=11, context_length=12, d_model=16, n_heads=4, d_ff=24, n_layers=2)
 

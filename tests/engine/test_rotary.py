@@ -13,8 +13,9 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
-from engine.model import (LayerCache, MultiHeadAttention, TransformerConfig, TransformerLanguageModel, TransformerLM,
-                          apply_rotary, count_parameters, dataflow, rotary_cos_sin)
+from engine.transformer_config import TransformerConfig, count_parameters, dataflow
+from engine.model import LayerCache, MultiHeadAttention, TransformerLM, apply_rotary, rotary_cos_sin
+from engine.transformer_lm import TransformerLanguageModel
 from engine.positional import rotary_scores, rotate
 from engine.tokenizers import CharTokenizer
 from engine.train import load_checkpoint, save_checkpoint

@@ -7,7 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from engine import limits  # noqa: E402
-from engine.model import TransformerConfig, TransformerLM  # noqa: E402
+from engine.transformer_config import TransformerConfig  # noqa: E402
+from engine.model import TransformerLM  # noqa: E402
 from engine.shipped_heads import SHIPPED_CHECKPOINT, head_weights, shipped_available  # noqa: E402
 from engine.tokenizers import CharTokenizer  # noqa: E402
 

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from engine import limits
-from engine.model import PRESETS, TransformerConfig, TransformerLM
+from engine.transformer_config import PRESETS, TransformerConfig
+from engine.model import TransformerLM
 from engine.train import (GATE, TrainConfig, Trainer, TrainingGate, TrainingJob, check_trainable, learning_rate,
                           load_checkpoint, random_windows, save_checkpoint, train)
 
