@@ -1,4 +1,5 @@
-"""Every page at 1400 px: no chart's text runs out of its chart's box, and none is cut short with "…".
+"""Every page at 1400 px: no chart's text runs out of its chart's box, none is cut short with "…",
+and none is drawn under 13 px (readable from the back of a room).
 
 The app is started with PLAYGROUND_CHART_RENDERER=svg, so ui.charts.show asks Vega for SVG and every
 text a chart draws is an <svg text> element the browser can measure (Streamlit draws SVG too, except
@@ -27,7 +28,8 @@ MEASURE = """(slack) => [...document.querySelectorAll("[data-testid='stVegaLiteC
         .map(t => t.textContent).join(' ') : '';
     const texts = svg ? [...svg.querySelectorAll('text')].map(t => {
         const r = t.getBoundingClientRect();
-        return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width};
+        return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width,
+                size: parseFloat(getComputedStyle(t).fontSize)};
     }).filter(t => t.text.trim() && t.width > 0) : [];
     return {
         index, title, width: box.width, svg: !!svg,
@@ -36,6 +38,7 @@ MEASURE = """(slack) => [...document.querySelectorAll("[data-testid='stVegaLiteC
         above_below: texts.filter(t => t.top < box.top - slack || t.bottom > box.bottom + slack)
             .map(t => ({text: t.text, by: Math.round(Math.max(box.top - t.top, t.bottom - box.bottom))})),
         shortened: texts.filter(t => t.text.endsWith('\u2026')).map(t => t.text),
+        small: texts.filter(t => t.size < 13).map(t => ({text: t.text, size: t.size})),
     };
 })"""
 
@@ -73,6 +76,8 @@ def test_chart_text_stays_inside_its_chart(svg_app_url, browser, idea):
             problems.append(f"{describe(chart)}: {text['text']!r} runs {text['by']} px above or below the chart")
         for text in chart["shortened"]:
             problems.append(f"{describe(chart)}: {text!r} is cut short")
+        for text in chart["small"]:  # readable from the back of a room
+            problems.append(f"{describe(chart)}: {text['text']!r} is drawn at {text['size']} px, under 13")
     on_canvas = sum(not chart["svg"] for chart in charts)
     assert not problems, f"/{idea.url} ({len(charts)} charts, {on_canvas} on canvas, not measured):\n  " + \
         "\n  ".join(problems)
