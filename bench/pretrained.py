@@ -54,9 +54,9 @@ T = len(ids)
 steps = [
     (f"next-token distribution and generate {limits.PRETRAINED_MAX_NEW_TOKENS} tokens, {T}-token prompt",
      lambda: (pretrained.next_token_distribution(text, 10, model=model),
-              pretrained.generate(text, max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS, model=model))),
+              pretrained.sample_text(text, max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS, model=model))),
     (f"bits per character of {len(text) * 3:,} characters (windows of {T} tokens)",
-     lambda: pretrained.bits_per_character(text * 3, model=model)),
+     lambda: pretrained.score_text(text * 3, model=model)),
     (f"forward at {T} tokens, every weight and hidden state, last logits only",
      lambda: model.forward(ids, all_logits=False)),
     (f"forward at {T} tokens, every weight and hidden state, all ({T}, V) logits",

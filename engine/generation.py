@@ -7,14 +7,13 @@ transformers can be compared side by side on the same prompt.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from engine import limits
-from engine.lm import LanguageModel, apply_temperature_top_k, bits_per_character, context_reader
+from engine.lm import LanguageModel, bits_per_character, check_temperature, context_reader, draw
 
 
 @dataclass
@@ -45,8 +44,7 @@ class Generation:
 def check_sampling(length: int, temperature: float, top_k: int | None) -> None:
     if not isinstance(length, (int, np.integer)) or not 1 <= length <= limits.MAX_GENERATE_TOKENS:
         raise ValueError(f"Generate between 1 and {limits.MAX_GENERATE_TOKENS} tokens; asked for {length}.")
-    if not math.isfinite(temperature) or not 0 <= temperature <= limits.MAX_TEMPERATURE:
-        raise ValueError(f"Temperature must be between 0 (greedy) and {limits.MAX_TEMPERATURE:g}.")
+    check_temperature(temperature, limits.MAX_TEMPERATURE)
     if top_k is not None and top_k < 1:
         raise ValueError("top-k must keep at least one token.")
 
@@ -67,14 +65,8 @@ def generate(lm: LanguageModel, prompt: str, length: int, *, seed: int, temperat
     context = encode_prompt(lm, prompt)
     prompt_ids = list(context)
     rng = np.random.default_rng(seed)
-    read = context_reader(lm)
-    steps = []
-    for _ in range(length):
-        probs = read(context)
-        reshaped = apply_temperature_top_k(probs, temperature, top_k)
-        token = int(rng.choice(reshaped.size, p=reshaped))
-        steps.append(Step(probs, reshaped, token))
-        context.append(token)
+    steps = [Step(probs, reshaped, token) for probs, reshaped, token in
+             draw(context_reader(lm), context, length, rng=rng, temperature=temperature, top_k=top_k)]
     return Generation(lm.name, prompt_ids, steps, lm.tokenizer.decode([s.token for s in steps]))
 
 

@@ -7,7 +7,7 @@ P(next token | context), cross-entropy on held-out ids, and sampling.
 from __future__ import annotations
 
 import math
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -58,14 +58,22 @@ def bits_per_character(nats_per_token: float, n_tokens: int, n_characters: int) 
     return nats_per_token * n_tokens / (n_characters * math.log(2))
 
 
+def check_temperature(temperature: float, limit: float = math.inf) -> float:
+    """The temperature tau, if it is a number from 0 (always the most likely token) to `limit`."""
+    number = isinstance(temperature, (int, float, np.floating)) and not isinstance(temperature, bool)
+    if not number or not math.isfinite(temperature) or not 0 <= temperature <= limit:
+        most = f"at most {limit:g}" if math.isfinite(limit) else "a finite number"
+        raise ValueError(f"Temperature must be 0 or more (0: always the most likely token) and {most}.")
+    return float(temperature)
+
+
 def apply_temperature_top_k(probs: np.ndarray, temperature: float, top_k: int | None) -> np.ndarray:
     """Reshape a next-token distribution: p_i^(1/tau) renormalised (tau: the temperature), then only the k largest kept.
 
     Temperature 0 means greedy: all mass on the most likely token.
     """
     probs = np.asarray(probs, dtype=float)
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError("Temperature must be a finite number, 0 or more (0 means always pick the most likely token).")
+    check_temperature(temperature)
     if temperature == 0:
         greedy = np.zeros_like(probs)
         greedy[int(np.argmax(probs))] = 1.0
@@ -81,3 +89,19 @@ def apply_temperature_top_k(probs: np.ndarray, temperature: float, top_k: int | 
     logits = logits - np.max(logits)
     weights = np.exp(logits)
     return weights / weights.sum()
+
+
+def draw(read: Callable[[list[int]], np.ndarray], context: list[int], length: int, *, rng: np.random.Generator,
+         temperature: float, top_k: int | None) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
+    """The one sampling loop of the app, for every model (makemore's single `generate`).
+
+    For each of `length` steps: p = read(context), q = p reshaped by temperature and top-k, w ~ q,
+    then w joins `context` (the list grows in place). Yields (p, q, w). `read` is the model's
+    P(next token | context): its next_token_probs, or a reader that keeps what it has already seen.
+    """
+    for _ in range(length):
+        probs = read(context)
+        reshaped = apply_temperature_top_k(probs, temperature, top_k)
+        token = int(rng.choice(reshaped.size, p=reshaped))
+        context.append(token)
+        yield probs, reshaped, token

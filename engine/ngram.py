@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from engine import limits
-from engine.lm import Tokenizer, apply_temperature_top_k
+from engine.lm import Tokenizer, apply_temperature_top_k, check_temperature
 
 SMOOTHINGS = ("none", "add-k", "kneser-ney")
 SMOOTHING_NAMES = {"none": "MLE (no smoothing)", "add-k": "add-k (Lidstone)", "kneser-ney": "Kneser-Ney"}
@@ -494,8 +494,7 @@ class NGramModel:
         ngrams = self._fitted()
         if not isinstance(length, (int, np.integer)) or not 0 <= length <= limits.MAX_SAMPLE_TOKENS:
             raise ValueError(f"Sample length must be a whole number from 0 to {limits.MAX_SAMPLE_TOKENS:,}.")
-        if not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature < 0:
-            raise ValueError("Temperature must be a number, 0 or more (0 means always pick the most likely token).")
+        check_temperature(temperature)
         if temperature > limits.MAX_TEMPERATURE:
             raise ValueError(f"Temperature {temperature:g} is beyond the limit of {limits.MAX_TEMPERATURE:g}; "
                              "past about 5 every token is already nearly equally likely.")

@@ -208,7 +208,7 @@ def _byte_of_character() -> dict[str, int]:
 _BYTE_OF_CHARACTER = _byte_of_character()
 
 
-class BPETokenizer:
+class GGUFTokenizer:
     """SmolLM2's own byte-level BPE (49,152 tokens), built from the vocabulary and merges in the GGUF.
 
     As in SmolLM2's tokenizer: digits are split one by one, then GPT-2's pre-tokenizer
@@ -269,7 +269,7 @@ class BPETokenizer:
 # --- the forward pass --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Block:
+class LlamaBlock:
     """One decoder block's weights, as torch tensors laid out for x @ W (in, out)."""
     attn_norm: object   # g of the RMSNorm before attention, (d,)
     W_q: object         # (d, h * d_k)       Q = x W_q, each head's columns in rotary pair order
@@ -345,7 +345,7 @@ def rotate_pairs(x, cos, sin):
     return rotated.flatten(-2)
 
 
-def attention_block(x, block: Block, config: Config, cos, sin, cache: KVCache | None, layer: int,
+def attention_block(x, block: LlamaBlock, config: Config, cos, sin, cache: KVCache | None, layer: int,
                     keep_weights: bool):
     """Causal multi-head attention with grouped keys/values: softmax(Q K^T / sqrt(d_k) + mask) V, then W_o."""
     import torch
@@ -377,7 +377,7 @@ def attention_block(x, block: Block, config: Config, cos, sin, cache: KVCache | 
     return context @ block.W_o, (weights if keep_weights else None)
 
 
-def feed_forward(x, block: Block):
+def feed_forward(x, block: LlamaBlock):
     """SwiGLU: FFN(x) = (silu(x W_gate) * (x W_up)) W_down, silu(z) = z * sigmoid(z)."""
     import torch
 
@@ -392,7 +392,7 @@ class SmolLM2:
 
     name = "SmolLM2-135M (pretrained)"
 
-    def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: BPETokenizer):
+    def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: GGUFTokenizer):
         import torch
 
         def tensor(name):
@@ -403,7 +403,7 @@ class SmolLM2:
         self.token_embedding = tensor("token_embd.weight")            # (V, d); also the output layer
         self.final_norm = tensor("output_norm.weight")
         self.blocks = [
-            Block(attn_norm=tensor(f"blk.{i}.attn_norm.weight"),
+            LlamaBlock(attn_norm=tensor(f"blk.{i}.attn_norm.weight"),
                   W_q=tensor(f"blk.{i}.attn_q.weight").T, W_k=tensor(f"blk.{i}.attn_k.weight").T,
                   W_v=tensor(f"blk.{i}.attn_v.weight").T, W_o=tensor(f"blk.{i}.attn_output.weight").T,
                   ffn_norm=tensor(f"blk.{i}.ffn_norm.weight"),
@@ -467,7 +467,7 @@ class SmolLM2:
         With all_logits=False only the last position's logits are made, (1, V): the next
         token's scores, without the (T, V) matrix (48 MiB at 256 tokens) a viewer never reads.
         """
-        ids = _check_ids(ids, self.config.vocab_size)
+        ids = _check_pass_ids(ids, self.config.vocab_size)
         x, hidden, weights = self._run(ids)
         logits = self.logits(x if all_logits else x[-1:])
         return ForwardResult(ids=ids, tokens=[self.tokenizer.display(i) for i in ids], logits=logits.numpy(),
@@ -491,7 +491,7 @@ class SmolLM2:
         that start is off its usual path (its first token then has to act as the start, and
         "Mary had a little" no longer finds " lamb"). `max_tokens` counts the start token.
         """
-        text = _check_text(text)
+        text = _check_prompt(text)
         if not 2 <= max_tokens <= limits.PRETRAINED_MAX_TOKENS:
             raise ValueError(f"One pass of SmolLM2 here takes 2 to {limits.PRETRAINED_MAX_TOKENS} tokens.")
         ids = self.tokenizer.encode(text)
@@ -511,7 +511,7 @@ class SmolLM2:
         import torch
 
         context = _document(list(context)[-(limits.PRETRAINED_MAX_TOKENS - 1):])
-        x, _, _ = self._run(_check_ids(context, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+        x, _, _ = self._run(_check_pass_ids(context, self.config.vocab_size), keep_weights=False, keep_hidden=False)
         return torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
 
     def cross_entropy(self, ids: Sequence[int]) -> float:
@@ -539,7 +539,7 @@ class SmolLM2:
             start = max(0, predicted - overlap)
             stop = min(len(ids), start + window)
             chunk = [END_OF_TEXT] + ids[start:stop]
-            x, _, _ = self._run(_check_ids(chunk, self.config.vocab_size), keep_weights=False, keep_hidden=False)
+            x, _, _ = self._run(_check_pass_ids(chunk, self.config.vocab_size), keep_weights=False, keep_hidden=False)
             # row r of x predicts chunk[r + 1] = ids[start + r]; rows before `predicted` are context only
             for first in range(predicted, stop, rows_per_chunk):
                 last = min(first + rows_per_chunk, stop)
@@ -560,23 +560,26 @@ class SmolLM2:
 
         if not 1 <= length <= limits.PRETRAINED_MAX_NEW_TOKENS:
             raise ValueError(f"SmolLM2 writes 1 to {limits.PRETRAINED_MAX_NEW_TOKENS} new tokens at a time here.")
-        if not math.isfinite(temperature) or not 0 <= temperature <= limits.PRETRAINED_MAX_TEMPERATURE:
-            raise ValueError(f"Temperature must be between 0 and {limits.PRETRAINED_MAX_TEMPERATURE:g}.")
-        prompt = _check_ids(_document(prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]), self.config.vocab_size)
-        rng = np.random.default_rng(seed)
-        cache = KVCache()
-        x, _, _ = self._run(prompt, cache=cache, keep_weights=False, keep_hidden=False)
+        lm.check_temperature(temperature, limits.PRETRAINED_MAX_TEMPERATURE)
+        kept = prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]
+        prompt = _check_pass_ids(_document(kept), self.config.vocab_size)
+        cache, seen, last = KVCache(), 0, None
+
+        def read(context: list[int]) -> np.ndarray:
+            """P(next token | context), running only the tokens the cache has not seen yet."""
+            nonlocal seen, last
+            last, _, _ = self._run(context[seen:], cache=cache, keep_weights=False, keep_hidden=False)
+            seen = len(context)
+            return torch.softmax(self.logits(last[-1:])[0].double(), dim=-1).numpy()
+
         steps = []
-        for _ in range(length):
-            probs = torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
-            reshaped = lm.apply_temperature_top_k(probs, temperature, top_k)
-            token_id = int(rng.choice(reshaped.size, p=reshaped))
+        for _, reshaped, token_id in lm.draw(read, list(prompt), length, rng=np.random.default_rng(seed),
+                                             temperature=temperature, top_k=top_k):
             top = np.argsort(-reshaped)[:5]
             steps.append(GenerationStep(token_id=token_id, token=self.tokenizer.display(token_id),
                                         probability=float(reshaped[token_id]),
                                         top_tokens=[self.tokenizer.display(i) for i in top],
                                         top_probabilities=reshaped[top].copy()))
-            x, _, _ = self._run([token_id], cache=cache, keep_weights=False, keep_hidden=False)
         return steps
 
 
@@ -585,7 +588,7 @@ def _document(ids: list[int]) -> list[int]:
     return ids if ids[:1] == [END_OF_TEXT] else [END_OF_TEXT] + ids
 
 
-def _check_text(text) -> str:
+def _check_prompt(text) -> str:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("Type some text first: the model needs at least one token to read.")
     if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
@@ -594,7 +597,7 @@ def _check_text(text) -> str:
     return text
 
 
-def _check_ids(ids: Sequence[int], vocab_size: int) -> list[int]:
+def _check_pass_ids(ids: Sequence[int], vocab_size: int) -> list[int]:
     ids = [int(i) for i in ids]
     if not ids:
         raise ValueError("The model needs at least one token to read.")
@@ -619,7 +622,7 @@ def load(path: Path | str | None = None) -> SmolLM2:
 @lru_cache(maxsize=1)
 def _load(path: str) -> SmolLM2:
     config, weights, vocabulary = read_gguf(path)
-    tokenizer = BPETokenizer(vocabulary["tokens"], vocabulary["merges"], vocabulary["token_type"])
+    tokenizer = GGUFTokenizer(vocabulary["tokens"], vocabulary["merges"], vocabulary["token_type"])
     return SmolLM2(config, weights, tokenizer)
 
 
@@ -688,7 +691,7 @@ class Generation:
     seed: int
 
 
-def generate(prompt: str, *, max_new_tokens: int = 20, temperature: float = 0.8, top_k: int | None = 40,
+def sample_text(prompt: str, *, max_new_tokens: int = 20, temperature: float = 0.8, top_k: int | None = 40,
              seed: int = 0, model: SmolLM2 | None = None) -> Generation:
     """Repeat: P = softmax(z / temperature) over the k best, draw w ~ P, append w. Same seed, same text."""
     model = model or load()
@@ -706,7 +709,7 @@ class BitsPerCharacter:
     n_characters: int
 
 
-def bits_per_character(text: str, *, model: SmolLM2 | None = None) -> BitsPerCharacter:
+def score_text(text: str, *, model: SmolLM2 | None = None) -> BitsPerCharacter:
     """bits/char = sum_t -log2 P(w_t | w_<t) / characters, every token of `text` predicted.
 
     The text is read as a document (after <|endoftext|>), so even its first token is scored
@@ -745,7 +748,7 @@ def contextual_vectors(text: str, word: str, *, model: SmolLM2 | None = None) ->
     if not isinstance(word, str) or not word.strip():
         raise ValueError("Type the word to follow through the layers.")
     model = model or load()
-    text = _check_text(text)
+    text = _check_prompt(text)
     found = re.search(rf"(?<!\w){re.escape(word.strip())}(?!\w)", text, flags=re.IGNORECASE)
     if found is None:
         raise ValueError(f"The word '{word.strip()}' does not appear in the sentence.")

@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from engine.lm import Tokenizer, apply_temperature_top_k
+from engine.lm import Tokenizer, draw
 from engine.model import LayerCache, TransformerLM
 
 @dataclass
@@ -79,14 +79,8 @@ class TransformerLanguageModel:
         """Draw `length` ids one at a time from P(w_t | w_<t) reshaped by temperature and top-k."""
         rng = np.random.default_rng(seed)
         context = list(prompt) or [int(rng.integers(self.model.config.vocab_size))]
-        read = self.reader()
-        out: list[int] = []
-        for _ in range(length):
-            probs = apply_temperature_top_k(read(context), temperature, top_k)
-            token = int(rng.choice(probs.size, p=probs))
-            out.append(token)
-            context.append(token)
-        return out
+        return [token for _, _, token in
+                draw(self.reader(), context, length, rng=rng, temperature=temperature, top_k=top_k)]
 
 
 class CachedReader:

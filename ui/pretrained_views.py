@@ -40,7 +40,7 @@ def _candidates(text: str, candidates: tuple[str, ...]):
 @st.cache_data(max_entries=64, show_spinner="SmolLM2 writes, one token at a time...")
 def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: int):
     """A seed fixes the draw, so one generation per settings serves every session (about 55 ms a token)."""
-    return pretrained.generate(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
+    return pretrained.sample_text(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
                                model=loaders.smollm2())
 
 
@@ -124,7 +124,7 @@ def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None,
 
 @st.cache_data(max_entries=4, show_spinner="SmolLM2 scores the held-out text...")
 def _bits_per_character(text: str):
-    return pretrained.bits_per_character(text, model=loaders.smollm2())
+    return pretrained.score_text(text, model=loaders.smollm2())
 
 
 def model_ladder_entry(held_out_text: str):

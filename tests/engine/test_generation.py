@@ -74,3 +74,29 @@ def test_dataflow_parameters_add_up(name):
     assert stages[-1].shape == (config.context_length, config.vocab_size)
     dot = charts_model.block_diagram(stages, config.n_layers, config.residual)
     assert dot.startswith("digraph") and f"repeated N = {config.n_layers} times" in dot and "residual" in dot
+
+
+def test_one_sampling_loop_draws_as_written_and_grows_the_context():
+    """engine.lm.draw is the loop every model samples through: p = read(context), q = reshape(p), w ~ q."""
+    from engine.lm import apply_temperature_top_k, draw
+
+    table = np.array([[0.1, 0.6, 0.3], [0.5, 0.3, 0.2], [0.15, 0.25, 0.6]])  # no ties: top-2 keeps two
+    read = lambda context: table[context[-1]]  # noqa: E731 - a bigram as a reader
+    context = [0]
+    drawn = list(draw(read, context, 20, rng=np.random.default_rng(5), temperature=0.7, top_k=2))
+    rng, expected, last = np.random.default_rng(5), [], 0
+    for _ in range(20):
+        q = apply_temperature_top_k(table[last], 0.7, 2)
+        last = int(rng.choice(3, p=q))
+        expected.append(last)
+    assert [w for _, _, w in drawn] == expected and context == [0] + expected
+    assert all(np.count_nonzero(q) <= 2 for _, q, _ in drawn)
+
+
+@pytest.mark.parametrize("temperature", [-0.1, float("nan"), float("inf"), True, "1"])
+def test_one_temperature_check_for_every_model(temperature):
+    from engine.lm import check_temperature
+
+    with pytest.raises(ValueError, match="Temperature must be 0 or more"):
+        check_temperature(temperature, 2.0)
+    assert check_temperature(2.0, 2.0) == 2.0

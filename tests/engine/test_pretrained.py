@@ -162,10 +162,10 @@ def test_a_token_that_is_part_of_a_character_shows_its_bytes(model):
 # --- generation, bits per character, the LanguageModel interface ----------------------------
 
 def test_generate_is_reproducible_and_greedy_is_argmax(model):
-    a = P.generate("Once upon a time", max_new_tokens=5, seed=3, model=model)
-    b = P.generate("Once upon a time", max_new_tokens=5, seed=3, model=model)
+    a = P.sample_text("Once upon a time", max_new_tokens=5, seed=3, model=model)
+    b = P.sample_text("Once upon a time", max_new_tokens=5, seed=3, model=model)
     assert a.text == b.text and len(a.steps) == 5
-    greedy = P.generate("The capital of Italy is", max_new_tokens=1, temperature=0, model=model)
+    greedy = P.sample_text("The capital of Italy is", max_new_tokens=1, temperature=0, model=model)
     assert greedy.steps[0].token == " Rome" and greedy.steps[0].probability == 1.0
 
 
@@ -176,7 +176,7 @@ def test_language_model_interface(model):
     assert model.sample(4, seed=1, prompt=context) == model.sample(4, seed=1, prompt=context)
     ids = model.tokenizer.encode("To be, or not to be, that is the question")
     nats = model.cross_entropy(ids)
-    result = P.bits_per_character("To be, or not to be, that is the question", model=model)
+    result = P.score_text("To be, or not to be, that is the question", model=model)
     assert result.n_tokens == len(ids)
     assert result.bits_per_character == pytest.approx(
         lm.bits_per_character(nats, len(ids), len("To be, or not to be, that is the question")))
@@ -187,7 +187,7 @@ def test_bits_per_character_equals_the_sum_over_one_pass(model):
     result = model.forward_text(text)
     log_probs = torch.log_softmax(torch.from_numpy(result.logits).double(), dim=-1)
     nats = -sum(float(log_probs[t, result.ids[t + 1]]) for t in range(len(result.ids) - 1))
-    bpc = P.bits_per_character(text, model=model)
+    bpc = P.score_text(text, model=model)
     assert bpc.bits_per_character == pytest.approx(nats / np.log(2) / len(text), rel=1e-5)
     assert 0.5 < bpc.bits_per_character < 4
     # the log-softmax is taken a few rows at a time: any chunk size gives the same sum
@@ -198,9 +198,9 @@ def test_long_texts_are_read_in_windows(model, monkeypatch):
     text = ("Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my "
             "purse, and nothing particular to interest me on shore, I thought I would sail about a little and "
             "see the watery part of the world. It is a way I have of driving off the spleen.")
-    one_pass = P.bits_per_character(text, model=model)
+    one_pass = P.score_text(text, model=model)
     monkeypatch.setattr(limits, "PRETRAINED_MAX_TOKENS", 24)
-    windows = P.bits_per_character(text, model=model)
+    windows = P.score_text(text, model=model)
     assert windows.n_tokens == one_pass.n_tokens
     assert windows.nats_per_token == pytest.approx(one_pass.nats_per_token, abs=0.6)
     assert windows.nats_per_token != one_pass.nats_per_token
@@ -253,9 +253,9 @@ def test_limits_are_enforced(model):
     with pytest.raises(ValueError, match="limit"):
         model.forward(list(range(limits.PRETRAINED_MAX_TOKENS + 1)))
     with pytest.raises(ValueError, match="new tokens"):
-        P.generate("Hi", max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS + 1, model=model)
+        P.sample_text("Hi", max_new_tokens=limits.PRETRAINED_MAX_NEW_TOKENS + 1, model=model)
     with pytest.raises(ValueError, match="Temperature"):
-        P.generate("Hi", temperature=float("nan"), model=model)
+        P.sample_text("Hi", temperature=float("nan"), model=model)
     with pytest.raises(ValueError, match="candidate"):
         P.next_token_distribution("Hi", 0, model=model)
     with pytest.raises(ValueError, match="Token ids"):
