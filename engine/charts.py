@@ -107,8 +107,8 @@ def row_shares(values: np.ndarray) -> np.ndarray:
         return np.where(span > 0, (values - low) / np.where(span > 0, span, 1.0), 0.0)
 
 
-def _unique(labels: list[str]) -> list[str]:
-    """Axis labels must be distinct for Altair; repeat words get their position appended."""
+def unique_labels(labels: list[str]) -> list[str]:
+    """Axis labels must be distinct for Vega-Lite; repeated words get their position appended."""
     seen: dict[str, int] = {}
     out = []
     for label in labels:
@@ -142,7 +142,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     through Altair's objects costs tens of milliseconds, this costs well under one.
     """
     values = np.asarray(matrix, dtype=float)
-    rows, cols = _unique(list(row_labels)), _unique(list(col_labels))
+    rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
     if color_by is None:
         weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
         color_by = "row" if weights_domain and rows_are_weights(values) else "all"
@@ -214,7 +214,7 @@ def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: st
                  value_title: str = "weight on each token") -> dict:
     """Side-by-side bars of two (or more) weight vectors over the same tokens, as a Vega-Lite spec; the
     value axis ends just above the largest weight (a 0.333 bar is not dwarfed by an axis to 1)."""
-    tokens = _unique(list(labels))
+    tokens = unique_labels(list(labels))
     methods = list(weights)
     records = [{"method": method, "token": tokens[j], "weight": float(w[j]), "text": f"{w[j]:.3f}"}
                for method, w in weights.items() for j in range(len(tokens))]

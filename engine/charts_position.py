@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine import limits
-from engine.charts import PAIR_COLOURS, _unique, panel, styled
+from engine.charts import PAIR_COLOURS, unique_labels, panel, styled
 
 if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
     from engine.positional import OffsetDotProducts
@@ -106,7 +106,7 @@ def offset_profile(profiles: dict[str, OffsetDotProducts], *, title: str = "") -
 def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
     """max |c_B(word) - c_A(word)| for each word of the shuffled sentence, as a Vega-Lite spec (redrawn on
     every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
-    labels = _unique(list(tokens))
+    labels = unique_labels(list(tokens))
     values = [float(v) for v in np.asarray(difference, dtype=float)]
     records = [{"word": w, "difference": v, "text": f"{v:.2g}" if v >= 1e-12 else "0"} for w, v in zip(labels, values)]
     top = max(max(values) * 1.25, 0.05)

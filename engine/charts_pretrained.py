@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, _unique, styled, value_scale
+from engine.charts import PAIR_COLOURS, unique_labels, styled, value_scale
 
 
 @styled
 def next_token_bars(tokens: list[str], probabilities, *, title: str = "", colour: str = PAIR_COLOURS[0]) -> dict:
     """Horizontal bars of P(next token), most likely on top, the probability printed beside each bar; the
     axis ends just above the largest probability (room for its number), not at 1."""
-    labels = _unique([repr(token)[1:-1] for token in tokens])
+    labels = unique_labels([repr(token)[1:-1] for token in tokens])
     values = [{"token": label, "probability": float(p), "text": f"{p:.3f}"}
               for label, p in zip(labels, np.asarray(probabilities, dtype=float))]
     return {

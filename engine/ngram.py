@@ -304,7 +304,7 @@ class NGramModel:
         self.tokenizer = tokenizer
         self.ngrams: NGramCounts | None = None
         self._parts: dict = {}  # Kneser-Ney pieces per (order, context id), filled as they are met
-        self._links: dict = {}  # the same for sampling (ChainSampler), with running sums
+        self.links: dict = {}  # the same for sampling (ChainSampler), with running sums
 
     @property
     def name(self) -> str:
@@ -313,14 +313,14 @@ class NGramModel:
 
     @property
     def vocab_size(self) -> int:
-        return self._fitted().vocab_size
+        return self.fitted().vocab_size
 
     def fit(self, ids, vocab_size: int | None = None) -> "NGramModel":
         """Count the k-grams of `ids` for k = 1..n. V = vocab_size, else the tokenizer's, else max id + 1."""
         if vocab_size is None and self.tokenizer is not None:
             vocab_size = self.tokenizer.vocab_size
         self.ngrams = count_ngrams(ids, self.n, vocab_size)
-        self._parts, self._links = {}, {}
+        self._parts, self.links = {}, {}
         return self
 
     @classmethod
@@ -334,14 +334,15 @@ class NGramModel:
         model.ngrams = ngrams
         return model
 
-    def _fitted(self) -> NGramCounts:
+    def fitted(self) -> NGramCounts:
+        """The counts this model reads; a sentence if it has none yet."""
         if self.ngrams is None:
             raise ValueError("The model has not been fitted yet: call fit(ids) first.")
         return self.ngrams
 
     def _stats(self, order: int) -> OrderStats:
         """Kneser-Ney: raw counts at the top order, continuation counts below; otherwise raw counts."""
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         if self.smoothing == "kneser-ney" and order < self.n:
             return ngrams.kn_lower[order - 1]
         return ngrams.raw[order - 1]
@@ -356,14 +357,14 @@ class NGramModel:
         1 - gamma of the discounted counts max(a - D, 0), where gamma = D N1+(c .) / C(c .) is
         handed down to the shorter context; what is left at the bottom goes to the uniform.
         """
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         context = tuple(int(t) for t in check_ids(list(context), ngrams.vocab_size))
         context = context[max(0, len(context) - (self.n - 1)):] if self.n > 1 else ()
         return self._mixture(context, ngrams.context_ids(context))
 
     def _mixture(self, context: tuple[int, ...], found: list[int]) -> Mixture:
         """The mixture for a checked context whose suffixes have dense ids `found` (see context_ids)."""
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         V = ngrams.vocab_size
         top_order = len(context) + 1
         # found[k-1]: dense id of the last k-1 tokens, or -1; seen[k-1]: was it ever followed by a token?
@@ -423,7 +424,7 @@ class NGramModel:
 
     def _slice(self, stats: OrderStats, order: int, context: int) -> tuple[np.ndarray, np.ndarray]:
         """(next tokens w, statistic a(c w)) for the k-grams of this context: one slice of the sorted keys."""
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         lo, hi = stats.start[context], stats.start[context + 1]
         return ngrams.keys[order][lo:hi] % ngrams.vocab_size, stats.a[lo:hi]
 
@@ -438,7 +439,7 @@ class NGramModel:
         `dense` (from `ngrams.dense_ids(ids, n)`) may be passed in to score several models
         sharing these counts without looking the text up again.
         """
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         V = ngrams.vocab_size
         x = check_ids(ids, V)
         L = x.size
@@ -491,7 +492,7 @@ class NGramModel:
         Randomness only from numpy's Generator(seed): the same seed gives the same ids.
         Temperature 0 is greedy (always the most likely token).
         """
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         if not isinstance(length, (int, np.integer)) or not 0 <= length <= limits.MAX_SAMPLE_TOKENS:
             raise ValueError(f"Sample length must be a whole number from 0 to {limits.MAX_SAMPLE_TOKENS:,}.")
         check_temperature(temperature)
@@ -528,14 +529,14 @@ class NGramModel:
 
     def table_stats(self) -> list[TableRow]:
         """Distinct k-grams seen vs V^k possible, k = 1..n: the table the chapter says cannot be filled."""
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         V = ngrams.vocab_size
         return [TableRow(k, int(ngrams.keys[k].size), float(V) ** k, ngrams.keys[k].size / float(V) ** k)
                 for k in range(1, self.n + 1)]
 
     def top_contexts(self, rows: int = 10) -> list[tuple[tuple[int, ...], int]]:
         """The most frequent contexts of the top order (n-1 tokens) and C(c .) for each."""
-        ngrams = self._fitted()
+        ngrams = self.fitted()
         if self.n == 1:
             return [((), ngrams.n_tokens)]
         totals = ngrams.raw[self.n - 1].total
@@ -557,8 +558,8 @@ class ChainSampler:
 
     def __init__(self, model: "NGramModel"):
         self.model = model
-        self.ngrams = model._fitted()
-        self.links: dict = model._links
+        self.ngrams = model.fitted()
+        self.links: dict = model.links
 
     def link(self, order: int, c: int):
         """(next tokens, their running probabilities, stay) for context id c at this order; None if unseen."""
@@ -730,7 +731,7 @@ class ReshapedSampler:
 
     def __init__(self, model: "NGramModel", temperature: float, top_k: int | None):
         self.model = model
-        self.V = model._fitted().vocab_size
+        self.V = model.fitted().vocab_size
         self.temperature = temperature
         self.top_k = None if top_k is None or top_k >= self.V else int(top_k)
         if self.top_k is not None and self.top_k < 1:

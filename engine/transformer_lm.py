@@ -32,12 +32,13 @@ class TransformerLanguageModel:
 
     def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
         """softmax(logits at the last position), reading at most context_length tokens back."""
-        ids = self._window(context)
+        ids = self.window(context)
         with torch.no_grad():
             logits, _ = self.model(torch.tensor([ids], dtype=torch.long))
         return torch.softmax(logits[0, -1].double(), dim=-1).numpy()
 
-    def _window(self, context: Sequence[int]) -> list[int]:
+    def window(self, context: Sequence[int]) -> list[int]:
+        """The last context_length ids of the context: what the model reads; a sentence if there are none."""
         ids = list(context)[-self.model.config.context_length:]
         if not ids:
             raise ValueError("The transformer needs at least one token of context (a prompt) to go on.")
@@ -110,7 +111,7 @@ class CachedReader:
         self.cache: list[LayerCache] = []
 
     def __call__(self, context: Sequence[int]) -> np.ndarray:
-        ids = self.lm._window(context)
+        ids = self.lm.window(context)
         if not self.causal:
             return self.lm.next_token_probs(ids)
         known = len(self.ids)
