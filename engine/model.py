@@ -94,7 +94,7 @@ class LayerCache:
 
 
 @dataclass
-class AttentionResult:
+class AttentionOutput:
     """One multi-head attention call: output (B, T, d) and, on the explicit path, weights (B, h, T, T)."""
     output: torch.Tensor
     weights: torch.Tensor | None
@@ -126,7 +126,7 @@ class MultiHeadAttention(nn.Module):
         self.weights_dropout = nn.Dropout(config.dropout)
         self.output_dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> AttentionResult:
+    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> AttentionOutput:
         """With a cache (generation), x holds only the new tokens: their keys and values join the
         cached ones and their queries read all of them (a causal model's past never changes)."""
         B, T, d = x.shape
@@ -163,7 +163,7 @@ class MultiHeadAttention(nn.Module):
                     Q, K, V, attn_mask=mask, is_causal=self.causal and T > 1 and mask is None,
                     dropout_p=self.dropout if self.training else 0.0)
         context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
-        return AttentionResult(self.output_dropout(self.W_o(context)), weights)
+        return AttentionOutput(self.output_dropout(self.W_o(context)), weights)
 
     def rotation(self, start: int, T: int) -> tuple[torch.Tensor, torch.Tensor]:
         """cos, sin (T, d_k) for positions start .. start + T - 1: from the table inside the context,

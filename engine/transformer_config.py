@@ -170,6 +170,17 @@ def count_parameters(config: TransformerConfig) -> ParameterCount:
     )
 
 
+def block_formula(config: TransformerConfig) -> list[tuple[str, str, int]]:
+    """One block's parameters as (part, LaTeX formula in d and d_ff, count), following the bias and
+    LayerNorm switches, so the formula on screen is always the one that gives the count beside it."""
+    count, bias = count_parameters(config), config.bias
+    parts = [("W_q, W_k, W_v, W_O", "4d^2 + 4d" if bias else "4d^2", count.attention_per_block),
+             (r"\mathrm{FFN}", r"2\,d\,d_{ff} + d_{ff} + d" if bias else r"2\,d\,d_{ff}", count.feed_forward_per_block)]
+    if config.layer_norm != "none":
+        parts.append((r"\mathrm{LayerNorms}", r"2 \cdot 2d" if bias else r"2 \cdot d", count.layer_norms_per_block))
+    return parts
+
+
 def check_buildable(config: TransformerConfig) -> None:
     """Refuse, with a sentence, a model too large to build in this app's memory."""
     total = count_parameters(config).total

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import charts_model, limits
 from engine.transformer_config import (
-    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
+    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
 from engine.train import LIVE_RECIPE
 from ui import challenges, charts, code, loaders, page, url_state
@@ -116,11 +116,10 @@ if config is not None:
             st.dataframe([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
                            "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
                           for s in stages], hide_index=True)
-    st.latex(r"\underbrace{4d^2 + 4d}_{W_q, W_k, W_v, W_O} + \underbrace{2\,d\,d_{ff} + d_{ff} + d}_{\mathrm{FFN}}"
-             r" + \underbrace{2 \cdot 2d}_{\mathrm{LayerNorms}} = "
-             rf"{count.attention_per_block:,} + {count.feed_forward_per_block:,} + {count.layer_norms_per_block:,}"
-             rf" = {count.per_block:,}")
-    biases = "on" if config.bias else "off: drop the +4d and +d_ff+d terms and half of each LayerNorm"
+    terms = block_formula(config)
+    st.latex(" + ".join(rf"\underbrace{{{latex}}}_{{{part}}}" for part, latex, _ in terms) + " = "
+             + " + ".join(f"{n:,}" for _, _, n in terms) + rf" = {count.per_block:,}")
+    biases = "on" if config.bias else "off: no +4d, +d_ff + d terms, and one number per LayerNorm feature"
     st.caption(f"One block (biases {biases}); the stack repeats it N = {config.n_layers} times, "
                f"{count.blocks / max(count.total, 1):.0%} of the model.")
 

@@ -26,3 +26,26 @@ def test_the_model_module_builds_from_the_same_config():
 
     config = PRESETS["tiny (the chapter's block)"]
     assert TransformerLM(config).n_parameters() == count_parameters(config).total
+
+
+def evaluate(latex: str, d: int, d_ff: int) -> int:
+    """A formula of block_formula as arithmetic: d_{ff} -> f, '2d' -> 2*d, '\\,' and '\\cdot' -> *."""
+    import re
+
+    text = latex.replace("d_{ff}", "f").replace(r"\,", "*").replace(r"\cdot", "*").replace("^2", "**2")
+    text = re.sub(r"(\d)([df])", r"\1*\2", text)
+    return eval(text, {}, {"d": d, "f": d_ff})  # noqa: S307 - our own formula text
+
+
+def test_the_block_formula_gives_the_count_beside_it_for_every_switch():
+    from dataclasses import replace
+
+    from engine.transformer_config import PRESETS, block_formula, count_parameters
+
+    for base in PRESETS.values():
+        for bias in (True, False):
+            for norm in ("post", "pre", "none"):
+                config = replace(base, bias=bias, layer_norm=norm)
+                terms = block_formula(config)
+                assert [evaluate(latex, config.d_model, config.d_ff) for _, latex, _ in terms] == [n for *_, n in terms]
+                assert sum(n for *_, n in terms) == count_parameters(config).per_block
