@@ -64,7 +64,8 @@ class TrainConfig:
         if not (0 < self.learning_rate < 1 and 0 <= self.min_learning_rate <= self.learning_rate):
             raise ValueError("The learning rate must lie between 0 and 1, with its floor no higher than its peak.")
         if self.warmup_steps < 0 or self.eval_every < 1 or self.eval_batches < 1:
-            raise ValueError("Warm-up steps must be 0 or more, and evaluation every 1 or more steps on 1 or more batches.")
+            raise ValueError("Warm-up steps must be 0 or more, and evaluation every 1 or more steps "
+                             "on 1 or more batches.")
         if self.grad_clip <= 0:
             raise ValueError("The gradient clip must be a positive norm.")
         if self.precision not in PRECISIONS:
@@ -461,5 +462,6 @@ def load_checkpoint(path: str | Path) -> tuple[TransformerLM, dict]:
     try:
         model.load_state_dict(state, strict=False)
     except RuntimeError:
-        raise ValueError(f"The checkpoint weights {weights_path.name} have the wrong shapes for its configuration.") from None
+        raise ValueError(f"The checkpoint weights {weights_path.name} have the wrong shapes for its "
+                         "configuration.") from None
     return model.train(False), described.get("metadata", {})

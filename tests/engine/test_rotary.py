@@ -174,7 +174,8 @@ def test_rotary_cached_attention_explicit_and_fused_paths_agree(need_weights):
 @settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_rotary_extend_piece_by_piece_equals_one_forward_pass(data):
-    config = replace(ROTARY, n_layers=data.draw(st.integers(1, 3)), layer_norm=data.draw(st.sampled_from(["pre", "post"])))
+    config = replace(ROTARY, n_layers=data.draw(st.integers(1, 3)),
+                     layer_norm=data.draw(st.sampled_from(["pre", "post"])))
     model = built(config, seed=data.draw(st.integers(0, 3)))
     T = data.draw(st.integers(1, config.context_length))
     idx = torch.tensor([data.draw(st.lists(st.integers(0, 10), min_size=T, max_size=T))])
