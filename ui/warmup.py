@@ -48,6 +48,12 @@ def _analogy_accuracy() -> None:
         loaders.analogy_accuracy(method)
 
 
+def _ladder() -> None:
+    from ui import loaders
+
+    loaders.fixed_ladder()  # every n-gram order 1..8 counted and scored, and the shipped transformer
+
+
 def _smollm2_sample() -> None:
     from ui import pretrained_views
 
@@ -59,6 +65,7 @@ TASKS: dict[str, Callable[[], None]] = {
     "n-grams of the plays, every token level": _ngrams,
     "analogy accuracy, both scores": _analogy_accuracy,
     "SmolLM2's default sample": _smollm2_sample,
+    "the model ladder": _ladder,
 }
 
 

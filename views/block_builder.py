@@ -10,7 +10,7 @@ from engine.transformer_config import (
     ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
 from engine.train import LIVE_RECIPE
-from ui import challenges, charts, code, loaders, page, url_state
+from ui import challenges, charts, code, loaders, page, url_state, warmup
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -336,3 +336,4 @@ page.further_reading([
      "https://arxiv.org/abs/2005.14165"),
 ])
 page.next_idea(__file__)
+warmup.prefetch("the model ladder")  # ui.warmup: the next page, Generate, opens on it

@@ -55,7 +55,7 @@ def test_after_the_warm_up_the_cold_choices_compute_nothing(run_page, smollm2_in
             computed()
         return one_question(wv, questions, *args, **kwargs)
     monkeypatch.setattr(engine.embeddings, "score_analogies", scored)
-    monkeypatch.setattr(engine.pretrained, "generate", computed)
+    monkeypatch.setattr(engine.pretrained, "sample_text", computed)
 
     ngram = run_page("views/ngram.py", query={"level": "BPE"})
     no_exception(ngram)
