@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -51,6 +52,13 @@ def rotary_cos_sin(positions: torch.Tensor, d_k: int, base: float = ROTARY_BASE)
     angles = positions.to(torch.float64)[:, None] * theta[None, :]                     # (T, d_k/2)
     angles = torch.cat((angles, angles), dim=-1)                                      # (T, d_k)
     return angles.cos().float(), angles.sin().float()
+
+
+@lru_cache(maxsize=16)
+def rotary_cos_sin_beyond(start: int, T: int, d_k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """rotary_cos_sin of positions start .. start + T - 1, kept for the next block: a rolling cache
+    reads one new position per step past the table, the same in every block (read-only tensors)."""
+    return rotary_cos_sin(torch.arange(start, start + T), d_k)
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
@@ -170,7 +178,7 @@ class MultiHeadAttention(nn.Module):
         computed afresh in float64 beyond it (a rolling cache's positions grow without end)."""
         if start + T <= self.rotary_cos.shape[0]:
             return self.rotary_cos[start:start + T], self.rotary_sin[start:start + T]
-        cos, sin = rotary_cos_sin(torch.arange(start, start + T), self.d_k)
+        cos, sin = rotary_cos_sin_beyond(start, T, self.d_k)
         return cos.to(self.rotary_cos.device), sin.to(self.rotary_sin.device)
 
 
