@@ -71,7 +71,8 @@ def main() -> None:
     tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
     lm = TransformerLanguageModel(model, tokenizer, name="shipped transformer")
     rotary = model.config.positional == "rotary"
-    rolling_lm = TransformerLanguageModel(model, tokenizer, name="shipped transformer", rolling_cache=True) if rotary else None
+    rolling_lm = (TransformerLanguageModel(model, tokenizer, name="shipped transformer", rolling_cache=True)
+                  if rotary else None)
     window = model.config.context_length
     prompt_tokens = len(tokenizer.encode(PROMPT))
     print(f"{args.checkpoint.name}: {model.config.n_layers} layers, d = {model.config.d_model}, "

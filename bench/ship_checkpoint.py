@@ -116,8 +116,8 @@ def ladder(checkpoints: list[Path]) -> None:
     print(f"held-out text: {len(text):,} characters; uniform over {tokenizer.vocab_size}: "
           f"{math.log2(tokenizer.vocab_size):.4f} bits/char = {math.log(tokenizer.vocab_size):.4f} nats/char")
     for rung in score(models, text):
-        print(f"{rung.model:>60}  {rung.bits_per_char:.4f} bits/char = {rung.bits_per_char * math.log(2):.4f} nats/char",
-              flush=True)
+        nats = rung.bits_per_char * math.log(2)
+        print(f"{rung.model:>60}  {rung.bits_per_char:.4f} bits/char = {nats:.4f} nats/char", flush=True)
 
 
 def main(args: argparse.Namespace) -> None:
