@@ -46,7 +46,8 @@ def test_tokens_page_bad_text(app_url, browser_page):
 def test_ngram_page(app_url, browser_page):
     open_page(browser_page, app_url, "ngram", timeout_ms=FIRST_LOAD_MS)
     text = main_text(browser_page)
-    assert "A sample" in text and "First failure" in text and "Second failure" in text
+    assert "A sample, and the second failure" in text and "First failure" in text
+    assert "Highlighted: a loop of" in text  # the chapter's loop, by default
     assert not error_texts(browser_page)
     assert browser_page.locator("[data-testid='stVegaLiteChart']").count() >= 3
     settle(browser_page)
@@ -67,6 +68,6 @@ def test_ngram_page_characters_and_bad_temperature(app_url, browser_page):
 
     open_page(browser_page, app_url, "ngram?temperature=1000000", timeout_ms=FIRST_LOAD_MS)
     assert any("beyond the limit" in e for e in error_texts(browser_page))
-    assert "Second failure" in main_text(browser_page)
+    assert "Enlarging n trades one failure for the other" in main_text(browser_page)
     settle(browser_page)
     screenshot(browser_page, "ngram-bad-temperature")
