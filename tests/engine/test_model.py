@@ -270,7 +270,13 @@ causal_configs = configs.map(lambda config: replace(config, causal=True, dropout
 @settings(max_examples=40, deadline=None)
 @given(causal_configs, st.data())
 def test_extending_a_cache_piece_by_piece_equals_one_forward_pass(config, data):
-    model = built(config, seed=data.draw(st.integers(0, 3)))
+    assert_pieces_equal_one_pass(built(config, seed=data.draw(st.integers(0, 3))), data)
+
+
+def assert_pieces_equal_one_pass(model: TransformerLM, data) -> None:
+    """A random text cut at random points and fed piece by piece through the cache (extend) gives
+    the logits of one forward pass over the whole text."""
+    config = model.config
     T = data.draw(st.integers(1, config.context_length))
     idx = torch.tensor([data.draw(st.lists(st.integers(0, config.vocab_size - 1), min_size=T, max_size=T))])
     cuts = sorted(set(data.draw(st.lists(st.integers(1, T - 1), max_size=4)))) if T > 1 else []

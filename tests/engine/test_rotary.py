@@ -19,6 +19,7 @@ from engine.transformer_lm import TransformerLanguageModel
 from engine.positional import rotary_scores, rotate
 from engine.tokenizers import CharTokenizer
 from engine.train import load_checkpoint, save_checkpoint
+from tests.engine.test_model import assert_pieces_equal_one_pass
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LETTERS = CharTokenizer(tuple("abcdefghijk"))
@@ -176,16 +177,7 @@ def test_rotary_cached_attention_explicit_and_fused_paths_agree(need_weights):
 def test_rotary_extend_piece_by_piece_equals_one_forward_pass(data):
     config = replace(ROTARY, n_layers=data.draw(st.integers(1, 3)),
                      layer_norm=data.draw(st.sampled_from(["pre", "post"])))
-    model = built(config, seed=data.draw(st.integers(0, 3)))
-    T = data.draw(st.integers(1, config.context_length))
-    idx = torch.tensor([data.draw(st.lists(st.integers(0, 10), min_size=T, max_size=T))])
-    cuts = sorted(set(data.draw(st.lists(st.integers(1, T - 1), max_size=4)))) if T > 1 else []
-    cache, pieces = model.empty_cache(), []
-    for start, stop in zip([0, *cuts], [*cuts, T]):
-        pieces.append(model.extend(idx[:, start:stop], cache))
-    with torch.no_grad():
-        whole, _ = model(idx)
-    torch.testing.assert_close(torch.cat(pieces, dim=1), whole, atol=1e-5, rtol=1e-4)
+    assert_pieces_equal_one_pass(built(config, seed=data.draw(st.integers(0, 3))), data)
 
 
 # --- (b) the rolling cache ------------------------------------------------------------------------
