@@ -175,10 +175,11 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
 @styled
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
     """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
-    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores),
+    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
                "ink": QUERY_COLOUR if size == current else "#1f6fb4"} for size, tokens, scores in rows]
     return {
-        "title": "Tokens (labels) and scores as the patch shrinks", "data": {"values": values}, "height": 260,
+        "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
+        "height": 260,
         "encoding": {
             "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
             "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
@@ -191,6 +192,6 @@ def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "p
                             {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
                             {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
             {"mark": {"type": "text", "dy": -12},
-             "encoding": {"text": {"field": "tokens", "type": "quantitative", "format": ","}}},
+             "encoding": {"text": {"field": "label", "type": "nominal"}}},  # 'T = 196': a count, not a score
         ],
     }
