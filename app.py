@@ -9,7 +9,6 @@ import ui.server  # first, before numpy loads: BLAS threads, malloc arenas (see 
 
 import streamlit as st  # noqa: E402
 
-from ui import charts  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 
@@ -33,9 +32,9 @@ st.html("<style>[data-testid='stVegaLiteChart'], [data-testid='stMarkdownContain
         " { overflow-x: auto; overflow-y: hidden; max-width: 100%; }"
         " [data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; max-width: 100%; }</style>")
 with st.sidebar:  # for every page, above the page's own settings
+    # ui.charts.text_size reads the switch (not imported here: the home page does not need pyarrow)
     st.toggle("Projector: chart text at 16 px", key="app.projector",
               help="For a room: axis labels, titles and the numbers in the cells grow from 13 to 16 px.")
-charts.set_projector(st.session_state["app.projector"])
 navigation = st.navigation(
     {"Start": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
     | {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]

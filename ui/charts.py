@@ -65,14 +65,18 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
 
 
 TEXT_SIZE_KEY = "chart_text_size"
+PROJECTOR_KEY = "app.projector"  # the switch app.py draws at the top of every page's sidebar
 # "svg" or "canvas": the renderer Vega draws with (the browser tests measure SVG text); unset, Streamlit's
 # choice: SVG, or canvas for a chart of more than 2,000 data rows
 RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
 
 
 def text_size() -> int:
-    """The chart text size of this session: TEXT_SIZE (13 px) unless set_text_size chose another."""
+    """The chart text size of this session: PROJECTOR_TEXT_SIZE while the projector switch is on, else
+    TEXT_SIZE (13 px) unless set_text_size chose another."""
     try:
+        if st.session_state.get(PROJECTOR_KEY):
+            return PROJECTOR_TEXT_SIZE
         return int(st.session_state.get(TEXT_SIZE_KEY, TEXT_SIZE))
     except Exception:  # no session (a bare script, a test): the default
         return TEXT_SIZE
