@@ -1,6 +1,6 @@
 """Drawings for the Block builder and Generate pages: the data-flow diagram (Graphviz DOT)
-and Vega-Lite specs (plain dicts) of parameters, loss curves, next-token distributions and the
-model ladder.
+and Vega-Lite specs (plain dicts) of parameters, loss curves and the model ladder (the next-token
+distributions are engine.charts_text.next_token_bars).
 
 Plain specs, like engine.charts.heatmap_spec: pages redraw them on every rerun (the loss curves
 every second while a model trains), and building them through Altair's objects cost tens of
@@ -12,7 +12,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING
 
-from engine.charts import styled, value_scale
+from engine.charts import styled
 
 if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
     from engine.transformer_config import Stage
@@ -133,37 +133,6 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
              "encoding": {"x": step, "y": loss, "text": {"field": "text", "type": "nominal"}}},
         ]
     return {"width": 560, "height": 320, "layer": layers}
-
-
-@styled
-def distribution_bars(tops: dict[str, list[tuple[str, float, float]]], *, title: str = "") -> dict:
-    """Each model's most likely next tokens at one step: bar = P(w | context), tick = after temperature/top-k;
-    the probability axis ends just above the largest value, not at 1."""
-    values = [{"model": model, "token": token, "P": float(p), "after temperature and top-k": float(q), "rank": rank,
-               "label at": max(float(p), float(q))}  # the number sits right of the bar and of the tick
-              for model, top in tops.items() for rank, (token, p, q) in enumerate(top)]
-    y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
-    after = {"field": "after temperature and top-k", "type": "quantitative"}
-    largest = max([0.0] + [max(row["P"], row["after temperature and top-k"]) for row in values])
-    return {
-        "data": {"values": values},
-        "facet": {"column": {"field": "model", "type": "nominal", "title": title or None, "sort": list(tops)}},
-        "spec": {"width": 170, "height": 190, "layer": [
-            {"mark": {"type": "bar", "color": RUN_COLOURS[0]}, "encoding": {
-                "x": {"field": "P", "type": "quantitative", "title": "probability",
-                      "scale": value_scale(largest, headroom=1.2, cap=1.0)},
-                "y": y,
-                "tooltip": [{"field": "token", "type": "nominal"},
-                            {"field": "P", "type": "quantitative", "format": ".3f"},
-                            after | {"format": ".3f"}]}},
-            {"mark": {"type": "tick", "color": RUN_COLOURS[1], "thickness": 3, "size": 14},
-             "encoding": {"x": after, "y": y}},
-            {"mark": {"type": "text", "align": "left", "dx": 5},
-             "encoding": {"x": {"field": "label at", "type": "quantitative"}, "y": y,
-                          "text": {"field": "P", "type": "quantitative", "format": ".2f"}}},
-        ]},
-        "resolve": {"scale": {"y": "independent"}},
-    }
 
 
 @styled

@@ -1,4 +1,5 @@
-"""Vega-Lite specs for what SmolLM2 says: next-token bars, per-layer similarities, probes.
+"""Vega-Lite specs for what SmolLM2 says: per-layer similarities, probes (its next-token bars are
+engine.charts_text.next_token_bars).
 
 Plain specs (dicts), like engine.charts.heatmap_spec: pages redraw them on every rerun, and
 building them through Altair's objects costs tens of milliseconds each.
@@ -7,30 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, unique_labels, styled, value_scale
-
-
-@styled
-def next_token_bars(tokens: list[str], probabilities, *, title: str = "", colour: str = PAIR_COLOURS[0]) -> dict:
-    """Horizontal bars of P(next token), most likely on top, the probability printed beside each bar; the
-    axis ends just above the largest probability (room for its number), not at 1."""
-    labels = unique_labels([repr(token)[1:-1] for token in tokens])
-    values = [{"token": label, "probability": float(p), "text": f"{p:.3f}"}
-              for label, p in zip(labels, np.asarray(probabilities, dtype=float))]
-    return {
-        "title": title, "data": {"values": values}, "width": 320, "height": {"step": 22},
-        "encoding": {
-            "y": {"field": "token", "type": "nominal", "sort": labels, "title": "next token"},
-            "x": {"field": "probability", "type": "quantitative", "title": "P(next token | text)",
-                  "scale": value_scale(max([0.0] + [row["probability"] for row in values]), headroom=1.25, cap=1.0)}},
-        "layer": [
-            {"mark": {"type": "bar", "color": colour},
-             "encoding": {"tooltip": [{"field": "token", "type": "nominal"},
-                                      {"field": "probability", "type": "quantitative", "format": ".4f"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 4},
-             "encoding": {"text": {"field": "text", "type": "nominal"}}},
-        ],
-    }
+from engine.charts import PAIR_COLOURS, styled
 
 
 @styled

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 
-from engine.charts import PAIR_COLOURS, styled
+from engine.charts import PAIR_COLOURS, styled, unique_labels, value_scale
 
 # Okabe & Ito's palette, blue and orange first: distinguishable with the common colour blindnesses.
 CATEGORY_COLOURS = PAIR_COLOURS + ["#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000"]
+SAMPLED = "after temperature and top-k"   # the field of a next-token bar's tick
 
 
 def visible(token: str) -> str:
@@ -23,35 +24,52 @@ def visible(token: str) -> str:
 
 
 @styled
-def next_token_bars(distributions: dict[str, list[tuple[str, float]]], *, title: str = "") -> dict:
-    """Horizontal bars of P(next token) for one or more models, the most likely token on top;
-    one panel per model, side by side, each with its own tokens."""
-    models = list(distributions)
-    values = [{"model": model, "token": visible(token), "probability": float(p), "text": f"{p:.3f}"}
-              for model, top in distributions.items() for token, p in top]
-    highest = max((row["probability"] for row in values), default=1.0)
+def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", width: int = 360) -> dict:
+    """P(next token) as horizontal bars, the most likely on top, each probability printed beside its bar.
+
+    distributions: name -> [(token, p), ...], most likely first; or [(token, p, q), ...] where q is the
+    probability after temperature and top-k (what is actually sampled), drawn as an orange tick on a blue
+    bar. Tokens are shown with visible(), repeats kept apart (unique_labels). One distribution is one chart
+    (its name the title when no title is given); several are panels side by side, each named above it with
+    its own tokens (without ticks each in its own colour). The probability axis ends just above the
+    largest value, bar or tick, not at 1."""
+    names = list(distributions)
+    values = []
+    for name, top in distributions.items():
+        labels = unique_labels([visible(entry[0]) for entry in top])
+        for rank, (label, (_, p, *after)) in enumerate(zip(labels, top)):
+            row = {"model": name, "token": label, "rank": rank, "probability": float(p), "text": f"{p:.3f}"}
+            if after:  # the number sits right of the bar and of the tick
+                row |= {SAMPLED: float(after[0]), "label at": max(float(p), float(after[0]))}
+            values.append(row)
+    sampled = any(SAMPLED in row for row in values)
+    largest = max([0.0] + [max(row["probability"], row.get(SAMPLED, 0.0)) for row in values])
     x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
-         "scale": {"domain": [0, min(1.0, highest * 1.25)]}}
-    y = {"field": "token", "type": "nominal", "sort": None, "title": None}
-    colour = {"field": "model", "type": "nominal",
-              "scale": {"domain": models, "range": CATEGORY_COLOURS[:len(models)]},
-              "legend": {"orient": "bottom", "title": None} if len(models) > 1 else None}
-    layered = {
-        "width": 360, "height": {"step": 22},
-        "layer": [
-            {"mark": {"type": "bar"}, "encoding": {
-                "x": x, "y": y, "color": colour,
-                "tooltip": [{"field": "model", "type": "nominal"}, {"field": "token", "type": "nominal"},
-                            {"field": "probability", "type": "quantitative", "format": ".4f"}]}},
-            {"mark": {"type": "text", "align": "left", "dx": 3},
-             "encoding": {"x": x, "y": y, "text": {"field": "text", "type": "nominal"}}},
-        ],
-    }
-    if len(models) > 1:
+         "scale": value_scale(largest, headroom=1.25, cap=1.0)}
+    y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
+    if sampled:  # orange is the tick's
+        colour = {"value": CATEGORY_COLOURS[0]}
+    else:
+        colour = {"field": "model", "type": "nominal",
+                  "scale": {"domain": names, "range": CATEGORY_COLOURS[:len(names)]},
+                  "legend": {"orient": "bottom", "title": None} if len(names) > 1 else None}
+    tooltip = [{"field": "model", "type": "nominal"}, {"field": "token", "type": "nominal"},
+               {"field": "probability", "type": "quantitative", "format": ".4f"}]
+    layers = [{"mark": {"type": "bar"}, "encoding": {
+        "x": x, "y": y, "color": colour,
+        "tooltip": tooltip + ([{"field": SAMPLED, "type": "quantitative", "format": ".4f"}] if sampled else [])}}]
+    if sampled:
+        layers.append({"mark": {"type": "tick", "color": CATEGORY_COLOURS[1], "thickness": 3, "size": 14},
+                       "encoding": {"x": {"field": SAMPLED, "type": "quantitative"}, "y": y}})
+    layers.append({"mark": {"type": "text", "align": "left", "dx": 4}, "encoding": {
+        "x": {"field": "label at", "type": "quantitative"} if sampled else x, "y": y,
+        "text": {"field": "text", "type": "nominal"}}})
+    layered = {"width": width, "height": {"step": 22}, "layer": layers}
+    if len(names) > 1:
         return {"title": title, "data": {"values": values},
-                "facet": {"column": {"field": "model", "type": "nominal", "title": None, "sort": models}},
+                "facet": {"column": {"field": "model", "type": "nominal", "title": None, "sort": names}},
                 "spec": layered, "resolve": {"scale": {"y": "independent"}}}
-    return {"title": title, "data": {"values": values}} | layered
+    return {"title": title or (names[0] if names else ""), "data": {"values": values}} | layered
 
 
 @styled

@@ -13,7 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, pretrained
-from engine.charts_pretrained import cosine_by_layer, grouped_probabilities, next_token_bars
+from engine.charts_pretrained import cosine_by_layer, grouped_probabilities
+from engine.charts_text import next_token_bars
 from ui import charts, loaders, page
 
 HOMONYMS = [
@@ -60,8 +61,8 @@ def next_token_panel(text: str, *, k: int = 10, title: str | None = None):
     if dist.truncated_from:
         st.caption(f"The text has {dist.truncated_from} tokens; SmolLM2 read the last "
                    f"{len(dist.context_tokens) - 1}.")
-    charts.show(next_token_bars(dist.tokens, dist.probabilities,
-                                title=title or f"SmolLM2: what comes after '{text[-40:]}'?"))
+    charts.show(next_token_bars(_named(dist), title=title or f"SmolLM2: what comes after '{text[-40:]}'?",
+                                width=320))
     st.caption(f"The other {49152 - k:,} tokens share {dist.rest:.3f}. Entropy of the whole distribution: "
                f"{dist.entropy_bits:.2f} bits. SmolLM2 reads subword tokens ({len(dist.context_tokens) - 1} here, "
                "after its start-of-document token).")
@@ -84,6 +85,11 @@ def next_token_pairs(text: str, k: int = 10) -> dict[str, list[tuple[str, float]
     dist = page.run_engine(_next_tokens, text, k)
     if dist is None:
         return {}
+    return _named(dist)
+
+
+def _named(dist) -> dict[str, list[tuple[str, float]]]:
+    """A NextTokenDistribution as next_token_bars draws it: {model name: [(token, P), ...]}."""
     return {"SmolLM2-135M, web text": list(zip(dist.tokens, map(float, dist.probabilities)))}
 
 
@@ -185,7 +191,7 @@ def absorbed_probes(*, key: str = "absorbed"):
         fact = st.selectbox("A fact it may have learned", FACT_PROMPTS, key=f"{key}_fact")
         dist = page.run_engine(_next_tokens, fact, 5)
         if dist is not None:
-            charts.show(next_token_bars(dist.tokens, dist.probabilities, title=f"After '{fact}'"))
+            charts.show(next_token_bars(_named(dist), title=f"After '{fact}'", width=320))
     with pronoun_column:
         first = st.text_input("Prompt A", PRONOUN_PROMPTS[0], key=f"{key}_a", max_chars=200)
         second = st.text_input("Prompt B", PRONOUN_PROMPTS[1], key=f"{key}_b", max_chars=200)

@@ -6,6 +6,7 @@ import math
 import streamlit as st
 
 from engine import charts_model, limits
+from engine.charts_text import next_token_bars
 from engine.generation import generate
 from engine.ladder import Bar, ladder_sentences
 from ui import challenges, charts, code, loaders, page, pretrained_views, url_state, warmup
@@ -109,7 +110,7 @@ if generations:
         return repr(tokenizer.decode([token_id]))[1:-1].replace(" ", "␣") or "?"
 
     tops = {name: [(label(i), p, q) for i, p, q in g.steps[step_index].top(8)] for name, g in generations.items()}
-    charts.show(charts_model.distribution_bars(tops))
+    charts.show(next_token_bars(tops, width=170))
     shown = generations[models_picked[0]].steps[step_index]
     best_id, best_p, best_q = shown.top(1)[0]
     st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "

@@ -90,7 +90,6 @@ def every_builder_spec() -> dict[str, dict]:
         "charts_headviewer.head_lines": charts_headviewer.head_lines(alpha, ["a", "b", "c", "d"], title="lines"),
         "charts_model.parameter_bars": charts_model.parameter_bars({"embedding": 1000, "blocks": 3000}, title="p"),
         "charts_model.loss_curves": charts_model.loss_curves([run], {"4-gram": 1.7}),
-        "charts_model.distribution_bars": charts_model.distribution_bars({"m": [("a", 0.5, 0.7)]}, title="t"),
         "charts_model.ladder_bars": charts_model.ladder_bars([("2-gram", 3.5, "n-gram")]),
         "charts_model.ladder_zoom": charts_model.ladder_zoom([("2-gram", 3.5, "n-gram"), ("7-gram", 1.97, "n-gram")]),
         "charts_position.encoding_heatmap": charts_position.encoding_heatmap(P, title="p_t"),
@@ -99,7 +98,6 @@ def every_builder_spec() -> dict[str, dict]:
         "charts_position.difference_bars": charts_position.difference_bars(np.array([0.0, 0.5]), ["a", "b"]),
         "charts_position.side_by_side": charts_position.side_by_side(charts_position.encoding_heatmap(P),
                                                                      charts_position.gram_heatmap(P @ P.T)),
-        "charts_pretrained.next_token_bars": charts_pretrained.next_token_bars([" a", " b"], [0.3, 0.1], title="t"),
         "charts_pretrained.cosine_by_layer": charts_pretrained.cosine_by_layer({"crane": np.linspace(1, 0.5, 4)}),
         "charts_pretrained.grouped_probabilities": charts_pretrained.grouped_probabilities(
             {"A": np.array([0.1, 0.2]), "B": np.array([0.3, 0.2])}, ["he", "she"]),
@@ -236,13 +234,12 @@ def test_compare_bars_axis_ends_just_above_the_largest_weight():
 
 
 def test_probability_bars_fit_their_largest_value():
-    from engine.charts_model import distribution_bars
-    from engine.charts_pretrained import next_token_bars
+    from engine.charts_text import next_token_bars
 
-    bars = next_token_bars([" a", " b"], [0.3, 0.1])
-    assert bars["encoding"]["x"]["scale"]["domain"] == [0, 0.4]
-    model = distribution_bars({"m": [("a", 0.2, 0.45), ("b", 0.1, 0.05)]})
-    assert model["spec"]["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.6]   # the 0.45 tick fits too
+    bars = next_token_bars({"SmolLM2": [(" a", 0.3), (" b", 0.1)]})
+    assert bars["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.4]
+    model = next_token_bars({"m": [("a", 0.2, 0.45), ("b", 0.1, 0.05)]})
+    assert model["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.6]   # the 0.45 tick fits too
 
 
 def test_cost_bars_leave_room_for_their_printed_amounts_and_stack():

@@ -6,6 +6,7 @@ import math
 import pytest
 
 from engine import charts_model
+from engine.charts_text import next_token_bars
 from tests.engine.vegalite import assert_valid, data_rows
 
 
@@ -41,9 +42,9 @@ def test_parameter_bars_print_each_count():
 
 
 def test_distribution_bars_one_panel_per_model_in_rank_order():
-    spec = assert_valid(charts_model.distribution_bars({"m": [("a", 0.5, 0.7), ("b", 0.2, 0.1)],
-                                                        "n": [("a", 0.4, 0.4)]}, title="step 1"))
-    assert spec["facet"]["column"]["sort"] == ["m", "n"] and spec["facet"]["column"]["title"] == "step 1"
+    spec = assert_valid(next_token_bars({"m": [("a", 0.5, 0.7), ("b", 0.2, 0.1)], "n": [("a", 0.4, 0.4)]},
+                                        title="step 1"))
+    assert spec["facet"]["column"]["sort"] == ["m", "n"] and spec["title"] == "step 1"
     assert [(r["model"], r["token"], r["rank"]) for r in data_rows(spec)] == \
         [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
 
@@ -66,7 +67,7 @@ def test_ladder_zoom_keeps_only_the_rungs_near_the_best_on_an_axis_that_starts_n
 
 
 def test_distribution_numbers_sit_right_of_both_bar_and_tick():
-    spec = charts_model.distribution_bars({"m": [("a", 0.62, 0.75), ("b", 0.2, 0.1)]})
+    spec = next_token_bars({"m": [("a", 0.62, 0.75), ("b", 0.2, 0.1)]})
     rows = spec["data"]["values"]
     assert [r["label at"] for r in rows] == [0.75, 0.2]
-    assert spec["spec"]["layer"][2]["encoding"]["x"]["field"] == "label at"
+    assert spec["layer"][2]["encoding"]["x"]["field"] == "label at"

@@ -11,7 +11,8 @@ from PIL import Image
 
 from engine import heads
 from engine.charts_headviewer import MASKED, TYPE_COLOURS, head_lines, model_view, thumbnail, thumbnails
-from engine.charts_pretrained import cosine_by_layer, grouped_probabilities, next_token_bars
+from engine.charts_pretrained import cosine_by_layer, grouped_probabilities
+from engine.charts_text import next_token_bars
 
 
 def causal_uniform(T):
@@ -58,9 +59,9 @@ def test_head_lines_draw_one_line_per_visible_weight():
 
 
 def test_small_builders_are_valid():
-    bars = next_token_bars([" lamb", " bit", " lamb"], [0.2, 0.1, 0.05])
+    bars = next_token_bars({"SmolLM2": [(" lamb", 0.2), (" bit", 0.1), (" lamb", 0.05)]})
     alt.LayerChart.from_dict(bars)
-    assert [row["token"] for row in bars["data"]["values"]] == [" lamb (1)", " bit", " lamb (2)"]
+    assert [row["token"] for row in bars["data"]["values"]] == ["\u2423lamb (1)", "\u2423bit", "\u2423lamb (2)"]
     alt.Chart.from_dict(cosine_by_layer({"crane": np.linspace(1, 0.5, 31), "bank": np.ones(31)}))
     alt.LayerChart.from_dict(grouped_probabilities({"A": np.array([0.1, 0.2, 0.3]), "B": np.array([0.3, 0.2, 0.1])},
                                                    ["he", "she", "they"]))

@@ -17,7 +17,7 @@ def test_visible_marks_spaces_and_line_breaks():
 def test_next_token_bars_one_model_prints_each_probability():
     spec = assert_valid(next_token_bars({"3-gram": [(" lamb", 0.5), (",", 0.25)]}, title="P"))
     assert [(r["token"], r["text"]) for r in data_rows(spec)] == [("\u2423lamb", "0.500"), (",", "0.250")]
-    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.625]   # room for the printed number
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.8]   # room for the printed number
     assert "facet" not in spec
 
 
