@@ -7,8 +7,9 @@ follows a cosine down to a floor:  lr = lr_min + (lr_max - lr_min)(1 + cos(pi p)
 where p is the fraction of the budget used (steps or seconds, whichever runs out first).
 
 Pages train in a worker thread (`TrainingJob`): the page stays live, shows progress and
-can stop the run. A process-wide gate lets at most `limits.MAX_CONCURRENT_TRAININGS` runs
-go at once; the others wait in line and know their place.
+can stop the run. A gate lets at most `limits.MAX_TRAININGS_PER_MACHINE` runs go at once on
+the machine, across every server process behind a load balancer (`engine.machine_slots`); the
+others wait in line, first come first served within their process, and know their place.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import numpy as np
 import torch
 
 from engine import limits
+from engine.machine_slots import MachineSlots
 from engine.transformer_config import TransformerConfig, count_parameters
 from engine.model import TransformerLM
 from engine.tokenizers import id_array
@@ -295,15 +297,23 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     return result
 
 
-# --- runs started from a page: a worker thread behind a process-wide gate ----------------------
+# --- runs started from a page: a worker thread behind a machine-wide gate ----------------------
 
 class TrainingGate:
-    """At most `slots` trainings at once in this process; the rest wait first come, first served."""
+    """At most `slots` trainings at once; the rest wait first come, first served.
 
-    def __init__(self, slots: int, max_waiting: int):
-        self.slots, self.max_waiting = slots, max_waiting
+    Within the process a line of tickets; with `machine` (shared slots, `engine.machine_slots`)
+    the first in line, once one of this process's `slots` is free, also needs a machine slot
+    and polls for one every `POLL_S`, so all the processes of a machine together run at most
+    `machine.count`. Without `machine` the limit holds for this process only.
+    """
+
+    POLL_S = 0.2
+
+    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None):
+        self.slots, self.max_waiting, self.machine = slots, max_waiting, machine
         self._condition = threading.Condition()
-        self._running: set[int] = set()
+        self._running: dict[int, int | None] = {}   # ticket -> machine slot it holds
         self._waiting: list[int] = []
 
     def join(self, ticket: int) -> None:
@@ -321,20 +331,25 @@ class TrainingGate:
     def wait_turn(self, ticket: int, stop: threading.Event) -> bool:
         """Block until this ticket may run (True) or its run was stopped while waiting (False)."""
         with self._condition:
-            while not (self._waiting and self._waiting[0] == ticket and len(self._running) < self.slots):
+            while True:
+                if self._waiting[0] == ticket and len(self._running) < self.slots:
+                    machine_slot = None if self.machine is None else self.machine.try_acquire()
+                    if self.machine is None or machine_slot is not None:
+                        self._waiting.pop(0)
+                        self._running[ticket] = machine_slot
+                        self._condition.notify_all()
+                        return True
                 if stop.is_set():
                     self._waiting.remove(ticket)
                     self._condition.notify_all()
                     return False
-                self._condition.wait(timeout=0.2)
-            self._waiting.pop(0)
-            self._running.add(ticket)
-            self._condition.notify_all()
-            return True
+                self._condition.wait(timeout=self.POLL_S)
 
     def leave(self, ticket: int) -> None:
         with self._condition:
-            self._running.discard(ticket)
+            machine_slot = self._running.pop(ticket, None)
+            if machine_slot is not None:
+                self.machine.release(machine_slot)
             self._condition.notify_all()
 
     @property
@@ -343,7 +358,8 @@ class TrainingGate:
             return len(self._running)
 
 
-GATE = TrainingGate(limits.MAX_CONCURRENT_TRAININGS, limits.MAX_WAITING_TRAININGS)
+GATE = TrainingGate(limits.MAX_TRAININGS_PER_MACHINE, limits.MAX_WAITING_TRAININGS,
+                    MachineSlots(limits.MAX_TRAININGS_PER_MACHINE))
 TRAINING_NICENESS = 15  # Linux nice value of a page-started training thread (0 = as urgent as a page)
 
 

@@ -236,7 +236,7 @@ def draw_training() -> None:
         if job.state == "waiting":
             position = job.queue_position
             st.info(f"Waiting for a free slot: you are number {position} in line "
-                    f"({limits.MAX_CONCURRENT_TRAININGS} trainings run at once on this server).",
+                    f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).",
                     icon=":material/hourglass_top:")
         elif job.state == "failed":
             st.error(f"The run failed: {job.error}", icon=":material/error:")

@@ -172,7 +172,7 @@ def test_jobs_run_in_worker_threads_behind_the_gate():
     second.join(10)
     assert first.state == "stopped" and first.result.stopped_by == "stop"
     assert second.state == "done" and second.result.steps[-1] == 3 and gate.running == 0
-    assert GATE.slots == limits.MAX_CONCURRENT_TRAININGS
+    assert GATE.slots == GATE.machine.count == limits.MAX_TRAININGS_PER_MACHINE
 
 
 def test_checkpoint_round_trip(tmp_path):
