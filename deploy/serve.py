@@ -1,0 +1,230 @@
+"""A lecture hall on one machine: N `streamlit run app.py` processes behind HAProxy.
+
+    python -m deploy.serve --processes 2 [--port 8501] [--first-backend-port 8601] [--address 0.0.0.0]
+
+Starts the processes on 127.0.0.1:<first-backend-port + i> with the app's settings (as the
+Dockerfile runs it, and without watching files), waits until each answers its health check,
+then runs HAProxy in the foreground on the public port (configuration: `deploy.haproxy`). A
+process that dies is started again (students on it reload onto another one meanwhile).
+Ctrl-C or SIGTERM stops everything; children also get SIGTERM if this process is killed.
+With --processes 1 there is nothing to balance: one Streamlit listens on the public port.
+On a laptop `streamlit run app.py` stays the way to run the app.
+
+`Farm` is the same as a context manager, for the benchmarks (bench/load.py) and the tests.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from deploy import haproxy
+
+ROOT = Path(__file__).resolve().parents[1]
+LOOPBACK = "127.0.0.1"
+START_TIMEOUT_S = 90.0
+STOP_GRACE_S = 15.0
+RESTART_EVERY_S = 10.0   # the soonest a backend that died is started again
+
+
+def streamlit_command(port: int, address: str = LOOPBACK) -> list[str]:
+    """`streamlit run app.py` as the Dockerfile runs it, on this address and port."""
+    return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            "--server.address", address, "--server.headless", "true", "--server.fileWatcherType", "none",
+            "--browser.gatherUsageStats", "false"]
+
+
+def _parent_death_signal():
+    """For Popen's preexec_fn: the child gets SIGTERM when this process dies (Linux), so a killed
+    server leaves no orphans. Looked up before the fork, so the child only makes one call."""
+    try:
+        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+
+def start(command: list[str], env: dict[str, str] | None = None, stdout=subprocess.DEVNULL,
+          stderr=None) -> subprocess.Popen:
+    """Start a child of this server, in the app's folder, that dies with it."""
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=stdout, stderr=stderr,
+                            preexec_fn=_parent_death_signal())
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}{haproxy.HEALTH}", timeout=timeout) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+def wait_healthy(url: str, process: subprocess.Popen, what: str, timeout: float = START_TIMEOUT_S) -> None:
+    """Wait until `url` answers its health check; RuntimeError with a sentence if the process
+    exits or the time runs out."""
+    deadline = time.monotonic() + timeout
+    while not healthy(url):
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {process.returncode} before answering at {url}.")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not answer its health check at {url} within {timeout:.0f} s.")
+        time.sleep(0.2)
+
+
+def stop(processes: list[subprocess.Popen], grace: float = STOP_GRACE_S) -> None:
+    """SIGTERM to every process still running, then SIGKILL to those still there after `grace` s."""
+    live = [p for p in processes if p.poll() is None]
+    for process in live:
+        process.terminate()
+    deadline = time.monotonic() + grace
+    for process in live:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+@dataclass
+class Backend:
+    port: int
+    process: subprocess.Popen
+    started: float
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+
+class Farm:
+    """N Streamlit processes on loopback behind HAProxy on `port`; one process: no HAProxy.
+
+    with Farm(2, port=8501) as farm:
+        farm.url, farm.backends[0].port, farm.backends[0].process.pid
+    """
+
+    def __init__(self, processes: int, port: int = 8501, first_backend_port: int = 8601,
+                 address: str = "0.0.0.0", env: dict[str, str] | None = None, access_log=None,
+                 backend_stderr=None):
+        if processes < 1:
+            raise ValueError(f"At least one process is needed; {processes} were asked for.")
+        if processes > 1:
+            haproxy.binary()                         # HAProxyMissing with its sentence, before starting anything
+            ports = [first_backend_port + i for i in range(processes)]
+            if port in ports:
+                raise ValueError(f"The public port {port} is also a backend port ({ports[0]}-{ports[-1]}).")
+        self.processes, self.port, self.address = processes, port, address
+        self.ports = [port] if processes == 1 else [first_backend_port + i for i in range(processes)]
+        # one cookie secret for all: a cookie one process signed stays valid on another after a redispatch
+        self.env = dict(env if env is not None else os.environ)
+        self.env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
+        self.access_log, self.backend_stderr = access_log, backend_stderr
+        self.backends: list[Backend] = []
+        self.proxy: subprocess.Popen | None = None
+        self._folder: tempfile.TemporaryDirectory | None = None
+
+    @property
+    def url(self) -> str:
+        host = LOOPBACK if self.address in ("0.0.0.0", "", "::") else self.address
+        return f"http://{host}:{self.port}"
+
+    def _start_backend(self, port: int) -> Backend:
+        address = self.address if self.processes == 1 else LOOPBACK
+        process = start(streamlit_command(port, address), self.env, stderr=self.backend_stderr)
+        return Backend(port, process, time.monotonic())
+
+    def __enter__(self) -> "Farm":
+        try:
+            self.backends = [self._start_backend(port) for port in self.ports]
+            for i, backend in enumerate(self.backends, 1):
+                wait_healthy(backend.url, backend.process, f"Streamlit process {i} (port {backend.port})")
+            if self.processes > 1:
+                self._folder = tempfile.TemporaryDirectory(prefix="playground-haproxy-")
+                config = Path(self._folder.name) / "haproxy.cfg"
+                config.write_text(haproxy.render([f"{LOOPBACK}:{b.port}" for b in self.backends],
+                                                 bind=f"{self.address}:{self.port}",
+                                                 access_log=self.access_log is not None))
+                self.proxy = start([haproxy.binary(), "-db", "-f", str(config)], self.env,
+                                   stdout=self.access_log if self.access_log is not None else subprocess.DEVNULL)
+                wait_healthy(self.url, self.proxy, f"HAProxy (port {self.port})", timeout=30)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        stop(([self.proxy] if self.proxy else []) + [b.process for b in self.backends])
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def server_pids(self) -> list[int]:
+        """The Streamlit processes' ids (HAProxy's is self.proxy.pid)."""
+        return [b.process.pid for b in self.backends]
+
+    def restart_dead(self) -> list[int]:
+        """Start again each backend that has exited (at most once per RESTART_EVERY_S each);
+        returns their ports. HAProxy's health check takes them back once they answer."""
+        restarted = []
+        for i, backend in enumerate(self.backends):
+            if backend.process.poll() is not None and time.monotonic() - backend.started >= RESTART_EVERY_S:
+                self.backends[i] = self._start_backend(backend.port)
+                restarted.append(backend.port)
+        return restarted
+
+    def serve_forever(self, poll_s: float = 1.0) -> int:
+        """Keep the backends running until HAProxy (or the only process) exits; its exit status."""
+        front = self.proxy or self.backends[0].process
+        while front.poll() is None:
+            for port in self.restart_dead() if self.proxy else []:
+                print(f"The Streamlit process on port {port} had stopped; starting it again.", file=sys.stderr)
+            time.sleep(poll_s)
+        return front.returncode
+
+
+def _raise_exit(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve the app to a lecture hall: N Streamlit processes "
+                                                 "behind HAProxy on one port.")
+    parser.add_argument("--processes", type=int, default=2, help="Streamlit processes (default 2; about one per core)")
+    parser.add_argument("--port", type=int, default=8501, help="the public port (default 8501)")
+    parser.add_argument("--first-backend-port", type=int, default=8601,
+                        help="the processes listen on 127.0.0.1 from this port up (default 8601)")
+    parser.add_argument("--address", default="0.0.0.0", help="the public address (default 0.0.0.0: every interface)")
+    parser.add_argument("--access-log", action="store_true", help="print every request HAProxy passes on")
+    args = parser.parse_args(argv)
+    try:
+        farm = Farm(args.processes, args.port, args.first_backend_port, args.address,
+                    access_log=sys.stdout if args.access_log else None)
+    except (haproxy.HAProxyMissing, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _raise_exit)      # unwinds through the Farm, which stops every child
+    signal.signal(signal.SIGHUP, _raise_exit)
+    try:
+        with farm:
+            print(f"Serving {args.processes} Streamlit process{'es' if args.processes > 1 else ''} at {farm.url} "
+                  f"(students on the same network: this machine's address, port {args.port}); Ctrl-C stops all.",
+                  flush=True)
+            return farm.serve_forever()
+    except KeyboardInterrupt:
+        return 130
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
