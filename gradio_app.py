@@ -25,7 +25,7 @@ import pandas as pd  # noqa: E402
 
 from engine import limits  # noqa: E402
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention  # noqa: E402
-from engine.charts import heatmap  # noqa: E402
+from engine.charts.heatmaps import heatmap  # noqa: E402
 from engine.textmatrix import format_matrix, parse_matrix  # noqa: E402
 
 CHAPTER_MATRIX = format_matrix(CHAPTER_X, CHAPTER_TOKENS)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.charts_beyond import data_url, patch_overlay
+from engine.charts.images import data_url, patch_overlay
 from engine.patches import image_attention, resize_square
 
 ROOT = Path(__file__).resolve().parents[1]

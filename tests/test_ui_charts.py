@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from engine.charts import heatmap_spec
-from engine.charts_text import held_out_lines, next_token_bars
+from engine.charts.bars import next_token_bars
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.lines import held_out_lines
 import pytest
 
 import ui.charts
@@ -73,8 +74,8 @@ def test_a_renderer_is_asked_for_only_when_named(monkeypatch):
 
 
 def test_only_a_width_in_pixels_is_fitted_a_width_in_steps_keeps_its_size(monkeypatch):
-    from engine.charts_pretrained import grouped_probabilities
-    from engine.charts_text import tokens_vs_merges
+    from engine.charts.bars import grouped_probabilities
+    from engine.charts.lines import tokens_vs_merges
 
     bars = grouped_probabilities({"A": np.array([0.1, 0.2]), "B": np.array([0.2, 0.1])}, ["he", "she"])
     assert drawn_spec(monkeypatch, bars)["autosize"] == {"type": "pad"}          # width {"step": 40}

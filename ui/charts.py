@@ -1,14 +1,14 @@
 """Drawing the engine's charts (plain Vega-Lite specs, or Altair objects).
 
 Streamlit's st.altair_chart validates the whole Vega-Lite spec against its JSON schema on
-every rerun (tens of ms per chart on this machine). The builders in engine/charts*.py are
+every rerun (tens of ms per chart on this machine). The builders in engine/charts/ are
 validated once in the tests instead, so here the spec is drawn without validation.
 
 Streamlit moves a spec's top-level data (data.values, datasets) into Arrow. Given rows
 (a list of dicts) it builds a pandas DataFrame first, about a millisecond per chart even
 for a few rows; an Arrow table built here from the columns costs a tenth of that.
 
-Text: every builder sets engine.charts.text_config() (13 px and up); `show` applies this session's
+Text: every builder sets engine.charts.style.text_config() (13 px and up); `show` applies this session's
 size again, so a projector setting (set_text_size(PROJECTOR_TEXT_SIZE), 16 px) enlarges every chart.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
-from engine.charts import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
+from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt

@@ -5,27 +5,28 @@ import html
 
 import streamlit as st
 
-from engine.charts_text import visible
-
-# Light tints of the Okabe-Ito colours: neighbouring chips differ in colour and by a border,
-# so colour is never the only cue; black text stays readable on each.
-CHIP_TINTS = ["#cfe3f5", "#fbdcc0", "#c9ecdf", "#f2d7e7", "#d8ecf8", "#f5d3c1"]
+from engine.charts.palette import (CHIP_TINTS, GREY_7, GREY_20, GREY_27, GREY_33, GREY_54, GREY_87, GREY_97,
+                                   ORANGE_TINT, VERMILLION)
+from engine.charts.style import visible
 
 
 def chips_html(tokens: list[str], ids: list[int], unknown_id: int | None = None, max_chips: int = 800) -> str:
-    """HTML for tokens as chips: the piece on top, its id below; unknown tokens get a dashed border."""
+    """HTML for tokens as chips: the piece on top, its id below; unknown tokens get a dashed border.
+
+    Neighbouring chips differ in colour (light tints, CHIP_TINTS) and by a border, so colour is never
+    the only cue; black text stays readable on each."""
     parts = []
     for i, (token, token_id) in enumerate(zip(tokens[:max_chips], ids[:max_chips])):
         dashed = unknown_id is not None and token_id == unknown_id
-        border = "2px dashed #d55e00" if dashed else "1px solid #8a8a8a"
+        border = f"2px dashed {VERMILLION}" if dashed else f"1px solid {GREY_54}"
         parts.append(
             f'<span style="display:inline-block;margin:2px 1px;padding:1px 4px;border-radius:4px;'
             f'background:{CHIP_TINTS[i % len(CHIP_TINTS)]};border:{border};text-align:center;'
-            f'font-family:monospace;line-height:1.15;color:#111">'
-            f'{html.escape(visible(token))}<br><span style="font-size:0.7em;color:#333">{token_id}</span></span>')
+            f'font-family:monospace;line-height:1.15;color:{GREY_7}">'
+            f'{html.escape(visible(token))}<br><span style="font-size:0.7em;color:{GREY_20}">{token_id}</span></span>')
     more = len(tokens) - max_chips
     if more > 0:
-        parts.append(f'<span style="color:#555"> ... and {more:,} more tokens</span>')
+        parts.append(f'<span style="color:{GREY_33}"> ... and {more:,} more tokens</span>')
     return "<div>" + "".join(parts) + "</div>"
 
 
@@ -40,11 +41,11 @@ def highlighted_text(pieces: list[str], start: int | None, end: int | None, note
     if start is None or end is None:
         body = escape(pieces)
     else:
-        body = (escape(pieces[:start]) + '<mark style="background:#fbdcc0;border-bottom:2px solid #d55e00">'
+        body = (escape(pieces[:start]) + f'<mark style="background:{ORANGE_TINT};border-bottom:2px solid {VERMILLION}">'
                 + escape(pieces[start:end]) + "</mark>" + escape(pieces[end:]))
-    title = f'<div style="font-size:0.85em;color:#444;margin-bottom:4px">{html.escape(note)}</div>' if note else ""
-    st.html(f'{title}<pre style="white-space:pre-wrap;font-size:0.95em;background:#f7f7f7;padding:10px;'
-            f'border-radius:6px;border:1px solid #ddd">{body}</pre>')
+    title = f'<div style="font-size:0.85em;color:{GREY_27};margin-bottom:4px">{html.escape(note)}</div>' if note else ""
+    st.html(f'{title}<pre style="white-space:pre-wrap;font-size:0.95em;background:{GREY_97};padding:10px;'
+            f'border-radius:6px;border:1px solid {GREY_87}">{body}</pre>')
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",

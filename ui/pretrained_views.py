@@ -13,8 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, pretrained
-from engine.charts_pretrained import cosine_by_layer, grouped_probabilities
-from engine.charts_text import next_token_bars
+from engine.charts.bars import grouped_probabilities, next_token_bars
+from engine.charts.lines import cosine_by_layer
+from engine.charts.palette import BLUE
 from ui import charts, loaders, page
 
 HOMONYMS = [
@@ -168,7 +169,7 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None
-    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid #1f6fb4; padding-left: 0.8em'>"
+    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
                 f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
     with st.expander("The distribution at each step", icon=":material/bar_chart:"):
         st.dataframe(pd.DataFrame([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,

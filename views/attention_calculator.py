@@ -9,7 +9,7 @@ from engine.attention import (
     CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
     softmax_rows,
 )
-from engine.charts import heatmap_spec
+from engine.charts.heatmaps import heatmap_spec
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state

@@ -6,9 +6,10 @@ import streamlit as st
 
 from engine import limits
 from engine.beyond_code import audio_code, image_code, protein_code
-from engine.charts import heatmap_spec
-from engine.charts_beyond import (OVERLAY_STYLES, cost_chart, data_url, patch_overlay, spectrogram_picture,
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.images import (OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture,
                                   spectrogram_with_frames)
+from engine.charts.lines import cost_chart
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)

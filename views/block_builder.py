@@ -5,7 +5,10 @@ import math
 
 import streamlit as st
 
-from engine import charts_model, limits
+from engine import limits
+from engine.charts.bars import parameter_bars
+from engine.charts.diagrams import block_diagram
+from engine.charts.lines import loss_curves
 from engine.transformer_config import (
     ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
@@ -100,13 +103,13 @@ if config is not None:
     diagram, numbers = st.columns([5, 6])
     with diagram:
         st.subheader("Data flow, with shapes at each arrow")
-        st.graphviz_chart(charts_model.block_diagram(stages, config.n_layers, config.residual),
+        st.graphviz_chart(block_diagram(stages, config.n_layers, config.residual),
                           width="stretch")
         st.caption("Shapes are for one sequence of T tokens (a batch adds a leading B). "
                    "Dashed orange arrows: the residual connections.")
     with numbers:
         st.subheader(f"{count.total:,} parameters")
-        charts.show(charts_model.parameter_bars(count.parts()))
+        charts.show(parameter_bars(count.parts()))
         attention_share = count.attention_per_block / max(count.per_block, 1)
         st.markdown(f"Inside a block, attention holds **{attention_share:.0%}** of the parameters and the "
                     f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "
@@ -259,7 +262,7 @@ def draw_training() -> None:
     if not st.session_state.get("bb_job_recorded", True):
         runs.append(history_of(st.session_state.bb_job_label + " (training)", job))
     if any(r["steps"] for r in runs):
-        charts.show(charts_model.loss_curves(runs, baselines))
+        charts.show(loss_curves(runs, baselines))
 
 
 if running:

@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import attention, window_weights
-from engine.charts import compare_bars, heatmap_spec
+from engine.charts.bars import compare_bars
+from engine.charts.heatmaps import heatmap_spec
 from engine.handvectors import sentence_vectors
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state

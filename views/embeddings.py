@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import charts_embeddings as charts_emb
 from engine import embeddings as E
 from engine import limits
-from engine.charts import heatmap_spec
+from engine.charts.bars import accuracy_bars, score_bars
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.points import embedding_map, sense_scatter
 from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state, warmup
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
@@ -138,7 +139,7 @@ if result is not None:
     elif expected_rank is not None:
         where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
                            icon=":material/info:")
-    charts.show(charts_emb.score_bars(result.words, result.scores, highlight=expected or None,
+    charts.show(score_bars(result.words, result.scores, highlight=expected or None,
                                       value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
                                       title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
                 width="stretch")
@@ -195,7 +196,7 @@ else:
     if projection is not None and offsets is not None:
         hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
         roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
-        charts.show(charts_emb.embedding_map(
+        charts.show(embedding_map(
             projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
             neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
             explained=projection.explained, size=560))
@@ -226,7 +227,7 @@ if total is not None:
     neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
                                  where=where_query)
 if neighbours is not None:
-    charts.show(charts_emb.score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
+    charts.show(score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
                 width="stretch")
     formula.formula_with_numbers(
         r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
@@ -254,7 +255,7 @@ where_homonym = st.container()
 probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
                         vocab_size=vocab, where=where_homonym)
 if probe is not None:
-    charts.show(charts_emb.sense_scatter(
+    charts.show(sense_scatter(
         probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
         sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
     counts = probe.sense_counts
@@ -333,7 +334,7 @@ st.subheader("What the vocabulary size changes")
 accuracy = loaders.analogy_accuracy(method)
 size_chart, size_text = st.columns([3, 2])
 with size_chart:
-    charts.show(charts_emb.accuracy_bars(accuracy), width="stretch")
+    charts.show(accuracy_bars(accuracy), width="stretch")
 with size_text:
     n_questions = len(E.read_analogy_set())
     st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "

@@ -5,8 +5,8 @@ import math
 
 import streamlit as st
 
-from engine import charts_model, limits
-from engine.charts_text import next_token_bars
+from engine import limits
+from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.generation import generate
 from engine.ladder import Bar, ladder_sentences
 from ui import challenges, charts, code, loaders, page, pretrained_views, url_state, warmup
@@ -146,10 +146,10 @@ if rungs is not None:
     uniform = math.log2(loaders.char_corpus()[0].vocab_size)
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
     bars.sort(key=lambda bar: -bar[1])
-    charts.show(charts_model.ladder_bars(bars))
+    charts.show(ladder_bars(bars))
     st.markdown("**The top of the ladder, zoomed**: the models within half a bit of the best, on an axis that starts "
                 "near them, so that the gaps the sentences below talk about can be seen.")
-    charts.show(charts_model.ladder_zoom(bars, within=0.5))
+    charts.show(ladder_zoom(bars, within=0.5))
     n_chars = rungs[0].n_characters
     notes = loaders.shipped_transformer()[1]
     st.markdown(

@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from engine import heads, limits
-from engine.charts import heatmap_spec
-from engine.charts_headviewer import TYPE_COLOURS, head_lines, model_view, thumbnails
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.images import model_view, thumbnails
+from engine.charts.lines import head_lines
+from engine.charts.palette import TYPE_COLOURS
 from ui import challenges, charts, code, formula, loaders, page, url_state
 from ui.pretrained_views import absorbed_probes, load_smollm2
 

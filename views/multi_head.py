@@ -11,7 +11,8 @@ from engine import limits
 from engine.attention import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
-from engine.charts_heads import cost_comparison, head_grid, heatmap_panels
+from engine.charts.bars import cost_comparison
+from engine.charts.heatmaps import head_grid, heatmap_panels
 from engine.shipped_heads import head_weights, shipped_available
 from engine.tinyvocab import embed, load_vocabulary
 from ui import challenges, charts, code, formula, loaders, page, url_state

@@ -8,7 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.charts_text import held_out_lines, table_growth, transition_heatmap, visible
+from engine.charts.heatmaps import transition_heatmap
+from engine.charts.lines import held_out_lines, table_growth
+from engine.charts.style import visible
 from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids

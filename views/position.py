@@ -7,9 +7,10 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import random_projections
-from engine.charts import heatmap_spec
-from engine.charts_heads import heatmap_panels
-from engine.charts_position import difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side
+from engine.charts.bars import difference_bars
+from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
+from engine.charts.lines import offset_profile
+from engine.charts.style import side_by_side
 from engine.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
     permutation_check, positional_encoding, random_permutation, rotary_scores,

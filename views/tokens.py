@@ -5,7 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.charts_text import next_token_bars, tokens_vs_merges, visible
+from engine.charts.bars import next_token_bars
+from engine.charts.lines import tokens_vs_merges
+from engine.charts.style import visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from engine.beyond_code import audio_code, image_code, protein_code
-from engine.charts_beyond import cost_chart, data_url, patch_overlay, spectrogram_with_frames, viridis
+from engine.charts.images import data_url, patch_overlay, spectrogram_with_frames, viridis
+from engine.charts.lines import cost_chart
 from engine.patches import (PROTEIN_PRESETS, frame_attention, image_attention, patch_costs, residue_attention,
                             resize_square, synth_signal)
 

@@ -1,4 +1,4 @@
-"""engine.charts: every builder yields a Vega-Lite spec that passes the schema (pages skip that check), with its
+"""engine/charts/: every builder yields a Vega-Lite spec that passes the schema (pages skip that check), with its
 text at 13 px or more from one config block; weights coloured within their row; value axes that fit the data."""
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, attention
-from engine.charts import (PROJECTOR_TEXT_SIZE, TEXT_SIZE, compare_bars, heatmap, heatmap_spec, nice_bound,
-                           value_scale, with_text)
+from engine.charts.bars import compare_bars
+from engine.charts.heatmaps import heatmap, heatmap_spec
+from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, nice_bound, value_scale, with_text
 
 
 def rows_of(spec: dict) -> list[dict]:
@@ -47,10 +48,10 @@ def test_compare_bars_is_valid():
 # --- text that reads from the back of a classroom ------------------------------------------------
 
 def every_builder_spec() -> dict[str, dict]:
-    """Each chart builder of engine/charts*.py (its module.name) -> a spec built from small inputs."""
-    from engine import charts_beyond, charts_embeddings, charts_heads, charts_headviewer, charts_model
-    from engine import charts_position, charts_pretrained, charts_text, heads
+    """Each chart builder of engine/charts/ (its module.name) -> a spec built from small inputs."""
+    from engine import heads
     from engine.attention import compare_head_costs
+    from engine.charts import bars, heatmaps, images, lines, points, style
     from engine.patches import frame_attention, patch_costs, synth_signal
     from engine.positional import dot_products_by_offset, sinusoidal_encoding
 
@@ -61,51 +62,47 @@ def every_builder_spec() -> dict[str, dict]:
     alpha = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     P = sinusoidal_encoding(8, 4)
     run = {"label": "a", "steps": [1, 2], "train_loss": [4.0, 3.0], "eval_steps": [2], "held_out_loss": [3.1]}
-    picture = charts_beyond.data_url(np.zeros((8, 8, 3), dtype=np.uint8))
+    picture = images.data_url(np.zeros((8, 8, 3), dtype=np.uint8))
     return {
-        "charts.heatmap_spec": heatmap_spec(weights, CHAPTER_TOKENS, CHAPTER_TOKENS, domain=(0, 1), title="alpha"),
-        "charts.compare_bars": compare_bars({"window": np.full(3, 1 / 3), "attention": np.array([0.2, 0.3, 0.5])},
-                                            ["a", "b", "c"], title="weights"),
-        "charts_beyond.patch_overlay": charts_beyond.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5,
-                                                                   style="heat"),
-        "charts_beyond.spectrogram_with_frames": charts_beyond.spectrogram_with_frames(
+        "heatmaps.heatmap_spec": heatmap_spec(weights, CHAPTER_TOKENS, CHAPTER_TOKENS, domain=(0, 1), title="alpha"),
+        "heatmaps.head_grid": heatmaps.head_grid([weights, weights], CHAPTER_TOKENS),
+        "heatmaps.heatmap_panels": heatmaps.heatmap_panels({"A": (np.eye(2), ["a", "b"], ["a", "b"])}),
+        "heatmaps.transition_heatmap": heatmaps.transition_heatmap(["a", "b"], np.eye(2), np.eye(2)),
+        "heatmaps.encoding_heatmap": heatmaps.encoding_heatmap(P, title="p_t"),
+        "heatmaps.gram_heatmap": heatmaps.gram_heatmap(P @ P.T, title="gram"),
+        "bars.compare_bars": compare_bars({"window": np.full(3, 1 / 3), "attention": np.array([0.2, 0.3, 0.5])},
+                                          ["a", "b", "c"], title="weights"),
+        "bars.next_token_bars": bars.next_token_bars({"a": [("x", 0.5)], "b": [("y", 0.4)]}),
+        "bars.grouped_probabilities": bars.grouped_probabilities(
+            {"A": np.array([0.1, 0.2]), "B": np.array([0.3, 0.2])}, ["he", "she"]),
+        "bars.score_bars": bars.score_bars(["queen", "king"], [0.85, 0.7], title="cos"),
+        "bars.accuracy_bars": bars.accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.46}]),
+        "bars.difference_bars": bars.difference_bars(np.array([0.0, 0.5]), ["a", "b"]),
+        "bars.parameter_bars": bars.parameter_bars({"embedding": 1000, "blocks": 3000}, title="p"),
+        "bars.cost_bars": bars.cost_bars(compare_head_costs(64, 32, 4), measure="params", title="p"),
+        "bars.cost_comparison": bars.cost_comparison(compare_head_costs(64, 32, 4)),
+        "bars.ladder_bars": bars.ladder_bars([("2-gram", 3.5, "n-gram")]),
+        "bars.ladder_zoom": bars.ladder_zoom([("2-gram", 3.5, "n-gram"), ("7-gram", 1.97, "n-gram")]),
+        "lines.loss_curves": lines.loss_curves([run], {"4-gram": 1.7}),
+        "lines.held_out_lines": lines.held_out_lines([(1, "MLE", 3.0), (2, "MLE", float("inf"))]),
+        "lines.table_growth": lines.table_growth([1, 2], [75, 1488], [75.0, 5625.0]),
+        "lines.tokens_vs_merges": lines.tokens_vs_merges([0, 10], [50, 40], 10),
+        "lines.offset_profile": lines.offset_profile({"sinusoidal": dot_products_by_offset(P)}),
+        "lines.cosine_by_layer": lines.cosine_by_layer({"crane": np.linspace(1, 0.5, 4)}),
+        "lines.cost_chart": lines.cost_chart(patch_costs(224, 224, [8, 16, 32]), 16),
+        "lines.head_lines": lines.head_lines(alpha, ["a", "b", "c", "d"], title="lines"),
+        "images.patch_overlay": images.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5, style="heat"),
+        "images.spectrogram_with_frames": images.spectrogram_with_frames(
             frames.source, 3, frames.attention.weights[3], signal.segments, picture_url=picture),
-        "charts_beyond.cost_chart": charts_beyond.cost_chart(patch_costs(224, 224, [8, 16, 32]), 16),
-        "charts_embeddings.score_bars": charts_embeddings.score_bars(["queen", "king"], [0.85, 0.7], title="cos"),
-        "charts_embeddings.embedding_map": charts_embeddings.embedding_map(
+        "images.model_view": images.model_view(images.thumbnails(np.stack([[alpha] * 2] * 2), types), types,
+                                               {p: np.zeros((2, 2)) for p in heads.PATTERNS}),
+        "points.embedding_map": points.embedding_map(
             ["a", "b", "c"], np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), arrows=[("a", "b")],
             explained=np.array([0.6, 0.3])),
-        "charts_embeddings.sense_scatter": charts_embeddings.sense_scatter(
+        "points.sense_scatter": points.sense_scatter(
             ["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird", sense_b="machine", anchor_a="heron",
             anchor_b="gantry", closest=["bird", "machine"]),
-        "charts_embeddings.accuracy_bars": charts_embeddings.accuracy_bars(
-            [{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.46}]),
-        "charts_heads.head_grid": charts_heads.head_grid([weights, weights], CHAPTER_TOKENS),
-        "charts_heads.heatmap_panels": charts_heads.heatmap_panels({"A": (np.eye(2), ["a", "b"], ["a", "b"])}),
-        "charts_heads.cost_bars": charts_heads.cost_bars(compare_head_costs(64, 32, 4), measure="params", title="p"),
-        "charts_heads.cost_comparison": charts_heads.cost_comparison(compare_head_costs(64, 32, 4)),
-        "charts_headviewer.model_view": charts_headviewer.model_view(
-            charts_headviewer.thumbnails(np.stack([[alpha] * 2] * 2), types), types,
-            {p: np.zeros((2, 2)) for p in heads.PATTERNS}),
-        "charts_headviewer.head_lines": charts_headviewer.head_lines(alpha, ["a", "b", "c", "d"], title="lines"),
-        "charts_model.parameter_bars": charts_model.parameter_bars({"embedding": 1000, "blocks": 3000}, title="p"),
-        "charts_model.loss_curves": charts_model.loss_curves([run], {"4-gram": 1.7}),
-        "charts_model.ladder_bars": charts_model.ladder_bars([("2-gram", 3.5, "n-gram")]),
-        "charts_model.ladder_zoom": charts_model.ladder_zoom([("2-gram", 3.5, "n-gram"), ("7-gram", 1.97, "n-gram")]),
-        "charts_position.encoding_heatmap": charts_position.encoding_heatmap(P, title="p_t"),
-        "charts_position.gram_heatmap": charts_position.gram_heatmap(P @ P.T, title="gram"),
-        "charts_position.offset_profile": charts_position.offset_profile({"sinusoidal": dot_products_by_offset(P)}),
-        "charts_position.difference_bars": charts_position.difference_bars(np.array([0.0, 0.5]), ["a", "b"]),
-        "charts_position.side_by_side": charts_position.side_by_side(charts_position.encoding_heatmap(P),
-                                                                     charts_position.gram_heatmap(P @ P.T)),
-        "charts_pretrained.cosine_by_layer": charts_pretrained.cosine_by_layer({"crane": np.linspace(1, 0.5, 4)}),
-        "charts_pretrained.grouped_probabilities": charts_pretrained.grouped_probabilities(
-            {"A": np.array([0.1, 0.2]), "B": np.array([0.3, 0.2])}, ["he", "she"]),
-        "charts_text.next_token_bars": charts_text.next_token_bars({"a": [("x", 0.5)], "b": [("y", 0.4)]}),
-        "charts_text.transition_heatmap": charts_text.transition_heatmap(["a", "b"], np.eye(2), np.eye(2)),
-        "charts_text.table_growth": charts_text.table_growth([1, 2], [75, 1488], [75.0, 5625.0]),
-        "charts_text.held_out_lines": charts_text.held_out_lines([(1, "MLE", 3.0), (2, "MLE", float("inf"))]),
-        "charts_text.tokens_vs_merges": charts_text.tokens_vs_merges([0, 10], [50, 40], 10),
+        "style.side_by_side": style.side_by_side(heatmaps.encoding_heatmap(P), heatmaps.gram_heatmap(P @ P.T)),
     }
 
 
@@ -127,9 +124,9 @@ def test_every_chart_builder_is_covered_here():
     import importlib
     import pkgutil
 
-    import engine
-    styled = {f"{name.removeprefix('engine.')}.{attr}" for name in
-              (f"engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__) if m.name.startswith("charts"))
+    import engine.charts
+    styled = {f"{name.removeprefix('engine.charts.')}.{attr}" for name in
+              (f"engine.charts.{m.name}" for m in pkgutil.iter_modules(engine.charts.__path__))
               for attr, value in vars(importlib.import_module(name)).items()
               if getattr(value, "styled", False) and value.__module__ == name}
     assert styled == set(every_builder_spec())
@@ -206,7 +203,7 @@ def test_every_token_is_named_on_both_axes():
 
 
 def test_head_panels_share_one_row_scale_for_weights_and_a_global_one_otherwise():
-    from engine.charts_heads import heatmap_panels
+    from engine.charts.heatmaps import heatmap_panels
 
     weights = {"h1": (np.array([[0.3, 0.7], [0.5, 0.5]]), ["a", "b"], ["a", "b"])}
     spec = heatmap_panels(weights, domain=(0.0, 1.0))
@@ -234,7 +231,7 @@ def test_compare_bars_axis_ends_just_above_the_largest_weight():
 
 
 def test_probability_bars_fit_their_largest_value():
-    from engine.charts_text import next_token_bars
+    from engine.charts.bars import next_token_bars
 
     bars = next_token_bars({"SmolLM2": [(" a", 0.3), (" b", 0.1)]})
     assert bars["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 0.4]
@@ -244,7 +241,7 @@ def test_probability_bars_fit_their_largest_value():
 
 def test_cost_bars_leave_room_for_their_printed_amounts_and_stack():
     from engine.attention import compare_head_costs
-    from engine.charts_heads import COST_LABEL, COST_WIDTH, cost_comparison
+    from engine.charts.bars import COST_LABEL, COST_WIDTH, cost_comparison
 
     spec = cost_comparison(compare_head_costs(1024, 768, 12))
     assert "hconcat" not in spec and len(spec["vconcat"]) == 2         # side by side they overran the column

@@ -1,26 +1,28 @@
-"""engine.charts_embeddings: every builder yields a Vega-Lite spec that passes the schema (pages skip that check)."""
+"""The Embedding explorer's charts (engine.charts.bars, engine.charts.points): every builder yields a Vega-Lite
+spec that passes the schema (pages skip that check)."""
 from __future__ import annotations
 
 import numpy as np
 
-from engine import charts_embeddings as C
+from engine.charts.bars import accuracy_bars, score_bars
+from engine.charts.points import embedding_map, sense_scatter
 from tests.engine.vegalite import assert_valid, data_rows
 
 
 def test_score_bars_print_the_scores_and_mark_the_expected_answer():
-    spec = assert_valid(C.score_bars(["queen", "throne"], [0.8524, 0.7664], highlight="throne"))
+    spec = assert_valid(score_bars(["queen", "throne"], [0.8524, 0.7664], highlight="throne"))
     rows = data_rows(spec)
     assert [r["label"] for r in rows] == ["0.852", "0.766"]
     assert [r["expected"] for r in rows] == ["other", "expected answer"]
     assert [r["rank"] for r in rows] == [1, 2]
     assert spec["encoding"]["x"]["scale"]["domain"] == [0.0, 1.0]
-    scored = assert_valid(C.score_bars(["a"], [2.0], value_title="3CosMul score"))
+    scored = assert_valid(score_bars(["a"], [2.0], value_title="3CosMul score"))
     assert scored["encoding"]["x"]["scale"]["domain"] == [0.0, 2.0 * 1.15]
 
 
 def test_map_draws_one_arrow_per_pair_pointing_at_b():
     coords = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 2.0]])
-    spec = assert_valid(C.embedding_map(["a", "b", "c", "d"], coords, arrows=[("a", "b"), ("c", "d"), ("a", "zzz")],
+    spec = assert_valid(embedding_map(["a", "b", "c", "d"], coords, arrows=[("a", "b"), ("c", "d"), ("a", "zzz")],
                                         roles={"a": "analogy word", "d": "answer"}, neighbours={"a": "x, y"},
                                         explained=np.array([0.6, 0.3])))
     arrows = spec["layer"][0]["data"]["values"]
@@ -36,16 +38,16 @@ def test_map_draws_one_arrow_per_pair_pointing_at_b():
     x_scale, y_scale = (spec["layer"][1]["encoding"][axis]["scale"]["domain"] for axis in "xy")
     assert np.isclose(x_scale[1] - x_scale[0], y_scale[1] - y_scale[0])   # one span: parallel looks parallel
     assert "60% of the spread" in spec["layer"][1]["encoding"]["x"]["title"]
-    assert len(assert_valid(C.embedding_map(["a", "b"], coords[:2]))["layer"]) == 2   # no arrows, no arrow layer
+    assert len(assert_valid(embedding_map(["a", "b"], coords[:2]))["layer"]) == 2   # no arrows, no arrow layer
 
 
 def test_sense_scatter_and_accuracy_bars_are_valid():
-    spec = assert_valid(C.sense_scatter(["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird",
+    spec = assert_valid(sense_scatter(["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird",
                                         sense_b="machine", anchor_a="heron", anchor_b="gantry",
                                         closest=["bird", "machine"]))
     diagonal, points, _ = spec["layer"]
     assert diagonal["data"]["values"] == [{"a": -0.05, "b": -0.05}, {"a": 0.98, "b": 0.98}]
     assert points["data"]["values"][0] == {"word": "heron", "a": 0.9, "b": 0.1, "closer to": "bird"}
-    spec = assert_valid(C.accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.459},
+    spec = assert_valid(accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.459},
                                          {"vocabulary": "10,000", "measure": "top-5", "accuracy": 0.607}]))
     assert [r["label"] for r in data_rows(spec)] == ["46%", "61%"]

@@ -8,10 +8,10 @@ import pytest
 from tests.engine.vegalite import assert_valid, data_rows
 
 from engine.attention import compare_head_costs, identity_projections, multi_head_attention
-from engine.charts_heads import cost_comparison, head_grid, heatmap_panels
-from engine.charts_position import (
-    difference_bars, encoding_heatmap, gram_heatmap, offset_profile, side_by_side,
-)
+from engine.charts.bars import cost_comparison, difference_bars
+from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, head_grid, heatmap_panels
+from engine.charts.lines import offset_profile
+from engine.charts.style import side_by_side
 from engine.positional import dot_products_by_offset, learned_encoding, sinusoidal_encoding
 from engine.tinyvocab import embed
 

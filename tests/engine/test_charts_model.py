@@ -5,21 +5,21 @@ import math
 
 import pytest
 
-from engine import charts_model
-from engine.charts_text import next_token_bars
+from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars, parameter_bars
+from engine.charts.lines import loss_curves, running_mean
 from tests.engine.vegalite import assert_valid, data_rows
 
 
 def test_running_mean_starts_at_once_then_slides():
-    assert charts_model.running_mean([4, 2, 6, 8], 2) == [4.0, 3.0, 4.0, 7.0]
-    assert charts_model.running_mean([], 20) == []
+    assert running_mean([4, 2, 6, 8], 2) == [4.0, 3.0, 4.0, 7.0]
+    assert running_mean([], 20) == []
 
 
 def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
     runs = [{"label": "a", "steps": [1, 2, 3], "train_loss": [4.0, 3.0, 2.5], "eval_steps": [3],
              "held_out_loss": [2.6]},
             {"label": "b", "steps": [1], "train_loss": [5.0], "eval_steps": [], "held_out_loss": []}]
-    spec = assert_valid(charts_model.loss_curves(runs, {"4-gram": 1.73}, smooth=2))
+    spec = assert_valid(loss_curves(runs, {"4-gram": 1.73}, smooth=2))
     lines, points, rule, text = spec["layer"]
     bits = math.log(2)  # the curves are drawn in bits per character: nats / ln 2
     training = [(r["run"], r["step"], round(r["bits per character"] * bits, 12)) for r in lines["data"]["values"]
@@ -29,12 +29,12 @@ def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
                                          "bits per character": 2.6 / bits}]
     assert rule["data"]["values"][0]["text"] == f"4-gram: {1.73 / bits:.2f}" and rule["data"]["values"][0]["step"] == 3
     assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
-    assert len(assert_valid(charts_model.loss_curves(runs, {}))["layer"]) == 2
+    assert len(assert_valid(loss_curves(runs, {}))["layer"]) == 2
 
 
 def test_parameter_bars_print_each_count():
     parts = {"token embedding": 38_597_376, "attention (all blocks)": 28_311_552}
-    spec = assert_valid(charts_model.parameter_bars(parts))
+    spec = assert_valid(parameter_bars(parts))
     rows = data_rows(spec)
     assert [r["text"] for r in rows] == ["38,597,376", "28,311,552"]
     assert sum(r["share"] for r in rows) == pytest.approx(1)
@@ -50,7 +50,7 @@ def test_distribution_bars_one_panel_per_model_in_rank_order():
 
 
 def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
-    spec = assert_valid(charts_model.ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]))
+    spec = assert_valid(ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]))
     assert spec["encoding"]["y"]["sort"] == ["2-gram", "shipped"]
     assert [r["text"] for r in data_rows(spec)] == ["3.500", "2.300"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
@@ -59,7 +59,7 @@ def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
 def test_ladder_zoom_keeps_only_the_rungs_near_the_best_on_an_axis_that_starts_near_them():
     rungs = [("uniform", 6.2, "baseline"), ("5-gram", 2.07, "n-gram"), ("7-gram", 1.968, "n-gram"),
              ("shipped", 1.997, "transformer")]
-    spec = assert_valid(charts_model.ladder_zoom(rungs, within=0.5))
+    spec = assert_valid(ladder_zoom(rungs, within=0.5))
     assert {row["model"] for row in spec["data"]["values"]} == {"5-gram", "7-gram", "shipped"}
     low, high = spec["encoding"]["x"]["scale"]["domain"]
     assert 1.9 < low < 1.968 and 2.07 < high < 2.3  # the 0.029-bit gap is a visible distance, not a hair

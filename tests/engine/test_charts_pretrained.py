@@ -10,9 +10,10 @@ import numpy as np
 from PIL import Image
 
 from engine import heads
-from engine.charts_headviewer import MASKED, TYPE_COLOURS, head_lines, model_view, thumbnail, thumbnails
-from engine.charts_pretrained import cosine_by_layer, grouped_probabilities
-from engine.charts_text import next_token_bars
+from engine.charts.bars import grouped_probabilities, next_token_bars
+from engine.charts.images import model_view, thumbnail, thumbnails
+from engine.charts.lines import cosine_by_layer, head_lines
+from engine.charts.palette import MASKED, TYPE_COLOURS
 
 
 def causal_uniform(T):

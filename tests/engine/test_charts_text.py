@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 
-from engine.charts_text import (held_out_lines, next_token_bars, table_growth, tokens_vs_merges,
-                                transition_heatmap, visible)
+from engine.charts.bars import next_token_bars
+from engine.charts.heatmaps import transition_heatmap
+from engine.charts.lines import held_out_lines, table_growth, tokens_vs_merges
+from engine.charts.style import visible
 from tests.engine.vegalite import assert_valid, data_rows
 
 

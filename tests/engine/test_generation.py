@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from engine import charts_model
+from engine.charts.diagrams import block_diagram
 from engine.generation import generate, held_out_rung, ladder
 from engine.transformer_config import PRESETS, count_parameters, dataflow
 from tests.engine.test_model import SMALL, Letters, built
@@ -72,7 +72,7 @@ def test_dataflow_parameters_add_up(name):
     assert sum(s.parameters for s in stages if not s.in_block) + \
         config.n_layers * sum(s.parameters for s in stages if s.in_block) == count_parameters(config).total
     assert stages[-1].shape == (config.context_length, config.vocab_size)
-    dot = charts_model.block_diagram(stages, config.n_layers, config.residual)
+    dot = block_diagram(stages, config.n_layers, config.residual)
     assert dot.startswith("digraph") and f"repeated N = {config.n_layers} times" in dot and "residual" in dot
 
 

@@ -1,6 +1,5 @@
-"""Vega-Lite specs (plain dicts) for Beyond words: a picture with its patch grid and attention overlay,
-a spectrogram with its frames as tokens, and the cost of T tokens. No Streamlit here; the tests
-check every spec against the Vega-Lite schema.
+"""Pictures: pixels as data URLs, and the charts drawn over them (a picture's patch grid with its
+attention, a spectrogram with its frames, every head's weights as a thumbnail in the model view).
 
 Pictures travel inside the chart as a data URL (no files, no network). Colour: viridis for
 intensities, orange for the chosen token, so nothing depends on telling red from green.
@@ -12,13 +11,13 @@ import io
 
 import numpy as np
 
-from engine.charts import styled
+from engine.charts.palette import BLUE, MASKED, ORANGE, TYPE_COLOURS, VIRIDIS, rgb
+from engine.charts.style import styled
+from engine.heads import TYPES
 
-QUERY_COLOUR = "#e08214"   # orange: the chosen token
-# Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
-VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
-                    [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]]) / 255
+
 OVERLAY_STYLES = ("spotlight", "heat")
+THUMB_CELL = 28                    # pixels per head in the model view: 30 layers fit a 940 px column
 
 
 def data_url(pixels: np.ndarray, fmt: str = "JPEG") -> str:
@@ -101,7 +100,7 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"},
                             "url": {"field": "url", "type": "nominal"}}}
     outline = {"transform": [{"filter": {"field": "patch", "equal": int(query)}}],
-               "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 3},
+               "mark": {"type": "rect", "fill": None, "stroke": ORANGE, "strokeWidth": 3},
                "encoding": box}
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json",
             "width": display_width, "height": round(height * scale),
@@ -130,7 +129,7 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     weights = np.asarray(weights, dtype=float)
     frames = [{"frame": t, "t0": round(float(spec.times[t] - half), 5), "t1": round(float(spec.times[t] + half), 5),
                "time": round(float(spec.times[t]), 4), "weight": round(float(weights[t]), 6),
-               "ink": QUERY_COLOUR if t == query else "#1f6fb4"} for t in range(spec.T)]
+               "ink": ORANGE if t == query else BLUE} for t in range(spec.T)]
     x_scale = {"domain": [t_start, t_end], "nice": False, "zero": False}
     x = {"field": "t0", "type": "quantitative", "scale": x_scale, "title": None}
     column = {"x": x, "x2": {"field": "t1"}, "y": {"datum": 0.0, "type": "quantitative"}, "y2": {"datum": f_top}}
@@ -150,7 +149,7 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
         columns["params"] = [{"name": selection, "select": {"type": "point", "fields": ["frame"], "on": "click",
                                                             "clear": False}}]
     chosen = {"transform": [{"filter": {"field": "frame", "equal": int(query)}}],
-              "mark": {"type": "rect", "fill": None, "stroke": QUERY_COLOUR, "strokeWidth": 2.5}, "encoding": column}
+              "mark": {"type": "rect", "fill": None, "stroke": ORANGE, "strokeWidth": 2.5}, "encoding": column}
     top = {"width": width, "height": height, "title": "Spectrogram: each column is one frame, one token",
            "layer": [picture, {"data": {"values": frames}, "layer": [columns, chosen]}]}
     bars = {"data": {"values": frames}, "mark": {"type": "rect"},
@@ -172,26 +171,65 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
 
 
+def thumbnail(alpha: np.ndarray, colour: str) -> str:
+    """One head's weights as a small PNG (data URI): white for 0, the type's colour for 1.
+
+    sqrt(weight) sets the shade, so weights of a few percent are still visible.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    T = alpha.shape[0]
+    shade = np.sqrt(np.clip(alpha, 0, 1))[..., None]
+    pixels = 255 - shade * (255 - rgb(colour))
+    pixels[np.triu(np.ones((T, T), dtype=bool), k=1)] = MASKED
+    scale = max(2, 48 // T)   # each weight a square of scale x scale pixels
+    return data_url(pixels.round().astype(np.uint8).repeat(scale, axis=0).repeat(scale, axis=1), "PNG")
+
+
+def thumbnails(weights: np.ndarray, types: np.ndarray) -> list[list[str]]:
+    """thumbnail(alpha[l, h], colour of its type) for every layer l and head h."""
+    return [[thumbnail(weights[layer, head], TYPE_COLOURS[str(types[layer, head])])
+             for head in range(weights.shape[1])] for layer in range(weights.shape[0])]
+
+
 @styled
-def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
-    """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
-    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
-               "ink": QUERY_COLOUR if size == current else "#1f6fb4"} for size, tokens, scores in rows]
-    return {
-        "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
-        "height": 260,
-        "encoding": {
-            "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
-            "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
-                  "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
-        "layer": [
-            {"mark": {"type": "line", "color": "#1f6fb4", "point": True}},
-            {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
-                "color": {"field": "ink", "type": "nominal", "scale": None},
-                "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
-                            {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
-                            {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
-            {"mark": {"type": "text", "dy": -12},
-             "encoding": {"text": {"field": "label", "type": "nominal"}}},  # 'T = 196': a count, not a score
-        ],
-    }
+def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.ndarray], *,
+               layers: tuple[int, int] | None = None, shown_types: list[str] | None = None,
+               selected: tuple[int, int] | None = None, param: str = "head_pick") -> dict:
+    """All heads as small heatmaps: layer across, head down, framed in the colour of their type.
+
+    Clicking a head selects it (a point selection named `param` over the fields layer, head).
+    Heads outside the layer range or the chosen types are left out. A plain Vega-Lite spec:
+    the page redraws it on every click, and Altair's objects cost tens of ms to build.
+    """
+    n_layer, n_head = types.shape
+    low, high = layers if layers is not None else (0, n_layer - 1)
+    shown = set(shown_types) if shown_types is not None else set(TYPES)
+    rows = []
+    for layer in range(n_layer):
+        for head in range(n_head):
+            kind = str(types[layer, head])
+            if low <= layer <= high and kind in shown:
+                rows.append({"layer": layer, "head": head, "type": kind, "url": images[layer][head],
+                             **{name: round(float(values[layer, head]), 3) for name, values in scores.items()}})
+    x = {"field": "layer", "type": "ordinal", "title": "layer", "scale": {"domain": list(range(n_layer))},
+         "axis": {"orient": "top", "labelAngle": 0}}
+    y = {"field": "head", "type": "ordinal", "title": "head", "scale": {"domain": list(range(n_head))}}
+    tooltip = [{"field": "layer", "type": "ordinal"}, {"field": "head", "type": "ordinal"},
+               {"field": "type", "type": "nominal"}] + \
+              [{"field": name, "type": "quantitative", "format": ".2f"} for name in scores]
+    frames = {"mark": {"type": "rect", "opacity": 0.9}, "encoding": {
+        "x": x, "y": y, "tooltip": tooltip,
+        "color": {"field": "type", "type": "nominal",
+                  "scale": {"domain": list(TYPES), "range": [TYPE_COLOURS[t] for t in TYPES]},
+                  "legend": {"orient": "bottom", "title": "head type", "columns": 6}}}}
+    pictures = {"mark": {"type": "image", "width": THUMB_CELL - 8, "height": THUMB_CELL - 8, "smooth": False},
+                "params": [{"name": param, "select": {"type": "point", "fields": ["layer", "head"], "on": "click",
+                                                      "clear": False}}],
+                "encoding": {"x": x, "y": y, "url": {"field": "url", "type": "nominal"}, "tooltip": tooltip}}
+    layered = [frames, pictures]
+    if selected is not None:
+        layered.append({"data": {"values": [{"layer": selected[0], "head": selected[1]}]},
+                        "mark": {"type": "rect", "fill": None, "stroke": "black", "strokeWidth": 3},
+                        "encoding": {"x": x, "y": y}})
+    return {"data": {"values": rows}, "layer": layered,
+            "width": {"step": THUMB_CELL}, "height": {"step": THUMB_CELL}}

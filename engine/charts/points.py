@@ -1,46 +1,11 @@
-"""Vega-Lite specs (plain dicts) for the Embedding explorer: scored word lists, the 2-D map with
-offset arrows, a homonym's neighbours between two senses, and accuracy per vocabulary size.
-
-Plain specs, like engine.charts.heatmap_spec: pages redraw them on every rerun, and building
-them through Altair's objects cost tens of milliseconds each. Colour-blind-safe blue/orange,
-and numbers printed beside bars. Validated against the Vega-Lite schema in the tests.
-"""
+"""Scatter plots: words as points on a plane (the embedding map with its offset arrows, a homonym's
+neighbours between two senses)."""
 from __future__ import annotations
 
 import numpy as np
 
-from engine.charts import PAIR_COLOURS, styled
-
-BLUE, ORANGE = PAIR_COLOURS
-GREY = "#7f7f7f"
-
-
-@styled
-def score_bars(words: list[str], scores, *, title: str = "", value_title: str = "cosine",
-               highlight: str | None = None, digits: int = 3) -> dict:
-    """Horizontal bars, best on top, each score printed; `highlight` (an expected answer) in orange."""
-    words = [str(w) for w in words]
-    scores = [float(s) for s in np.asarray(scores, dtype=float)]
-    values = [{"word": w, "score": s, "rank": rank, "label": f"{s:.{digits}f}",
-               "expected": "expected answer" if w == highlight else "other"}
-              for rank, (w, s) in enumerate(zip(words, scores), start=1)]
-    low = min([0.0, *scores])
-    high = max([1.0, *scores]) if value_title == "cosine" else max(scores, default=1.0) * 1.15
-    return {
-        "title": title, "data": {"values": values}, "height": {"step": 24},
-        "encoding": {
-            "y": {"field": "word", "type": "nominal", "sort": words, "title": None},
-            "x": {"field": "score", "type": "quantitative", "title": value_title, "scale": {"domain": [low, high]}},
-            "tooltip": [{"field": "rank", "type": "quantitative"}, {"field": "word", "type": "nominal"},
-                        {"field": "score", "type": "quantitative", "format": f".{digits}f"}]},
-        "layer": [
-            {"mark": {"type": "bar"}, "encoding": {"color": {
-                "field": "expected", "type": "nominal", "legend": None,
-                "scale": {"domain": ["other", "expected answer"], "range": [BLUE, ORANGE]}}}},
-            {"mark": {"type": "text", "align": "left", "dx": 4},
-             "encoding": {"text": {"field": "label", "type": "nominal"}}},
-        ],
-    }
+from engine.charts.palette import BLUE, GREY, ORANGE
+from engine.charts.style import styled
 
 
 @styled
@@ -134,31 +99,5 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
                             {"field": "b", "type": "quantitative", "format": ".3f", "title": anchor_b}]}},
             {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6},
              "encoding": {"x": x, "y": y, "color": colour, "text": {"field": "word", "type": "nominal"}}},
-        ],
-    }
-
-
-@styled
-def accuracy_bars(rows: list[dict]) -> dict:
-    """Share of classic analogies answered right (top-1 and top-5) for each vocabulary size."""
-    values = [{"vocabulary": r["vocabulary"], "measure": r["measure"], "accuracy": float(r["accuracy"]),
-               "label": f"{r['accuracy']:.0%}"} for r in rows]
-    sizes = list(dict.fromkeys(r["vocabulary"] for r in rows))
-    colour = {"field": "measure", "type": "nominal", "scale": {"domain": ["top-1", "top-5"], "range": [BLUE, ORANGE]},
-              "legend": {"orient": "bottom", "title": None}}
-    return {
-        "data": {"values": values}, "height": 240,
-        "encoding": {
-            "x": {"field": "vocabulary", "type": "nominal", "sort": sizes,
-                  "title": "vocabulary searched (most frequent words)", "axis": {"labelAngle": 0}},
-            "xOffset": {"field": "measure", "type": "nominal", "sort": ["top-1", "top-5"]},
-            "y": {"field": "accuracy", "type": "quantitative", "scale": {"domain": [0, 1]}, "axis": {"format": "%"},
-                  "title": "answered right"},
-            "color": colour},
-        "layer": [
-            {"mark": {"type": "bar"}, "encoding": {"tooltip": [
-                {"field": "vocabulary", "type": "nominal"}, {"field": "measure", "type": "nominal"},
-                {"field": "accuracy", "type": "quantitative", "format": ".1%"}]}},
-            {"mark": {"type": "text", "dy": -7}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }

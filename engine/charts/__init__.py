@@ -1,0 +1,15 @@
+"""Chart builders, by kind of chart: data in, a plain Vega-Lite spec (a dict) out, or a picture's data URL
+or a diagram's text. Pages draw them (ui.charts.show); nothing here touches Streamlit or loads Altair.
+
+- palette: every colour, once (the blue / orange pair, Okabe & Ito, greys, head types, viridis).
+- style: the one text style (styled, with_text, 13 px; 16 on a projector), padding, value axes that fit
+  their data, distinct and visible labels, charts side by side.
+- heatmaps: matrices as cells (attention weights and scores, heads, the bigram table, encodings).
+- bars: values per category (weights compared, next-token probabilities, scores, costs, the ladder).
+- lines: values against an ordered quantity (loss curves, n, merges, offsets, layers), token-to-token lines.
+- images: pixels as data URLs, pictures with their patches, spectrograms, head thumbnails.
+- points: words as points (the embedding map, a homonym's senses).
+- diagrams: the block diagram as Graphviz DOT text.
+
+Import from the module of the kind: `from engine.charts.heatmaps import heatmap_spec`.
+"""

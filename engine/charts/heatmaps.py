@@ -1,0 +1,249 @@
+"""Heatmaps: a matrix as coloured cells, numbers in them where there are few (attention weights and
+scores, several heads at once, the bigram table, positional encodings and their dot products)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine import limits
+from engine.charts.palette import DARK_LOW_SCHEMES
+from engine.charts.style import panel, styled, unique_labels, visible
+
+if TYPE_CHECKING:
+    import altair as alt
+
+
+MAX_CELLS_WITH_NUMBERS = 400
+ROW_LEGEND = "weight, per row"
+HEADS_PER_ROW = 4
+
+
+def rows_are_weights(values: np.ndarray) -> bool:
+    """Every row a distribution (no negative value, the finite values summing to 1): attention weights."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2 or not values.size:
+        return False
+    finite = np.where(np.isfinite(values), values, 0.0)
+    return bool((finite >= -1e-9).all() and np.allclose(finite.sum(axis=1), 1.0, atol=1e-3))
+
+
+def row_shares(values: np.ndarray) -> np.ndarray:
+    """Each value's place between its row's lowest (0) and highest (1); 0 in a row of equal values, which
+    prefers no token (drawn mid-scale, a uniform row looked like attention on every token)."""
+    values = np.asarray(values, dtype=float)
+    with np.errstate(invalid="ignore"):
+        low = np.nanmin(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
+        high = np.nanmax(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
+        span = high - low
+        return np.where(span > 0, (values - low) / np.where(span > 0, span, 1.0), 0.0)
+
+
+@styled
+def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
+                 x_title: str = "key (attended to)", y_title: str = "query (attending)",
+                 value_name: str = "weight", scheme: str = "blues", digits: int = 3,
+                 domain: tuple[float, float] | None = None, cell: int = 46,
+                 max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None,
+                 legend_orient: str = "right") -> dict:
+    """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
+
+    color_by "all": one colour scale for every cell (`domain`, or the data's range). "row": each cell
+    coloured by its place between its row's lowest and highest value, so 0.19 and 0.31 in one row of
+    attention weights look different; the numbers printed and in the tooltip stay the true values,
+    and the legend says the colour runs per row. None (the default): "row" for attention weights
+    (every row a distribution, on no domain or 0..1), "all" for anything else (scores, cosines).
+    `legend_orient` places the colour legend ("bottom" under panels set side by side).
+
+    Written as a plain spec because pages redraw it on every edit: building the same chart
+    through Altair's objects costs tens of milliseconds, this costs well under one.
+    """
+    values = np.asarray(matrix, dtype=float)
+    rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
+    if color_by is None:
+        weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
+        color_by = "row" if weights_domain and rows_are_weights(values) else "all"
+    if color_by not in ("row", "all"):
+        raise ValueError(f"color_by is 'row' or 'all', not {color_by!r}.")
+    finite = values[np.isfinite(values)]
+    if color_by == "row":
+        shades, middle = row_shares(values) if values.size else values, 0.5
+    else:
+        shades = values
+        middle = sum(domain) / 2 if domain else ((finite.min() + finite.max()) / 2 if finite.size else 0.0)
+    dark_low = scheme in DARK_LOW_SCHEMES
+    records = []
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            v, shade = float(values[i, j]), float(shades[i, j])
+            ok = np.isfinite(v)
+            dark = ok and ((shade < middle) if dark_low else (shade > middle))
+            record = {"row": row, "col": col, value_name: v if ok else None, "i": i, "j": j,
+                      "text": f"{v:.{digits}f}" if ok else "", "ink": "white" if dark else "black"}
+            if color_by == "row":
+                record["shade"] = round(shade, 4) if ok else None
+            records.append(record)
+    if color_by == "row":
+        colour = {"field": "shade", "type": "quantitative", "scale": {"scheme": scheme, "domain": [0, 1]},
+                  "legend": {"title": ROW_LEGEND if value_name == "weight" else f"{value_name}, per row",
+                             "values": [0, 1], "labelExpr": "datum.value < 0.5 ? 'row lowest' : 'row highest'",
+                             "orient": legend_orient}}
+    else:
+        colour = {"field": value_name, "type": "quantitative",
+                  "scale": {"scheme": scheme} | ({"domain": list(domain)} if domain else {}),
+                  "legend": {"title": value_name, "orient": legend_orient}}
+    layers = [{
+        "mark": {"type": "rect", "stroke": "white"},
+        "encoding": {
+            "color": colour,
+            "tooltip": [{"field": "row", "type": "nominal", "title": y_title},
+                        {"field": "col", "type": "nominal", "title": x_title},
+                        {"field": value_name, "type": "quantitative", "format": f".{digits}f"}],
+        },
+    }]
+    if values.size <= max_cells_with_numbers:
+        # an explicit black/white scale: Streamlit's frontend draws nothing at all for scale=None here
+        layers.append({"mark": {"type": "text"}, "encoding": {
+            "text": {"field": "text", "type": "nominal"},
+            "color": {"field": "ink", "type": "nominal", "legend": None,
+                      "scale": {"domain": ["black", "white"], "range": ["black", "white"]}}}})
+    return {
+        "title": title, "data": {"values": records},
+        "width": {"step": cell}, "height": {"step": cell},
+        "encoding": {
+            "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+                  "axis": {"labelAngle": -40, "orient": "top", "labelOverlap": False}},  # every token named
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title, "axis": {"labelOverlap": False}},
+        },
+        "layer": layers,
+    }
+
+
+def heatmap(matrix, row_labels: list[str], col_labels: list[str], **options) -> alt.LayerChart:
+    """heatmap_spec as an Altair chart, for callers that compose or hand on Altair objects (Gradio)."""
+    import altair as alt  # only here: the Streamlit pages draw plain specs and never load Altair
+
+    return alt.LayerChart.from_dict(heatmap_spec(matrix, row_labels, col_labels, **options), validate=False)
+
+
+@styled
+def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
+                   scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
+                   cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
+                   y_title: str = "query", numbers: bool = True, color_by: str | None = None) -> dict:
+    """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
+    on one colour scale (its legend underneath, so a row of panels is no wider than the panels),
+    as a Vega-Lite spec; numbers in the cells when a panel is small enough. color_by as in heatmap_spec,
+    decided once for all panels: None gives "row" when every panel is attention weights (on no domain
+    or 0..1), else "all".
+
+    Concatenated plain specs (heatmap_spec): fast to build on every rerun, and
+    Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
+    """
+    if color_by is None:
+        weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
+        color_by = "row" if weights_domain and all(rows_are_weights(m) for m, _, _ in panels.values()) else "all"
+    if domain is None:
+        every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
+        domain = (float(every.min()), float(every.max()))
+    specs = [panel(heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title,
+                                value_name=value_name, scheme=scheme, digits=digits, domain=domain, cell=cell,
+                                color_by=color_by, legend_orient="bottom",
+                                **({} if numbers else {"max_cells_with_numbers": 0})))
+             for title, (matrix, rows, cols) in panels.items()]
+    rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
+    return {"vconcat": rows, "resolve": {"scale": {"color": "shared"}}}
+
+
+@styled
+def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
+              cell: int = 38, color_by: str | None = None) -> dict:
+    """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared
+    colour scale (each row from its lowest to its highest weight, see heatmap_spec)."""
+    titles = titles or [f"head {m + 1}" for m in range(len(weights))]
+    return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell,
+                          color_by=color_by)
+
+
+@styled
+def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> dict:
+    """The bigram table: row = token a, column = next token b, colour P(b | a); hover for the count."""
+    shown = [visible(label) for label in labels]
+    values = [{"a": shown[i], "b": shown[j], "P(b | a)": float(probs[i][j]), "C(a b)": int(counts[i][j])}
+              for i in range(len(labels)) for j in range(len(labels))]
+    return {
+        "title": title, "data": {"values": values}, "width": {"step": 24}, "height": {"step": 24},
+        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
+        "encoding": {
+            "x": {"field": "b", "type": "nominal", "sort": shown, "title": "next token b",
+                  "axis": {"orient": "top", "labelAngle": -45, "labelOverlap": False}},
+            "y": {"field": "a", "type": "nominal", "sort": shown, "title": "token a",
+                  "axis": {"labelOverlap": False}},
+            "color": {"field": "P(b | a)", "type": "quantitative", "scale": {"scheme": "blues"},
+                      "legend": {"title": "P(b | a)"}},
+            "tooltip": [{"field": "a", "type": "nominal"}, {"field": "b", "type": "nominal"},
+                        {"field": "P(b | a)", "type": "quantitative", "format": ".4f"},
+                        {"field": "C(a b)", "type": "quantitative", "format": ","}],
+        },
+    }
+
+
+@styled
+def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
+    """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
+    P = np.asarray(encoding, dtype=float)
+    T, d = P.shape
+    _check_cells(T, d, "table")
+    values = [{"position t": t, "dimension": i, "value": v}
+              for t, row in enumerate(P.tolist()) for i, v in enumerate(row)]
+    limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
+    return {
+        "title": title, "data": {"values": values}, "width": max(cell * d, 200), "height": max(cell * T, 120),
+        "mark": {"type": "rect"},
+        "encoding": {
+            "x": {"field": "dimension", "type": "ordinal", "title": "dimension (column of p_t)",
+                  "axis": {"labelAngle": 0, "values": _ticks(d)}},
+            "y": {"field": "position t", "type": "ordinal", "title": "position t", "axis": {"values": _ticks(T)}},
+            "color": {"field": "value", "type": "quantitative",
+                      "scale": {"scheme": "blueorange", "domain": [-limit, limit]}, "legend": {"title": "p_t"}},
+            "tooltip": [{"field": "position t", "type": "quantitative"}, {"field": "dimension", "type": "quantitative"},
+                        {"field": "value", "type": "quantitative", "format": ".3f"}],
+        },
+    }
+
+
+@styled
+def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
+    """p_i . p_j for every pair of positions."""
+    G = np.asarray(gram, dtype=float)
+    T = G.shape[0]
+    _check_cells(T, T, "table of dot products")
+    # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
+    values = [{"position i": i, "position j": j, "dot": v}
+              for i, row in enumerate(G.tolist()) for j, v in enumerate(row)]
+    limit = float(np.abs(G).max()) or 1.0
+    return {
+        "title": title, "data": {"values": values}, "width": max(cell * T, 200), "height": max(cell * T, 200),
+        "mark": {"type": "rect"},
+        "encoding": {
+            "x": {"field": "position j", "type": "ordinal", "axis": {"labelAngle": 0, "values": _ticks(T)}},
+            "y": {"field": "position i", "type": "ordinal", "axis": {"values": _ticks(T)}},
+            "color": {"field": "dot", "type": "quantitative",
+                      "scale": {"scheme": "blueorange", "domain": [-limit, limit]}, "legend": {"title": "p_i . p_j"}},
+            "tooltip": [{"field": "position i", "type": "quantitative"},
+                        {"field": "position j", "type": "quantitative"},
+                        {"field": "dot", "type": "quantitative", "format": ".3f", "title": "p_i . p_j"}],
+        },
+    }
+
+
+def _check_cells(rows: int, cols: int, what: str) -> None:
+    if rows * cols > limits.MAX_CHART_CELLS:
+        raise ValueError(f"A {what} of {rows} x {cols} cells is too large to draw; the limit is "
+                         f"{limits.MAX_CHART_CELLS:,} cells.")
+
+
+def _ticks(n: int) -> list[int]:
+    """At most about 16 tick labels on an axis of n cells."""
+    step = max(1, int(np.ceil(n / 16)))
+    return list(range(0, n, step))

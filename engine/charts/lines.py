@@ -1,0 +1,278 @@
+"""Line charts: a value against an ordered quantity (training steps, n, merges, offsets, layers,
+patch sizes), and the head viewer's lines from each token to the tokens it attends to."""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_25, ORANGE, PAIR_COLOURS, RUN_COLOURS
+from engine.charts.style import styled
+
+if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
+    from engine.positional import OffsetDotProducts
+
+
+LN2 = math.log(2)  # nats per bit
+
+
+def running_mean(values, window: int) -> list[float]:
+    """The mean of each value and the up to window - 1 before it (a rolling mean that starts at once)."""
+    sums = [0.0, *itertools.accumulate(float(v) for v in values)]
+    return [(sums[i + 1] - sums[max(0, i + 1 - window)]) / min(i + 1, window) for i in range(len(sums) - 1)]
+
+
+@styled
+def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 20) -> dict:
+    """Training loss (thin, smoothed) and held-out loss (thick, points) per run against steps,
+    with the n-gram baselines as dashed horizontal lines, drawn in bits per character (the unit
+    students compare across pages). runs: dicts with label, steps, train_loss, eval_steps,
+    held_out_loss; losses and baselines come in nats (what training computes) and are divided by ln 2."""
+    rows, held = [], []
+    for run in runs:
+        rows += [{"run": run["label"], "loss on": "training (smoothed)", "step": int(s), "bits per character": v / LN2}
+                 for s, v in zip(run["steps"], running_mean(run["train_loss"], smooth))]
+        held += [{"run": run["label"], "loss on": "held-out", "step": int(s), "bits per character": float(v) / LN2}
+                 for s, v in zip(run["eval_steps"], run["held_out_loss"])]
+    labels = [run["label"] for run in runs]
+    colour = {"field": "run", "type": "nominal",
+              "scale": {"domain": labels, "range": RUN_COLOURS[:max(len(labels), 1)]},
+              "legend": {"orient": "bottom", "columns": 1, "title": None, "labelLimit": 600}}
+    step = {"field": "step", "type": "quantitative"}
+    loss = {"field": "bits per character", "type": "quantitative"}
+    layers = [
+        {"data": {"values": rows + held}, "mark": {"type": "line"}, "encoding": {
+            "x": step | {"title": "training step"},
+            "y": loss | {"scale": {"zero": False}},
+            "color": colour,
+            "strokeDash": {"field": "loss on", "type": "nominal", "sort": ["held-out", "training (smoothed)"],
+                           "legend": {"orient": "bottom", "title": None}},
+            "strokeWidth": {"condition": {"test": "datum['loss on'] === 'held-out'", "value": 3}, "value": 1.2},
+            "tooltip": [{"field": "run", "type": "nominal"}, {"field": "loss on", "type": "nominal"}, step,
+                        loss | {"format": ".3f"}]}},
+        {"data": {"values": held}, "mark": {"type": "point", "filled": True, "size": 40},
+         "encoding": {"x": step, "y": loss, "color": colour}},
+    ]
+    if baselines:
+        right = int(max([max(run["steps"], default=1) for run in runs] + [1]))
+        lines = [{"baseline": name, "bits per character": float(value) / LN2, "text": f"{name}: {value / LN2:.2f}",
+                  "step": right} for name, value in baselines.items()]
+        layers += [
+            {"data": {"values": lines}, "mark": {"type": "rule", "color": GREY, "strokeDash": [3, 3]},
+             "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal"}]}},
+            {"data": {"values": lines}, "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -2,
+                                                 "color": GREY_25},
+             "encoding": {"x": step, "y": loss, "text": {"field": "text", "type": "nominal"}}},
+        ]
+    return {"width": 560, "height": 320, "layer": layers}
+
+
+@styled
+def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = "bits per token") -> dict:
+    """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as 'inf' above the rest."""
+    finite = [v for _, _, v in rows if math.isfinite(v)]
+    top = max(finite) * 1.08 if finite else 1.0
+    values = [{"n": int(n), "smoothing": s, "value": float(v), "label": f"{v:.2f}"} if math.isfinite(v) else
+              {"n": int(n), "smoothing": s, "value": None, "label": "inf", "at": top}
+              for n, s, v in rows]
+    smoothings = list(dict.fromkeys(s for _, s, _ in rows))
+    encoding = {
+        "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},
+        "color": {"field": "smoothing", "type": "nominal",
+                  "scale": {"domain": smoothings, "range": CATEGORY_COLOURS[:len(smoothings)]},
+                  "legend": {"orient": "bottom", "title": None}},
+    }
+    return {
+        "title": title, "data": {"values": values}, "width": 500, "height": 300, "encoding": encoding,
+        "layer": [
+            {"transform": [{"filter": "datum.value != null"}], "mark": {"type": "line", "point": True},
+             "encoding": {
+                 "y": {"field": "value", "type": "quantitative", "title": f"held-out cross-entropy ({unit})",
+                       "scale": {"zero": False}},
+                 "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
+                             {"field": "value", "type": "quantitative", "format": ".3f"}]}},
+            {"transform": [{"filter": "datum.value == null"}], "mark": {"type": "text", "fontWeight": "bold"},
+             "encoding": {
+                 "y": {"field": "at", "type": "quantitative"}, "text": {"field": "label", "type": "nominal"},
+                 "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
+                             {"field": "label", "type": "nominal", "title": "value"}]}},
+        ],
+    }
+
+
+@styled
+def table_growth(orders: list[int], seen: list[int], possible: list[float], *, title: str = "") -> dict:
+    """Distinct n-grams seen vs V^n possible, log scale: the table that cannot be filled."""
+    kinds = ["possible (V^n)", "seen in the text"]
+    values = [{"n": int(n), "kind": kind, "entries": float(v), "label": f"{v:.2g}" if v >= 1e5 else f"{v:,.0f}"}
+              for kind, column in zip(kinds, (possible, seen)) for n, v in zip(orders, column)]
+    encoding = {
+        "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},
+        "y": {"field": "entries", "type": "quantitative", "scale": {"type": "log"},
+              "title": "table entries (log scale)", "axis": {"format": ".0e"}},  # one style: 1e+4 ... 1e+26
+        "color": {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": PAIR_COLOURS[::-1]},
+                  "legend": {"orient": "bottom", "title": None}},
+    }
+    return {
+        "title": title, "data": {"values": values}, "width": 420, "height": 280, "encoding": encoding,
+        "layer": [
+            {"mark": {"type": "line", "point": True}, "encoding": {"tooltip": [
+                {"field": "n", "type": "quantitative"}, {"field": "kind", "type": "nominal"},
+                {"field": "entries", "type": "quantitative", "format": ",.0f"}]}},
+            # possible above its line, seen below its own: at n = 1 the two are nearly equal
+            {"transform": [{"filter": {"field": "kind", "equal": kinds[0]}}],
+             "mark": {"type": "text", "dy": -10}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            {"transform": [{"filter": {"field": "kind", "equal": kinds[1]}}],
+             "mark": {"type": "text", "dy": 14}, "encoding": {"text": {"field": "label", "type": "nominal"}}},
+        ],
+    }
+
+
+@styled
+def tokens_vs_merges(merges: list[int], n_tokens: list[int], current: int, *, title: str = "") -> dict:
+    """How many tokens the text takes as BPE learns merges; a rule marks the current step."""
+    return {
+        "title": title, "width": 420, "height": 220,
+        "layer": [
+            {"data": {"values": [{"merges": int(m), "tokens": int(t)} for m, t in zip(merges, n_tokens)]},
+             "mark": {"type": "line", "point": True, "color": BLUE},
+             "encoding": {"x": {"field": "merges", "type": "quantitative", "title": "merges learned"},
+                          "y": {"field": "tokens", "type": "quantitative", "title": "tokens for your text"},
+                          "tooltip": [{"field": "merges", "type": "quantitative"},
+                                      {"field": "tokens", "type": "quantitative"}]}},
+            {"data": {"values": [{"merges": int(current)}]},
+             "mark": {"type": "rule", "color": ORANGE, "strokeWidth": 2},
+             "encoding": {"x": {"field": "merges", "type": "quantitative"}}},
+        ],
+    }
+
+
+@styled
+def offset_profile(profiles: dict[str, OffsetDotProducts], *, title: str = "") -> dict:
+    """Mean p_i . p_{i+k} against the offset k, with a band from the smallest to the largest over i."""
+    values = [{"encoding": name, "offset k": int(k), "mean": float(mean), "lowest": float(low), "highest": float(high)}
+              for name, result in profiles.items()
+              for k, mean, low, high in zip(result.offsets, result.mean, result.low, result.high)]
+    names = list(profiles)
+    encoding = {
+        "x": {"field": "offset k", "type": "quantitative", "title": "offset k = j - i"},
+        "color": {"field": "encoding", "type": "nominal",
+                  "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)]},
+                  "legend": {"orient": "bottom", "title": None}},
+    }
+    return {
+        "title": title, "data": {"values": values}, "height": 280, "encoding": encoding,
+        "layer": [
+            {"mark": {"type": "area", "opacity": 0.25},
+             "encoding": {"y": {"field": "lowest", "type": "quantitative", "title": "p_i . p_(i+k)"},
+                          "y2": {"field": "highest"}}},
+            {"mark": {"type": "line", "point": {"size": 18}},
+             "encoding": {"y": {"field": "mean", "type": "quantitative"},
+                          "tooltip": [{"field": "encoding", "type": "nominal"},
+                                      {"field": "offset k", "type": "quantitative"},
+                                      {"field": "mean", "type": "quantitative", "format": ".3f"},
+                                      {"field": "lowest", "type": "quantitative", "format": ".3f"},
+                                      {"field": "highest", "type": "quantitative", "format": ".3f"}]}},
+        ],
+    }
+
+
+@styled
+def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
+    """cos(h_l(a), h_l(b)) against the layer l, one line per pair of sentences; layer 0 is the static vector."""
+    names = list(cosines)
+    values = [{"pair": name, "layer": layer, "cosine": float(value)}
+              for name, layer_values in cosines.items() for layer, value in enumerate(layer_values)]
+    last = max((len(v) for v in cosines.values()), default=1) - 1
+    return {
+        "title": title, "data": {"values": values}, "width": 520, "height": 260,
+        "mark": {"type": "line", "point": True},
+        "encoding": {
+            "x": {"field": "layer", "type": "quantitative", "title": "layer (0 = the static token embedding)",
+                  "scale": {"domain": [0, last]}},
+            "y": {"field": "cosine", "type": "quantitative", "title": "cosine between the two contexts",
+                  "scale": {"domain": [-0.2, 1.05]}},
+            "color": {"field": "pair", "type": "nominal",
+                      "scale": {"domain": names, "range": (PAIR_COLOURS * 3)[:len(names)]},
+                      "legend": {"orient": "bottom", "title": None, "columns": 1}},
+            "tooltip": [{"field": "pair", "type": "nominal"}, {"field": "layer", "type": "quantitative"},
+                        {"field": "cosine", "type": "quantitative", "format": ".3f"}]},
+    }
+
+
+@styled
+def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
+    """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
+    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
+               "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
+    return {
+        "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
+        "height": 260,
+        "encoding": {
+            "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
+            "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
+                  "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
+        "layer": [
+            {"mark": {"type": "line", "color": BLUE, "point": True}},
+            {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
+                "color": {"field": "ink", "type": "nominal", "scale": None},
+                "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
+                            {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
+                            {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
+            {"mark": {"type": "text", "dy": -12},
+             "encoding": {"text": {"field": "label", "type": "nominal"}}},  # 'T = 196': a count, not a score
+        ],
+    }
+
+
+@styled
+def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: int = 22) -> dict:
+    """BertViz-style: queries (attending) on the left, keys (attended to) on the right, one line per
+    weight, its opacity the weight. Pointing at a query token keeps only its lines. A plain spec."""
+    alpha = np.asarray(alpha, dtype=float)
+    T = alpha.shape[0]
+    labels = [token.replace("\n", "\\n") for token in tokens]
+    lines = [{"query": i, "key": j, "from": labels[i], "to": labels[j], "weight": float(alpha[i, j]),
+              "x": 0.0, "x2": 1.0}
+             for i in range(T) for j in range(T) if alpha[i, j] > 0.005]
+    words = [{"query": i, "position": i, "token": labels[i]} for i in range(T)]
+    x_scale = {"domain": [-0.6, 1.6]}
+    y_scale = {"domain": list(range(T))}
+    rules = {
+        "data": {"values": lines},
+        "mark": {"type": "rule", "strokeWidth": 2.5, "color": BLUE},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "scale": x_scale, "axis": None},
+            "x2": {"field": "x2"},
+            "y": {"field": "query", "type": "ordinal", "axis": None, "scale": y_scale},
+            "y2": {"field": "key"},
+            "opacity": {"condition": {"param": "query_hover", "field": "weight", "type": "quantitative",
+                                      "scale": {"domain": [0, 1], "range": [0.05, 1]}, "legend": None},
+                        "value": 0.02},
+            "tooltip": [{"field": "from", "type": "nominal", "title": "query (attending)"},
+                        {"field": "to", "type": "nominal", "title": "key (attended to)"},
+                        {"field": "weight", "type": "quantitative", "format": ".3f"}]}}
+
+    def column(side: float, align: str, field: str, hover: bool) -> dict:
+        layer = {"data": {"values": words},
+                 "mark": {"type": "text", "align": align, "dx": -4 if align == "right" else 4},
+                 "encoding": {"x": {"datum": side, "type": "quantitative", "scale": x_scale},
+                              "y": {"field": field, "type": "ordinal", "axis": None, "scale": y_scale},
+                              "text": {"field": "token", "type": "nominal"}}}
+        if hover:
+            layer["params"] = [{"name": "query_hover", "select": {"type": "point", "fields": ["query"],
+                                                                  "on": "pointerover", "clear": "pointerout"}}]
+        return layer
+
+    def heading(side: float, text: str) -> dict:
+        # centred over its column of tokens: aligned away from the lines it ran past the chart's edge
+        return {"data": {"values": [{"x": side, "text": text}]},
+                "mark": {"type": "text", "align": "center", "dy": -14, "fontWeight": "bold"},
+                "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale},
+                             "y": {"value": 0}, "text": {"field": "text", "type": "nominal"}}}
+
+    return {"title": title, "width": 380, "height": max(row * T, 120),
+            "layer": [rules, column(0.0, "right", "query", True), column(1.0, "left", "position", False),
+                      heading(0.0, "query (attending)"), heading(1.0, "key (attended to)")]}
