@@ -5,7 +5,9 @@
 Starts the processes on 127.0.0.1:<first-backend-port + i> with the app's settings (as the
 Dockerfile runs it, and without watching files), waits until each answers its health check,
 then runs HAProxy in the foreground on the public port (configuration: `deploy.haproxy`). A
-process that dies is started again (students on it reload onto another one meanwhile).
+process that dies is started again RESTART_DELAY_S later: by then HAProxy's health check has
+taken it out and its students, reconnecting, are on the live (warm) processes; the new one
+takes newcomers.
 Ctrl-C or SIGTERM stops everything; children also get SIGTERM if this process is killed.
 With --processes 1 there is nothing to balance: one Streamlit listens on the public port.
 On a laptop `streamlit run app.py` stays the way to run the app.
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_S = 90.0
 STOP_GRACE_S = 15.0
-RESTART_EVERY_S = 10.0   # the soonest a backend that died is started again
+RESTART_DELAY_S = 10.0   # a backend that died is started again this long after it was found dead
 
 
 def streamlit_command(port: int, address: str = LOOPBACK) -> list[str]:
@@ -98,7 +100,7 @@ def stop(processes: list[subprocess.Popen], grace: float = STOP_GRACE_S) -> None
 class Backend:
     port: int
     process: subprocess.Popen
-    started: float
+    dead_since: float | None = None
 
     @property
     def url(self) -> str:
@@ -139,8 +141,7 @@ class Farm:
 
     def _start_backend(self, port: int) -> Backend:
         address = self.address if self.processes == 1 else LOOPBACK
-        process = start(streamlit_command(port, address), self.env, stderr=self.backend_stderr)
-        return Backend(port, process, time.monotonic())
+        return Backend(port, start(streamlit_command(port, address), self.env, stderr=self.backend_stderr))
 
     def __enter__(self) -> "Farm":
         try:
@@ -171,12 +172,17 @@ class Farm:
         """The Streamlit processes' ids (HAProxy's is self.proxy.pid)."""
         return [b.process.pid for b in self.backends]
 
-    def restart_dead(self) -> list[int]:
-        """Start again each backend that has exited (at most once per RESTART_EVERY_S each);
-        returns their ports. HAProxy's health check takes them back once they answer."""
+    def restart_dead(self, delay: float = RESTART_DELAY_S) -> list[int]:
+        """Start again each backend found dead at least `delay` s ago; returns their ports.
+        HAProxy's health check takes them back once they answer."""
         restarted = []
+        now = time.monotonic()
         for i, backend in enumerate(self.backends):
-            if backend.process.poll() is not None and time.monotonic() - backend.started >= RESTART_EVERY_S:
+            if backend.process.poll() is None:
+                continue
+            if backend.dead_since is None:
+                backend.dead_since = now
+            elif now - backend.dead_since >= delay:
                 self.backends[i] = self._start_backend(backend.port)
                 restarted.append(backend.port)
         return restarted
@@ -186,7 +192,7 @@ class Farm:
         front = self.proxy or self.backends[0].process
         while front.poll() is None:
             for port in self.restart_dead() if self.proxy else []:
-                print(f"The Streamlit process on port {port} had stopped; starting it again.", file=sys.stderr)
+                print(f"The Streamlit process on port {port} had stopped; started it again.", file=sys.stderr)
             time.sleep(poll_s)
         return front.returncode
 

@@ -1,0 +1,217 @@
+"""A lecture hall in real Chromium: `python -m deploy.serve --processes 2` (two Streamlit processes
+behind HAProxy on free loopback ports), students in separate browser contexts.
+
+- each student keeps one process: HAProxy's cookie names it, and its access log shows every
+  request of that student's page served by that process, across reruns and reloads;
+- an upload and a /media file reach the process that holds the session, through the proxy;
+- a process dies (SIGKILL): its student reloads onto the other one, same page, same URL state,
+  while the other student's session there carries on; deploy.serve starts the dead one again;
+- SIGTERM to deploy.serve stops HAProxy and every Streamlit process.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from deploy import haproxy
+from deploy.serve import healthy
+from tests.e2e.conftest import ROOT, _free_port
+from tests.e2e.helpers import error_texts, main_text, open_page, wait_for_app
+from tests.media import png_bytes
+
+PROCESSES = 2
+CAUSAL = "Causal mask (a token sees only itself and earlier ones)"
+LINE = re.compile(r" streamlit/(s\d+) .*?\"(\w+) (\S+) HTTP")     # HAProxy's httplog: backend/server ... "GET /x"
+
+
+def free_run_of_ports(count: int) -> int:
+    """The first of `count` consecutive free loopback ports."""
+    for _ in range(50):
+        first = _free_port()
+        sockets = [socket.socket() for _ in range(1, count)]
+        try:
+            for offset, sock in enumerate(sockets, 1):
+                sock.bind(("127.0.0.1", first + offset))
+            return first
+        except OSError:
+            continue
+        finally:
+            for sock in sockets:
+                sock.close()
+    pytest.fail("no run of free loopback ports")
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+class Hall:
+    """`python -m deploy.serve` with its access log in a file."""
+
+    def __init__(self, folder: Path):
+        self.port, self.first = _free_port(), free_run_of_ports(PROCESSES)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = folder / "haproxy-access.log"
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0", PLAYGROUND_LOCKS=str(folder / "locks"))
+        with open(self.log, "w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "deploy.serve", "--processes", str(PROCESSES), "--port", str(self.port),
+                 "--first-backend-port", str(self.first), "--address", "127.0.0.1", "--access-log"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while not healthy(self.url, timeout=1):
+            if self.process.poll() is not None or time.time() > deadline:
+                self.stop()
+                pytest.fail(f"deploy.serve did not start: {self.log.read_text()[-2000:]}")
+            time.sleep(0.3)
+
+    def backend_port(self, server: str) -> int:
+        """The loopback port of HAProxy's server sN (the processes are s1, s2, ... from the first port)."""
+        return self.first + int(server[1:]) - 1
+
+    def pid_on(self, port: int) -> int:
+        for pid in children(self.process.pid):
+            if f"--server.port\0{port}\0" in Path(f"/proc/{pid}/cmdline").read_text():
+                return pid
+        raise AssertionError(f"no Streamlit process of deploy.serve listens on {port}")
+
+    def served(self, path_start: str) -> list[tuple[str, str]]:
+        """(server, method) of every logged request whose path starts with `path_start`."""
+        found = []
+        for line in self.log.read_text().splitlines():
+            match = LINE.search(line)
+            if match and match.group(3).startswith(path_start):
+                found.append((match.group(1), match.group(2)))
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory, browser):
+    try:
+        haproxy.binary()
+    except haproxy.HAProxyMissing as missing:
+        pytest.skip(str(missing))
+    running = Hall(tmp_path_factory.mktemp("hall"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def student(browser):
+    """new_student() -> a page in a browser context of its own (its own cookies, its own session)."""
+    contexts = []
+
+    def new_student():
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.set_default_timeout(60_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield new_student
+    for context in contexts:
+        context.close()
+
+
+def sticky(page) -> str:
+    """The server HAProxy's cookie names for this browser (s1, s2, ...)."""
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    assert haproxy.COOKIE in cookies, cookies
+    return cookies[haproxy.COOKIE]
+
+
+def teaching_text(page) -> list[str]:
+    text = main_text(page).split("Further reading")[0]
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def test_an_upload_and_a_media_file_reach_the_students_process(hall, student, tmp_path):
+    page = student()
+    open_page(page, hall.url, "beyond?picture=upload%20your%20own&side=0&patch=20")
+    server = sticky(page)
+    picture = tmp_path / "mine.png"
+    picture.write_bytes(png_bytes(np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)))
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(picture))
+    wait_for_app(page, after_input=True)
+    page.get_by_text("a grid of 2 x 3 = 6 tokens").first.wait_for(timeout=30_000)
+    assert "40 x 60 pixels, p = 20: a grid of 2 x 3 = 6 tokens" in main_text(page)
+    assert not error_texts(page)
+    uploads = hall.served("/_stcore/upload_file")
+    assert uploads and {s for s, _ in uploads} == {server}, uploads
+    # st.audio's file lives in the process's memory and is served from /media
+    open_page(page, hall.url, "beyond?kind=audio")
+    page.locator("audio").first.wait_for(state="attached", timeout=30_000)
+    status = page.evaluate("async () => (await fetch(document.querySelector('audio').src)).status")
+    assert status == 200
+    assert {s for s, _ in hall.served("/media/")} == {server}
+    assert sticky(page) == server
+
+
+def test_students_keep_their_process_and_one_survives_the_others_crash(hall, student):
+    a = student()
+    open_page(a, hall.url, "attention")
+    a.get_by_text(CAUSAL).click()                                # a rerun over the websocket
+    wait_for_app(a, after_input=True)
+    a.wait_for_function("() => location.search.includes('causal=1')", timeout=30_000)
+    link, seen, server_a = a.url, teaching_text(a), sticky(a)
+    b = student()
+    open_page(b, hall.url, "position")
+    server_b = sticky(b)
+    assert server_a != server_b, "leastconn: A's websocket holds one process, B gets the other"
+    a.reload(wait_until="domcontentloaded")
+    wait_for_app(a)
+    assert sticky(a) == server_a and teaching_text(a) == seen
+    assert {s for s, _ in hall.served("/attention")} == {server_a}
+    assert {s for s, _ in hall.served("/position")} == {server_b}
+
+    crashed = hall.backend_port(server_a)
+    os.kill(hall.pid_on(crashed), signal.SIGKILL)                # deploy.serve waits RESTART_DELAY_S to restart it
+    a.reload(wait_until="domcontentloaded")
+    a.get_by_text("Step by step for the query").first.wait_for(timeout=60_000)
+    wait_for_app(a)
+    assert sticky(a) == server_b, "the cookie now names the live process"
+    assert "causal=1" in a.url and a.url == link
+    assert teaching_text(a) == seen, "the same page and values, rebuilt from the URL"
+    assert hall.served("/attention")[-1][0] == server_b
+
+    assert not error_texts(b) and sticky(b) == server_b          # B's session never noticed
+    b.get_by_text("sinusoidal (Vaswani et al.)").click()
+    wait_for_app(b, after_input=True)
+    assert "now order matters" in main_text(b) and not error_texts(b)
+
+    deadline = time.time() + 90                                  # deploy.serve starts the dead one again
+    while not healthy(f"http://127.0.0.1:{crashed}", timeout=1):
+        assert time.time() < deadline, "deploy.serve did not restart the killed process"
+        time.sleep(0.5)
+
+
+def test_sigterm_stops_haproxy_and_every_process(hall):
+    family = children(hall.process.pid)
+    assert len(family) == PROCESSES + 1                           # the Streamlit processes and HAProxy
+    hall.process.send_signal(signal.SIGTERM)
+    assert hall.process.wait(30) == 128 + signal.SIGTERM
+    deadline = time.time() + 10
+    while any(Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+              for pid in family):
+        assert time.time() < deadline, "a child of deploy.serve outlived it"
+        time.sleep(0.2)
+    assert not healthy(hall.url, timeout=1)
