@@ -13,7 +13,10 @@ RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu 
 
 COPY --chown=user . .
 USER user
-ENV HOME=/home/user PYTHONUNBUFFERED=1
+ENV HOME=/home/user PYTHONUNBUFFERED=1 PLAYGROUND_CACHE=/home/user/cache
+# The prepared cache baked into the image (engine/cache.py): SmolLM2's float32 weights, the corpus's
+# token ids and n-gram counts, the ladder's scores. Every server process memory-maps the same files.
+RUN python -m engine.prepare
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \

@@ -9,6 +9,7 @@ import ui.server  # first, before numpy loads: BLAS threads, malloc arenas (see 
 
 import streamlit as st  # noqa: E402
 
+from ui import warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 
@@ -40,6 +41,7 @@ navigation = st.navigation(
     | {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
        for group, ideas in PATH.items()}
 )
+warmup.prefetch("every page's first view")  # once per server, in the background (ui/warmup.py)
 try:
     navigation.run()
 finally:

@@ -20,10 +20,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import limits
+import numpy as np
+
+from engine import cache, limits
 
 VALIDATION_FRACTION = 0.10
 GENRES = ("comedies", "histories", "problems", "roman", "romances", "tragedies")
@@ -117,16 +120,17 @@ def split_point(text: str, fraction: float = VALIDATION_FRACTION) -> int:
 
 @functools.lru_cache(maxsize=1)
 def load_corpus() -> Corpus:
-    """Read and clean all 38 plays once per process; the split is fixed (see module docstring)."""
+    """Read and clean all 38 plays once per process; the split is fixed (see module docstring).
+    The cleaned text comes from the prepared cache (engine.cache) when it is there."""
     folder = plays_folder()
-    plays: dict[str, Play] = {}
-    for genre in GENRES:
-        for path in sorted((folder / genre).glob("*.md")):
-            title, text = clean_play(path.read_text(encoding="utf-8"))
-            title = title or path.stem.replace("-", " ").title()
-            plays[title] = Play(title, path.stem, genre, text, split_point(text))
-    if not plays:
+    sources = [path for genre in GENRES for path in sorted((folder / genre).glob("*.md"))]
+    if not sources:
         raise ValueError(f"No plays were found under {folder}.")
+    arrays, meta = cache.cached("corpus", lambda: _clean_plays(sources), inputs=sources, code=[sys.modules[__name__]])
+    text = bytes(arrays["text"]).decode("utf-8")
+    plays: dict[str, Play] = {}
+    for title, slug, genre, start, end, split_at in meta["plays"]:
+        plays[title] = Play(title, slug, genre, text[start:end], split_at)
     order = list(plays)
     return Corpus(
         plays=order,
@@ -135,6 +139,18 @@ def load_corpus() -> Corpus:
         train="\n".join(plays[t].text[:plays[t].split_at] for t in order),
         validation="\n".join(plays[t].text[plays[t].split_at:] for t in order),
     )
+
+
+def _clean_plays(sources: list[Path]) -> cache.Built:
+    """Every play cleaned, as one UTF-8 array and (title, slug, genre, start, end, split) per play."""
+    texts, rows, start = [], [], 0
+    for path in sources:
+        title, text = clean_play(path.read_text(encoding="utf-8"))
+        title = title or path.stem.replace("-", " ").title()
+        rows.append((title, path.stem, path.parent.name, start, start + len(text), split_point(text)))
+        texts.append(text)
+        start += len(text)
+    return {"text": np.frombuffer("".join(texts).encode("utf-8"), dtype=np.uint8)}, {"plays": rows}
 
 
 def split_text(text: str, fraction: float = VALIDATION_FRACTION) -> tuple[str, str]:

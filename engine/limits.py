@@ -8,9 +8,13 @@ beyond a limit raises ValueError with a sentence, whatever the widget allowed.
 MAX_USER_TEXT_BYTES = 2_000_000   # a pasted or uploaded text (UTF-8 bytes)
 MAX_TOKENIZE_CHARS = 5_000        # text typed on the Tokens page, shown as chips
 MAX_BPE_MERGES = 2_000            # merges the BPE trainer may learn live
+TOKENS_BPE_MERGES = 1_000         # merges the Tokens page learns from the plays (its slider's top)
+TOKENS_BPE_TRAIN_CHARS = 100_000  # ... from this many characters of the training text
 MAX_BPE_TRAIN_CHARS = 2_000_000   # text the BPE trainer may read
 MAX_NGRAM_ORDER = 6               # n of an n-gram model a student builds
 LADDER_MAX_NGRAM_ORDER = 8        # n of the character n-grams the model ladder scores (counted once, off the pages)
+LADDER_HELD_OUT_CHARS = 40_000    # held-out characters every model on the ladder is scored on
+LADDER_PASSAGES = 10              # ... in this many passages spread evenly over the validation split
 MAX_NGRAM_TOKENS = 6_000_000      # token ids an n-gram model may count
 MAX_SAMPLE_TOKENS = 2_000         # tokens sampled in one go
 MAX_TEMPERATURE = 100.0           # sampling temperature (0 means greedy)

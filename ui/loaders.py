@@ -39,9 +39,12 @@ def corpus_bpe(n_merges: int, n_chars: int):
 def tokenized(source: str, level: str, own_text: str | None):
     """(tokenizer, train ids, validation ids) of a source at a token level, the ids read-only in
     the smallest integer type of the vocabulary (the plays' characters: 4 MB, not 35)."""
-    from engine.corpus import source_split
+    from engine import prepare
+    from engine.corpus import ALL_PLAYS, source_split
     from engine.tokenizers import id_array, tokenizer_for
 
+    if source == ALL_PLAYS and own_text is None:
+        return prepare.corpus_tokens(level)   # memory-mapped from the prepared cache
     train, validation = source_split(source, own_text)
     tokenizer = tokenizer_for(level, train, validation)
     return tokenizer, id_array(tokenizer.encode(train), tokenizer.vocab_size), \
@@ -51,9 +54,12 @@ def tokenized(source: str, level: str, own_text: str | None):
 @st.cache_resource(show_spinner="Counting n-grams for n = 1 to 6 ...", max_entries=12)
 def ngram_counts(source: str, level: str, own_text: str | None):
     """Counts of every k-gram, k = 1..6 (fewer for a very short text), of the training ids."""
-    from engine import limits
+    from engine import limits, prepare
+    from engine.corpus import ALL_PLAYS
     from engine.ngram import count_ngrams
 
+    if source == ALL_PLAYS and own_text is None:
+        return prepare.corpus_counts(level)   # memory-mapped from the prepared cache
     tokenizer, train, _ = tokenized(source, level, own_text)
     return count_ngrams(train, min(limits.MAX_NGRAM_ORDER, max(train.size, 1)), tokenizer.vocab_size)
 
@@ -61,8 +67,12 @@ def ngram_counts(source: str, level: str, own_text: str | None):
 @st.cache_resource(show_spinner="Scoring the held-out text for every n and smoothing ...", max_entries=12)
 def held_out(source: str, level: str, own_text: str | None):
     """Held-out cross-entropy rows (engine.ngram.held_out_rows) for n = 1..6 and each smoothing."""
+    from engine import prepare
+    from engine.corpus import ALL_PLAYS
     from engine.ngram import held_out_rows
 
+    if source == ALL_PLAYS and own_text is None:
+        return prepare.corpus_held_out(level)
     counts = ngram_counts(source, level, own_text)
     return held_out_rows(counts, tokenized(source, level, own_text)[2], range(1, counts.max_order + 1))
 
@@ -103,15 +113,9 @@ def glove():
 @st.cache_resource(show_spinner="Scoring the classic analogies ...")
 def analogy_accuracy(method: str) -> list[dict]:
     """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
-    from engine import embeddings, limits
+    from engine import prepare
 
-    questions = embeddings.read_analogy_set()
-    rows = []
-    for size in limits.VOCAB_SIZE_CHOICES:
-        scores = embeddings.score_analogies(glove(), questions, method=method, vocab_size=size)
-        rows += [{"vocabulary": f"{size:,}", "measure": "top-1", "accuracy": scores.accuracy(1)},
-                 {"vocabulary": f"{size:,}", "measure": "top-5", "accuracy": scores.accuracy(5)}]
-    return rows
+    return prepare.analogy_accuracy(method)
 
 # --- a pretrained transformer: SmolLM2 and its heads ----------------------------------------------
 @st.cache_resource(show_spinner="Loading SmolLM2-135M (once per server, a few seconds)...")
@@ -149,14 +153,12 @@ def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
 @st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
 def smollm2_induction_scores():
     """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
-    from engine import heads
+    from engine import prepare
 
-    return heads.induction_probe(smollm2())
+    return prepare.induction_scores()
 
 # --- the transformer we train: character ids, the shipped model, the model ladder -----------------
 SHIPPED_CHECKPOINT = "assets/shakespeare_char"
-LADDER_HELD_OUT_CHARS = 40_000   # held-out characters every model on the ladder is scored on
-LADDER_PASSAGES = 10             # ... in this many passages spread evenly over the validation split
 
 
 @st.cache_resource(show_spinner="Reading the plays as characters ...")
@@ -166,38 +168,23 @@ def char_corpus():
     The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
     """
     from engine.corpus import ALL_PLAYS
+    from engine.prepare import held_out_passages
 
     tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
     return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
 
 
-def held_out_passages(validation: str) -> str:
-    """LADDER_PASSAGES stretches of the validation split, evenly spaced, each starting at a line."""
-    length = LADDER_HELD_OUT_CHARS // LADDER_PASSAGES
-    passages = []
-    for k in range(LADDER_PASSAGES):
-        start = validation.find("\n", k * (len(validation) - length) // LADDER_PASSAGES) + 1
-        passages.append(validation[start:start + length])
-    return "".join(passages)
-
-
 @st.cache_resource(show_spinner="Loading the shipped transformer ...")
 def shipped_transformer():
     """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
-    from pathlib import Path
-
     import torch
 
-    from engine.transformer_lm import TransformerLanguageModel
-    from engine.tokenizers import CharTokenizer
-    from engine.train import load_checkpoint
+    from engine.prepare import shipped_model
 
     # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
     # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
     torch.set_num_threads(1)
-    model, notes = load_checkpoint(Path(__file__).resolve().parents[1] / SHIPPED_CHECKPOINT)
-    tokenizer = CharTokenizer(tuple(notes["vocabulary"]))
-    return TransformerLanguageModel(model, tokenizer, name="shipped transformer"), notes
+    return shipped_model()
 
 
 @st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
@@ -213,26 +200,18 @@ def char_ngrams() -> dict:
 
 @st.cache_resource(show_spinner="Scoring the n-grams on held-out text ...")
 def ngram_baselines() -> dict[str, float]:
-    """Held-out nats per character of the character n-grams, on the ladder's validation slice."""
-    tokenizer, _, _, held_out_text = char_corpus()
-    ids = tokenizer.encode(held_out_text)
-    return {f"{n}-gram": model.cross_entropy(ids) for n, model in char_ngrams().items()}
+    """Held-out nats per character of the character 2- to 5-grams, on the ladder's held-out passages."""
+    return {f"{rung.model.split('-')[0]}-gram": rung.nats_per_token for rung in fixed_ladder()
+            if rung.model.split("-")[0] in ("2", "3", "4", "5")}
 
 
 @st.cache_resource(show_spinner="Scoring every model on held-out text ...")
 def fixed_ladder():
     """Every Kneser-Ney character n-gram, n = 1..LADDER_MAX_NGRAM_ORDER, and the shipped transformer on the
-    ladder's held-out slice (engine.generation.Rung each). The counts up to 8-grams (about 55 MB) live
-    only while scoring: the scores are kept, the counts are not."""
-    from engine import limits
-    from engine.generation import ladder
-    from engine.ngram import NGramModel, count_ngrams
+    ladder's held-out passages (engine.prepare.model_ladder: scored once per machine)."""
+    from engine import prepare
 
-    tokenizer, train_ids, _, held_out_text = char_corpus()
-    top = limits.LADDER_MAX_NGRAM_ORDER
-    counts = count_ngrams(train_ids, top, tokenizer.vocab_size, limit=top)
-    grams = [NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in range(1, top + 1)]
-    return ladder([*grams, shipped_transformer()[0]], held_out_text)
+    return prepare.model_ladder(lambda: shipped_transformer()[0])
 
 # --- beyond words: bundled pictures ---------------------------------------------------------------
 BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
