@@ -1,9 +1,6 @@
-"""Pictures: pixels as data URLs, and the charts drawn over them (a picture's patch grid with its
-attention, a spectrogram with its frames, every head's weights as a thumbnail in the model view).
-
-Pictures travel inside the chart as a data URL (no files, no network). Colour: viridis for
-intensities, orange for the chosen token, so nothing depends on telling red from green.
-"""
+"""Pictures: pixels as data URLs (no files, no network) and the charts drawn over them: a picture's patch grid
+with its attention, a spectrogram with its frames, every head's weights as a thumbnail in the model view.
+Viridis for intensities, orange for the chosen token, so nothing depends on telling red from green."""
 from __future__ import annotations
 
 import base64

@@ -1,8 +1,6 @@
 """Every colour the app draws with, defined once: charts, pictures, the block diagram and the pages' HTML.
-
-Colour-blind safe: the blue / orange pair for two things compared, Okabe & Ito's colours beyond
-two, viridis and blues for magnitudes; every colour also has a label or a tooltip.
-"""
+Colour-blind safe: the blue / orange pair for two things compared, Okabe & Ito's colours beyond two,
+viridis and blues for magnitudes; every colour also has a label or a tooltip."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +26,7 @@ GREY_7 = "#111111"    # text on a token chip
 GREY_20 = "#333333"   # a token chip's id
 GREY_25 = "#404040"   # text beside a grey line
 GREY_27 = "#444444"   # a note above a block of text
-GREY_30 = "#4d4d4d"
+GREY_30 = "#4d4d4d"   # the sixth run
 GREY_33 = "#555555"   # the block diagram's arrows, "... and more tokens"
 GREY = "#7f7f7f"      # baselines, words that are neither, a third bar
 GREY_54 = "#8a8a8a"   # a token chip's border

@@ -1,5 +1,5 @@
 """The one text style every chart wears, and the small helpers builders share: the padding round a
-chart, value axes that fit their data, distinct labels, and charts set side by side."""
+chart, value axes that fit their data, distinct and visible labels, and charts set side by side."""
 from __future__ import annotations
 
 import functools
