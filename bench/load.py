@@ -1,19 +1,26 @@
-"""A classroom at once: N students running a scripted lesson against one `streamlit run app.py`.
+"""A classroom at once: N students running a scripted lesson against `streamlit run app.py`.
 
-    python -m bench.load [--sessions 1 10 30] [--pace lesson|stress] [--port 8671] [--trainers 3] [--seed 0]
+    python -m bench.load [--sessions 1 10 30] [--processes 1 2] [--pace lesson|stress] [--actions K]
+                         [--port 8671] [--trainers 3] [--seed 0]
 
-For each N the script starts a fresh server on 127.0.0.1, warms its shared caches with one
-visit to every page, waits for the server's background prefetch (ui/warmup.py) to finish, as
+For each N (and each count of server processes P) the script starts a fresh server on 127.0.0.1
+(P > 1: P Streamlit processes behind HAProxy, started by deploy.serve's Farm, each student kept
+on one process by HAProxy's cookie), warms every process's shared caches with one visit to every
+page, waits for the server's background prefetch (ui/warmup.py) to finish, as
 a teacher's server would have before the class, then opens N sessions that speak Streamlit's own websocket protocol
 (`bench/wsclient.py`): each session is a real server session that runs the real page
 scripts, exactly as a browser tab would, without the browser's rendering cost. Every
 session follows the lesson below (pages not yet in `ui/path.py` are skipped), pausing
 before each action (--pace lesson: 2-8 s, a student reading the result before the next
-change; --pace stress: 0.3-1.5 s, clicking without reading); a few sessions also train on the block
+change; --pace stress: 0.3-1.5 s, clicking without reading; --actions K: each student stops
+after K actions, a short smoke run); a few sessions also train on the block
 page. It prints, per page, the p50/p95/max time from sending a change to the script
-finishing, the errors (exceptions, dropped streams, timeouts), the server's peak resident
-memory and CPU seconds, against the issue's goals: at 30 sessions p95 <= 1 s on
-non-training pages, no errors, memory <= 1.5 GiB + 50 MiB per session.
+finishing, the throughput (interactions per second), the errors (exceptions, dropped streams,
+timeouts), the server's memory (resident, and PSS: shared pages split between the processes
+that share them, from /proc/PID/smaps_rollup, summed over every Streamlit process and its
+children) and CPU seconds, against the issue's goals: at 30 sessions p95 <= 1 s on
+non-training pages, no errors, memory <= 1.5 GiB per process + 50 MiB per session. Given
+several process counts (--processes 1 2), it prints their figures side by side.
 
 Loopback only; every loop is bounded; the server is stopped at the end of each level.
 """
@@ -26,17 +33,17 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.wsclient import ProtocolError, Run, Session, another_value
+from deploy import haproxy
+from deploy.serve import Farm
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -60,6 +67,19 @@ class Stats:
     sentences: list[str] = field(default_factory=list)   # st.error shown to a student during the lesson
     trainings: list[tuple[float, bool]] = field(default_factory=list)   # (wall s, waited in line)
     skipped: set[str] = field(default_factory=set)
+    servers: Counter = field(default_factory=Counter)    # students per process (HAProxy's cookie)
+
+
+class LessonOver(Exception):
+    """The student has made the --actions they were given."""
+
+
+class Student(Session):
+    """A session that stops after `actions` interactions (None: the whole lesson)."""
+
+    def __init__(self, host: str, port: int, timeout: float, actions: int | None = None):
+        super().__init__(host, port, timeout=timeout)
+        self.actions_left = actions
 
 
 # --- the lesson ---------------------------------------------------------------------------
@@ -93,8 +113,13 @@ async def click(s: Session, rng: random.Random, stats: Stats, page: str, label: 
     return True
 
 
-async def act(s: Session, stats: Stats, page: str, interaction) -> Run | None:
+async def act(s: Student, stats: Stats, page: str, interaction) -> Run | None:
     """Await one interaction, recording its latency and anything that went wrong."""
+    if s.actions_left is not None:
+        if s.actions_left <= 0:
+            interaction.close()
+            raise LessonOver
+        s.actions_left -= 1
     try:
         run = await interaction
     except (ProtocolError, KeyError, ValueError, OSError) as error:
@@ -149,7 +174,7 @@ PACES = {
 
 
 async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, pages: set[str],
-                 pace: Pace = PACES["lesson"]) -> None:
+                 pace: Pace = PACES["lesson"], actions: int | None = None) -> None:
     rng = random.Random(seed * 1000 + index)
 
     async def think() -> None:
@@ -157,7 +182,9 @@ async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, 
 
     await asyncio.sleep(rng.uniform(0, pace.arrive))   # students open the link within a few seconds
     try:
-        async with Session(HOST, port, timeout=ACTION_TIMEOUT_S) as s:
+        async with Student(HOST, port, ACTION_TIMEOUT_S, actions) as s:
+            stats.servers[s.cookies.get(haproxy.COOKIE, "one process")] += 1
+
             async def visit(url: str) -> bool:
                 if url not in pages:
                     stats.skipped.add(url)
@@ -214,60 +241,88 @@ async def lesson(index: int, port: int, seed: int, trainer: bool, stats: Stats, 
             if await visit("beyond"):
                 await think()
                 await generic_change(s, rng, stats, "beyond", count=2)
+    except LessonOver:
+        pass
     except (OSError, ProtocolError, asyncio.TimeoutError) as error:
         stats.errors.append(f"session {index}: {type(error).__name__}: {error}")
 
 
 # --- the server -----------------------------------------------------------------------------
-class Server:
-    """`streamlit run app.py` on loopback, with its resident memory sampled every 0.2 s."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.process: subprocess.Popen | None = None
-        self.peak_rss = 0
-        self._stop = threading.Event()
-        self._sampler: threading.Thread | None = None
-
-    def __enter__(self) -> "Server":
-        self._log = tempfile.TemporaryFile("w+")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
-             "--server.address", HOST, "--server.headless", "true", "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self._log, text=True)   # a file: a pipe could fill
-        deadline = time.time() + 60
-        while True:
-            if self.process.poll() is not None:
-                self._log.seek(0)
-                raise RuntimeError(f"streamlit exited: {self._log.read()[-2000:]}")
+def descendants(pid: int) -> list[int]:
+    """pid and every process below it."""
+    found, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*"):
             try:
-                urllib.request.urlopen(f"http://{HOST}:{self.port}/_stcore/health", timeout=2)
-                break
+                stack.extend(int(c) for c in (task / "children").read_text().split())
             except OSError:
-                if time.time() > deadline:
-                    raise RuntimeError("streamlit did not answer its health check within 60 s") from None
-                time.sleep(0.1)
+                pass
+    return found
+
+
+def status_bytes(pid: int, field: str = "VmRSS") -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) * 1024
+    raise ValueError(f"no {field} for {pid}")
+
+
+def pss_bytes(pid: int) -> int:
+    """Proportional set size: private pages plus each shared page divided by its sharers."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    raise ValueError(f"no Pss for {pid}")
+
+
+class Meter:
+    """Memory and CPU of a Farm's Streamlit processes and their children, sampled every 0.5 s."""
+
+    def __init__(self, farm: Farm):
+        self.farm = farm
+        self.peak_rss = self.peak_pss = 0
+        self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> "Meter":
         self._sampler.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
+
+    def pids(self) -> list[int]:
+        return [p for pid in self.farm.server_pids() for p in descendants(pid)]
+
+    def _sum(self, measure) -> int:
+        total = 0
+        for pid in self.pids():
             try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+                total += measure(pid)
+            except (OSError, ValueError):   # a child that has just exited
+                pass
+        return total
 
     def rss(self) -> int:
-        return rss_bytes(self.process.pid)
+        return self._sum(status_bytes)
+
+    def pss(self) -> int:
+        return self._sum(pss_bytes)
+
+    def cpu_seconds(self) -> float:
+        def ticks(pid: int) -> int:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return int(fields[11]) + int(fields[12])
+        return self._sum(ticks) / os.sysconf("SC_CLK_TCK")
 
     def settle(self, quiet_s: float = 2.0, cap_s: float = 240.0) -> float:
-        """Wait until the server has used under 5% of a CPU for quiet_s (its background warm-up,
-        ui/warmup.py, done); returns the seconds waited."""
+        """Wait until the processes together have used under 5% of a CPU for quiet_s (their
+        background warm-up, ui/warmup.py, done); returns the seconds waited."""
         start = time.perf_counter()
         while time.perf_counter() - start < cap_s:
             before = self.cpu_seconds()
@@ -276,28 +331,13 @@ class Server:
                 break
         return time.perf_counter() - start
 
-    def cpu_seconds(self) -> float:
-        with open(f"/proc/{self.process.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     def reset_peak(self) -> None:
-        self.peak_rss = self.rss()
+        self.peak_rss, self.peak_pss = self.rss(), self.pss()
 
     def _sample(self) -> None:
-        while not self._stop.wait(0.2):
-            try:
-                self.peak_rss = max(self.peak_rss, self.rss())
-            except (OSError, ValueError):
-                return
-
-
-def rss_bytes(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise ValueError(f"no VmRSS for {pid}")
+        while not self._stop.wait(0.5):
+            self.peak_rss = max(self.peak_rss, self.rss())
+            self.peak_pss = max(self.peak_pss, self.pss())
 
 
 def registered_pages() -> set[str]:
@@ -306,7 +346,7 @@ def registered_pages() -> set[str]:
 
 
 async def warm_up(port: int, pages: set[str]) -> dict[str, float]:
-    """One visit to every page, so shared caches (corpus, vectors, model) are loaded once."""
+    """One visit to every page, so shared caches (corpus, vectors, model) are loaded once per process."""
     seconds = {}
     async with Session(HOST, port, timeout=TRAIN_TIMEOUT_S) as s:
         for url in sorted(pages):
@@ -318,9 +358,17 @@ async def warm_up(port: int, pages: set[str]) -> dict[str, float]:
     return seconds
 
 
-async def level(n: int, port: int, trainers: int, seed: int, pages: set[str], pace: Pace) -> Stats:
+async def warm_up_all(ports: list[int], pages: set[str]) -> dict[str, float]:
+    """Every process warmed at once, each on its own port (not through the balancer); the slowest
+    first visit of each page."""
+    visits = await asyncio.gather(*(warm_up(port, pages) for port in ports))
+    return {page: max(v[page] for v in visits) for page in visits[0]}
+
+
+async def level(n: int, port: int, trainers: int, seed: int, pages: set[str], pace: Pace,
+                actions: int | None = None) -> Stats:
     stats = Stats()
-    tasks = [lesson(i, port, seed, i < trainers, stats, pages, pace) for i in range(n)]
+    tasks = [lesson(i, port, seed, i < trainers, stats, pages, pace, actions) for i in range(n)]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), LEVEL_CAP_S)
     except asyncio.TimeoutError:
@@ -333,21 +381,45 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, int(round(q / 100 * (len(ordered) - 1)))))]
 
 
-def report(n: int, stats: Stats, peak: int, idle: int, cpu: float, wall: float, warm: dict[str, float]) -> dict:
+@dataclass
+class Measured:
+    """What the server processes used during one level."""
+    processes: int
+    wall: float
+    cpu: float
+    idle_rss: int
+    peak_rss: int
+    idle_pss: int
+    peak_pss: int
+    warm: dict[str, float]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def report(n: int, stats: Stats, m: Measured) -> dict:
     interactions = sum(len(v) for k, v in stats.latencies.items() if k != TRAINING)
-    budget = BASE_BUDGET_MIB + PER_SESSION_BUDGET_MIB * n
-    print(f"\n=== N = {n} session{'s' if n > 1 else ''} ===")
-    print(f"wall {wall:.0f} s; {interactions} interactions; server CPU {cpu:.1f} s "
-          f"({1000 * cpu / max(interactions, 1):.0f} ms per interaction)")
-    print(f"server resident memory: after warm-up {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB "
-          f"(goal <= {budget} MiB: {'met' if peak / MIB <= budget else 'MISSED'}); "
-          f"per session {(peak - idle) / MIB / n:.1f} MiB")
+    budget = BASE_BUDGET_MIB * m.processes + PER_SESSION_BUDGET_MIB * n
+    front = "behind HAProxy" if m.processes > 1 else "no balancer"
+    print(f"\n=== N = {plural(n, 'session')}, {plural(m.processes, 'server process', 'server processes')} "
+          f"({front}) ===")
+    print(f"wall {m.wall:.0f} s; {interactions} interactions, {interactions / m.wall:.2f} per second; server CPU "
+          f"{m.cpu:.1f} s ({1000 * m.cpu / max(interactions, 1):.0f} ms per interaction)")
+    if m.processes > 1:
+        print("students per process (HAProxy's cookie): "
+              + ", ".join(f"{server} {count}" for server, count in sorted(stats.servers.items())))
+    print(f"server resident memory, summed: after warm-up {m.idle_rss / MIB:.0f} MiB, peak {m.peak_rss / MIB:.0f} MiB "
+          f"(goal <= {budget} MiB: {'met' if m.peak_rss / MIB <= budget else 'MISSED'}); "
+          f"per session {(m.peak_rss - m.idle_rss) / MIB / n:.1f} MiB")
+    print(f"server PSS (shared pages split between processes), summed: after warm-up {m.idle_pss / MIB:.0f} MiB, "
+          f"peak {m.peak_pss / MIB:.0f} MiB")
     print("first visit while warming up (cold caches): "
-          + ", ".join(f"{k} {v:.1f} s" for k, v in warm.items()))
+          + ", ".join(f"{k} {v:.1f} s" for k, v in m.warm.items()))
     print(f"{'page':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
-    worst_p95 = 0.0
+    worst_p95, page_p95 = 0.0, {}
     for page, values in sorted(stats.latencies.items(), key=lambda kv: kv[0] == TRAINING):
-        p95 = percentile(values, 95)
+        p95 = page_p95[page] = percentile(values, 95)
         if page != TRAINING:
             worst_p95 = max(worst_p95, p95)
         print(f"{page:<12} {len(values):>5} {1000 * statistics.median(values):>8.0f} {1000 * p95:>8.0f} "
@@ -364,44 +436,95 @@ def report(n: int, stats: Stats, peak: int, idle: int, cpu: float, wall: float, 
     print(f"goal at this N: non-training p95 {1000 * worst_p95:.0f} ms (<= {1000 * P95_GOAL_S:.0f}: "
           f"{'met' if worst_p95 <= P95_GOAL_S else 'MISSED'}), errors {len(stats.errors)} "
           f"({'met' if not stats.errors else 'MISSED'})")
-    return {"n": n, "p95": worst_p95, "errors": len(stats.errors), "peak_mib": peak / MIB, "budget_mib": budget}
+    return {"n": n, "processes": m.processes, "p95": worst_p95, "errors": len(stats.errors),
+            "interactions": interactions, "throughput": interactions / m.wall,
+            "cpu_ms": 1000 * m.cpu / max(interactions, 1), "peak_mib": m.peak_rss / MIB, "budget_mib": budget,
+            "idle_pss_mib": m.idle_pss / MIB, "peak_pss_mib": m.peak_pss / MIB, "page_p95": page_p95}
+
+
+def side_by_side(rows: list[dict]) -> None:
+    """For each N, the process counts in columns."""
+    for n in sorted({row["n"] for row in rows}):
+        level_rows = sorted((r for r in rows if r["n"] == n), key=lambda r: r["processes"])
+        print(f"\nN = {plural(n, 'session')}: " + " vs ".join(plural(r["processes"], "process", "processes")
+                                                             for r in level_rows))
+        print(f"{'':<28}" + "".join(f"{plural(r['processes'], 'process', 'processes'):>14}" for r in level_rows))
+        figures = [("interactions per second", "throughput", "{:.2f}"), ("worst non-training p95 ms", "p95", "ms"),
+                   ("errors", "errors", "{}"), ("server CPU ms / interaction", "cpu_ms", "{:.0f}"),
+                   ("PSS after warm-up MiB", "idle_pss_mib", "{:.0f}"), ("PSS peak MiB", "peak_pss_mib", "{:.0f}"),
+                   ("RSS peak (summed) MiB", "peak_mib", "{:.0f}")]
+        for label, key, form in figures:
+            cells = [f"{1000 * r[key]:.0f}" if form == "ms" else form.format(r[key]) for r in level_rows]
+            print(f"{label:<28}" + "".join(f"{c:>14}" for c in cells))
+        pages = sorted({p for r in level_rows for p in r["page_p95"]}, key=lambda p: (p == TRAINING, p))
+        for page in pages:
+            cells = [f"{1000 * r['page_p95'][page]:.0f}" if page in r["page_p95"] else "-" for r in level_rows]
+            print(f"{'p95 ms ' + page:<28}" + "".join(f"{c:>14}" for c in cells))
+
+
+def run_level(n: int, processes: int, args: argparse.Namespace, pages: set[str], pace: Pace) -> dict:
+    """A fresh server (P processes), warmed, then N students; the level's report."""
+    with tempfile.TemporaryFile("w+") as log:
+        try:
+            with Farm(processes, port=args.port, first_backend_port=args.port + 1, address=HOST,
+                      backend_stderr=log) as farm, Meter(farm) as meter:
+                warm = asyncio.run(warm_up_all(farm.ports, pages))
+                warm["background prefetch (ui/warmup.py)"] = meter.settle()
+                meter.reset_peak()
+                idle_rss, idle_pss = meter.peak_rss, meter.peak_pss
+                cpu0, t0 = meter.cpu_seconds(), time.perf_counter()
+                stats = asyncio.run(level(n, args.port, min(args.trainers, n), args.seed, pages, pace, args.actions))
+                wall, cpu = time.perf_counter() - t0, meter.cpu_seconds() - cpu0
+                peak_rss, peak_pss = max(meter.peak_rss, meter.rss()), max(meter.peak_pss, meter.pss())
+        except RuntimeError as error:          # a process that did not start: say why, with its log
+            log.seek(0)
+            raise RuntimeError(f"{error}\n{log.read()[-2000:]}") from None
+    measured = Measured(processes, wall, cpu, idle_rss, peak_rss, idle_pss, peak_pss, warm)
+    return report(n, stats, measured) | {"pace": pace.name}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
-    parser.add_argument("--port", type=int, default=8671)
+    parser.add_argument("--processes", type=int, nargs="+", default=[1],
+                        help="server processes (more than 1: behind HAProxy, as deploy.serve runs them); "
+                             "several counts are compared side by side")
+    parser.add_argument("--port", type=int, default=8671, help="the public port; processes use the ports above it")
     parser.add_argument("--trainers", type=int, default=3, help="sessions that also train on the block page")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pace", choices=sorted(PACES), default="lesson",
                         help="lesson: 2-8 s between a student's actions (default); stress: 0.3-1.5 s")
+    parser.add_argument("--actions", type=int, default=None,
+                        help="each student stops after this many actions (default: the whole lesson)")
     args = parser.parse_args()
     pace = PACES[args.pace]
     if any(n < 1 or n > 100 for n in args.sessions):
         parser.error("sessions must be between 1 and 100")
+    if any(p < 1 or p > 16 for p in args.processes):
+        parser.error("processes must be between 1 and 16")
+    if args.actions is not None and args.actions < 1:
+        parser.error("actions must be at least 1")
+    if max(args.processes) > 1:
+        try:
+            haproxy.binary()
+        except haproxy.HAProxyMissing as missing:
+            parser.error(str(missing))
     pages = registered_pages()
     print(f"pages in the app: {', '.join(sorted(p or 'home' for p in pages))}")
     print(f"pace: {pace.name}, {pace.think[0]:g}-{pace.think[1]:g} s between a student's actions, the class "
-          f"arriving over {pace.arrive:g} s")
+          f"arriving over {pace.arrive:g} s" + (f"; each student stops after {args.actions} actions"
+                                                if args.actions else ""))
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start "
           "(other work on a shared machine inflates every latency below)")
-    summary = []
-    for n in args.sessions:
-        with Server(args.port) as server:
-            warm = asyncio.run(warm_up(args.port, pages))
-            warm["background prefetch (ui/warmup.py)"] = server.settle()
-            idle = server.rss()
-            server.reset_peak()
-            cpu0, t0 = server.cpu_seconds(), time.perf_counter()
-            stats = asyncio.run(level(n, args.port, min(args.trainers, n), args.seed, pages, pace))
-            wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
-            peak = max(server.peak_rss, server.rss())
-        summary.append(report(n, stats, peak, idle, cpu, wall, warm) | {"pace": pace.name})
+    summary = [run_level(n, processes, args, pages, pace) for n in args.sessions for processes in args.processes]
     print("\nsummary-json: " + json.dumps(summary))
-    print("\nN     worst non-training p95   errors   peak RSS / goal")
+    print("\nN     P   worst non-training p95   errors   interactions/s   PSS peak   peak RSS / goal")
     for row in summary:
-        print(f"{row['n']:<5} {1000 * row['p95']:>15.0f} ms {row['errors']:>9}   "
-              f"{row['peak_mib']:.0f} / {row['budget_mib']} MiB")
+        print(f"{row['n']:<5} {row['processes']:<3} {1000 * row['p95']:>15.0f} ms {row['errors']:>9} "
+              f"{row['throughput']:>16.2f} {row['peak_pss_mib']:>6.0f} MiB   {row['peak_mib']:.0f} / "
+              f"{row['budget_mib']} MiB")
+    if len(args.processes) > 1:
+        side_by_side(summary)
 
 
 if __name__ == "__main__":

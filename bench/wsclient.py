@@ -5,6 +5,8 @@ The browser and the server talk over `/_stcore/stream` in protobufs: the browser
 the server runs the real page script in that session and streams `ForwardMsg`s (deltas
 with elements, navigation, query-string changes) until `script_finished`. This client
 does the same, so one Python process can hold dozens of real sessions on the server.
+Like the browser, a session first loads the page over HTTP and sends the cookies it got back
+with the websocket: behind a load balancer (deploy/) that cookie picks the session's process.
 
     async with Session("127.0.0.1", 8501) as s:
         run = await s.open("attention")                 # the page script ran in full
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,11 +85,23 @@ class Session:
         self.states: dict[str, WidgetState] = {}   # widget id -> the value we set
         self.widgets: dict[str, Widget] = {}       # widget id -> widget from the last run
         self.auto_reruns: dict[str, float] = {}    # fragment id -> interval (s)
+        self.cookies: dict[str, str] = {}          # what loading the page set (a balancer's sticky cookie)
 
     async def __aenter__(self) -> "Session":
+        self.cookies = await asyncio.to_thread(self._load_page)
+        cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
-                                           open_timeout=self.timeout, ping_interval=None)
+                                           open_timeout=self.timeout, ping_interval=None,
+                                           additional_headers={"Cookie": cookie} if cookie else None)
         return self
+
+    def _load_page(self) -> dict[str, str]:
+        """GET / as the browser does before it opens the websocket; the cookies set in reply."""
+        page = self.url.replace("ws://", "http://", 1).removesuffix("/_stcore/stream") + "/"
+        with urllib.request.urlopen(page, timeout=self.timeout) as reply:
+            reply.read()
+            pairs = (header.split(";", 1)[0].partition("=") for header in reply.headers.get_all("Set-Cookie") or [])
+            return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}
 
     async def __aexit__(self, *exc) -> None:
         await self.ws.close()
