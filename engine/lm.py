@@ -41,6 +41,27 @@ class LanguageModel(Protocol):
         ...
 
 
+def check_ids(ids, vocab_size: int | None = None, *, limit: int | None = None, reader: str = "a model",
+              at_least: int = 0) -> np.ndarray:
+    """Token ids as a flat int64 array, each in [0, vocab_size), between `at_least` and `limit` of them.
+    The one check every model and tokenizer makes of ids it is given; each failure is a sentence."""
+    try:
+        array = np.asarray(ids, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("Token ids must be whole numbers.") from None
+    if array.ndim != 1:
+        raise ValueError("Token ids must be one flat sequence.")
+    if array.size < at_least:
+        raise ValueError(f"{reader[0].upper() + reader[1:]} needs at least {at_least} token(s) to read.")
+    if limit is not None and array.size > limit:
+        raise ValueError(f"That is {array.size:,} tokens; {reader} here reads at most {limit:,} (the limit).")
+    if array.size and array.min() < 0:
+        raise ValueError(f"Token ids cannot be negative: id {int(array.min())} is outside the vocabulary.")
+    if array.size and vocab_size is not None and array.max() >= vocab_size:
+        raise ValueError(f"Token ids run from 0 to {vocab_size - 1}: id {int(array.max())} is outside the vocabulary.")
+    return array
+
+
 def context_reader(lm: LanguageModel) -> Callable[[Sequence[int]], np.ndarray]:
     """next_token_probs for one growing context: the model's own incremental reader (a
     transformer's key/value cache) when it has one, else next_token_probs itself."""

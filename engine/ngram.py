@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from engine import limits
-from engine.lm import Tokenizer, apply_temperature_top_k, check_temperature
+from engine.lm import Tokenizer, apply_temperature_top_k, check_ids, check_temperature
 
 SMOOTHINGS = ("none", "add-k", "kneser-ney")
 SMOOTHING_NAMES = {"none": "MLE (no smoothing)", "add-k": "add-k (Lidstone)", "kneser-ney": "Kneser-Ney"}
@@ -159,24 +159,6 @@ def _order_stats(a: np.ndarray, start: np.ndarray) -> OrderStats:
     return OrderStats(a, start, total, types, discount)
 
 
-def check_ids(ids, vocab_size: int | None = None) -> np.ndarray:
-    """Token ids as a 1-D int64 array, checked against the vocabulary and the size limit."""
-    try:
-        array = np.asarray(ids, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("Token ids must be whole numbers.") from None
-    if array.ndim != 1:
-        raise ValueError("Token ids must be one flat sequence.")
-    if array.size > limits.MAX_NGRAM_TOKENS:
-        raise ValueError(f"That is {array.size:,} tokens; an n-gram model here counts at most "
-                         f"{limits.MAX_NGRAM_TOKENS:,}.")
-    if array.size and array.min() < 0:
-        raise ValueError("Token ids cannot be negative.")
-    if vocab_size is not None and array.size and array.max() >= vocab_size:
-        raise ValueError(f"Token id {int(array.max())} is outside the vocabulary of {vocab_size} tokens.")
-    return array
-
-
 def check_order(n: int, limit: int = limits.MAX_NGRAM_ORDER) -> int:
     """n as an int, if it is a whole number from 1 to `limit` (a student's models: MAX_NGRAM_ORDER)."""
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= limit:
@@ -206,7 +188,7 @@ def count_ngrams(ids, max_order: int, vocab_size: int | None = None, *,
     * V + (last token); dense ids are ranks in sorted order, so the keys come out sorted.
     """
     max_order = check_order(max_order, limit)
-    ids = check_ids(ids, vocab_size)
+    ids = check_ids(ids, vocab_size, limit=limits.MAX_NGRAM_TOKENS, reader="an n-gram model")
     if ids.size < max_order:
         raise ValueError(f"The text has only {ids.size} token(s); a {max_order}-gram needs at least "
                          f"{max_order}. Use a longer text or a smaller n.")
@@ -388,7 +370,7 @@ class NGramModel:
         handed down to the shorter context; what is left at the bottom goes to the uniform.
         """
         ngrams = self.fitted()
-        context = tuple(int(t) for t in check_ids(list(context), ngrams.vocab_size))
+        context = tuple(int(t) for t in check_ids(list(context), ngrams.vocab_size, reader="an n-gram model"))
         context = context[max(0, len(context) - (self.n - 1)):] if self.n > 1 else ()
         return self._mixture(context, ngrams.context_ids(context))
 
@@ -471,7 +453,7 @@ class NGramModel:
         """
         ngrams = self.fitted()
         V = ngrams.vocab_size
-        x = check_ids(ids, V)
+        x = check_ids(ids, V, limit=limits.MAX_NGRAM_TOKENS, reader="an n-gram model")
         L = x.size
         if L < 2:
             raise ValueError("Scoring needs at least two tokens: one to predict from and one to predict.")
@@ -529,7 +511,7 @@ class NGramModel:
         if temperature > limits.MAX_TEMPERATURE:
             raise ValueError(f"Temperature {temperature:g} is beyond the limit of {limits.MAX_TEMPERATURE:g}; "
                              "past about 5 every token is already nearly equally likely.")
-        history = tuple(int(i) for i in check_ids(list(prompt), ngrams.vocab_size))
+        history = tuple(int(i) for i in check_ids(list(prompt), ngrams.vocab_size, reader="an n-gram model"))
         rng = np.random.default_rng(seed)
         # No top-k: walk down the orders (ChainSampler; TemperedChain for T != 1), no per-context
         # table over the vocabulary. Top-k or greedy: one table per context met (ReshapedSampler).
@@ -911,7 +893,8 @@ def held_out_table(train_ids, held_out_ids, vocab_size: int, orders: Sequence[in
 def held_out_rows(ngrams: NGramCounts, held_out_ids, orders: Sequence[int] = range(1, 7),
                   smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
     """The same table from counts already made (orders up to ngrams.max_order)."""
-    held_out = check_ids(held_out_ids, ngrams.vocab_size)
+    held_out = check_ids(held_out_ids, ngrams.vocab_size, limit=limits.MAX_NGRAM_TOKENS,
+                         reader="an n-gram model")
     if held_out.size < 2:
         raise ValueError("The held-out part of the text (its last 10%, cut at a line break) has fewer than two "
                          "tokens to score. Use a longer text with several lines.")

