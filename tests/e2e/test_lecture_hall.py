@@ -26,6 +26,7 @@ from deploy import haproxy
 from deploy.serve import healthy
 from tests.e2e.conftest import ROOT, _free_port
 from tests.e2e.helpers import error_texts, main_text, open_page, wait_for_app
+from tests.e2e.test_url_and_widths import teaching_text
 from tests.media import png_bytes
 
 PROCESSES = 2
@@ -137,11 +138,6 @@ def sticky(page) -> str:
     cookies = {c["name"]: c["value"] for c in page.context.cookies()}
     assert haproxy.COOKIE in cookies, cookies
     return cookies[haproxy.COOKIE]
-
-
-def teaching_text(page) -> list[str]:
-    text = main_text(page).split("Further reading")[0]
-    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def test_an_upload_and_a_media_file_reach_the_students_process(hall, student, tmp_path):
