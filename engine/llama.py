@@ -65,7 +65,7 @@ class KVCache:
 
     @property
     def length(self) -> int:
-        return 0 if not self.K else int(self.K[0].shape[1])
+        return 0 if not self.K else int(self.K[0].shape[-2])
 
 
 @dataclass(frozen=True)
@@ -121,34 +121,45 @@ def rotate_pairs(x, cos, sin):
 
 
 def attention_block(x, block: LlamaBlock, config: Config, cos, sin, cache: KVCache | None, layer: int,
-                    keep_weights: bool):
-    """Causal multi-head attention with grouped keys/values: softmax(Q K^T / sqrt(d_k) + mask) V, then W_o."""
+                    keep_weights: bool, edit_heads=None):
+    """Causal multi-head attention with grouped keys/values: softmax(Q K^T / sqrt(d_k) + mask) V, then W_o.
+
+    x is (T, d), or a batch (B, T, d) of sequences read side by side (after the same cached
+    tokens: the cache then holds (B, h_kv, T_past, d_k), as engine.interventions builds it). `edit_heads`,
+    if given, is a function of the heads' outputs z (..., T, h, d_k) (head j's z: its weights times
+    its values, before W_o) that returns the z to use instead, the same shape: engine.interventions
+    knocks heads out with it. Passed down the call, not hung on the model, so other threads'
+    passes through the same shared model never see it.
+    """
     import torch
 
-    T, h, h_kv, d_k = x.shape[0], config.n_head, config.n_kv_head, config.d_k
-    Q = (x @ block.W_q).view(T, h, d_k).transpose(0, 1)           # (h, T, d_k)
-    K = (x @ block.W_k).view(T, h_kv, d_k).transpose(0, 1)        # (h_kv, T, d_k)
-    V = (x @ block.W_v).view(T, h_kv, d_k).transpose(0, 1)        # (h_kv, T, d_k)
+    T, h, h_kv, d_k = x.shape[-2], config.n_head, config.n_kv_head, config.d_k
+    Q = (x @ block.W_q).unflatten(-1, (h, d_k)).transpose(-3, -2)       # (..., h, T, d_k)
+    K = (x @ block.W_k).unflatten(-1, (h_kv, d_k)).transpose(-3, -2)    # (..., h_kv, T, d_k)
+    V = (x @ block.W_v).unflatten(-1, (h_kv, d_k)).transpose(-3, -2)    # (..., h_kv, T, d_k)
     Q, K = rotate_pairs(Q, cos, sin), rotate_pairs(K, cos, sin)
     past = 0
     if cache is not None:
         if layer < len(cache.K):
-            past = cache.K[layer].shape[1]
-            K = torch.cat((cache.K[layer], K), dim=1)
-            V = torch.cat((cache.V[layer], V), dim=1)
+            past = cache.K[layer].shape[-2]
+            K = torch.cat((cache.K[layer], K), dim=-2)
+            V = torch.cat((cache.V[layer], V), dim=-2)
             cache.K[layer], cache.V[layer] = K, V
         else:
             cache.K.append(K)
             cache.V.append(V)
     # Grouped keys/values: query head j reads key/value head j // group_size.
-    K = K.repeat_interleave(config.group_size, dim=0)             # (h, T_all, d_k)
-    V = V.repeat_interleave(config.group_size, dim=0)
-    scores = Q @ K.transpose(1, 2) / math.sqrt(d_k)               # (h, T, T_all)
+    K = K.repeat_interleave(config.group_size, dim=-3)            # (..., h, T_all, d_k)
+    V = V.repeat_interleave(config.group_size, dim=-3)
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)             # (..., h, T, T_all)
     query_position = torch.arange(past, past + T)[:, None]
-    key_position = torch.arange(K.shape[1])[None, :]
+    key_position = torch.arange(K.shape[-2])[None, :]
     scores = scores.masked_fill(key_position > query_position, float("-inf"))
     weights = torch.softmax(scores, dim=-1)                       # alpha, each row sums to 1
-    context = (weights @ V).transpose(0, 1).reshape(T, h * d_k)   # heads concatenated, (T, d)
+    z = (weights @ V).transpose(-3, -2)                           # (..., T, h, d_k): each head's output
+    if edit_heads is not None:
+        z = edit_heads(z)
+    context = z.flatten(-2)                                       # heads concatenated, (..., T, d)
     return context @ block.W_o, (weights if keep_weights else None)
 
 
@@ -222,16 +233,28 @@ class SmolLM2:
             weights = torch.empty(config.n_layer, config.n_head, T, past + T) if keep_weights else None
             if keep_hidden:
                 hidden[0] = x
-            for layer, block in enumerate(self.blocks):
-                attended, alpha = attention_block(rms_norm(x, block.attn_norm, config.norm_eps), block, config,
-                                                  cos, sin, cache, layer, keep_weights)
-                x = x + attended
-                x = x + feed_forward(rms_norm(x, block.ffn_norm, config.norm_eps), block)
+            for layer in range(config.n_layer):
+                x, alpha = self.block(layer, x, cos, sin, cache=cache, keep_weights=keep_weights)
                 if keep_hidden:
                     hidden[layer + 1] = x
                 if keep_weights:
                     weights[layer] = alpha
         return x, hidden, weights
+
+    def block(self, layer: int, x, cos, sin, *, cache: KVCache | None = None, keep_weights: bool = False,
+              edit_heads=None):
+        """Block `layer` on the residual stream x (T, d) or (B, T, d): (x after the block, alpha or None).
+
+            x = x + Attention(RMSNorm(x));  x = x + FFN(RMSNorm(x))
+        cos, sin: the rotary angles of x's positions (`rotary_angles`); `edit_heads`: see
+        `attention_block`. `_run` calls it once per block; engine.interventions calls it block by
+        block to change the residual stream between blocks or the heads inside one.
+        """
+        block, eps = self.blocks[layer], self.config.norm_eps
+        attended, alpha = attention_block(rms_norm(x, block.attn_norm, eps), block, self.config, cos, sin, cache,
+                                          layer, keep_weights, edit_heads)
+        x = x + attended
+        return x + feed_forward(rms_norm(x, block.ffn_norm, eps), block), alpha
 
     def logits(self, x):
         """z = RMSNorm(x) E^T: a score for every token of the vocabulary at each row of x, (T, V).

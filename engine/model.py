@@ -134,9 +134,15 @@ class MultiHeadAttention(nn.Module):
         self.weights_dropout = nn.Dropout(config.dropout)
         self.output_dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> AttentionOutput:
+    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None,
+                edit_heads=None) -> AttentionOutput:
         """With a cache (generation), x holds only the new tokens: their keys and values join the
-        cached ones and their queries read all of them (a causal model's past never changes)."""
+        cached ones and their queries read all of them (a causal model's past never changes).
+
+        `edit_heads`, if given, is a function of the heads' outputs z (B, T, h, d_k) (head i's z:
+        head_i above, before W_O) that returns the z to use instead, the same shape:
+        engine.interventions knocks heads out with it. Passed down the call, not hung on the
+        module as a hook, so other threads' passes through the same shared model never see it."""
         B, T, d = x.shape
         Q, K, V = self.W_qkv(x).to(self.W_o.weight.dtype).split(d, dim=2)   # 3 x (B, T, d)
         Q = Q.view(B, T, self.h, self.d_k).transpose(1, 2)            # (B, h, T, d_k)
@@ -170,7 +176,10 @@ class MultiHeadAttention(nn.Module):
                 context = F.scaled_dot_product_attention(
                     Q, K, V, attn_mask=mask, is_causal=self.causal and T > 1 and mask is None,
                     dropout_p=self.dropout if self.training else 0.0)
-        context = context.transpose(1, 2).contiguous().view(B, T, d)   # concat the heads: (B, T, d)
+        z = context.transpose(1, 2)                                    # (B, T, h, d_k): each head's output
+        if edit_heads is not None:
+            z = edit_heads(z)
+        context = z.contiguous().view(B, T, d)                         # concat the heads: (B, T, d)
         return AttentionOutput(self.output_dropout(self.W_o(context)), weights)
 
     def rotation(self, start: int, T: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -217,13 +226,15 @@ class Block(nn.Module):
             self.norm_1 = nn.LayerNorm(config.d_model, bias=config.bias)
             self.norm_2 = nn.LayerNorm(config.d_model, bias=config.bias)
 
-    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None) -> BlockResult:
+    def forward(self, x: torch.Tensor, need_weights: bool = False, cache: LayerCache | None = None,
+                edit_heads=None) -> BlockResult:
+        """x (B, T, d) -> the block's output; `edit_heads` changes the heads' outputs (MultiHeadAttention)."""
         if self.layer_norm == "pre":
-            attended = self.attention(self.norm_1(x), need_weights, cache)
+            attended = self.attention(self.norm_1(x), need_weights, cache, edit_heads)
             z = x + attended.output if self.residual else attended.output
             y = z + self.feed_forward(self.norm_2(z)) if self.residual else self.feed_forward(self.norm_2(z))
         else:
-            attended = self.attention(x, need_weights, cache)
+            attended = self.attention(x, need_weights, cache, edit_heads)
             z = x + attended.output if self.residual else attended.output
             if self.layer_norm == "post":
                 z = self.norm_1(z)
