@@ -1,0 +1,85 @@
+"""SmolLM2's causal tools (engine.interventions): first use and median, against a plain forward pass.
+
+    python -m bench.interventions [--runs 3]
+
+On one torch thread, as the server runs them: the logit lens, one ablated pass, the per-head
+effect scan (30 layers x 9 heads, one exact ablated pass each, batched by layer) and the patching
+heatmap ((30 + 1) x T cells, batched by position), on prompts of 5 to 12 tokens. "first" is the
+first call in this process (nothing of the tool cached: what a student waits for on first use),
+"median" the median of --runs calls after it. The reference, in the same process and at the same
+token count, is a plain pass (`SmolLM2._run` without weights or hidden states, then the last
+logits): "x pass" = median / the plain pass's median, i.e. how many plain passes the tool costs.
+Goal (issue): the head scan and the patching heatmap at 10-12 tokens within 5 s each on first use.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import torch
+
+from engine import interventions, pretrained
+
+MARY = "Mary had a little"
+CLEAN_10, CORRUPT_10 = "The Eiffel Tower is in the city of", "The Colosseum is in the city of"
+CLEAN_12 = "The famous Eiffel Tower is located in the city of"
+CORRUPT_12 = "The famous Colosseum is located in the city of"
+TWELVE = "The capital of the country that borders Spain and Italy is"
+
+
+def timed(call, runs: int) -> tuple[float, float]:
+    """(seconds of the first call, median seconds of the next `runs` calls)."""
+    start = time.perf_counter()
+    call()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return first, statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    model = pretrained.load()
+    print(f"SmolLM2 loaded (prepared cache) in {time.perf_counter() - start:.2f} s; 1 torch thread")
+
+    def tokens(text: str) -> int:
+        return len(model.encode_text(text)[0])
+
+    for clean, corrupt in ((CLEAN_10, CORRUPT_10), (CLEAN_12, CORRUPT_12)):
+        assert tokens(clean) == tokens(corrupt), (clean, corrupt)
+
+    def plain_pass(text: str):
+        ids = model.encode_text(text)[0]
+        return lambda: model.logits(model._run(ids, keep_weights=False, keep_hidden=False)[0][-1:])
+
+    rows = [
+        ("logit lens, top 5 per cell", TWELVE, lambda: interventions.logit_lens(model, TWELVE)),
+        ("ablate 3 heads (one pass)", TWELVE, lambda: interventions.ablate_heads(model, TWELVE, [(0, 0), (17, 4),
+                                                                                                 (18, 6)])),
+        ("head effects, 270 heads", MARY, lambda: interventions.head_effects(model, MARY, " lamb")),
+        ("head effects, 270 heads", CLEAN_10, lambda: interventions.head_effects(model, CLEAN_10, " Paris")),
+        ("head effects, 270 heads", CLEAN_12, lambda: interventions.head_effects(model, CLEAN_12, " Paris")),
+        ("patching heatmap", CLEAN_10,
+         lambda: interventions.activation_patching(model, CLEAN_10, CORRUPT_10, " Paris", " Rome")),
+        ("patching heatmap", CLEAN_12,
+         lambda: interventions.activation_patching(model, CLEAN_12, CORRUPT_12, " Paris", " Rome")),
+    ]
+    print(f"\n{'tool':<30}{'tokens':>7}{'first (s)':>11}{'median (s)':>12}{'pass (ms)':>11}{'x pass':>8}")
+    for name, text, call in rows:
+        _, reference = timed(plain_pass(text), max(args.runs, 5))
+        first, median = timed(call, args.runs)
+        print(f"{name:<30}{tokens(text):>7}{first:>11.2f}{median:>12.2f}{reference * 1e3:>11.1f}"
+              f"{median / reference:>8.0f}")
+    print("\npatching cells: (30 + 1) x T; head effects: 30 x 9 ablated passes")
+
+
+if __name__ == "__main__":
+    main()
