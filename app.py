@@ -9,8 +9,12 @@ import ui.server  # first, before numpy loads: BLAS threads, malloc arenas (see 
 
 import streamlit as st  # noqa: E402
 
-from ui import warmup  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from ui import shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
+
+FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
 
 
 def home() -> None:
@@ -26,23 +30,17 @@ def home() -> None:
     st.caption("Runs offline: the corpus, word vectors and pretrained weights ship as Python packages.")
 
 
-st.set_page_config(page_title="Transformer Playground", page_icon=":material/hub:", layout="wide")
-# On a phone, a chart, formula or table wider than the screen scrolls inside its own box instead of
-# pushing the whole page sideways (heatmaps keep their cell size so the numbers stay readable).
-st.html("<style>[data-testid='stVegaLiteChart'], [data-testid='stMarkdownContainer'] .katex-display"
-        " { overflow-x: auto; overflow-y: hidden; max-width: 100%; }"
-        " [data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; max-width: 100%; }</style>")
-with st.sidebar:  # for every page, above the page's own settings
-    # ui.charts.text_size reads the switch (not imported here: the home page does not need pyarrow)
-    st.toggle("Projector: chart text at 16 px", key="app.projector",
-              help="For a room: axis labels, titles and the numbers in the cells grow from 13 to 16 px.")
-navigation = st.navigation(
-    {"Start": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
-    | {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
-       for group, ideas in PATH.items()}
-)
+st.set_page_config(page_title="Transformer Playground", page_icon=str(FAVICON), layout="wide")
+shell.styles()
+pages = {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
+         for group, ideas in PATH.items()}
+home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
+navigation = st.navigation({"Start": [home_page]} | pages, position="hidden")
+shell.navigation(home_page, pages)     # the same groups as links (ui/shell.py says why)
+shell.projector_switch()
 warmup.prefetch("every page's first view")  # once per server, in the background (ui/warmup.py)
 try:
     navigation.run()
+    shell.qr_code()                    # after the page: its link carries the settings it just mirrored
 finally:
     ui.server.return_freed_memory()

@@ -7,10 +7,9 @@ import pyarrow as pa
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.lines import held_out_lines
-import pytest
 
 import ui.charts
-from ui.charts import arrow_rows, as_arrow, prepared, renderer_options, set_text_size, show, single_view
+from ui.charts import arrow_rows, as_arrow, prepared, renderer_options, show, single_view
 
 
 def test_rows_become_a_table_with_every_key_any_row_has():
@@ -60,8 +59,6 @@ def test_show_draws_text_at_13_px_or_the_projector_size(monkeypatch):
     projector = drawn_spec(monkeypatch, spec, font_size=16)["config"]
     assert projector["text"]["fontSize"] == 16 and projector["axis"]["labelFontSize"] == 16
     assert spec["config"]["text"]["fontSize"] == 13                      # the builder's spec is not changed
-    with pytest.raises(ValueError, match="at least 13"):
-        set_text_size(12)
 
 
 def test_a_renderer_is_asked_for_only_when_named(monkeypatch):

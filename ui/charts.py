@@ -9,10 +9,11 @@ Streamlit moves a spec's top-level data (data.values, datasets) into Arrow. Give
 for a few rows; an Arrow table built here from the columns costs a tenth of that.
 
 Text: every builder sets engine.charts.style.text_config() (13 px and up); `show` applies this session's
-size again, so a projector setting (set_text_size(PROJECTOR_TEXT_SIZE), 16 px) enlarges every chart.
+size again, so projector mode (ui/shell.py, 16 px) enlarges every chart.
 """
 from __future__ import annotations
 
+import html
 import os
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
+from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
@@ -53,7 +55,8 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     """The spec with its top-level rows already serialised to Arrow IPC bytes (moved into named
     datasets, which Streamlit passes on as they are): for a spec cached with st.cache_resource and
     drawn on every rerun, thousands of cells then cost nothing to convert again. Read-only: share it."""
-    spec = as_arrow(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
+    original = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
+    spec = as_arrow(original) | {TEXT_KEY: chart_text(original)}
     datasets = dict(spec.get("datasets", {}))
     data = spec.get("data")
     if isinstance(data, dict) and "values" in data:
@@ -64,35 +67,19 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     return spec
 
 
-TEXT_SIZE_KEY = "chart_text_size"
-PROJECTOR_KEY = "app.projector"  # the switch app.py draws at the top of every page's sidebar
 # "svg" or "canvas": the renderer Vega draws with (the browser tests measure SVG text); unset, Streamlit's
 # choice: SVG, or canvas for a chart of more than 2,000 data rows
 RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
 
 
 def text_size() -> int:
-    """The chart text size of this session: PROJECTOR_TEXT_SIZE while the projector switch is on, else
-    TEXT_SIZE (13 px) unless set_text_size chose another."""
+    """The chart text size of this session: PROJECTOR_TEXT_SIZE in projector mode (ui/shell.py), else TEXT_SIZE."""
+    from ui.shell import PROJECTOR_KEY
+
     try:
-        if st.session_state.get(PROJECTOR_KEY):
-            return PROJECTOR_TEXT_SIZE
-        return int(st.session_state.get(TEXT_SIZE_KEY, TEXT_SIZE))
+        return PROJECTOR_TEXT_SIZE if st.session_state.get(PROJECTOR_KEY) else TEXT_SIZE
     except Exception:  # no session (a bare script, a test): the default
         return TEXT_SIZE
-
-
-def set_text_size(size: int) -> None:
-    """Draw this session's charts with text of `size` px (at least TEXT_SIZE): PROJECTOR_TEXT_SIZE for a projector."""
-    size = int(size)
-    if size < TEXT_SIZE:
-        raise ValueError(f"Chart text is at least {TEXT_SIZE} px; got {size}.")
-    st.session_state[TEXT_SIZE_KEY] = size
-
-
-def set_projector(on: bool) -> None:
-    """Projector text (16 px) on or off for this session's charts."""
-    set_text_size(PROJECTOR_TEXT_SIZE if on else TEXT_SIZE)
 
 
 def renderer_options(spec: dict) -> dict:
@@ -125,4 +112,25 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
         # into its plot's height, title above the top edge; that one keeps its own size.
         fits = width == "stretch" or isinstance(spec.get("width"), (int, float))
         spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"} if fits else {"type": "pad"}}
+    words = spec.get(TEXT_KEY) or chart_text(spec)
+    spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
+    spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
+    st.html(words[1])
+
+
+TEXT_KEY = "_playground_text"   # (summary, Data table HTML) that `prepared` made once, read by `show`
+
+
+def chart_text(spec: dict) -> tuple[str, str]:
+    """The chart as text (engine.charts.text): its one-sentence summary, and a collapsed "Data" table of
+    its numbers that a screen reader (or anyone) can open."""
+    sentence = text.summary(spec)
+    columns, cells, left_out = text.table(spec)
+    if not cells:
+        return sentence, f"<p class='chart-summary'>{html.escape(sentence)}</p>"
+    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in cells)
+    more = f"<p>... and {left_out:,} more rows.</p>" if left_out else ""
+    return sentence, (f"<details class='chart-data'><summary>Data</summary><p>{html.escape(sentence)}</p>"
+                      f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}</details>")

@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterable, Sequence
 import streamlit as st
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
+PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
+APP_PARAMS = (PRESENT_PARAM,)  # the app's own URL parameters: every page keeps them in its link
 
 
 def _default_dump(value: Any) -> str:
@@ -94,10 +96,11 @@ class PageState:
 
     def mirror(self, names: Sequence[str] | None = None) -> None:
         """Write the current values into the URL (only `names`, if given) and keep them for a
-        return visit. Parameters this page does not declare are dropped from the URL."""
+        return visit. Parameters this page does not declare are dropped from the URL (the app's own,
+        APP_PARAMS, stay)."""
         kept = st.session_state.setdefault(_KEPT, {}).setdefault(self.page, {})
         for name in list(st.query_params):
-            if name not in self.params:
+            if name not in self.params and name not in APP_PARAMS:
                 del st.query_params[name]
         for name in self.params if names is None else names:
             key = self.key(name)

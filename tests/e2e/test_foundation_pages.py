@@ -50,7 +50,7 @@ def test_a_fresh_servers_first_request_can_be_a_deep_link(browser_page):
 
     with running_app() as url:
         open_page(browser_page, url, "position")
-        nav = browser_page.locator("[data-testid='stSidebarNav']").inner_text()
+        nav = browser_page.locator(".st-key-nav").inner_text()
         assert "Tokens & next-token prediction" in nav and "app" not in nav.split()
         assert browser_page.get_by_text("Page not found").count() == 0
         assert "Position" in main_text(browser_page)

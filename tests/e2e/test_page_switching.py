@@ -12,7 +12,7 @@ ROUTE = ["attention", "context", "attention", "embeddings", "ngram", "tokens", "
 
 
 def click_in_sidebar(page, url: str) -> None:
-    page.locator("[data-testid='stSidebarNav']").get_by_text(TITLES[url], exact=True).click()
+    page.locator(".st-key-nav").get_by_text(TITLES[url], exact=True).click()
     page.wait_for_url(f"**/{url}**")
     wait_for_app(page, timeout_ms=180_000, after_input=True)
 

@@ -1,0 +1,101 @@
+"""A chart as text, for a reader who cannot see it: a one-sentence summary (the label a screen
+reader announces) and the rows of numbers it draws (the table under "Data")."""
+from __future__ import annotations
+
+import math
+
+MAX_DATA_ROWS = 400   # rows of the "Data" table under a chart; a longer one says how many it left out
+MARKS = {"rect": "heatmap", "bar": "bar chart", "line": "line chart", "point": "scatter plot",
+         "circle": "scatter plot", "text": "table of numbers", "tick": "tick chart", "area": "area chart",
+         "rule": "chart", "image": "picture"}
+
+
+def _title(spec: dict) -> str:
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(str(part) for part in title)
+    return str(title).strip() if title else ""
+
+
+def _views(spec: dict) -> list[dict]:
+    """Every single view of a spec (layers, concatenations and facets unpacked)."""
+    found = [spec] if "mark" in spec else []
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for part in spec.get(key) or []:
+            found += _views(part)
+    if isinstance(spec.get("spec"), dict):
+        found += _views(spec["spec"])
+    return found
+
+
+def _mark(view: dict) -> str:
+    mark = view.get("mark")
+    return mark.get("type", "") if isinstance(mark, dict) else str(mark or "")
+
+
+def _field_titles(view: dict) -> dict[str, str]:
+    """channel -> what it shows (its title, else its field name)."""
+    shown = {}
+    for channel, encoding in (view.get("encoding") or {}).items():
+        if isinstance(encoding, dict) and channel in ("x", "y", "color", "row", "column", "theta", "size"):
+            name = encoding.get("title") or encoding.get("field")
+            if isinstance(name, list):
+                name = " ".join(str(part) for part in name)
+            if name:
+                shown[channel] = str(name)
+    return shown
+
+
+def rows(spec: dict) -> list[dict]:
+    """The rows the chart draws: its inline data values and every named dataset, in order."""
+    found = []
+    for part in [spec, *_views(spec)]:
+        data = part.get("data")
+        if isinstance(data, dict) and isinstance(data.get("values"), list):
+            found += [row for row in data["values"] if isinstance(row, dict)]
+    for values in (spec.get("datasets") or {}).values():
+        if isinstance(values, list):
+            found += [row for row in values if isinstance(row, dict)]
+    return found
+
+
+def summary(spec: dict) -> str:
+    """One sentence: what kind of chart, its title, what its axes show, how many values it draws."""
+    views = _views(spec)
+    kinds = [MARKS.get(_mark(view), "chart") for view in views]
+    kind = next((k for k in kinds if k not in ("table of numbers", "chart")), kinds[0] if kinds else "chart")
+    fields = {}
+    for view in views:
+        for channel, name in _field_titles(view).items():
+            fields.setdefault(channel, name)
+    parts = []
+    if "y" in fields and "x" in fields:
+        parts.append(f"{fields['y']} against {fields['x']}")
+    elif fields:
+        parts.append(", ".join(fields.values()))
+    if "color" in fields and fields["color"] not in parts[0:1]:
+        parts.append(f"colour: {fields['color']}")
+    count = len(rows(spec))
+    title = _title(spec) or next((_title(view) for view in views if _title(view)), "")
+    sentence = kind[0].upper() + kind[1:] + (f" '{title}'" if title else "")
+    if parts:
+        sentence += ": " + "; ".join(parts)
+    if count:
+        sentence += f" ({count:,} value{'s' if count != 1 else ''}; the numbers are in the table under Data)"
+    return sentence + "."
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def table(spec: dict, limit: int = MAX_DATA_ROWS) -> tuple[list[str], list[list[str]], int]:
+    """(columns, up to `limit` rows of cell texts, rows left out) of the chart's data."""
+    found = rows(spec)
+    columns = list(dict.fromkeys(key for row in found for key in row if not str(key).startswith("_")))
+    shown = [[_cell(row.get(column)) for column in columns] for row in found[:limit]]
+    return columns, shown, max(len(found) - limit, 0)

@@ -1,0 +1,146 @@
+"""Every student included, nothing leaves the machine, a class in the room (real Chromium).
+
+- axe-core (the engine behind Lighthouse's accessibility audit, bundled by the
+  axe-playwright-python package, no network) on every page at a desktop and a phone width and in
+  projector mode: no critical or serious violation of the WCAG 2.1 A/AA rules. No exemptions:
+  Streamlit's sidebar navigation (a list that fails `list`/`listitem`) is replaced by app.py's
+  own links (ui/shell.py).
+- Every request the browser makes while every page is visited goes to the app's own address
+  (the favicon is assets/favicon.png, not a remote icon).
+- Keyboard only: reach the attention calculator's X, change its first number, see the weights change.
+- Every chart has a summary a screen reader announces (the SVG's aria-label) and its numbers in a
+  "Data" table; projector mode from a link (?present=1); the page's QR code carries its settings.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.helpers import open_page, screenshot, wait_for_app
+from ui.path import ideas
+
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+WIDTHS = {"desktop": 1400, "phone": 390}
+PAGES = [""] + [idea.url for idea in ideas()]
+
+
+@pytest.fixture(scope="module")
+def audit(app_url, browser):
+    """Visit every page at every width (and in projector mode); axe's serious/critical findings and
+    every URL requested, per visit."""
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright",
+                                     reason="axe-playwright-python is not installed (requirements-test.txt)")
+    axe = axe_module.Axe()
+    findings, requested = {}, set()
+    visits = [(name, width, path, "") for name, width in WIDTHS.items() for path in PAGES]
+    visits += [("projector", 1400, path, "?present=1") for path in ("", "attention", "generate")]
+    contexts = {}
+    for name, width, path, query in visits:
+        if name not in contexts:
+            contexts[name] = browser.new_context(viewport={"width": width, "height": 1000})
+            contexts[name].set_default_timeout(180_000)
+            contexts[name].on("request", lambda request: requested.add(request.url))
+        page = contexts[name].pages[0] if contexts[name].pages else contexts[name].new_page()
+        open_page(page, app_url, path + query, timeout_ms=180_000)
+        result = axe.run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
+        findings[(name, path or "home")] = [
+            (violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3])
+            for violation in result.response["violations"] if violation["impact"] in ("serious", "critical")]
+    for context in contexts.values():
+        context.close()
+    return findings, requested
+
+
+def test_no_serious_or_critical_violation_on_any_page(audit):
+    findings, _ = audit
+    assert len(findings) == len(WIDTHS) * len(PAGES) + 3
+    failing = {visit: found for visit, found in findings.items() if found}
+    assert not failing, failing
+
+
+def test_every_request_stays_on_the_machine(audit, app_url):
+    _, requested = audit
+    outside = sorted(url for url in requested if not url.startswith(app_url) and not url.startswith("data:"))
+    assert requested and not outside, outside
+
+
+def test_the_favicon_is_the_apps_own(browser_page, app_url):
+    open_page(browser_page, app_url, "attention")
+    icons = browser_page.eval_on_selector_all("link[rel~='icon']", "links => links.map(l => l.href)")
+    assert icons and all(icon.startswith(app_url) for icon in icons), icons
+
+
+def weights_row(page) -> list[str]:
+    """The numbers printed in the first chart's cells (the attention weights)."""
+    chart = page.locator("[data-testid='stVegaLiteChart']").first
+    return chart.locator("svg text").evaluate_all("texts => texts.map(t => t.textContent)")
+
+
+def test_keyboard_only_edit_of_the_first_number_changes_the_weights(browser_page, app_url):
+    page = browser_page
+    open_page(page, app_url, "attention")
+    before = weights_row(page)
+    assert "0.298" in before
+    label = "X (token embeddings)"
+    for _ in range(120):                          # Tab through the page, as a keyboard user would
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement && document.activeElement.getAttribute('aria-label')") == label:
+            break
+    else:
+        pytest.fail(f"Tab never reached the text box '{label}'")
+    assert page.evaluate("() => document.activeElement.tagName") == "TEXTAREA"
+    page.keyboard.press("Control+Home")
+    for _ in range(len("crane: ")):
+        page.keyboard.press("ArrowRight")
+    for _ in range(len("0.8")):
+        page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.type("2.5")
+    page.keyboard.press("Control+Enter")          # Streamlit's shortcut to apply a text area
+    wait_for_app(page, after_input=True)
+    assert page.locator("textarea").first.input_value().startswith("crane: 2.5, 0.1, 0.4")
+    after = weights_row(page)
+    assert after and after != before and "0.298" not in after[:4]
+    screenshot(page, "keyboard-edit", full_page=False)
+
+
+def test_every_chart_has_a_summary_and_its_numbers_under_data(browser_page, app_url):
+    page = browser_page
+    for path in ("attention", "ngram", "embeddings"):
+        open_page(page, app_url, path, timeout_ms=180_000)
+        charts = page.locator("[data-testid='stVegaLiteChart']")
+        assert charts.count() >= 1
+        for i in range(charts.count()):
+            label = charts.nth(i).locator("svg, canvas").first.get_attribute("aria-label") or ""
+            assert len(label) > 20, (path, i, label)
+        tables = page.locator("details.chart-data")
+        assert tables.count() >= 1
+        tables.first.locator("summary").click()
+        assert tables.first.locator("table td").count() >= 4
+
+
+def test_a_link_with_present_opens_projector_mode(browser_page, app_url):
+    page = browser_page
+    open_page(page, app_url, "attention?present=1")
+    assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "20px"
+    sizes = page.locator("[data-testid='stVegaLiteChart'] svg text").evaluate_all(
+        "texts => texts.map(t => parseFloat(getComputedStyle(t).fontSize))")
+    assert sizes and min(sizes) >= 16
+    assert page.get_by_role("switch", name="Projector mode").is_checked()
+    assert "present=1" in page.url
+    screenshot(page, "projector-attention", full_page=False)
+    page.get_by_text("Projector mode").click()   # off again: normal type, and the link forgets it
+    wait_for_app(page, after_input=True)
+    assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "16px"
+    assert "present=1" not in page.url
+
+
+def test_the_qr_code_carries_the_pages_settings(browser_page, app_url):
+    page = browser_page
+    open_page(page, app_url, "attention?causal=1")
+    page.get_by_text("Open this page on a phone").click()
+    image = page.locator("img[alt^='QR code of this page']")
+    image.wait_for()
+    alt = image.get_attribute("alt")
+    assert re.search(r"/attention\?.*causal=1", alt), alt
+    assert image.get_attribute("src").startswith("data:image/svg+xml")

@@ -1,0 +1,167 @@
+"""What surrounds every page (app.py draws it): the navigation, projector mode, the page's QR
+code, and the styles and small script that keep the app readable and reachable by keyboard.
+
+- Navigation: Streamlit's own sidebar navigation is a list whose markup fails WCAG's list rules
+  (axe-core: `list`, `listitem`), so app.py hides it and draws the same groups with
+  `st.page_link`s here.
+- Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts at
+  16 px, the settings' help icons hidden: for a washed-out screen at the back of a hall.
+- The QR code of the current page's link, its settings included, drawn offline with `segno`,
+  so students open exactly the teacher's example on their phones.
+- Contrast: captions in a grey of 7:1 on white, not Streamlit's 3.9:1.
+- Keyboard: a box that scrolls sideways (a wide chart, formula or table on a phone) gets
+  `tabindex="0"`, a role and a label, so arrow keys can reach what is outside the box.
+"""
+from __future__ import annotations
+
+import functools
+import html
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import streamlit as st
+
+from ui.url_state import PRESENT_PARAM
+
+PROJECTOR_KEY = "app.projector"   # ui.charts.text_size reads it too
+CAPTION_GREY = "#595959"          # 7.0:1 on white (WCAG AA asks 4.5:1 for body text)
+
+STYLE = f"""<style>
+/* On a phone, a chart, formula or table wider than the screen scrolls inside its own box instead of
+   pushing the whole page sideways (heatmaps keep their cell size so the numbers stay readable). */
+[data-testid='stVegaLiteChart'], [data-testid='stMarkdownContainer'] .katex-display
+  {{ overflow-x: auto; overflow-y: hidden; max-width: 100%; }}
+[data-testid='stMarkdownContainer'] table {{ display: block; overflow-x: auto; max-width: 100%; }}
+[data-testid='stCaptionContainer'] {{ opacity: 1; color: {CAPTION_GREY}; }}  /* Streamlit: grey at 60% */
+[data-testid='stCaptionContainer'] p {{ color: {CAPTION_GREY}; }}
+.st-key-nav {{ gap: 0.15rem; }}
+.st-key-nav [data-testid='stMarkdownContainer'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+*:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
+/* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
+details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
+details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: auto; }}
+p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
+</style>"""
+
+PROJECTOR_STYLE = """<style>
+html { font-size: 20px; }
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li { font-size: 1.15rem; }
+.katex { font-size: 1.35em; }
+[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg { display: none; }
+.st-key-nav p, .st-key-nav span { font-size: 16px; }
+</style>"""
+
+# Runs in the page itself (st.html with JavaScript): a MutationObserver, installed once per tab, that
+# labels every chart with its summary and makes every sideways-scrolling box focusable and named.
+SCROLL_BOXES_SCRIPT = """<script>
+(() => {
+  const doc = window.document;
+  if (window.__playgroundBoxes) return;
+  window.__playgroundBoxes = true;
+  const selector = "[data-testid='stVegaLiteChart'], .katex-display, [data-testid='stMarkdownContainer'] table";
+  const name = (box) => {
+    if (box.matches("[data-testid='stVegaLiteChart']")) {
+      const svg = box.querySelector("svg[aria-label], canvas[aria-label]");
+      return "Chart" + (svg ? ": " + svg.getAttribute("aria-label") : "") + " (scrolls sideways)";
+    }
+    return box.matches(".katex-display") ? "Formula (scrolls sideways)" : "Table (scrolls sideways)";
+  };
+  const label = () => {   // each chart's drawing gets the summary ui.charts writes under it as its label
+    doc.querySelectorAll("[data-testid='stVegaLiteChart']").forEach((chart) => {
+      const drawing = chart.querySelector("svg, canvas");
+      const holder = chart.closest("[data-testid='stElementContainer']");
+      const next = holder && holder.nextElementSibling;
+      const summary = next && next.querySelector("details.chart-data > p, p.chart-summary");
+      if (drawing && summary && drawing.getAttribute("aria-label") !== summary.textContent) {
+        drawing.setAttribute("aria-label", summary.textContent);
+        drawing.setAttribute("role", "img");
+      }
+    });
+  };
+  const mark = () => {
+    label();
+    doc.querySelectorAll(selector).forEach((box) => {
+      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && box.getAttribute("tabindex") !== "0") {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", name(box));
+      } else if (!scrolls && box.getAttribute("tabindex") === "0") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  };
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; mark(); }); } };
+  new MutationObserver(later).observe(doc.body, {childList: true, subtree: true});
+  window.addEventListener("resize", later);
+  mark();
+})();
+</script>"""
+
+
+def styles() -> None:
+    """The app's styles (projector ones too when it is on) and the scroll-box script."""
+    st.html(STYLE + (PROJECTOR_STYLE if projector_on() else ""))
+    st.html(SCROLL_BOXES_SCRIPT, unsafe_allow_javascript=True)
+
+
+def projector_on() -> bool:
+    """Projector mode for this session: the switch, first set from ?present=1 when a link carries it."""
+    if PROJECTOR_KEY not in st.session_state:
+        st.session_state[PROJECTOR_KEY] = st.query_params.get(PRESENT_PARAM) == "1"
+    return bool(st.session_state[PROJECTOR_KEY])
+
+
+def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
+    """The path of pages in the sidebar as links, grouped as the chapter tells it."""
+    with st.sidebar.container(key="nav"):
+        st.page_link(home, label=home.title, icon=home.icon)
+        for group, links in pages.items():
+            st.markdown(group)
+            for page in links:
+                st.page_link(page, label=page.title, icon=page.icon)
+
+
+def projector_switch() -> None:
+    """The sidebar switch; while it is on, ?present=1 stays in the link a teacher copies."""
+    st.sidebar.toggle("Projector mode", key=PROJECTOR_KEY,
+                      help="For a room: larger type, chart text at 16 px, settings' help icons hidden. "
+                           "A link with ?present=1 opens in this mode.")
+    if st.session_state.get(PROJECTOR_KEY):
+        if st.query_params.get(PRESENT_PARAM) != "1":
+            st.query_params[PRESENT_PARAM] = "1"
+    elif PRESENT_PARAM in st.query_params:
+        del st.query_params[PRESENT_PARAM]
+
+
+def page_link() -> str | None:
+    """This page's address as the browser shows it, with its current settings (None outside a browser)."""
+    try:
+        url = st.context.url
+    except Exception:   # no session (a bare script)
+        return None
+    if not url:
+        return None
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(st.query_params.to_dict()), ""))
+
+
+@functools.lru_cache(maxsize=256)
+def qr_svg(link: str) -> str:
+    """An SVG data URL of the link's QR code (segno, offline; error correction M survives a smudge)."""
+    import segno
+
+    return segno.make(link, error="m").svg_data_uri(scale=4, border=2)
+
+
+def qr_code() -> None:
+    """The current page's QR code, at the foot of the sidebar."""
+    link = page_link()
+    if link is None:
+        return
+    with st.sidebar.expander("Open this page on a phone", icon=":material/qr_code_2:"):
+        st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
+                f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
+        st.caption(f"Scan to open exactly this view: {link}")
