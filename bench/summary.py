@@ -26,9 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "artifacts" / "bench"
-NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint"}  # the last is a training recipe
+NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint", "trivial_page"}  # a recipe, a page
 QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
-              "load": ["--sessions", "1", "10"]}
+              "browser": ["--repeats", "3"], "load": ["--sessions", "1", "10"]}
 LIMITS_S = {"load": 1500, "train": 900}
 DEFAULT_LIMIT_S = 600
 
@@ -134,6 +134,16 @@ def load_rows(out: Outcome | None) -> list[Row]:
     return rows
 
 
+def browser_rows(out: Outcome | None) -> list[Row]:
+    budget = "in the browser: a widget change to idle within 1.5 x a trivial Streamlit page's"
+    match = re.search(r"worst ratio to the trivial page: ([\d.]+)", out.output if out else "")
+    if not match:
+        return [Row(budget, f"not measured ({out.status if out else 'not run'})", "?", "bench.browser")]
+    missed = [line.split()[0] for line in out.output.splitlines() if line.rstrip().endswith("MISSED")]
+    figure = f"worst ratio {match.group(1)}" + (f"; over: {', '.join(missed)}" if missed else "")
+    return [Row(budget, figure, "yes" if float(match.group(1)) <= 1.5 else "NO", "bench.browser")]
+
+
 def train_rows(out: Outcome | None) -> list[Row]:
     budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
     if out is None:
@@ -169,7 +179,7 @@ def main() -> None:
         print(f"{out.name:<14} {out.status:<22} {out.seconds:>8.0f}  artifacts/bench/{out.name}.txt")
 
     rows = (pages_rows(outcomes.get("pages")) + startup_rows(outcomes.get("startup")) +
-            load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")))
+            load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")) + browser_rows(outcomes.get("browser")))
     width = max(len(r.budget) for r in rows)
     print(f"\n{'budget':<{width}}  {'met':<4} figure  [source]")
     for row in rows:

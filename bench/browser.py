@@ -1,0 +1,186 @@
+"""Every click quick: from a widget change to the app idle again, in real Chromium, per page.
+
+    python -m bench.browser [--repeats 7] [--pages attention ngram ...]
+
+Starts `streamlit run app.py` and, on the same machine, a trivial three-widget Streamlit page
+(bench/trivial_page.py) as the reference. On each page it makes one typical change (CHANGES: the
+widget a student moves most there); on the trivial page, its switch. Each change is timed in
+the page itself (performance.now()): from the input event to the last change of the page's DOM
+(a MutationObserver on the whole `stApp`: the run's state attribute, new elements, redrawn
+charts), once `data-test-script-state` is `notRunning` and nothing has changed for QUIET_MS.
+(The state attribute alone misses a rerun faster than a frame: React never shows `running`.)
+The median of `--repeats` changes per page is printed beside the trivial page's, measured
+interleaved, and their ratio, against the goal of 1.5 x the trivial page. Both servers run with
+PLAYGROUND_WARM_UP=0 after a first visit to every page, so the figures are reruns, not first loads.
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+GOAL_RATIO = 1.5
+TIMEOUT_MS = 120_000
+
+WATCH = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  window.__rt = {start: null, ran: false, last: null};
+  const mark = () => { if (window.__rt.start === null) window.__rt.start = performance.now(); };
+  document.addEventListener("pointerdown", mark, {capture: true, once: true});
+  document.addEventListener("keydown", mark, {capture: true, once: true});
+  if (window.__rtObserver) window.__rtObserver.disconnect();
+  window.__rtObserver = new MutationObserver((records) => {   // the page changing in any way after the input
+    if (window.__rt.start === null) return;
+    window.__rt.last = performance.now();
+    if (records.some((r) => r.attributeName === "data-test-script-state")) window.__rt.ran = true;
+  });
+  window.__rtObserver.observe(app, {attributes: true, childList: true, subtree: true, characterData: true});
+}"""
+# done: the page has changed since the input, the script is not running, and nothing has changed for QUIET_MS
+QUIET_MS = 400
+SETTLED = f"""() => {{
+  const rt = window.__rt, app = document.querySelector("[data-testid='stApp']");
+  return rt.last !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && performance.now() - rt.last > {QUIET_MS};
+}}"""
+IDLE = "() => document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') === 'notRunning'"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(script: str):
+    """(process, url) of `streamlit run script` on a free loopback port, once it answers."""
+    import os
+
+    from deploy.serve import start, wait_healthy
+
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+    process = start(command, env=dict(os.environ, PLAYGROUND_WARM_UP="0"))
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(url, process, script)
+    return process, url
+
+
+# url -> (kind, the start of its label): one typical change per page, the one a student makes most
+CHANGES = {
+    "tokens": ("slider", "n (the model sees"), "ngram": ("slider", "n (the model sees"),
+    "embeddings": ("radio", "Vocabulary searched"), "context": ("slider", "Window half-width"),
+    "attention": ("toggle", "Causal mask"), "multi-head": ("slider", "Gain"),
+    "heads": ("slider", "Layers shown"), "inside": ("slider", "Induction heads knocked out"),
+    "position": ("slider", "Strength s"), "block": ("toggle", "Residual connections"),
+    "generate": ("slider", "Temperature"), "beyond": ("radio", "Overlay"),
+    "": ("toggle", "A switch"),   # the trivial page
+}
+TEST_IDS = {"toggle": "stCheckbox", "radio": "stRadio", "slider": "stSlider"}
+
+
+def target(page, path: str):
+    """The widget of the page's typical change, and its kind; None for a page not in CHANGES."""
+    if path not in CHANGES:
+        return None, None
+    kind, label = CHANGES[path]
+    box = page.locator(f"[data-testid='{TEST_IDS[kind]}']").filter(has_text=label).first
+    if kind == "toggle":
+        return box.locator("label").first, kind
+    if kind == "radio":
+        return box.locator("label[data-baseweb='radio']"), kind
+    return box.locator("input[type='range'], [role='slider']").first, kind   # Streamlit 1.67: a range input
+
+
+def one_change(page, widget, how: str, trial: int) -> float:
+    """ms from the user's change to the app idle again."""
+    page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+    time.sleep(0.3)
+    page.evaluate(WATCH)
+    if how == "toggle":
+        widget.click()
+    elif how == "radio":
+        widget.nth(trial % 2).click()
+    else:
+        widget.focus()
+        page.keyboard.press("ArrowRight" if trial % 2 == 0 else "ArrowLeft")
+    page.wait_for_function(SETTLED, timeout=TIMEOUT_MS, polling=50)
+    result = page.evaluate("() => window.__rt")
+    return result["last"] - result["start"]
+
+
+def measure(browser, url: str, path: str, repeats: int) -> tuple[str, list[float]]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.goto(f"{url}/{path}")
+    page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+    time.sleep(1.0)
+    widget, how = target(page, path)
+    if widget is None:
+        context.close()
+        return "(no typical change listed)", []
+    if how == "radio":
+        widget.nth(1).click()       # start from the second choice, so trial 0 clicks a new one
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+    name = f"{how}: {CHANGES[path][1]}"
+    times = [one_change(page, widget, how, trial) for trial in range(repeats + 1)][1:]   # the first warms up
+    context.close()
+    return name, times
+
+
+def main(argv: list[str] | None = None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    from deploy.serve import stop
+    from ui.path import ideas
+
+    parser = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
+    options = parser.parse_args(argv)
+    if not Path(CHROMIUM).exists():
+        print("bench.browser needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium).")
+        return 2
+    app, app_url = serve("app.py")
+    trivial, trivial_url = serve("bench/trivial_page.py")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            warm = browser.new_page()
+            for path in options.pages:             # every shared cache filled once, as after a class's first minute
+                warm.goto(f"{app_url}/{path}")
+                warm.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+            warm.close()
+            rows = []
+            for path in options.pages:
+                _, reference = measure(browser, trivial_url, "", options.repeats)   # interleaved: same load
+                name, times = measure(browser, app_url, path, options.repeats)
+                if times:
+                    rows.append((path, name, statistics.median(times), statistics.median(reference)))
+                print(f"  measured {path}: {statistics.median(times):.0f} ms", file=sys.stderr, flush=True)
+            browser.close()
+    finally:
+        stop([app, trivial])
+    print(f"Browser round trip, widget change -> app idle (median of {options.repeats}, Chromium, this machine)")
+    print(f"{'page':<14}{'change':<42}{'ms':>7}{'trivial ms':>12}{'ratio':>8}  goal <= {GOAL_RATIO}")
+    for path, name, ms, reference in rows:
+        ratio = ms / reference
+        verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
+        print(f"{path:<14}{name:<42}{ms:>7.0f}{reference:>12.0f}{ratio:>8.2f}  {verdict}")
+    worst = max(ms / reference for _, _, ms, reference in rows)
+    print(f"worst ratio to the trivial page: {worst:.2f} (goal {GOAL_RATIO})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
