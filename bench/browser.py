@@ -59,8 +59,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(script: str):
-    """(process, url) of `streamlit run script` on a free loopback port, once it answers."""
+def serve(script: str, warm_up: bool = False):
+    """(process, url) of `streamlit run script` on a free loopback port, once it answers (the background
+    warm-up of ui/warmup.py off unless asked for)."""
     import os
 
     from deploy.serve import start, wait_healthy
@@ -69,7 +70,7 @@ def serve(script: str):
     command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
                "--browser.gatherUsageStats", "false"]
-    process = start(command, env=dict(os.environ, PLAYGROUND_WARM_UP="0"))
+    process = start(command, env=dict(os.environ, PLAYGROUND_WARM_UP="1" if warm_up else "0"))
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, process, script)
     return process, url

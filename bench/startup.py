@@ -10,6 +10,7 @@ and whether the start or the numpy pages ever imported torch.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -28,7 +29,9 @@ def torch_free(files: list[str]) -> bool:
     probe = ("import sys; from streamlit.testing.v1 import AppTest\n"
              "for f in sys.argv[1:]:\n    AppTest.from_file(f, default_timeout=120).run()\n"
              "print('torch' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", probe, *files], capture_output=True, text=True, cwd=ROOT)
+    # the pages themselves, without the server's background warm-up (which loads torch off the pages' path)
+    env = dict(os.environ, PLAYGROUND_WARM_UP="0")
+    out = subprocess.run([sys.executable, "-c", probe, *files], capture_output=True, text=True, cwd=ROOT, env=env)
     return out.stdout.strip().endswith("False")
 
 
