@@ -205,6 +205,9 @@ def single_token(tokenizer, text: str) -> int:
     """
     if not isinstance(text, str) or not text:
         raise ValueError("Type the target token (for example ' Paris', with the space a word has after another).")
+    if len(text) > limits.TARGET_MAX_CHARS:
+        raise ValueError(f"The target must be one token, a few characters long; this one has {len(text):,} "
+                         f"characters (the limit is {limits.TARGET_MAX_CHARS}).")
     ids = tokenizer.encode(text)
     if len(ids) == 1:
         return int(ids[0])

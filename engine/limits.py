@@ -91,6 +91,7 @@ INTERVENTION_MAX_TOKENS = 64         # tokens of one prompt read by the logit le
 HEAD_EFFECTS_MAX_TOKENS = 24         # tokens of the prompt whose every head is ablated one by one (L x h passes)
 PATCHING_MAX_CELLS = 620             # (layers + 1) x positions patched, one run each (SmolLM2: 31 x 20 tokens)
 LOGIT_LENS_MAX_TOP_K = 20            # tokens kept per layer and position by the logit lens
+TARGET_MAX_CHARS = 40                # a target token typed as text (one token: a few characters)
 
 # --- beyond words: patches, frames, residues --------------------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file

@@ -70,7 +70,8 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
     largest = max([0.0] + [max(row["probability"], row.get(SAMPLED, 0.0)) for row in values])
     x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
          "scale": value_scale(largest, headroom=1.25, cap=1.0)}
-    y = {"field": "token", "type": "nominal", "sort": {"field": "rank"}, "title": None}
+    # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}
+    y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None}
     if sampled:  # orange is the tick's
         colour = {"value": BLUE}
     else:

@@ -1,5 +1,6 @@
 """Heatmaps: a matrix as coloured cells, numbers in them where there are few (attention weights and
-scores, several heads at once, the bigram table, positional encodings and their dot products)."""
+scores, several heads at once, the bigram table, positional encodings and their dot products, a model's
+depth against positions or heads)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -234,6 +235,82 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
                         {"field": "position j", "type": "quantitative"},
                         {"field": "dot", "type": "quantitative", "format": ".3f", "title": "p_i . p_j"}],
         },
+    }
+
+
+@styled
+def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_text=None, title: str = "",
+                  value_name: str = "value", x_title: str = "position (token)", y_title: str = "residual stream",
+                  scheme: str = "blues", domain: tuple[float, float] | None = None, diverging: bool = False,
+                  digits: int = 2, numbers: bool = True, cell_width: int = 56, cell_height: int = 20,
+                  extra: dict[str, np.ndarray] | None = None, label_angle: int = -40,
+                  legend_orient: str = "right") -> dict:
+    """A model's depth against positions or heads: one row per residual-stream row (or layer), top to bottom,
+    rectangular cells coloured by value (clamped to `domain`; `diverging` centres it on 0), each cell
+    printing its `cell_text` (strings, e.g. the top predicted token) or else its value (`numbers`).
+    `extra` adds named arrays of the same shape to each cell's tooltip (a token's probability, a rank);
+    `legend_orient` "bottom" keeps a narrow heatmap's legend under it."""
+    values = np.asarray(values, dtype=float)
+    rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
+    if values.shape != (len(rows), len(cols)):
+        raise ValueError(f"{values.shape[0]} x {values.shape[1]} values need as many row and column labels "
+                         f"(got {len(rows)} and {len(cols)}).")
+    _check_cells(*values.shape, "heatmap")
+    finite = values[np.isfinite(values)]
+    if domain is None:
+        if diverging:
+            half = float(np.abs(finite).max()) if finite.size else 1.0
+            domain = (-(half or 1.0), half or 1.0)
+        else:
+            domain = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    low, high = float(domain[0]), float(domain[1])
+    span = (high - low) or 1.0
+    dark_low = scheme in DARK_LOW_SCHEMES
+    texts = None if cell_text is None else np.asarray(cell_text, dtype=object)
+    records = []
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            v = float(values[i, j])
+            ok = bool(np.isfinite(v))
+            share = min(max((v - low) / span, 0.0), 1.0) if ok else 0.0
+            dark = ok and (abs(share - 0.5) > 0.3 if diverging else (share < 0.45 if dark_low else share > 0.55))
+            if texts is not None:
+                text = str(texts[i, j])
+            else:
+                text = f"{v:.{digits}f}" if ok and numbers else ""
+            record = {"row": row, "col": col, value_name: v if ok else None, "text": text,
+                      "ink": "white" if dark else "black"}
+            for name, array in (extra or {}).items():
+                item = np.asarray(array)[i, j]
+                record[name] = item.item() if hasattr(item, "item") else item
+            records.append(record)
+    tooltip = [{"field": "row", "type": "nominal", "title": y_title},
+               {"field": "col", "type": "nominal", "title": x_title}]
+    if texts is not None:
+        tooltip.append({"field": "text", "type": "nominal", "title": "in the cell"})
+    tooltip.append({"field": value_name, "type": "quantitative", "format": f".{max(digits, 3)}f"})
+    tooltip += [{"field": name, "type": "nominal" if np.asarray(array).dtype == object else "quantitative"}
+                for name, array in (extra or {}).items()]
+    colour = {"field": value_name, "type": "quantitative",
+              "scale": {"scheme": scheme, "domain": [low, high], "clamp": True},
+              "legend": {"title": value_name, "orient": legend_orient}}
+    layers = [{"mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
+               "encoding": {"color": colour, "tooltip": tooltip}}]
+    if texts is not None or numbers:
+        layers.append({"mark": {"type": "text"}, "encoding": {
+            "text": {"field": "text", "type": "nominal"},
+            "color": {"field": "ink", "type": "nominal", "legend": None,
+                      "scale": {"domain": ["black", "white"], "range": ["black", "white"]}},
+            "tooltip": tooltip}})
+    return {
+        "title": title, "data": {"values": records},
+        "width": {"step": cell_width}, "height": {"step": cell_height},
+        "encoding": {
+            "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+                  "axis": {"labelAngle": label_angle, "orient": "top", "labelOverlap": False}},
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title, "axis": {"labelOverlap": False}},
+        },
+        "layer": layers,
     }
 
 

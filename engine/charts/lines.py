@@ -1,5 +1,5 @@
-"""Line charts: a value against an ordered quantity (training steps, n, merges, offsets, layers,
-patch sizes), and the head viewer's lines from each token to the tokens it attends to."""
+"""Line charts: a value against an ordered quantity (training steps, n, merges, offsets, layers, a
+token's rank per layer, loss per position, patch sizes), and the head viewer's token-to-token lines."""
 from __future__ import annotations
 
 import itertools
@@ -276,3 +276,62 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
     return {"title": title, "width": 380, "height": max(row * T, 120),
             "layer": [rules, column(0.0, "right", "query", True), column(1.0, "left", "position", False),
                       heading(0.0, "query (attending)"), heading(1.0, "key (attended to)")]}
+
+
+@styled
+def rank_by_layer(ranks, probabilities, row_labels: list[str], *, token: str, title: str = "") -> dict:
+    """A token's rank among every next token at each row of the residual stream (1 = the top prediction),
+    on a log axis with 1 at the top, so the line climbs as the layers make up their mind."""
+    ranks, probabilities = np.asarray(ranks), np.asarray(probabilities, dtype=float)
+    values = [{"row": r, "row name": name, "rank": int(rank) + 1, "P": float(p)}
+              for r, (name, rank, p) in enumerate(zip(row_labels, ranks, probabilities))]
+    worst = max([v["rank"] for v in values] + [10])
+    return {
+        "title": title, "data": {"values": values}, "width": 380, "height": 240,
+        "mark": {"type": "line", "point": True, "color": BLUE},
+        "encoding": {
+            "x": {"field": "row", "type": "quantitative", "title": "row (0 = embedding, r = after block r - 1)",
+                  "scale": {"domain": [0, max(len(values) - 1, 1)]}},
+            "y": {"field": "rank", "type": "quantitative", "title": f"rank of {token!r} (1 = top)",
+                  "scale": {"type": "log", "domain": [worst * 1.5, 1], "nice": False},
+                  "axis": {"format": "~s", "values": [10 ** n for n in range(len(str(int(worst * 1.5))))]}},
+            "tooltip": [{"field": "row name", "type": "nominal", "title": "row"},
+                        {"field": "rank", "type": "quantitative"},
+                        {"field": "P", "type": "quantitative", "format": ".4f", "title": f"P({token!r})"}]},
+    }
+
+
+@styled
+def loss_by_position(series: dict[str, np.ndarray], copies: dict[str, tuple[int, int]], *,
+                     unit: str = "bits per token", title: str = "") -> dict:
+    """The loss of predicting each token of a sequence, one line per run (`series`: name -> loss of
+    predicting token t + 1, t = 0 ..), over shaded bands for the named stretches (`copies`: name ->
+    first and last position of the predicted tokens)."""
+    names = list(series)
+    values = [{"run": name, "position": t + 1, "loss": float(loss)}
+              for name, losses in series.items() for t, loss in enumerate(np.asarray(losses, dtype=float))]
+    top = max([v["loss"] for v in values] + [1.0])
+    bands = [{"stretch": name, "from": int(start) - 0.5, "to": int(end) + 0.5} for name, (start, end) in copies.items()]
+    last = max([v["position"] for v in values] + [1])
+    position = {"field": "position", "type": "quantitative", "title": "position of the predicted token",
+                "scale": {"domain": [0, last + 1], "nice": False}}
+    loss = {"field": "loss", "type": "quantitative", "title": f"loss ({unit})"}
+    return {
+        "title": title, "width": 560, "height": 260,
+        "layer": [
+            {"data": {"values": bands}, "mark": {"type": "rect", "opacity": 0.12, "color": GREY},
+             "encoding": {"x": {"field": "from", "type": "quantitative"}, "x2": {"field": "to"}}},
+            {"data": {"values": bands}, "mark": {"type": "text", "baseline": "top", "dy": 4, "color": GREY_25},
+             "encoding": {"x": {"field": "from", "type": "quantitative"}, "text": {"field": "stretch"},
+                          "y": {"value": 0}}},
+            {"data": {"values": values}, "mark": {"type": "line", "point": {"size": 16}},
+             "encoding": {
+                 "x": position, "y": loss | {"scale": {"domain": [0, top * 1.15], "nice": False}},
+                 "color": {"field": "run", "type": "nominal",
+                           "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)] if len(names) <= 2
+                                     else CATEGORY_COLOURS[:len(names)]},
+                           "legend": {"orient": "bottom", "title": None, "labelLimit": 500}},
+                 "tooltip": [{"field": "run", "type": "nominal"}, {"field": "position", "type": "quantitative"},
+                             loss | {"format": ".3f"}]}},
+        ],
+    }

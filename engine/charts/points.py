@@ -1,10 +1,10 @@
 """Scatter plots: words as points on a plane (the embedding map with its offset arrows, a homonym's
-neighbours between two senses)."""
+neighbours between two senses), and a model's heads placed by where they look against what they do."""
 from __future__ import annotations
 
 import numpy as np
 
-from engine.charts.palette import BLUE, GREY, ORANGE
+from engine.charts.palette import BLUE, BLUISH_GREEN, GREY, GREY_74, ORANGE
 from engine.charts.style import styled
 
 
@@ -99,5 +99,47 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
                             {"field": "b", "type": "quantitative", "format": ".3f", "title": anchor_b}]}},
             {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6},
              "encoding": {"x": x, "y": y, "color": colour, "text": {"field": "word", "type": "nominal"}}},
+        ],
+    }
+
+
+@styled
+def attention_effect_scatter(attention, effects, *, source: str, target: str, by_attention, by_effect,
+                             size: int = 380, named: int = 5) -> dict:
+    """One point per head: how much the last position attends to `source` (x) against the change in
+    ln P(target) when that head alone is knocked out (y). The heads of each ranking (best first) are
+    coloured, the first `named` of each also named; a head in both lists is the third colour."""
+    attention, effects = np.asarray(attention, dtype=float), np.asarray(effects, dtype=float)
+    by_attention, by_effect = [tuple(pair) for pair in by_attention], [tuple(pair) for pair in by_effect]
+    shown = set(by_attention[:named]) | set(by_effect[:named])
+    by_attention, by_effect = set(by_attention), set(by_effect)
+    kinds = ["looks hardest", "matters most", "both", "other heads"]
+    points = []
+    for layer in range(attention.shape[0]):
+        for head in range(attention.shape[1]):
+            pair = (layer, head)
+            kind = ("both" if pair in by_attention and pair in by_effect else "looks hardest" if pair in by_attention
+                    else "matters most" if pair in by_effect else "other heads")
+            points.append({"head": f"L{layer}H{head}", "attention": float(attention[layer, head]),
+                           "effect": float(effects[layer, head]), "kind": kind,
+                           "label": f"L{layer}H{head}" if pair in shown else ""})
+    colour = {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": [BLUE, ORANGE, BLUISH_GREEN,
+                                                                                       GREY_74]},
+              "legend": {"orient": "bottom", "title": None, "columns": 2}}
+    x = {"field": "attention", "type": "quantitative", "title": f"attention from the last token to {source!r}",
+         "scale": {"domain": [0, max(float(attention.max(initial=0.0)) * 1.1, 0.05)], "nice": False}}
+    y = {"field": "effect", "type": "quantitative", "title": f"change in ln P({target!r}) without the head"}
+    return {
+        "width": size, "height": size, "data": {"values": points},
+        "layer": [
+            {"mark": {"type": "circle", "size": 50, "opacity": 0.85},
+             "encoding": {"x": x, "y": y, "color": colour, "order": {"field": "label", "type": "nominal"},
+                          "tooltip": [{"field": "head", "type": "nominal"}, {"field": "kind", "type": "nominal"},
+                                      {"field": "attention", "type": "quantitative", "format": ".3f"},
+                                      {"field": "effect", "type": "quantitative", "format": ".3f",
+                                       "title": y["title"]}]}},
+            {"transform": [{"filter": "datum.label != ''"}],
+             "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6},
+             "encoding": {"x": x, "y": y, "text": {"field": "label", "type": "nominal"}}},
         ],
     }

@@ -70,6 +70,8 @@ def every_builder_spec() -> dict[str, dict]:
         "heatmaps.transition_heatmap": heatmaps.transition_heatmap(["a", "b"], np.eye(2), np.eye(2)),
         "heatmaps.encoding_heatmap": heatmaps.encoding_heatmap(P, title="p_t"),
         "heatmaps.gram_heatmap": heatmaps.gram_heatmap(P @ P.T, title="gram"),
+        "heatmaps.layer_heatmap": heatmaps.layer_heatmap(np.eye(2), ["0: embedding", "1: after block 0"], ["a", "b"],
+                                                         cell_text=[["x", "y"], ["z", "w"]], title="lens"),
         "bars.compare_bars": compare_bars({"window": np.full(3, 1 / 3), "attention": np.array([0.2, 0.3, 0.5])},
                                           ["a", "b", "c"], title="weights"),
         "bars.next_token_bars": bars.next_token_bars({"a": [("x", 0.5)], "b": [("y", 0.4)]}),
@@ -91,6 +93,9 @@ def every_builder_spec() -> dict[str, dict]:
         "lines.cosine_by_layer": lines.cosine_by_layer({"crane": np.linspace(1, 0.5, 4)}),
         "lines.cost_chart": lines.cost_chart(patch_costs(224, 224, [8, 16, 32]), 16),
         "lines.head_lines": lines.head_lines(alpha, ["a", "b", "c", "d"], title="lines"),
+        "lines.rank_by_layer": lines.rank_by_layer([30, 2, 0], [0.001, 0.1, 0.5], ["embedding", "b0", "b1"],
+                                                   token=" lamb"),
+        "lines.loss_by_position": lines.loss_by_position({"intact": [9.0, 1.0]}, {"second copy": (2, 2)}),
         "images.patch_overlay": images.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5, style="heat"),
         "images.spectrogram_with_frames": images.spectrogram_with_frames(
             frames.source, 3, frames.attention.weights[3], signal.segments, picture_url=picture),
@@ -102,6 +107,9 @@ def every_builder_spec() -> dict[str, dict]:
         "points.sense_scatter": points.sense_scatter(
             ["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird", sense_b="machine", anchor_a="heron",
             anchor_b="gantry", closest=["bird", "machine"]),
+        "points.attention_effect_scatter": points.attention_effect_scatter(
+            np.array([[0.5, 0.1]]), np.array([[-0.2, -0.9]]), source=" Mary", target=" Mary", by_attention=[(0, 0)],
+            by_effect=[(0, 1)]),
         "style.side_by_side": style.side_by_side(heatmaps.encoding_heatmap(P), heatmaps.gram_heatmap(P @ P.T)),
     }
 
