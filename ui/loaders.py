@@ -157,6 +157,76 @@ def smollm2_induction_scores():
 
     return prepare.induction_scores()
 
+# --- inside the model: causal interventions (engine.interventions) --------------------------------
+# Each costs from one pass (a knock-out) to hundreds (every head in turn, patching every cell): kept per
+# input for every session. Results hold no (T, V) logits, only what the page draws.
+
+@st.cache_resource(max_entries=32, show_spinner="Reading every layer of SmolLM2 through its output (logit lens)...")
+def smollm2_logit_lens(text: str, target: str, k: int):
+    """engine.interventions.logit_lens on SmolLM2, following `target`."""
+    from engine import interventions
+
+    return interventions.logit_lens(smollm2(), text, k=k, target=target)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def smollm2_head_types(text: str, max_tokens: int):
+    """engine.heads' name for every head of SmolLM2 on a text (induction from the repeated random sequence)."""
+    from engine import heads
+
+    result = smollm2_heads(text, max_tokens)
+    return heads.score_heads(result.weights, result.ids, induction=smollm2_induction_scores())
+
+
+@st.cache_resource(max_entries=32,
+                   show_spinner="Knocking out each of SmolLM2's 270 heads in turn, one pass each (a few seconds)...")
+def smollm2_head_effects(text: str, target: str, mode: str):
+    """engine.interventions.head_effects: Delta ln P(target) at the last position for every head alone."""
+    from engine import interventions
+
+    return interventions.head_effects(smollm2(), text, target, mode=mode)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Running SmolLM2 with those heads knocked out...")
+def smollm2_knock_out(text: str, target: str, heads: tuple, mode: str, k: int):
+    """engine.intervention_readings.knock_out: the top k next tokens intact and without `heads`."""
+    from engine import intervention_readings
+
+    return intervention_readings.knock_out(smollm2(), text, target, heads, mode, k)
+
+
+@st.cache_resource(max_entries=16,
+                   show_spinner="Patching every layer x position of the clean run into the corrupted one...")
+def smollm2_patching(clean: str, corrupt: str, clean_target: str, corrupt_target: str):
+    """engine.interventions.activation_patching on SmolLM2."""
+    from engine import interventions
+
+    return interventions.activation_patching(smollm2(), clean, corrupt, clean_target, corrupt_target)
+
+
+@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads a random sequence twice...")
+def smollm2_copying(length: int, seed: int, heads: tuple):
+    """engine.interventions.copying_probe on SmolLM2, with `heads` knocked out (zero)."""
+    from engine import interventions
+
+    return interventions.copying_probe(smollm2(), length, seed, heads)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def shipped_logit_lens(text: str, target: str, k: int):
+    """The logit lens on the shipped character model."""
+    from engine import interventions
+
+    return interventions.logit_lens(shipped_transformer()[0], text, k=k, target=target)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def shipped_head_effects(text: str, target: str, mode: str):
+    """Every head's effect on the shipped character model (16 heads: a few milliseconds)."""
+    from engine import interventions
+
+    return interventions.head_effects(shipped_transformer()[0], text, target, mode=mode)
+
 # --- the transformer we train: character ids, the shipped model, the model ladder -----------------
 SHIPPED_CHECKPOINT = "assets/shakespeare_char"
 

@@ -37,6 +37,9 @@ PATH: dict[str, list[Idea]] = {
              "h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
         Idea("views/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
              "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
+        Idea("views/inside_the_model.py", "inside", "Inside the model", ":material/science:",
+             "Read every layer, knock heads out, patch one run into another: what a head does, not only where "
+             "it looks."),
     ],
     "The transformer": [
         Idea("views/position.py", "position", "Position", ":material/format_list_numbered:",

@@ -88,6 +88,39 @@ def _every_first_view() -> None:
         loaders.bundled_picture(name)
 
 
+def _inside_the_model() -> None:
+    """The Inside-the-model page's examples as it opens them (the default first), then its other examples:
+    the slow ones are the head effects (one pass per head: seconds each) and the patching heatmaps."""
+    from engine import intervention_readings as readings
+    from engine import limits
+    from ui import loaders
+
+    length, seed, k = readings.COPYING_EXAMPLE
+    group = readings.largest_effect_group(readings.EXAMPLE_GROUP_SIZE)
+    knock_outs = list(readings.KNOCK_OUT_EXAMPLES.values())
+    patchings = list(readings.PATCHING_EXAMPLES.values())
+    own = list(readings.OWN_EXAMPLES.values())
+
+    def knock_out(text: str, target: str) -> None:
+        scored = loaders.smollm2_head_types(text, limits.HEAD_VIEWER_MAX_TOKENS)
+        effects = loaders.smollm2_head_effects(text, target, "zero")
+        groups = readings.head_groups(scored.types, effects, readings.EXAMPLE_GROUP_SIZE)
+        loaders.smollm2_knock_out(text, target, readings.chosen_heads([group], groups), "zero", readings.BARS_TOP_K)
+
+    loaders.smollm2_logit_lens(*readings.LENS_EXAMPLE, readings.LENS_TOP_K)
+    knock_out(*knock_outs[0][:2])
+    loaders.smollm2_patching(*patchings[0])
+    loaders.smollm2_copying(length, seed, ())
+    loaders.smollm2_copying(length, seed, tuple(readings.top_heads(loaders.smollm2_induction_scores(), k)))
+    for text, target in own:
+        loaders.shipped_logit_lens(text, target, readings.LENS_TOP_K)
+        loaders.shipped_head_effects(text, target, "zero")
+    for text, target, _ in knock_outs[1:]:
+        knock_out(text, target)
+    for pair in patchings[1:]:
+        loaders.smollm2_patching(*pair)
+
+
 # name -> what it fills, each with the arguments its page passes
 TASKS: dict[str, Callable[[], None]] = {
     "every page's first view": _every_first_view,
@@ -95,6 +128,7 @@ TASKS: dict[str, Callable[[], None]] = {
     "analogy accuracy, both scores": _analogy_accuracy,
     "SmolLM2's default sample": _smollm2_sample,
     "the model ladder": _ladder,
+    "the Inside-the-model page's examples": _inside_the_model,
 }
 
 

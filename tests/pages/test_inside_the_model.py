@@ -1,0 +1,169 @@
+"""views/inside_the_model.py in AppTest: SmolLM2's causal tools on the page, their sentences, bad input."""
+from __future__ import annotations
+
+import pytest
+
+from engine import intervention_readings as readings
+from tests.pages.conftest import no_exception, texts
+
+PAGE = "views/inside_the_model.py"
+TIMEOUT = 300
+
+pytestmark = pytest.mark.usefixtures("smollm2_installed")
+
+
+def subheaders(at) -> list[str]:
+    return [s.value for s in at.subheader]
+
+
+def test_defaults_show_every_section_and_the_sentences_computed_from_the_numbers(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert subheaders(at)[:5] == ["1. Read every layer: the logit lens", "2. Knock out heads",
+                                  "3. Where does the fact travel? Activation patching", "4. Copying from context",
+                                  "5. Your own model"]
+    words = texts(at)
+    # the logit lens on "Mary had a little": ' lamb' wins only after the last block, ' bit' before it
+    assert "' lamb' becomes the top prediction after ' little' only after the last block (P = 0.152)" in words
+    assert "rows 21 to 29 (after block 20 to after block 28) put ' bit' on top" in words
+    assert "predicts the input token itself at 4 of 5 positions" in words
+    # knocking out the 5 heads of largest effect on the names prompt
+    assert "Knocking out 5 heads (zero ablation) takes P(' Mary') from 0.802 to" in words
+    assert "whose removal costs ' Mary' most" in words and "rank correlation" in words
+    # patching the Eiffel Tower into the Colosseum: the subject's token, then the last one after block 23
+    assert "patching 'iffel' (position 3) brings back most of the answer" in words
+    assert "From row 24 (after block 23) on, the last token ' of' carries it" in words
+    # copying: 0.99 nats on the second copy, much more with 5 induction heads knocked out
+    assert "1.43 bits (0.99 nats)" in words
+    assert "With L17H3, L17H4, L17H5, L18H6, L23H7 knocked out" in words
+    assert "Further reading" in subheaders(at) and "Try this" in subheaders(at)
+    assert len(at.get("vega_lite_chart")) >= 9
+
+
+def test_a_target_of_two_tokens_is_the_engines_sentence_and_the_rest_stays(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    at.text_input(key="inside.target").input("lamb").run()
+    no_exception(at)
+    assert any("The target must be one token: 'lamb' becomes 2 tokens" in e.value
+               and "' lamb', with the space" in e.value for e in at.error)
+    words = texts(at)
+    assert "only after the last block" not in words                       # the lens is gone ...
+    assert "From row 24 (after block 23) on" in words                      # ... the other sections are not
+    assert "Further reading" in subheaders(at)
+    at.text_input(key="inside.target").input(" lamb").run()
+    assert not at.error
+
+
+def test_patching_prompts_of_different_lengths_give_a_sentence(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    at.text_input(key="inside.corrupt").input("The Colosseum is in the city").run()
+    no_exception(at)
+    assert [e.value for e in at.error] == [
+        "Patching compares the two prompts position by position, so they need the same number of tokens: the "
+        "clean one has 10, the corrupted one 9."]
+    assert "only after the last block" in texts(at) and "Further reading" in subheaders(at)
+
+
+def test_a_link_with_values_out_of_range_gets_sentences_and_the_defaults(run_page):
+    at = run_page(PAGE, query={"k": "99", "source": "999", "mode": "half", "heads": "L99H1", "length": "5",
+                               "target": "x" * 200}, timeout=TIMEOUT)
+    no_exception(at)
+    warnings = " ".join(w.value for w in at.warning)
+    for name in ("k", "source", "mode", "heads", "length", "target"):
+        assert f"The link's value for '{name}'" in warnings
+    assert at.slider(key="inside.k").value == 5 and at.radio(key="inside.mode").value == "zero"
+    assert at.text_input(key="inside.target").value == " lamb"
+    assert not at.error
+
+
+def test_a_link_opens_the_exact_view(run_page):
+    at = run_page(PAGE, query={"text": "The Eiffel Tower is in the city of", "target": " Paris", "k": "4"},
+                  timeout=TIMEOUT)
+    no_exception(at)
+    words = texts(at)
+    assert "' Paris' is the top prediction after ' of' from row 29 (after block 28) on" in words
+    assert "before* the last block. **Done.**" in words                           # the first challenge
+    assert "more than 7 bits per token with at most 4 induction heads knocked out. **Done.**" in words
+
+
+def test_knocking_out_previous_token_heads_on_mary_meets_a_challenge(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    at.selectbox(key="inside.ko_preset").set_value("Mary had a little (5 tokens)").run()
+    assert at.text_input(key="inside.ko_text").value == "Mary had a little"
+    at.multiselect(key="inside.heads").set_value(["all previous-token heads"]).run()
+    no_exception(at)
+    words = texts(at)
+    assert "takes P(' lamb') from 0.152 to" in words and "it is now ranked" in words
+    assert "make the target lose its first place. **Done.**" in words
+    assert at.query_params["heads"] in (["all previous-token heads"], "all previous-token heads")
+
+
+def test_mean_ablation_and_another_source_token(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    at.radio(key="inside.mode").set_value("mean").run()
+    no_exception(at)
+    assert "(mean ablation)" in texts(at)
+    at.selectbox(key="inside.source").set_value(4).run()
+    no_exception(at)
+    assert "looks hardest at ' John'" in texts(at)
+
+
+def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
+    from streamlit.testing.v1 import AppTest
+
+    from engine.prepare import shipped_model
+    from tests.pages.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
+    at.session_state["live_model"] = shipped_model()[0]          # any trained TransformerLanguageModel
+    at.run()
+    at.radio(key="inside.own_model").set_value("your live model (Block builder)").run()
+    no_exception(at)
+    assert not at.error
+    assert "'e' is the top prediction after 'b'" in texts(at)
+    at.text_input(key="inside.own_target").input("ee").run()
+    assert any("The target must be one token" in e.value for e in at.error)
+
+
+def test_the_code_shown_reproduces_the_lens(run_page, capsys):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    source = next(block.value for block in at.code if "logit_lens" in block.value)
+    exec(compile(source, "<shown code>", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "top-1 from row 30" in printed and "' bit'" in printed
+
+
+def test_every_patching_example_has_prompts_of_equal_length():
+    from engine import pretrained
+
+    model = pretrained.load()
+    for clean, corrupt, _, _ in readings.PATCHING_EXAMPLES.values():
+        assert len(model.encode_text(clean)[0]) == len(model.encode_text(corrupt)[0]), (clean, corrupt)
+
+
+def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
+    from engine import interventions
+    from ui import loaders, warmup
+
+    for loader in (loaders.smollm2_logit_lens, loaders.smollm2_head_effects, loaders.smollm2_knock_out,
+                   loaders.smollm2_patching, loaders.smollm2_copying, loaders.shipped_logit_lens,
+                   loaders.shipped_head_effects):
+        loader.clear()
+    warmup.TASKS["the Inside-the-model page's examples"]()
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed again: the warm-up filled a different cache entry than the page reads")
+
+    for name in ("logit_lens", "head_effects", "ablate_heads", "activation_patching", "copying_probe"):
+        monkeypatch.setattr(interventions, name, computed)
+    at = run_page(PAGE, timeout=TIMEOUT)
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    for example in list(readings.KNOCK_OUT_EXAMPLES)[1:]:
+        at.selectbox(key="inside.ko_preset").set_value(example).run()
+        no_exception(at)
+    for example in readings.PATCHING_EXAMPLES:
+        at.selectbox(key="inside.patch_preset").set_value(example).run()
+        no_exception(at)
+    assert not at.error, [e.value for e in at.error]

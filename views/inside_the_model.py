@@ -1,0 +1,463 @@
+"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interventions)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine import intervention_readings as readings
+from engine import limits
+from engine.charts.bars import next_token_bars
+from engine.charts.heatmaps import layer_heatmap
+from engine.charts.lines import loss_by_position, rank_by_layer
+from engine.charts.points import attention_effect_scatter
+from engine.charts.style import visible
+from engine.gguf_file import Config as SmolLM2Sizes
+from engine.interventions import MODES
+from ui import challenges, charts, code, formula, loaders, page, url_state, warmup
+from ui.pretrained_views import load_smollm2
+
+SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
+MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
+LENS_K = readings.LENS_TOP_K             # tokens kept per cell of the logit lens (the tooltip shows two)
+LENS_COLUMNS = 12                        # positions drawn in the lens heatmap (the last ones)
+ROOM = 680                               # px of cells a full-width heatmap may take (main area at 1400 px)
+TOP_K = readings.BARS_TOP_K              # bars, ranked heads
+GROUP_SIZE = readings.EXAMPLE_GROUP_SIZE  # "the 5 heads with the largest effect"
+MAX_ABLATED = 20                         # induction heads the copying probe may knock out
+EFFECT_GROUP = readings.largest_effect_group(GROUP_SIZE)
+HEAD_OPTIONS = [*readings.GROUP_PATTERNS, EFFECT_GROUP, *readings.every_head_label(SIZES.n_layer, SIZES.n_head)]
+
+KNOCK_OUT_PRESETS, PATCHING_PRESETS, OWN_PRESETS = (readings.KNOCK_OUT_EXAMPLES, readings.PATCHING_EXAMPLES,
+                                                    readings.OWN_EXAMPLES)
+SHIPPED, LIVE = "the shipped character model", "your live model (Block builder)"
+
+
+def parse_heads(raw: str) -> list[str]:
+    """A link's 'L17H4,all induction heads' -> the multiselect's choices; anything unknown is refused."""
+    chosen = [item.strip() for item in raw.split(",") if item.strip()]
+    unknown = [item for item in chosen if item not in HEAD_OPTIONS]
+    if unknown:
+        raise ValueError(f"unknown heads {unknown[:3]}")
+    return list(dict.fromkeys(chosen))
+
+
+LENS_TEXT, LENS_TARGET = readings.LENS_EXAMPLE
+KO_TEXT, KO_TARGET, KO_SOURCE = next(iter(KNOCK_OUT_PRESETS.values()))
+CLEAN, CORRUPT, CLEAN_TARGET, CORRUPT_TARGET = next(iter(PATCHING_PRESETS.values()))
+COPY_LENGTH, COPY_SEED, COPY_HEADS = readings.COPYING_EXAMPLE
+OWN_TEXT, OWN_TARGET = next(iter(OWN_PRESETS.values()))
+STATE = url_state.PageState(
+    "inside",
+    url_state.Param("text", LENS_TEXT, url_state.text(MAX_CHARS)),
+    url_state.Param("target", LENS_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+    url_state.Param("ko_text", KO_TEXT, url_state.text(MAX_CHARS)),
+    url_state.Param("ko_target", KO_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+    url_state.Param("source", KO_SOURCE, url_state.between(0, limits.HEAD_EFFECTS_MAX_TOKENS - 1)),
+    url_state.Param("heads", [EFFECT_GROUP], parse_heads, ",".join),
+    url_state.Param("mode", "zero", url_state.one_of(MODES)),
+    url_state.Param("clean", CLEAN, url_state.text(MAX_CHARS)),
+    url_state.Param("corrupt", CORRUPT, url_state.text(MAX_CHARS)),
+    url_state.Param("clean_target", CLEAN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+    url_state.Param("corrupt_target", CORRUPT_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+    url_state.Param("k", COPY_HEADS, url_state.between(0, MAX_ABLATED)),
+    url_state.Param("length", COPY_LENGTH, url_state.between(10, 50)),
+    url_state.Param("seed", COPY_SEED, url_state.between(0, 999)),
+    url_state.Param("own_text", OWN_TEXT, url_state.text(limits.HEAD_EFFECTS_MAX_TOKENS)),
+    url_state.Param("own_target", OWN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+)
+
+
+def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
+    values = presets.get(STATE.get(chooser))
+    if values is not None:
+        for field, value in zip(fields, values):
+            STATE[field] = value
+
+
+def fit(texts, n_columns: int, room: int = ROOM) -> tuple[int, int]:
+    """(cell width in px, characters printed per cell): wide enough for the longest text at 13 px (about
+    7 px a character), narrow enough that n_columns cells fit in `room`."""
+    longest = max((len(str(t)) for t in texts), default=1)
+    width = int(min(max(7 * longest + 12, 30), max(room // max(n_columns, 1), 30)))
+    return width, max((width - 10) // 7, 1)
+
+
+def short(token: str, chars: int) -> str:
+    """A token as printed in a cell: spaces and line breaks visible, cut to `chars` characters."""
+    shown = visible(str(token))
+    return shown if len(shown) <= chars else shown[:max(chars - 1, 1)] + "…"
+
+
+def column_labels(tokens, first: int = 0) -> list[str]:
+    """Each position's token; with its position in front when a token repeats (characters do)."""
+    shown = [visible(str(token)) for token in tokens]
+    if len(set(shown)) == len(shown):
+        return shown
+    return [f"{first + i}: {token}" for i, token in enumerate(shown)]
+
+
+def row_names(layers: list[str]) -> list[str]:
+    return [f"{row}: {name}" for row, name in enumerate(layers)]
+
+
+def lens_chart(lens, columns: slice, title: str):
+    """The logit lens as a heatmap: P of the top token, the token printed in each cell."""
+    top = lens.top_tokens[:, columns, 0]
+    width, chars = fit([visible(str(t)) for t in top.ravel()], top.shape[1])
+    return layer_heatmap(
+        lens.top_probabilities[:, columns, 0], row_names(lens.layers),
+        column_labels(lens.tokens[columns], range(len(lens.tokens))[columns].start),
+        cell_text=[[short(token, chars) for token in row] for row in top], value_name="P(top token)",
+        domain=(0, 1), digits=3, title=title, x_title="position (the token read last)",
+        y_title="residual stream row", cell_width=width, cell_height=20,
+        extra={"second": lens.top_tokens[:, columns, 1], "P(second)": lens.top_probabilities[:, columns, 1]})
+
+
+page.header("Inside the model", "What does a head *do*, not only where does it look?")
+STATE.init()
+st.markdown(
+    "The Head viewer showed where each head of SmolLM2 looks. Where a head looks is a clue, not a proof: a head "
+    "can stare at a token and change nothing. To find out what a part *does*, change it and watch the output. "
+    "Four such experiments below read SmolLM2 from the inside; the last one turns them on a model of ours.")
+
+model = load_smollm2()
+
+# --- 1. the logit lens ----------------------------------------------------------------------------------
+st.subheader("1. Read every layer: the logit lens")
+st.markdown(
+    "Every block adds its output to a running sum, the residual stream x. After the last block, the model turns "
+    "x into next-token probabilities with RMSNorm and W_vocab. Apply that same last step to x after *any* block "
+    "and you read what the model would say if it stopped there.")
+left, right = st.columns([3, 2])
+left.text_input("Text", key=STATE.key("text"), max_chars=MAX_CHARS)
+right.text_input("Target token (one token: mind the leading space)", key=STATE.key("target"),
+                 max_chars=limits.TARGET_MAX_CHARS)
+lens_error = st.container()
+lens = reading = None
+if model is not None:
+    lens = page.run_engine(loaders.smollm2_logit_lens, STATE["text"], STATE["target"], LENS_K, where=lens_error)
+if lens is not None:
+    reading = readings.read_lens(lens, STATE["target"])
+    shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
+    if len(lens.tokens) > LENS_COLUMNS:
+        st.caption(f"The heatmap shows the last {LENS_COLUMNS} of the text's {len(lens.tokens)} positions.")
+    charts.show(lens_chart(lens, shown, "Top next token after each row of the residual stream"))
+    words_column, chart_column = st.columns([1, 1])
+    with words_column:
+        for sentence in reading.sentences:
+            st.markdown(sentence)
+        st.caption("Row 0 is the input embedding read back by the output matrix. SmolLM2 uses one matrix for both "
+                   "(tied embeddings), so the embedding of a token reads back mostly as that token.")
+    with chart_column:
+        charts.show(rank_by_layer(reading.ranks, reading.probabilities, lens.layers, token=reading.target_token,
+                                  title=f"Rank of {reading.target_token!r} after {reading.position_token!r}"),
+                    width="stretch")
+    last = len(lens.layers) - 1
+    formula.formula_with_numbers(
+        r"P_r(w \mid t) = \mathrm{softmax}\big(W_{vocab}\,\mathrm{RMSNorm}(x_r(t))\big)_w",
+        rf"P_{{{last}}}(\text{{{formula.latex_text(reading.target_token)}}}) = "
+        rf"{formula.number(float(reading.probabilities[-1]))},\quad "
+        rf"P_{{{last - 1}}}(\text{{{formula.latex_text(reading.target_token)}}}) = "
+        rf"{formula.number(float(reading.probabilities[-2]))}",
+        caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
+                f"block l, so row {last} is what the model itself outputs.", stacked=True)
+    code.show_code({"Python": (
+        "from engine import interventions, pretrained\n\n"
+        "model = pretrained.load()  # SmolLM2-135M\n"
+        f"lens = interventions.logit_lens(model, {STATE['text']!r}, k={LENS_K}, target={STATE['target']!r})\n"
+        "for row, name in enumerate(lens.layers):  # the last position\n"
+        "    print(f\"{row:2} {name:>15}: {lens.top_tokens[row, -1, 0]!r:>12} \"\n"
+        "          f\"P = {lens.top_probabilities[row, -1, 0]:.3f}, target rank {lens.target_ranks[row, -1] + 1}\")\n"
+        "print('top-1 from row', lens.first_top_layer(lens.target))\n")})
+
+# --- 2. knocking heads out -------------------------------------------------------------------------------
+st.subheader("2. Knock out heads")
+st.markdown(
+    "Knocking out a head replaces its output: by zero, or by its average output over the text (mean), so the "
+    "rest of the model gets no information from it. If the prediction changes, the head was doing something for it.")
+st.selectbox("Start from an example", list(KNOCK_OUT_PRESETS), index=None, placeholder="Pick an example prompt...",
+             key=STATE.key("ko_preset"),
+             on_change=lambda: load_preset("ko_preset", KNOCK_OUT_PRESETS, ("ko_text", "ko_target", "source")))
+left, right = st.columns([3, 2])
+left.text_input(f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)", key=STATE.key("ko_text"),
+                max_chars=MAX_CHARS)
+right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
+knock_error = st.container()
+scored = effects = knocked = None
+if model is not None:
+    scored = page.run_engine(loaders.smollm2_head_types, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS,
+                             where=knock_error)
+if scored is not None:
+    effects = page.run_engine(loaders.smollm2_head_effects, STATE["ko_text"], STATE["ko_target"], STATE["mode"],
+                              where=knock_error)
+if effects is not None:
+    groups = readings.head_groups(scored.types, effects, GROUP_SIZE)
+    pick, mode_column = st.columns([3, 1])
+    pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
+                     key=STATE.key("heads"), placeholder="Pick heads or a group...")
+    mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
+                      help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
+    st.caption(" · ".join(f"{name}: {', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+                          for name, heads in groups.items())
+               + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
+                 "random sequence.")
+    chosen = readings.chosen_heads(STATE["heads"], groups)
+    knocked = page.run_engine(loaders.smollm2_knock_out, STATE["ko_text"], STATE["ko_target"], chosen,
+                              STATE["mode"], TOP_K)
+    if knocked is not None:
+        after = f"without {len(chosen)} head{'' if len(chosen) == 1 else 's'}"
+        charts.show(next_token_bars({"intact": knocked.before, after: knocked.after},
+                                    title=f"P(next token) after {visible(effects.tokens[-1])!r}", width=300))
+        st.markdown(knocked.sentence)
+
+    st.markdown(f"**Every head, one at a time.** Each of the {effects.effects.size} heads knocked out alone "
+                f"({STATE['mode']}): how much does ln P({effects.target_token!r}) change?")
+    tokens = effects.tokens
+    STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
+    weights = loaders.smollm2_heads(STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
+    comparison = page.run_engine(readings.attention_vs_effect, weights, effects, int(STATE["source"]), TOP_K)
+    heat_column, table_column = st.columns([1, 2])
+    with heat_column:
+        charts.show(layer_heatmap(
+            effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
+            [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
+            scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
+            label_angle=0, title="Knocked out alone", legend_orient="bottom"))
+        st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
+    with table_column:
+        st.dataframe(readings.effect_rows(effects, TOP_K, types=scored.types,
+                                          attention=comparison.attention if comparison else None),
+                     hide_index=True, column_config={
+                         "change in ln P": st.column_config.NumberColumn(format="%.3f"),
+                         "P with it": st.column_config.NumberColumn(format="%.3f"),
+                         "P without it": st.column_config.NumberColumn(format="%.3f"),
+                         "attention to source": st.column_config.NumberColumn(format="%.3f")})
+        top_layer, top_head, top_effect = effects.ranking(1)[0]
+        best = readings.effect_rows(effects, 1)[0]
+        formula.formula_with_numbers(
+            r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
+            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'])} - "
+            rf"\ln {formula.number(best['P with it'])} = {formula.number(top_effect)}",
+            caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is the "
+                    "same with head j of block l knocked out. Negative: the head helped the target.", stacked=True)
+
+    st.markdown("**Where a head looks against what it does.**")
+    source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
+    st.columns([2, 3])[0].selectbox("Source token (what the last token should read)", list(source_labels),
+                                    format_func=source_labels.get, key=STATE.key("source"))
+    if comparison is not None:
+        scatter_column, words_column = st.columns([1, 1])
+        with scatter_column:
+            charts.show(attention_effect_scatter(comparison.attention, comparison.effects,
+                                                 source=comparison.source_token, target=comparison.target_token,
+                                                 by_attention=comparison.by_attention,
+                                                 by_effect=comparison.by_effect))
+        with words_column:
+            st.markdown(comparison.sentence)
+            st.caption("Attention is measured in one pass on the same prompt: the weight of the last position on the "
+                       "source token, per head. A head can look hard and matter little (its value vector is small, "
+                       "or later layers ignore what it writes), and a head can matter a lot while looking elsewhere.")
+            looks, matters = st.columns(2)
+            looks.dataframe([{"looks hardest": readings.head_label(*pair),
+                              "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
+                            hide_index=True, column_config={"attention": st.column_config.NumberColumn(format="%.2f")})
+            matters.dataframe([{"matters most": readings.head_label(*pair),
+                                "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
+                              hide_index=True,
+                              column_config={"change in ln P": st.column_config.NumberColumn(format="%.2f")})
+    code.show_code({"Python": (
+        "from engine import interventions, pretrained\n\n"
+        "model = pretrained.load()\n"
+        f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
+        f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
+        "intact = interventions.ablate_heads(model, prompt)\n"
+        "t = model.tokenizer.encode(target)[0]\n"
+        "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
+        f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
+        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")})
+
+# --- 3. activation patching ------------------------------------------------------------------------------
+st.subheader("3. Where does the fact travel? Activation patching")
+st.markdown(
+    "Run two prompts that differ in one fact: a clean one and a corrupted one. Then run the corrupted prompt again, "
+    "but copy in the clean run's x at one row and one position. Where that single patch brings the clean answer "
+    "back, that spot of the residual stream carries the fact.")
+st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
+             key=STATE.key("patch_preset"),
+             on_change=lambda: load_preset("patch_preset", PATCHING_PRESETS,
+                                           ("clean", "corrupt", "clean_target", "corrupt_target")))
+left, right = st.columns([3, 1])
+left.text_input("Clean prompt", key=STATE.key("clean"), max_chars=MAX_CHARS)
+right.text_input("Clean answer", key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS)
+left.text_input("Corrupted prompt (the same number of tokens)", key=STATE.key("corrupt"), max_chars=MAX_CHARS)
+right.text_input("Corrupted answer", key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS)
+patch_error = st.container()
+patched = None
+if model is not None:
+    patched = page.run_engine(loaders.smollm2_patching, STATE["clean"], STATE["corrupt"], STATE["clean_target"],
+                              STATE["corrupt_target"], where=patch_error)
+if patched is not None:
+    route = readings.patching_route(patched)
+    for sentence in route.sentences:
+        st.markdown(sentence)
+    columns = column_labels([c if c == k else f"{c} / {k}"
+                             for c, k in zip(patched.clean_tokens, patched.corrupt_tokens)])
+    charts.show(layer_heatmap(
+        patched.restored, row_names(patched.layers), columns, value_name="restored", domain=(0, 1), digits=2,
+        cell_width=fit(["-0.00"], len(columns))[0], cell_height=20, x_title="position patched (clean / corrupted)",
+        y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
+                                             f"{patched.corrupt_target_token!r} brought back by one patch"))
+    row, last = route.handover_row, len(patched.clean_tokens) - 1
+    ld_patched, ld_clean, ld_corrupt, restored = (
+        formula.number(float(value), 2) for value in (patched.patched_logit_diff[row, last], patched.clean_logit_diff,
+                                                      patched.corrupt_logit_diff, patched.restored[row, last]))
+    formula.formula_with_numbers(
+        r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
+        rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
+        rf" = {restored}",
+        caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
+                f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
+                "0: the patch changed nothing.", stacked=True)
+    code.show_code({"Python": (
+        "from engine import interventions, pretrained\n\n"
+        "model = pretrained.load()\n"
+        f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
+        f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
+        "print(result.clean_tokens)\n"
+        "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")})
+
+# --- 4. the copying probe --------------------------------------------------------------------------------
+st.subheader("4. Copying from context")
+st.markdown(
+    "A sequence of random tokens, then the same sequence again. The first time, nothing can be guessed. The second "
+    "time, a model that copies (find the earlier copy of my token, predict what came after it) gets almost every "
+    "token. The Head viewer found the heads that look in that way: induction heads. Knock them out and see whether "
+    "the copying goes with them.")
+sliders = st.columns(3)
+sliders[0].slider("Induction heads knocked out (highest induction score first)", 0, MAX_ABLATED,
+                  key=STATE.key("k"))
+sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"))
+sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"))
+copying = None
+if model is not None:
+    knocked_heads = tuple(readings.top_heads(loaders.smollm2_induction_scores(), int(STATE["k"])))
+    intact = page.run_engine(loaders.smollm2_copying, int(STATE["length"]), int(STATE["seed"]), ())
+    ablated = page.run_engine(loaders.smollm2_copying, int(STATE["length"]), int(STATE["seed"]), knocked_heads)
+    if intact is not None and ablated is not None:
+        copying = readings.compare_copying(intact, ablated)
+if copying is not None:
+    chart_column, words_column = st.columns([3, 2])
+    with chart_column:
+        charts.show(loss_by_position(copying.bits_per_position, copying.stretches,
+                                     title="Loss of each next token, the sequence read twice"), width="stretch")
+    with words_column:
+        for sentence in copying.sentences:
+            st.markdown(sentence)
+    st.dataframe(copying.rows, hide_index=True,
+                 column_config={name: st.column_config.NumberColumn(format="%.2f") for name in copying.rows[0]
+                                if name != "run"})
+    formula.formula_with_numbers(
+        r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
+        r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
+        rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
+        rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, 2)}\ \text{{nats}} / \ln 2",
+        caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
+    code.show_code({"Python": (
+        "from engine import interventions, pretrained, prepare\n"
+        "from engine.intervention_readings import top_heads\n\n"
+        "model = pretrained.load()\n"
+        f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
+        f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
+        f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
+        "print(heads)\n"
+        "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")})
+
+# --- 5. a model of ours ----------------------------------------------------------------------------------
+st.subheader("5. Your own model")
+live = st.session_state.get("live_model")
+models = [SHIPPED] + ([LIVE] if live is not None else [])
+if STATE.get("own_model") not in models:
+    STATE["own_model"] = SHIPPED
+shipped_config = loaders.shipped_transformer()[0].model.config
+st.markdown(
+    f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
+    f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt of "
+    f"at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
+st.radio("Model", models, key=STATE.key("own_model"), horizontal=True)
+if live is None:
+    st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
+st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
+             key=STATE.key("own_preset"),
+             on_change=lambda: load_preset("own_preset", OWN_PRESETS, ("own_text", "own_target")))
+left, right = st.columns([3, 2])
+left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS)
+right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS)
+own_error = st.container()
+own_text, own_target = STATE["own_text"], STATE["own_target"]
+if STATE["own_model"] == LIVE and live is not None:
+    from engine import interventions
+
+    kept = STATE.setdefault("own_results", {})
+    signature = (id(live), own_text, own_target)
+    if signature not in kept:
+        kept.clear()
+        kept[signature] = (page.run_engine(interventions.logit_lens, live, own_text, k=LENS_K, target=own_target,
+                                           where=own_error),
+                           page.run_engine(interventions.head_effects, live, own_text, own_target, where=own_error))
+    own_lens, own_effects = kept[signature]
+else:
+    own_lens = page.run_engine(loaders.shipped_logit_lens, own_text, own_target, LENS_K, where=own_error)
+    own_effects = page.run_engine(loaders.shipped_head_effects, own_text, own_target, "zero",
+                                  where=own_error) if own_lens is not None else None
+if own_lens is not None and own_effects is not None:
+    own_reading = readings.read_lens(own_lens, own_target)
+    charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
+    heads_column, words_column = st.columns([2, 3])
+    with heads_column:
+        charts.show(layer_heatmap(
+            own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
+            [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
+            diverging=True, scheme="blueorange", digits=2, cell_width=52, cell_height=28, x_title="head",
+            y_title="", label_angle=0, legend_orient="bottom",
+            title=f"Each head knocked out alone: {own_effects.target_token!r}"))
+    with words_column:
+        for sentence in own_reading.sentences[:2]:
+            st.markdown(sentence)
+        effects_top = readings.effect_rows(own_effects, 3)
+        st.markdown("The heads it needs most here: " + ", ".join(
+            f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top) + ".")
+
+# --- try this, reading, next ------------------------------------------------------------------------------
+late_target = reading is not None and reading.first_top_row is not None and \
+    reading.first_top_row < len(reading.layers) - 1
+previous_token_knocked = effects is not None and "all previous-token heads" in STATE["heads"] and \
+    knocked is not None and knocked.rank_after > 0
+copying_broken = copying is not None and 0 < int(STATE["k"]) <= 4 and \
+    readings.bits(copying.ablated.second_copy_loss) > 7
+challenges.try_this([
+    challenges.Challenge("In the logit lens, find a text and a target that become the top prediction *before* the "
+                         "last block.", done=late_target,
+                         hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
+                              "' Paris'."),
+    challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
+                         done=previous_token_knocked,
+                         hint="Load 'Mary had a little' and pick the group 'all previous-token heads'."),
+    challenges.Challenge("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
+                         "knocked out.", done=copying_broken,
+                         hint="Move the first slider one head at a time and watch the orange line."),
+])
+
+STATE.mirror()
+page.further_reading([
+    ("nostalgebraist 2020, interpreting GPT: the logit lens",
+     "https://www.lesswrong.com/posts/AcKRB8wDpdaN6v6ru/interpreting-gpt-the-logit-lens"),
+    ("Elhage et al. 2021, A mathematical framework for transformer circuits",
+     "https://transformer-circuits.pub/2021/framework/index.html"),
+    ("Olsson et al. 2022, In-context learning and induction heads",
+     "https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html"),
+    ("Meng et al. 2022, Locating and editing factual associations in GPT", "https://arxiv.org/abs/2202.05262"),
+    ("Wang et al. 2022, Interpretability in the wild: a circuit for indirect object identification in GPT-2 small",
+     "https://arxiv.org/abs/2211.00593"),
+    ("Jain & Wallace 2019, Attention is not explanation", "https://arxiv.org/abs/1902.10186"),
+])
+page.next_idea(__file__)
+warmup.prefetch("the Inside-the-model page's examples")
