@@ -602,3 +602,57 @@ def copying_probe(model, length: int, seed: int, heads_to_ablate=(), *, mode: st
     log_probs = torch.log_softmax(torch.from_numpy(ablation.logits[:-1]).double(), dim=-1)   # (T - 1, V)
     losses = -log_probs.gather(1, torch.as_tensor(ids[1:])[:, None])[:, 0]
     return CopyingProbe(ids=ids, length=length, heads_ablated=ablation.heads, losses=losses.numpy())
+
+
+# --- watching heads form while a model trains ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeadFormation:
+    """One look at a training model on a fixed probe r + r (r random tokens): how much each head behaves
+    as a previous-token head and as an induction head, and how much the second r is easier than the first."""
+    step: int
+    previous_token: np.ndarray      # (L, h) mean weight on the previous token (engine.heads.pattern_scores)
+    induction: np.ndarray           # (L, h) mean weight on the token after the earlier copy of the current one
+    first_copy_loss: float          # nats per token on the first r: nothing there is predictable
+    second_copy_loss: float         # ... on the second r: copying makes it predictable
+
+    @property
+    def loss_gap(self) -> float:
+        """In-context learning on the probe: first-copy loss minus second-copy loss (nats per token)."""
+        return self.first_copy_loss - self.second_copy_loss
+
+    def strongest(self, kind: str) -> tuple[int, int, float]:
+        """(layer, head, score) of the head with the highest 'previous-token' or 'induction' score."""
+        scores = {"previous-token": self.previous_token, "induction": self.induction}[kind]
+        layer, head = np.unravel_index(int(np.nanargmax(scores)), scores.shape)
+        return int(layer), int(head), float(scores[layer, head])
+
+
+def head_formation(model, step: int, *, length: int | None = None, seed: int = 0) -> HeadFormation:
+    """Score a TransformerLM (mid-training is fine: it is read in eval mode and put back as it was) on
+    r + r, r = `length` distinct random tokens (default: as long as half its context allows, at most
+    limits.FORMATION_PROBE_LENGTH). The same seed gives the same probe at every step."""
+    from engine.heads import pattern_scores, repeated_random_tokens
+
+    config = model.config
+    longest = min(limits.FORMATION_PROBE_LENGTH, config.context_length // 2, config.vocab_size)
+    length = longest if length is None else int(length)
+    if not 2 <= length <= longest:
+        raise ValueError(f"The probe's random sequence must have 2 to {longest} tokens for this model "
+                         f"(context {config.context_length}, vocabulary {config.vocab_size}).")
+    ids = repeated_random_tokens(length, seed=seed, low=0, high=config.vocab_size)
+    was_training = model.training
+    model.train(False)
+    try:
+        with torch.no_grad():
+            trace = model.trace(torch.as_tensor(ids[None], dtype=torch.long))
+    finally:
+        model.train(was_training)
+    weights = torch.stack([w[0] for w in trace.attention_weights]).double().numpy()       # (L, h, T, T)
+    scores = pattern_scores(weights, ids)
+    log_probs = torch.log_softmax(trace.logits[0, :-1].double(), dim=-1)                  # (T - 1, V)
+    losses = -log_probs.gather(1, torch.as_tensor(ids[1:])[:, None])[:, 0].numpy()
+    # loss t predicts token t + 1: the first r's tokens 2..n, then the second r's tokens 2..n
+    first, second = losses[0:length - 1], losses[length:2 * length - 1]
+    return HeadFormation(step=int(step), previous_token=scores["previous-token"], induction=scores["induction"],
+                         first_copy_loss=float(first.mean()), second_copy_loss=float(second.mean()))

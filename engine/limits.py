@@ -88,6 +88,7 @@ HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 h
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 # causal interventions (engine.interventions): each costs many passes on a shared CPU
 INTERVENTION_MAX_TOKENS = 64         # tokens of one prompt read by the logit lens or a head ablation
+FORMATION_PROBE_LENGTH = 32          # random tokens (repeated twice) a training model is probed on
 HEAD_EFFECTS_MAX_TOKENS = 24         # tokens of the prompt whose every head is ablated one by one (L x h passes)
 PATCHING_MAX_CELLS = 620             # (layers + 1) x positions patched, one run each (SmolLM2: 31 x 20 tokens)
 LOGIT_LENS_MAX_TOP_K = 20            # tokens kept per layer and position by the logit lens

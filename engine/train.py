@@ -27,7 +27,7 @@ import torch
 
 from engine import limits
 from engine.machine_slots import MachineSlots
-from engine.transformer_config import TransformerConfig, count_parameters
+from engine.transformer_config import TransformerConfig, count_parameters, with_vocab
 from engine.model import TransformerLM
 from engine.tokenizers import id_array
 
@@ -84,6 +84,27 @@ class TrainConfig:
 # The clock ends the run; the step budget only caps it.
 LIVE_RECIPE = TrainConfig(batch_size=16, max_steps=10_000, max_seconds=180, learning_rate=3e-3,
                           min_learning_rate=3e-4, warmup_steps=100)
+
+
+def live_schedule(batch_size: int, max_steps: int, max_seconds: float, learning_rate: float,
+                  seed: int) -> TrainConfig:
+    """A live run's schedule from the five settings a student picks (the Block builder, the Gradio tab):
+    the floor a tenth of the peak, warm-up over a tenth of the steps (at most 100), the held-out loss
+    about 40 times a run on 4 fixed batches, one thread."""
+    return TrainConfig(batch_size=int(batch_size), max_steps=int(max_steps), max_seconds=float(max_seconds),
+                       learning_rate=float(learning_rate), min_learning_rate=float(learning_rate) / 10,
+                       warmup_steps=min(100, int(max_steps) // 10), eval_every=max(10, int(max_steps) // 40),
+                       eval_batches=4, seed=int(seed), threads=1)
+
+
+def live_job(config: TransformerConfig, vocab_size: int, train_ids, held_out_ids,
+             schedule: TrainConfig, probe: Callable[[TransformerLM, int], object] | None = None) -> "TrainingJob":
+    """A fresh model of `config` (its vocabulary the tokenizer's), seeded, training in a worker thread
+    (probed at each evaluation when a `probe` is given: see `train`)."""
+    check_trainable(config, schedule)               # the sentence names the sizes as the student set them
+    torch.manual_seed(schedule.seed)
+    return TrainingJob(TransformerLM(with_vocab(config, vocab_size)), train_ids, held_out_ids, schedule,
+                       probe=probe)
 
 
 def check_trainable(config: TransformerConfig, train: TrainConfig) -> None:
@@ -171,6 +192,7 @@ class TrainResult:
     seconds: float = 0.0
     tokens_seen: int = 0
     stopped_by: str = ""               # "steps", "time" or "stop"
+    probes: list = field(default_factory=list)   # what `probe` said at each evaluation (e.g. HeadFormation)
 
     @property
     def tokens_per_second(self) -> float:
@@ -247,10 +269,14 @@ class Trainer:
 def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
           stop: threading.Event | None = None,
           on_progress: Callable[[Progress], None] | None = None,
+          probe: Callable[[TransformerLM, int], object] | None = None,
+          on_probe: Callable[[object], None] | None = None,
           compile: bool = False) -> TrainResult:
     """Train `model` in place on `train_ids`, scoring `held_out_ids` every `eval_every` steps.
 
-    Ends when the step budget or the time budget runs out, or when `stop` is set.
+    Ends when the step budget or the time budget runs out, or when `stop` is set. With a `probe`,
+    probe(model, step) also runs at each evaluation (engine.interventions.head_formation: watch heads
+    form); its answers go to result.probes and, as they come, to `on_probe`.
     """
     if config.threads is not None:
         torch.set_num_threads(config.threads)
@@ -284,6 +310,10 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
         evaluated = None
         if step % config.eval_every == 0 or step == config.max_steps:
             evaluated = _evaluate(model, eval_batches, result, start)
+            if probe is not None:
+                result.probes.append(probe(model, step))
+                if on_probe is not None:
+                    on_probe(result.probes[-1])
         result.seconds = time.perf_counter() - start
         if on_progress is not None:
             on_progress(Progress(step, config.max_steps, result.seconds, result.train_loss[-1], lr,
@@ -385,7 +415,7 @@ class TrainingJob:
     """
 
     def __init__(self, model: TransformerLM, train_ids, held_out_ids, config: TrainConfig,
-                 gate: TrainingGate = GATE):
+                 gate: TrainingGate = GATE, probe: Callable[[TransformerLM, int], object] | None = None):
         check_trainable(model.config, config)
         self.model, self.config, self.gate = model, config, gate
         self._train_ids, self._held_out_ids = train_ids, held_out_ids
@@ -393,6 +423,7 @@ class TrainingJob:
             self.ticket = next(_tickets)
         self.stop_event = threading.Event()
         self.history: list[Progress] = []
+        self.probe, self.probes = probe, []      # probe's answers at each evaluation, as they come
         self.result: TrainResult | None = None
         self.error: str | None = None
         self.state = "waiting"
@@ -409,7 +440,8 @@ class TrainingJob:
             self.state = "running"
             try:
                 self.result = train(self.model, self._train_ids, self._held_out_ids, self.config,
-                                    stop=self.stop_event, on_progress=self.history.append)
+                                    stop=self.stop_event, on_progress=self.history.append,
+                                    probe=self.probe, on_probe=self.probes.append)
             finally:
                 self.gate.leave(self.ticket)
             self.state = "stopped" if self.result.stopped_by == "stop" else "done"

@@ -8,7 +8,7 @@ import streamlit as st
 from engine import limits
 from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
-from engine.charts.lines import loss_curves
+from engine.charts.lines import head_formation_lines, loss_curves
 from engine.transformer_config import (
     ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
@@ -157,29 +157,22 @@ running = job is not None and not st.session_state.get("bb_job_recorded", True)
 
 
 def start_training() -> None:
-    import torch
-
-    from engine.transformer_config import with_vocab
-    from engine.model import TransformerLM
     from engine.transformer_lm import TransformerLanguageModel
-    from engine.train import TrainConfig, TrainingJob
+    from engine.train import live_job, live_schedule
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
-    model_config = with_vocab(config, tokenizer.vocab_size)
-    schedule = TrainConfig(batch_size=int(STATE["bb_batch"]), max_steps=int(STATE["bb_steps"]),
-                           max_seconds=float(STATE["bb_seconds"]),
-                           learning_rate=float(STATE["bb_lr"]),
-                           min_learning_rate=float(STATE["bb_lr"]) / 10,
-                           warmup_steps=min(100, int(STATE["bb_steps"]) // 10),
-                           eval_every=max(10, int(STATE["bb_steps"]) // 40), eval_batches=4,
-                           seed=int(STATE["bb_seed"]), threads=1)
-    torch.manual_seed(schedule.seed)
-    model = TransformerLM(model_config)
-    new_job = TrainingJob(model, train_ids, held_out_ids, schedule)
+    schedule = live_schedule(STATE["bb_batch"], STATE["bb_steps"], STATE["bb_seconds"], float(STATE["bb_lr"]),
+                             STATE["bb_seed"])
+    from engine.interventions import head_formation
+
+    # watch heads form: every evaluation also scores each head on a fixed repeated random probe
+    probe = head_formation if config.context_length >= 4 else None
+    new_job = live_job(config, tokenizer.vocab_size, train_ids, held_out_ids, schedule, probe=probe)
     st.session_state.bb_job = new_job
     st.session_state.bb_job_recorded = False
-    st.session_state.bb_job_label = run_label(model_config, len(st.session_state.bb_runs) + 1)
-    st.session_state.bb_job_lm = TransformerLanguageModel(model, tokenizer, name=st.session_state.bb_job_label)
+    st.session_state.bb_job_label = run_label(new_job.model.config, len(st.session_state.bb_runs) + 1)
+    st.session_state.bb_job_lm = TransformerLanguageModel(new_job.model, tokenizer,
+                                                          name=st.session_state.bb_job_label)
 
 
 def run_label(c: TransformerConfig, number: int) -> str:
@@ -207,7 +200,7 @@ def record(job) -> None:
 
     run = history_of(st.session_state.bb_job_label, job) | {
         "config": job.model.config, "seconds": job.result.seconds, "tokens_per_second": job.result.tokens_per_second,
-        "stopped_by": job.result.stopped_by, "rung": held_out_rung(lm, held_out_text)}
+        "stopped_by": job.result.stopped_by, "rung": held_out_rung(lm, held_out_text), "probes": list(job.probes)}
     st.session_state.bb_runs = (st.session_state.bb_runs + [run])[-limits.MAX_SAVED_RUNS:]
     st.session_state.live_model = lm              # the Generate page samples from the latest run
     st.session_state.bb_job_recorded = True
@@ -263,6 +256,29 @@ def draw_training() -> None:
         runs.append(history_of(st.session_state.bb_job_label + " (training)", job))
     if any(r["steps"] for r in runs):
         charts.show(loss_curves(runs, baselines))
+    draw_formation(list(job.probes), running_now=not st.session_state.get("bb_job_recorded", True))
+
+
+def draw_formation(points: list, running_now: bool) -> None:
+    """Heads forming in the latest run: each head's previous-token and induction score on a fixed
+    probe r + r, and how much easier the second r is than the first (in-context learning)."""
+    if not points:
+        return
+    st.markdown("**Watch heads form.** At each evaluation the model reads a fixed probe: random "
+                "characters r, then r again. A *previous-token* head puts its weight one step back; an "
+                "*induction* head, in the second r, on the character after the earlier copy of the current "
+                "one, which lets the model predict the rest of r. The orange line is the loss gap: first "
+                "copy minus second copy, in nats per character.")
+    charts.show(head_formation_lines(points))
+    last = points[-1]
+    layer, head, induction = last.strongest("induction")
+    p_layer, p_head, previous = last.strongest("previous-token")
+    st.caption(f"{'So far' if running_now else 'At the end'} (step {last.step:,}): the strongest induction head "
+               f"is L{layer}H{head} ({induction:.2f} of its weight on the induction target), "
+               f"the strongest previous-token head L{p_layer}H{p_head} ({previous:.2f}); "
+               f"the second copy costs {last.second_copy_loss:.2f} nats per character against "
+               f"{last.first_copy_loss:.2f} for the first (gap {last.loss_gap:+.2f}). Induction heads need two "
+               "blocks and usually minutes of training; a gap near 0 means the model does not copy yet.")
 
 
 if running:

@@ -70,6 +70,43 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
 
 
 @styled
+def head_formation_lines(points: list) -> dict:
+    """Heads forming while a model trains (engine.interventions.HeadFormation at each evaluation): each
+    head's previous-token and induction score against the step (one line per head, coloured by layer),
+    and the probe's in-context loss gap (first copy minus second copy, nats per token)."""
+    rows, gaps = [], []
+    for point in points:
+        L, h = point.induction.shape
+        for layer, head in itertools.product(range(L), range(h)):
+            for kind, scores in (("previous-token", point.previous_token), ("induction", point.induction)):
+                value = float(scores[layer, head])
+                if not math.isnan(value):
+                    rows.append({"step": point.step, "head": f"L{layer}H{head}", "layer": f"block {layer}",
+                                 "score": kind, "weight": value})
+        gaps.append({"step": point.step, "loss gap (nats/token)": point.loss_gap})
+    layers = sorted({row["layer"] for row in rows})
+    colour = {"field": "layer", "type": "nominal", "scale": {"domain": layers,
+                                                             "range": CATEGORY_COLOURS[:max(len(layers), 1)]},
+              "legend": {"orient": "bottom", "title": None}}
+    step = {"field": "step", "type": "quantitative", "title": "training step"}
+    per_head = {"data": {"values": rows},
+                "facet": {"column": {"field": "score", "type": "nominal", "title": None,
+                                     "sort": ["previous-token", "induction"]}},
+                "spec": {"mark": {"type": "line", "point": True, "strokeWidth": 1.5},
+                         "encoding": {"x": step, "y": {"field": "weight", "type": "quantitative",
+                                                       "scale": {"domain": [0, 1]}, "title": "score (weight)"},
+                                      "color": colour, "detail": {"field": "head", "type": "nominal"},
+                                      "tooltip": [{"field": "head", "type": "nominal"}, step,
+                                                  {"field": "weight", "type": "quantitative", "format": ".3f"}]},
+                         "width": 210, "height": 190}}
+    gap = {"data": {"values": gaps}, "width": 210, "height": 190,
+           "mark": {"type": "line", "point": {"filled": True, "color": ORANGE}, "color": ORANGE, "strokeWidth": 2.5},
+           "encoding": {"x": step, "y": {"field": "loss gap (nats/token)", "type": "quantitative"},
+                        "tooltip": [step, {"field": "loss gap (nats/token)", "type": "quantitative", "format": ".3f"}]}}
+    return {"hconcat": [per_head, gap], "title": "Heads forming: scores on a repeated random probe, and the loss gap"}
+
+
+@styled
 def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = "bits per token") -> dict:
     """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as 'inf' above the rest."""
     finite = [v for _, _, v in rows if math.isfinite(v)]

@@ -29,7 +29,8 @@ def test_a_live_run_draws_its_curve(app_url, browser_page):
     wait_for_app(browser_page)
     text = main_text(browser_page)
     assert "#1: d=32 h=4 N=2" in text and not error_texts(browser_page)
-    assert browser_page.locator("[data-testid='stVegaLiteChart']").count() >= 2
+    assert browser_page.locator("[data-testid='stVegaLiteChart']").count() >= 3   # the block, the curves, heads forming
+    assert "Watch heads form" in text and "the strongest induction head is L" in text
     screenshot(browser_page, "block-trained")
 
 

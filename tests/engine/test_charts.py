@@ -53,6 +53,7 @@ def every_builder_spec() -> dict[str, dict]:
     from engine.attention import compare_head_costs
     from engine.charts import bars, heatmaps, images, lines, points, style
     from engine.patches import frame_attention, patch_costs, synth_signal
+    from engine.interventions import HeadFormation
     from engine.positional import dot_products_by_offset, sinusoidal_encoding
 
     weights = attention(CHAPTER_X, CHAPTER_X, CHAPTER_X).weights
@@ -86,6 +87,9 @@ def every_builder_spec() -> dict[str, dict]:
         "bars.ladder_bars": bars.ladder_bars([("2-gram", 3.5, "n-gram")]),
         "bars.ladder_zoom": bars.ladder_zoom([("2-gram", 3.5, "n-gram"), ("7-gram", 1.97, "n-gram")]),
         "lines.loss_curves": lines.loss_curves([run], {"4-gram": 1.7}),
+        "lines.head_formation_lines": lines.head_formation_lines(
+            [HeadFormation(step, np.full((2, 2), 0.1 * step), np.full((2, 2), 0.05 * step), 4.0, 4.0 - step)
+             for step in (1, 2)]),
         "lines.held_out_lines": lines.held_out_lines([(1, "MLE", 3.0), (2, "MLE", float("inf"))]),
         "lines.table_growth": lines.table_growth([1, 2], [75, 1488], [75.0, 5625.0]),
         "lines.tokens_vs_merges": lines.tokens_vs_merges([0, 10], [50, 40], 10),

@@ -341,3 +341,32 @@ def test_smollm2_copies_and_its_induction_heads_do_it(smollm2):
     print(f"\ncopying probe (30 random tokens twice), nats per token: first copy {probe.first_copy_loss:.2f}, "
           f"second copy {probe.second_copy_loss:.2f}; with the induction heads {induction} ablated: second copy "
           f"{ablated.second_copy_loss:.2f}")
+
+
+# --- watching heads form ----------------------------------------------------------------------------
+
+def test_head_formation_scores_every_head_and_agrees_with_the_copying_probe():
+    model = small()
+    point = I.head_formation(model, step=7, length=8, seed=3)
+    probe = I.copying_probe(model, 8, 3)
+    shape = (PRE_LEARNED.n_layers, PRE_LEARNED.n_heads)
+    assert point.step == 7 and point.induction.shape == point.previous_token.shape == shape
+    assert np.all((0 <= point.previous_token) & (point.previous_token <= 1))
+    assert point.first_copy_loss == pytest.approx(probe.first_copy_loss, abs=1e-6)
+    assert point.second_copy_loss == pytest.approx(probe.second_copy_loss, abs=1e-6)
+    layer, head, score = point.strongest("induction")
+    assert score == point.induction.max() == point.induction[layer, head]
+    with pytest.raises(ValueError, match="probe's random sequence"):
+        I.head_formation(model, step=0, length=1)
+
+
+def test_training_with_a_probe_records_one_look_per_evaluation_and_keeps_the_mode():
+    from engine.train import TrainConfig, train
+
+    model = TransformerLM(PRE_LEARNED)
+    ids = np.random.default_rng(0).integers(0, PRE_LEARNED.vocab_size, 2_000)
+    seen = []
+    result = train(model, ids, ids, TrainConfig(batch_size=4, max_steps=6, eval_every=3, eval_batches=1),
+                   probe=I.head_formation, on_probe=seen.append)
+    assert [point.step for point in result.probes] == result.eval_steps == [3, 6]
+    assert seen == result.probes
