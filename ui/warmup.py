@@ -64,10 +64,9 @@ def _smollm2_sample() -> None:
 
 def _every_first_view() -> None:
     """What each page's first view reads, lightest first (the attention pages need none of it)."""
+    from engine import limits
     from engine.corpus import ALL_PLAYS
     from ui import loaders
-
-    from engine import limits
 
     loaders.corpus()
     loaders.corpus_characters()
@@ -86,6 +85,7 @@ def _every_first_view() -> None:
     loaders.char_ngrams()
     for name in loaders.BUNDLED_PICTURES:
         loaders.bundled_picture(name)
+    _inside_the_model()      # last: seconds of head effects and patching, its default example first
 
 
 def _inside_the_model() -> None:
