@@ -98,7 +98,7 @@ def target(page, path: str):
     if kind == "toggle":
         return box.locator("label").first, kind
     if kind == "radio":
-        return box.locator("label[data-baseweb='radio']"), kind
+        return box.locator("[data-testid='stRadioOption']"), kind
     return box.locator("input[type='range'], [role='slider']").first, kind   # Streamlit 1.67: a range input
 
 
