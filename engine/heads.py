@@ -172,7 +172,10 @@ ORDINARY_TOKENS = (1_000, 20_000)   # SmolLM2 ids of whole words and pieces: no 
 def induction_probe(model, *, length: int = INDUCTION_PROBE_LENGTH, seed: int = 0) -> np.ndarray:
     """Each head's induction score, (L, h), on <|endoftext|> + r + r for `length` random tokens r.
 
-    `model` is anything with `forward(ids).weights` shaped (L, h, T, T), e.g. engine.pretrained.SmolLM2.
+    `model` is anything with `forward(ids).weights` shaped (L, h, T, T), e.g. engine.llama.Llama; its
+    `ordinary_tokens` range and its document start `start_id` are used when it has them (SmolLM2's:
+    ORDINARY_TOKENS and <|endoftext|>, id 0).
     """
-    ids = repeated_random_tokens(length, seed=seed, low=ORDINARY_TOKENS[0], high=ORDINARY_TOKENS[1], start=0)
+    low, high = getattr(model, "ordinary_tokens", ORDINARY_TOKENS)
+    ids = repeated_random_tokens(length, seed=seed, low=low, high=high, start=getattr(model, "start_id", 0))
     return induction_scores(model.forward(ids).weights, ids)

@@ -86,9 +86,7 @@ class _SmolLM2Runner(_Runner):
         self.vocab_size, self.max_tokens = config.vocab_size, limits.PRETRAINED_MAX_TOKENS
 
     def encode(self, text: str) -> list[int]:
-        from engine.llama import END_OF_TEXT
-
-        return [END_OF_TEXT] + super().encode(text)
+        return [self.model.start_id] + super().encode(text)
 
     def embed(self, ids):
         return self.model.token_embedding[torch.as_tensor(ids, dtype=torch.long)]       # (T, d)
@@ -588,13 +586,12 @@ def copying_probe(model, length: int, seed: int, heads_to_ablate=(), *, mode: st
     heads: find the earlier copy of my token, read what came next) predicts it almost surely.
     SmolLM2 reads it after <|endoftext|>, with ids of ordinary tokens.
     """
-    from engine.heads import ORDINARY_TOKENS, repeated_random_tokens
-    from engine.llama import END_OF_TEXT
+    from engine.heads import repeated_random_tokens
 
     runner = _runner(model)
     if isinstance(runner, _SmolLM2Runner):
-        ids = repeated_random_tokens(length, seed=seed, low=ORDINARY_TOKENS[0], high=ORDINARY_TOKENS[1],
-                                     start=END_OF_TEXT)
+        low, high = model.ordinary_tokens
+        ids = repeated_random_tokens(length, seed=seed, low=low, high=high, start=model.start_id)
     else:
         ids = repeated_random_tokens(length, seed=seed, low=0, high=runner.vocab_size)
     ids = _ids(runner, ids.tolist(), limit=runner.max_tokens)

@@ -86,6 +86,9 @@ PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
+# models brought along (PLAYGROUND_MODELS): any Llama-architecture GGUF file
+MAX_LOADED_MODELS = 3                # of them held loaded per process beside SmolLM2 (least recently used goes)
+MAX_MODEL_PARAMETERS = 1_500_000_000  # parameters of one (float32 weights: 6 GB in the prepared cache)
 # causal interventions (engine.interventions): each costs many passes on a shared CPU
 INTERVENTION_MAX_TOKENS = 64         # tokens of one prompt read by the logit lens or a head ablation
 FORMATION_PROBE_LENGTH = 32          # random tokens (repeated twice) a training model is probed on

