@@ -157,6 +157,72 @@ def smollm2_induction_scores():
 
     return prepare.induction_scores()
 
+# --- bring your own model: SmolLM2 or a GGUF file of the PLAYGROUND_MODELS folder -----------------
+# Each takes the model's name in engine.pretrained.available_models(). SmolLM2's name goes to the loaders
+# above (their caches, the warm-up's); another model is held by engine.pretrained.load (SmolLM2 and the
+# last limits.MAX_LOADED_MODELS others), and its results are cached here.
+
+def pretrained_model(name: str):
+    """The model called `name`, loaded once per server (SmolLM2 through `smollm2`, the others kept by the
+    engine); ValueError, with its sentence, for a name that is not there or a file the app cannot read."""
+    from engine.llama import DEFAULT_NAME
+
+    return smollm2() if name == DEFAULT_NAME else _brought_model(name)
+
+
+def pretrained_heads(name: str, text: str, max_tokens: int) -> HeadWeights:
+    """`smollm2_heads` for the model called `name`."""
+    from engine.llama import DEFAULT_NAME
+
+    return smollm2_heads(text, max_tokens) if name == DEFAULT_NAME else _brought_heads(name, text, max_tokens)
+
+
+def pretrained_induction_scores(name: str):
+    """`smollm2_induction_scores` for the model called `name` (kept in the prepared cache per file)."""
+    from engine.llama import DEFAULT_NAME
+
+    return smollm2_induction_scores() if name == DEFAULT_NAME else _brought_induction_scores(name)
+
+
+def _brought_path(name: str):
+    from engine import pretrained
+
+    models = pretrained.available_models()
+    if name not in models:
+        raise ValueError(f"There is no model called {name!r} here; the models are: {', '.join(models)}.")
+    return models[name]
+
+
+def _brought_model(name: str):
+    """engine.pretrained.load keeps the model (and its few peers: limits.MAX_LOADED_MODELS), not a cache here:
+    one that it lets go is then freed. The spinner shows only when the call takes a while (a first load)."""
+    with st.spinner(f"Loading {name} (once per server; a big file takes a while)..."):
+        return _loaded(name)
+
+
+def _loaded(name: str):
+    import torch
+
+    from engine import pretrained
+
+    path = _brought_path(name)
+    torch.set_num_threads(1)     # as for SmolLM2 (see `smollm2`)
+    return pretrained.load(path)
+
+
+@st.cache_resource(max_entries=16, show_spinner="The model reads the text...")
+def _brought_heads(name: str, text: str, max_tokens: int) -> HeadWeights:
+    result = _loaded(name).forward_text(text, max_tokens=max_tokens, all_logits=False)
+    return HeadWeights(result.ids, result.tokens, result.weights, result.note)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Looking for induction heads on a repeated random sequence...")
+def _brought_induction_scores(name: str):
+    from engine import prepare
+
+    _loaded(name)
+    return prepare.induction_scores(_brought_path(name))
+
 # --- inside the model: causal interventions (engine.interventions) --------------------------------
 # Each costs from one pass (a knock-out) to hundreds (every head in turn, patching every cell): kept per
 # input for every session. Results hold no (T, V) logits, only what the page draws.

