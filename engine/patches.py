@@ -148,6 +148,20 @@ class LoadedImage:
     shrunk: bool             # True when the longer side was reduced to MAX_IMAGE_SIDE
 
 
+BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
+
+
+def bundled_picture(name: str) -> np.ndarray:
+    """One of scikit-image's pictures shipped inside its wheel (uint8 pixels, read-only): no file, no download."""
+    if name not in BUNDLED_PICTURES:
+        raise ValueError(f"Unknown picture {name!r}; choose one of {', '.join(BUNDLED_PICTURES)}.")
+    from skimage import data
+
+    pixels = getattr(data, name)()
+    pixels.setflags(write=False)
+    return pixels
+
+
 def load_image(data: bytes) -> LoadedImage:
     """Decode an uploaded PNG or JPEG safely: file size and pixel count checked before decoding."""
     from PIL import Image, UnidentifiedImageError

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.patches import BUNDLED_PICTURES  # noqa: F401  (re-exported: the Beyond words page's choices)
+
 
 # --- the text: corpus, tokenizers, n-grams --------------------------------------------------------
 @st.cache_resource(show_spinner="Reading and cleaning 38 Shakespeare plays ...")
@@ -350,16 +352,9 @@ def fixed_ladder():
     return prepare.model_ladder(lambda: shipped_transformer()[0])
 
 # --- beyond words: bundled pictures ---------------------------------------------------------------
-BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
-
-
 @st.cache_resource(show_spinner=False)
 def bundled_picture(name: str):
-    """One of scikit-image's pictures shipped inside its wheel (uint8 pixels); read-only, shared."""
-    if name not in BUNDLED_PICTURES:
-        raise ValueError(f"Unknown picture {name!r}; choose one of {', '.join(BUNDLED_PICTURES)}.")
-    from skimage import data
+    """engine.patches.bundled_picture, one read-only copy shared by every session."""
+    from engine import patches
 
-    pixels = getattr(data, name)()
-    pixels.setflags(write=False)
-    return pixels
+    return patches.bundled_picture(name)

@@ -27,6 +27,16 @@ def test_vit_shapes_224_at_16_give_196_tokens_of_768():
     assert (patches.rows, patches.cols, patches.N, patches.channels) == (14, 14, 196, 3)
 
 
+def test_bundled_pictures_are_read_only_pixels_and_an_unknown_name_is_a_sentence():
+    from engine.patches import BUNDLED_PICTURES, bundled_picture
+
+    for name in BUNDLED_PICTURES:
+        pixels = bundled_picture(name)
+        assert pixels.dtype == np.uint8 and not pixels.flags.writeable
+    with pytest.raises(ValueError, match="Unknown picture 'mona lisa'; choose one of astronaut"):
+        bundled_picture("mona lisa")
+
+
 def test_bundled_pictures_shapes():
     from skimage import data
     assert image_to_patches(data.astronaut(), 16).x.shape == (1024, 768)
