@@ -1,6 +1,6 @@
 """The app's code runs no strings as code, loads no pickles and fetches nothing at run time.
 
-Static: every Python file the app runs (app.py, gradio_app.py, engine/, ui/, views/) is
+Static: every Python file the app runs (app.py, gradio_app.py, gradio_tabs/, engine/, ui/, views/) is
 parsed and searched for eval/exec/compile, pickle-family imports and loads (pickle, dill,
 shelve, marshal, joblib, pandas.read_pickle, numpy.load(allow_pickle=True), torch.load
 without weights_only=True), and calls that download (urlopen, requests, hf_hub_download,
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_FILES = sorted({ROOT / "app.py", *ROOT.glob("gradio_app.py"), *(ROOT / "engine").rglob("*.py"),
-                    *(ROOT / "ui").rglob("*.py"), *(ROOT / "views").rglob("*.py")})
+APP_FILES = sorted({ROOT / "app.py", *ROOT.glob("gradio_app.py"), *(ROOT / "gradio_tabs").rglob("*.py"),
+                    *(ROOT / "engine").rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "views").rglob("*.py")})
 
 CODE_FROM_STRINGS = {"eval", "exec", "compile", "__import__"}
 PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "shelve", "marshal", "joblib"}

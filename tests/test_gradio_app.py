@@ -33,9 +33,36 @@ def table(value) -> tuple[list[str], list[list]]:
     return value["headers"], value["data"]
 
 
+ENDPOINTS = {  # api_name -> the page whose engine calls it makes
+    "/next_token": "tokens", "/tokenize": "tokens", "/ngram": "ngram", "/analogy": "embeddings",
+    "/embedding_map": "embeddings", "/neighbours": "embeddings", "/hand_vectors": "context", "/context": "context",
+    "/attention": "attention", "/multi_head": "multi-head", "/head_costs": "multi-head", "/heads": "heads",
+    "/logit_lens": "inside", "/head_effects": "inside", "/patching": "inside", "/position": "position",
+    "/encodings": "position", "/block_preset": "block", "/block": "block", "/train": "block", "/generate": "generate",
+    "/ladder": "generate", "/image_attention": "beyond", "/audio_attention": "beyond", "/residue_attention": "beyond",
+}
+
+
 def test_every_tab_is_an_api_endpoint(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert {"/attention", "/ngram", "/analogy", "/heads"} <= set(endpoints)
+    assert set(endpoints) == set(ENDPOINTS)
+    for name, endpoint in endpoints.items():      # typed and named: nothing a notebook must guess
+        for part in endpoint["parameters"] + endpoint["returns"]:
+            assert part["python_type"]["type"] != "Any", (name, part["label"])
+        assert not any(p["parameter_name"].startswith("param_") for p in endpoint["parameters"]), name
+        labels = [part["label"] for part in endpoint["returns"]]
+        assert len(set(labels)) == len(labels) and not any(label.startswith("value_") for label in labels), name
+
+
+def test_one_tab_per_page_in_the_chapters_order():
+    import gradio_app
+    from gradio_tabs import TABS
+    from ui.path import PATH, ideas
+
+    assert list(TABS) == [idea.url for idea in ideas()]
+    labels = [c["props"]["label"] for c in gradio_app.demo.get_config_file()["components"] if c["type"] == "tabitem"]
+    expected = [label for part, group in PATH.items() for label in (part, *(idea.title for idea in group))]
+    assert labels == expected
 
 
 def test_attention_endpoint_reproduces_the_chapter(client):
@@ -121,3 +148,298 @@ def test_ngram_endpoint_answers_bad_input_with_a_sentence(client):
         client.predict(3, "kneser-ney", 1e9, 0, 50, "Romeo:", api_name="/ngram")
     with pytest.raises(gradio_client.exceptions.AppError):
         client.predict(3, "kneser-ney", 1.0, 0, 50, "\U0001F989 owl", api_name="/ngram")
+
+
+# --- every other endpoint: good input gives the engine's numbers, bad input a sentence ---------------------
+def rows_of(value) -> list[dict]:
+    headers, data = table(value)
+    return [dict(zip(headers, row)) for row in data]
+
+
+def test_tokenize_endpoint_cuts_the_text_four_ways_as_the_engine_does(client):
+    from engine.tokenizers import gpt2_tokenizer, tokenize
+
+    text = "Mary had a little lamb"
+    overview, tokens, chips = client.predict(text, 10, "the corpus (first 100,000 characters)", api_name="/tokenize")
+    summary = {row["tokenizer"]: row for row in rows_of(overview)}
+    assert list(summary) == ["Characters", "Words", "BPE, 10 merges", "GPT-2 BPE"]
+    gpt2 = tokenize(gpt2_tokenizer(), text)
+    assert summary["GPT-2 BPE"]["vocabulary size V"] == 50257 == gpt2.vocab_size
+    assert summary["GPT-2 BPE"]["tokens for your text"] == len(gpt2.ids) == 5
+    assert [row["id"] for row in rows_of(tokens) if row["tokenizer"] == "GPT-2 BPE"] == gpt2.ids
+    assert summary["Characters"]["tokens for your text"] == len(text)
+    assert "<code>" in chips and "**Words** (5 tokens)" in chips
+    overview, _, chips = client.predict(text + " \U0001F989", 10, "the text above", api_name="/tokenize")
+    owl = {row["tokenizer"]: row for row in rows_of(overview)}
+    assert owl["Characters"]["tokens for your text"] is None and "\U0001F989" in owl["Characters"]["note"]
+    assert owl["GPT-2 BPE"]["tokens for your text"] > 5          # the others go on
+    with pytest.raises(gradio_client.exceptions.AppError, match="Type some text first"):
+        client.predict("   ", 10, "the text above", api_name="/tokenize")
+
+
+def test_next_token_endpoint_gives_the_ngrams_distribution_beside_smollm2s(client):
+    from engine import pretrained, prepare
+    from engine.ngram import NGramModel, prompt_ids
+
+    following, chart, summary = client.predict("Mary had a little", "words", 3, "kneser-ney", True,
+                                               api_name="/next_token")
+    rows = rows_of(following)
+    tokenizer = prepare.corpus_tokens("words")[0]
+    model = NGramModel.from_counts(prepare.corpus_counts("words"), 3, "kneser-ney", tokenizer=tokenizer)
+    expected = model.distribution(prompt_ids(tokenizer, "Mary had a little")).top(10)
+    ngram = [row for row in rows if row["model"].startswith("3-gram")]
+    assert [row["P"] for row in ngram] == [round(p, 4) for _, p, _ in expected]
+    assert [row["count"] for row in ngram] == [c for _, _, c in expected]
+    smollm2 = [row for row in rows if row["model"].startswith("SmolLM2")]
+    lamb = pretrained.next_token_distribution("Mary had a little", 10)
+    assert smollm2[0]["token"] == "\u2423lamb" and smollm2[0]["P"] == round(float(lamb.probabilities[0]), 4)
+    assert chart["type"] == "altair" and "the likeliest next token" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="never does"):
+        client.predict("Mary had a zzqxblorp", "words", 3, "kneser-ney", False, api_name="/next_token")
+
+
+def test_neighbours_and_map_endpoints_follow_the_word_vectors(client):
+    from engine import embeddings as E
+
+    wv = E.load_glove()
+    nearest, chart, summary = client.predict("paris - france + italy", 5, True, 50_000, api_name="/neighbours")
+    found = E.nearest(wv, E.compose(wv, "paris - france + italy").vector, k=5,
+                      exclude=("paris", "france", "italy"), vocab_size=50_000)
+    assert [row["word"] for row in rows_of(nearest)] == found.words and found.words[0] == "rome"
+    assert np.allclose([row["cosine"] for row in rows_of(nearest)], found.cosines, atol=1e-4)
+    word_map, points, cosines, summary = client.predict("france", "paris", "italy", "germany, berlin", 50_000,
+                                                        api_name="/embedding_map")
+    offsets = E.offsets(wv, [("france", "paris"), ("italy", "rome"), ("germany", "berlin")])
+    assert np.allclose([row[1:] for row in table(cosines)[1]], offsets.cosines, atol=1e-4)
+    projection = E.project_2d(wv, ["france", "paris", "italy", "rome", "germany", "berlin"])
+    assert np.allclose([[row["x"], row["y"]] for row in rows_of(points)], projection.coords, atol=1e-4)
+    assert {row["word"]: row["role"] for row in rows_of(points)}["rome"] == "answer"
+    assert word_map["type"] == "altair" and "italy → rome" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="less than minimum value 1000"):
+        client.predict("paris", 5, True, 20, api_name="/neighbours")
+    with pytest.raises(gradio_client.exceptions.AppError, match="Two signs in a row"):
+        client.predict("paris - + italy", 5, True, 50_000, api_name="/neighbours")
+
+
+def test_context_endpoints_put_a_window_beside_attention(client):
+    from engine.attention import attention, window_weights
+    from engine.handvectors import sentence_vectors
+    from engine.textmatrix import format_matrix
+
+    x_text, query, note = client.predict("the crane by the lake", api_name="/hand_vectors")
+    tokens, x, _ = sentence_vectors("the crane by the lake")
+    assert x_text == format_matrix(x, tokens) and query == 1 and note == ""
+    weights, contexts, chart, summary = client.predict(x_text, 2, 1, True, api_name="/context")
+    rows = {row["method"]: [row[label] for label in ("the (1)", "crane", "by", "the (2)", "lake")]
+            for row in rows_of(weights)}
+    assert np.allclose(rows["window k = 2"], window_weights(5, 2)[1].round(3))
+    assert np.allclose(rows["attention"], attention(x, x, x).weights[1].round(3))
+    assert table(contexts)[1][1][1:] == [float(v) for v in attention(x, x, x).context[1].round(3)]
+    assert "Attention's favourite neighbour of **crane**" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="letters a-z"):
+        client.predict("123 456", api_name="/hand_vectors")
+    with pytest.raises(gradio_client.exceptions.AppError, match="token must be from 0 to 4"):
+        client.predict(x_text, 2, 9, True, api_name="/context")
+
+
+def test_multi_head_endpoints_give_the_engines_output_shapes_and_costs(client):
+    from engine.attention import compare_head_costs, identity_projections, multi_head_attention
+    from engine.tinyvocab import embed
+
+    grid, shapes, output, summary = client.predict("the owl saw the cat", 4, "identity", 2.0, 0, False,
+                                                   api_name="/multi_head")
+    W = identity_projections(8, gain=2.0)
+    result = multi_head_attention(embed("the owl saw the cat").x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], 4)
+    assert np.allclose([row[1:] for row in table(output)[1]], result.output.round(3))
+    steps = {row["step"]: row for row in rows_of(shapes)}
+    assert steps["queries of head m"]["shape"] == "5 x 2" and steps["queries of head m"]["how many"] == 4
+    assert grid["type"] == "altair" and summary.startswith("4 heads of width d/h = 2")
+    with pytest.raises(gradio_client.exceptions.AppError, match="cannot be split evenly into h = 3"):
+        client.predict("the owl saw the cat", 3, "identity", 2.0, 0, False, api_name="/multi_head")
+    with pytest.raises(gradio_client.exceptions.AppError, match="no vector for: zebra"):
+        client.predict("the zebra", 2, "identity", 2.0, 0, False, api_name="/multi_head")
+    costs, chart, summary = client.predict(1024, 768, 12, api_name="/head_costs")
+    expected = list(compare_head_costs(1024, 768, 12).values())
+    assert [row["parameters"] for row in rows_of(costs)] == [c.params for c in expected]
+    assert [row["FLOPs: total"] for row in rows_of(costs)] == [c.flops for c in expected]
+    assert "**2,359,296** parameters" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="cannot be split evenly"):
+        client.predict(1024, 768, 7, api_name="/head_costs")
+
+
+def test_logit_lens_and_head_effects_endpoints_read_smollm2_as_the_engine_does(client):
+    from engine import interventions
+    from engine.pretrained import load
+
+    lens_rows, chart, summary = client.predict("Mary had a little", " lamb", 3, api_name="/logit_lens")
+    lens = interventions.logit_lens(load(), "Mary had a little", k=3, target=" lamb")
+    rows = rows_of(lens_rows)
+    assert [row["layer"] for row in rows] == lens.layers and len(rows) == 31
+    assert [row["rank of target"] for row in rows] == lens.target_ranks[:, -1].tolist()
+    assert rows[-1]["rank of target"] == 0 and "is the top prediction from" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="must be one token"):
+        client.predict("Mary had a little", " lamb chop", 3, api_name="/logit_lens")
+
+    effects, chart, summary = client.predict("Mary had a little", " lamb", "zero", api_name="/head_effects")
+    ranked = rows_of(effects)
+    assert len(ranked) == 270 and ranked[0]["rank"] == 1
+    assert [row["Δ ln P(target)"] for row in ranked] == sorted(row["Δ ln P(target)"] for row in ranked)
+    top = ranked[0]
+    clean = interventions.ablate_heads(load(), "Mary had a little").next_token_log_probs
+    knocked = interventions.ablate_heads(load(), "Mary had a little", [(top["layer"], top["head"])])
+    lamb = load().tokenizer.encode(" lamb")[0]
+    assert top["Δ ln P(target)"] == pytest.approx(knocked.next_token_log_probs[lamb] - clean[lamb], abs=2e-3)
+    with pytest.raises(gradio_client.exceptions.AppError, match="'zero'.*'mean'"):
+        client.predict("Mary had a little", " lamb", "half", api_name="/head_effects")
+
+
+def test_patching_endpoint_restores_the_clean_answer_where_the_engine_does(client):
+    from engine import interventions
+    from engine.pretrained import load
+
+    restored, chart, summary = client.predict("The capital of France is", "The capital of Italy is", " Paris",
+                                              " Rome", api_name="/patching")
+    headers, data = table(restored)
+    assert headers[1] == "embedding" and len(headers) == 32 and len(data) == 6
+    assert data[-1][-1] == 1.0                       # the last row at the last position is the clean run
+    result = interventions.activation_patching(load(), "The capital of France is", "The capital of Italy is",
+                                               " Paris", " Rome")
+    assert np.allclose([row[1:] for row in data], result.restored.T.round(3), atol=1e-3)
+    assert "LD = logit['" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="same number of tokens"):
+        client.predict("The capital of France is", "Italy is", " Paris", " Rome", api_name="/patching")
+
+
+def test_position_and_encodings_endpoints(client):
+    from engine.positional import dot_products_by_offset, permutation_check, positional_encoding
+    from engine.tinyvocab import embed
+
+    rows, weights, changes, verdict = client.predict("the owl saw the cat", "the cat saw the owl", "none", 1.0,
+                                                     False, False, 0, api_name="/position")
+    assert max(row["largest change"] for row in rows_of(rows)) < 1e-9 and "cannot tell A from B" in verdict
+    rows, *_, verdict = client.predict("the owl saw the cat", "the cat saw the owl", "sinusoidal", 1.0, False, False,
+                                       0, api_name="/position")
+    check = permutation_check(embed("the owl saw the cat").x, [0, 4, 2, 3, 1], "sinusoidal")
+    assert np.allclose([row["largest change"] for row in rows_of(rows)], check.difference)
+    assert "now order matters" in verdict
+    with pytest.raises(gradio_client.exceptions.AppError, match="exactly the same words"):
+        client.predict("the owl saw the cat", "the dog saw the owl", "none", 1.0, False, False, 0, api_name="/position")
+    offsets, pictures, profile, rotary, summary = client.predict(16, 8, 10_000, 0, api_name="/encodings")
+    sinusoid = dot_products_by_offset(positional_encoding("sinusoidal", 16, 8))
+    assert np.allclose([row["sinusoidal: mean p_i . p_(i+k)"] for row in rows_of(offsets)], sinusoid.mean.round(4))
+    assert "rounding only" in summary
+    with pytest.raises(gradio_client.exceptions.AppError, match="less than minimum value 2.0"):
+        client.predict(16, 8, 1.5, 0, api_name="/encodings")          # the engine's lowest base is the box's
+    with pytest.raises(gradio_client.exceptions.AppError, match="width d must be a whole number"):
+        client.predict(16, 7.5, 10_000, 0, api_name="/encodings")
+
+
+def test_block_endpoints_count_parameters_from_the_formula(client):
+    from engine.transformer_config import PRESETS, count_parameters
+
+    gpt2 = client.predict("GPT-2 small", api_name="/block_preset")
+    parts, stages, scale, bars, summary = client.predict(*gpt2, api_name="/block")
+    total = sum(row["parameters"] for row in rows_of(parts))
+    assert total == 124_439_808 == count_parameters(PRESETS["GPT-2 small"]).total
+    assert summary.startswith("**124,439,808 parameters.**")
+    assert {row["model"]: row["parameters"] for row in rows_of(scale)}["GPT-3 175B"] == 174_604_259_328
+    assert rows_of(stages)[-1]["output shape"] == "1024 x 50257"
+    with pytest.raises(gradio_client.exceptions.AppError, match="split evenly into h = 5 heads"):
+        client.predict(*gpt2[:3], 5, *gpt2[4:], api_name="/block")
+    with pytest.raises(gradio_client.exceptions.AppError, match="GPT-5 is not in the list of choices"):
+        client.predict("GPT-5", api_name="/block_preset")
+
+
+def test_train_endpoint_streams_a_short_run_and_keeps_the_limits(client):
+    tiny = client.predict("tiny (the chapter's block)", api_name="/block_preset")
+    job = client.submit(*tiny, 2, 10_000, 0.003, 16, 0, api_name="/train")
+    text, history, chart = job.result(timeout=120)
+    updates = job.outputs()
+    assert len(updates) >= 2 and updates[0][0] != text          # progress came before the end
+    assert text.startswith("Done: step") and "bits per character" in text
+    rows = rows_of(history)
+    assert rows[-1]["step"] >= rows[0]["step"] and rows[-1]["training loss (bits/char)"] < 6.3   # log2(75) = 6.23
+    assert chart["type"] == "altair"
+    with pytest.raises(gradio_client.exceptions.AppError, match="20 blocks are beyond the 8 trained live here"):
+        client.predict(*tiny[:5], 20, *tiny[6:], 2, 100, 0.003, 16, 0, api_name="/train")
+    with pytest.raises(gradio_client.exceptions.AppError, match="greater than maximum value 300"):
+        client.predict(*tiny, 1000, 100, 0.003, 16, 0, api_name="/train")
+
+
+def test_generate_and_ladder_endpoints(client):
+    from engine import prepare
+    from engine.generation import generate
+
+    samples, following, bars, summary, texts = client.predict("ROMEO:", ["shipped transformer", "2-gram"], 0.8, 0,
+                                                              40, 3, 1, api_name="/generate")
+    shipped = generate(prepare.shipped_model()[0], "ROMEO:", 40, seed=3, temperature=0.8)
+    assert rows_of(samples)[0] == {"model": "shipped transformer", "sample": "ROMEO:" + shipped.text}
+    first = [row for row in rows_of(following) if row["model"] == "shipped transformer"]
+    assert [row["P"] for row in first] == [round(p, 4) for _, p, _ in shipped.steps[0].top(8)]
+    assert "**2-gram**" in texts and summary.startswith("Step 1:")
+    with pytest.raises(gradio_client.exceptions.AppError, match="prompt is empty"):
+        client.predict("", ["2-gram"], 0.8, 0, 40, 3, 1, api_name="/generate")
+    rungs, chart, sentences = client.predict(api_name="/ladder")
+    expected = prepare.model_ladder()
+    assert [row["model"] for row in rows_of(rungs)] == [r.model for r in expected]
+    assert [row["bits per character"] for row in rows_of(rungs)] == [round(r.bits_per_char, 4) for r in expected]
+    assert sentences.startswith("Best on this text:")
+
+
+def test_beyond_words_endpoints_on_a_bundled_and_an_uploaded_picture_a_sound_and_a_protein(client, tmp_path):
+    from PIL import Image
+
+    from engine.patches import bundled_picture, image_attention, residue_attention, resize_square
+
+    overlay, partners, summary = client.predict("astronaut", None, 224, 16, "crop", 64, 0, 4, 6, "spotlight",
+                                                api_name="/image_attention")
+    result = image_attention(resize_square(bundled_picture("astronaut"), 224), 16, "crop", 64, 0)
+    assert [(row["patch"], row["weight"]) for row in rows_of(partners)] == \
+        [(j, round(w, 4)) for j, w in result.strongest_others(4 * 14 + 6, 5)]
+    assert summary.startswith("**224 x 224 pixels, p = 16: a grid of 14 x 14 = 196 tokens")
+    picture = tmp_path / "stripes.png"
+    Image.fromarray((np.indices((40, 40)).sum(axis=0) % 8 * 32).astype(np.uint8)).save(picture)
+    _, partners, summary = client.predict("astronaut", gradio_client.handle_file(str(picture)), 0, 8, "exact", 0, 0,
+                                          0, 0, "heat", api_name="/image_attention")
+    assert "40 x 40 pixels, p = 8: a grid of 5 x 5 = 25 tokens" in summary
+    not_a_picture = tmp_path / "notes.png"
+    not_a_picture.write_text("these are words, not pixels")
+    with pytest.raises(gradio_client.exceptions.AppError, match="not a PNG or JPEG"):
+        client.predict("astronaut", gradio_client.handle_file(str(not_a_picture)), 224, 16, "crop", 64, 0, 4, 6,
+                       "spotlight", api_name="/image_attention")
+    with pytest.raises(gradio_client.exceptions.AppError, match="patch row must be from 0 to 13"):
+        client.predict("astronaut", None, 224, 16, "crop", 64, 0, 14, 0, "spotlight", api_name="/image_attention")
+
+    spectrogram, notes, frames, sound, summary = client.predict("melody", None, 512, 128, 64, 0, -1,
+                                                                api_name="/audio_attention")
+    weights = {row["part"]: row["total weight"] for row in rows_of(notes)}
+    assert list(weights) == ["C", "D", "E", "C again"] and weights["C"] > weights["D"] + weights["E"]
+    assert "T = 97 tokens" in summary and sound is not None
+    stereo = tmp_path / "stereo.wav"
+    import wave
+    with wave.open(str(stereo), "wb") as writer:
+        writer.setnchannels(2), writer.setsampwidth(2), writer.setframerate(8000)
+        writer.writeframes(np.zeros(16000, dtype=np.int16).tobytes())
+    with pytest.raises(gradio_client.exceptions.AppError, match="upload a mono recording"):
+        client.predict("melody", gradio_client.handle_file(str(stereo)), 512, 128, 64, 0, -1,
+                       api_name="/audio_attention")
+
+    heatmap, partners, summary = client.predict("GIVEQCCTSICSLYQLENYCN", 0, 0, 5, api_name="/residue_attention")
+    expected = residue_attention("GIVEQCCTSICSLYQLENYCN", None, 0).strongest_others(5, 5)
+    assert [row["weight"] for row in rows_of(partners)] == [round(w, 4) for _, w in expected]
+    assert rows_of(partners)[0]["residue"].startswith("C")       # a cysteine finds a cysteine
+    with pytest.raises(gradio_client.exceptions.AppError, match="'B' at position 3"):
+        client.predict("GIBEQ", 0, 0, 0, api_name="/residue_attention")
+
+
+def test_the_server_still_answers_after_every_refusal(client):
+    """One bad call to each kind of endpoint, then a good one to the same endpoint: nothing got stuck."""
+    calls = [("/tokenize", ("", 10, "the text above"), ("owl", 10, "the text above")),
+             ("/attention", ("a: x", True, False, 0), ("a: 1, 0", True, False, 0)),
+             ("/heads", ("", 0, 0), ("The owl.", 0, 0)),
+             ("/generate", ("ROMEO:", [], 0.8, 0, 5, 0, 1), ("ROMEO:", ["2-gram"], 0.8, 0, 5, 0, 1)),
+             ("/residue_attention", ("", 0, 0, 0), ("GIVEQ", 0, 0, 0))]
+    for api_name, bad, good in calls:
+        with pytest.raises(gradio_client.exceptions.AppError):
+            client.predict(*bad, api_name=api_name)
+        assert client.predict(*good, api_name=api_name) is not None

@@ -1,0 +1,77 @@
+"""What every tab shares: engine calls whose ValueError becomes a gr.Error, whole-number checks,
+the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question."""
+from __future__ import annotations
+
+import json
+import math
+
+import gradio as gr
+import numpy as np
+import pandas as pd
+from gradio.components.plot import PlotData
+
+ERROR_TITLE = "That input does not work"
+
+
+def engine_call(fn, *args, **kwargs):
+    """Run an engine function; its ValueError sentence becomes a gr.Error the student reads."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as error:
+        raise gr.Error(str(error), title=ERROR_TITLE) from None
+
+
+def refuse(sentence: str):
+    """Bad input found here rather than in the engine: the same kind of sentence, the same way."""
+    raise gr.Error(sentence, title=ERROR_TITLE)
+
+
+def whole(value, low: int, high: int, what: str) -> int:
+    """A whole number from low to high (an API caller may send 2.5, nan or None), or a sentence."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value) or not float(value).is_integer():
+        refuse(f"The {what} must be a whole number from {low} to {high}.")
+    if not low <= int(value) <= high:
+        refuse(f"The {what} must be from {low} to {high}.")
+    return int(value)
+
+
+def _plain(value):
+    """numpy numbers and arrays inside a spec, as JSON can write them."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def plot(spec: dict, width: int | None = None) -> PlotData:
+    """An engine chart (a plain Vega-Lite spec, engine/charts/) as a gr.Plot value: drawn by Vega as it is,
+    with no Altair object built and no schema check on every call (the specs are checked in the tests).
+    `width` (px) for a chart the Streamlit page stretches to its column: Vega's default is narrow."""
+    if width is not None and "width" not in spec:
+        spec = spec | {"width": width}
+    return PlotData(type="altair", plot=json.dumps(spec, default=_plain))
+
+
+def chart(label: str) -> gr.Plot:
+    """An output for an engine chart. The label names it in the API and to screen readers; it is not drawn
+    over the chart's corner, where it would hide the chart's own title or legend."""
+    return gr.Plot(label=label, show_label=False)
+
+
+def table(rows, columns: list[str] | None = None) -> pd.DataFrame:
+    """Rows (dicts, or tuples with `columns`) as a DataFrame for gr.Dataframe; numbers stay numbers."""
+    return pd.DataFrame(list(rows), columns=columns)
+
+
+def results(chart_label: str, table_label: str, **table_options) -> list:
+    """The outputs most endpoints return, [table, chart, summary]; drawn summary first, the chart, then the table."""
+    summary = gr.Markdown(label="summary")
+    drawn = chart(chart_label)
+    return [gr.Dataframe(label=table_label, **table_options), drawn, summary]
+
+
+def question(text: str, lead: str = "") -> gr.Markdown:
+    """The one question a tab answers (the page's own), and a line on what to do."""
+    return gr.Markdown(f"### {text}" + (f"\n{lead}" if lead else ""))

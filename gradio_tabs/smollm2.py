@@ -1,0 +1,174 @@
+"""A real trained model, SmolLM2-135M: the Head viewer and Inside the model (views/head_viewer.py,
+views/inside_the_model.py; engine.pretrained and engine.interventions)."""
+from __future__ import annotations
+
+import functools
+
+import gradio as gr
+import numpy as np
+
+from engine import interventions, limits
+from engine.charts.bars import score_bars
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.style import unique_labels, visible
+from gradio_tabs import loaders
+from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
+
+LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
+
+
+# --- head viewer ----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=32)
+def _forward(text: str):
+    return loaders.smollm2().forward_text(text, max_tokens=limits.GRADIO_HEAD_MAX_TOKENS)
+
+
+def heads_tab(text: str, layer: float, head: float):
+    """alpha of one head of SmolLM2-135M: row = the token attending, column = the token attended to."""
+    if not isinstance(text, str) or not text.strip():
+        refuse("Type a sentence for the model to read.")
+    if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
+        refuse(f"The text is {len(text):,} characters; keep it under {limits.PRETRAINED_MAX_TEXT_CHARS:,}.")
+    model = engine_call(loaders.smollm2)      # a sentence, not a traceback, where the weights are not installed
+    result = engine_call(_forward, text)
+    layer = whole(layer, 0, model.config.n_layer - 1, "layer")
+    head = whole(head, 0, model.config.n_head - 1, "head")
+    alpha = result.weights[layer, head]
+    tokens = [t if t.strip() else repr(t) for t in result.tokens]
+    rows = table(alpha.astype(float).round(3), unique_labels(tokens))
+    rows.insert(0, "query", tokens)
+    previous = float(alpha.diagonal(-1).mean()) if len(tokens) > 1 else 0.0
+    first = float(alpha[1:, 0].mean()) if len(tokens) > 1 else 1.0
+    summary = (f"Layer {layer}, head {head} of {model.config.n_layer} x {model.config.n_head}: on average "
+               f"{previous:.2f} of each token's attention goes to the token just before it and {first:.2f} to "
+               f"the first token ({tokens[0]})." + (f" {result.note}" if result.note else ""))
+    heatmap = heatmap_spec(alpha, tokens, tokens, title=f"layer {layer}, head {head}", domain=(0, 1),
+                           cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
+    return rows, summary, plot(heatmap)
+
+
+def head_viewer_tab(demo: gr.Blocks) -> None:
+    question("What do the 270 heads of a real trained model look at?",
+             f"SmolLM2-135M: 30 layers x 9 heads. Pick a layer and a head. {LOADS}")
+    sentence = gr.Textbox("The cat sat on the mat because the cat was tired.", label="Sentence",
+                          max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
+    with gr.Row():
+        layer = gr.Slider(0, 29, value=0, step=1, label="layer")
+        head = gr.Slider(0, 8, value=0, step=1, label="head")
+    show = gr.Button("Show the head", variant="primary")
+    summary = gr.Markdown(label="summary")
+    heatmap = chart(label="alpha of this head")
+    rows = gr.Dataframe(label="alpha (row: query, column: key)")
+    show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")
+
+
+# --- inside the model ---------------------------------------------------------------------------
+LENS_EXAMPLE = ("Mary had a little", " lamb")
+EFFECTS_EXAMPLE = ("The Eiffel Tower is in the city of", " Paris")
+PATCHING_EXAMPLE = ("The capital of France is", "The capital of Italy is", " Paris", " Rome")
+TEXT_CHARS = 300                 # a prompt typed here (the engine counts its tokens), as on the page
+TOP_HEADS = 5                    # heads named in the summary
+
+
+def logit_lens_tab(text: str, target: str, k: float):
+    """Each layer's residual stream read through the model's own output (ln softmax(W_vocab norm(x_l))), at
+    the last position: the top k tokens, and the probability and rank of `target` (one token)."""
+    k = whole(k, 1, limits.LOGIT_LENS_MAX_TOP_K, "number of tokens per layer")
+    lens = engine_call(interventions.logit_lens, engine_call(loaders.smollm2), text, k=k, target=target)
+    top_p = lens.top_probabilities[:, -1]                                   # (L + 1, k) at the last position
+    target_p = np.exp(lens.target_log_probs[:, -1])                        # (L + 1,)
+    name = visible(target)
+    rows = [{"layer": layer, "top token": lens.top_tokens[r, -1, 0], "P(top token)": round(float(top_p[r, 0]), 4),
+             f"top {k}": " | ".join(visible(t) for t in lens.top_tokens[r, -1]),
+             "P(target)": round(float(target_p[r]), 4), "rank of target": int(lens.target_ranks[r, -1])}
+            for r, layer in enumerate(lens.layers)]
+    first = lens.first_top_layer(lens.target)
+    summary = (f"After **{visible(lens.tokens[-1])}** the model's own answer (after the last block) is "
+               f"**{visible(lens.top_tokens[-1, -1, 0])}**, P = {top_p[-1, 0]:.3f}. "
+               + (f"**{name}** is the top prediction from *{lens.layers[first]}* on."
+                  if first is not None else f"**{name}** is not its final top prediction."))
+    bars = score_bars(lens.layers, target_p, value_title=f"P('{name}')",
+                      title=f"P('{name}' next), read after each layer")
+    return table(rows), plot(bars, width=360), summary
+
+
+def head_effects_tab(text: str, target: str, mode: str):
+    """Every head knocked out alone (its output z set to 0, or to its mean): the change in ln P(target) at
+    the last position, every head ranked, the largest drop first."""
+    effects = engine_call(interventions.head_effects, engine_call(loaders.smollm2), text, target, mode=mode)
+    L, h = effects.effects.shape
+    rows = [{"rank": rank, "layer": layer, "head": head, "Δ ln P(target)": round(effect, 4),
+             "P(target) without it": round(float(np.exp(effects.ablated_log_probs[layer, head])), 4)}
+            for rank, (layer, head, effect) in enumerate(effects.ranking(), start=1)]
+    named = ", ".join(f"L{layer}H{head} ({effect:+.2f})" for layer, head, effect in effects.ranking(TOP_HEADS))
+    summary = (f"Intact, P(**{visible(effects.target_token)}**) = {np.exp(effects.clean_log_prob):.3f} after "
+               f"**{visible(effects.tokens[-1])}**. Knocking out one head at a time ({effects.mode} ablation, "
+               f"{L * h} passes), the largest drops in ln P: {named}. Negative: the head helped the target.")
+    largest = float(np.abs(effects.effects).max()) or 1.0
+    heatmap = heatmap_spec(effects.effects.T, [f"head {j}" for j in range(h)], [str(layer) for layer in range(L)],
+                           title=f"Δ ln P('{visible(effects.target_token)}') with one head knocked out "
+                                 "(blue: the head helped; numbers in the table)",
+                           x_title="layer", y_title="head", value_name="Δ ln P", scheme="blueorange",
+                           domain=(-largest, largest), digits=2, cell=28, max_cells_with_numbers=0)
+    return table(rows), plot(heatmap), summary
+
+
+def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: str):
+    """Run the corrupted prompt with the clean residual stream put back at one (layer, position) at a time:
+    the share of the logit difference LD = logit[clean target] - logit[corrupt target] that comes back."""
+    result = engine_call(interventions.activation_patching, engine_call(loaders.smollm2), clean, corrupt,
+                         clean_target, corrupt_target)
+    positions = unique_labels([f"{t}: {visible(a)}" + (f" / {visible(b)}" if a != b else "")
+                               for t, (a, b) in enumerate(zip(result.clean_tokens, result.corrupt_tokens))])
+    rows = table(result.restored.T.astype(float).round(3), result.layers)
+    rows.insert(0, "position", positions)
+    layer, position = np.unravel_index(int(np.argmax(result.restored[:-1])), result.restored[:-1].shape)
+    summary = (f"LD = logit['{visible(result.clean_target_token)}'] - logit['{visible(result.corrupt_target_token)}'] "
+               f"is {result.clean_logit_diff:.2f} on the clean prompt and {result.corrupt_logit_diff:.2f} on the "
+               f"corrupted one. 1 means the patch brings the clean answer back, 0 changes nothing. Before the last "
+               f"layer it comes back most at position {positions[position]}, *{result.layers[layer]}* "
+               f"({result.restored[layer, position]:.2f}).")
+    heatmap = heatmap_spec(result.restored.T, positions, [str(r) for r in range(len(result.layers))],
+                           title="Share of the clean answer restored (columns: 0 = embedding, l = after block l - 1)",
+                           x_title="residual stream row", y_title="position", value_name="restored",
+                           scheme="blueorange", domain=(-1, 1), digits=1, cell=30)
+    return rows, plot(heatmap), summary
+
+
+def inside_the_model_tab(demo: gr.Blocks) -> None:
+    question("What does a head *do*, not only where does it look?",
+             f"Change something inside SmolLM2 and read what the output does. {LOADS}")
+    gr.Markdown("#### The logit lens: what would the model say if it stopped after each block?")
+    with gr.Row():
+        lens_text = gr.Textbox(LENS_EXAMPLE[0], label="Text", max_length=TEXT_CHARS, scale=3)
+        lens_target = gr.Textbox(LENS_EXAMPLE[1], label="Target token (one token, mind the space)",
+                                 max_length=limits.TARGET_MAX_CHARS)
+        lens_k = gr.Slider(1, limits.LOGIT_LENS_MAX_TOP_K, value=3, step=1, label="tokens per layer")
+    read = gr.Button("Read every layer", variant="primary")
+    read.click(logit_lens_tab, [lens_text, lens_target, lens_k],
+               results("P(target) after each layer", "At the last position, layer by layer", max_height=360),
+               api_name="logit_lens")
+
+    gr.Markdown(f"#### Knock out one head at a time (prompts up to {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)")
+    with gr.Row():
+        effects_text = gr.Textbox(EFFECTS_EXAMPLE[0], label="Prompt", max_length=TEXT_CHARS, scale=3)
+        effects_target = gr.Textbox(EFFECTS_EXAMPLE[1], label="Target token", max_length=limits.TARGET_MAX_CHARS)
+        mode = gr.Radio(list(interventions.MODES), value="zero", label="Knock out by")
+    knock = gr.Button("Knock out each head", variant="primary")
+    knock.click(head_effects_tab, [effects_text, effects_target, mode],
+                results("Change in ln P(target), every head", "Every head, largest drop first", max_height=320),
+                api_name="head_effects")
+
+    gr.Markdown("#### Activation patching: put the clean run back, one layer and position at a time "
+                "(two prompts with the same number of tokens)")
+    with gr.Row():
+        clean = gr.Textbox(PATCHING_EXAMPLE[0], label="Clean prompt", max_length=TEXT_CHARS)
+        corrupt = gr.Textbox(PATCHING_EXAMPLE[1], label="Corrupted prompt", max_length=TEXT_CHARS)
+    with gr.Row():
+        clean_target = gr.Textbox(PATCHING_EXAMPLE[2], label="Clean target", max_length=limits.TARGET_MAX_CHARS)
+        corrupt_target = gr.Textbox(PATCHING_EXAMPLE[3], label="Corrupted target", max_length=limits.TARGET_MAX_CHARS)
+    patch = gr.Button("Patch every cell", variant="primary")
+    patch.click(patching_tab, [clean, corrupt, clean_target, corrupt_target],
+                results("Share restored, as a heatmap",
+                        "Share restored (rows: positions; columns: residual stream rows)"),
+                api_name="patching")

@@ -1,0 +1,98 @@
+"""The Gradio Space in headless Chromium: every tab opened in the chapter's order, each of its buttons
+pressed, no error shown and every chart drawn; a bad input shows the engine's sentence. Screenshots land
+in artifacts/screenshots/gradio-<page>.png."""
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.e2e.conftest import ROOT, _free_port
+from ui.path import PATH
+
+pytest.importorskip("gradio", reason="requirements-test.txt installs gradio")
+SHOTS = ROOT / "artifacts" / "screenshots"
+WITHOUT_CHARTS = {"ngram"}      # the sampler's tab answers in text and a table
+
+
+@pytest.fixture(scope="module")
+def gradio_url():
+    """`python gradio_app.py` on a free loopback port (no analytics, nothing fetched)."""
+    port = _free_port()
+    env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port),
+               GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
+    server = subprocess.Popen([sys.executable, "gradio_app.py"], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(url, timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            time.sleep(0.3)
+        else:
+            pytest.fail("gradio_app.py did not start within 90 s")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def settle(page, timeout_s: float = 120) -> None:
+    """Wait until no output is pending (Gradio marks running events' outputs), then a moment for Vega."""
+    page.wait_for_timeout(300)
+    deadline = time.time() + timeout_s
+    while page.locator(".pending, .generating").count() and time.time() < deadline:
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(300)
+
+
+def open_tab(page, part: str, title: str) -> None:
+    page.get_by_role("tab", name=part, exact=True).first.click()
+    page.get_by_role("tab", name=title, exact=True).last.click()        # "Beyond words" names both
+    settle(page)
+
+
+def test_every_tab_runs_its_buttons_without_an_error(gradio_url, browser_page):
+    page = browser_page
+    page.goto(gradio_url)
+    page.wait_for_selector("button[role=tab]")
+    settle(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for part, group in PATH.items():
+        for idea in group:
+            open_tab(page, part, idea.title)
+            panel = page.locator("[role=tabpanel]:visible").last
+            buttons = panel.locator("button.primary:visible")
+            for number in range(buttons.count()):
+                buttons.nth(number).click()
+                settle(page)
+            errors = page.locator(".toast-body").all_inner_texts()
+            assert not errors, (idea.url, errors)
+            if idea.url not in WITHOUT_CHARTS:
+                assert panel.locator("canvas, svg.marks").count() >= 1, f"{idea.url}: no chart drawn"
+            page.screenshot(path=str(SHOTS / f"gradio-{idea.url}.png"), full_page=True)
+
+
+def test_a_bad_input_shows_the_engines_sentence(gradio_url, browser_page):
+    page = browser_page
+    page.goto(gradio_url)
+    page.wait_for_selector("button[role=tab]")
+    open_tab(page, "Attention", "Attention calculator")
+    page.get_by_role("textbox", name="X (token embeddings)").fill("crane: 0.8, oops, 0.4")
+    page.get_by_role("button", name="Compute attention").click()
+    toast = page.locator(".toast-body").first
+    toast.wait_for()
+    assert "'oops' is not a number" in toast.inner_text()
+    page.wait_for_timeout(800)                      # the toast slides in
+    page.screenshot(path=str(SHOTS / "gradio-attention-bad-input.png"))
