@@ -3,17 +3,11 @@ scores, several heads at once, the bigram table, positional encodings and their 
 depth against positions or heads)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from engine import limits
 from engine.charts.palette import DARK_LOW_SCHEMES
 from engine.charts.style import panel, styled, unique_labels, visible
-
-if TYPE_CHECKING:
-    import altair as alt
-
 
 MAX_CELLS_WITH_NUMBERS = 400
 ROW_LEGEND = "weight, per row"
@@ -118,13 +112,6 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         },
         "layer": layers,
     }
-
-
-def heatmap(matrix, row_labels: list[str], col_labels: list[str], **options) -> alt.LayerChart:
-    """heatmap_spec as an Altair chart, for callers that compose or hand on Altair objects (Gradio)."""
-    import altair as alt  # only here: the Streamlit pages draw plain specs and never load Altair
-
-    return alt.LayerChart.from_dict(heatmap_spec(matrix, row_labels, col_labels, **options), validate=False)
 
 
 @styled
