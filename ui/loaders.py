@@ -230,54 +230,55 @@ def _brought_induction_scores(name: str):
 # input for every session. Results hold no (T, V) logits, only what the page draws.
 
 @st.cache_resource(max_entries=32, show_spinner="Reading every layer of SmolLM2 through its output (logit lens)...")
-def smollm2_logit_lens(text: str, target: str, k: int):
-    """engine.interventions.logit_lens on SmolLM2, following `target`."""
+def pretrained_logit_lens(name: str, text: str, target: str, k: int):
+    """engine.interventions.logit_lens on the pretrained model called `name`, following `target`."""
     from engine import interventions
 
-    return interventions.logit_lens(smollm2(), text, k=k, target=target)
+    return interventions.logit_lens(pretrained_model(name), text, k=k, target=target)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def smollm2_head_types(text: str, max_tokens: int):
-    """engine.heads' name for every head of SmolLM2 on a text (induction from the repeated random sequence)."""
+def pretrained_head_types(name: str, text: str, max_tokens: int):
+    """engine.heads' name for every head of a pretrained model on a text (induction from the repeated
+    random sequence)."""
     from engine import heads
 
-    result = smollm2_heads(text, max_tokens)
-    return heads.score_heads(result.weights, result.ids, induction=smollm2_induction_scores())
+    result = pretrained_heads(name, text, max_tokens)
+    return heads.score_heads(result.weights, result.ids, induction=pretrained_induction_scores(name))
 
 
 @st.cache_resource(max_entries=32,
-                   show_spinner="Knocking out each of SmolLM2's 270 heads in turn, one pass each (a few seconds)...")
-def smollm2_head_effects(text: str, target: str, mode: str):
+                   show_spinner="Knocking out each head in turn, one pass each (a few seconds)...")
+def pretrained_head_effects(name: str, text: str, target: str, mode: str):
     """engine.interventions.head_effects: Delta ln P(target) at the last position for every head alone."""
     from engine import interventions
 
-    return interventions.head_effects(smollm2(), text, target, mode=mode)
+    return interventions.head_effects(pretrained_model(name), text, target, mode=mode)
 
 
-@st.cache_resource(max_entries=64, show_spinner="Running SmolLM2 with those heads knocked out...")
-def smollm2_knock_out(text: str, target: str, heads: tuple, mode: str, k: int):
+@st.cache_resource(max_entries=64, show_spinner="Running the model with those heads knocked out...")
+def pretrained_knock_out(name: str, text: str, target: str, heads: tuple, mode: str, k: int):
     """engine.intervention_readings.knock_out: the top k next tokens intact and without `heads`."""
     from engine import intervention_readings
 
-    return intervention_readings.knock_out(smollm2(), text, target, heads, mode, k)
+    return intervention_readings.knock_out(pretrained_model(name), text, target, heads, mode, k)
 
 
 @st.cache_resource(max_entries=16,
                    show_spinner="Patching every layer x position of the clean run into the corrupted one...")
-def smollm2_patching(clean: str, corrupt: str, clean_target: str, corrupt_target: str):
-    """engine.interventions.activation_patching on SmolLM2."""
+def pretrained_patching(name: str, clean: str, corrupt: str, clean_target: str, corrupt_target: str):
+    """engine.interventions.activation_patching on the pretrained model called `name`."""
     from engine import interventions
 
-    return interventions.activation_patching(smollm2(), clean, corrupt, clean_target, corrupt_target)
+    return interventions.activation_patching(pretrained_model(name), clean, corrupt, clean_target, corrupt_target)
 
 
-@st.cache_resource(max_entries=32, show_spinner="SmolLM2 reads a random sequence twice...")
-def smollm2_copying(length: int, seed: int, heads: tuple):
-    """engine.interventions.copying_probe on SmolLM2, with `heads` knocked out (zero)."""
+@st.cache_resource(max_entries=32, show_spinner="The model reads a random sequence twice...")
+def pretrained_copying(name: str, length: int, seed: int, heads: tuple):
+    """engine.interventions.copying_probe on the pretrained model called `name`, with `heads` knocked out (zero)."""
     from engine import interventions
 
-    return interventions.copying_probe(smollm2(), length, seed, heads)
+    return interventions.copying_probe(pretrained_model(name), length, seed, heads)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -93,6 +93,7 @@ def _inside_the_model() -> None:
     the slow ones are the head effects (one pass per head: seconds each) and the patching heatmaps."""
     from engine import intervention_readings as readings
     from engine import limits
+    from engine.llama import DEFAULT_NAME
     from ui import loaders
 
     length, seed, k = readings.COPYING_EXAMPLE
@@ -102,23 +103,25 @@ def _inside_the_model() -> None:
     own = list(readings.OWN_EXAMPLES.values())
 
     def knock_out(text: str, target: str) -> None:
-        scored = loaders.smollm2_head_types(text, limits.HEAD_VIEWER_MAX_TOKENS)
-        effects = loaders.smollm2_head_effects(text, target, "zero")
+        scored = loaders.pretrained_head_types(DEFAULT_NAME, text, limits.HEAD_VIEWER_MAX_TOKENS)
+        effects = loaders.pretrained_head_effects(DEFAULT_NAME, text, target, "zero")
         groups = readings.head_groups(scored.types, effects, readings.EXAMPLE_GROUP_SIZE)
-        loaders.smollm2_knock_out(text, target, readings.chosen_heads([group], groups), "zero", readings.BARS_TOP_K)
+        loaders.pretrained_knock_out(DEFAULT_NAME, text, target, readings.chosen_heads([group], groups), "zero",
+                                     readings.BARS_TOP_K)
 
-    loaders.smollm2_logit_lens(*readings.LENS_EXAMPLE, readings.LENS_TOP_K)
+    loaders.pretrained_logit_lens(DEFAULT_NAME, *readings.LENS_EXAMPLE, readings.LENS_TOP_K)
     knock_out(*knock_outs[0][:2])
-    loaders.smollm2_patching(*patchings[0])
-    loaders.smollm2_copying(length, seed, ())
-    loaders.smollm2_copying(length, seed, tuple(readings.top_heads(loaders.smollm2_induction_scores(), k)))
+    loaders.pretrained_patching(DEFAULT_NAME, *patchings[0])
+    loaders.pretrained_copying(DEFAULT_NAME, length, seed, ())
+    knocked = tuple(readings.top_heads(loaders.smollm2_induction_scores(), k))
+    loaders.pretrained_copying(DEFAULT_NAME, length, seed, knocked)
     for text, target in own:
         loaders.shipped_logit_lens(text, target, readings.LENS_TOP_K)
         loaders.shipped_head_effects(text, target, "zero")
     for text, target, _ in knock_outs[1:]:
         knock_out(text, target)
     for pair in patchings[1:]:
-        loaders.smollm2_patching(*pair)
+        loaders.pretrained_patching(DEFAULT_NAME, *pair)
 
 
 # name -> what it fills, each with the arguments its page passes

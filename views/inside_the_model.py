@@ -13,7 +13,7 @@ from engine.charts.style import visible
 from engine.gguf_file import Config as SmolLM2Sizes
 from engine.interventions import MODES
 from ui import challenges, charts, code, formula, loaders, page, url_state, warmup
-from ui.pretrained_views import load_smollm2
+from ui.pretrained_views import load_model, model_param, model_picker
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
 MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
@@ -63,6 +63,7 @@ STATE = url_state.PageState(
     url_state.Param("seed", COPY_SEED, url_state.between(0, 999)),
     url_state.Param("own_text", OWN_TEXT, url_state.text(limits.HEAD_EFFECTS_MAX_TOKENS)),
     url_state.Param("own_target", OWN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
+    model_param("model"),
 )
 
 
@@ -119,7 +120,9 @@ st.markdown(
     "can stare at a token and change nothing. To find out what a part *does*, change it and watch the output. "
     "Four such experiments below read SmolLM2 from the inside; the last one turns them on a model of ours.")
 
-model = load_smollm2()
+with st.sidebar:
+    picked = model_picker(STATE, "model")      # SmolLM2, or a GGUF of PLAYGROUND_MODELS (ui.pretrained_views)
+model = load_model(picked)
 
 # --- 1. the logit lens ----------------------------------------------------------------------------------
 st.subheader("1. Read every layer: the logit lens")
@@ -134,7 +137,8 @@ right.text_input("Target token (one token: mind the leading space)", key=STATE.k
 lens_error = st.container()
 lens = reading = None
 if model is not None:
-    lens = page.run_engine(loaders.smollm2_logit_lens, STATE["text"], STATE["target"], LENS_K, where=lens_error)
+    lens = page.run_engine(loaders.pretrained_logit_lens, picked, STATE["text"], STATE["target"], LENS_K,
+                           where=lens_error)
 if lens is not None:
     reading = readings.read_lens(lens, STATE["target"])
     shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
@@ -184,11 +188,11 @@ right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TA
 knock_error = st.container()
 scored = effects = knocked = None
 if model is not None:
-    scored = page.run_engine(loaders.smollm2_head_types, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS,
+    scored = page.run_engine(loaders.pretrained_head_types, picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS,
                              where=knock_error)
 if scored is not None:
-    effects = page.run_engine(loaders.smollm2_head_effects, STATE["ko_text"], STATE["ko_target"], STATE["mode"],
-                              where=knock_error)
+    effects = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
+                              STATE["mode"], where=knock_error)
 if effects is not None:
     groups = readings.head_groups(scored.types, effects, GROUP_SIZE)
     pick, mode_column = st.columns([3, 1])
@@ -201,7 +205,7 @@ if effects is not None:
                + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
                  "random sequence.")
     chosen = readings.chosen_heads(STATE["heads"], groups)
-    knocked = page.run_engine(loaders.smollm2_knock_out, STATE["ko_text"], STATE["ko_target"], chosen,
+    knocked = page.run_engine(loaders.pretrained_knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
                               STATE["mode"], TOP_K)
     if knocked is not None:
         after = f"without {len(chosen)} head{'' if len(chosen) == 1 else 's'}"
@@ -213,7 +217,7 @@ if effects is not None:
                 f"({STATE['mode']}): how much does ln P({effects.target_token!r}) change?")
     tokens = effects.tokens
     STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
-    weights = loaders.smollm2_heads(STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
+    weights = loaders.pretrained_heads(picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
     comparison = page.run_engine(readings.attention_vs_effect, weights, effects, int(STATE["source"]), TOP_K)
     heat_column, table_column = st.columns([1, 2])
     with heat_column:
@@ -293,8 +297,8 @@ right.text_input("Corrupted answer", key=STATE.key("corrupt_target"), max_chars=
 patch_error = st.container()
 patched = None
 if model is not None:
-    patched = page.run_engine(loaders.smollm2_patching, STATE["clean"], STATE["corrupt"], STATE["clean_target"],
-                              STATE["corrupt_target"], where=patch_error)
+    patched = page.run_engine(loaders.pretrained_patching, picked, STATE["clean"], STATE["corrupt"],
+                              STATE["clean_target"], STATE["corrupt_target"], where=patch_error)
 if patched is not None:
     route = readings.patching_route(patched)
     for sentence in route.sentences:
@@ -339,9 +343,10 @@ sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"))
 sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"))
 copying = None
 if model is not None:
-    knocked_heads = tuple(readings.top_heads(loaders.smollm2_induction_scores(), int(STATE["k"])))
-    intact = page.run_engine(loaders.smollm2_copying, int(STATE["length"]), int(STATE["seed"]), ())
-    ablated = page.run_engine(loaders.smollm2_copying, int(STATE["length"]), int(STATE["seed"]), knocked_heads)
+    knocked_heads = tuple(readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"])))
+    length, seed = int(STATE["length"]), int(STATE["seed"])
+    intact = page.run_engine(loaders.pretrained_copying, picked, length, seed, ())
+    ablated = page.run_engine(loaders.pretrained_copying, picked, length, seed, knocked_heads)
     if intact is not None and ablated is not None:
         copying = readings.compare_copying(intact, ablated)
 if copying is not None:

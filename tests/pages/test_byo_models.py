@@ -68,3 +68,19 @@ def test_without_the_folder_there_is_no_picker(run_page, monkeypatch):
     at = run_page(PAGE, timeout=300)
     no_exception(at)
     assert not [s for s in at.selectbox if s.key == "heads.model"]
+
+
+def test_the_inside_page_reads_a_brought_model_too(run_page, models):
+    """Inside the model: the same picker; the logit lens and the copying probe run on the small model, and a
+    target or head its tokenizer or sizes cannot give is a sentence, never a traceback."""
+    at = run_page("views/inside_the_model.py", timeout=600)
+    no_exception(at)
+    picker = at.selectbox(key="inside.model")
+    assert picker.options == [DEFAULT_NAME, "not-llama", "tiny-llama"]
+    picker.set_value("tiny-llama").run()
+    no_exception(at)
+    assert at.query_params["model"] in (["tiny-llama"], "tiny-llama")
+    assert any("logit lens" in header for header in _subheaders(at))
+    unreadable = run_page("views/inside_the_model.py", query={"model": "not-llama"}, timeout=600)
+    no_exception(unreadable)
+    assert any("architecture is 'gpt2'" in e.value for e in unreadable.error)

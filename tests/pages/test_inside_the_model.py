@@ -146,8 +146,8 @@ def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
     from engine import interventions
     from ui import loaders, warmup
 
-    for loader in (loaders.smollm2_logit_lens, loaders.smollm2_head_effects, loaders.smollm2_knock_out,
-                   loaders.smollm2_patching, loaders.smollm2_copying, loaders.shipped_logit_lens,
+    for loader in (loaders.pretrained_logit_lens, loaders.pretrained_head_effects, loaders.pretrained_knock_out,
+                   loaders.pretrained_patching, loaders.pretrained_copying, loaders.shipped_logit_lens,
                    loaders.shipped_head_effects):
         loader.clear()
     warmup.TASKS["the Inside-the-model page's examples"]()
