@@ -25,27 +25,20 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app():
-    """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
-    port = _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0")   # no background prefetch (ui/warmup.py)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+def serving(command: list[str], url: str, health: str, env: dict, seconds: float = 60):
+    """Run `command` in the repository until `health` answers 200 (within `seconds`); yield `url`; stop it."""
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + seconds
         while time.time() < deadline:
             try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                with urllib.request.urlopen(health, timeout=1) as reply:
                     if reply.status == 200:
                         break
             except OSError:
                 time.sleep(0.2)
         else:
-            pytest.fail("streamlit did not start within 60 s")
+            pytest.fail(f"{' '.join(command[1:])} did not start within {seconds:.0f} s")
         yield url
     finally:
         server.terminate()
@@ -53,6 +46,19 @@ def running_app():
             server.wait(10)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@contextlib.contextmanager
+def running_app():
+    """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
+    port = _free_port()
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0")   # no background prefetch (ui/warmup.py)
+    url = f"http://127.0.0.1:{port}"
+    with serving([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                  "--server.address", "127.0.0.1", "--server.headless", "true",
+                  "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                 url, f"{url}/_stcore/health", env) as served:
+        yield served
 
 
 @pytest.fixture(scope="session")

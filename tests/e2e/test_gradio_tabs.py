@@ -3,16 +3,13 @@ pressed, no error shown and every chart drawn; a bad input shows the engine's se
 in artifacts/screenshots/gradio-<page>.png."""
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _free_port
+from tests.e2e.conftest import ROOT, _free_port, serving
 from ui.path import PATH
 
 pytest.importorskip("gradio", reason="requirements-test.txt installs gradio")
@@ -26,26 +23,9 @@ def gradio_url():
     port = _free_port()
     env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port),
                GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
-    server = subprocess.Popen([sys.executable, "gradio_app.py"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(url, timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            time.sleep(0.3)
-        else:
-            pytest.fail("gradio_app.py did not start within 90 s")
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    with serving([sys.executable, "gradio_app.py"], url, url, env, seconds=90) as served:
+        yield served
 
 
 def settle(page, timeout_s: float = 120) -> None:
