@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import http.client
 import os
 import secrets
 import signal
@@ -25,9 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from deploy import haproxy
 
@@ -63,11 +64,16 @@ def start(command: list[str], env: dict[str, str] | None = None, stdout=subproce
 
 
 def healthy(url: str, timeout: float = 2.0) -> bool:
+    """Does the process at `url` (one of ours, on this machine) answer its health check?"""
+    address = urlsplit(url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
     try:
-        with urllib.request.urlopen(f"{url}{haproxy.HEALTH}", timeout=timeout) as reply:
-            return reply.status == 200
+        connection.request("GET", haproxy.HEALTH)
+        return connection.getresponse().status == 200
     except OSError:
         return False
+    finally:
+        connection.close()
 
 
 def wait_healthy(url: str, process: subprocess.Popen, what: str, timeout: float = START_TIMEOUT_S) -> None:

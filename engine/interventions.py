@@ -116,7 +116,7 @@ class _SmolLM2Runner(_Runner):
 class _TransformerLMRunner(_Runner):
     def __init__(self, model, tokenizer=None):
         if model.training:
-            raise ValueError("The model is in training mode (dropout on): call model.eval() before reading it.")
+            raise ValueError("The model is in training mode (dropout on): call model.train(False) before reading it.")
         config = model.config
         self.model, self.tokenizer, self.causal = model, tokenizer, config.causal
         self.n_layers, self.n_heads, self.d_k = config.n_layers, config.n_heads, config.d_k

@@ -203,7 +203,7 @@ def test_bad_ids_texts_and_models_are_sentences():
     with pytest.raises(ValueError, match="TransformerLM; got str"):
         I.logit_lens("a model", IDS)
     model.train()
-    with pytest.raises(ValueError, match="model.eval()"):
+    with pytest.raises(ValueError, match=r"model\.train\(False\)"):
         I.logit_lens(model, IDS)
 
 
