@@ -118,14 +118,20 @@ def split_point(text: str, fraction: float = VALIDATION_FRACTION) -> int:
     return len(text) if cut < 0 else cut + 1
 
 
+def play_files() -> list[Path]:
+    """The plays' Markdown files, by genre, in the fixed order the corpus joins them (also the prepared
+    cache's inputs: engine.prepare)."""
+    folder = plays_folder()
+    return [path for genre in GENRES for path in sorted((folder / genre).glob("*.md"))]
+
+
 @functools.lru_cache(maxsize=1)
 def load_corpus() -> Corpus:
     """Read and clean all 38 plays once per process; the split is fixed (see module docstring).
     The cleaned text comes from the prepared cache (engine.cache) when it is there."""
-    folder = plays_folder()
-    sources = [path for genre in GENRES for path in sorted((folder / genre).glob("*.md"))]
+    sources = play_files()
     if not sources:
-        raise ValueError(f"No plays were found under {folder}.")
+        raise ValueError(f"No plays were found under {plays_folder()}.")
     arrays, meta = cache.cached("corpus", lambda: _clean_plays(sources), inputs=sources, code=[sys.modules[__name__]])
     text = bytes(arrays["text"]).decode("utf-8")
     plays: dict[str, Play] = {}

@@ -44,18 +44,12 @@ def corpus_tokens(level: str):
 
     if level not in tokenizers.LEVELS:
         raise ValueError(f"The token level must be one of {', '.join(tokenizers.LEVELS)}; not {level!r}.")
-    arrays, meta = cache.cached(f"tokens-{level}", build, params={"level": level}, inputs=corpus_inputs(),
+    arrays, meta = cache.cached(f"tokens-{level}", build, params={"level": level}, inputs=corpus.play_files(),
                                 code=_modules("corpus", "tokenizers"))
     tokenizer = tokenizers.tokenizer_from_arrays(
         {name.removeprefix("tokenizer."): array for name, array in arrays.items() if name.startswith("tokenizer.")},
         meta)
     return tokenizer, arrays["train"], arrays["validation"]
-
-
-def corpus_inputs() -> list:
-    """The plays' files, as engine.corpus reads them."""
-    folder = corpus.plays_folder()
-    return [path for genre in corpus.GENRES for path in sorted((folder / genre).glob("*.md"))]
 
 
 def corpus_counts(level: str) -> ngram.NGramCounts:
@@ -65,7 +59,7 @@ def corpus_counts(level: str) -> ngram.NGramCounts:
         return ngram.count_ngrams(train, limits.MAX_NGRAM_ORDER, tokenizer.vocab_size).to_arrays()
 
     arrays, meta = cache.cached(f"counts-{level}", build, params={"level": level, "order": limits.MAX_NGRAM_ORDER},
-                                inputs=corpus_inputs(), code=_modules("corpus", "tokenizers", "ngram", "limits"))
+                                inputs=corpus.play_files(), code=_modules("corpus", "tokenizers", "ngram", "limits"))
     return ngram.NGramCounts.from_arrays(arrays, meta)
 
 
@@ -76,7 +70,7 @@ def corpus_held_out(level: str) -> list[ngram.HeldOutRow]:
         rows = ngram.held_out_rows(counts, corpus_tokens(level)[2], range(1, counts.max_order + 1))
         return {}, {"rows": [list(row.__dict__.values()) for row in rows]}
 
-    _, meta = cache.cached(f"held-out-{level}", build, params={"level": level}, inputs=corpus_inputs(),
+    _, meta = cache.cached(f"held-out-{level}", build, params={"level": level}, inputs=corpus.play_files(),
                            code=_modules("corpus", "tokenizers", "ngram", "limits"))
     return [ngram.HeldOutRow(*row) for row in meta["rows"]]
 
@@ -121,7 +115,8 @@ def model_ladder(shipped: Callable[[], object] | None = None):
         rungs = ladder([*grams, shipped() if shipped is not None else shipped_model()[0]], text)
         return {}, {"rungs": [list(rung.__dict__.values()) for rung in rungs]}
 
-    inputs = [*corpus_inputs(), SHIPPED_CHECKPOINT.with_suffix(".safetensors"), SHIPPED_CHECKPOINT.with_suffix(".json")]
+    inputs = [*corpus.play_files(), SHIPPED_CHECKPOINT.with_suffix(".safetensors"),
+              SHIPPED_CHECKPOINT.with_suffix(".json")]
     _, meta = cache.cached("ladder", build, params={"top": limits.LADDER_MAX_NGRAM_ORDER,
                                                     "chars": limits.LADDER_HELD_OUT_CHARS,
                                                     "passages": limits.LADDER_PASSAGES},

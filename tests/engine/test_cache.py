@@ -151,7 +151,7 @@ def test_two_processes_preparing_at_once_leave_one_valid_entry(tmp_path, monkeyp
 
 def test_corpus_from_the_cache_equals_the_plays_cleaned_again(folder):
     cached_corpus = corpus.load_corpus.__wrapped__()
-    fresh_arrays, fresh_meta = corpus._clean_plays(prepare.corpus_inputs())
+    fresh_arrays, fresh_meta = corpus._clean_plays(corpus.play_files())
     assert cached_corpus.text == "\n".join(p.text for p in cached_corpus.by_title.values())
     text = bytes(fresh_arrays["text"]).decode("utf-8")
     for title, slug, genre, start, end, split_at in fresh_meta["plays"]:
