@@ -296,7 +296,9 @@ class Meter:
         self._stop.set()
 
     def pids(self) -> list[int]:
-        return [p for pid in self.farm.server_pids() for p in descendants(pid)]
+        """The Streamlit processes, their children, and the preloaded parent they were forked from."""
+        shared = self.farm.fork_server_pid()
+        return [p for pid in self.farm.server_pids() for p in descendants(pid)] + ([shared] if shared else [])
 
     def _sum(self, measure) -> int:
         total = 0

@@ -54,11 +54,12 @@ from engine.train import Trainer, TrainConfig, mixed_precision, save_checkpoint,
 OUT = Path("/tmp/ship/shakespeare_char")
 
 
-def model_config(vocab_size: int, layers: int, width: int, heads: int, context: int) -> TransformerConfig:
+def model_config(vocab_size: int, layers: int, width: int, heads: int, context: int,
+                 dropout: float = 0.0) -> TransformerConfig:
     """The shipped shape: pre-norm GELU blocks, d_ff = 4 d, no biases, tied head, rotary positions."""
     return TransformerConfig(vocab_size=vocab_size, context_length=context, d_model=width, n_heads=heads,
                              d_ff=4 * width, n_layers=layers, activation="gelu", layer_norm="pre",
-                             positional="rotary", final_norm=True, bias=False, tied_head=True)
+                             positional="rotary", final_norm=True, bias=False, tied_head=True, dropout=dropout)
 
 
 def machine() -> str:
@@ -71,7 +72,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{name}, {os.cpu_count()} cores (shared), torch {torch.__version__}, 1 thread"
+    return f"{name}, {os.cpu_count()} cores (shared), torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
 
 
 def probe(seconds: float, batch: int, shapes: list[tuple[int, int, int, int]]) -> None:
@@ -123,11 +124,11 @@ def ladder(checkpoints: list[Path]) -> None:
 def main(args: argparse.Namespace) -> None:
     corpus = load_corpus()
     tokenizer = CharTokenizer.from_text(corpus.text)
-    config = model_config(tokenizer.vocab_size, args.layers, args.width, args.heads, args.context)
+    config = model_config(tokenizer.vocab_size, args.layers, args.width, args.heads, args.context, args.dropout)
     schedule = TrainConfig(batch_size=args.batch, max_steps=args.steps, max_seconds=args.seconds,
                            learning_rate=args.lr, min_learning_rate=args.lr / 20, warmup_steps=args.warmup,
                            weight_decay=0.1, beta1=0.9, beta2=0.99, eval_every=args.eval_every, eval_batches=16,
-                           seed=1337, threads=1)
+                           seed=1337, threads=args.threads)
     train_ids = tokenizer.encode(corpus.train)
     held_out_ids = tokenizer.encode(corpus.validation)
     torch.manual_seed(schedule.seed)
@@ -185,6 +186,8 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=4800.0)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the run")
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--probe", type=float, default=0.0, help="seconds per shape: measure tokens/s, save nothing")

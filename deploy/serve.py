@@ -3,7 +3,10 @@
     python -m deploy.serve --processes 2 [--port 8501] [--first-backend-port 8601] [--address 0.0.0.0]
 
 Starts the processes on 127.0.0.1:<first-backend-port + i> with the app's settings (as the
-Dockerfile runs it, and without watching files), waits until each answers its health check,
+Dockerfile runs it, and without watching files), each forked from one parent that has already
+imported the libraries and loaded the shared data (`deploy.preload`, Python's multiprocessing
+fork server), so the processes share those pages instead of holding a copy each (--no-preload:
+plain `streamlit run` processes). It waits until each answers its health check,
 then runs HAProxy in the foreground on the public port (configuration: `deploy.haproxy`). A
 process that dies is started again RESTART_DELAY_S later: by then HAProxy's health check has
 taken it out and its students, reconnecting, are on the live (warm) processes; the new one
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import http.client
+import multiprocessing
 import os
 import secrets
 import signal
@@ -63,6 +67,83 @@ def start(command: list[str], env: dict[str, str] | None = None, stdout=subproce
                             preexec_fn=_parent_death_signal())
 
 
+def _run_streamlit(command: list[str], env: dict[str, str], stderr: str | None) -> None:
+    """A backend forked from the fork server (deploy.preload already imported): `streamlit run` in it."""
+    die_with_parent = _parent_death_signal()          # the fork server: it exits with deploy.serve
+    if die_with_parent is not None:
+        die_with_parent()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(ROOT)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    if stderr is not None:
+        os.dup2(os.open(stderr, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), 2)
+    from streamlit.web import cli
+
+    cli.main(args=command[command.index("run"):], prog_name="streamlit")
+
+
+class Forked:
+    """A backend forked from the preloaded fork server, with the part of Popen's interface Farm uses."""
+
+    _context = None
+
+    def __init__(self, command: list[str], env: dict[str, str], stderr: str | None = None):
+        if Forked._context is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["deploy.preload"])
+            saved = dict(os.environ)
+            os.environ.update(env)                       # the fork server (started now) loads with env's cache
+            try:
+                context.Process(target=int).start()      # starts the fork server; this first child does nothing
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+            Forked._context = context
+        self.process = Forked._context.Process(target=_run_streamlit, args=(command, env, stderr),
+                                               name=f"streamlit {command[command.index('--server.port') + 1]}")
+        self.process.start()
+        self.pid = self.process.pid
+
+    @staticmethod
+    def shutdown() -> None:
+        """Stop the fork server (its backends stopped first); the next Forked starts a fresh one."""
+        if Forked._context is not None:
+            from multiprocessing import forkserver
+
+            forkserver._forkserver._stop()
+            Forked._context = None
+
+    @staticmethod
+    def server_pid() -> int | None:
+        """The fork server's process id (the parent of every Forked backend), or None before the first."""
+        if Forked._context is None:
+            return None
+        from multiprocessing import forkserver
+
+        return forkserver._forkserver._forkserver_pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.exitcode
+
+    def poll(self) -> int | None:
+        return self.process.exitcode
+
+    def terminate(self) -> None:
+        self.process.terminate()
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired(f"streamlit (pid {self.pid})", timeout)
+        return self.process.exitcode
+
+
 def healthy(url: str, timeout: float = 2.0) -> bool:
     """Does the process at `url` (one of ours, on this machine) answer its health check?"""
     address = urlsplit(url)
@@ -105,7 +186,7 @@ def stop(processes: list[subprocess.Popen], grace: float = STOP_GRACE_S) -> None
 @dataclass
 class Backend:
     port: int
-    process: subprocess.Popen
+    process: subprocess.Popen | Forked
     dead_since: float | None = None
 
     @property
@@ -122,7 +203,7 @@ class Farm:
 
     def __init__(self, processes: int, port: int = 8501, first_backend_port: int = 8601,
                  address: str = "0.0.0.0", env: dict[str, str] | None = None, access_log=None,
-                 backend_stderr=None):
+                 backend_stderr=None, preload: bool = True):
         if processes < 1:
             raise ValueError(f"At least one process is needed; {processes} were asked for.")
         if processes > 1:
@@ -136,6 +217,7 @@ class Farm:
         self.env = dict(env if env is not None else os.environ)
         self.env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
         self.access_log, self.backend_stderr = access_log, backend_stderr
+        self.preload = preload and processes > 1      # one process shares with nobody: plain streamlit run
         self.backends: list[Backend] = []
         self.proxy: subprocess.Popen | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
@@ -147,6 +229,9 @@ class Farm:
 
     def _start_backend(self, port: int) -> Backend:
         address = self.address if self.processes == 1 else LOOPBACK
+        if self.preload:
+            stderr = getattr(self.backend_stderr, "name", None)
+            return Backend(port, Forked(streamlit_command(port, address), self.env, stderr))
         return Backend(port, start(streamlit_command(port, address), self.env, stderr=self.backend_stderr))
 
     def __enter__(self) -> "Farm":
@@ -170,6 +255,8 @@ class Farm:
 
     def __exit__(self, *exc) -> None:
         stop(([self.proxy] if self.proxy else []) + [b.process for b in self.backends])
+        if self.preload:
+            Forked.shutdown()
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
@@ -177,6 +264,10 @@ class Farm:
     def server_pids(self) -> list[int]:
         """The Streamlit processes' ids (HAProxy's is self.proxy.pid)."""
         return [b.process.pid for b in self.backends]
+
+    def fork_server_pid(self) -> int | None:
+        """The preloaded parent the Streamlit processes were forked from (its memory is theirs too), or None."""
+        return Forked.server_pid() if self.preload else None
 
     def restart_dead(self, delay: float = RESTART_DELAY_S) -> list[int]:
         """Start again each backend found dead at least `delay` s ago; returns their ports.
@@ -216,10 +307,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the processes listen on 127.0.0.1 from this port up (default 8601)")
     parser.add_argument("--address", default="0.0.0.0", help="the public address (default 0.0.0.0: every interface)")
     parser.add_argument("--access-log", action="store_true", help="print every request HAProxy passes on")
+    parser.add_argument("--no-preload", action="store_true",
+                        help="start each process with its own imports and data (no shared fork server)")
     args = parser.parse_args(argv)
     try:
         farm = Farm(args.processes, args.port, args.first_backend_port, args.address,
-                    access_log=sys.stdout if args.access_log else None)
+                    access_log=sys.stdout if args.access_log else None, preload=not args.no_preload)
     except (haproxy.HAProxyMissing, ValueError) as error:
         print(error, file=sys.stderr)
         return 2

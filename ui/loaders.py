@@ -186,6 +186,17 @@ def pretrained_induction_scores(name: str):
     return smollm2_induction_scores() if name == DEFAULT_NAME else _brought_induction_scores(name)
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def pretrained_scored_heads(name: str, text: str):
+    """The head viewer's scores, names and model-view thumbnails of every head on one text (kept for reruns)."""
+    from engine import heads, limits
+    from engine.charts.images import thumbnails
+
+    result = pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
+    scored = heads.score_heads(result.weights, result.ids, induction=pretrained_induction_scores(name))
+    return scored, thumbnails(result.weights, scored.types)
+
+
 def _brought_path(name: str):
     from engine import pretrained
 

@@ -27,6 +27,15 @@ HOMONYMS = [
 FACT_PROMPTS = ["The capital of Italy is", "Water freezes at a temperature of", "The Eiffel Tower is in the city of"]
 PRONOUN_PROMPTS = ("The nurse said that", "The engineer said that")
 PRONOUNS = [" he", " she", " they"]
+# The head viewer's example sentences (here, so the warm-up can score its first view: ui/warmup.py)
+HEAD_VIEWER_DEFAULT = "The animal and the street (coreference)"
+HEAD_VIEWER_PRESETS = {
+    "The animal and the street (coreference)": "The animal didn't cross the street because it was too tired",
+    "A repeated random sequence (induction)": ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
+                                               "violet gravel oyster tundra sprocket lantern walnut pebble orbit"),
+    "The crane by the lake": "The crane by the lake spread its wings and flew over the water",
+    "Mary had a little lamb": "Mary had a little lamb, its fleece was white as snow",
+}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -44,6 +53,7 @@ def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: 
     """A seed fixes the draw, so one generation per settings serves every session (about 55 ms a token)."""
     return pretrained.sample_text(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
                                model=loaders.smollm2())
+
 
 
 def load_smollm2():

@@ -80,12 +80,22 @@ def _every_first_view() -> None:
 
     loaders.smollm2()
     loaders.smollm2_induction_scores()
+    _head_viewer()
     loaders.shipped_transformer()
     loaders.fixed_ladder()
     loaders.char_ngrams()
     for name in loaders.BUNDLED_PICTURES:
         loaders.bundled_picture(name)
     _inside_the_model()      # last: seconds of head effects and patching, its default example first
+
+
+def _head_viewer() -> None:
+    """The head viewer's first view: SmolLM2's weights on its default sentence, every head scored and drawn."""
+    from engine.llama import DEFAULT_NAME
+    from ui import loaders
+    from ui.pretrained_views import HEAD_VIEWER_DEFAULT, HEAD_VIEWER_PRESETS
+
+    loaders.pretrained_scored_heads(DEFAULT_NAME, HEAD_VIEWER_PRESETS[HEAD_VIEWER_DEFAULT])
 
 
 def _inside_the_model() -> None:

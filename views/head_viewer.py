@@ -7,21 +7,15 @@ import streamlit as st
 
 from engine import heads, limits, pretrained
 from engine.charts.heatmaps import heatmap_spec
-from engine.charts.images import model_view, thumbnails
+from engine.charts.images import model_view
 from engine.charts.lines import head_lines
 from engine.charts.palette import TYPE_COLOURS
 from engine.gguf_file import Config
 from engine.llama import DEFAULT_NAME
 from ui import challenges, charts, code, formula, loaders, page, url_state
-from ui.pretrained_views import absorbed_probes, load_model, model_param, model_picker
+from ui.pretrained_views import (HEAD_VIEWER_DEFAULT as DEFAULT_PRESET, HEAD_VIEWER_PRESETS as PRESETS,
+                                 absorbed_probes, load_model, model_param, model_picker)
 
-PRESETS = {
-    "The animal and the street (coreference)": "The animal didn't cross the street because it was too tired",
-    "A repeated random sequence (induction)": ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
-                                               "violet gravel oyster tundra sprocket lantern walnut pebble orbit"),
-    "The crane by the lake": "The crane by the lake spread its wings and flew over the water",
-    "Mary had a little lamb": "Mary had a little lamb, its fleece was white as snow",
-}
 PATTERN_FORMULAS = {
     "previous-token": (r"\frac{1}{T-2}\sum_{i=2}^{T-1}\alpha_{i,\,i-1}", "previous"),
     "first-token": (r"\frac{1}{T-2}\sum_{i=2}^{T-1}\alpha_{i,\,0}", "first"),
@@ -29,14 +23,6 @@ PATTERN_FORMULAS = {
     "broad": (r"\frac{1}{T-2}\sum_{i=2}^{T-1}\frac{-\sum_j \alpha_{ij}\ln\alpha_{ij}}{\ln(i+1)}", "broad"),
     "induction": (r"\frac{1}{|I|}\sum_{i\in I}\ \sum_{j<i:\ w_{j-1}=w_i}\alpha_{ij}", "induction"),
 }
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def scored_heads(model_name: str, text: str):
-    """Scores, names and model-view thumbnails of every head on one text (kept for reruns)."""
-    result = loaders.pretrained_heads(model_name, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    scored = heads.score_heads(result.weights, result.ids, induction=loaders.pretrained_induction_scores(model_name))
-    return scored, thumbnails(result.weights, scored.types)
 
 
 def key_value_groups(config: Config) -> str:
@@ -71,7 +57,7 @@ title = st.container()   # filled once the model is known: its name and number o
 
 STATE = url_state.PageState(
     "heads",
-    url_state.Param("text", PRESETS["The animal and the street (coreference)"]),
+    url_state.Param("text", PRESETS[DEFAULT_PRESET]),
     url_state.Param("layer", 16, int),
     url_state.Param("head", 0, int),
     model_param("model"),
@@ -108,7 +94,7 @@ if result is not None and result.note:
     st.warning(result.note + " The heatmaps would be too small to read beyond that.", icon=":material/content_cut:")
 scored = images = None
 if result is not None:
-    scored, images = page.run_engine(scored_heads, picked, STATE["text"]) or (None, None)
+    scored, images = page.run_engine(loaders.pretrained_scored_heads, picked, STATE["text"]) or (None, None)
 
 STATE["layer"] = int(np.clip(STATE["layer"], 0, last_layer))
 STATE["head"] = int(np.clip(STATE["head"], 0, last_head))

@@ -6,7 +6,8 @@ behind HAProxy on free loopback ports), students in separate browser contexts.
 - an upload and a /media file reach the process that holds the session, through the proxy;
 - a process dies (SIGKILL): its student reloads onto the other one, same page, same URL state,
   while the other student's session there carries on; deploy.serve starts the dead one again;
-- SIGTERM to deploy.serve stops HAProxy and every Streamlit process.
+- the processes are forks of one preloaded parent (deploy/preload.py) and share its memory;
+- SIGTERM to deploy.serve stops HAProxy, the fork server and every Streamlit process.
 """
 from __future__ import annotations
 
@@ -58,6 +59,27 @@ def children(pid: int) -> list[int]:
         return []
 
 
+def descendants(pid: int) -> list[int]:
+    found = []
+    for child in children(pid):
+        found += [child] + descendants(child)
+    return found
+
+
+def listening_inode(port: int) -> str:
+    """The inode of the loopback socket listening on `port` (/proc/net/tcp: state 0A is LISTEN)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A":
+            return fields[9]
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    rows = (line.split(":") for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    return {name: int(value.split()[0]) for name, value in rows}
+
+
 class Hall:
     """`python -m deploy.serve` with its access log in a file."""
 
@@ -83,9 +105,15 @@ class Hall:
         return self.first + int(server[1:]) - 1
 
     def pid_on(self, port: int) -> int:
-        for pid in children(self.process.pid):
-            if f"--server.port\0{port}\0" in Path(f"/proc/{pid}/cmdline").read_text():
-                return pid
+        """The process of deploy.serve (a fork of its fork server) holding the socket that listens on `port`."""
+        socket_name = f"socket:[{listening_inode(port)}]"
+        for pid in descendants(self.process.pid):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    if os.readlink(fd) == socket_name:
+                        return pid
+                except OSError:
+                    continue
         raise AssertionError(f"no Streamlit process of deploy.serve listens on {port}")
 
     def served(self, path_start: str) -> list[tuple[str, str]]:
@@ -200,9 +228,23 @@ def test_students_keep_their_process_and_one_survives_the_others_crash(hall, stu
         time.sleep(0.5)
 
 
+def test_the_processes_are_forks_of_one_preloaded_parent_and_share_its_memory(hall):
+    backends = [hall.pid_on(hall.first + i) for i in range(PROCESSES)]
+    parents = {int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) for pid in backends}
+    assert len(parents) == 1 and parents != {hall.process.pid}, parents       # one fork server, not deploy.serve
+    for pid in backends:
+        memory = memory_kib(pid)
+        # anonymous pages shared with the parent and the sibling count a half or a third each in Pss:
+        # the imported libraries and the loaded data (hundreds of MiB) are not copied per process
+        assert memory["Anonymous"] - memory["Pss_Anon"] >= 50 * 1024, memory
+
+
 def test_sigterm_stops_haproxy_and_every_process(hall):
-    family = children(hall.process.pid)
-    assert len(family) == PROCESSES + 1                           # the Streamlit processes and HAProxy
+    family = descendants(hall.process.pid)       # HAProxy, the fork server (and its resource tracker), the processes
+    commands = [Path(f"/proc/{pid}/cmdline").read_text() for pid in family]
+    assert sum("haproxy" in command for command in commands) == 1, commands
+    assert sum("forkserver" in command for command in commands) == PROCESSES + 1, commands   # forks keep its command
+    assert {hall.pid_on(hall.first + i) for i in range(PROCESSES)} <= set(family)
     hall.process.send_signal(signal.SIGTERM)
     assert hall.process.wait(30) == 128 + signal.SIGTERM
     deadline = time.time() + 10

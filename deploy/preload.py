@@ -1,0 +1,67 @@
+"""What every Streamlit process of a lecture hall shares: imported once, then forked.
+
+`deploy.serve` starts its processes from a fork server (Python's multiprocessing
+"forkserver", as gunicorn's --preload or Android's zygote): one parent process imports this
+module, which loads the libraries (numpy, pandas, Altair, Streamlit, torch: about 220 MiB of
+each process's private memory when it imports them itself) and the read-only data every page
+opens on (the corpus, both tokenizers' tables, GloVe's words and index, SmolLM2 and the shipped
+model); each Streamlit process is then a fork of it and shares those pages with its siblings
+until it writes to them. `gc.freeze()` keeps the collector from touching (and so copying) them.
+
+Nothing here runs torch: a fork after torch has started its thread pool is not safe, so the
+computations (the warm-up of ui/warmup.py) run in each process, after the fork. A failure is
+logged and skipped: the process then loads that part itself, as `streamlit run` does.
+"""
+from __future__ import annotations
+
+import gc
+import logging
+import time
+
+import ui.server  # noqa: F401  first, before numpy loads (BLAS threads, malloc arenas)
+
+log = logging.getLogger(__name__)
+LIBRARIES = ("numpy", "pandas", "pyarrow", "altair", "PIL", "segno", "streamlit", "streamlit.web.cli",
+             "torch", "safetensors", "engine", "ui.loaders", "ui.pretrained_views", "ui.shell", "ui.warmup")
+
+
+def _data() -> None:
+    """The shared read-only data each page's first view reads (the same calls, so the same cache keys)."""
+    from engine import limits
+    from engine.corpus import ALL_PLAYS
+    from ui import loaders
+
+    loaders.corpus()
+    loaders.corpus_characters()
+    loaders.gpt2_tokenizer()
+    loaders.corpus_bpe(limits.TOKENS_BPE_MERGES, limits.TOKENS_BPE_TRAIN_CHARS)
+    for level in ("characters", "words"):
+        loaders.tokenized(ALL_PLAYS, level, None)
+    loaders.ngram_counts(ALL_PLAYS, "characters", None)
+    loaders.glove()
+    loaders.smollm2()
+    loaders.shipped_transformer()
+
+
+def preload() -> float:
+    """Import the libraries and load the shared data; seconds taken."""
+    import importlib
+
+    begin = time.perf_counter()
+    logging.getLogger("streamlit").setLevel(logging.ERROR)   # "no runtime": the caches need none here
+    for name in LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            log.warning("preload: %s not imported (%s)", name, error)
+    try:
+        _data()
+    except Exception as error:   # a package missing or a damaged file: the page that needs it says so
+        log.warning("preload: shared data not loaded (%s)", error)
+    ui.server.return_freed_memory()
+    gc.collect()
+    gc.freeze()
+    return time.perf_counter() - begin
+
+
+SECONDS = preload()
