@@ -48,7 +48,8 @@ def preload() -> float:
     import importlib
 
     begin = time.perf_counter()
-    logging.getLogger("streamlit").setLevel(logging.ERROR)   # "no runtime": the caches need none here
+    # "missing ScriptRunContext" on each cached call: the caches need no session here (nor in the warm-up)
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
     for name in LIBRARIES:
         try:
             importlib.import_module(name)

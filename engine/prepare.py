@@ -95,7 +95,11 @@ def shipped_model():
     from engine.transformer_lm import TransformerLanguageModel
 
     model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
-    return TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])), name="shipped transformer"), notes
+    # rotary positions: a generation past the window keeps its key/value cache (sliding-window attention,
+    # one token a step) instead of a full pass over the window per step (engine.transformer_lm.CachedReader)
+    rolling = model.config.positional == "rotary"
+    return TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])), name="shipped transformer",
+                                    rolling_cache=rolling), notes
 
 
 def model_ladder(shipped: Callable[[], object] | None = None):

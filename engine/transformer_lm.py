@@ -124,3 +124,16 @@ class CachedReader:
         logits = self.lm.model.extend(torch.tensor([ids[known:]], dtype=torch.long), self.cache)
         self.ids = ids
         return torch.softmax(logits[0, -1].double(), dim=-1).numpy()
+
+
+def window_sentence(lm: TransformerLanguageModel, unit: str = "characters") -> str:
+    """How a generation reads this model's context window, as the Generate page says it."""
+    start = (f"A transformer reads at most its context window (this one: the last {lm.model.config.context_length} "
+             f"{unit}). While prompt and sample fit in it, each step runs only the new token (the keys and values "
+             "of the earlier ones are kept); ")
+    if lm.rolling_cache:
+        return start + ("past it, the oldest key and value leave every block's cache and each step still runs one "
+                        "token: with rotary positions a score depends only on how far apart two tokens are, so the "
+                        "kept keys stay valid (sliding-window attention, as in Mistral).")
+    return start + ("past it the window slides, every position moves, and each step is a whole pass again, several "
+                    "times slower.")

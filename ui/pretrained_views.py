@@ -217,6 +217,13 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     return generation
 
 
+def warm_absorbed_probes() -> None:
+    """Fill the caches absorbed_probes reads on its first view (the warm-up calls this: ui/warmup.py)."""
+    _next_tokens(FACT_PROMPTS[0], 5)
+    for prompt in PRONOUN_PROMPTS:
+        _candidates(prompt, tuple(PRONOUNS))
+
+
 def absorbed_probes(*, key: str = "absorbed"):
     """A fact it learned and a pronoun probe (nurse vs engineer -> he / she / they), framed as evidence.
 

@@ -9,6 +9,7 @@ from engine import limits
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.generation import generate
 from engine.ladder import Bar, ladder_sentences
+from engine.transformer_lm import window_sentence
 from ui import challenges, charts, code, loaders, page, pretrained_views, url_state, warmup
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
@@ -41,10 +42,7 @@ with st.sidebar:
               help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.")
     st.number_input("top-k (0 = keep all)", 0, 75, key=STATE.key("gen_top_k"))
     st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
-                    help="A transformer reads at most its context window (the shipped one: the last 128 "
-                         "characters). While prompt and sample fit in it, each step runs only the new character "
-                         "(the keys and values of the earlier ones are kept); past it the window slides, every "
-                         "position moves, and each step is a whole pass again, several times slower.")
+                    help=window_sentence(loaders.shipped_transformer()[0]))
     st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
     if live is None:
         st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")

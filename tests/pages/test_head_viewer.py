@@ -116,3 +116,25 @@ def test_the_code_shown_reproduces_the_numbers_shown(run_page, capsys):
     shown = at.dataframe[0].value
     previous = float(shown.loc[shown["pattern"] == "previous-token", "score"].iloc[0])
     assert f"'previous-token': {round(previous, 3)}" in printed
+
+
+def test_after_the_warm_up_the_first_view_computes_nothing(run_page, monkeypatch):
+    """The warm-up (ui/warmup.py) fills the very cache entries the page's first view reads."""
+    from engine import heads, pretrained
+    from engine.llama import Llama
+    from ui import loaders, pretrained_views, warmup
+
+    for cached in (loaders.pretrained_scored_heads, loaders.smollm2_heads, pretrained_views._next_tokens,
+                   pretrained_views._candidates):
+        cached.clear()
+    warmup._head_viewer()
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed again: the warm-up filled a different cache entry than the page reads")
+
+    for owner, name in ((heads, "score_heads"), (pretrained, "next_token_distribution"),
+                        (pretrained, "candidate_probabilities"), (Llama, "forward_text")):
+        monkeypatch.setattr(owner, name, computed)
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
