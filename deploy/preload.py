@@ -53,7 +53,7 @@ def preload() -> float:
     for name in LIBRARIES:
         try:
             importlib.import_module(name)
-        except ImportError as error:
+        except Exception as error:   # the fork server must start anyway: each process then imports it itself
             log.warning("preload: %s not imported (%s)", name, error)
     try:
         _data()
