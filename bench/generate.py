@@ -5,12 +5,13 @@
 Each row samples the page's default prompt at T = 0.8, on 1 torch thread as the server
 runs, for 100, 160 (the page's default) and 400 (the limit) characters:
 - "cached": engine.generation.generate, which reads the transformer through its
-  CachedReader (each step runs only the new token until the 128-character window is full,
+  CachedReader (each step runs only the new token until the model's window is full,
   then a full pass per step as the window slides);
 - "full passes": the same loop calling next_token_probs, one forward over the whole window
   per step (the reference, run in the same process, interleaved with the cached runs).
 - "rolling" (rotary models only): CachedReader(rolling=True), which keeps the cache as the
   window slides (drop the oldest key and value, read one token): one token per step throughout.
+  This is what the Generate page runs for a rotary model (engine.prepare.shipped_model).
 Cached and full passes draw the same characters (checked). A rolling reader is sliding-window
 attention beyond the window, not a full pass over it (engine.transformer_lm.CachedReader), so its
 draws may part from the full passes' after the window fills: the table gives the largest

@@ -144,14 +144,18 @@ class MultiHeadAttention(nn.Module):
         engine.interventions knocks heads out with it. Passed down the call, not hung on the
         module as a hook, so other threads' passes through the same shared model never see it."""
         B, T, d = x.shape
-        Q, K, V = self.W_qkv(x).to(self.W_o.weight.dtype).split(d, dim=2)   # 3 x (B, T, d)
+        qkv = self.W_qkv(x)
+        if qkv.dtype != self.W_o.weight.dtype:                         # bfloat16 under autocast
+            qkv = qkv.to(self.W_o.weight.dtype)
+        Q, K, V = qkv.split(d, dim=2)                                  # 3 x (B, T, d)
         Q = Q.view(B, T, self.h, self.d_k).transpose(1, 2)            # (B, h, T, d_k)
         K = K.view(B, T, self.h, self.d_k).transpose(1, 2)
         V = V.view(B, T, self.h, self.d_k).transpose(1, 2)
         if self.rotary:                    # rotate by absolute position; cached keys were rotated by theirs
             start = cache.seen if cache is not None else 0
             cos, sin = self.rotation(start, T)
-            Q, K = apply_rotary(Q, cos, sin), apply_rotary(K, cos, sin)
+            turned = apply_rotary(torch.cat((Q, K), dim=1), cos, sin)  # Q and K in one go: (B, 2h, T, d_k)
+            Q, K = turned[:, :self.h], turned[:, self.h:]
         past = 0
         if cache is not None:
             if cache.K is not None:
@@ -164,23 +168,30 @@ class MultiHeadAttention(nn.Module):
         mask = None
         if self.causal and T > 1 and (need_weights or past):
             mask = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(past)
-        with torch.autocast(x.device.type, enabled=False):
-            if need_weights:
-                scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)     # (B, h, T, past + T)
-                if mask is not None:
-                    scores = scores.masked_fill(~mask, float("-inf"))
-                weights = F.softmax(scores, dim=-1)                    # each row sums to 1
-                context = self.weights_dropout(weights) @ V            # (B, h, T, d_k)
-            else:
-                weights = None
-                context = F.scaled_dot_product_attention(
-                    Q, K, V, attn_mask=mask, is_causal=self.causal and T > 1 and mask is None,
-                    dropout_p=self.dropout if self.training else 0.0)
+        if torch.is_autocast_enabled(x.device.type):                   # attention itself in float32
+            with torch.autocast(x.device.type, enabled=False):
+                context, weights = self._attend(Q, K, V, mask, need_weights)
+        else:
+            context, weights = self._attend(Q, K, V, mask, need_weights)
         z = context.transpose(1, 2)                                    # (B, T, h, d_k): each head's output
         if edit_heads is not None:
             z = edit_heads(z)
         context = z.contiguous().view(B, T, d)                         # concat the heads: (B, T, d)
-        return AttentionOutput(self.output_dropout(self.W_o(context)), weights)
+        output = self.W_o(context)
+        return AttentionOutput(self.output_dropout(output) if self.training else output, weights)
+
+    def _attend(self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None,
+                need_weights: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(context (B, h, T, d_k), weights (B, h, T, T_k) on the explicit path, else None)."""
+        if need_weights:
+            scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)         # (B, h, T, past + T)
+            if mask is not None:
+                scores = scores.masked_fill(~mask, float("-inf"))
+            weights = F.softmax(scores, dim=-1)                        # each row sums to 1
+            return self.weights_dropout(weights) @ V, weights           # (B, h, T, d_k)
+        return F.scaled_dot_product_attention(
+            Q, K, V, attn_mask=mask, is_causal=self.causal and mask is None and Q.shape[2] > 1,
+            dropout_p=self.dropout if self.training else 0.0), None
 
     def rotation(self, start: int, T: int) -> tuple[torch.Tensor, torch.Tensor]:
         """cos, sin (T, d_k) for positions start .. start + T - 1: from the table inside the context,
@@ -202,7 +213,8 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        return self.dropout(self.W_2(self.activation(self.W_1(z))))   # (B, T, d)
+        out = self.W_2(self.activation(self.W_1(z)))                    # (B, T, d)
+        return self.dropout(out) if self.training else out
 
 
 @dataclass
@@ -310,7 +322,7 @@ class TransformerLM(nn.Module):
             x = x + self.position_embedding(torch.arange(start, start + T, device=idx.device))
         elif self.config.positional == "sinusoidal":
             x = x + self.position_encoding[start:start + T]
-        return self.embedding_dropout(x)
+        return self.embedding_dropout(x) if self.training else x
 
     def head(self, x: torch.Tensor) -> torch.Tensor:
         if self.final_norm is not None:

@@ -56,6 +56,14 @@ length = int(STATE["gen_length"])
 seed = int(STATE["gen_seed"])
 
 
+def shipped_summary(notes: dict) -> str:
+    """What the shipped checkpoint's notes say of its training, in a line."""
+    threads = notes.get("train", {}).get("threads") or 1
+    cpu = "one CPU thread" if threads == 1 else f"{threads} CPU threads"
+    return (f"{notes['steps']:,} training steps, {notes.get('tokens_seen', 0) / 1e6:.0f} M characters read, "
+            f"{notes['train_seconds'] / 60:.0f} minutes on {cpu}")
+
+
 def language_model(name: str):
     if name == SHIPPED:
         return loaders.shipped_transformer()[0]
@@ -155,7 +163,7 @@ if rungs is not None:
         "spread over the validation split, one play's ending after another), in bits per character so that any "
         f"tokenizer could join (1 bit = ln 2 = 0.693 nats). Every n-gram order from 1 to "
         f"{limits.LADDER_MAX_NGRAM_ORDER} is counted on the training split and scored. The shipped transformer: "
-        f"{notes['steps']:,} training steps, {notes['train_seconds'] / 60:.0f} minutes on one CPU thread.")
+        f"{shipped_summary(notes)}.")
     st.markdown(" ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED)))
     if smollm2 is not None:
         st.caption(f"SmolLM2 reads the same {smollm2.n_characters:,} characters as {smollm2.n_tokens:,} subword "

@@ -71,3 +71,16 @@ def test_the_ladder_holds_the_best_ngram_the_counts_can_make_and_says_so(at):
     margin = grams[best_order] - shipped
     assert (f"beats the best n-gram by **{margin:.3f} bits**" in shown if margin > 0
             else f"it is {-margin:.3f} bits" in shown)
+
+
+def test_the_shipped_transformer_beats_the_best_ngram_by_a_tenth_of_a_nat():
+    """The shipped checkpoint (bench/ship_checkpoint.py) wins clearly on the ladder's own held-out text:
+    at least 0.10 nats per character below the best Kneser-Ney n-gram the counts can make."""
+    import math
+
+    from ui import loaders
+
+    rungs = loaders.fixed_ladder()
+    best_gram = min(r.bits_per_char for r in rungs if "-gram" in r.model)
+    shipped = next(r.bits_per_char for r in rungs if r.model == "shipped transformer")
+    assert (best_gram - shipped) * math.log(2) >= 0.10, (best_gram, shipped)
