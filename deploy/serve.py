@@ -78,10 +78,19 @@ def _run_streamlit(command: list[str], env: dict[str, str], stderr: str | None) 
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     if stderr is not None:
-        os.dup2(os.open(stderr, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), 2)
+        os.dup2(os.open(stderr, os.O_WRONLY | os.O_APPEND), 2)
     from streamlit.web import cli
 
     cli.main(args=command[command.index("run"):], prog_name="streamlit")
+
+
+def _opened_path(stream) -> str | None:
+    """A path a forked backend can open to write into `stream` (a file object or descriptor this process
+    holds, named or not): /proc/<this pid>/fd/<fd>. The fork server's children inherit none of our files."""
+    if stream is None:
+        return None
+    fd = stream if isinstance(stream, int) else stream.fileno()
+    return f"/proc/{os.getpid()}/fd/{fd}"
 
 
 class Forked:
@@ -230,8 +239,7 @@ class Farm:
     def _start_backend(self, port: int) -> Backend:
         address = self.address if self.processes == 1 else LOOPBACK
         if self.preload:
-            stderr = getattr(self.backend_stderr, "name", None)
-            return Backend(port, Forked(streamlit_command(port, address), self.env, stderr))
+            return Backend(port, Forked(streamlit_command(port, address), self.env, _opened_path(self.backend_stderr)))
         return Backend(port, start(streamlit_command(port, address), self.env, stderr=self.backend_stderr))
 
     def __enter__(self) -> "Farm":
