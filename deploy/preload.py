@@ -25,24 +25,6 @@ LIBRARIES = ("numpy", "pandas", "pyarrow", "altair", "PIL", "segno", "streamlit"
              "torch", "safetensors", "engine", "ui.loaders", "ui.pretrained_views", "ui.shell", "ui.warmup")
 
 
-def _data() -> None:
-    """The shared read-only data each page's first view reads (the same calls, so the same cache keys)."""
-    from engine import limits
-    from engine.corpus import ALL_PLAYS
-    from ui import loaders
-
-    loaders.corpus()
-    loaders.corpus_characters()
-    loaders.gpt2_tokenizer()
-    loaders.corpus_bpe(limits.TOKENS_BPE_MERGES, limits.TOKENS_BPE_TRAIN_CHARS)
-    for level in ("characters", "words"):
-        loaders.tokenized(ALL_PLAYS, level, None)
-    loaders.ngram_counts(ALL_PLAYS, "characters", None)
-    loaders.glove()
-    loaders.smollm2()
-    loaders.shipped_transformer()
-
-
 def preload() -> float:
     """Import the libraries and load the shared data; seconds taken."""
     import importlib
@@ -56,7 +38,9 @@ def preload() -> float:
         except Exception as error:   # the fork server must start anyway: each process then imports it itself
             log.warning("preload: %s not imported (%s)", name, error)
     try:
-        _data()
+        from ui.warmup import shared_data
+
+        shared_data()
     except Exception as error:   # a package missing or a damaged file: the page that needs it says so
         log.warning("preload: shared data not loaded (%s)", error)
     ui.server.return_freed_memory()

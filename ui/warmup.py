@@ -62,8 +62,9 @@ def _smollm2_sample() -> None:
     pretrained_views.default_sample()
 
 
-def _every_first_view() -> None:
-    """What each page's first view reads, lightest first (the attention pages need none of it)."""
+def shared_data() -> None:
+    """The read-only data the pages open on, loaded without running torch: the first part of every
+    page's first view, and what deploy/preload.py loads once before forking a lecture hall's processes."""
     from engine import limits
     from engine.corpus import ALL_PLAYS
     from ui import loaders
@@ -79,9 +80,16 @@ def _every_first_view() -> None:
     import torch  # noqa: F401  (a second of imports, paid here instead of on a page)
 
     loaders.smollm2()
+    loaders.shipped_transformer()
+
+
+def _every_first_view() -> None:
+    """What each page's first view reads, lightest first (the attention pages need none of it)."""
+    from ui import loaders
+
+    shared_data()
     loaders.smollm2_induction_scores()
     _head_viewer()
-    loaders.shipped_transformer()
     loaders.fixed_ladder()
     loaders.char_ngrams()
     for name in loaders.BUNDLED_PICTURES:
