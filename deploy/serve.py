@@ -105,7 +105,9 @@ class Forked:
             saved = dict(os.environ)
             os.environ.update(env)                       # the fork server (started now) loads with env's cache
             try:
-                context.Process(target=int).start()      # starts the fork server; this first child does nothing
+                from multiprocessing import forkserver
+
+                forkserver.ensure_running()
             finally:
                 os.environ.clear()
                 os.environ.update(saved)
