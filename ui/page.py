@@ -1,10 +1,14 @@
-"""Page anatomy shared by every concept page: header, engine calls, reading, next idea."""
+"""Page anatomy shared by every concept page: header, engine calls, sections that rerun alone,
+reading, next idea."""
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
+from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
+
+if TYPE_CHECKING:
+    from ui.url_state import PageState
 
 T = TypeVar("T")
 
@@ -26,6 +30,33 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
     except ValueError as error:
         (where or st).error(str(error), icon=":material/error:")
         return None
+
+
+QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
+
+
+def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Decorate the part of a page that a few widgets change, so that only it reruns (`st.fragment`
+    with a key that `only` names). Its body reads every value those widgets set from session state:
+    variables it closes over hold what the last full run computed."""
+    return st.fragment(key=key)
+
+
+def only(state: PageState | None, *sections: str) -> Callable[[], None]:
+    """A widget's on_change: mirror the page's state into the link, then rerun only these sections and
+    the QR code, not the whole page (a browser redraws a few charts instead of every element). A
+    section that the last run did not draw (bad input stopped it) means a whole run, as without this."""
+    def rerun_sections() -> None:
+        if state is not None:
+            state.mirror()
+        try:
+            st.rerun([*sections, QR_SECTION])
+        except StreamlitAPIException:   # not drawn last run (or no QR code: a page run on its own)
+            try:
+                st.rerun(list(sections))
+            except StreamlitAPIException:
+                return                  # the widget's usual whole run
+    return rerun_sections
 
 
 def further_reading(references: list[tuple[str, str]]) -> None:

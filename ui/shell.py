@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from ui.page import QR_SECTION
 from ui.url_state import PRESENT_PARAM
 
 PROJECTOR_KEY = "app.projector"   # ui.charts.text_size reads it too
@@ -157,11 +158,18 @@ def qr_svg(link: str) -> str:
 
 
 def qr_code() -> None:
-    """The current page's QR code, at the foot of the sidebar."""
+    """The current page's QR code, at the foot of the sidebar. A section of its own (ui.page.QR_SECTION):
+    a widget that reruns only its part of the page (ui.page.only) reruns this too, since the link changed."""
+    with st.sidebar:
+        _qr_section()
+
+
+@st.fragment(key=QR_SECTION)
+def _qr_section() -> None:
     link = page_link()
     if link is None:
         return
-    with st.sidebar.expander("Open this page on a phone", icon=":material/qr_code_2:"):
+    with st.expander("Open this page on a phone", icon=":material/qr_code_2:"):
         st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
                 f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
         st.caption(f"Scan to open exactly this view: {link}")

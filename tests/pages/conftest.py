@@ -26,6 +26,19 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def whole_page(at: AppTest) -> AppTest:
+    """The whole page again after an interaction that reran only its section (ui.page.section): AppTest
+    then holds only that section's elements, where a browser keeps the rest of the page as it was. A
+    plain rerun changes nothing and shows every element. Read the section's own numbers before it."""
+    return at.run()
+
+
+def shown(at: AppTest) -> AppTest:
+    """What the browser shows after an interaction: the same AppTest, or the whole page again (whole_page)
+    where the interaction reran only a section. A section's exception is kept, never rerun away."""
+    return at if at.exception or at.title else at.run()
+
+
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

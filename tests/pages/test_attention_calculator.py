@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/attention_calculator.py"
 
@@ -36,11 +36,11 @@ def test_editing_a_number_changes_the_weights(run_page):
 def test_projections_and_causal_mask(run_page):
     at = run_page(PAGE)
     at.toggle(key="attention.proj").set_value(True).run()
-    at.toggle(key="attention.causal").set_value(True).run()
+    at.toggle(key="attention.causal").set_value(True).run()    # reruns only the result section
     no_exception(at)
-    assert at.text_area(key="attention.W_q").value.startswith("1, 0, 0")  # identity to start
     assert "0.298" not in texts(at)  # crane now sees only itself
     assert r"\alpha_{\text{crane},\cdot} = \begin{bmatrix}1.000 & 0.000 & 0.000 & 0.000" in texts(at)
+    assert whole_page(at).text_area(key="attention.W_q").value.startswith("1, 0, 0")  # identity to start
 
 
 def test_letter_in_a_cell_is_a_sentence_and_keeps_the_last_good_matrix(run_page):

@@ -37,6 +37,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.netguard import offline
+from tests.pages.conftest import shown
 from ui.path import ideas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,6 +204,7 @@ class Sweep:
         """Run one input and check the page; after an exception, go on from a fresh page."""
         try:
             interaction()
+            shown(at)
         except Exception as error:  # the page left a state AppTest itself cannot read back
             if harness_limit(error):
                 self.lines.append(f"{self.idea.url:<12} {what[:150]} -> not driven (AppTest cannot: {error})")
@@ -307,7 +309,7 @@ class Sweep:
                     def switched(kind=kind, who=who, value=value) -> AppTest:
                         at = fresh(self.idea.file)
                         widget = find(at, kind, who)
-                        return at if widget is None else widget.set_value(raw_option(widget, value)).run()
+                        return at if widget is None else shown(widget.set_value(raw_option(widget, value)).run())
 
                     what = f"{kind} {who[1]!r} = {str(value)[:40]!r}"
                     try:
