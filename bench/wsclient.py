@@ -12,6 +12,10 @@ with the websocket: behind a load balancer (deploy/) that cookie picks the sessi
         run = await s.open("attention")                 # the page script ran in full
         run = await s.set("x", "a: 1, 0\\nb: 0, 1")      # a widget change, by key or label
         run.seconds, run.exceptions, run.errors         # what the student would have seen
+
+A change that reruns only a section of the page (a fragment: ui.page.section) sends only that
+section's elements; like the browser, the session keeps the rest of the page as it was, so a
+Run's texts, sentences and widgets are always the whole page as shown.
 """
 from __future__ import annotations
 
@@ -57,7 +61,8 @@ class Widget:
 
 @dataclass
 class Run:
-    """What one rerun of the page showed."""
+    """The page as shown after one rerun (a section's rerun: the rest of the page as before), and the
+    exceptions this rerun raised."""
     seconds: float
     status: str
     exceptions: list[str] = field(default_factory=list)
@@ -66,7 +71,7 @@ class Run:
     infos: list[str] = field(default_factory=list)      # st.info sentences
     texts: list[str] = field(default_factory=list)      # markdown bodies
     widgets: dict[str, Widget] = field(default_factory=dict)
-    elements: int = 0
+    elements: int = 0                                   # elements this rerun sent
 
 
 class Session:
@@ -86,6 +91,7 @@ class Session:
         self.widgets: dict[str, Widget] = {}       # widget id -> widget from the last run
         self.auto_reruns: dict[str, float] = {}    # fragment id -> interval (s)
         self.cookies: dict[str, str] = {}          # what loading the page set (a balancer's sticky cookie)
+        self.shown: dict[tuple[int, ...], tuple[str, Any]] = {}   # delta path -> (fragment id, element)
 
     async def __aenter__(self) -> "Session":
         self.cookies = await asyncio.to_thread(self._load_page)
@@ -153,10 +159,11 @@ class Session:
             client.is_auto_rerun = auto
         start = time.perf_counter()
         await self.ws.send(message.SerializeToString())
-        return await self._until_finished(start, fragment=bool(fragment_id))
+        return await self._until_finished(start)
 
-    async def _until_finished(self, start: float, fragment: bool) -> Run:
+    async def _until_finished(self, start: float) -> Run:
         run = Run(seconds=0.0, status="")
+        written: dict[tuple[int, ...], tuple[str, Any]] = {}   # this run's elements, by delta path
         registered: dict[str, float] = {}   # fragments that asked to rerun on a timer during this run
         deadline = start + self.timeout
         while True:
@@ -173,7 +180,11 @@ class Session:
             msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
             if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                self._element(msg.delta.new_element, run)
+                run.elements += 1
+                element = msg.delta.new_element
+                if element.WhichOneof("type") == "exception":
+                    run.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+                written[tuple(msg.metadata.delta_path)] = (msg.delta.fragment_id, element)
             elif kind == "navigation":
                 self.pages.update({p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages})
                 self.page_hash = msg.navigation.page_script_hash
@@ -195,25 +206,27 @@ class Session:
                 run.status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
                 if run.status == "FINISHED_WITH_COMPILE_ERROR":
                     run.exceptions.append("the page script did not compile")
-                if run.status == "FINISHED_SUCCESSFULLY":
+                whole = run.status == "FINISHED_SUCCESSFULLY"
+                if whole:
                     # a full run (also one a fragment asked for with st.rerun): like the browser, keep
                     # only the timers its fragments registered
                     self.auto_reruns = registered
-                if not fragment:
-                    self.widgets = run.widgets
-                    live = set(run.widgets)
-                    self.states = {i: s for i, s in self.states.items() if i in live}
-                else:
-                    self.widgets.update(run.widgets)
+                    self.shown = written
+                else:   # only sections ran: theirs are replaced (and their leftovers dropped), the rest stays
+                    ran = {fragment for fragment, _ in written.values() if fragment}
+                    self.shown = {path: kept for path, kept in self.shown.items() if kept[0] not in ran} | written
+                for _, element in sorted(self.shown.items()):
+                    self._element(element[1], run)
+                self.widgets = run.widgets
+                if whole:
+                    self.states = {i: s for i, s in self.states.items() if i in run.widgets}
                 return run
 
     @staticmethod
     def _element(element, run: Run) -> None:
-        run.elements += 1
+        """Sort one shown element into the run's texts, sentences and widgets."""
         kind = element.WhichOneof("type")
-        if kind == "exception":
-            run.exceptions.append(f"{element.exception.type}: {element.exception.message}")
-        elif kind == "alert":
+        if kind == "alert":
             buckets = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos}
             bucket = buckets.get(element.alert.format)
             if bucket is not None:

@@ -36,6 +36,9 @@ STYLE = f"""<style>
 [data-testid='stCaptionContainer'] p {{ color: {CAPTION_GREY}; }}
 .st-key-nav {{ gap: 0.15rem; }}
 .st-key-nav [data-testid='stMarkdownContainer'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+/* short tables of numbers (ui.tables): the row's name first, numbers aligned right in even digits */
+[data-testid='stTable'] td:not(:first-child), [data-testid='stTable'] th:not(:first-child)
+  {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
 *:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}

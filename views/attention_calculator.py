@@ -12,7 +12,7 @@ from engine.attention import (
 from engine.charts.heatmaps import heatmap_spec
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.matrix import last_good, matrix_editor
 
 PRESETS = {
@@ -163,8 +163,8 @@ def result_section() -> None:
             with columns[0]:
                 charts.show(heatmap_spec(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
                                     scheme="viridis", digits=digits))
-            columns[1].dataframe({f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
-                                 | {"token": labels}, hide_index=True)
+            context = {f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
+            tables.table({"token": labels} | context, digits=digits, where=columns[1])
 
         code.show_code(attention_code(result.x, labels, W_q=W["W_q"], W_k=W["W_k"], W_v=W["W_v"],
                                       scale=STATE["scaled"], causal=STATE["causal"], query=q))
@@ -178,8 +178,8 @@ def result_section() -> None:
             row = np.where(result.mask[q], row, -np.inf)
         naive = naive_softmax_rows(row)[0]
         stable = softmax_rows(row)[0]
-        st.dataframe({"key": labels, "score": row[0], "exp(score) / sum (as written)": naive,
-                      "after subtracting the max": stable}, hide_index=True)
+        tables.table({"key": labels, "score": row[0], "exp(score) / sum (as written)": naive,
+                      "after subtracting the max": stable}, digits=digits)
         if not np.all(np.isfinite(naive)):
             st.warning("As written, exp overflowed to infinity and the weights became inf/inf = nan. "
                        "Subtracting the maximum keeps every exponent at or below 0, so nothing overflows, "

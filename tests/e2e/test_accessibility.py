@@ -144,3 +144,10 @@ def test_the_qr_code_carries_the_pages_settings(browser_page, app_url):
     alt = image.get_attribute("alt")
     assert re.search(r"/attention\?.*causal=1", alt), alt
     assert image.get_attribute("src").startswith("data:image/svg+xml")
+    # the mask switched off reruns only the result section (ui.page.only) and the QR code with it
+    page.get_by_text("Causal mask (a token sees only itself and earlier ones)").click()
+    page.wait_for_function("() => location.search.includes('causal=0')", timeout=30_000)
+    wait_for_app(page, after_input=True)
+    page.wait_for_function("() => /causal=0/.test(document.querySelector(\"img[alt^='QR code of this page']\").alt)",
+                           timeout=30_000)
+    assert page.locator("h1").first.inner_text() == "Attention calculator"   # the rest of the page stays

@@ -1,0 +1,81 @@
+"""Tables of numbers: short ones as plain HTML tables (st.table), long ones as Streamlit's grid.
+
+Streamlit's st.dataframe draws on a canvas and rebuilds the grid's hidden accessible copy about
+0.2 s after every redraw, so a rerun that redraws one small grid takes 0.2 s longer in the browser
+(bench.browser's method: a four-row grid 234 ms, the same rows as st.table 36 ms, a trivial page
+27-36 ms). A table short enough to read whole is better as HTML anyway: every number in view, no
+scrolling inside a box, and a screen reader reads it as a table. Longer ones keep the grid, which
+scrolls and sorts. In a short table every column after the first is aligned right (ui/shell.py): put
+the row's name first.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+
+MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")   # st.table reads text cells as Markdown
+
+
+def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | None = 3, where: Any = None,
+          hide_index: bool = True) -> None:
+    """Draw `data` (a dict of columns, a list of row dicts, or a DataFrame) as a table.
+
+    `formats` maps a column to a printf format ("%.3f", "%d"); every other float column gets `digits`
+    decimals (None: as it is; nan and inf print as nan and inf). `where` is the container (default: the
+    current one). A DataFrame's index is shown only with hide_index=False."""
+    if isinstance(data, pd.DataFrame) and not hide_index:
+        data = data.reset_index()
+    columns = _columns(data)
+    formats = dict(formats or {})
+    rows = max((len(values) for values in columns.values()), default=0)
+    where = where or st
+    if rows > MAX_HTML_ROWS:
+        frame = pd.DataFrame(columns)
+        number_formats = formats | {name: f"%.{digits}f" for name in frame.columns
+                                    if name not in formats and digits is not None and frame[name].dtype.kind == "f"}
+        where.dataframe(frame, hide_index=True, width="stretch",
+                        column_config={name: st.column_config.NumberColumn(format=f)
+                                       for name, f in number_formats.items()})
+        return
+    # every cell as the text it shows, formatted here, in an Arrow table: a pandas Styler would cost ~18 ms
+    # for a small table on every rerun (Streamlit sets its display values cell by cell); ui/shell.py's
+    # style aligns the columns after the first right
+    shown = {}
+    for name, values in columns.items():
+        printf = formats.get(name)
+        numbers = [v for v in values if v is not None]
+        if printf is None and digits is not None and numbers and all(isinstance(v, float) for v in numbers):
+            printf = f"%.{digits}f"
+        shown[str(name)] = [_formatted(value, printf) for value in values]
+    where.table(pa.table(shown), hide_index=True)
+
+
+def _columns(data: Any) -> dict[Any, list]:
+    """A table's columns as plain Python lists (numpy numbers become Python ones)."""
+    if isinstance(data, pd.DataFrame):
+        return {name: data[name].tolist() for name in data.columns}
+    if isinstance(data, Mapping):
+        return {name: np.asarray(values).tolist() if isinstance(values, np.ndarray) else list(values)
+                for name, values in data.items()}
+    names = dict.fromkeys(name for row in data for name in row)
+    return {name: [row.get(name) for row in data] for name in names}
+
+
+def _formatted(value: Any, printf: str | None) -> str:
+    """One cell as text: a number through its printf format; text as typed (no Markdown, no LaTeX)."""
+    if value is None:
+        return ""
+    if printf is not None:
+        try:
+            return printf % value
+        except (TypeError, ValueError):   # text in a number column: as it is
+            pass
+    if isinstance(value, str):
+        return _MARKDOWN.sub(r"\\\1", value)
+    return str(value)
