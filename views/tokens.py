@@ -53,69 +53,85 @@ STATE = url_state.PageState(
     url_state.Param("smoothing", "kneser-ney"),
     url_state.Param("prompt", DEFAULT_PROMPT),
 )
+# sections that rerun alone (ui.page.section): the next-token prediction, watching BPE learn, and the code and
+# challenges, which show the next-token settings too
+NEXT, STEPS, TAIL = "tokens.next", "tokens.bpe_steps", "tokens.tail"
 STATE.init()
 
 with st.sidebar:
     st.header("Next-token model")
-    st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True)
-    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"))
-    st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
+    st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True, on_change=page.only(STATE, NEXT, TAIL))
+    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
+              on_change=page.only(STATE, NEXT, TAIL))
+    st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get,
+                 on_change=page.only(STATE, NEXT, TAIL))
     st.header("BPE")
     st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=10,
               help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
     st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
 
 # --- next-token prediction ---------------------------------------------------------------------------
-st.subheader("Next-token prediction")
-st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400)
-st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
-          value=True, key=STATE.key("with_smollm2"))
-level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
-tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
-model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
-                        tokenizer=tokenizer)
-context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
-distribution = None
-if context is not None:
-    distribution = page.run_engine(model.distribution, context)
-if distribution is not None:
-    top = distribution.top(TOP_SHOWN)
-    shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
-    shown.update(other_distributions(STATE["prompt"]))
-    charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
 
-    used = list(distribution.context)
-    pieces = [visible(token_text(tokenizer, i)) for i in used]
-    best_id, best_p, best_count = top[0]
-    best = chips.latex_text(token_text(tokenizer, best_id))
-    context_text = " ".join(pieces[len(pieces) - (distribution.order_used - 1):]) if distribution.order_used > 1 else ""
-    S = distribution.context_count
-    if smoothing == "none":
-        formula.formula_with_numbers(
-            r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
-            rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
-            caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
-                    "seen in the corpus. Tokens never seen after it get probability 0.")
-    elif smoothing == "add-k":
-        formula.formula_with_numbers(
-            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
-            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
-            caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary count, "
-                    "which is why the seen tokens keep so little.")
-    else:
-        mixture = model.mixture(context)
-        parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
-                  ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
-                 for c in mixture.components]
-        formula.formula_with_numbers(
-            r"P = \hat P_c + \gamma_c\, P_{c'}",
-            rf"P({best} \mid c) = {best_p:.3f}",
-            caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
-                    "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
-                    "some. Shares of this prediction: "
-                    + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
-    st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
-               f"{S:,} times by some token (order {distribution.order_used}).")
+@page.section(NEXT)
+def next_token_prediction() -> None:
+    """P(next token) after the context: what the sidebar's model settings, the context and the SmolLM2 switch
+    change. Sets `distribution` for the code and challenges section, which reruns with it."""
+    global distribution
+    st.subheader("Next-token prediction")
+    st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400,
+                  on_change=page.only(STATE, NEXT, TAIL))
+    st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
+              value=True, key=STATE.key("with_smollm2"))
+    level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
+    tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
+    model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
+                            tokenizer=tokenizer)
+    context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
+    distribution = None
+    if context is not None:
+        distribution = page.run_engine(model.distribution, context)
+    if distribution is not None:
+        top = distribution.top(TOP_SHOWN)
+        shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
+        shown.update(other_distributions(STATE["prompt"]))
+        charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
+
+        used = list(distribution.context)
+        pieces = [visible(token_text(tokenizer, i)) for i in used]
+        best_id, best_p, best_count = top[0]
+        best = chips.latex_text(token_text(tokenizer, best_id))
+        context_text = (" ".join(pieces[len(pieces) - (distribution.order_used - 1):])
+                        if distribution.order_used > 1 else "")
+        S = distribution.context_count
+        if smoothing == "none":
+            formula.formula_with_numbers(
+                r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
+                rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
+                caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
+                        "seen in the corpus. Tokens never seen after it get probability 0.")
+        elif smoothing == "add-k":
+            formula.formula_with_numbers(
+                r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
+                rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
+                caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary "
+                        "count, which is why the seen tokens keep so little.")
+        else:
+            mixture = model.mixture(context)
+            parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
+                      ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
+                     for c in mixture.components]
+            formula.formula_with_numbers(
+                r"P = \hat P_c + \gamma_c\, P_{c'}",
+                rf"P({best} \mid c) = {best_p:.3f}",
+                caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
+                        "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
+                        "some. Shares of this prediction: "
+                        + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
+        st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
+                   f"{S:,} times by some token (order {distribution.order_used}).")
+
+
+next_token_prediction()
 
 # --- tokens: what the model reads ----------------------------------------------------------------
 st.subheader("What exactly is a token?")
@@ -159,8 +175,11 @@ if rows:
                "words, at the price of a larger table of token vectors (V rows).")
 
 # --- watching BPE learn ----------------------------------------------------------------------------
-text_ok = "GPT-2 BPE" in tokenizations  # GPT-2 encodes any text, so this fails only for empty or long text
-if bpe is not None and text_ok:
+
+@page.section(STEPS)
+def watch_bpe_learn() -> None:
+    """The text after each merge: its slider reruns only this. The BPE and the text come from the last full
+    run (the merges, their source and the text rerun the whole page)."""
     st.subheader("Watch BPE learn")
     learned = len(bpe.merges)
     step = st.slider("Show your text after merge number", 0, learned, value=learned, key=STATE.key("step"),
@@ -187,22 +206,12 @@ if bpe is not None and text_ok:
                 caption="C(a b) counts token a followed by token b in the training text: join the most frequent pair "
                         "into a new token, repeat. Bytes first, so any text can be encoded.")
 
-# --- show the code ----------------------------------------------------------------------------------
-if distribution is not None:
-    code.show_code({"Python": (
-        "from engine.corpus import load_corpus\n"
-        "from engine.ngram import NGramModel, prompt_ids\n"
-        f"from engine.tokenizers import tokenizer_for\n\n"
-        "corpus = load_corpus()\n"
-        f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
-        f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-        f"context = prompt_ids(tokenizer, {STATE['prompt']!r})\n"
-        f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
-        "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
-        "\n"
-        "from engine.tokenizers import gpt2_tokenizer\n"
-        f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
 
+text_ok = "GPT-2 BPE" in tokenizations  # GPT-2 encodes any text, so this fails only for empty or long text
+if bpe is not None and text_ok:
+    watch_bpe_learn()
+
+# --- show the code, challenges ---------------------------------------------------------------------------
 gpt2_result = tokenizations.get("GPT-2 BPE")
 bpe_result = next((r for label, r in tokenizations.items() if label.startswith("BPE")), None)
 split_word = None
@@ -211,17 +220,42 @@ if gpt2_result is not None:
         if word.isalpha() and len(gpt2.encode(" " + word)) >= 3:
             split_word = word
             break
-challenges.try_this([
-    challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",
-                         done=split_word is not None,
-                         hint="Long rare words such as 'honorificabilitudinitatibus' fall apart."),
-    challenges.Challenge("Learn enough merges that our BPE spells ' the' as one token in your text.",
-                         done=bpe_result is not None and " the" in bpe_result.tokens,
-                         hint="Slide 'Merges to learn' up from 0 and watch the chips join."),
-    challenges.Challenge("Find a context whose most likely next token has probability above 0.5.",
-                         done=distribution is not None and distribution.top(1)[0][1] > 0.5,
-                         hint="Longer contexts (raise n) leave fewer possibilities: try 'To be or not to'."),
-])
+
+
+@page.section(TAIL)
+def code_and_challenges() -> None:
+    """The code and the challenges: they rerun with the next-token section (its settings show here, and
+    `distribution` is the one it just made). The text and the BPE come from the last full run."""
+    level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
+    if distribution is not None:
+        code.show_code({"Python": (
+            "from engine.corpus import load_corpus\n"
+            "from engine.ngram import NGramModel, prompt_ids\n"
+            f"from engine.tokenizers import tokenizer_for\n\n"
+            "corpus = load_corpus()\n"
+            f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
+            f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
+            f"context = prompt_ids(tokenizer, {STATE['prompt']!r})\n"
+            f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
+            "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
+            "\n"
+            "from engine.tokenizers import gpt2_tokenizer\n"
+            f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
+
+    challenges.try_this([
+        challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",
+                             done=split_word is not None,
+                             hint="Long rare words such as 'honorificabilitudinitatibus' fall apart."),
+        challenges.Challenge("Learn enough merges that our BPE spells ' the' as one token in your text.",
+                             done=bpe_result is not None and " the" in bpe_result.tokens,
+                             hint="Slide 'Merges to learn' up from 0 and watch the chips join."),
+        challenges.Challenge("Find a context whose most likely next token has probability above 0.5.",
+                             done=distribution is not None and distribution.top(1)[0][1] > 0.5,
+                             hint="Longer contexts (raise n) leave fewer possibilities: try 'To be or not to'."),
+    ])
+
+
+code_and_challenges()
 
 page.further_reading([
     ("Sennrich, Haddow, Birch 2016: byte-pair encoding for rare words", "https://arxiv.org/abs/1508.07909"),

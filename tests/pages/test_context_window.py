@@ -1,7 +1,7 @@
 """views/context_window.py in AppTest."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/context_window.py"
 
@@ -58,3 +58,25 @@ def test_unknown_words_start_at_zero_with_a_note(run_page):
     at.text_input(key="context.sentence").input("the zebra by the lake").run()
     no_exception(at)
     assert any("zebra" in i.value for i in at.info)
+
+
+def test_window_reruns_only_the_result_and_the_rest_stays(run_page):
+    """The window half-width reruns only the result section (ui.page.section): its numbers change, the link
+    follows, and the whole page still shows the sentence, X and the title as they were."""
+    at = run_page(PAGE)
+    x_before = at.text_area(key="context.x").value
+    window_before = [x.value for x in at.get("latex") if "window" in x.value]
+    at.slider(key="context.k").set_value(2).run()
+    no_exception(at)
+    assert not at.title                                    # only the section was sent
+    assert "t, k = 0, 2" in at.code[0].value
+    window_after = [x.value for x in at.get("latex") if "window" in x.value]
+    assert window_after and window_after != window_before  # crane's window average now spans three tokens
+    assert at.query_params["k"] == "2"
+    whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "Context: window vs attention"
+    assert at.text_input(key="context.sentence").value == "crane by the lake"
+    assert at.text_area(key="context.x").value == x_before
+    assert at.slider(key="context.k").value == 2 and at.selectbox(key="context.query").value == 0
+    assert [x.value for x in at.get("latex") if "window" in x.value] == window_after

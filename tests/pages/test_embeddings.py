@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/embeddings.py"
 
@@ -30,15 +30,19 @@ def test_defaults_open_on_the_pages_question_paris_france_rome_italy(run_page):
 
 def test_king_to_queen(run_page):
     at = run_page(PAGE)
-    at.selectbox(key="embeddings.preset").select("man : king :: woman : ?").run()
+    at.selectbox(key="embeddings.preset").select("man : king :: woman : ?").run()   # reruns only its sections
     no_exception(at)
     assert not at.error
     assert at.text_input(key="embeddings.a").value == "man" and at.text_input(key="embeddings.c").value == "woman"
-    assert at.radio(key="embeddings.vocab").value == 50_000 and at.radio(key="embeddings.method").value == "3cosadd"
     assert answers(at)[0] == "queen"
     assert any("queen** comes out on top" in s.value for s in at.success)
+    queen = r"\cos(\text{queen},\ \hat u_{\text{king}} - \hat u_{\text{man}} + \hat u_{\text{woman}}) = 0.852"
+    assert queen in texts(at)
+    whole_page(at)
+    assert not at.error
+    assert at.radio(key="embeddings.vocab").value == 50_000 and at.radio(key="embeddings.method").value == "3cosadd"
     shown = texts(at)
-    assert r"\cos(\text{queen},\ \hat u_{\text{king}} - \hat u_{\text{man}} + \hat u_{\text{woman}}) = 0.852" in shown
+    assert queen in shown
     assert "Of the 15 nearest words to **crane**" in shown
     assert "= 1.000" in shown  # the static vector of crane is the same in both sentences
     neighbours = tables(at)[1]
@@ -60,12 +64,12 @@ def test_vocabulary_and_method_change_the_answers(run_page):
     at = run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "kenya", "d": "nairobi", "preset": "(your own)"})
     no_exception(at)
     assert answers(at)[0] == "nairobi"
-    at.radio(key="embeddings.vocab").set_value(400_000).run()
+    at.radio(key="embeddings.vocab").set_value(400_000).run()   # reruns only the sections it changes
     no_exception(at)
     assert answers(at)[0] == "eldoret"
     assert "Change the vocabulary size until the top answer of your analogy changes.** Done." in \
         texts(at).replace(" **Done.**", "** Done.")
-    at.radio(key="embeddings.method").set_value("3cosmul").run()
+    whole_page(at).radio(key="embeddings.method").set_value("3cosmul").run()
     no_exception(at)
     assert r"\cos' = \tfrac{1+\cos}{2}" in texts(at)
     assert answers(at) != ["eldoret"] * 5
@@ -80,11 +84,12 @@ def test_sum_without_leaving_out_the_inputs(run_page):
 
 def test_homonym_switch(run_page):
     at = run_page(PAGE)
-    at.radio(key="embeddings.homonym").set_value("pitcher").run()
+    at.radio(key="embeddings.homonym").set_value("pitcher").run()   # reruns only the homonym section
     no_exception(at)
     shown = texts(at)
     assert "15 are closer to *baseball* (baseball) and 0 closer to *jug* (jug)" in shown
-    ranks = tables(at)[1]
+    ranks = tables(at)[0]   # the section's first table (the page's second)
+    assert list(ranks["sense"]) == ["baseball", "jug"]
     assert ranks.iloc[1, 3] > 5_000  # jug is buried thousands of words down (of the 50,000 searched)
 
 
@@ -98,7 +103,10 @@ def test_homonym_switch(run_page):
 ])
 def test_bad_input_is_a_sentence_and_the_page_goes_on(run_page, key, value, message):
     at = run_page(PAGE)
-    at.text_input(key=f"embeddings.{key}").input(value).run()
+    at.text_input(key=f"embeddings.{key}").input(value).run()   # reruns only the sections the input changes
+    no_exception(at)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    whole_page(at)
     no_exception(at)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "What the vocabulary size changes" in [s.value for s in at.subheader]
@@ -127,3 +135,26 @@ def test_the_code_shown_reproduces_the_numbers(run_page):
     expected = [(w, round(float(s), 3)) for w, s in zip(answers(at), tables(at)[0]["score"])]
     assert printed.stdout.strip() == str(expected)
     assert source.strip().endswith("# " + str(expected))
+
+
+def test_vocabulary_reruns_only_its_sections_and_the_rest_stays(run_page):
+    """The vocabulary reruns only the sections that search it (ui.page.section): they show the new size, the
+    link follows, and the whole page still shows the title and the vocabulary-size part as they were."""
+    at = run_page(PAGE)
+    at_each_size = [m.value for m in at.markdown if "at each size" in m.value]
+    assert at_each_size
+    at.radio(key="embeddings.vocab").set_value(10_000).run()
+    no_exception(at)
+    assert not at.title  # only the sections were sent
+    assert "What the vocabulary size changes" not in [s.value for s in at.subheader]
+    assert "Rank 1 is crane's nearest word among the 10,000 searched." in texts(at)
+    assert "U[:10000]" in at.code[0].value
+    assert answers(at)[0] == "rome"
+    assert at.query_params["vocab"] == "10000"
+    whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "Embedding explorer"
+    assert at.radio(key="embeddings.vocab").value == 10_000
+    assert "What the vocabulary size changes" in [s.value for s in at.subheader]
+    assert [m.value for m in at.markdown if "at each size" in m.value] == at_each_size
+    assert "among the 10,000 searched" in texts(at) and "among the 50,000 searched" not in texts(at)

@@ -1,12 +1,15 @@
 """views/head_viewer.py and the SmolLM2 pieces of ui/pretrained_views.py in AppTest."""
 from __future__ import annotations
 
+import json
+
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import limits
-from tests.pages.conftest import no_exception, texts
+from engine.llama import DEFAULT_NAME
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/head_viewer.py"
 
@@ -35,6 +38,39 @@ def test_choosing_another_head_changes_the_view(run_page):
     no_exception(at)
     assert "Layer 18, head 6: induction" in [s.value for s in at.subheader]
     assert at.query_params["layer"] == ["18"] or at.query_params["layer"] == "18"
+
+
+def model_view_rows(at):
+    """The heads the model view draws (Streamlit moves a spec's data into Arrow), and its framed head."""
+    chart = at.get("vega_lite_chart")[0].proto
+    framed = json.loads(chart.spec)["layer"][2]["data"]["values"][0]
+    return pa.ipc.open_stream(chart.data.data).read_all(), (framed["layer"], framed["head"])
+
+
+def test_the_layers_shown_rerun_only_the_model_view_and_the_rest_stays(run_page):
+    at = run_page(PAGE, timeout=300)
+    assert model_view_rows(at)[0].num_rows == 270
+    at.slider(key=f"heads.layer_range.{DEFAULT_NAME}").set_value((10, 19)).run()   # reruns only the model view
+    no_exception(at)
+    assert not at.title and [s.value for s in at.subheader] == ["The model view: 30 layers x 9 heads"]
+    pictures, framed = model_view_rows(at)
+    assert pictures.num_rows == 90 and set(pictures.column("layer").to_pylist()) == set(range(10, 20))
+    assert framed == (16, 0)
+    at = whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "Head viewer: SmolLM2"
+    subheaders = [s.value for s in at.subheader]
+    assert "Layer 16, head 0: previous-token" in subheaders and "Further reading" in subheaders
+    assert model_view_rows(at)[0].num_rows == 90
+    assert at.slider(key=f"heads.layer_range.{DEFAULT_NAME}").value == (10, 19)
+    at.number_input(key="heads.layer").set_value(18).run()     # reruns the model view (its frame) and the head
+    no_exception(at)
+    assert not at.title
+    assert model_view_rows(at)[1] == (18, 0) and model_view_rows(at)[0].num_rows == 90
+    assert [s.value for s in at.subheader][:2] == ["The model view: 30 layers x 9 heads", "Layer 18, head 0: mixed"]
+    assert at.query_params["layer"] in (["18"], "18")
+    at = whole_page(at)
+    assert at.title[0].value == "Head viewer: SmolLM2" and at.number_input(key="heads.layer").value == 18
 
 
 def test_the_repeated_preset_and_an_induction_head_meet_a_challenge(run_page):

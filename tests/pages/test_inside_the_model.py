@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine import intervention_readings as readings
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/inside_the_model.py"
 TIMEOUT = 300
@@ -57,12 +57,38 @@ def test_a_target_of_two_tokens_is_the_engines_sentence_and_the_rest_stays(run_p
 
 def test_patching_prompts_of_different_lengths_give_a_sentence(run_page):
     at = run_page(PAGE, timeout=TIMEOUT)
-    at.text_input(key="inside.corrupt").input("The Colosseum is in the city").run()
+    at.text_input(key="inside.corrupt").input("The Colosseum is in the city").run()   # reruns only the patching
     no_exception(at)
     assert [e.value for e in at.error] == [
         "Patching compares the two prompts position by position, so they need the same number of tokens: the "
         "clean one has 10, the corrupted one 9."]
+    at = whole_page(at)
     assert "only after the last block" in texts(at) and "Further reading" in subheaders(at)
+
+
+def test_the_induction_slider_reruns_only_the_copying_probe_and_the_challenges(run_page):
+    at = run_page(PAGE, timeout=TIMEOUT)
+    assert "With L17H3, L17H4, L17H5, L18H6, L23H7 knocked out, the second copy costs 10.31 bits" in texts(at)
+    assert "with at most 4 induction heads knocked out. **Done.**" not in texts(at)
+    at.slider(key="inside.k").set_value(4).run()               # reruns only the copying probe and the challenges
+    no_exception(at)
+    assert not at.error and not at.title and subheaders(at) == ["Try this"]
+    words = texts(at)
+    assert "With L17H3, L17H4, L17H5, L18H6 knocked out, the second copy costs 9.83 bits" in words
+    assert "with at most 4 induction heads knocked out. **Done.**" in words
+    assert "heads = top_heads(prepare.induction_scores(), 4)" in at.code[0].value
+    assert at.query_params["k"] in (["4"], "4")
+    at = whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "Inside the model" and at.slider(key="inside.k").value == 4
+    assert subheaders(at)[:5] == ["1. Read every layer: the logit lens", "2. Knock out heads",
+                                  "3. Where does the fact travel? Activation patching", "4. Copying from context",
+                                  "5. Your own model"]
+    words = texts(at)
+    assert "' lamb' becomes the top prediction after ' little' only after the last block (P = 0.152)" in words
+    assert "From row 24 (after block 23) on, the last token ' of' carries it" in words
+    assert "With L17H3, L17H4, L17H5, L18H6 knocked out, the second copy costs 9.83 bits" in words
+    assert "with at most 4 induction heads knocked out. **Done.**" in words
 
 
 def test_a_link_with_values_out_of_range_gets_sentences_and_the_defaults(run_page):

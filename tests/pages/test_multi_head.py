@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.shipped_heads import shipped_available
+from tests.pages.conftest import whole_page
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
@@ -47,12 +48,39 @@ def test_defaults_two_hand_built_heads_and_gpt2_costs():
 
 def test_more_heads_change_the_result():
     at = run()
-    at.select_slider(key="multihead.h").set_value(4).run()
+    at.select_slider(key="multihead.h").set_value(4).run()     # reruns only the heads' sections
     assert not at.exception and not at.error
     assert "Each head's weights: 4 heads of width d/h = 2" in headings(at)
-    at.radio(key="multihead.weights").set_value("random").run()
+    whole_page(at).radio(key="multihead.weights").set_value("random").run()
     assert not at.exception
     check_code(at)
+
+
+def test_the_gain_reruns_only_the_heads_code_and_challenges_and_the_rest_stays():
+    at = run()
+    row = at.latex[3].value          # row 0 of the concatenated heads
+    assert "0.83 & 0.11 & 0.04 & 0.06" in row
+    at.slider(key="multihead.gain").set_value(5.0).run()
+    assert not at.exception and not at.error
+    assert not at.title                                           # only the sections reran
+    assert at.latex[3].value != row and "1.00 & 0.00 & 0.00 & 0.00" in at.latex[3].value
+    assert "word's weight on itself. **Done.**" in "\n".join(m.value for m in at.markdown)
+    check_code(at)                                                # the code prints the new numbers
+    assert at.query_params["gain"] in (["5.0"], "5.0")
+    at = whole_page(at)
+    assert not at.exception and at.title[0].value == "Multi-head attention"
+    assert at.slider(key="multihead.gain").value == 5.0
+    assert at.text_input(key="multihead.sentence").value == "the owl saw the cat by the lake"
+    assert "1.00 & 0.00 & 0.00 & 0.00" in at.latex[3].value
+    assert "Heads of a trained model" in headings(at) and "Further reading" in headings(at)
+    assert "2,359,296" in at.latex[-1].value.replace("{,}", ",")
+    ratio = next(c.value for c in at.caption if "x one head" in c.value)
+    at.number_input(key="multihead.cost_T").set_value(4096).run()   # reruns only the costs' section
+    assert not at.exception and not at.title
+    assert "What it costs: h heads of d/h against one head of width d" in headings(at)
+    assert "Each head's weights: 2 heads of width d/h = 4" not in headings(at)
+    assert next(c.value for c in at.caption if "x one head" in c.value) != ratio   # softmax grows with T
+    assert "2,359,296" in at.latex[-1].value.replace("{,}", ",")      # the parameters do not
 
 
 def test_cost_challenge_many_narrow_heads_on_a_long_sequence():
@@ -74,8 +102,8 @@ def test_bad_input_is_a_sentence_and_the_page_keeps_working():
     at.text_input(key="multihead.sentence").set_value("the zebra saw the owl").run()
     assert not at.exception and "no vector for: zebra" in at.error[0].value
     assert "What it costs: h heads of d/h against one head of width d" in headings(at)
-    at.number_input(key="multihead.cost_d").set_value(10).run()
-    at.number_input(key="multihead.cost_h").set_value(3).run()
+    at.number_input(key="multihead.cost_d").set_value(10).run()   # reruns only the costs' section
+    whole_page(at).number_input(key="multihead.cost_h").set_value(3).run()
     assert not at.exception
     assert any("cannot be split evenly" in e.value for e in at.error)
 

@@ -1,7 +1,7 @@
 """views/ngram.py in AppTest: sample with loops, tables, held-out scores, bad input."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/ngram.py"
 
@@ -55,10 +55,10 @@ def test_one_play_at_character_level(run_page):
 
 def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
     at = run_page(PAGE, timeout=300)
-    at.number_input(key="ngram.temperature").set_value(1e6).run()
+    at.number_input(key="ngram.temperature").set_value(1e6).run()   # reruns only the sample, code and challenges
     no_exception(at)
     assert any("beyond the limit" in e.value for e in at.error)
-    assert "held-out tokens, never counted" in texts(at)
+    assert "held-out tokens, never counted" in texts(whole_page(at))
 
     at.number_input(key="ngram.temperature").set_value(1.0)
     at.text_input(key="ngram.prompt").input("To be or not to zorp").run()
@@ -66,8 +66,9 @@ def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
     assert any("never does ('zorp')" in e.value for e in at.error)
     assert "<pre" in sample_box(at)  # sampled without the prompt
 
-    at.text_input(key="ngram.prompt").input("")
-    at.selectbox(key="ngram.source").set_value("Your own text").run()
+    whole_page(at).text_input(key="ngram.prompt").input("")
+    at.selectbox(key="ngram.source").set_value("Your own text").run()   # the prompt's callback: only sections
+    whole_page(at)
     no_exception(at)
     assert any("empty" in e.value for e in at.error)
     assert at.info and "Showing all 38 plays" in at.info[0].value
@@ -84,3 +85,30 @@ def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
     at.number_input(key="ngram.k").set_value(0.0).run()
     no_exception(at)
     assert any("k of add-k" in e.value for e in at.error)
+
+
+def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
+    """n reruns only the sections it changes (ui.page.section): the sample, the contexts, the V^n and held-out
+    numbers, the code and challenges show the new n, the link follows, and the whole page still shows the title
+    and the transition table as they were."""
+    at = run_page(PAGE, timeout=300)
+    transition = [x.value for x in at.get("latex") if r"P(b \mid a)" in x.value]
+    at.slider(key="ngram.n").set_value(4).run()
+    no_exception(at)
+    assert not at.title  # only the sections were sent
+    assert "<pre" in sample_box(at) and "last 3 token(s)" in texts(at)
+    assert "For n = 4 the table has one row per context of 3 tokens" in texts(at)
+    latex = " ".join(x.value for x in at.get("latex"))
+    assert "28,860^{4}" in latex and r"\text{nats}" in latex and r"P(b \mid a)" not in latex
+    assert "NGramModel(4, 'kneser-ney'" in at.code[0].value
+    assert at.query_params["n"] == "4"
+    whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "N-gram sampler"
+    assert at.slider(key="ngram.n").value == 4
+    assert [x.value for x in at.get("latex") if r"P(b \mid a)" in x.value] == transition
+    assert "28,860^{4}" in " ".join(x.value for x in at.get("latex"))
+    assert [s.value for s in at.subheader][:4] == [
+        "A sample, and the second failure: a context too short to notice a loop",
+        "The transition table (bigram counts, n = 2)", "First failure: the table cannot be filled",
+        "Enlarging n trades one failure for the other: held-out cross-entropy"]

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import whole_page
+
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "position.py")
 
 
@@ -60,6 +62,31 @@ def test_the_code_reproduces_the_number_on_screen_for_other_settings(query):
     printed, claimed = printed_by_the_code(at)
     assert printed == pytest.approx(shown, rel=1e-2)
     assert printed == pytest.approx(claimed, rel=1e-5)
+
+
+def test_the_strength_reruns_only_the_check_and_the_code_and_the_rest_stays():
+    at = run(enc="sinusoidal")
+    assert "0.749" in at.warning[0].value
+    at.slider(key="position.strength").set_value(0.5).run()     # reruns only the check, the code, the challenges
+    assert not at.exception and not at.error
+    assert not at.title and "The encodings themselves" not in [s.value for s in at.subheader]
+    shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
+    assert shown != pytest.approx(0.7494, abs=1e-3)
+    printed, claimed = printed_by_the_code(at)
+    assert printed == pytest.approx(shown, rel=1e-2) and printed == pytest.approx(claimed, rel=1e-5)
+    assert at.query_params["strength"] in (["0.5"], "0.5")
+    at = whole_page(at)
+    assert not at.exception and at.title[0].value == "Position"
+    assert at.slider(key="position.strength").value == 0.5 and at.radio(key="position.enc").value == "sinusoidal"
+    assert at.text_input(key="position.a").value == "the owl saw the cat"
+    assert float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1)) == shown
+    assert {"The encodings themselves", "Rotary positions: only the distance between two tokens counts"} <= {
+        s.value for s in at.subheader}
+    at.slider(key="position.T").set_value(16).run()              # reruns only the tables
+    assert not at.exception and not at.title and not at.warning
+    specs = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert any("p_t for t < 16" in spec for spec in specs) and not any("t < 32" in spec for spec in specs)
+    assert "The encodings themselves" in [s.value for s in at.subheader]
 
 
 def test_shuffle_button_makes_b_a_reordering_of_a():

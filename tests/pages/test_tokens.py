@@ -1,7 +1,7 @@
 """views/tokens.py in AppTest: four tokenizers, BPE steps, the next-token distribution, bad input."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/tokens.py"
 
@@ -50,10 +50,11 @@ def test_bpe_trained_live_on_the_typed_text(run_page):
 def test_next_token_settings_change_the_distribution(run_page):
     at = run_page(PAGE, timeout=300)
     before = [x.value for x in at.get("latex")]
-    at.selectbox(key="tokens.smoothing").set_value("none").run()
+    at.selectbox(key="tokens.smoothing").set_value("none").run()   # reruns only the next-token sections
     no_exception(at)
     after = [x.value for x in at.get("latex")]
     assert after != before and any(r"\frac{" in x and "= 0." in x for x in after)
+    assert after[0] != before[0]  # the next-token formula itself (first on the page and in its section)
 
 
 def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
@@ -71,3 +72,23 @@ def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
     at.text_input(key="tokens.prompt").input("Mary had a zorp").run()
     no_exception(at)
     assert any("never does ('zorp')" in e.value for e in at.error)
+
+
+def test_n_reruns_only_the_next_token_sections_and_the_rest_stays(run_page):
+    """n reruns only the next-token prediction and the code and challenges (ui.page.section): their numbers
+    change, the link follows, and the whole page still shows the title and the tokenizers as they were."""
+    at = run_page(PAGE, timeout=300)
+    tokenizer_chips, table = chips(at)[:4], at.dataframe[0].value
+    at.slider(key="tokens.n").set_value(2).run()
+    no_exception(at)
+    assert not at.title and not chips(at)  # only the sections were sent, not the tokenizers
+    assert "the context 'little' was followed 456 times by some token (order 2)" in texts(at)
+    assert "NGramModel(2, 'kneser-ney'" in at.code[0].value
+    assert at.query_params["n"] == "2"
+    whole_page(at)
+    no_exception(at)
+    assert at.title[0].value == "Tokens & next-token prediction"
+    assert at.slider(key="tokens.n").value == 2
+    assert chips(at)[:4] == tokenizer_chips and at.dataframe[0].value.equals(table)
+    shown = texts(at)
+    assert "**GPT-2 BPE**" in shown and "(order 2)" in shown and "the context 'a little'" not in shown
