@@ -9,14 +9,13 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from engine import limits, pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
-from ui import charts, loaders, page, url_state
+from ui import charts, loaders, page, tables, url_state
 
 HOMONYMS = [
     ("crane", "By the lake a tall white bird stood still in the water: a crane",
@@ -209,11 +208,9 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
                 f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
     with st.expander("The distribution at each step", icon=":material/bar_chart:"):
-        st.dataframe(pd.DataFrame([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
-                                    "top 5": "  ".join(f"{t!r} {p:.2f}" for t, p in
-                                                       zip(step.top_tokens, step.top_probabilities))}
-                                   for i, step in enumerate(generation.steps)]),
-                     hide_index=True, column_config={"P(chosen)": st.column_config.NumberColumn(format="%.3f")})
+        tables.table([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
+                       "top 5": "  ".join(f"{t!r} {p:.2f}" for t, p in zip(step.top_tokens, step.top_probabilities))}
+                      for i, step in enumerate(generation.steps)], digits=3)
     return generation
 
 

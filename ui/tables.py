@@ -19,14 +19,19 @@ import pyarrow as pa
 import streamlit as st
 
 MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")   # st.table reads text cells as Markdown
+# st.table reads text cells as Markdown: what would format a one-line cell is escaped (emphasis, code,
+# links, HTML, LaTeX, strike-through, emoji and directives like :smile: or :red[...], a list or heading start)
+_INLINE = re.compile(r"([\\`*_\[\]<>$~|])")
+_SHORTCODE = re.compile(r":(?=[\w+-]+[:\[])")   # :smile: is replaced even escaped: a word joiner breaks it
+_LINE_START = re.compile(r"^(\s*\d*)([#>+-]|(?<=\d)[.)])(?=\s|$)")   # "- x", "# x", "1. x": the mark escaped
 
 
 def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | None = 3, where: Any = None,
           hide_index: bool = True) -> None:
     """Draw `data` (a dict of columns, a list of row dicts, or a DataFrame) as a table.
 
-    `formats` maps a column to a printf format ("%.3f", "%d"); every other float column gets `digits`
+    `formats` maps a column to a printf format ("%.3f", "%d") or "localized" (thousands separated:
+    2,359,296); every other float column gets `digits`
     decimals (None: as it is; nan and inf print as nan and inf). `where` is the container (default: the
     current one). A DataFrame's index is shown only with hide_index=False."""
     if isinstance(data, pd.DataFrame) and not hide_index:
@@ -73,9 +78,10 @@ def _formatted(value: Any, printf: str | None) -> str:
         return ""
     if printf is not None:
         try:
-            return printf % value
+            text = f"{value:,}" if printf == "localized" else printf % value
+            return text[1:] if text.startswith("-") and not text.strip("-0.,") else text   # no "-0.000"
         except (TypeError, ValueError):   # text in a number column: as it is
             pass
     if isinstance(value, str):
-        return _MARKDOWN.sub(r"\\\1", value)
+        return _LINE_START.sub(r"\1\\\2", _SHORTCODE.sub(":\u2060", _INLINE.sub(r"\\\1", value)))
     return str(value)

@@ -11,7 +11,7 @@ from engine import limits
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
-from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state, warmup
+from ui import challenges, charts, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -86,12 +86,6 @@ with st.sidebar:
 def glove_call(name: str, *args, **kwargs):
     """engine.embeddings.<name> on the shared vectors, cached on its arguments (every one is pure)."""
     return getattr(E, name)(loaders.glove(), *args, **kwargs)
-
-
-def number_columns(names, format: str) -> dict:
-    """st.dataframe column settings printing these columns' numbers in `format` (a pandas Styler
-    would do the same at several times the cost, on every rerun)."""
-    return {name: st.column_config.NumberColumn(format=format) for name in names}
 
 
 def apply_preset() -> None:
@@ -187,7 +181,7 @@ def the_analogy() -> None:
             f"cos(w, {a})": result.cos_inputs[:, 2],
             f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
         })
-        st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[1:], "%.3f"))
+        tables.table(table, digits=3)
         st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
         if method == "3cosadd":
             formula.formula_with_numbers(
@@ -317,7 +311,7 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str, probe)
                 for w, vector in zip(probe.anchors if probe else (), anchors.values())}
         rows.append(row)
     table = pd.DataFrame(rows)
-    st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns(table.columns[2:], "%.3f"))
+    tables.table(table, digits=3)
     st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
                "'the' and 'of' left out) point towards one sense: that is the information attention "
                "draws on to give the word a vector that fits where it stands.")
@@ -363,9 +357,8 @@ def homonyms() -> None:
                                 for a in probe.anchors if a != nearer)
                     + ".")
         cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
-        st.dataframe(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
-                                   rank: probe.anchor_ranks}), hide_index=True, width="stretch",
-                     column_config=number_columns([cosine], "%.3f") | number_columns([rank], "localized"))
+        tables.table(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
+                                   rank: probe.anchor_ranks}), formats={cosine: "%.3f", rank: "localized"})
         st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
                    "A sense whose word ranks in the thousands has all but vanished from the vector. "
                    + preset.get("note", ""))

@@ -12,7 +12,7 @@ from engine.charts.lines import head_lines
 from engine.charts.palette import TYPE_COLOURS
 from engine.gguf_file import Config
 from engine.llama import DEFAULT_NAME
-from ui import challenges, charts, code, formula, loaders, page, url_state
+from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 from ui.pretrained_views import (HEAD_VIEWER_DEFAULT as DEFAULT_PRESET, HEAD_VIEWER_PRESETS as PRESETS,
                                  absorbed_probes, load_model, model_param, model_picker)
 
@@ -157,9 +157,9 @@ def head_section() -> None:
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}
     numbers, formulas = st.columns([2, 3])
     with numbers:
-        st.dataframe(pd.DataFrame({"pattern": list(scores_here), "score": list(scores_here.values()),
+        tables.table(pd.DataFrame({"pattern": list(scores_here), "score": list(scores_here.values()),
                                    "threshold": [heads.THRESHOLDS[p] for p in scores_here]}),
-                     hide_index=True, column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+                     formats={"score": "%.3f"}, digits=None)
     with formulas:
         shown = kind if kind in PATTERN_FORMULAS else max(scores_here,
                                                           key=lambda p: scores_here[p] / heads.THRESHOLDS[p])
@@ -173,9 +173,8 @@ def head_section() -> None:
     st.subheader("Which heads do it most?")
     pattern = st.selectbox("Rank heads by", list(heads.PATTERNS), key=STATE.key("rank_by"))
     ranking = scored.ranking(pattern, 10)
-    st.dataframe(pd.DataFrame([{"layer": layer_, "head": h, pattern: s, "type": str(scored.types[layer_, h])}
-                               for layer_, h, s in ranking]),
-                 hide_index=True, column_config={pattern: st.column_config.NumberColumn(format="%.3f")})
+    tables.table(pd.DataFrame([{"layer": layer_, "head": h, pattern: s, "type": str(scored.types[layer_, h])}
+                               for layer_, h, s in ranking]), formats={pattern: "%.3f"})
 
     st.info("**Attention weights are not a full explanation.** A weight says how much of a token's value "
             "vector is mixed in, not how much that value matters downstream: values can be small, the "

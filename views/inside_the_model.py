@@ -12,7 +12,7 @@ from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.gguf_file import Config as SmolLM2Sizes
 from engine.interventions import MODES
-from ui import challenges, charts, code, formula, loaders, page, url_state, warmup
+from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_param, model_picker
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
@@ -208,13 +208,8 @@ def effects_section() -> None:
             label_angle=0, title="Knocked out alone", legend_orient="bottom"))
         st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
     with table_column:
-        st.dataframe(readings.effect_rows(effects, TOP_K, types=scored.types,
-                                          attention=comparison.attention if comparison else None),
-                     hide_index=True, column_config={
-                         "change in ln P": st.column_config.NumberColumn(format="%.3f"),
-                         "P with it": st.column_config.NumberColumn(format="%.3f"),
-                         "P without it": st.column_config.NumberColumn(format="%.3f"),
-                         "attention to source": st.column_config.NumberColumn(format="%.3f")})
+        tables.table(readings.effect_rows(effects, TOP_K, types=scored.types,
+                                          attention=comparison.attention if comparison else None), digits=3)
         top_layer, top_head, top_effect = effects.ranking(1)[0]
         best = readings.effect_rows(effects, 1)[0]
         formula.formula_with_numbers(
@@ -242,13 +237,12 @@ def effects_section() -> None:
                        "source token, per head. A head can look hard and matter little (its value vector is small, "
                        "or later layers ignore what it writes), and a head can matter a lot while looking elsewhere.")
             looks, matters = st.columns(2)
-            looks.dataframe([{"looks hardest": readings.head_label(*pair),
-                              "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
-                            hide_index=True, column_config={"attention": st.column_config.NumberColumn(format="%.2f")})
-            matters.dataframe([{"matters most": readings.head_label(*pair),
-                                "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
-                              hide_index=True,
-                              column_config={"change in ln P": st.column_config.NumberColumn(format="%.2f")})
+            tables.table([{"looks hardest": readings.head_label(*pair),
+                           "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
+                         digits=2, where=looks)
+            tables.table([{"matters most": readings.head_label(*pair),
+                           "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
+                         digits=2, where=matters)
     code.show_code({"Python": (
         "from engine import interventions, pretrained\n\n"
         "model = pretrained.load()\n"
@@ -389,9 +383,7 @@ def copying_section() -> None:
         with words_column:
             for sentence in copying.sentences:
                 st.markdown(sentence)
-        st.dataframe(copying.rows, hide_index=True,
-                     column_config={name: st.column_config.NumberColumn(format="%.2f") for name in copying.rows[0]
-                                    if name != "run"})
+        tables.table(copying.rows, digits=2)
         formula.formula_with_numbers(
             r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
             r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",

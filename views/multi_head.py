@@ -15,7 +15,7 @@ from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_panels
 from engine.shipped_heads import head_weights, shipped_available
 from engine.tinyvocab import embed, load_vocabulary
-from ui import challenges, charts, code, formula, loaders, page, url_state
+from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
            "random": "seeded random (untrained)"}
@@ -149,7 +149,7 @@ def heads_section() -> None:
         frames["MultiHead(X)"] = result.output
         for name, values in frames.items():
             st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
-            st.dataframe(pd.DataFrame(values, index=pd.Index(tokens, name="token")).round(3), width="stretch")
+            tables.table(pd.DataFrame(values, index=pd.Index(tokens, name="token")), digits=3, hide_index=False)
 
 
 @page.section(TRAINED)
@@ -217,8 +217,7 @@ def costs_section() -> None:
              for name, c in renamed.items()],
             columns=["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V",
                      "FLOPs: softmax", "FLOPs: W_O", "FLOPs: total"])
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="localized") for c in table.columns[1:]})
+        tables.table(table, formats=dict.fromkeys(table.columns[1:], "localized"))
         formula.formula_with_numbers(
             r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
             r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",

@@ -15,7 +15,7 @@ from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
 from engine.tokenizers import LEVELS, decoded_pieces, token_text
-from ui import challenges, charts, chips, code, formula, loaders, page, url_state, warmup
+from ui import challenges, charts, chips, code, formula, loaders, page, tables, url_state, warmup
 
 HEATMAP_TOKENS = 20
 CONTEXT_ROWS = 8
@@ -159,9 +159,9 @@ def contexts_table() -> None:
             best = ", ".join(f"{visible(token_text(tokenizer, i))} {p:.2f}" for i, p, _ in top)
             rows.append((visible("".join(decoded_pieces(tokenizer, list(context)))), total, best))
         st.markdown(f"For n = {n} the table has one row per context of {n - 1} tokens. The most frequent:")
-        st.dataframe(pd.DataFrame(rows, columns=["context", "times seen",
+        tables.table(pd.DataFrame(rows, columns=["context", "times seen",
                                                  f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
-                     hide_index=True, width="stretch")
+                     formats={"times seen": "localized"})
 
 
 @page.section(SIZE)
@@ -265,8 +265,8 @@ if counts is not None:
                                    title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
         bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
         orders = sorted({r.n for r in held})
-        st.dataframe(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
-                                  index=pd.Index(orders, name="n")), width="content")
+        tables.table(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
+                                  index=pd.Index(orders, name="n")), hide_index=False)
         st.markdown("Held-out cross-entropy in **bits per token** per n (rows) and smoothing (columns), the numbers "
                     "of the chart; inf: some held-out token got probability 0.")
         held_out_numbers()

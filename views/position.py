@@ -16,7 +16,7 @@ from engine.positional import (
     permutation_check, positional_encoding, random_permutation, rotary_scores,
 )
 from engine.tinyvocab import embed, load_vocabulary, tokenize
-from ui import challenges, charts, chips, code, formula, page, url_state
+from ui import challenges, charts, chips, code, formula, page, tables, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
                   "learned": "learned (a free table, shown untrained)"}
@@ -156,7 +156,7 @@ def check_section() -> None:
                                value_name="c", x_title="feature", y_title="word", cell=48, columns=1))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
                           "largest change": [f"{v:.3g}" for v in check.difference]})
-    st.dataframe(table, hide_index=True)
+    tables.table(table)
 
 
 check_section()

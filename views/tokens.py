@@ -11,7 +11,7 @@ from engine.charts.style import visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe
-from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, url_state, warmup
+from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
 DEFAULT_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
                 "the lamb was sure to go.")
@@ -167,8 +167,9 @@ for label, tokenizer, note in [
         rows.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2)))
 
 if rows:
-    st.dataframe(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
-                                             "characters per token"]), hide_index=True, width="content")
+    tables.table(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
+                                             "characters per token"]),
+                 formats={"vocabulary size V": "localized", "characters per token": "%.2f"})
     st.caption("Among subword tokenizers, a bigger vocabulary spends fewer tokens on the same text; whole words "
                "are cheaper still, but cannot spell a word they never saw. Fewer tokens: the model's context "
                "holds more "
@@ -195,8 +196,9 @@ def watch_bpe_learn() -> None:
             recent = bpe.merges[max(0, step - 8):step]
             table = [(m.rank + 1, visible(bpe.merge_text(m)[0]), visible(bpe.merge_text(m)[1]),
                       visible(bpe.merge_text(m)[2]), m.new_id, m.count) for m in recent]
-            st.dataframe(pd.DataFrame(table, columns=["merge #", "left", "right", "new token", "new id",
-                                                      "pair count when learned"]), hide_index=True, width="content")
+            tables.table(pd.DataFrame(table, columns=["merge #", "left", "right", "new token", "new id",
+                                                      "pair count when learned"]),
+                         formats={"pair count when learned": "localized"})
             last = recent[-1]
             formula.formula_with_numbers(
                 r"\arg\max_{a,b}\, C(a\,b)",

@@ -149,7 +149,7 @@ def test_the_code_shown_reproduces_the_numbers_shown(run_page, capsys):
     exec(compile(source, "<shown code>", "exec"), {})
     printed = capsys.readouterr().out
     assert "previous-token" in printed
-    shown = at.dataframe[0].value
+    shown = at.table[0].value
     previous = float(shown.loc[shown["pattern"] == "previous-token", "score"].iloc[0])
     assert f"'previous-token': {round(previous, 3)}" in printed
 
