@@ -44,11 +44,15 @@ def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
 
 def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     """A widget's on_change: mirror the page's state into the link, then rerun only these sections and
-    the QR code, not the whole page (a browser redraws a few charts instead of every element). A
-    section that the last run did not draw (bad input stopped it) means a whole run, as without this."""
+    the QR code, not the whole page (a browser redraws a few charts instead of every element). A whole
+    run instead where the last run did not draw a section (bad input stopped it), or where the same
+    interaction changed another widget too (a number typed, then a button clicked: the browser sends
+    both at once, and a sections-only rerun would never draw what the click changed)."""
     def rerun_sections() -> None:
         if state is not None:
             state.mirror()
+        if _widgets_changed() > 1:
+            return                      # the interaction's whole run
         try:
             st.rerun([*sections, QR_SECTION])
         except StreamlitAPIException:   # not drawn last run (or no QR code: a page run on its own)
@@ -57,6 +61,18 @@ def only(state: PageState | None, *sections: str) -> Callable[[], None]:
             except StreamlitAPIException:
                 return                  # the widget's usual whole run
     return rerun_sections
+
+
+def _widgets_changed() -> int:
+    """How many widgets the interaction being handled changed (Streamlit keeps no public count: this
+    reads its session state's own comparison; 1 where that is not available)."""
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        widgets = get_session_state()._state
+        return sum(1 for widget_id in widgets._new_widget_state if widgets._widget_changed(widget_id))
+    except Exception:   # another Streamlit: sections as asked (tests/pages/test_sections.py notices)
+        return 1
 
 
 def further_reading(references: list[tuple[str, str]]) -> None:

@@ -1,6 +1,8 @@
 """Beyond words: image patches, spectrogram frames and amino-acid residues as tokens, one attention."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -109,52 +111,110 @@ STATE = url_state.PageState(
 )
 STATE.init()
 
+# sections that rerun alone (ui.page.section): one per kind of data, and the picture inside the image's
+IMAGE, AUDIO, PROTEIN = "beyond.image", "beyond.audio", "beyond.protein"   # what one kind of data shows
+SECTIONS = {"image": IMAGE, "audio": AUDIO, "protein": PROTEIN}
+OVERLAY = "beyond.overlay"   # the picture with the query's weights over it: all that the overlay style changes
+LINKED = {"image": ["picture", "side", "patch", "fit", "overlay", "qrow", "qcol"],   # the link's values per kind
+          "audio": ["signal", "frame", "hop", "qframe"],
+          "protein": ["protein", "sequence", "residue"]}
+
+
+def mirror() -> None:
+    """The kind's values into the link (the others stay out of it, as on a whole run)."""
+    STATE.mirror(["kind", "d", "seed"] + LINKED[STATE["kind"]])
+
+
+def only(*sections: str, then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """ui.page.only with this page's link: a widget's on_change that runs `then` (the widget's own callback),
+    mirrors the kind's values, then reruns only these sections and the QR code."""
+    rerun_sections = page.only(None, *sections)
+
+    def changed() -> None:
+        if then is not None:
+            then()
+        mirror()
+        rerun_sections()
+    return changed
+
+
+def whole_run() -> None:
+    """The kind's on_change: returning normally, it makes an interaction that also changed a widget rerunning
+    only a section (a number or the sequence is sent when it loses the focus, so typing one and then clicking
+    the kind is one interaction) rerun the whole page, as the kind needs; Streamlit 1.67 would otherwise rerun
+    only that section and leave the kind undrawn."""
+
+
+def projection() -> tuple[int | None, int]:
+    """The projection's d (None: keep every raw number) and seed, read from session state (a section reruns
+    alone)."""
+    return STATE["d"] or None, int(STATE["seed"])
+
+
 # the three kinds of data side by side at the top of the page, not hidden in the sidebar
-st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True)
+st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True,
+         on_change=whole_run)
 
 with st.sidebar:
     st.header("Settings")
+    kind = STATE["kind"]   # the kind's settings below: changing the kind redraws the sidebar, a whole run
     st.selectbox("Projection to d numbers per token", PROJECTIONS, key=STATE.key("d"),
                  format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
-                 help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.")
-    st.number_input("Seed of the projection", 0, 10_000, key=STATE.key("seed"), step=1)
-    kind = STATE["kind"]
+                 help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.",
+                 on_change=only(SECTIONS[kind]))
+    st.number_input("Seed of the projection", 0, 10_000, key=STATE.key("seed"), step=1, on_change=only(SECTIONS[kind]))
     if kind == "image":
         st.subheader("Image")
         st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
-                     help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.")
+                     help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.",
+                     on_change=only(IMAGE))
         st.selectbox("Resize to", list(SIDES), key=STATE.key("side"), format_func=SIDES.get,
-                     help="Shorter side to this size, then the centre square, as ViT prepares its inputs.")
+                     help="Shorter side to this size, then the centre square, as ViT prepares its inputs.",
+                     on_change=only(IMAGE))
         st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
                         step=1,
-                        help="Each p x p square becomes one token of p*p*3 numbers.")
+                        help="Each p x p square becomes one token of p*p*3 numbers.", on_change=only(IMAGE))
         st.radio("When p does not divide the picture", FITS, key=STATE.key("fit"), horizontal=True,
-                 format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get)
+                 format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get,
+                 on_change=only(IMAGE))
         st.radio("Overlay", OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
-                 help="spotlight: dim what gets little weight; heat: colour by weight (viridis).")
+                 help="spotlight: dim what gets little weight; heat: colour by weight (viridis).",
+                 on_change=only(OVERLAY))
     elif kind == "audio":
         st.subheader("Audio")
         st.selectbox("Sound", list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
-                     format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}")
+                     format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}", on_change=only(AUDIO))
         st.select_slider("Frame length N (samples)", FRAMES, key=STATE.key("frame"),
-                         help="Longer frames: finer frequency, coarser time.")
+                         help="Longer frames: finer frequency, coarser time.", on_change=only(AUDIO))
         st.select_slider("Hop between frames (samples)", HOPS, key=STATE.key("hop"),
-                         help="A smaller hop gives more frames, so more tokens.")
+                         help="A smaller hop gives more frames, so more tokens.", on_change=only(AUDIO))
     else:
         st.subheader("Protein")
         st.selectbox("Sequence", list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"),
-                     on_change=lambda: STATE.__setitem__(
-                         "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"])))
+                     on_change=only(PROTEIN, then=lambda: STATE.__setitem__(
+                         "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"]))))
 
-d = STATE["d"] or None
-seed = int(STATE["seed"])
 lead_in = {"image": "an image cut into patches", "audio": "a sound cut into spectrogram frames",
            "protein": "a protein read residue by residue"}[kind]
 st.subheader(f"Tokens from {lead_in}")
 
 
 # ==== image ====================================================================================
+@page.section(OVERLAY)
+def overlay_section(url: str, cut_h: int, cut_w: int, rows: int, cols: int, patch: int, weights: np.ndarray,
+                    query: int) -> None:
+    """The picture with the query's weights over it. The overlay style reruns only this; the rest comes from the
+    image section's last run (every other setting, and a click on a patch, reruns that section)."""
+    chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, weights, query, style=STATE["overlay"],
+                          selection="token", display_width=min(500, max(320, 4 * cut_w)))
+    st.vega_lite_chart(chart, key=STATE.key("overlay_chart"), on_select=only(IMAGE, then=lambda: (
+        set_from_selection("overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}))),
+        selection_mode="token", width="content")
+
+
+@page.section(IMAGE)
 def image_section() -> None:
+    d, seed = projection()
     upload = None
     name = STATE["picture"]
     if name == UPLOAD:
@@ -176,6 +236,7 @@ def image_section() -> None:
     rows, cols = patches.rows, patches.cols
     STATE["qrow"] = min(max(int(STATE["qrow"]), 0), rows - 1)
     STATE["qcol"] = min(max(int(STATE["qcol"]), 0), cols - 1)
+    mirror()   # the query as it now fits the grid (the widget's callback mirrored it before this ran)
     query = STATE["qrow"] * cols + STATE["qcol"]
     height, width = pixels.shape[:2]
     edge = ""
@@ -191,18 +252,13 @@ def image_section() -> None:
     cut_h, cut_w = patches.image.shape[:2]
     left, right = st.columns([3, 2])
     with left:
-        chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query],
-                              query, style=STATE["overlay"], selection="token",
-                              display_width=min(500, max(320, 4 * cut_w)))
-        st.vega_lite_chart(chart, key=STATE.key("overlay_chart"), on_select=lambda: set_from_selection(
-            "overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}),
-            selection_mode="token", width="content")
+        overlay_section(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query], query)
     with right:
         st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                     "lit where it puts its attention.")
         a, b = st.columns(2)
-        a.number_input("Row", 0, rows - 1, key=STATE.key("qrow"), step=1)
-        b.number_input("Column", 0, cols - 1, key=STATE.key("qcol"), step=1)
+        a.number_input("Row", 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
+        b.number_input("Column", 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
         weights = result.attention.weights[query]
         strongest = result.strongest_others(query, 5)
         st.markdown(f"Patch ({STATE['qrow']}, {STATE['qcol']}) keeps **{weights[query]:.4f}** "
@@ -239,7 +295,9 @@ def image_section() -> None:
 
 
 # ==== audio ====================================================================================
+@page.section(AUDIO)
 def audio_section() -> None:
+    d, seed = projection()
     upload = None
     name = STATE["signal"]
     if name == UPLOAD:
@@ -259,6 +317,7 @@ def audio_section() -> None:
     if STATE["qframe"] < 0 or STATE["qframe"] >= spec.T:
         last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
         STATE["qframe"] = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
+        mirror()   # the new query frame (the widget's callback mirrored the old one before this ran)
     query = int(STATE["qframe"])
     st.audio(signal.samples, sample_rate=signal.sample_rate)
     st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
@@ -266,9 +325,10 @@ def audio_section() -> None:
                 f"{f', projected to d = {d}' if d else ''}.**")
     chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
                                     picture_url=picture, selection="token")
-    st.vega_lite_chart(chart, key=STATE.key("spectrogram_chart"), on_select=lambda: set_from_selection(
-        "spectrogram_chart", "frame", {"qframe": int}), selection_mode="token", width="content")
-    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key=STATE.key("qframe"))
+    st.vega_lite_chart(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
+        set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token", width="content")
+    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key=STATE.key("qframe"),
+              on_change=only(AUDIO))
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
     here = segment_of(float(spec.times[query]), signal.segments)
@@ -307,10 +367,12 @@ def audio_section() -> None:
 
 
 # ==== protein ==================================================================================
+@page.section(PROTEIN)
 def protein_section() -> None:
+    d, seed = projection()
     st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key=STATE.key("sequence"),
                  height=90,
-                 max_chars=limits.MAX_SEQUENCE_TEXT_CHARS)
+                 max_chars=limits.MAX_SEQUENCE_TEXT_CHARS, on_change=only(PROTEIN))
     result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
     if result is None:
         return
@@ -318,11 +380,13 @@ def protein_section() -> None:
     labels = residues.labels
     L = len(labels)
     STATE["residue"] = min(max(int(STATE["residue"]), 0), L - 1)
+    mirror()   # the residue as it now fits the sequence (the widget's callback mirrored it before this ran)
     query = int(STATE["residue"])
     st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
                 f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
     charts.show(residue_heatmap_spec(STATE["sequence"], d, seed))
-    st.selectbox("Residue", range(L), key=STATE.key("residue"), format_func=lambda i: labels[i])
+    st.selectbox("Residue", range(L), key=STATE.key("residue"), format_func=lambda i: labels[i],
+                 on_change=only(PROTEIN))
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
     with left:
@@ -349,10 +413,7 @@ def protein_section() -> None:
 
 {"image": image_section, "audio": audio_section, "protein": protein_section}[kind]()
 
-STATE.mirror(["kind", "d", "seed"] + {
-    "image": ["picture", "side", "patch", "fit", "overlay", "qrow", "qcol"],
-    "audio": ["signal", "frame", "hop", "qframe"],
-    "protein": ["protein", "sequence", "residue"]}[kind])
+mirror()
 
 page.further_reading([
     ("Dosovitskiy et al. 2020, An image is worth 16x16 words (ViT)", "https://arxiv.org/abs/2010.11929"),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import streamlit as st
 
@@ -51,6 +52,32 @@ STATE = url_state.PageState(
     url_state.Param("bb_seed", 0, url_state.between(0, 2**31 - 1)),
 )
 
+# sections that rerun alone (ui.page.section): the switches change these three, the learning rate the code
+CHANGED = "block.changed"   # the sidebar's line saying the switches no longer match the preset
+BLOCK = "block.block"       # diagram, parameter counts, one block's formula, the presets for scale
+CODE = "block.code"         # the code, the challenges and GPT-2's line at the foot of the page
+
+
+def switches() -> dict:
+    """The sizes and switches as they are now: read from session state, so a section rerun alone sees them."""
+    return {field: st.session_state[key(field)] for field in FIELDS}
+
+
+def built() -> TransformerConfig | None:
+    """The configuration the sizes and switches make, or None where they make none (the block section says why)."""
+    try:
+        return TransformerConfig(**switches())
+    except ValueError:
+        return None
+
+
+@page.section(CHANGED)
+def changed_section() -> None:
+    """'Changed from the preset', in the sidebar under the switches."""
+    preset = PRESETS.get(st.session_state[key("preset")])
+    if preset is not None and any(getattr(preset, f) != v for f, v in switches().items()):
+        st.caption(f"Changed from the preset '{st.session_state[key('preset')]}'.")
+
 
 def load_preset() -> None:
     """Copy the chosen preset into every switch (runs before the widgets are drawn)."""
@@ -67,6 +94,23 @@ linked_preset = PRESETS.get(st.session_state[key("preset")], PRESETS[DEFAULT_PRE
 STATE.init(*(f"bb_{field}" for field in FIELDS),
            defaults={f"bb_{field}": getattr(linked_preset, field) for field in FIELDS})
 
+
+def only(*sections: str) -> Callable[[], None]:
+    """ui.page.only, but a whole run while a live run trains: a widget's rerun stops the browser's timer of the
+    training's auto-rerunning fragment, and only a whole run starts it again (Streamlit 1.67)."""
+    rerun_sections = page.only(STATE, *sections)
+
+    def changed() -> None:
+        if st.session_state.get("bb_job") is not None and not st.session_state.get("bb_job_recorded", True):
+            return              # training: the widget's usual whole run, which keeps its progress moving
+        rerun_sections()
+    return changed
+
+
+# a switch reruns only the three sections; the preset, the sizes and the positions (rotary refuses an odd d_k)
+# can also enable or disable the Train button, so they rerun the whole page
+switched = only(CHANGED, BLOCK, CODE)
+
 with st.sidebar:
     st.selectbox("Preset", list(PRESETS) + ["custom"], key=key("preset"), on_change=load_preset,
                  help="Load the sizes of a known model; change any switch to make it your own.")
@@ -79,25 +123,27 @@ with st.sidebar:
     left.number_input("context T", 1, limits.MAX_CONTEXT_LENGTH, key=key("context_length"))
     right.number_input("vocabulary V", 1, 1_000_000, key=key("vocab_size"))
     st.caption("Switches")
-    st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False)
-    st.radio("Activation in the FFN", ACTIVATIONS, key=key("activation"), horizontal=True)
+    st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
+             on_change=switched)
+    st.radio("Activation in the FFN", ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
     st.radio("Positions", POSITIONALS, key=key("positional"), horizontal=True)
-    st.toggle("Residual connections (x + sublayer(x))", key=key("residual"))
-    st.toggle("Causal mask (no peeking ahead)", key=key("causal"))
-    st.toggle("Tied LM head (W_vocab = Eᵀ, the embedding matrix reused)", key=key("tied_head"))
-    st.toggle("Final LayerNorm before the head", key=key("final_norm"))
-    st.toggle("Biases in linear layers and LayerNorm", key=key("bias"))
-
-values = {field: st.session_state[key(field)] for field in FIELDS}
-preset = PRESETS.get(st.session_state[key("preset")])
-if preset is not None and any(getattr(preset, f) != v for f, v in values.items()):
-    st.sidebar.caption(f"Changed from the preset '{st.session_state[key('preset')]}'.")
+    st.toggle("Residual connections (x + sublayer(x))", key=key("residual"), on_change=switched)
+    st.toggle("Causal mask (no peeking ahead)", key=key("causal"), on_change=switched)
+    st.toggle("Tied LM head (W_vocab = Eᵀ, the embedding matrix reused)", key=key("tied_head"), on_change=switched)
+    st.toggle("Final LayerNorm before the head", key=key("final_norm"), on_change=switched)
+    st.toggle("Biases in linear layers and LayerNorm", key=key("bias"), on_change=switched)
+    changed_section()
 STATE.mirror(["bb_preset"] + [f"bb_{f}" for f in FIELDS])
 
-config = page.run_engine(lambda: TransformerConfig(**values))
 
 # --- the block: diagram and parameter counts ----------------------------------------------------
-if config is not None:
+@page.section(BLOCK)
+def block_section() -> None:
+    """Everything the sizes and switches show above the training (a switch reruns this, the sidebar's 'changed'
+    line and the code, not the training)."""
+    config = page.run_engine(lambda: TransformerConfig(**switches()))
+    if config is None:
+        return
     count = count_parameters(config)
     stages = dataflow(config)
     diagram, numbers = st.columns([5, 6])
@@ -138,15 +184,22 @@ if config is not None:
                 "paper: the last OpenAI GPT model whose sizes were published in full. Parameter counts quoted for its "
                 "successors (GPT-4 and after) are outside estimates, not disclosed figures.")
 
+
+block_section()
+config = built()   # the Train button's: a whole run (the sizes, the preset, the positions) sees it change
+
 # --- training live ---------------------------------------------------------------------------------
 st.subheader("Train it live on Shakespeare, one character at a time")
 st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
            "Runs use one CPU thread; a few students at a time train, the others wait in line.")
 settings = st.columns(5)
 STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed")
+# the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
+# whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
+# rerun, and a rerun of the code alone would drop the click
 settings[0].number_input("time budget (s)", 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
 settings[1].number_input("max steps", 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
-settings[2].selectbox("peak learning rate", LEARNING_RATES, key=key("lr"))
+settings[2].selectbox("peak learning rate", LEARNING_RATES, key=key("lr"), on_change=only(CODE))
 settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
 settings[4].number_input("seed", 0, 2**31 - 1, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
@@ -306,9 +359,14 @@ if baselines and (runs or running):
                "a one-minute run does not. The n-gram only counts, the transformer has to learn.")
 
 # --- show the code, try this, reading ------------------------------------------------------------
-if config is not None:
-    arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
-    code.show_code({"Python": f'''import math
+@page.section(CODE)
+def code_section() -> None:
+    """The code (sizes, switches, training settings), the challenges and GPT-2's line."""
+    config = built()
+    runs = st.session_state.bb_runs
+    if config is not None:
+        arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
+        code.show_code({"Python": f'''import math
 
 from engine.transformer_config import TransformerConfig, count_parameters, with_vocab
 from engine.model import TransformerLM
@@ -328,22 +386,25 @@ max_seconds={STATE["bb_seconds"]}, learning_rate={STATE["bb_lr"]}, seed={STATE["
 print(result.held_out_loss[-1] / math.log(2))  # bits per character (training computes nats)
 '''})
 
-norms = {r["config"].layer_norm for r in runs}
-residuals = {r["config"].residual for r in runs}
-best = min((r["rung"].bits_per_char for r in runs), default=math.inf)
-gpt2 = config is not None and config == PRESETS["GPT-2 small"]
-challenges.try_this([
-    challenges.Challenge("Train two runs that differ only in the residual switch, and compare their curves.",
-                         done=residuals == {True, False},
-                         hint="Train once, turn 'Residual connections' off, train again."),
-    challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
-                         done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
-    challenges.Challenge("Get a run below 3.3 bits per character on held-out text.", done=best < 3.3,
-                         hint="The baby GPT preset with the default schedule gets there within a minute."),
-])
-if gpt2:
-    st.caption(f"GPT-2 small: {count_parameters(config).total:,} parameters, exactly the count of OpenAI's released "
-               "checkpoint.")
+    norms = {r["config"].layer_norm for r in runs}
+    residuals = {r["config"].residual for r in runs}
+    best = min((r["rung"].bits_per_char for r in runs), default=math.inf)
+    gpt2 = config is not None and config == PRESETS["GPT-2 small"]
+    challenges.try_this([
+        challenges.Challenge("Train two runs that differ only in the residual switch, and compare their curves.",
+                             done=residuals == {True, False},
+                             hint="Train once, turn 'Residual connections' off, train again."),
+        challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
+                             done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
+        challenges.Challenge("Get a run below 3.3 bits per character on held-out text.", done=best < 3.3,
+                             hint="The baby GPT preset with the default schedule gets there within a minute."),
+    ])
+    if gpt2:
+        st.caption(f"GPT-2 small: {count_parameters(config).total:,} parameters, exactly the count of OpenAI's "
+                   "released checkpoint.")
+
+
+code_section()
 
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (the block, post-norm)", "https://arxiv.org/abs/1706.03762"),

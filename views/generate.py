@@ -29,6 +29,28 @@ STATE = url_state.PageState(
     url_state.Param("gen_models", f"{SHIPPED},4-gram,2-gram"),
 )
 STATE.init()
+
+# sections that rerun alone (ui.page.section): the temperature and the models change the first two, not the
+# ladder. The prompt and the numbers rerun the whole page: a text or number is sent when it loses the focus, so
+# typing one and then clicking a switch outside the sections (the ladder's, SmolLM2's) is one rerun, and a
+# section alone would not draw that switch
+SAMPLES = "generate.samples"   # the generations: each step's distribution and the samples side by side
+CODE = "generate.code"         # the code with the settings, and the challenges
+SMOLLM2 = "generate.smollm2"   # SmolLM2's sampling panel, whose own widgets change only it
+settings_only = page.only(STATE, SAMPLES, CODE)
+
+
+def remember_models() -> None:
+    """The models picked, as the link's list."""
+    STATE["gen_models"] = ",".join(STATE["gen_pick"])
+
+
+def models_picked_changed() -> None:
+    """Picking models: remember them (a whole run does it in the main body), then rerun only the two sections."""
+    remember_models()
+    settings_only()
+
+
 live = st.session_state.get("live_model")
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
 chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] or [SHIPPED]
@@ -36,24 +58,26 @@ chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] o
 with st.sidebar:
     st.text_area("Prompt", key=STATE.key("gen_prompt"), height=90, max_chars=limits.MAX_PROMPT_CHARS,
                  help="Characters of the plays only: every model here reads the same 75-character vocabulary.")
-    models_picked = st.multiselect("Models, side by side", available, default=chosen_default,
-                                   max_selections=4, key=STATE.key("gen_pick"))
+    st.multiselect("Models, side by side", available, default=chosen_default, max_selections=4,
+                   key=STATE.key("gen_pick"), on_change=models_picked_changed)
     st.slider("Temperature τ", 0.0, 2.0, step=0.05, key=STATE.key("gen_temperature"),
-              help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.")
+              help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.",
+              on_change=settings_only)
     st.number_input("top-k (0 = keep all)", 0, 75, key=STATE.key("gen_top_k"))
     st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
                     help=window_sentence(loaders.shipped_transformer()[0]))
     st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
     if live is None:
         st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
-STATE["gen_models"] = ",".join(models_picked)
+remember_models()
 STATE.mirror()
 
-prompt = STATE["gen_prompt"]
-temperature = float(STATE["gen_temperature"])
-top_k = int(STATE["gen_top_k"]) or None
-length = int(STATE["gen_length"])
-seed = int(STATE["gen_seed"])
+
+def settings() -> tuple[list[str], str, float, int | None, int, int]:
+    """The models, prompt, temperature, top-k, length and seed as the sidebar holds them now: read from
+    session state, so that a section rerun alone sees them."""
+    return (STATE["gen_pick"], STATE["gen_prompt"], float(STATE["gen_temperature"]), int(STATE["gen_top_k"]) or None,
+            int(STATE["gen_length"]), int(STATE["gen_seed"]))
 
 
 def shipped_summary(notes: dict) -> str:
@@ -79,7 +103,7 @@ def shared_generation(name: str, prompt: str, temperature: float, top_k: int | N
     return generate(language_model(name), prompt, length, seed=seed, temperature=temperature, top_k=top_k)
 
 
-def cached_generation(name: str):
+def cached_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
     """One generation per (model, settings) per session: moving the step slider does not resample."""
     lm = language_model(name)
     cache = STATE.setdefault("gen_cache", {})
@@ -92,49 +116,60 @@ def cached_generation(name: str):
     return cache[signature]
 
 
-generations = {}
-for name in models_picked:
-    result = page.run_engine(cached_generation, name)
-    if result is None:
-        break
-    generations[name] = result
+# --- the generations, the distribution at each step, the samples -----------------------------------
+@page.section(SAMPLES)
+def samples_section() -> None:
+    """All that the prompt, models, temperature, top-k, length and seed change above the ladder; the step
+    slider inside it reruns only this too."""
+    models_picked, prompt, temperature, top_k, length, seed = settings()
+    generations = {}
+    for name in models_picked:
+        result = page.run_engine(cached_generation, name, prompt, temperature, top_k, length, seed)
+        if result is None:
+            break
+        generations[name] = result
 
-# --- the distribution at each step ------------------------------------------------------------------
-if generations:
-    tokenizer = loaders.char_corpus()[0]
-    st.subheader("The next-token distribution, step by step")
-    steps_made = min(len(g.steps) for g in generations.values())
-    t = st.slider("step", 1, steps_made, 1, key=STATE.key("gen_step")) if steps_made > 1 else 1
-    step_index = t - 1
-    first = next(iter(generations.values()))
-    so_far = prompt + tokenizer.decode(first.ids[:step_index])
-    st.caption(f"Each model's context at step {t} is the prompt plus its own {step_index} earlier draws "
-               f"(ending '{so_far[-40:]}' for the {first.model}). Bars: P(next character); orange ticks: the "
-               "distribution after temperature and top-k, the one actually sampled.")
+    # --- the distribution at each step --------------------------------------------------------------
+    if generations:
+        tokenizer = loaders.char_corpus()[0]
+        st.subheader("The next-token distribution, step by step")
+        steps_made = min(len(g.steps) for g in generations.values())
+        t = st.slider("step", 1, steps_made, 1, key=STATE.key("gen_step")) if steps_made > 1 else 1
+        step_index = t - 1
+        first = next(iter(generations.values()))
+        so_far = prompt + tokenizer.decode(first.ids[:step_index])
+        st.caption(f"Each model's context at step {t} is the prompt plus its own {step_index} earlier draws "
+                   f"(ending '{so_far[-40:]}' for the {first.model}). Bars: P(next character); orange ticks: the "
+                   "distribution after temperature and top-k, the one actually sampled.")
 
-    def label(token_id: int) -> str:
-        return repr(tokenizer.decode([token_id]))[1:-1].replace(" ", "␣") or "?"
+        def label(token_id: int) -> str:
+            return repr(tokenizer.decode([token_id]))[1:-1].replace(" ", "␣") or "?"
 
-    tops = {name: [(label(i), p, q) for i, p, q in g.steps[step_index].top(8)] for name, g in generations.items()}
-    charts.show(next_token_bars(tops, width=170))
-    shown = generations[models_picked[0]].steps[step_index]
-    best_id, best_p, best_q = shown.top(1)[0]
-    st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
-             r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad \text{(top-}k\text{: only the } k \text{ largest)}")
-    st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
-             rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
-    tied = loaders.shipped_transformer()[0].model.config.tied_head
-    st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
-               "last position's vector after the final block and W_vocab (d x V) gives one score per character"
-               + (" (the shipped model ties it to the embedding matrix: W_vocab = Eᵀ, as the Block builder's "
-                  "'Tied LM head' switch does)" if tied else "") + "; for an n-gram, P is the row of its count table.")
+        tops = {name: [(label(i), p, q) for i, p, q in g.steps[step_index].top(8)] for name, g in generations.items()}
+        charts.show(next_token_bars(tops, width=170))
+        shown = generations[models_picked[0]].steps[step_index]
+        best_id, best_p, best_q = shown.top(1)[0]
+        st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
+                 r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad "
+                 r"\text{(top-}k\text{: only the } k \text{ largest)}")
+        st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
+                 rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
+        tied = loaders.shipped_transformer()[0].model.config.tied_head
+        st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
+                   "last position's vector after the final block and W_vocab (d x V) gives one score per character"
+                   + (" (the shipped model ties it to the embedding matrix: W_vocab = Eᵀ, as the Block builder's "
+                      "'Tied LM head' switch does)" if tied else "")
+                   + "; for an n-gram, P is the row of its count table.")
 
-    st.subheader("Samples from the same prompt and seed")
-    columns = st.columns(len(generations))
-    for column, (name, g) in zip(columns, generations.items()):
-        with column:
-            st.markdown(f"**{name}**")
-            st.code(prompt + g.text, language=None, wrap_lines=True)
+        st.subheader("Samples from the same prompt and seed")
+        columns = st.columns(len(generations))
+        for column, (name, g) in zip(columns, generations.items()):
+            with column:
+                st.markdown(f"**{name}**")
+                st.code(prompt + g.text, language=None, wrap_lines=True)
+
+
+samples_section()
 
 # --- the ladder ---------------------------------------------------------------------------------------
 st.subheader("The model ladder: held-out bits per character")
@@ -180,12 +215,24 @@ if rungs is not None:
             "compute, when it uses context longer than the n-grams can count reliably.",
             icon=":material/balance:")
 
-with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any text)", icon=":material/edit_note:"):
-    if st.toggle("Load SmolLM2 (once per server, a few seconds)", key="sample_smollm2"):
-        pretrained_views.sampling_panel(key="gen_smollm2")
+
+@page.section(SMOLLM2)
+def smollm2_section() -> None:
+    """SmolLM2's sampling panel: its switch and its own settings rerun only this."""
+    with st.expander("Sample from SmolLM2, a pretrained model (its own tokens, any text)",
+                     icon=":material/edit_note:"):
+        if st.toggle("Load SmolLM2 (once per server, a few seconds)", key="sample_smollm2"):
+            pretrained_views.sampling_panel(key="gen_smollm2")
+
+
+smollm2_section()
 
 # --- code, challenges, reading ------------------------------------------------------------------------
-code.show_code({"Python": f'''from engine.generation import generate
+@page.section(CODE)
+def code_section() -> None:
+    """The code with the sidebar's settings, and the challenges (temperature 0, the models picked)."""
+    models_picked, prompt, temperature, top_k, length, seed = settings()
+    code.show_code({"Python": f'''from engine.generation import generate
 from engine.train import load_checkpoint
 from engine.transformer_lm import TransformerLanguageModel
 from engine.tokenizers import CharTokenizer
@@ -197,14 +244,17 @@ print(g.text)
 print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first characters
 '''})
 
-challenges.try_this([
-    challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
-                         "Which one falls into a loop?", done=temperature == 0),
-    challenges.Challenge("Compare the 2-gram and the 5-gram side by side on the same seed.",
-                         done={"2-gram", "5-gram"} <= set(models_picked)),
-    challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
-                         done=LIVE in models_picked),
-])
+    challenges.try_this([
+        challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
+                             "Which one falls into a loop?", done=temperature == 0),
+        challenges.Challenge("Compare the 2-gram and the 5-gram side by side on the same seed.",
+                             done={"2-gram", "5-gram"} <= set(models_picked)),
+        challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
+                             done=LIVE in models_picked),
+    ])
+
+
+code_section()
 
 page.further_reading([
     ("Karpathy, makemore: one interface for every language model", "https://github.com/karpathy/makemore"),

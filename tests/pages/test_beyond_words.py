@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.media import png_bytes, wav_bytes
+from tests.pages.conftest import whole_page
 
 PAGE = "../../views/beyond_words.py"
 
@@ -30,6 +31,12 @@ def _ok(at) -> None:
     assert "Further reading" in [s.value for s in at.subheader]   # the rest of the page is still drawn
 
 
+def _section_ok(at) -> None:
+    """After an interaction that reran only a section (ui.page.section): no exception in it. Read its numbers,
+    then check the rest of the page with _ok(whole_page(at))."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
 # ---- image ------------------------------------------------------------------------------
 
 def test_image_defaults_are_vit_sizes():
@@ -43,23 +50,58 @@ def test_image_defaults_are_vit_sizes():
     assert len(at.get("vega_lite_chart")) == 2          # the overlay and the cost chart
 
 
+def test_overlay_reruns_only_the_picture():
+    """The overlay style reruns only the picture (ui.page.section): it is drawn in the new style; the whole page
+    around it (sizes, the query's numbers, the cost chart) is unchanged."""
+    at = _app()
+    spotlight = at.get("vega_lite_chart")[0].proto.spec
+    numbers, cost = _text(at), at.get("vega_lite_chart")[1].proto.spec
+    assert "viridis" not in spotlight
+    at.radio(key="beyond.overlay").set_value("heat").run()
+    _section_ok(at)
+    assert not at.title and not at.markdown                     # only the picture ran
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 1 and charts[0].proto.spec != spotlight and "viridis" in charts[0].proto.spec
+    assert at.query_params["overlay"] == "heat"
+    whole = whole_page(at)
+    _ok(whole)
+    assert [t.value for t in whole.title] == ["Beyond words"]
+    assert whole.radio(key="beyond.overlay").value == "heat"
+    assert [chart.proto.spec for chart in whole.get("vega_lite_chart")] == [charts[0].proto.spec, cost]
+    assert _text(whole) == numbers and "Patch (4, 6) keeps" in numbers
+
+
+def test_a_typed_number_and_the_kind_in_one_interaction_draw_the_new_kind():
+    """A number is sent when it loses the focus, so typing a patch size and then clicking the kind reach the page
+    together: the whole page reruns (the kind's callback), not only the image section."""
+    at = _app()
+    at.number_input(key="beyond.patch").set_value(32)
+    at.radio(key="beyond.kind").set_value("audio").run()
+    _ok(at)
+    assert [t.value for t in at.title] == ["Beyond words"]
+    assert "T = 97 tokens of 257 frequency bins" in _text(at) and "a grid of" not in _text(at)
+    assert at.query_params["kind"] == "audio"
+
+
 def test_patch_size_change_and_query_change():
     at = _app()
     first = _text(at)
-    at.number_input(key="beyond.patch").set_value(32).run()
-    _ok(at)
+    at.number_input(key="beyond.patch").set_value(32).run()       # reruns only the image section
+    _section_ok(at)
     assert "a grid of 7 x 7 = 49 tokens" in _text(at)
     assert ":material/check_circle: Cut the picture into exactly 49 tokens. **Done.**" in _text(at)
+    _ok(whole_page(at))
     at.number_input(key="beyond.qrow").set_value(0).run()
     at.number_input(key="beyond.qcol").set_value(0).run()
-    assert "Patch (0, 0) keeps" in _text(at) and _text(at) != first
+    assert "Patch (0, 0) keeps" in _text(at) and _text(whole_page(at)) != first
 
 
 def test_patch_not_dividing_with_refuse_is_a_sentence():
     at = _app(fit="exact")
     at.number_input(key="beyond.patch").set_value(15).run()
-    _ok(at)
+    _section_ok(at)
     assert any("A patch size of 15 does not divide the 224 x 224 image" in e for e in _errors(at))
+    _ok(whole_page(at))
     at.radio(key="beyond.fit").set_value("pad").run()
     assert not _errors(at) and "15 x 15 = 225 tokens" in _text(at)
 
@@ -67,8 +109,9 @@ def test_patch_not_dividing_with_refuse_is_a_sentence():
 def test_too_many_patches_is_a_sentence():
     at = _app(side="0")
     at.number_input(key="beyond.patch").set_value(8).run()       # 512 / 8 = 64, 64^2 = 4096 patches
-    _ok(at)
+    _section_ok(at)
     assert any("64 x 64 = 4096 patches" in e and "limit is 1024" in e for e in _errors(at))
+    _ok(whole_page(at))
 
 
 def test_upload_a_small_png_then_a_patch_too_large():
@@ -78,8 +121,9 @@ def test_upload_a_small_png_then_a_patch_too_large():
     pixels = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)
     at.file_uploader(key="beyond.image_file").set_value(("mine.png", png_bytes(pixels), "image/png"))
     at.number_input(key="beyond.patch").set_value(20).run()
-    _ok(at)
+    _section_ok(at)
     assert "40 x 60 pixels, p = 20: a grid of 2 x 3 = 6 tokens" in _text(at)
+    _ok(whole_page(at))
     at.number_input(key="beyond.patch").set_value(48).run()
     assert any("A 48 x 48 patch is larger than the 40 x 60 image" in e for e in _errors(at))
 
@@ -124,9 +168,10 @@ def test_audio_defaults_show_the_twin():
 def test_audio_hop_change_changes_the_token_count():
     at = _app(kind="audio")
     at.select_slider(key="beyond.hop").set_value(512).run()
-    _ok(at)
+    _section_ok(at)
     assert "T = 25 tokens" in _text(at)            # 1 + (12800 - 512) // 512
     assert ":material/check_circle: Make the melody fewer than 40 tokens" in _text(at)
+    _ok(whole_page(at))
 
 
 @pytest.mark.parametrize("data, words", [
@@ -166,8 +211,9 @@ def test_protein_defaults_and_a_cysteine():
 def test_protein_preset_change():
     at = _app(kind="protein")
     at.selectbox(key="beyond.protein").set_value("Human insulin, B chain").run()
-    _ok(at)
+    _section_ok(at)
     assert "L = 30 residues" in _text(at)
+    _ok(whole_page(at))
 
 
 @pytest.mark.parametrize("text, words", [
@@ -178,8 +224,9 @@ def test_protein_preset_change():
 def test_bad_sequence_is_a_sentence(text, words):
     at = _app(kind="protein")
     at.text_area(key="beyond.sequence").set_value(text).run()
-    _ok(at)
+    _section_ok(at)
     assert any(words in e for e in _errors(at))
+    _ok(whole_page(at))
 
 
 def test_url_state_opens_the_exact_view():

@@ -1,7 +1,7 @@
 """views/block_builder.py in AppTest: counts, presets, bad configs, a tiny live run."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/block_builder.py"
 
@@ -37,6 +37,49 @@ def test_presets_fill_the_switches(run_page):
     assert any("live training here is limited" in e.value for e in at.error)
 
 
+def test_the_residual_switch_reruns_only_the_block_and_its_code(run_page):
+    """The residual switch reruns the sidebar's 'changed' line, the block and the code (ui.page.section): they show
+    the new block; the whole page around them is unchanged."""
+    at = run_page(PAGE, timeout=240)
+    diagram = at.get("graphviz_chart")[0].proto.spec
+    assert 'label=" residual"' in diagram and "residual=True" in at.code[0].value
+    at.toggle(key="block.bb_residual").set_value(False).run()
+    no_exception(at)
+    assert not at.title                                                   # only the sections ran
+    assert 'label=" residual"' not in at.get("graphviz_chart")[0].proto.spec   # no residual arrows any more
+    assert "residual=False" in at.code[0].value
+    assert "Changed from the preset 'tiny (the chapter's block)'." in [c.value for c in at.caption]
+    assert "27,808 parameters" in subheaders(at)                          # a residual adds no parameters
+    assert at.query_params["bb_residual"] == "0"
+    whole = whole_page(at)
+    no_exception(whole)
+    assert [t.value for t in whole.title] == ["Block builder"]
+    assert whole.toggle(key="block.bb_residual").value is False
+    assert 'label=" residual"' not in whole.get("graphviz_chart")[0].proto.spec
+    assert subheaders(whole) == ["Data flow, with shapes at each arrow", "27,808 parameters",
+                                 "Train it live on Shakespeare, one character at a time", "Try this", "Further reading"]
+    assert [b.label for b in whole.button] == ["Train", "Stop", "Clear runs"] and not whole.button[0].disabled
+    assert "Changed from the preset 'tiny (the chapter's block)'." in [c.value for c in whole.caption]
+
+
+def test_while_a_run_trains_a_switch_reruns_the_whole_page(run_page):
+    """The training's progress is an auto-rerunning fragment whose timer the browser stops when a widget asks for a
+    rerun; only a whole run starts it again, so while a run trains the switches rerun the whole page."""
+    at = run_page(PAGE, timeout=240)
+    at.number_input(key="block.bb_batch").set_value(4)
+    at.button[0].click().run()
+    job = at.session_state["bb_job"]
+    try:
+        at.toggle(key="block.bb_residual").set_value(False).run()
+        no_exception(at)
+        assert [t.value for t in at.title] == ["Block builder"]             # the whole page, not the sections
+        assert 'label=" residual"' not in at.get("graphviz_chart")[0].proto.spec
+        assert at.button[1].label == "Stop" and not at.button[1].disabled   # still training
+    finally:
+        job.stop()
+        job.join(120)
+
+
 def test_a_config_that_cannot_be_built_says_why(run_page):
     at = run_page(PAGE, timeout=240)
     at.number_input(key="block.bb_d_model").set_value(30).run()
@@ -65,8 +108,8 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     # watch heads form: the probe ran at each evaluation, its chart and sentence are drawn
     assert [point.step for point in runs[0]["probes"]] == job.result.eval_steps
     assert "Watch heads form" in texts(at) and "the strongest induction head is L" in texts(at)
-    at.toggle(key="block.bb_residual").set_value(False).run()
-    at.button[0].click().run()
+    at.toggle(key="block.bb_residual").set_value(False).run()       # reruns only the block's sections
+    whole_page(at).button[0].click().run()
     at.session_state["bb_job"].join(120)
     at.run()
     no_exception(at)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages.conftest import no_exception, texts
+from tests.pages.conftest import no_exception, texts, whole_page
 
 PAGE = "views/generate.py"
 SHORT = {"gen_length": "12"}
@@ -37,6 +37,28 @@ def test_greedy_changes_the_samples_and_the_step_slider_moves(at):
     at.slider(key="generate.gen_step").set_value(5).run()
     no_exception(at)
     assert any("step 5" in str(c.value) for c in at.caption)
+
+
+def test_temperature_reruns_only_the_samples_and_the_code(at):
+    """The temperature reruns the samples and the code (ui.page.section): they show the new draws and τ; the
+    whole page around them (the ladder) is unchanged."""
+    before, ladder = samples(at), [chart.proto.spec for chart in at.get("vega_lite_chart")[1:]]
+    at.slider(key="generate.gen_temperature").set_value(1.5).run()
+    no_exception(at)
+    assert not at.title                                                   # only the sections ran
+    now = samples(at)
+    assert len(now) == 3 and now != before
+    assert r"\tau = 1.5" in texts(at) and r"\tau = 0.8" not in texts(at)
+    assert "temperature=1.5" in at.code[-1].value
+    assert "The model ladder: held-out bits per character" not in [s.value for s in at.subheader]
+    assert at.query_params["gen_temperature"] == "1.5"
+    whole = whole_page(at)
+    no_exception(whole)
+    assert [t.value for t in whole.title] == ["Generate"]
+    assert whole.slider(key="generate.gen_temperature").value == 1.5
+    assert samples(whole) == now
+    assert "The model ladder: held-out bits per character" in [s.value for s in whole.subheader]
+    assert [chart.proto.spec for chart in whole.get("vega_lite_chart")[1:]] == ladder   # the ladder as it was
 
 
 def test_bad_prompts_say_why(at):

@@ -17,6 +17,8 @@ def sectioned_page() -> None:
     st.title("Demo")
     st.sidebar.number_input("n", 0, 9, key=state.key("n"), on_change=page.only(state, "demo.square"))
     st.sidebar.toggle("Hide the section", key=state.key("hide"))
+    st.sidebar.toggle("Shout", key="demo.shout")
+    st.header("LOUD" if st.session_state["demo.shout"] else "quiet")
 
     @page.section("demo.square")
     def square() -> None:
@@ -33,7 +35,7 @@ def test_a_change_reruns_only_its_section_and_the_link_follows():
     at.sidebar.number_input(key="demo.n").set_value(3).run()
     assert not at.exception
     assert [m.value for m in at.markdown] == ["n squared is 9"]     # the section, redrawn
-    assert not at.title                                             # and nothing else was sent
+    assert not at.title and not at.header                           # and nothing else was sent
     assert at.session_state["whole runs"] == 1                      # the page's body did not run again
     assert at.query_params["n"] == "3"                            # the link (and its QR code) follow
     at.run()                                                        # the whole page, as a browser keeps it
@@ -47,3 +49,16 @@ def test_a_section_the_last_run_did_not_draw_means_a_whole_run_not_a_traceback()
     assert not at.exception
     assert at.title[0].value == "Demo" and not at.markdown
     assert at.query_params["n"] == "4"
+
+
+def test_another_widget_changed_in_the_same_interaction_means_a_whole_run():
+    """A number typed, then a switch clicked: the browser sends both at once. Only the number asks for
+    its section; the switch's change must be drawn too."""
+    at = AppTest.from_function(sectioned_page).run()
+    at.sidebar.number_input(key="demo.n").set_value(5)
+    at.sidebar.toggle(key="demo.shout").set_value(True)
+    at.run()
+    assert not at.exception
+    assert at.header[0].value == "LOUD" and [m.value for m in at.markdown] == ["n squared is 25"]
+    assert at.session_state["whole runs"] == 2
+    assert at.query_params["n"] == "5"
