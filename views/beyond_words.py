@@ -15,7 +15,7 @@ from engine.charts.lines import cost_chart
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
-from ui import challenges, charts, code, formula, page, url_state
+from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
@@ -263,8 +263,8 @@ def image_section() -> None:
         strongest = result.strongest_others(query, 5)
         st.markdown(f"Patch ({STATE['qrow']}, {STATE['qcol']}) keeps **{weights[query]:.4f}** "
                     f"on itself; uniform would be {1 / patches.N:.4f}.")
-        st.dataframe({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
-                      "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
+        tables.table({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
+                      "weight α": [float(w) for _, w in strongest]}, digits=4)
     if not strongest:  # a patch as large as the picture: one token, nothing else to attend to
         st.info("The picture is a single patch, so it can only attend to itself: choose a smaller patch size.",
                 icon=":material/info:")
@@ -336,13 +336,12 @@ def audio_section() -> None:
     with left:
         st.markdown(f"Frame {query} (t = {spec.times[query]:.3f} s{f', in {here}' if here else ''}) spreads its "
                     "weight over the notes:")
-        st.dataframe({"part": [label for label, _ in by_note], "total weight": [round(w, 3) for _, w in by_note]},
-                     hide_index=True)
+        tables.table({"part": [label for label, _ in by_note], "total weight": [float(w) for _, w in by_note]},
+                     digits=3)
     with right:
         strongest = result.strongest_others(query, 5)
-        st.dataframe({"frame": [j for j, _ in strongest],
-                      "time (s)": [round(float(spec.times[j]), 3) for j, _ in strongest],
-                      "weight α": [round(w, 4) for _, w in strongest]}, hide_index=True)
+        tables.table({"frame": [j for j, _ in strongest], "time (s)": [float(spec.times[j]) for j, _ in strongest],
+                      "weight α": [float(w) for _, w in strongest]}, formats={"time (s)": "%.3f", "weight α": "%.4f"})
     formula.formula_with_numbers(
         r"X_t = \big|\mathrm{FFT}(w \odot s_{th\,:\,th+N})\big|",
         rf"T = 1 + \left\lfloor \frac{{{spec.signal.size} - {spec.frame}}}{{{spec.hop}}} \right\rfloor = {spec.T},"
@@ -390,8 +389,8 @@ def protein_section() -> None:
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
     with left:
-        st.dataframe({"residue": [labels[j] for j, _ in strongest], "weight α": [round(w, 4) for _, w in strongest]},
-                     hide_index=True)
+        tables.table({"residue": [labels[j] for j, _ in strongest], "weight α": [float(w) for _, w in strongest]},
+                     digits=4)
     with right:
         st.latex(r"x_i = \mathrm{LN}\big(([\,\mathrm{onehot}(a_i),\ \mathrm{KD}(a_i)/4.5,\ q(a_i),\ "
                  r"V(a_i)/227.8\,] - \bar f)\, W\big)")

@@ -14,7 +14,7 @@ from engine.transformer_config import (
     ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
 from engine.train import LIVE_RECIPE
-from ui import challenges, charts, code, loaders, page, url_state, warmup
+from ui import challenges, charts, code, loaders, page, tables, url_state, warmup
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -162,9 +162,9 @@ def block_section() -> None:
                     f"Multi-head costs no more than one full-width head: h = {config.n_heads} heads of "
                     f"d_k = {config.d_k} use the same 4d² numbers.")
         with st.expander("Every stage, its formula, its output shape"):
-            st.dataframe([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
+            tables.table([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
                            "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
-                          for s in stages], hide_index=True)
+                          for s in stages], formats={"parameters": "localized"})
     terms = block_formula(config)
     st.latex(" + ".join(rf"\underbrace{{{latex}}}_{{{part}}}" for part, latex, _ in terms) + " = "
              + " + ".join(f"{n:,}" for _, _, n in terms) + rf" = {count.per_block:,}")
@@ -176,9 +176,10 @@ def block_section() -> None:
                 "size; only d, d_ff, N and V grow.")
     others = [name for name in PRESETS if name != st.session_state[key("preset")]]
     scale = {"your block": config} | {name: PRESETS[name] for name in others}
-    st.dataframe([{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
-                   "vocabulary V": c.vocab_size, "parameters": f"{count_parameters(c).total:,}"}
-                  for name, c in scale.items()], hide_index=True)
+    tables.table([{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
+                   "vocabulary V": c.vocab_size, "parameters": count_parameters(c).total}
+                  for name, c in scale.items()], formats={"d_model": "localized", "vocabulary V": "localized",
+                                                          "parameters": "localized"})
     gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total
     st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion of its "
                 "paper: the last OpenAI GPT model whose sizes were published in full. Parameter counts quoted for its "
@@ -341,10 +342,11 @@ else:
 
 runs = st.session_state.bb_runs
 if runs:
-    st.dataframe([{"run": r["label"], "parameters": f"{count_parameters(r['config']).total:,}",
-                   "steps": r["steps"][-1], "seconds": round(r["seconds"], 1),
-                   "tokens/s": round(r["tokens_per_second"]), "ended by": r["stopped_by"],
-                   "held-out bits/char": round(r["rung"].bits_per_char, 3)} for r in runs], hide_index=True)
+    tables.table([{"run": r["label"], "parameters": count_parameters(r["config"]).total,
+                   "steps": r["steps"][-1], "seconds": r["seconds"], "tokens/s": round(r["tokens_per_second"]),
+                   "ended by": r["stopped_by"], "held-out bits/char": r["rung"].bits_per_char} for r in runs],
+                 formats={"parameters": "localized", "seconds": "%.1f", "tokens/s": "localized",
+                          "held-out bits/char": "%.3f"})
     st.caption(f"Held-out figures in the table: {limits.LADDER_HELD_OUT_CHARS:,} characters in "
                f"{limits.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
                "lines and the Generate page's ladder are scored on. The curves use fixed random windows of the "

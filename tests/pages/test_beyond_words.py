@@ -161,7 +161,7 @@ def test_audio_defaults_show_the_twin():
     text = _text(at)
     assert "T = 97 tokens of 257 frequency bins" in text
     assert "(t = 1.408 s, in C again)" in text
-    weights = dict(zip(at.dataframe[0].value["part"], at.dataframe[0].value["total weight"]))
+    weights = dict(zip(at.table[0].value["part"], at.table[0].value["total weight"].astype(float)))
     assert weights["C"] > weights["D"] + weights["E"]            # the repeated note attends to its twin
 
 
