@@ -526,8 +526,10 @@ def sense_probe(wv: WordVectors, word: str, senses: dict[str, str], k: int = 15,
     anchor_rows = [wv.index[a] for a in anchors]
     anchor_cos = np.array([all_cos[r] if r < size else wv.unit[r] @ wv.unit[row] for r in anchor_rows],
                           dtype=all_cos.dtype)
-    # rank 1 = nearest word other than the homonym itself, whose cosine (1) is also counted by ">"
-    ranks = np.array([int(np.sum(all_cos > c)) for c in anchor_cos])
+    # rank 1 = the nearest word other than the homonym itself: among the searched words the homonym's own
+    # cosine (1) is counted by ">"; a homonym outside them (rarer than the vocabulary searched) is not
+    itself_searched = row < size
+    ranks = np.array([int(np.sum(all_cos > c)) + (0 if itself_searched else 1) for c in anchor_cos])
     return SenseProbe(word=wv.words[row], senses=tuple(names), anchors=tuple(anchors), neighbours=neighbours,
                       cos_to_anchors=cos_to_anchors, closest_sense=[names[j] for j in cos_to_anchors.argmax(axis=1)],
                       anchor_cosines=anchor_cos, anchor_ranks=ranks)

@@ -47,7 +47,8 @@ def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     the QR code, not the whole page (a browser redraws a few charts instead of every element). A whole
     run instead where the last run did not draw a section (bad input stopped it), or where the same
     interaction changed another widget too (a number typed, then a button clicked: the browser sends
-    both at once, and a sections-only rerun would never draw what the click changed)."""
+    both at once, and a sections-only rerun would never draw what the click changed). The sections rerun
+    in the order named: name them in page order (a later one may read what an earlier one computed)."""
     def rerun_sections() -> None:
         if state is not None:
             state.mirror()

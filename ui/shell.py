@@ -61,7 +61,8 @@ SCROLL_BOXES_SCRIPT = """<script>
   const doc = window.document;
   if (window.__playgroundBoxes) return;
   window.__playgroundBoxes = true;
-  const selector = "[data-testid='stVegaLiteChart'], .katex-display, [data-testid='stMarkdownContainer'] table";
+  const selector = "[data-testid='stVegaLiteChart'], .katex-display, [data-testid='stMarkdownContainer'] table, "
+    + "[data-testid='stTable'] > div";   // st.table's own scrolling box (ui.tables)
   const name = (box) => {
     if (box.matches("[data-testid='stVegaLiteChart']")) {
       const svg = box.querySelector("svg[aria-label], canvas[aria-label]");

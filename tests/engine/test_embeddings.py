@@ -135,6 +135,16 @@ def test_homonym_senses(glove):
     assert probe.anchor_ranks[1] == int(np.sum(all_cos > all_cos[glove.index["jug"]]))
 
 
+def test_a_homonym_rarer_than_the_words_searched_still_ranks_its_anchors_from_1(glove):
+    """crane is not among the 10,000 most frequent words: gantry, closer than any of them, is number 1."""
+    assert glove.index["crane"] >= 10_000
+    probe = E.sense_probe(glove, "crane", {"bird": "heron", "machine": "gantry"}, k=15, vocab_size=10_000)
+    small = glove.unit[:10_000] @ glove.unit[glove.index["crane"]]
+    assert probe.anchor_ranks.min() >= 1
+    for anchor, rank in zip(probe.anchors, probe.anchor_ranks):
+        assert rank == 1 + int(np.sum(small > glove.unit[glove.index[anchor]] @ glove.unit[glove.index["crane"]]))
+
+
 def test_static_vector_is_the_same_in_every_sentence(glove):
     a = E.static_in_context(glove, "crane", "The crane stood in the shallow water of the lake.")
     b = E.static_in_context(glove, "Crane", "The crane lifted the steel beam onto the roof.")
