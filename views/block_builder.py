@@ -14,7 +14,7 @@ from engine.transformer_config import (
     ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
 )
 from engine.train import LIVE_RECIPE
-from ui import challenges, charts, code, loaders, page, tables, url_state, warmup
+from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -149,8 +149,11 @@ def block_section() -> None:
     diagram, numbers = st.columns([5, 6])
     with diagram:
         st.subheader("Data flow, with shapes at each arrow")
-        st.graphviz_chart(block_diagram(stages, config.n_layers, config.residual),
-                          width="stretch")
+        diagrams.show(block_diagram(stages, config.n_layers, config.residual),
+                      alt=f"Data flow, top to bottom: {', '.join(stage.name for stage in stages)}; the block repeated "
+                          f"{config.n_layers} times"
+                          + ("; residual connections around attention and the feed-forward network."
+                             if config.residual else "; no residual connections."))
         st.caption("Shapes are for one sequence of T tokens (a batch adds a leading B). "
                    "Dashed orange arrows: the residual connections.")
     with numbers:
