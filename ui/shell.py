@@ -36,8 +36,8 @@ STYLE = f"""<style>
 [data-testid='stCaptionContainer'] p {{ color: {CAPTION_GREY}; }}
 .st-key-nav {{ gap: 0.15rem; }}
 .st-key-nav [data-testid='stMarkdownContainer'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
-/* short tables of numbers (ui.tables): the row's name first, numbers aligned right in even digits */
-[data-testid='stTable'] td:not(:first-child), [data-testid='stTable'] th:not(:first-child)
+/* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
+[data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
 *:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
@@ -56,7 +56,7 @@ html { font-size: 20px; }
 
 # Runs in the page itself (st.html with JavaScript): a MutationObserver, installed once per tab, that
 # labels every chart with its summary and makes every sideways-scrolling box focusable and named.
-SCROLL_BOXES_SCRIPT = """<script>
+SCROLL_BOXES_SCRIPT = r"""<script>
 (() => {
   const doc = window.document;
   if (window.__playgroundBoxes) return;
@@ -82,8 +82,24 @@ SCROLL_BOXES_SCRIPT = """<script>
       }
     });
   };
+  const number = /^(-?[\d,]*\.?\d+(e[-+]?\d+)?|nan|-?inf)$/i;
+  const align = () => {   // a table's columns whose every cell is a number (as ui.tables prints them): class num
+    doc.querySelectorAll("[data-testid='stTable'] table").forEach((table) => {
+      const rows = [...table.querySelectorAll("tbody tr")];
+      const heads = table.querySelectorAll("thead th");
+      const columns = rows.length ? rows[0].children.length : 0;
+      for (let c = 0; c < columns; c++) {
+        const cells = rows.map((row) => row.children[c]).filter(Boolean);
+        const texts = cells.map((cell) => cell.textContent.trim());
+        const numbers = texts.some((t) => t !== "") && texts.every((t) => t === "" || number.test(t));
+        cells.forEach((cell) => cell.classList.toggle("num", numbers));
+        if (heads[c]) heads[c].classList.toggle("num", numbers);
+      }
+    });
+  };
   const mark = () => {
     label();
+    align();
     doc.querySelectorAll(selector).forEach((box) => {
       const scrolls = box.scrollWidth > box.clientWidth + 1;
       if (scrolls && box.getAttribute("tabindex") !== "0") {

@@ -5,8 +5,8 @@ Streamlit's st.dataframe draws on a canvas and rebuilds the grid's hidden access
 (bench.browser's method: a four-row grid 234 ms, the same rows as st.table 36 ms, a trivial page
 27-36 ms). A table short enough to read whole is better as HTML anyway: every number in view, no
 scrolling inside a box, and a screen reader reads it as a table. Longer ones keep the grid, which
-scrolls and sorts. In a short table every column after the first is aligned right (ui/shell.py): put
-the row's name first.
+scrolls and sorts. In a short table a column whose every cell is a number is aligned right (a script in
+ui/shell.py marks it).
 """
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
                                        for name, f in number_formats.items()})
         return
     # every cell as the text it shows, formatted here, in an Arrow table: a pandas Styler would cost ~18 ms
-    # for a small table on every rerun (Streamlit sets its display values cell by cell); ui/shell.py's
-    # style aligns the columns after the first right
+    # for a small table on every rerun (Streamlit sets its display values cell by cell); ui/shell.py
+    # aligns the columns of numbers right
     shown = {}
     for name, values in columns.items():
         printf = formats.get(name)

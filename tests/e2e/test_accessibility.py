@@ -151,3 +151,15 @@ def test_the_qr_code_carries_the_pages_settings(browser_page, app_url):
     page.wait_for_function("() => /causal=0/.test(document.querySelector(\"img[alt^='QR code of this page']\").alt)",
                            timeout=30_000)
     assert page.locator("h1").first.inner_text() == "Attention calculator"   # the rest of the page stays
+
+
+def test_a_short_tables_numbers_align_right_and_its_words_left(browser_page, app_url):
+    """ui.tables prints numbers as text; the app's script marks a column of numbers, the style aligns it."""
+    page = browser_page
+    open_page(page, app_url, "attention")
+    table = page.locator("[data-testid='stTable'] table").last      # softmax stability: key, score, ...
+    table.wait_for()
+    page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stTable'] td.num\").length > 0")
+    align = "(cell) => getComputedStyle(cell).textAlign"
+    assert table.locator("tbody tr").first.locator("td").nth(0).evaluate(align) == "left"     # crane
+    assert table.locator("tbody tr").first.locator("td").nth(1).evaluate(align) == "right"    # its score
