@@ -10,6 +10,8 @@ PAGE = "views/inside_the_model.py"
 TIMEOUT = 300
 
 pytestmark = pytest.mark.usefixtures("smollm2_installed")
+PARTS = ["1. Read every layer: the logit lens", "2. Knock out heads",   # the page's five parts, in order
+         "3. Where does the fact travel? Activation patching", "4. Copying from context", "5. Your own model"]
 
 
 def subheaders(at) -> list[str]:
@@ -20,9 +22,7 @@ def test_defaults_show_every_section_and_the_sentences_computed_from_the_numbers
     at = run_page(PAGE, timeout=TIMEOUT)
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
-    assert subheaders(at)[:5] == ["1. Read every layer: the logit lens", "2. Knock out heads",
-                                  "3. Where does the fact travel? Activation patching", "4. Copying from context",
-                                  "5. Your own model"]
+    assert subheaders(at)[:5] == PARTS
     words = texts(at)
     # the logit lens on "Mary had a little": ' lamb' wins only after the last block, ' bit' before it
     assert "' lamb' becomes the top prediction after ' little' only after the last block (P = 0.152)" in words
@@ -81,9 +81,7 @@ def test_the_induction_slider_reruns_only_the_copying_probe_and_the_challenges(r
     at = whole_page(at)
     no_exception(at)
     assert at.title[0].value == "Inside the model" and at.slider(key="inside.k").value == 4
-    assert subheaders(at)[:5] == ["1. Read every layer: the logit lens", "2. Knock out heads",
-                                  "3. Where does the fact travel? Activation patching", "4. Copying from context",
-                                  "5. Your own model"]
+    assert subheaders(at)[:5] == PARTS
     words = texts(at)
     assert "' lamb' becomes the top prediction after ' little' only after the last block (P = 0.152)" in words
     assert "From row 24 (after block 23) on, the last token ' of' carries it" in words
