@@ -1,6 +1,7 @@
 """Every click quick: from a widget change to the app idle again, in real Chromium, per page.
 
     python -m bench.browser [--repeats 7] [--pages attention ngram ...]
+    python -m bench.browser --floor      # Streamlit's own floor (bench/floor_page.py), no page of ours
 
 Starts `streamlit run app.py` and, on the same machine, a trivial three-widget Streamlit page
 (bench/trivial_page.py) as the reference. On each page it makes one typical change (CHANGES: the
@@ -119,11 +120,11 @@ def one_change(page, widget, how: str, trial: int) -> float:
     return result["last"] - result["start"]
 
 
-def measure(browser, url: str, path: str, repeats: int) -> tuple[str, list[float]]:
+def measure(browser, url: str, path: str, repeats: int, query: str = "") -> tuple[str, list[float]]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
-    page.goto(f"{url}/{path}")
+    page.goto(f"{url}/{path}{query}")
     page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     time.sleep(1.0)
     widget, how = target(page, path)
@@ -148,10 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
+    parser.add_argument("--floor", action="store_true",
+                        help="only Streamlit's own floor: bench/floor_page.py's sections against the trivial page")
     options = parser.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print("bench.browser needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium).")
         return 2
+    if options.floor:
+        return floor(options.repeats)
     app, app_url = serve("app.py")
     trivial, trivial_url = serve("bench/trivial_page.py")
     try:
@@ -180,6 +185,49 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path:<14}{name:<42}{ms:>7.0f}{reference:>12.0f}{ratio:>8.2f}  {verdict}")
     worst = max(ms / reference for _, _, ms, reference in rows)
     print(f"worst ratio to the trivial page: {worst:.2f} (goal {GOAL_RATIO})")
+    return 0
+
+
+# label -> the link of bench/floor_page.py: the smallest results a page of ours redraws, on a page with
+# nothing of ours (no shell, no sidebar), alone and under 40 unchanging elements
+FLOOR = {
+    "a one-line section (as the trivial page)": "",
+    "one Vega-Lite heatmap": "?chart=1",
+    "two formulas": "?formulas=1",
+    "a three-row table": "?table=1",
+    "heatmap + two formulas + table": "?chart=1&formulas=1&table=1",
+    "the same, heatmap as an SVG image": "?image=1&formulas=1&table=1",
+    "40 unchanging elements + a one-line section": "?static=10",
+    "40 unchanging elements + heatmap, formulas, table": "?static=10&chart=1&formulas=1&table=1",
+    "the same, heatmap as an SVG image ": "?static=10&image=1&formulas=1&table=1",
+}
+
+
+def floor(repeats: int) -> int:
+    """Streamlit's own floor: each FLOOR section against the trivial page, interleaved, as for our pages."""
+    from playwright.sync_api import sync_playwright
+
+    from deploy.serve import stop
+
+    floor_app, floor_url = serve("bench/floor_page.py")
+    trivial, trivial_url = serve("bench/trivial_page.py")
+    rows = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            for label, query in FLOOR.items():
+                _, reference = measure(browser, trivial_url, "", repeats)
+                _, times = measure(browser, floor_url, "", repeats, query=query)
+                rows.append((label.strip(), statistics.median(times), statistics.median(reference)))
+                print(f"  measured {label.strip()}: {statistics.median(times):.0f} ms", file=sys.stderr, flush=True)
+            browser.close()
+    finally:
+        stop([floor_app, trivial])
+    print(f"Streamlit's floor: a section redrawn on a page with nothing of ours (bench/floor_page.py, "
+          f"median of {repeats})")
+    print(f"{'section':<52}{'ms':>7}{'trivial ms':>12}{'ratio':>8}  goal <= {GOAL_RATIO}")
+    for label, ms, reference in rows:
+        print(f"{label:<52}{ms:>7.0f}{reference:>12.0f}{ms / reference:>8.2f}")
     return 0
 
 
