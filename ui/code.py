@@ -3,12 +3,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import page
+
 _HIGHLIGHT = {"Python": "python", "R": "r", "Julia": "julia", "PyTorch": "python"}
 
 
-def show_code(snippets: dict[str, str], *, expanded: bool = False) -> None:
-    """An expander with one tab per language."""
-    with st.expander("Show the code", icon=":material/code:", expanded=expanded):
+def show_code(snippets: dict[str, str], *, name: str = "code", expanded: bool = False) -> None:
+    """A folded expander (ui.page.folded: drawn only while open) with one tab per language. `name`
+    tells a page's several code boxes apart."""
+    box = page.folded("Show the code", f"code.{name}", icon=":material/code:", expanded=expanded)
+    if not box.open:
+        return
+    with box:
         tabs = st.tabs(list(snippets))
         for tab, (language, source) in zip(tabs, snippets.items()):
             with tab:

@@ -42,6 +42,17 @@ def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
     return st.fragment(key=key)
 
 
+FOLDED = "folded."   # the session keys of folded expanders start so (tests open them all: tests/pages/conftest.py)
+
+
+def folded(label: str, key: str, *, icon: str | None = None, expanded: bool = False):
+    """An expander that tells whether it is open (`box.open`), so a page draws its contents only then:
+    `box = page.folded(...)`, then `if box.open:` and `with box:`. Closed, it costs the browser nothing
+    on a rerun (a closed expander's chart and tables were drawn on every change all the same); opening
+    or closing it reruns its section, or the page outside one. `key` names it on its page."""
+    return st.expander(label, expanded=expanded, key=FOLDED + key, icon=icon, on_change="rerun")
+
+
 def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     """A widget's on_change: mirror the page's state into the link, then rerun only these sections and
     the QR code, not the whole page (a browser redraws a few charts instead of every element). A whole

@@ -207,10 +207,13 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
         return None
     st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
                 f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
-    with st.expander("The distribution at each step", icon=":material/bar_chart:"):
-        tables.table([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
-                       "top 5": "  ".join(f"{t!r} {p:.2f}" for t, p in zip(step.top_tokens, step.top_probabilities))}
-                      for i, step in enumerate(generation.steps)], digits=3)
+    box = page.folded("The distribution at each step", f"{key}_steps", icon=":material/bar_chart:")
+    if box.open:
+        with box:
+            tables.table([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
+                           "top 5": "  ".join(f"{t!r} {p:.2f}"
+                                              for t, p in zip(step.top_tokens, step.top_probabilities))}
+                          for i, step in enumerate(generation.steps)], digits=3)
     return generation
 
 

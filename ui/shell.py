@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from ui.page import QR_SECTION
+from ui.page import QR_SECTION, folded
 from ui.url_state import PRESENT_PARAM
 
 PROJECTOR_KEY = "app.projector"   # ui.charts.text_size reads it too
@@ -189,7 +189,9 @@ def _qr_section() -> None:
     link = page_link()
     if link is None:
         return
-    with st.expander("Open this page on a phone", icon=":material/qr_code_2:"):
-        st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
-                f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
-        st.caption(f"Scan to open exactly this view: {link}")
+    box = folded("Open this page on a phone", "app.qr", icon=":material/qr_code_2:")
+    if box.open:
+        with box:
+            st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
+                    f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
+            st.caption(f"Scan to open exactly this view: {link}")

@@ -158,13 +158,15 @@ def result_section() -> None:
             rf"\begin{{aligned}} c_{{{name[q]}}} &= {terms} \\ &= {formula.latex_vector(result.context[q], digits)}"
             r"\end{aligned}")
 
-        with st.expander("Every matrix", icon=":material/table:"):
-            columns = st.columns(2)
-            with columns[0]:
-                charts.show(heatmap_spec(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
-                                    scheme="viridis", digits=digits))
-            context = {f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
-            tables.table({"token": labels} | context, digits=digits, where=columns[1])
+        box = page.folded("Every matrix", STATE.key("matrices"), icon=":material/table:")
+        if box.open:
+            with box:
+                columns = st.columns(2)
+                with columns[0]:
+                    charts.show(heatmap_spec(result.scores, labels, labels, title="scores  Q K^T", value_name="score",
+                                        scheme="viridis", digits=digits))
+                context = {f"context[{i}]": result.context[:, i] for i in range(result.context.shape[1])}
+                tables.table({"token": labels} | context, digits=digits, where=columns[1])
 
         code.show_code(attention_code(result.x, labels, W_q=W["W_q"], W_k=W["W_k"], W_v=W["W_v"],
                                       scale=STATE["scaled"], causal=STATE["causal"], query=q))

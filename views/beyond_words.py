@@ -282,7 +282,8 @@ def image_section() -> None:
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
                         fit="pad" if fit == "pad" else "crop")
     charts.show(cost_chart(costs, patch), width="stretch")
-    code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)})
+    code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)},
+                   name="image")
     challenges.try_this([
         challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
                              hint="224 / 32 = 7, and 7 x 7 = 49."),
@@ -349,7 +350,8 @@ def audio_section() -> None:
         caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
                 "attention as for patches.")
     cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
-    code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)})
+    code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)},
+                   name="audio")
     best = strongest[0][0]
     challenges.try_this([
         challenges.Challenge("In the melody, choose a frame of the first C and check that the repeated C (its "
@@ -400,7 +402,7 @@ def protein_section() -> None:
                 "language model such as ESM learns heads whose weights trace which residues touch in the folded "
                 "protein; in insulin the cysteines pair up (A6-A11, A7-B7, A20-B19).")
     cost_line(L, result.tokens.d, "residues", "A protein of 1,000 residues needs a million scores per head.")
-    code.show_code({"Python": protein_code(residues.sequence, d, seed, query)})
+    code.show_code({"Python": protein_code(residues.sequence, d, seed, query)}, name="protein")
     challenges.try_this([
         challenges.Challenge("Choose a cysteine (C) and check that its strongest partner is another cysteine.",
                              residues.sequence[query] == "C" and residues.sequence[strongest[0][0]] == "C",

@@ -164,10 +164,12 @@ def block_section() -> None:
                     f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "
                     f"Multi-head costs no more than one full-width head: h = {config.n_heads} heads of "
                     f"d_k = {config.d_k} use the same 4d² numbers.")
-        with st.expander("Every stage, its formula, its output shape"):
-            tables.table([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
-                           "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
-                          for s in stages], formats={"parameters": "localized"})
+        box = page.folded("Every stage, its formula, its output shape", "block.stages")
+        if box.open:
+            with box:
+                tables.table([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
+                               "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
+                              for s in stages], formats={"parameters": "localized"})
     terms = block_formula(config)
     st.latex(" + ".join(rf"\underbrace{{{latex}}}_{{{part}}}" for part, latex, _ in terms) + " = "
              + " + ".join(f"{n:,}" for _, _, n in terms) + rf" = {count.per_block:,}")

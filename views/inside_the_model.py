@@ -186,7 +186,7 @@ if lens is not None:
         "for row, name in enumerate(lens.layers):  # the last position\n"
         "    print(f\"{row:2} {name:>15}: {lens.top_tokens[row, -1, 0]!r:>12} \"\n"
         "          f\"P = {lens.top_probabilities[row, -1, 0]:.3f}, target rank {lens.target_ranks[row, -1] + 1}\")\n"
-        "print('top-1 from row', lens.first_top_layer(lens.target))\n")})
+        "print('top-1 from row', lens.first_top_layer(lens.target))\n")}, name="lens")
 
 
 @page.section(EFFECTS)
@@ -252,7 +252,7 @@ def effects_section() -> None:
         "t = model.tokenizer.encode(target)[0]\n"
         "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
         f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
-        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")})
+        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
 
 # --- 2. knocking heads out -------------------------------------------------------------------------------
 st.subheader("2. Knock out heads")
@@ -345,7 +345,8 @@ def patching_section() -> None:
             f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
             f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
             "print(result.clean_tokens)\n"
-            "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")})
+            "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")},
+            name="patching")
 
 
 # --- 3. activation patching ------------------------------------------------------------------------------
@@ -398,7 +399,8 @@ def copying_section() -> None:
             f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
             f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
             "print(heads)\n"
-            "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")})
+            "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")},
+            name="copying")
 
 
 # --- 4. the copying probe --------------------------------------------------------------------------------

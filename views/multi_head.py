@@ -144,12 +144,14 @@ def heads_section() -> None:
                 caption="Hand-built heads use W_O = I, so the output is the concatenation itself; with seeded random "
                         "weights W_O mixes every head into every column." if STATE["weights"] == "identity"
                 else "W_O mixes the heads: every output column draws on every head.")
-    with st.expander("Every head's output and the full result", icon=":material/table:"):
-        frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
-        frames["MultiHead(X)"] = result.output
-        for name, values in frames.items():
-            st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
-            tables.table(pd.DataFrame(values, index=pd.Index(tokens, name="token")), digits=3, hide_index=False)
+    box = page.folded("Every head's output and the full result", STATE.key("outputs"), icon=":material/table:")
+    if box.open:
+        with box:
+            frames = {f"head {m + 1}": head.context for m, head in enumerate(result.heads)}
+            frames["MultiHead(X)"] = result.output
+            for name, values in frames.items():
+                st.markdown(f"**{name}** ({values.shape[0]} x {values.shape[1]})")
+                tables.table(pd.DataFrame(values, index=pd.Index(tokens, name="token")), digits=3, hide_index=False)
 
 
 @page.section(TRAINED)

@@ -163,3 +163,21 @@ def test_a_short_tables_numbers_align_right_and_its_words_left(browser_page, app
     align = "(cell) => getComputedStyle(cell).textAlign"
     assert table.locator("tbody tr").first.locator("td").nth(0).evaluate(align) == "left"     # crane
     assert table.locator("tbody tr").first.locator("td").nth(1).evaluate(align) == "right"    # its score
+
+
+def test_a_folded_box_draws_its_code_when_opened_and_keeps_it_through_a_change(browser_page, app_url):
+    """ui.page.folded: "Show the code" holds no code while closed; opening it reruns its section and draws the
+    code; a sectioned change (the mask) redraws it, still open, with the mask's line."""
+    page = browser_page
+    open_page(page, app_url, "attention")
+    codes = page.locator("[data-testid='stCode']")
+    assert codes.count() == 0
+    page.get_by_text("Show the code").click()
+    codes.first.wait_for()
+    assert "np.tril" not in codes.first.inner_text()
+    page.get_by_text("Causal mask (a token sees only itself and earlier ones)").click()
+    page.wait_for_function("() => location.search.includes('causal=1')", timeout=30_000)
+    wait_for_app(page, after_input=True)
+    page.wait_for_function("() => [...document.querySelectorAll(\"[data-testid='stCode']\")]"
+                           ".some((code) => code.innerText.includes('np.tril'))", timeout=30_000)
+    screenshot(page, "attention-code-open", full_page=True)

@@ -39,6 +39,16 @@ def shown(at: AppTest) -> AppTest:
     return at if at.exception or at.title else at.run()
 
 
+def unfold(at: AppTest) -> AppTest:
+    """The page again with every folded box it drew open (ui.page.folded: "Show the code", "Every
+    matrix", ...), as a student who opened them sees it. They stay open on later runs."""
+    from ui.page import FOLDED
+
+    for key in [key for key in at.session_state.keys() if key.startswith(FOLDED)]:
+        at.session_state[key] = True
+    return at.run()
+
+
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

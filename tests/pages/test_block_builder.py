@@ -5,7 +5,7 @@ import base64
 import html
 import re
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/block_builder.py"
 
@@ -60,7 +60,7 @@ def test_presets_fill_the_switches(run_page):
 def test_the_residual_switch_reruns_only_the_block_and_its_code(run_page):
     """The residual switch reruns the sidebar's 'changed' line, the block and the code (ui.page.section): they show
     the new block; the whole page around them is unchanged."""
-    at = run_page(PAGE, timeout=240)
+    at = unfold(run_page(PAGE, timeout=240))
     assert residual_arrows(at) and "residual=True" in at.code[0].value
     at.toggle(key="block.bb_residual").set_value(False).run()
     no_exception(at)

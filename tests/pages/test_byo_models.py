@@ -6,7 +6,7 @@ import pytest
 
 from engine.llama import DEFAULT_NAME
 from tests.gguf_models import Shape, write_llama
-from tests.pages.conftest import no_exception
+from tests.pages.conftest import no_exception, unfold
 
 PAGE = "views/head_viewer.py"
 
@@ -42,7 +42,7 @@ def test_the_picker_offers_the_folders_models_and_picking_one_draws_its_grid(run
     assert _pictures(at) == 8
     assert at.title[0].value == "Head viewer: tiny-llama"
     assert at.query_params["model"] in (["tiny-llama"], "tiny-llama")
-    at.number_input(key="heads.head").set_value(3).run()
+    unfold(at.number_input(key="heads.head").set_value(3).run())
     no_exception(at)
     assert "Layer 1, head 3: " in " ".join(_subheaders(at))
     code = next(block.value for block in at.code if "pretrained.load(" in block.value)

@@ -1,7 +1,7 @@
 """views/context_window.py in AppTest."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/context_window.py"
 
@@ -63,7 +63,7 @@ def test_unknown_words_start_at_zero_with_a_note(run_page):
 def test_window_reruns_only_the_result_and_the_rest_stays(run_page):
     """The window half-width reruns only the result section (ui.page.section): its numbers change, the link
     follows, and the whole page still shows the sentence, X and the title as they were."""
-    at = run_page(PAGE)
+    at = unfold(run_page(PAGE))
     x_before = at.text_area(key="context.x").value
     window_before = [x.value for x in at.get("latex") if "window" in x.value]
     at.slider(key="context.k").set_value(2).run()

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/embeddings.py"
 
@@ -128,7 +128,8 @@ def test_a_sentence_without_the_word(run_page):
 
 
 def test_the_code_shown_reproduces_the_numbers(run_page):
-    at = run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "crane", "preset": "(your own)", "vocab": "10000"})
+    at = unfold(run_page(PAGE, query={"a": "canada", "b": "ottawa", "c": "crane", "preset": "(your own)",
+                                      "vocab": "10000"}))
     no_exception(at)
     source = at.code[0].value
     printed = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
@@ -141,7 +142,7 @@ def test_the_code_shown_reproduces_the_numbers(run_page):
 def test_vocabulary_reruns_only_its_sections_and_the_rest_stays(run_page):
     """The vocabulary reruns only the sections that search it (ui.page.section): they show the new size, the
     link follows, and the whole page still shows the title and the vocabulary-size part as they were."""
-    at = run_page(PAGE)
+    at = unfold(run_page(PAGE))
     at_each_size = [m.value for m in at.markdown if "at each size" in m.value]
     assert at_each_size
     at.radio(key="embeddings.vocab").set_value(10_000).run()

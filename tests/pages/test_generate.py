@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/generate.py"
 SHORT = {"gen_length": "12"}
@@ -11,7 +11,7 @@ SHORT = {"gen_length": "12"}
 
 @pytest.fixture
 def at(run_page):
-    return run_page(PAGE, query=SHORT, timeout=300)
+    return unfold(run_page(PAGE, query=SHORT, timeout=300))
 
 
 def samples(at) -> list[str]:

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine import limits
 from engine.llama import DEFAULT_NAME
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/head_viewer.py"
 
@@ -144,7 +144,7 @@ def test_type_filter_leaves_only_those_heads_in_the_model_view(run_page):
 
 
 def test_the_code_shown_reproduces_the_numbers_shown(run_page, capsys):
-    at = run_page(PAGE, query={"layer": "16", "head": "0"}, timeout=300)
+    at = unfold(run_page(PAGE, query={"layer": "16", "head": "0"}, timeout=300))
     source = next(block.value for block in at.code if "pretrained.load()" in block.value)
     exec(compile(source, "<shown code>", "exec"), {})
     printed = capsys.readouterr().out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine import intervention_readings as readings
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/inside_the_model.py"
 TIMEOUT = 300
@@ -67,7 +67,7 @@ def test_patching_prompts_of_different_lengths_give_a_sentence(run_page):
 
 
 def test_the_induction_slider_reruns_only_the_copying_probe_and_the_challenges(run_page):
-    at = run_page(PAGE, timeout=TIMEOUT)
+    at = unfold(run_page(PAGE, timeout=TIMEOUT))
     assert "With L17H3, L17H4, L17H5, L18H6, L23H7 knocked out, the second copy costs 10.31 bits" in texts(at)
     assert "with at most 4 induction heads knocked out. **Done.**" not in texts(at)
     at.slider(key="inside.k").set_value(4).run()               # reruns only the copying probe and the challenges
@@ -151,7 +151,7 @@ def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
 
 
 def test_the_code_shown_reproduces_the_lens(run_page, capsys):
-    at = run_page(PAGE, timeout=TIMEOUT)
+    at = unfold(run_page(PAGE, timeout=TIMEOUT))
     source = next(block.value for block in at.code if "logit_lens" in block.value)
     exec(compile(source, "<shown code>", "exec"), {})
     printed = capsys.readouterr().out

@@ -11,16 +11,22 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.shipped_heads import shipped_available
-from tests.pages.conftest import whole_page
+from tests.pages.conftest import whole_page, unfold
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
 
-def run(**query) -> AppTest:
+def first_run(**query) -> AppTest:
+    """The page as a link opens it (its warnings about the link show on this run only)."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     return at.run()
+
+
+def run(**query) -> AppTest:
+    """The page with its "Show the code" open (tests run the code shown)."""
+    return unfold(first_run(**query))
 
 
 def check_code(at: AppTest) -> None:
@@ -91,7 +97,7 @@ def test_cost_challenge_many_narrow_heads_on_a_long_sequence():
 
 
 def test_a_link_beyond_the_widgets_falls_back_with_a_warning():
-    at = run(gain="99", h="3")
+    at = first_run(gain="99", h="3")
     assert not at.exception
     assert at.slider(key="multihead.gain").value == 2.0 and at.select_slider(key="multihead.h").value == 2
     assert any("could not be read" in w.value for w in at.warning)

@@ -1,7 +1,7 @@
 """views/ngram.py in AppTest: sample with loops, tables, held-out scores, bad input."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/ngram.py"
 
@@ -91,7 +91,7 @@ def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
     """n reruns only the sections it changes (ui.page.section): the sample, the contexts, the V^n and held-out
     numbers, the code and challenges show the new n, the link follows, and the whole page still shows the title
     and the transition table as they were."""
-    at = run_page(PAGE, timeout=300)
+    at = unfold(run_page(PAGE, timeout=300))
     transition = [x.value for x in at.get("latex") if r"P(b \mid a)" in x.value]
     at.slider(key="ngram.n").set_value(4).run()
     no_exception(at)

@@ -9,16 +9,22 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.conftest import whole_page
+from tests.pages.conftest import whole_page, unfold
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "position.py")
 
 
-def run(**query) -> AppTest:
+def first_run(**query) -> AppTest:
+    """The page as a link opens it (its warnings about the link show on this run only)."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     return at.run()
+
+
+def run(**query) -> AppTest:
+    """The page with its "Show the code" open (tests run the code shown)."""
+    return unfold(first_run(**query))
 
 
 def printed_by_the_code(at: AppTest) -> tuple[float, float]:
@@ -108,7 +114,7 @@ def test_bad_input_is_a_sentence_and_the_page_keeps_working():
 
 
 def test_a_link_that_does_not_parse_falls_back_with_a_warning():
-    at = run(enc="rotary", T="128", strength="nan")
+    at = first_run(enc="rotary", T="128", strength="nan")
     assert not at.exception
     assert at.radio(key="position.enc").value == "none"
     assert at.slider(key="position.T").value == 32 and at.slider(key="position.strength").value == 1.0

@@ -62,3 +62,21 @@ def test_another_widget_changed_in_the_same_interaction_means_a_whole_run():
     assert at.header[0].value == "LOUD" and [m.value for m in at.markdown] == ["n squared is 25"]
     assert at.session_state["whole runs"] == 2
     assert at.query_params["n"] == "5"
+
+
+def test_a_folded_box_draws_its_contents_only_while_open_and_stays_open():
+    """ui.page.folded: the attention page's "Every matrix" and "Show the code" are labels only while closed
+    (a closed box's chart, table and code were drawn on every change before); open, they hold the scores
+    heatmap, the context table and the code, and stay open after the next change."""
+    from tests.pages.conftest import ROOT, unfold
+
+    at = AppTest.from_file(str(ROOT / "views" / "attention_calculator.py"), default_timeout=60).run()
+    labels = [box.label for box in at.expander]
+    assert {"Every matrix", "Show the code"} <= set(labels)
+    assert not at.code and len(at.get("vega_lite_chart")) == 1            # the weights only
+    tables_closed = len(at.table)
+    unfold(at)
+    assert not at.exception and at.code and "softmax" in at.code[0].value
+    assert len(at.get("vega_lite_chart")) == 2 and len(at.table) == tables_closed + 1   # + scores, + context
+    at.toggle(key="attention.causal").set_value(True).run()                # a sectioned change: still open
+    assert not at.exception and "np.tril" in at.code[0].value and len(at.get("vega_lite_chart")) == 2

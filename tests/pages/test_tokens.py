@@ -1,7 +1,7 @@
 """views/tokens.py in AppTest: four tokenizers, BPE steps, the next-token distribution, bad input."""
 from __future__ import annotations
 
-from tests.pages.conftest import no_exception, texts, whole_page
+from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/tokens.py"
 
@@ -77,7 +77,7 @@ def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
 def test_n_reruns_only_the_next_token_sections_and_the_rest_stays(run_page):
     """n reruns only the next-token prediction and the code and challenges (ui.page.section): their numbers
     change, the link follows, and the whole page still shows the title and the tokenizers as they were."""
-    at = run_page(PAGE, timeout=300)
+    at = unfold(run_page(PAGE, timeout=300))
     tokenizer_chips, table = chips(at)[:4], at.table[0].value
     at.slider(key="tokens.n").set_value(2).run()
     no_exception(at)
