@@ -50,7 +50,7 @@ STATE = url_state.PageState(
 )
 # The sections that rerun alone (ui.page.section): each head's weights and numbers; the shipped model's
 # heads; the cost of h heads with the code and the challenges (these read the heads' result too).
-HEADS, TRAINED, COSTS = "multihead.heads", "multihead.trained", "multihead.costs"
+HEADS, TRAINED, COSTS, TAIL = "multihead.heads", "multihead.trained", "multihead.costs", "multihead.tail"
 STATE.init()
 if STATE["h"] not in divisors:
     STATE["h"] = 2
@@ -58,20 +58,21 @@ if STATE["h"] not in divisors:
 with st.sidebar:
     st.header("Settings")
     st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"),
-                     on_change=page.only(STATE, HEADS, COSTS))
+                     on_change=page.only(STATE, HEADS, TAIL))
     st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get,
-             on_change=page.only(STATE, HEADS, COSTS))
+             on_change=page.only(STATE, HEADS, TAIL))
     st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key=STATE.key("gain"),
-              on_change=page.only(STATE, HEADS, COSTS),
+              on_change=page.only(STATE, HEADS, TAIL),
               help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
     st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"),
-                    on_change=page.only(STATE, HEADS, COSTS))
-    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, COSTS))
+                    on_change=page.only(STATE, HEADS, TAIL))
+    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
     st.subheader("Cost of one attention layer")
+    costs_only = page.only(STATE, COSTS, TAIL)
     st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
-    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=page.only(STATE, COSTS))
-    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=page.only(STATE, COSTS))
-    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=page.only(STATE, COSTS))
+    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=costs_only)
+    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
+    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
 
 st.text_input("Sentence", key=STATE.key("sentence"), max_chars=200)
 sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
@@ -202,8 +203,7 @@ def trained_section() -> None:
 
 @page.section(COSTS)
 def costs_section() -> None:
-    """The cost of h heads (the sidebar's T, d and h), the code and the challenges: the code and the
-    challenges read the heads' result too, so the heads' settings rerun this as well."""
+    """The cost of h heads: the sidebar's T, d and h rerun this (and the tail)."""
     st.subheader("What it costs: h heads of d/h against one head of width d")
 
     costs = page.run_engine(compare_head_costs, int(STATE["cost_T"]), int(STATE["cost_d"]),
@@ -229,6 +229,14 @@ def costs_section() -> None:
                     f"as many scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width "
                     f"instead costs {unsplit.flops / one.flops:.1f} x.")
 
+
+@page.section(TAIL)
+def tail_section() -> None:
+    """The code and the challenges: they read the heads' result and the costs, so both rerun this."""
+    try:
+        costs = compare_head_costs(int(STATE["cost_T"]), int(STATE["cost_d"]), int(STATE["cost_h"]))
+    except ValueError:   # the costs section says why
+        costs = None
     result = heads_result()
     h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
     if result is not None:
@@ -275,7 +283,8 @@ print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
         challenges.Challenge("Give every head exactly one feature to compare (d/h = 1).",
                              done=result is not None and result.d_head == 1),
         challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
-                             done=costs is not None and split.flops > 1.1 * one.flops,
+                             done=costs is not None and costs["h heads of width d/h"].flops
+                             > 1.1 * costs["1 head of width d"].flops,
                              hint="Only the softmax grows with h: many narrow heads over a long sequence."),
     ])
 
@@ -283,6 +292,7 @@ print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
 heads_section()
 trained_section()
 costs_section()
+tail_section()
 
 page.further_reading([
     ("Vaswani et al. 2017, Attention is all you need (section 3.2.2, multi-head attention)",

@@ -62,13 +62,14 @@ def test_more_heads_change_the_result():
     check_code(at)
 
 
-def test_the_gain_reruns_only_the_heads_code_and_challenges_and_the_rest_stays():
+def test_the_gain_reruns_only_the_heads_code_and_challenges_not_the_costs_and_the_rest_stays():
     at = run()
     row = at.latex[3].value          # row 0 of the concatenated heads
     assert "0.83 & 0.11 & 0.04 & 0.06" in row
     at.slider(key="multihead.gain").set_value(5.0).run()
     assert not at.exception and not at.error
     assert not at.title                                           # only the sections reran
+    assert not any(s.value.startswith("What it costs") for s in at.subheader)   # the gain costs nothing: not rerun
     assert at.latex[3].value != row and "1.00 & 0.00 & 0.00 & 0.00" in at.latex[3].value
     assert "word's weight on itself. **Done.**" in "\n".join(m.value for m in at.markdown)
     check_code(at)                                                # the code prints the new numbers
