@@ -140,6 +140,17 @@ def measure(browser, url: str, path: str, repeats: int, query: str = "") -> tupl
     return name, times
 
 
+def against_trivial(browser, trivial_url: str, url: str, path: str, repeats: int,
+                    query: str = "") -> tuple[str, list[float], float]:
+    """(change, times, the trivial page's median): the trivial page first, then the page, interleaved so
+    that both see the same load."""
+    _, reference = measure(browser, trivial_url, "", repeats)
+    name, times = measure(browser, url, path, repeats, query=query)
+    shown = f"{statistics.median(times):.0f} ms" if times else "no typical change listed"
+    print(f"  measured {path}{query}: {shown}", file=sys.stderr, flush=True)
+    return name, times, statistics.median(reference)
+
+
 def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -169,11 +180,9 @@ def main(argv: list[str] | None = None) -> int:
             warm.close()
             rows = []
             for path in options.pages:
-                _, reference = measure(browser, trivial_url, "", options.repeats)   # interleaved: same load
-                name, times = measure(browser, app_url, path, options.repeats)
+                name, times, reference = against_trivial(browser, trivial_url, app_url, path, options.repeats)
                 if times:
-                    rows.append((path, name, statistics.median(times), statistics.median(reference)))
-                print(f"  measured {path}: {statistics.median(times):.0f} ms", file=sys.stderr, flush=True)
+                    rows.append((path, name, statistics.median(times), reference))
             browser.close()
     finally:
         stop([app, trivial])
@@ -216,10 +225,8 @@ def floor(repeats: int) -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             for label, query in FLOOR.items():
-                _, reference = measure(browser, trivial_url, "", repeats)
-                _, times = measure(browser, floor_url, "", repeats, query=query)
-                rows.append((label.strip(), statistics.median(times), statistics.median(reference)))
-                print(f"  measured {label.strip()}: {statistics.median(times):.0f} ms", file=sys.stderr, flush=True)
+                _, times, reference = against_trivial(browser, trivial_url, floor_url, "", repeats, query)
+                rows.append((label.strip(), statistics.median(times), reference))
             browser.close()
     finally:
         stop([floor_app, trivial])

@@ -9,15 +9,18 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def run_file(file: str, query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
+    """A page file (relative to the repository, or absolute) run once, as a link with `query` opens it."""
+    at = AppTest.from_file(str(ROOT / file), default_timeout=timeout)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
 @pytest.fixture
 def run_page():
     """run_page("views/x.py", query={"k": "3"}) -> a finished AppTest."""
-    def run(file: str, query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
-        at = AppTest.from_file(str(ROOT / file), default_timeout=timeout)
-        for key, value in (query or {}).items():
-            at.query_params[key] = value
-        return at.run()
-    return run
+    return run_file
 
 
 def texts(at: AppTest) -> str:

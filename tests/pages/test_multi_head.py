@@ -11,17 +11,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.shipped_heads import shipped_available
-from tests.pages.conftest import whole_page, unfold
+from tests.pages.conftest import run_file, whole_page, unfold
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
 
 def first_run(**query) -> AppTest:
     """The page as a link opens it (its warnings about the link show on this run only)."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_file(PAGE, query)
 
 
 def run(**query) -> AppTest:
