@@ -63,7 +63,7 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
                + (f", and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every other "
                   "token inside." if reach <= limits.MAX_WINDOW else "."))
     bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
-                        title=f"How much '{labels[t]}' takes from each token")
+                        title=f"How much '{labels[t]}' takes from each token", domain=(0, 1))
     return (table(rows, ["method", *labels]), table(contexts, ["method", *[f"c[{i}]" for i in range(x.shape[1])]]),
             plot(bars, width=480), summary)
 
@@ -107,7 +107,8 @@ def attention_tab(x_text: str, scaled: bool, causal: bool, query: float):
     summary = (f"**{labels[q]}** puts its largest weight, **{row[top]:.3f}**, on **{labels[top]}**. "
                f"Each row of alpha sums to 1; d_k = {result.d_k}"
                + (", scores divided by sqrt(d_k)." if scaled else ", scores not scaled (the chapter's raw steps)."))
-    heatmap = heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", domain=(0, 1))
+    heatmap = heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", domain=(0, 1),
+                           mask=result.mask)
     return weights[["query", *labels]], context, summary, plot(heatmap)
 
 
@@ -164,7 +165,7 @@ def multi_head_tab(sentence: str, h: float, weights: str, gain: float, seed: flo
                                          if weights == "identity" else
                                          "Random projections give each head its own arbitrary notion of similarity."))
     grid = head_grid([head.weights for head in result.heads], embedded.tokens, titles=titles,
-                     cell=34 if h > 2 else 40)
+                     cell=34 if h > 2 else 40, causal=bool(causal))
     return plot(grid), table(shapes, ["step", "computed as", "shape", "how many"]), output, summary
 
 

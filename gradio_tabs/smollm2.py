@@ -42,7 +42,7 @@ def heads_tab(text: str, layer: float, head: float):
     summary = (f"Layer {layer}, head {head} of {model.config.n_layer} x {model.config.n_head}: on average "
                f"{previous:.2f} of each token's attention goes to the token just before it and {first:.2f} to "
                f"the first token ({tokens[0]})." + (f" {result.note}" if result.note else ""))
-    heatmap = heatmap_spec(alpha, tokens, tokens, title=f"layer {layer}, head {head}", domain=(0, 1),
+    heatmap = heatmap_spec(alpha, tokens, tokens, title=f"layer {layer}, head {head}", domain=(0, 1), causal=True,
                            cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
     return rows, summary, plot(heatmap)
 

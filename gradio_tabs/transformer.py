@@ -56,7 +56,7 @@ def position_tab(a: str, b: str, encoding: str, strength: float, projections: bo
                    "context vectors differ between A and B: now order matters.")
     weights = heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
                               "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
-                             domain=(0.0, 1.0), cell=40, columns=2)
+                             domain=(0.0, 1.0), cell=40, columns=2, causal=bool(causal))
     changes = difference_bars(check.difference, tokens_b, title="max |c_B(word) - c_A(word)| for each word")
     return table(rows), plot(weights), plot(changes, width=480), verdict
 

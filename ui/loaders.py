@@ -194,7 +194,7 @@ def pretrained_scored_heads(name: str, text: str):
 
     result = pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
     scored = heads.score_heads(result.weights, result.ids, induction=pretrained_induction_scores(name))
-    return scored, thumbnails(result.weights, scored.types)
+    return scored, thumbnails(result.weights)
 
 
 def _brought_path(name: str):

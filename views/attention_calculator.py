@@ -115,7 +115,7 @@ def result_section() -> None:
         weights_row = result.weights[q]
         st.subheader("Attention weights")
         charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
-                                domain=(0, 1)), width="content")
+                                domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
         others = [j for j in range(len(labels)) if j != q and weights_row[j] > 0]
         sentence = (f"**{labels[q]}** puts its largest weight, **{weights_row[top]:.{digits}f}**, on "

@@ -92,7 +92,8 @@ def result_section() -> None:
         window_row = window_weights(T, k)[t]
         attention_row = attended.weights[t]
         charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
-                                     title=f"How much '{labels[t]}' takes from each token"), width="stretch")
+                                     title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
+                    width="stretch")
         rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
         charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
                                 title=f"Weights on each token for '{labels[t]}': the window by position, "

@@ -116,8 +116,10 @@ def grid_section() -> None:
     """The model view: what the layers and the types shown and the selected head change."""
     layer, head = STATE["layer"], STATE["head"]
     st.subheader(f"The model view: {config.n_layer} layers x {config.n_head} heads")
-    st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), shaded in "
-               "the colour of its type. Click a head to open it below.")
+    st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), framed in "
+               "the colour of its type and coloured as the heatmap below: white where a query spreads its weight "
+               "evenly (1/T over the T tokens it sees), blue above that, orange below. Click a head to open it "
+               "below.")
     chart = model_view(images, scored.types, scored.scores, layers=STATE[f"layer_range.{picked}"],
                        shown_types=STATE["types_shown"], selected=(layer, head))
     charts.show(chart, key=STATE.key("model_view"), on_select=open_clicked_head, selection_mode="head_pick")
@@ -150,8 +152,10 @@ def head_section() -> None:
     with left:
         charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch")
     with right:  # cells small enough that the heatmap fits its column at 1400 px
-        charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2 if T <= 12 else 1,
-                                 cell=30 if T <= 12 else 22, title="The same weights as a heatmap",
+        # two decimals where "0.00" fits its cell; past 16 tokens the numbers are in the tooltip and the Data table
+        charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,
+                                 cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16,
+                                 title="The same weights as a heatmap",
                                  x_title="key (attended to)", y_title="query (attending)"))
 
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}

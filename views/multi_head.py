@@ -108,7 +108,7 @@ def heads_section() -> None:
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
               if STATE["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
-                              cell=34 if h > 2 else 40), width="content")
+                              cell=34 if h > 2 else 40, causal=STATE["causal"]), width="content")
     if STATE["weights"] == "identity":
         st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares "
                     "words only "
@@ -183,7 +183,8 @@ def trained_section() -> None:
         panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
                   for m in range(heads.n_heads)}
         charts.show(heatmap_panels(panels, domain=(0.0, 1.0), cell=18 if len(chars) > 12 else 26, columns=2,
-                                   numbers=False, x_title="key (character)", y_title="query (character)"))
+                                   numbers=False, x_title="key (character)", y_title="query (character)",
+                                   causal=True))
         labels = ([f"block {b + 1}" for b in range(heads.n_layers)],
                   [f"head {m + 1}" for m in range(heads.n_heads)])
         charts.show(heatmap_panels({name: (share, *labels) for name, share in heads.habits.items()},

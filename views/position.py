@@ -131,7 +131,7 @@ def check_section() -> None:
 
     charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
                                 "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
-                               domain=(0.0, 1.0), cell=44, columns=2))
+                               domain=(0.0, 1.0), cell=44, columns=2, causal=STATE["causal"]))
     st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
 
     worst = int(np.argmax(check.difference))

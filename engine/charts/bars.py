@@ -20,9 +20,10 @@ COST_LABEL = 110   # px kept right of the longest bar for its printed amount ("9
 
 @styled
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",
-                 value_title: str = "weight on each token") -> dict:
+                 value_title: str = "weight on each token", domain: tuple[float, float] | None = None) -> dict:
     """Side-by-side bars of two (or more) weight vectors over the same tokens, as a Vega-Lite spec; the
-    value axis ends just above the largest weight (a 0.333 bar is not dwarfed by an axis to 1)."""
+    value axis ends just above the largest weight (a 0.333 bar is not dwarfed by an axis to 1), or is
+    `domain` (a page whose weights change with a slider keeps one axis, so bars compare across settings)."""
     tokens = unique_labels(list(labels))
     methods = list(weights)
     records = [{"method": method, "token": tokens[j], "weight": float(w[j]), "text": f"{w[j]:.3f}"}
@@ -36,7 +37,8 @@ def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: st
             "x": {"field": "token", "type": "nominal", "sort": tokens, "title": None, "axis": {"labelAngle": 0}},
             "xOffset": {"field": "method", "type": "nominal", "sort": methods},
             "y": {"field": "weight", "type": "quantitative", "title": value_title,
-                  "scale": value_scale(largest, headroom=1.1, cap=1.0)},
+                  "scale": ({"domain": list(domain), "nice": False} if domain is not None
+                            else value_scale(largest, headroom=1.1, cap=1.0))},
         },
         "layer": [
             {"mark": "bar", "encoding": {"color": colour, "tooltip": [

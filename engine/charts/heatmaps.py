@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
-from engine.charts.palette import DARK_LOW_SCHEMES
+from engine.charts.palette import DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
 from engine.charts.style import panel, styled, unique_labels, visible
 
 MAX_CELLS_WITH_NUMBERS = 400
-ROW_LEGEND = "weight, per row"
+UNIFORM_LEGEND = ["weight: above / below", "the uniform 1/T"]
+UNIFORM_LABELS = "datum.value < -0.5 ? '0' : datum.value > 0.5 ? '1' : '1/T'"
 HEADS_PER_ROW = 4
 
 
@@ -23,15 +24,46 @@ def rows_are_weights(values: np.ndarray) -> bool:
     return bool((finite >= -1e-9).all() and np.allclose(finite.sum(axis=1), 1.0, atol=1e-3))
 
 
-def row_shares(values: np.ndarray) -> np.ndarray:
-    """Each value's place between its row's lowest (0) and highest (1); 0 in a row of equal values, which
-    prefers no token (drawn mid-scale, a uniform row looked like attention on every token)."""
-    values = np.asarray(values, dtype=float)
-    with np.errstate(invalid="ignore"):
-        low = np.nanmin(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
-        high = np.nanmax(np.where(np.isfinite(values), values, np.nan), axis=1, keepdims=True)
-        span = high - low
-        return np.where(span > 0, (values - low) / np.where(span > 0, span, 1.0), 0.0)
+def keys_seen(weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """T_i: how many keys row i can see. With a mask (True where the key is visible, as in
+    engine.attention) its count per row, so with a causal mask row i sees i + 1; without one, every
+    key with a number."""
+    weights = np.asarray(weights, dtype=float)
+    seen = np.isfinite(weights) if mask is None else np.asarray(mask, dtype=bool) & np.isfinite(weights)
+    return seen.sum(axis=1)
+
+
+def causal_mask_of(shape: tuple[int, int]) -> np.ndarray:
+    """True where query i may see key j: j <= i (the last rows of a longer past see all the keys before)."""
+    rows, cols = shape
+    return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + (cols - rows)
+
+
+def uniform_shades(weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Each weight's place on a diverging scale centred on its row's uniform weight 1/T_i (keys_seen):
+    0 at 1/T_i, +1 at weight 1 (all of the row on this key), -1 at weight 0, linear on each side. A row of
+    equal weights is all 0 (it prefers no key), a near-uniform row stays near 0, a one-hot row reaches
+    both ends; a row that sees one key only is 0 (its weight 1 was no choice). NaN where there is no
+    number or the key is masked."""
+    w = np.asarray(weights, dtype=float)
+    T = np.maximum(keys_seen(w, mask), 1)[:, None]
+    uniform = 1.0 / T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        above = (w - uniform) / np.where(T > 1, 1.0 - uniform, 1.0)
+        below = (w - uniform) / uniform
+        shades = np.clip(np.where(w >= uniform, above, below), -1.0, 1.0)
+    hidden = ~np.isfinite(w) if mask is None else ~(np.asarray(mask, dtype=bool) & np.isfinite(w))
+    return np.where(hidden, np.nan, shades)
+
+
+def uniform_colours(shades: np.ndarray) -> np.ndarray:
+    """Shades from uniform_shades -> (..., 3) RGB 0..255 along palette.UNIFORM_SCALE (orange at -1, white
+    at 0, blue at +1), interpolated in RGB as the specs ask Vega to; masked grey where a shade is NaN."""
+    shades = np.asarray(shades, dtype=float)
+    stops = np.array([rgb(colour) for colour in UNIFORM_SCALE])
+    where = np.nan_to_num(shades, nan=0.0)
+    colours = np.stack([np.interp(where, [-1.0, 0.0, 1.0], stops[:, c]) for c in range(3)], axis=-1)
+    return np.where(np.isnan(shades)[..., None], rgb(MASKED), colours)
 
 
 @styled
@@ -40,15 +72,19 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                  value_name: str = "weight", scheme: str = "blues", digits: int = 3,
                  domain: tuple[float, float] | None = None, cell: int = 46,
                  max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None,
-                 legend_orient: str = "right") -> dict:
+                 mask: np.ndarray | None = None, causal: bool = False, legend_orient: str = "right") -> dict:
     """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
 
-    color_by "all": one colour scale for every cell (`domain`, or the data's range). "row": each cell
-    coloured by its place between its row's lowest and highest value, so 0.19 and 0.31 in one row of
-    attention weights look different; the numbers printed and in the tooltip stay the true values,
-    and the legend says the colour runs per row. None (the default): "row" for attention weights
-    (every row a distribution, on no domain or 0..1), "all" for anything else (scores, cosines).
-    `legend_orient` places the colour legend ("bottom" under panels set side by side).
+    color_by "all": one colour scale for every cell (`scheme`, on `domain` or the data's range).
+    "uniform": attention weights against their row's uniform weight 1/T (uniform_shades): white at 1/T,
+    blue above it up to 1, orange below it down to 0, so a uniform row is white, a near-uniform one pale
+    and only a decisive row reaches the ends; the numbers printed and in the tooltip stay the true values.
+    None (the default): "uniform" for attention weights (every row a distribution, on no domain or 0..1),
+    "all" for anything else (scores, cosines). `mask` (True where a key is visible, as in
+    engine.attention) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
+    sees keys 0..i, its centre 1/(i + 1)). Every number is printed in black
+    or white, whichever contrasts more with its cell. `legend_orient` places the colour legend ("bottom"
+    under panels set side by side).
 
     Written as a plain spec because pages redraw it on every edit: building the same chart
     through Altair's objects costs tens of milliseconds, this costs well under one.
@@ -57,45 +93,60 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
     if color_by is None:
         weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
-        color_by = "row" if weights_domain and rows_are_weights(values) else "all"
-    if color_by not in ("row", "all"):
-        raise ValueError(f"color_by is 'row' or 'all', not {color_by!r}.")
+        color_by = "uniform" if weights_domain and rows_are_weights(values) else "all"
+    if color_by not in ("uniform", "all"):
+        raise ValueError(f"color_by is 'uniform' or 'all', not {color_by!r}.")
+    if causal and mask is None:
+        mask = causal_mask_of(values.shape)
+    visible = np.ones(values.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if visible.shape != values.shape:
+        raise ValueError(f"The mask must have one entry per cell, shape {values.shape}; it has {visible.shape}.")
     finite = values[np.isfinite(values)]
-    if color_by == "row":
-        shades, middle = row_shares(values) if values.size else values, 0.5
+    if color_by == "uniform":
+        shades = uniform_shades(values, visible)
+        inks = [ink(colour) for colour in uniform_colours(shades).reshape(-1, 3)]
+        uniform = 1.0 / np.maximum(keys_seen(values, visible), 1)
     else:
-        shades = values
-        middle = sum(domain) / 2 if domain else ((finite.min() + finite.max()) / 2 if finite.size else 0.0)
-    dark_low = scheme in DARK_LOW_SCHEMES
+        low, high = domain if domain else ((finite.min(), finite.max()) if finite.size else (0.0, 1.0))
+        middle = (low + high) / 2
+        dark_low = scheme in DARK_LOW_SCHEMES
+        inks = ["white" if ((v < middle) if dark_low else (v > middle)) else "black" for v in values.ravel()]
     records = []
     for i, row in enumerate(rows):
         for j, col in enumerate(cols):
-            v, shade = float(values[i, j]), float(shades[i, j])
-            ok = np.isfinite(v)
-            dark = ok and ((shade < middle) if dark_low else (shade > middle))
+            v = float(values[i, j])
+            ok = bool(np.isfinite(v))
             record = {"row": row, "col": col, value_name: v if ok else None, "i": i, "j": j,
-                      "text": f"{v:.{digits}f}" if ok else "", "ink": "white" if dark else "black"}
-            if color_by == "row":
-                record["shade"] = round(shade, 4) if ok else None
+                      "text": f"{v:.{digits}f}" if ok else "",
+                      "ink": inks[i * len(cols) + j] if ok and visible[i, j] else "black"}
+            if color_by == "uniform":
+                record["uniform 1/T"] = round(float(uniform[i]), 4)
+                record["shade"] = round(float(shades[i, j]), 4) if np.isfinite(shades[i, j]) else None
+            if mask is not None:
+                record["seen"] = bool(visible[i, j])
             records.append(record)
-    if color_by == "row":
-        colour = {"field": "shade", "type": "quantitative", "scale": {"scheme": scheme, "domain": [0, 1]},
-                  "legend": {"title": ROW_LEGEND if value_name == "weight" else f"{value_name}, per row",
-                             "values": [0, 1], "labelExpr": "datum.value < 0.5 ? 'row lowest' : 'row highest'",
+    tooltip = [{"field": "row", "type": "nominal", "title": y_title},
+               {"field": "col", "type": "nominal", "title": x_title},
+               {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
+    if color_by == "uniform":
+        colour = {"field": "shade", "type": "quantitative",
+                  "scale": {"domain": [-1, 0, 1], "range": list(UNIFORM_SCALE), "interpolate": "rgb"},
+                  "legend": {"title": UNIFORM_LEGEND, "values": [-1, 0, 1], "labelExpr": UNIFORM_LABELS,
                              "orient": legend_orient}}
+        tooltip.append({"field": "uniform 1/T", "type": "quantitative", "format": ".3f"})
     else:
         colour = {"field": value_name, "type": "quantitative",
                   "scale": {"scheme": scheme} | ({"domain": list(domain)} if domain else {}),
                   "legend": {"title": value_name, "orient": legend_orient}}
-    layers = [{
-        "mark": {"type": "rect", "stroke": "white"},
-        "encoding": {
-            "color": colour,
-            "tooltip": [{"field": "row", "type": "nominal", "title": y_title},
-                        {"field": "col", "type": "nominal", "title": x_title},
-                        {"field": value_name, "type": "quantitative", "format": f".{digits}f"}],
-        },
-    }]
+    cells = {"mark": {"type": "rect", "stroke": "white"}, "encoding": {"color": colour, "tooltip": tooltip}}
+    layers = [cells]
+    if mask is not None and not visible.all():
+        # the keys a row cannot see: grey, outside the colour scale (their 0 was not the row's choice)
+        cells["transform"] = [{"filter": "datum.seen"}]
+        layers.append({"transform": [{"filter": "!datum.seen"}],
+                       "mark": {"type": "rect", "stroke": "white", "fill": MASKED},
+                       "encoding": {"tooltip": tooltip + [{"field": "seen", "type": "nominal",
+                                                           "title": "key visible"}]}})
     if values.size <= max_cells_with_numbers:
         # an explicit black/white scale: Streamlit's frontend draws nothing at all for scale=None here
         layers.append({"mark": {"type": "text"}, "encoding": {
@@ -118,25 +169,28 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
 def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
                    cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query", numbers: bool = True, color_by: str | None = None) -> dict:
+                   y_title: str = "query", numbers: bool = True, color_by: str | None = None,
+                   causal: bool = False) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
     on one colour scale (its legend underneath, so a row of panels is no wider than the panels),
     as a Vega-Lite spec; numbers in the cells when a panel is small enough. color_by as in heatmap_spec,
-    decided once for all panels: None gives "row" when every panel is attention weights (on no domain
-    or 0..1), else "all".
+    decided once for all panels: None gives "uniform" when every panel is attention weights (on no domain
+    or 0..1), else "all". `causal`: each panel's query i sees keys 0..i only (a causal mask; its row's
+    centre is 1/(i + 1), the future grey).
 
     Concatenated plain specs (heatmap_spec): fast to build on every rerun, and
     Streamlit's Vega-Lite fails to draw facets of layered heatmaps with their own axes.
     """
     if color_by is None:
         weights_domain = domain is None or tuple(float(d) for d in domain) == (0.0, 1.0)
-        color_by = "row" if weights_domain and all(rows_are_weights(m) for m, _, _ in panels.values()) else "all"
+        color_by = "uniform" if weights_domain and all(rows_are_weights(m) for m, _, _ in panels.values()) else "all"
     if domain is None:
         every = np.concatenate([np.ravel(m) for m, _, _ in panels.values()])
         domain = (float(every.min()), float(every.max()))
     specs = [panel(heatmap_spec(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title,
                                 value_name=value_name, scheme=scheme, digits=digits, domain=domain, cell=cell,
                                 color_by=color_by, legend_orient="bottom",
+                                mask=causal_mask_of(np.shape(matrix)) if causal else None,
                                 **({} if numbers else {"max_cells_with_numbers": 0})))
              for title, (matrix, rows, cols) in panels.items()]
     rows = [{"hconcat": specs[i:i + columns], "spacing": 24} for i in range(0, len(specs), columns)]
@@ -145,12 +199,13 @@ def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *
 
 @styled
 def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str] | None = None,
-              cell: int = 38, color_by: str | None = None) -> dict:
+              cell: int = 38, color_by: str | None = None, causal: bool = False) -> dict:
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared
-    colour scale (each row from its lowest to its highest weight, see heatmap_spec)."""
+    colour scale (each weight against its row's uniform 1/T, see heatmap_spec; `causal` as in
+    heatmap_panels)."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
     return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell,
-                          color_by=color_by)
+                          color_by=color_by, causal=causal)
 
 
 @styled

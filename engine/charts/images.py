@@ -1,6 +1,7 @@
 """Pictures: pixels as data URLs (no files, no network) and the charts drawn over them: a picture's patch grid
 with its attention, a spectrogram with its frames, every head's weights as a thumbnail in the model view.
-Viridis for intensities, orange for the chosen token, so nothing depends on telling red from green."""
+Viridis for intensities, orange for the chosen token, the heatmaps' orange - white - blue for weights against
+the uniform 1/T, so nothing depends on telling red from green."""
 from __future__ import annotations
 
 import base64
@@ -8,7 +9,8 @@ import io
 
 import numpy as np
 
-from engine.charts.palette import BLUE, MASKED, ORANGE, TYPE_COLOURS, VIRIDIS, rgb
+from engine.charts.heatmaps import causal_mask_of, uniform_colours, uniform_shades
+from engine.charts.palette import BLUE, ORANGE, TYPE_COLOURS, VIRIDIS
 from engine.charts.style import styled
 from engine.heads import TYPES
 
@@ -168,24 +170,21 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
 
 
-def thumbnail(alpha: np.ndarray, colour: str) -> str:
-    """One head's weights as a small PNG (data URI): white for 0, the type's colour for 1.
-
-    sqrt(weight) sets the shade, so weights of a few percent are still visible.
-    """
+def thumbnail(alpha: np.ndarray) -> str:
+    """One causal head's weights as a small PNG (data URI), coloured as every weights heatmap is
+    (heatmaps.uniform_colours): row i against its uniform weight 1/(i + 1), white there, blue above up
+    to 1, orange below down to 0; the future it cannot see grey. A head that spreads its weight evenly
+    is white, not a triangle that fades from a dark first row (row 0's weight 1 is no choice)."""
     alpha = np.asarray(alpha, dtype=float)
     T = alpha.shape[0]
-    shade = np.sqrt(np.clip(alpha, 0, 1))[..., None]
-    pixels = 255 - shade * (255 - rgb(colour))
-    pixels[np.triu(np.ones((T, T), dtype=bool), k=1)] = MASKED
+    pixels = uniform_colours(uniform_shades(alpha, causal_mask_of(alpha.shape)))
     scale = max(2, 48 // T)   # each weight a square of scale x scale pixels
     return data_url(pixels.round().astype(np.uint8).repeat(scale, axis=0).repeat(scale, axis=1), "PNG")
 
 
-def thumbnails(weights: np.ndarray, types: np.ndarray) -> list[list[str]]:
-    """thumbnail(alpha[l, h], colour of its type) for every layer l and head h."""
-    return [[thumbnail(weights[layer, head], TYPE_COLOURS[str(types[layer, head])])
-             for head in range(weights.shape[1])] for layer in range(weights.shape[0])]
+def thumbnails(weights: np.ndarray) -> list[list[str]]:
+    """thumbnail(alpha[l, h]) for every layer l and head h."""
+    return [[thumbnail(weights[layer, head]) for head in range(weights.shape[1])] for layer in range(weights.shape[0])]
 
 
 @styled

@@ -1,6 +1,7 @@
 """Every colour the app draws with, defined once: charts, pictures, the block diagram and the pages' HTML.
 Colour-blind safe: the blue / orange pair for two things compared, Okabe & Ito's colours beyond two,
-viridis and blues for magnitudes; every colour also has a label or a tooltip."""
+viridis and blues for magnitudes, orange - white - blue for attention weights against the uniform 1/T;
+every colour also has a label or a tooltip."""
 from __future__ import annotations
 
 import numpy as np
@@ -43,12 +44,14 @@ RED = "#d7191c"
 RUN_COLOURS = [BLUE, ORANGE, GREEN, PURPLE, RED, GREY_30]
 
 # Head types (engine.heads.TYPES) in Okabe & Ito's colours; the type is also written in every tooltip.
+# Induction is sky blue, not vermillion: vermillion and orange (previous-token) nearly merge for deuteranopes
+# (CIE Lab distance 18 under Machado et al.'s simulation; sky blue and orange: over 85 for every kind).
 TYPE_COLOURS = {
     "previous-token": OKABE_ORANGE,
     "first-token": OKABE_BLUE,
     "self": BLUISH_GREEN,
     "broad": REDDISH_PURPLE,
-    "induction": VERMILLION,
+    "induction": SKY_BLUE,
     "mixed": GREY_70,
 }
 
@@ -63,7 +66,11 @@ SKY_TINT = "#d8ecf8"
 VERMILLION_TINT = "#f5d3c1"
 CHIP_TINTS = [BLUE_TINT, ORANGE_TINT, GREEN_TINT, PURPLE_TINT, SKY_TINT, VERMILLION_TINT]
 
-MASKED = (235, 235, 235)   # RGB: the future a causal head cannot see
+WHITE = "#ffffff"
+MASKED = "#ebebeb"   # the future a causal head cannot see
+# Attention weights against the uniform weight 1/T of their row (engine.charts.heatmaps.uniform_shades):
+# below it orange, at it white, above it blue; full orange is weight 0, full blue weight 1.
+UNIFORM_SCALE = [ORANGE, WHITE, BLUE]
 # Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
 VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
                     [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]]) / 255
@@ -74,3 +81,17 @@ DARK_LOW_SCHEMES = {"viridis", "magma", "inferno", "plasma", "cividis", "darkblu
 def rgb(colour: str) -> np.ndarray:
     """'#rrggbb' -> its red, green and blue, 0..255, as floats."""
     return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+
+
+def relative_luminance(colour) -> float | np.ndarray:
+    """WCAG's relative luminance of '#rrggbb' or of (..., 3) RGB values 0..255: 0 black, 1 white."""
+    channels = (rgb(colour) if isinstance(colour, str) else np.asarray(colour, dtype=float)) / 255
+    linear = np.where(channels <= 0.03928, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def ink(colour) -> str:
+    """"black" or "white", whichever contrasts more with a cell of this colour (WCAG contrast ratio): the
+    colour of a number printed in it."""
+    lum = float(relative_luminance(colour))
+    return "white" if (1.05 / (lum + 0.05)) > ((lum + 0.05) / 0.05) else "black"

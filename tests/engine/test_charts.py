@@ -1,5 +1,6 @@
 """engine/charts/: every builder yields a Vega-Lite spec that passes the schema (pages skip that check), with its
-text at 13 px or more from one config block; weights coloured within their row; value axes that fit the data."""
+text at 13 px or more from one config block; weights coloured against the uniform 1/T of their row; value axes
+that fit the data."""
 from __future__ import annotations
 
 import altair as alt
@@ -8,8 +9,10 @@ import pytest
 
 from engine.attention import CHAPTER_TOKENS, CHAPTER_X, attention
 from engine.charts.bars import compare_bars
-from engine.charts.heatmaps import heatmap_spec
+from engine.charts.heatmaps import head_grid, heatmap_panels, heatmap_spec, uniform_colours, uniform_shades
+from engine.charts.palette import BLACK, BLUE, MASKED, ORANGE, UNIFORM_SCALE, WHITE, ink, relative_luminance, rgb
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, nice_bound, value_scale, with_text
+from tests.engine.vegalite import assert_valid, data_rows
 
 
 def rows_of(spec: dict) -> list[dict]:
@@ -61,7 +64,7 @@ def every_builder_spec() -> dict[str, dict]:
     picture = images.data_url(np.zeros((8, 8, 3), dtype=np.uint8))
     return {
         "heatmaps.heatmap_spec": heatmap_spec(weights, CHAPTER_TOKENS, CHAPTER_TOKENS, domain=(0, 1), title="alpha"),
-        "heatmaps.head_grid": heatmaps.head_grid([weights, weights], CHAPTER_TOKENS),
+        "heatmaps.head_grid": heatmaps.head_grid([weights, alpha], CHAPTER_TOKENS, causal=True),
         "heatmaps.heatmap_panels": heatmaps.heatmap_panels({"A": (np.eye(2), ["a", "b"], ["a", "b"])}),
         "heatmaps.transition_heatmap": heatmaps.transition_heatmap(["a", "b"], np.eye(2), np.eye(2)),
         "heatmaps.encoding_heatmap": heatmaps.encoding_heatmap(P, title="p_t"),
@@ -98,7 +101,7 @@ def every_builder_spec() -> dict[str, dict]:
         "images.patch_overlay": images.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5, style="heat"),
         "images.spectrogram_with_frames": images.spectrogram_with_frames(
             frames.source, 3, frames.attention.weights[3], signal.segments, picture_url=picture),
-        "images.model_view": images.model_view(images.thumbnails(np.stack([[alpha] * 2] * 2), types), types,
+        "images.model_view": images.model_view(images.thumbnails(np.stack([[alpha] * 2] * 2)), types,
                                                {p: np.zeros((2, 2)) for p in heads.PATTERNS}),
         "points.embedding_map": points.embedding_map(
             ["a", "b", "c"], np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), arrows=[("a", "b")],
@@ -161,23 +164,98 @@ def test_text_config_scales_for_a_projector():
     assert overlay_config["view"] == {"stroke": None} and overlay_config["axis"]["grid"] is False   # others kept
 
 
-# --- weights coloured within their row ----------------------------------------------------------------
+# --- weights coloured against the uniform 1/T of their row ---------------------------------------------
 
-def test_weight_heatmaps_colour_each_row_by_its_own_range_and_print_the_true_values():
+def cell_colours(spec: dict) -> np.ndarray:
+    """The RGB each weight cell is drawn in, as Vega draws it from the spec's own scale (piecewise linear in
+    RGB between its range's colours at its domain's stops); NaN for a cell off the scale."""
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["interpolate"] == "rgb"
+    stops = np.array([rgb(colour) for colour in scale["range"]])
+    shades = np.array([np.nan if r["shade"] is None else r["shade"] for r in rows_of(spec)])
+    return np.stack([np.interp(shades, scale["domain"], stops[:, c]) for c in range(3)], axis=-1)
+
+
+def contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def test_a_uniform_row_is_drawn_neutral_white_not_as_pale_as_zero():
+    # the Context page's 0.250 four times, Multi-head's 0.125 eight times
+    for T in (4, 8):
+        spec = heatmap_spec(np.vstack([np.full(T, 1 / T), np.eye(T)[0]]), ["uniform", "one-hot"], list("abcdefgh")[:T])
+        alt.LayerChart.from_dict(spec)
+        colours = cell_colours(spec)
+        assert (colours[:T] == rgb(WHITE)).all()                       # every uniform cell: white
+        assert [r["ink"] for r in rows_of(spec)[:T]] == ["black"] * T
+        assert np.abs(colours[T + 1] - colours[0]).max() > 100         # a 0.000 cell is not drawn as the 0.250s
+
+
+def test_a_near_uniform_row_is_drawn_nearly_neutral_not_as_dark_as_one():
+    worked = attention(CHAPTER_X, CHAPTER_X, CHAPTER_X).weights         # crane's row: 0.298 0.203 0.206 0.293
+    spec = heatmap_spec(np.vstack([worked[0], np.eye(4)[0]]), ["crane", "one-hot"], CHAPTER_TOKENS, domain=(0, 1))
+    crane = [r for r in rows_of(spec) if r["row"] == "crane"]
+    assert [r["text"] for r in crane] == ["0.298", "0.203", "0.206", "0.293"]
+    assert max(abs(r["shade"]) for r in crane) < 0.2
+    lum = relative_luminance(cell_colours(spec))
+    assert lum[:4].min() > 0.6 and lum[4] < 0.2                          # pale, while the 1.000 cell is dark
+
+
+def test_a_one_hot_row_reaches_both_ends_of_the_scale_and_the_legend_names_them():
+    spec = heatmap_spec(np.eye(4)[[2]], ["q"], list("abcd"))
+    assert [r["shade"] for r in rows_of(spec)] == [-1.0, -1.0, 1.0, -1.0]
+    colours = cell_colours(spec)
+    assert tuple(colours[2]) == tuple(rgb(BLUE)) and tuple(colours[0]) == tuple(rgb(ORANGE))
+    colour = spec["layer"][0]["encoding"]["color"]
+    assert colour["scale"]["domain"] == [-1, 0, 1] and colour["scale"]["range"] == list(UNIFORM_SCALE)
+    assert "uniform 1/T" in " ".join(colour["legend"]["title"]) and "above / below" in colour["legend"]["title"][0]
+    assert colour["legend"]["values"] == [-1, 0, 1]
+    assert "'1/T'" in colour["legend"]["labelExpr"] and "'0'" in colour["legend"]["labelExpr"]
+
+
+def test_the_colour_is_the_weight_against_its_own_rows_uniform_and_the_numbers_stay_true():
     weights = np.array([[0.19, 0.31, 0.50], [0.40, 0.20, 0.40], [1.0, 0.0, 0.0]])
     spec = heatmap_spec(weights, ["a", "b", "c"], ["a", "b", "c"], domain=(0, 1))
-    alt.LayerChart.from_dict(spec)
+    assert_valid(spec)
     rows = rows_of(spec)
-    assert [r["text"] for r in rows[:3]] == ["0.190", "0.310", "0.500"]          # the numbers stay the weights
+    assert [r["text"] for r in rows[:3]] == ["0.190", "0.310", "0.500"]
     assert [r["weight"] for r in rows[:3]] == [0.19, 0.31, 0.5]
-    assert [r["shade"] for r in rows[:3]] == [0.0, round(0.12 / 0.31, 4), 1.0]     # 0.19 and 0.31 far apart
-    assert [r["shade"] for r in rows[3:6]] == [1.0, 0.0, 1.0]
-    colour = spec["layer"][0]["encoding"]["color"]
-    assert colour["field"] == "shade" and colour["scale"]["domain"] == [0, 1]
-    assert "per row" in colour["legend"]["title"] and "row" in colour["legend"]["labelExpr"]
-    # contrast: white on the dark (high) cells of blues, black on the light ones
-    assert [r["ink"] for r in rows[:3]] == ["black", "black", "white"]
+    third = 1 / 3
+    assert [r["shade"] for r in rows[:3]] == [round((0.19 - third) / third, 4), round((0.31 - third) / third, 4),
+                                              round((0.5 - third) / (1 - third), 4)]
+    assert {r["uniform 1/T"] for r in rows} == {round(third, 4)}
+    assert [r["ink"] for r in rows[6:9]] == ["white", "black", "black"]      # white on the dark 1.000 only
     assert heatmap_spec(weights, list("abc"), list("abc"))["layer"][0]["encoding"]["color"]["field"] == "shade"
+
+
+def test_numbers_are_printed_in_the_ink_that_contrasts_with_their_cell():
+    shades = np.linspace(-1, 1, 201)
+    for colour in uniform_colours(shades):
+        background = relative_luminance(colour)
+        chosen = relative_luminance(rgb(BLACK if ink(colour) == "black" else WHITE))
+        assert contrast(background, chosen) >= 4.5                       # WCAG AA for text, at every shade
+
+
+def test_with_a_causal_mask_row_i_is_centred_on_one_over_i_plus_one_and_the_future_is_grey():
+    T = 5
+    causal_uniform = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
+    for spec in (heatmap_spec(causal_uniform, list("abcde"), list("abcde"), causal=True),
+                 heatmap_spec(causal_uniform, list("abcde"), list("abcde"), mask=np.tril(np.ones((T, T), bool)))):
+        assert_valid(spec)
+        rows = rows_of(spec)
+        assert [r["uniform 1/T"] for r in rows if r["j"] == 0] == [round(1 / (i + 1), 4) for i in range(T)]
+        assert {r["shade"] for r in rows if r["seen"]} == {0.0}          # every visible cell: neutral
+        assert {r["shade"] for r in rows if not r["seen"]} == {None}
+        masked = spec["layer"][1]
+        assert masked["mark"]["fill"] == MASKED and masked["transform"] == [{"filter": "!datum.seen"}]
+    # without the mask the same rows would read as sharp: row 0's forced 1.0 at the blue end
+    assert rows_of(heatmap_spec(causal_uniform, list("abcde"), list("abcde")))[0]["shade"] == 1.0
+    # a causal row that puts everything on its first key is one-hot among i + 1 keys
+    first = np.zeros((T, T))
+    first[:, 0] = 1
+    shades = uniform_shades(first, np.tril(np.ones((T, T), bool)))
+    assert shades[0, 0] == 0 and (shades[1:, 0] == 1).all()
+    assert all((shades[i, 1:i + 1] == -1).all() and np.isnan(shades[i, i + 1:]).all() for i in range(T))
 
 
 def test_scores_and_other_matrices_keep_one_scale():
@@ -195,12 +273,9 @@ def test_scores_and_other_matrices_keep_one_scale():
     forced = heatmap_spec(np.array([[0.2, 0.8]]), ["q"], ["a", "b"], color_by="all")
     assert forced["layer"][0]["encoding"]["color"]["field"] == "weight"
     with pytest.raises(ValueError, match="color_by"):
-        heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"], color_by="column")
-
-
-def test_a_row_of_equal_weights_is_drawn_lightest_it_prefers_no_token():
-    spec = heatmap_spec(np.full((1, 4), 0.25), ["q"], list("abcd"))
-    assert {r["shade"] for r in rows_of(spec)} == {0.0} and {r["ink"] for r in rows_of(spec)} == {"black"}
+        heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"], color_by="row")
+    with pytest.raises(ValueError, match="one entry per cell"):
+        heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"], mask=np.ones((2, 3), bool))
 
 
 def test_every_token_is_named_on_both_axes():
@@ -209,16 +284,34 @@ def test_every_token_is_named_on_both_axes():
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
 
 
-def test_head_panels_share_one_row_scale_for_weights_and_a_global_one_otherwise():
-    from engine.charts.heatmaps import heatmap_panels
-
+def test_head_panels_share_the_uniform_scale_for_weights_and_a_global_one_otherwise():
     weights = {"h1": (np.array([[0.3, 0.7], [0.5, 0.5]]), ["a", "b"], ["a", "b"])}
     spec = heatmap_panels(weights, domain=(0.0, 1.0))
+    assert_valid(spec)
     part = spec["vconcat"][0]["hconcat"][0]
     assert part["layer"][0]["encoding"]["color"]["field"] == "shade" and "config" not in part
     habits = heatmap_panels({"m": (np.array([[0.9, 0.8]]), ["b1"], ["h1", "h2"])}, value_name="mean weight",
                             domain=(0.0, 1.0))
     assert habits["vconcat"][0]["hconcat"][0]["layer"][0]["encoding"]["color"]["field"] == "mean weight"
+
+
+def test_causal_head_panels_centre_each_row_on_what_it_sees():
+    causal = np.array([[1.0, 0.0], [0.5, 0.5]])
+    for spec in (heatmap_panels({"h1": (causal, ["a", "b"], ["a", "b"])}, causal=True),
+                 head_grid([causal, causal], ["a", "b"], causal=True)):
+        assert_valid(spec)
+        rows = data_rows(spec)
+        assert {r["shade"] for r in rows if r["seen"]} == {0.0} and sum(not r["seen"] for r in rows) == len(rows) // 4
+    assert data_rows(head_grid([causal], ["a", "b"]))[0]["shade"] == 1.0    # unmasked: the forced 1.0 looks sharp
+
+
+def test_the_context_bars_keep_one_axis_when_given_one():
+    window, attended = np.array([1 / 3, 1 / 3, 1 / 3, 0]), np.array([0.298, 0.203, 0.206, 0.293])
+    fitted = compare_bars({"window": window, "attention": attended}, CHAPTER_TOKENS)
+    fixed = [compare_bars({"window": w, "attention": attended}, CHAPTER_TOKENS, domain=(0, 1))
+             for w in (window, np.eye(4)[0], np.full(4, 0.25))]
+    assert fitted["encoding"]["y"]["scale"]["domain"] == [0, 0.4]        # fits its data unless told
+    assert {tuple(spec["encoding"]["y"]["scale"]["domain"]) for spec in fixed} == {(0, 1)}
 
 
 # --- value axes that fit their data -----------------------------------------------------------------

@@ -83,3 +83,26 @@ def test_hand_edited_url_falls_back_with_a_warning(run_page):
     at = run_page(PAGE, query={"query": "seven", "scaled": "maybe"})
     no_exception(at)
     assert any("could not be read" in w.value for w in at.warning)
+
+
+def test_the_weights_heatmap_draws_the_worked_example_nearly_neutral_and_centres_a_causal_row_on_its_past(run_page):
+    """crane's 0.298 0.203 0.206 0.293 are close to the uniform 0.25: pale cells, not the dark of a 1.000. With
+    the causal mask row i sees i + 1 tokens, so its white is 1/(i + 1) (row 0's forced 1.000 is neutral)."""
+    import json
+
+    import pyarrow as pa
+
+    def weight_cells(at):
+        chart = next(c.proto for c in at.get("vega_lite_chart") if "each row sums to 1" in c.proto.spec)
+        assert json.loads(chart.spec)["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-1, 0, 1]
+        return pa.ipc.open_stream(chart.data.data).read_all().to_pylist()
+
+    at = run_page(PAGE)
+    crane = [cell for cell in weight_cells(at) if cell["i"] == 0]
+    assert [cell["text"] for cell in crane] == ["0.298", "0.203", "0.206", "0.293"]
+    assert max(abs(cell["shade"]) for cell in crane) < 0.2 and {cell["ink"] for cell in crane} == {"black"}
+    at.toggle(key="attention.causal").set_value(True).run()
+    no_exception(at)
+    cells = weight_cells(at)
+    assert [cell["uniform 1/T"] for cell in cells if cell["j"] == 0] == [1.0, 0.5, round(1 / 3, 4), 0.25]
+    assert cells[0]["shade"] == 0.0 and {cell["seen"] for cell in cells if cell["j"] > cell["i"]} == {False}

@@ -80,3 +80,28 @@ def test_window_reruns_only_the_result_and_the_rest_stays(run_page):
     assert at.text_area(key="context.x").value == x_before
     assert at.slider(key="context.k").value == 2 and at.selectbox(key="context.query").value == 0
     assert [x.value for x in at.get("latex") if "window" in x.value] == window_after
+
+
+def test_the_bar_chart_keeps_one_axis_as_k_changes_and_a_uniform_window_is_drawn_white(run_page):
+    """The y-axis is 0..1 for every k (bars compare across settings, not against an axis that moved), and the
+    heatmap draws the window that covers all four tokens, 0.250 each, neutral (on the uniform 1/T)."""
+    import json
+
+    import pyarrow as pa
+
+    at = run_page(PAGE)
+    domains = set()
+    for k in range(0, 7):
+        at.slider(key="context.k").set_value(k).run()
+        no_exception(at)
+        specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+        bars = [spec for spec in specs if "takes from each token" in json.dumps(spec.get("title"))]
+        assert len(bars) == 1
+        domains.add(tuple(bars[0]["encoding"]["y"]["scale"]["domain"]))
+        at = whole_page(at)                     # the slider reruns only the result; the next k needs the sidebar
+    assert domains == {(0, 1)}
+    heatmap = next(chart.proto for chart in at.get("vega_lite_chart") if "by content" in chart.proto.spec)
+    cells = pa.ipc.open_stream(heatmap.data.data).read_all().to_pylist()
+    uniform = [cell for cell in cells if cell["text"] == "0.250"]
+    assert len(uniform) >= 4 and {cell["shade"] for cell in uniform} == {0.0}
+    assert {cell["shade"] for cell in cells if cell["text"] == "1.000"} == {1.0}

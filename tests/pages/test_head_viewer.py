@@ -174,3 +174,20 @@ def test_after_the_warm_up_the_first_view_computes_nothing(run_page, monkeypatch
     at = run_page(PAGE, timeout=300)
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
+
+
+def test_the_heads_heatmap_prints_two_decimals_and_colours_each_row_against_what_it_sees(run_page):
+    """One decimal printed "0.0" in most cells; two tell 0.04 from 0.00. Row i of a causal head sees i + 1
+    tokens: its colour is centred on 1/(i + 1), and the future is grey, outside the scale."""
+    import re
+
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    heatmap = next(chart.proto for chart in at.get("vega_lite_chart")
+                   if "The same weights as a heatmap" in chart.proto.spec)
+    cells = pa.ipc.open_stream(heatmap.data.data).read_all().to_pylist()
+    printed = [cell["text"] for cell in cells if cell["text"]]
+    assert printed and all(re.fullmatch(r"\d\.\d\d", text) for text in printed)
+    assert any(text not in ("0.00", "1.00") for text in printed)
+    assert {round(1 / (cell["i"] + 1), 4) == cell["uniform 1/T"] for cell in cells} == {True}
+    assert {cell["seen"] for cell in cells if cell["j"] > cell["i"]} == {False}
