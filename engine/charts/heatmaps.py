@@ -129,7 +129,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                {"field": "col", "type": "nominal", "title": x_title},
                {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
     if color_by == "uniform":
-        colour = {"field": "shade", "type": "quantitative",
+        colour = {"field": "shade", "type": "quantitative", "title": "weight against the uniform 1/T",
                   "scale": {"domain": [-1, 0, 1], "range": list(UNIFORM_SCALE), "interpolate": "rgb"},
                   "legend": {"title": UNIFORM_LEGEND, "values": [-1, 0, 1], "labelExpr": UNIFORM_LABELS,
                              "orient": legend_orient}}
