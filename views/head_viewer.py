@@ -117,9 +117,9 @@ def grid_section() -> None:
     layer, head = STATE["layer"], STATE["head"]
     st.subheader(f"The model view: {config.n_layer} layers x {config.n_head} heads")
     st.caption("Each square is one head's weights (rows: queries, top to bottom; columns: keys), framed in "
-               "the colour of its type and coloured as the heatmap below: white where a query spreads its weight "
-               "evenly (1/T over the T tokens it sees), blue above that, orange below. Click a head to open it "
-               "below.")
+               "the colour of its type: blue where a query gives a token more than an even share (1/T of the T "
+               "tokens it sees), white where it gives an even share or less, grey the future it cannot see. "
+               "Click a head to open it below.")
     chart = model_view(images, scored.types, scored.scores, layers=STATE[f"layer_range.{picked}"],
                        shown_types=STATE["types_shown"], selected=(layer, head))
     charts.show(chart, key=STATE.key("model_view"), on_select=open_clicked_head, selection_mode="head_pick")
@@ -154,7 +154,7 @@ def head_section() -> None:
     with right:  # cells small enough that the heatmap fits its column at 1400 px
         # two decimals where "0.00" fits its cell; past 16 tokens the numbers are in the tooltip and the Data table
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,
-                                 cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16,
+                                 cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16, legend_orient="bottom",
                                  title="The same weights as a heatmap",
                                  x_title="key (attended to)", y_title="query (attending)"))
 

@@ -171,13 +171,15 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
 
 
 def thumbnail(alpha: np.ndarray) -> str:
-    """One causal head's weights as a small PNG (data URI), coloured as every weights heatmap is
-    (heatmaps.uniform_colours): row i against its uniform weight 1/(i + 1), white there, blue above up
-    to 1, orange below down to 0; the future it cannot see grey. A head that spreads its weight evenly
-    is white, not a triangle that fades from a dark first row (row 0's weight 1 is no choice)."""
+    """One causal head's weights as a small PNG (data URI) in the upper half of the weights heatmaps' scale
+    (heatmaps.uniform_colours): row i against its uniform weight 1/(i + 1), white at it or below it, blue
+    above it up to 1; the future it cannot see grey. A head that spreads its weight evenly is white, not a
+    triangle that fades from a dark first row (row 0's weight 1 is no choice). The orange half is left
+    out: at 20 px the weights a head gives less than an even share filled its triangle with orange and
+    hid the few keys it favours, which is what the thumbnail is for."""
     alpha = np.asarray(alpha, dtype=float)
     T = alpha.shape[0]
-    pixels = uniform_colours(uniform_shades(alpha, causal_mask_of(alpha.shape)))
+    pixels = uniform_colours(np.maximum(uniform_shades(alpha, causal_mask_of(alpha.shape)), 0.0))
     scale = max(2, 48 // T)   # each weight a square of scale x scale pixels
     return data_url(pixels.round().astype(np.uint8).repeat(scale, axis=0).repeat(scale, axis=1), "PNG")
 

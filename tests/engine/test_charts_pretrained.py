@@ -35,7 +35,7 @@ def test_thumbnail_pixels_follow_the_weights_against_each_rows_uniform():
     assert pixels.shape == (4 * scale, 4 * scale, 3)
     assert tuple(pixels[0, 0]) == tuple(rgb(WHITE))               # row 0 sees one key: its 1.0 was no choice
     assert tuple(pixels[-1, 0]) == tuple(rgb(BLUE))               # 1.0 among 4 keys: the top of the scale
-    assert tuple(pixels[-1, scale]) == tuple(rgb(ORANGE))         # 0 among 4 keys: the bottom
+    assert tuple(pixels[-1, scale]) == tuple(rgb(WHITE))          # 0 among 4 keys: below uniform is not drawn
     assert tuple(pixels[0, -1]) == tuple(rgb(MASKED))             # the future: masked grey
 
 
