@@ -154,7 +154,7 @@ def head_section() -> None:
     with right:  # cells small enough that the heatmap fits its column at 1400 px
         # two decimals where "0.00" fits its cell; past 16 tokens the numbers are in the tooltip and the Data table
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,
-                                 cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16, legend_orient="bottom",
+                                 cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16,
                                  title="The same weights as a heatmap",
                                  x_title="key (attended to)", y_title="query (attending)"))
 

@@ -72,7 +72,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                  value_name: str = "weight", scheme: str = "blues", digits: int = 3,
                  domain: tuple[float, float] | None = None, cell: int = 46,
                  max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None,
-                 mask: np.ndarray | None = None, causal: bool = False, legend_orient: str = "right") -> dict:
+                 mask: np.ndarray | None = None, causal: bool = False, legend_orient: str | None = None) -> dict:
     """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
 
     color_by "all": one colour scale for every cell (`scheme`, on `domain` or the data's range).
@@ -83,8 +83,9 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     "all" for anything else (scores, cosines). `mask` (True where a key is visible, as in
     engine.attention) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
     sees keys 0..i, its centre 1/(i + 1)). Every number is printed in black
-    or white, whichever contrasts more with its cell. `legend_orient` places the colour legend ("bottom"
-    under panels set side by side).
+    or white, whichever contrasts more with its cell. `legend_orient` places the colour legend: by default
+    under the weights (their two-line legend beside them made the chart wider than a phone), right of
+    anything else.
 
     Written as a plain spec because pages redraw it on every edit: building the same chart
     through Altair's objects costs tens of milliseconds, this costs well under one.
@@ -128,6 +129,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     tooltip = [{"field": "row", "type": "nominal", "title": y_title},
                {"field": "col", "type": "nominal", "title": x_title},
                {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
+    legend_orient = legend_orient or ("bottom" if color_by == "uniform" else "right")
     if color_by == "uniform":
         colour = {"field": "shade", "type": "quantitative", "title": "weight against the uniform 1/T",
                   "scale": {"domain": [-1, 0, 1], "range": list(UNIFORM_SCALE), "interpolate": "rgb"},
