@@ -36,6 +36,11 @@ def clear_winner(row, digits: int = PRINTED_DIGITS) -> int | None:
     return top[0] if len(top) == 1 else None
 
 
+def beats(row, j: int, k: int, digits: int = PRINTED_DIGITS) -> bool:
+    """Whether weight j is larger than weight k as printed (two that print the same tie: neither beats)."""
+    return float(printed(row[j], digits)) > float(printed(row[k], digits))
+
+
 def names(labels: list[str], indices: list[int]) -> str:
     """'**a**', '**a** and **b**', '**a**, **b** and **c**'."""
     bold = [f"**{labels[j]}**" for j in indices]

@@ -224,7 +224,7 @@ def result_section() -> None:
                                  hint=f"Make row 2 point the same way as row 1 and reach further: type "
                                       f"`{second}` (row 1's numbers doubled: its score with row 1 is then twice "
                                       "row 1's own).",
-                                 solution={"x": format_matrix(np.vstack([CHAPTER_X[:1], 2 * CHAPTER_X[:1],
+                                 solution={STATE.key("x"): format_matrix(np.vstack([CHAPTER_X[:1], 2 * CHAPTER_X[:1],
                                                                          CHAPTER_X[2:]]), CHAPTER_TOKENS)}),
             challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                                  "0.01 of 1/T.",
@@ -232,14 +232,14 @@ def result_section() -> None:
                                  and not STATE["causal"],
                                  hint=f"Type 0, 0, 0 as row 1's numbers (`{labels[0]}: 0, 0, 0`): every score in its "
                                       "row is then 0, and softmax of equal scores is uniform.",
-                                 solution={"x": format_matrix(np.vstack([np.zeros((1, 3)), CHAPTER_X[1:]]),
+                                 solution={STATE.key("x"): format_matrix(np.vstack([np.zeros((1, 3)), CHAPTER_X[1:]]),
                                                               CHAPTER_TOKENS)}),
             challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",
                                  done=not np.all(np.isfinite(naive)) and bool(np.all(np.isfinite(stable))),
                                  hint=(f"Multiply this row's scores by {overflowing:,}." if overflowing else
                                        "Load the huge-score example.")
                                       + " exp overflows past a score of about 709.",
-                                 solution={"factor": str(DEFAULT_OVERFLOW)}),
+                                 solution={STATE.key("factor"): DEFAULT_OVERFLOW}),
         ])
 
 

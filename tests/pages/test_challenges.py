@@ -1,0 +1,117 @@
+"""Every 'Try this' challenge on every page: not done on the page's first view, and done once its own hint is
+applied as a student would apply it (ui.challenges.Challenge.solution: the widget values the hint asks for, set
+before the page runs, as a student's typing or a link would set them)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.pages.conftest import ROOT, no_exception
+from ui.challenges import SHOWN
+
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")
+               if "Challenge(" in p.read_text())
+SMOLLM2_PAGES = {"views/head_viewer.py", "views/inside_the_model.py"}   # load SmolLM2: skipped without it
+# A page's first view, and the other views a student reaches by one choice that draws other challenges (the
+# Beyond page's audio and protein parts, the N-gram page at character level): (page, widget values).
+VIEWS = [(page, {}) for page in PAGES] + [
+    ("views/beyond_words.py", {"beyond.kind": "audio"}),
+    ("views/beyond_words.py", {"beyond.kind": "protein"}),
+    ("views/ngram.py", {"ngram.level": "characters"}),
+]
+VIEW_IDS = [page.removeprefix("views/").removesuffix(".py") + "".join(f"-{v}" for v in start.values())
+            for page, start in VIEWS]
+# Challenges whose hint asks for something no widget value stands for (a training run, a model trained on another
+# page): each is completed, following its hint, by the test named.
+BY_OTHER_TESTS = {
+    "Train two runs that differ only in the residual switch": "tests/pages/test_block_builder.py",
+}
+
+
+def _run(page: str, values: dict | None = None, timeout: float = 300):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / page), default_timeout=timeout)
+    for key, value in (values or {}).items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def _challenges(at) -> dict[str, tuple[bool, dict | None, str]]:
+    return dict(at.session_state[SHOWN]) if SHOWN in at.session_state else {}
+
+
+def _skip_without_smollm2(page: str) -> None:
+    if page in SMOLLM2_PAGES:
+        from engine import pretrained
+
+        try:
+            pretrained.model_path()
+        except ValueError as error:
+            pytest.skip(str(error))
+
+
+def test_every_page_with_challenges_is_covered():
+    assert len(PAGES) >= 12, PAGES
+    assert all(Path(ROOT / p).exists() for p in PAGES)
+
+
+@pytest.fixture(scope="module")
+def first_views() -> dict:
+    return {}
+
+
+def _first_view(page: str, start: dict, cache: dict):
+    key = (page, tuple(sorted(start.items())))
+    if key not in cache:
+        cache[key] = _run(page, start)
+    return cache[key]
+
+
+@pytest.mark.parametrize("page,start", VIEWS, ids=VIEW_IDS)
+def test_no_challenge_is_done_on_the_first_view(page, start, first_views):
+    _skip_without_smollm2(page)
+    at = _first_view(page, start, first_views)
+    no_exception(at)
+    shown = _challenges(at)
+    assert shown, f"{page} drew no challenges"
+    assert [prompt for prompt, (done, _, _) in shown.items() if done] == []
+
+
+@pytest.mark.parametrize("page,start", VIEWS, ids=VIEW_IDS)
+def test_every_challenge_is_done_once_its_hint_is_applied(page, start, first_views):
+    _skip_without_smollm2(page)
+    shown = _challenges(_first_view(page, start, first_views))
+    for prompt, (_, solution, hint) in shown.items():
+        if any(prompt.startswith(begin) for begin in BY_OTHER_TESTS) or solution is None:
+            continue
+        at = _run(page, start | solution)
+        no_exception(at)
+        assert not at.error, [e.value for e in at.error]
+        done, _, _ = _challenges(at)[prompt]
+        assert done, f"{page}: {prompt!r} not done with {solution} (hint: {hint})"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_challenge_has_a_solution_in_some_view(page, first_views):
+    _skip_without_smollm2(page)
+    solved, seen = set(), set()
+    for view_page, start in VIEWS:
+        if view_page == page:
+            for prompt, (_, solution, _) in _challenges(_first_view(page, start, first_views)).items():
+                seen.add(prompt)
+                if solution is not None or any(prompt.startswith(begin) for begin in BY_OTHER_TESTS):
+                    solved.add(prompt)
+    assert seen and seen == solved, sorted(seen - solved)
+
+
+def test_hints_that_name_numbers_name_the_solutions_numbers(first_views):
+    """A hint that gives the numbers to type gives the ones its solution sets (the calculator's and the Context
+    page's matrix rows): generated from the same constants, checked here."""
+    for page in ("views/attention_calculator.py", "views/context_window.py"):
+        for prompt, (_, solution, hint) in _challenges(_first_view(page, {}, first_views)).items():
+            for typed in re.findall(r"`([^`]+)`", hint):
+                values = [str(v) for v in solution.values()]
+                assert any(typed in value or typed.split(": ", 1)[-1] in value for value in values), (hint, solution)
