@@ -404,7 +404,9 @@ print(result.held_out_loss[-1] / math.log(2))  # bits per character (training co
         challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
                              done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
         challenges.Challenge("Get a run below 3.3 bits per character on held-out text.", done=best < 3.3,
-                             hint="The baby GPT preset with the default schedule gets there within a minute."),
+                             hint=f"Train the {DEFAULT_PRESET} preset for 300 steps, batch 16, learning rate 0.01.",
+                             solution={STATE.key("bb_preset"): DEFAULT_PRESET, STATE.key("bb_steps"): 300,
+                                       STATE.key("bb_batch"): 16, STATE.key("bb_lr"): "0.01"}),
     ])
     if gpt2:
         st.caption(f"GPT-2 small: {count_parameters(config).total:,} parameters, exactly the count of OpenAI's "

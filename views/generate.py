@@ -253,7 +253,10 @@ print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first character
                              hint="Pick the 2-gram and the 5-gram in 'Models, side by side'.",
                              solution={STATE.key("gen_pick"): ["2-gram", "5-gram"]}),
         challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
-                             done=LIVE in models_picked),
+                             done=LIVE in models_picked,
+                             hint="Train a run on the Block builder page, come back, and pick 'your live model' in "
+                                  "'Models, side by side'.",
+                             solution={STATE.key("gen_pick"): [SHIPPED, LIVE]} if live is not None else None),
     ])
 
 

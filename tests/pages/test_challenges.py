@@ -26,7 +26,11 @@ VIEW_IDS = [page.removeprefix("views/").removesuffix(".py") + "".join(f"-{v}" fo
 # Challenges whose hint asks for something no widget value stands for (a training run, a model trained on another
 # page): each is completed, following its hint, by the test named.
 BY_OTHER_TESTS = {
-    "Train two runs that differ only in the residual switch": "tests/pages/test_block_builder.py",
+    "Train two runs that differ only in the residual switch": "test_block_builder_challenges_follow_their_hints",
+    "Train a post-norm and a pre-norm run": "test_block_builder_challenges_follow_their_hints",
+    "Get a run below 3.3 bits per character": "test_block_builder_challenges_follow_their_hints",
+    "Train a model on the Block builder page": "test_a_live_model_trained_on_the_block_builder_completes_generates_"
+                                               "challenge",
 }
 
 
@@ -115,3 +119,55 @@ def test_hints_that_name_numbers_name_the_solutions_numbers(first_views):
             for typed in re.findall(r"`([^`]+)`", hint):
                 values = [str(v) for v in solution.values()]
                 assert any(typed in value or typed.split(": ", 1)[-1] in value for value in values), (hint, solution)
+
+
+def _train(at, **widgets):
+    """Set the Block builder's widgets, press Train, wait for the run, rerun: as a student does."""
+    from tests.pages.conftest import whole_page
+
+    at = whole_page(at)
+    for key, value in widgets.items():
+        at.session_state[f"block.{key}"] = value
+    at.run()
+    at.button[0].click().run()
+    job = at.session_state["bb_job"]
+    job.join(240)
+    assert job.state == "done", job.state
+    return at.run()
+
+
+def test_block_builder_challenges_follow_their_hints(monkeypatch, tmp_path):
+    """Train, switch LayerNorm, train; turn the residual connections off, train: each challenge is done when its
+    hint has been followed, and the held-out one when the hinted run gets below 3.3 bits per character."""
+    monkeypatch.setenv("PLAYGROUND_LOCKS", str(tmp_path))
+    at = _run("views/block_builder.py", {"block.bb_steps": 15, "block.bb_batch": 4})
+    shown = _challenges(at)
+    assert not any(done for done, _, _ in shown.values())
+    at = _train(at)
+    at = _train(at, bb_layer_norm="pre")
+    norm = next(p for p in _challenges(at) if p.startswith("Train a post-norm and a pre-norm run"))
+    assert _challenges(at)[norm][0]
+    at = _train(at, bb_residual=False)
+    assert _challenges(at)[next(p for p in _challenges(at) if p.startswith("Train two runs"))][0]
+    held_out = next(p for p in _challenges(at) if p.startswith("Get a run below 3.3"))
+    assert not _challenges(at)[held_out][0]
+    solution = _challenges(at)[held_out][1]
+    at = _train(at, **{key.removeprefix("block."): value for key, value in solution.items()}
+                | {"bb_layer_norm": "post", "bb_residual": True})
+    assert _challenges(at)[held_out][0], at.session_state["bb_runs"][-1]["rung"].bits_per_char
+
+
+def test_a_live_model_trained_on_the_block_builder_completes_generates_challenge(monkeypatch, tmp_path):
+    """'Train a model on the Block builder page and bring it here': a short run there, then Generate in the same
+    session with 'your live model' picked."""
+    monkeypatch.setenv("PLAYGROUND_LOCKS", str(tmp_path))
+    at = _train(_run("views/block_builder.py", {"block.bb_steps": 15, "block.bb_batch": 4}))
+    live = at.session_state["live_model"]
+    page = "views/generate.py"
+    first = _run(page, {"live_model": live})
+    prompt = next(p for p in _challenges(first) if p.startswith("Train a model on the Block builder"))
+    assert not _challenges(first)[prompt][0]
+    _, solution, _ = _challenges(first)[prompt]
+    done = _run(page, {"live_model": live} | solution)
+    no_exception(done)
+    assert _challenges(done)[prompt][0]
