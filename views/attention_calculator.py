@@ -143,7 +143,7 @@ def result_section() -> None:
             charts.show(lines_by(SHARPNESS, {label: sweep[:, j] for j, label in enumerate(labels)},
                                  x_title="sharpness β (log scale)", y_title=f"weight of {labels[q]} on each key",
                                  title=f"{labels[q]}'s weights as β grows", y_domain=(0, 1), log_x=True,
-                                 marked=beta, marked_label=f"β = {beta:g}"), width="content")
+                                 marked=beta, marked_label=f"β = {beta:g}"), width="stretch")
             st.markdown(sharpness_sentence(weights_row, labels, q, beta=beta, d_k=result.d_k,
                                            scaled=STATE["scaled"], digits=digits))
 
@@ -272,24 +272,26 @@ def learn_section() -> None:
     with columns[0]:
         charts.show(lines_by(numbers, {"loss": [s.loss for s in run.steps]}, x_title="gradient step",
                              y_title=f"loss −log α(crane, {CHAPTER_TOKENS[target]})", title="The loss per step"),
-                    width="content")
+                    width="stretch")
     with columns[1]:
         per_key = {label: [s.weights[j] for s in run.steps] for j, label in enumerate(CHAPTER_TOKENS)}
         charts.show(lines_by(numbers, per_key,
                              x_title="gradient step", y_title="crane's weight on each key", y_domain=(0, 1),
                              title="crane's attention weights per step", highlight=CHAPTER_TOKENS[target]),
-                    width="content")
+                    width="stretch")
     st.markdown(learning_sentence(run))
     last = run.steps[-1]
     formula.formula_with_numbers(
-        r"\frac{\partial L}{\partial s_j} = \alpha_j - [j = t], \quad "
-        r"\frac{\partial L}{\partial W_Q} = x_i^\top \frac{(\alpha - e_t)\, K}{\sqrt{d_k}}, \quad "
-        r"\frac{\partial L}{\partial W_K} = X^\top \frac{(\alpha - e_t)^\top q_i}{\sqrt{d_k}}",
-        rf"W_Q = {formula.latex_matrix(last.W_q, 3)},\quad W_K = {formula.latex_matrix(last.W_k, 3)},\quad "
+        r"L = -\log \alpha_{\text{crane},t}",
         rf"L = -\log {last.weights[target]:.5f} = {last.loss:.3f}",
-        caption=f"After step {last.step}. W_Q and W_K start as the identity; each step subtracts {LEARNING_RATE:g} "
-                "times the gradient. Copy them into the calculator above (turn on learned projections) to see the "
-                "same weights.")
+        caption=f"After step {last.step}, with t = {CHAPTER_TOKENS[target]}.")
+    formula.formula_with_numbers(
+        r"W \leftarrow W - \eta\, \frac{\partial L}{\partial W}",
+        rf"\begin{{aligned}} W_Q &= {formula.latex_matrix(last.W_q, 3)} \\ W_K &= {formula.latex_matrix(last.W_k, 3)}"
+        r"\end{aligned}",
+        caption=f"η = {LEARNING_RATE:g}, from W_Q = W_K = I. The gradients, exact: ∂L/∂s_j = α_j − [j = t], "
+                "∂L/∂W_Q = x_craneᵀ (α − e_t) K / √d_k, ∂L/∂W_K = Xᵀ (α − e_t)ᵀ q_crane / √d_k. Type these W_Q and "
+                "W_K into the calculator above (turn on learned projections, W_V = I) to see the same weights.")
 
 
 learn_section()

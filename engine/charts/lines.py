@@ -386,7 +386,8 @@ def lines_by(x_values, series: dict[str, list[float]], *, x_title: str, y_title:
     rows = [{"x": float(x), "series": name, "y": float(value)}
             for name in names for x, value in zip(x_values, series[name])]
     x = {"field": "x", "type": "quantitative", "title": x_title,
-         "scale": {"type": "log"} if log_x else {"zero": False, "nice": False}}
+         "scale": ({"type": "log", "domain": [float(min(x_values)), float(max(x_values))], "nice": False} if log_x
+                   else {"zero": False, "nice": False})}
     y = {"field": "y", "type": "quantitative", "title": y_title,
          "scale": {"domain": list(y_domain)} if y_domain else {"zero": False}}
     colour = {"field": "series", "type": "nominal", "sort": names,
