@@ -258,7 +258,7 @@ def code_and_challenges() -> None:
                              "one token in your text.",
                              done=fewest_the is not None and merges == fewest_the,
                              hint="Slide 'Merges to learn' to 0, then up one step at a time, and stop as soon as "
-                                  "' the' is one chip in the BPE row.",
+                                  "' the' is one chip in the BPE row (drawn ␣the: ␣ is the space).",
                              solution={STATE.key("merges"): fewest_merges_for(
                                  loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS), DEFAULT_TEXT, " the",
                                  MERGE_STEP)}),
