@@ -85,13 +85,27 @@ class AttentionResult:
     d_k: int
     scale: bool
     mask: np.ndarray | None
+    sharpness: float = 1.0  # beta: the scores were multiplied by it before softmax
+
+
+def check_sharpness(sharpness: float) -> float:
+    """A score multiplier beta in (0, limits.MAX_SHARPNESS], or a ValueError saying so."""
+    try:
+        beta = float(sharpness)
+    except (TypeError, ValueError):
+        raise ValueError("The sharpness must be a number.") from None
+    if not np.isfinite(beta) or not 0 < beta <= limits.MAX_SHARPNESS:
+        raise ValueError(f"The sharpness must be above 0 and at most {limits.MAX_SHARPNESS:g}; got {sharpness}.")
+    return beta
 
 
 def attention(queries, keys, values, *, scale: bool = True, mask=None, max_tokens: int = limits.MAX_TOKENS,
-              max_dim: int = limits.MAX_DIM) -> AttentionResult:
-    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, keeping scores, scaled, weights, context.
+              max_dim: int = limits.MAX_DIM, sharpness: float = 1.0) -> AttentionResult:
+    """Attention(Q, K, V) = softmax(beta Q K^T / sqrt(d_k)) V, keeping scores, scaled, weights, context.
 
     `mask` is boolean (T_q, T_k), True where attention is allowed (torch's convention).
+    `sharpness` beta multiplies the (scaled) scores, as a larger d_k without the 1/sqrt(d_k) would:
+    1 is the chapter's attention; above 1 the weights sharpen towards the largest score.
     `max_tokens` / `max_dim` bound the rows and columns: the hand-typed limits by default; the
     image, audio and protein tokens of engine.patches pass their own.
     """
@@ -104,8 +118,11 @@ def attention(queries, keys, values, *, scale: bool = True, mask=None, max_token
     if K.shape[0] != V.shape[0]:
         raise ValueError(f"There must be one value per key: K has {K.shape[0]} rows, V has {V.shape[0]}.")
     d_k = K.shape[1]
+    beta = check_sharpness(sharpness)
     scores = Q @ K.T
     scaled = scores / np.sqrt(d_k) if scale else scores.copy()
+    if beta != 1.0:
+        scaled = beta * scaled
     allowed = None
     if mask is not None:
         allowed = np.asarray(mask, dtype=bool)
@@ -120,7 +137,7 @@ def attention(queries, keys, values, *, scale: bool = True, mask=None, max_token
     else:
         weights = softmax_rows(scaled)
     return AttentionResult(scores=scores, scaled=scaled, weights=weights, context=weights @ V,
-                           d_k=d_k, scale=scale, mask=allowed)
+                           d_k=d_k, scale=scale, mask=allowed, sharpness=beta)
 
 
 @dataclass(frozen=True)
@@ -133,7 +150,7 @@ class SelfAttentionResult(AttentionResult):
 
 
 def self_attention(x, W_q=None, W_k=None, W_v=None, *, scale: bool = True,
-                   causal: bool = False) -> SelfAttentionResult:
+                   causal: bool = False, sharpness: float = 1.0) -> SelfAttentionResult:
     """Q = X W_q, K = X W_k, V = X W_v (each projection optional: none means the identity), then attention."""
     X = check_matrix(x, "X (the token embeddings)")
     projected = []
@@ -148,8 +165,20 @@ def self_attention(x, W_q=None, W_k=None, W_v=None, *, scale: bool = True,
         projected.append(X @ W)
     Q, K, V = projected
     mask = causal_mask(X.shape[0]) if causal else None
-    result = attention(Q, K, V, scale=scale, mask=mask)
+    result = attention(Q, K, V, scale=scale, mask=mask, sharpness=sharpness)
     return SelfAttentionResult(**result.__dict__, x=X, Q=Q, K=K, V=V)
+
+
+def weights_by_sharpness(x, W_q=None, W_k=None, *, query: int, sharpnesses, scale: bool = True,
+                         causal: bool = False) -> np.ndarray:
+    """(len(sharpnesses), T): the query's row alpha_query,. = softmax(beta s_query,. / sqrt(d_k)) at each beta."""
+    rows = []
+    for beta in sharpnesses:
+        result = self_attention(x, W_q, W_k, None, scale=scale, causal=causal, sharpness=beta)
+        if not 0 <= query < result.weights.shape[0]:
+            raise ValueError(f"The query token must be a row of X, 0 to {result.weights.shape[0] - 1}; got {query}.")
+        rows.append(result.weights[query])
+    return np.array(rows)
 
 
 # --- the fixed window the chapter starts from -------------------------------------------

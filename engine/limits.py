@@ -44,6 +44,9 @@ MAX_HEADS = 16             # h in the multi-head arithmetic
 MAX_TOKEN_NAME_CHARS = 24  # a token label typed by a student
 MAX_MATRIX_TEXT_CHARS = 20_000  # the text of one typed matrix
 MAX_CONTEXT_SENTENCE_CHARS = 400  # a sentence typed on the context page
+MAX_SHARPNESS = 100.0      # beta, the calculator's multiplier on the scores before softmax
+MAX_LEARN_STEPS = 200      # gradient steps of the calculator's "learn W_Q and W_K"
+MAX_LEARNING_RATE = 10.0   # ... and their step size
 
 # --- the transformer: model, training, generation ---------------------------------------
 MAX_BUILD_PARAMETERS = 200_000_000  # a model built in memory (GPT-2 small fits; GPT-3 is only counted)

@@ -24,7 +24,7 @@ def _rows(matrix: np.ndarray, labels: list[str] | None, open_: str, close: str, 
 
 
 def python_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None, scale: bool = True,
-                causal: bool = False, query: int = 0) -> str:
+                causal: bool = False, query: int = 0, sharpness: float = 1.0) -> str:
     """numpy: the chapter's softmax_rows and attention, with these matrices."""
     def block(name, matrix, names=None):
         return [f"{name} = np.array(["] + _rows(matrix, names, "[", "]", ", ", "#") + ["])"]
@@ -44,6 +44,8 @@ def python_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=Non
     lines += ["", f"queries, keys, values = {q}, {k}, {v}", "scores = queries @ keys.T"]
     if scale:
         lines.append("scores = scores / np.sqrt(keys.shape[1])")
+    if sharpness != 1:
+        lines.append(f"scores = {_num(sharpness)} * scores  # the sharpness beta")
     if causal:
         lines.append("scores = np.where(np.tril(np.ones(scores.shape, dtype=bool)), scores, -np.inf)")
     lines += ["weights = softmax_rows(scores)", "context = weights @ values",
@@ -52,7 +54,7 @@ def python_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=Non
 
 
 def r_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None, scale: bool = True,
-           causal: bool = False, query: int = 0) -> str:
+           causal: bool = False, query: int = 0, sharpness: float = 1.0) -> str:
     """R: the chapter's version, 1-based rows."""
     def block(name, matrix, names=None):
         return [f"{name} <- rbind("] + _rows(matrix, names, "c(", ")", ", ", "#", "  ") + [")"]
@@ -69,6 +71,8 @@ def r_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None, sc
     lines += ["", f"queries <- {q}; keys <- {k}; values <- {v}", "scores <- queries %*% t(keys)"]
     if scale:
         lines.append("scores <- scores / sqrt(ncol(keys))")
+    if sharpness != 1:
+        lines.append(f"scores <- {_num(sharpness)} * scores  # the sharpness beta")
     if causal:
         lines.append("scores[upper.tri(scores)] <- -Inf")
     lines += ["weights <- softmax_rows(scores)", "context <- weights %*% values",
@@ -77,7 +81,7 @@ def r_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None, sc
 
 
 def julia_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None, scale: bool = True,
-               causal: bool = False, query: int = 0) -> str:
+               causal: bool = False, query: int = 0, sharpness: float = 1.0) -> str:
     """Julia: the chapter's version, 1-based rows."""
     def block(name, matrix, names=None):
         rows = np.atleast_2d(matrix)
@@ -100,6 +104,8 @@ def julia_code(x: np.ndarray, labels: list[str], *, W_q=None, W_k=None, W_v=None
     lines += ["", f"queries, keys, values = {q}, {k}, {v}", "scores = queries * keys'"]
     if scale:
         lines.append("scores = scores / sqrt(size(keys, 2))")
+    if sharpness != 1:
+        lines.append(f"scores = {_num(sharpness)} * scores  # the sharpness beta")
     if causal:
         lines.append("scores = [j <= i ? scores[i, j] : -Inf for i in axes(scores, 1), j in axes(scores, 2)]")
     lines += ["weights = softmax_rows(scores)", "context = weights * values",

@@ -307,6 +307,17 @@ def tokens_by_merges(bpe: BPETokenizer, text: str, points: int = 25) -> tuple[li
     return marks, [len(bpe.truncated(m).encode(text)) for m in marks]
 
 
+def fewest_merges_for(bpe: BPETokenizer, text: str, piece: str, step: int = 1) -> int | None:
+    """The fewest of bpe's merges, counted in multiples of `step` (a slider's step), after which `text`'s
+    tokens include `piece` as one token; None where even all of them do not make it."""
+    if piece not in text:
+        return None
+    for n_merges in range(0, len(bpe.merges) + 1, step):
+        if piece in bpe.truncated(n_merges).tokens(text):
+            return n_merges
+    return None
+
+
 def train_bpe(text: str, n_merges: int) -> BPETokenizer:
     """Learn n_merges merges on `text`: repeatedly merge the most frequent adjacent pair.
 

@@ -9,6 +9,7 @@ from engine.attention import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
     random_projections, self_attention, shape_trace, window_average, window_weights,
 )
+from engine.attention_readings import favourite_neighbour_sentence, favourite_neighbours, largest_weight_sentence
 from engine.charts.bars import compare_bars, cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_spec
 from engine.charts.style import unique_labels
@@ -55,11 +56,9 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
     contexts = [[f"window k = {k}", *map(float, engine_call(window_average, x, k)[t].round(3))],
                 ["attention", *map(float, attended.context[t].round(3))]]
     row = attended.weights[t]
-    others = [j for j in range(T) if j != t]
-    best = max(others, key=lambda j: row[j]) if others else t
+    best = favourite_neighbours(row, t)[0]          # the nearest of those that tie
     reach = abs(best - t)
-    summary = (f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** ({row[best]:.3f}), "
-               f"{reach} position(s) away. A window needs k = {reach} to reach it"
+    summary = (f"{favourite_neighbour_sentence(row, labels, t)} A window needs k = {reach} to reach it"
                + (f", and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every other "
                   "token inside." if reach <= limits.MAX_WINDOW else "."))
     bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
@@ -103,8 +102,7 @@ def attention_tab(x_text: str, scaled: bool, causal: bool, query: float):
     context = table(result.context.round(3), [f"c[{i}]" for i in range(result.context.shape[1])])
     context.insert(0, "token", labels)
     row = result.weights[q]
-    top = int(row.argmax())
-    summary = (f"**{labels[q]}** puts its largest weight, **{row[top]:.3f}**, on **{labels[top]}**. "
+    summary = (f"{largest_weight_sentence(row, labels, q)} "
                f"Each row of alpha sums to 1; d_k = {result.d_k}"
                + (", scores divided by sqrt(d_k)." if scaled else ", scores not scaled (the chapter's raw steps)."))
     heatmap = heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", domain=(0, 1),

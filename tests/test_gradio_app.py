@@ -76,6 +76,10 @@ def test_attention_endpoint_reproduces_the_chapter(client):
     assert table(context)[1][0] == ["crane", 0.464, 0.476, 0.286]
     assert "**crane** puts its largest weight, **0.298**" in summary
     assert chart["type"] == "altair"
+    tied = gradio_app.CHAPTER_MATRIX.replace("by: 0, 1, 0.1", "by: 0.8, 0.1, 0.4")   # by = crane: a tie
+    summary = client.predict(tied, True, False, 0, api_name="/attention")[2]
+    assert "**crane**'s largest weights tie: **crane** and **by** at **0.272**" in summary     # the engine's sentence
+    assert "puts its largest weight" not in summary
 
 
 def test_attention_endpoint_with_a_causal_mask_sees_no_future(client):

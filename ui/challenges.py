@@ -1,9 +1,17 @@
-"""'Try this': small challenges the page checks automatically against the current result."""
+"""'Try this': small challenges the page checks automatically against the current result.
+
+A challenge carries what its hint tells a student to do in a form a machine can follow: `solution`, a link
+query of its page (`{"k": "3"}`) that opens the page with the hint applied. The hint must say those values
+(tests/pages/test_challenges.py opens every page with every challenge's solution and sees it done, and sees
+none done on the page's first view).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
+
+SHOWN = "_challenges_shown"   # session key: {prompt: (done, solution, hint)} of every challenge drawn (tests read it)
 
 
 @dataclass(frozen=True)
@@ -11,11 +19,13 @@ class Challenge:
     prompt: str
     done: bool
     hint: str = ""
+    solution: dict[str, str] | None = field(default=None, compare=False)  # a link query that completes it
 
 
 def try_this(challenges: list[Challenge]) -> None:
     """List the challenges with a tick for each one the current state already meets."""
     st.subheader("Try this")
+    st.session_state.setdefault(SHOWN, {}).update({c.prompt: (bool(c.done), c.solution, c.hint) for c in challenges})
     for challenge in challenges:
         icon = ":material/check_circle:" if challenge.done else ":material/radio_button_unchecked:"
         status = " **Done.**" if challenge.done else ""

@@ -7,9 +7,14 @@ import streamlit as st
 from engine import limits
 from engine.attention import (
     CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
-    softmax_rows,
+    softmax_rows, weights_by_sharpness,
+)
+from engine.attention_readings import (
+    clear_winner, largest_weight_sentence, learning_sentence, overflow_solution, sharpness_sentence,
 )
 from engine.charts.heatmaps import heatmap_spec
+from engine.charts.lines import lines_by
+from engine.learn_attention import LEARNING_RATE, learn_query_key
 from engine.snippets import attention_code
 from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, tables, url_state
@@ -25,6 +30,11 @@ PRESETS = {
                                                        [0.1, 0.9, 0.0], [80.0, 0.2, 30.0]])),
 }
 W_PRESETS = ("identity", "random")
+SHARPNESS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)   # beta: the multiplier on the main heatmap's scores
+FACTORS = (1, 10, 100, 1_000, 10_000)                          # the softmax stability table's multiplier
+LEARN_STEPS = 12      # gradient steps shown at first: crane's largest weight has moved to lake by then
+MAX_LEARN_STEPS_SHOWN = 60
+DEFAULT_OVERFLOW = overflow_solution(self_attention(CHAPTER_X).scaled[0], FACTORS)   # crane's row: 10,000
 
 
 STATE = url_state.PageState(
@@ -34,9 +44,14 @@ STATE = url_state.PageState(
     url_state.Param("proj", False, url_state.parse_bool),
     url_state.Param("causal", False, url_state.parse_bool),
     url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
+    url_state.Param("sharp", 1.0, url_state.one_of(SHARPNESS, float), lambda beta: f"{beta:g}"),
+    url_state.Param("factor", 1, url_state.one_of(FACTORS, int)),
+    url_state.Param("learn_steps", LEARN_STEPS, url_state.between(0, MAX_LEARN_STEPS_SHOWN)),
+    url_state.Param("learn_target", 3, url_state.between(1, len(CHAPTER_TOKENS) - 1)),
 )
 
 RESULT = "attention.result"   # the section the sidebar's toggles and the query rerun alone (ui.page.section)
+LEARN = "attention.learn"     # "Learn W_Q and W_K": its target and steps rerun it alone
 
 
 def preset_changed() -> None:
@@ -108,23 +123,29 @@ def result_section() -> None:
                  format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
     q = STATE["query"]
 
+    beta = float(STATE["sharp"])
     result = page.run_engine(self_attention, x, W["W_q"], W["W_k"], W["W_v"],
-                             scale=STATE["scaled"], causal=STATE["causal"])
+                             scale=STATE["scaled"], causal=STATE["causal"], sharpness=beta)
 
     if result is not None:
         weights_row = result.weights[q]
         st.subheader("Attention weights")
+        st.select_slider("Sharpness β: multiply every score by it before softmax (1: the chapter's attention)",
+                         SHARPNESS, key=STATE.key("sharp"), format_func=lambda value: f"{value:g}",
+                         on_change=page.only(STATE, RESULT))
         charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
                                 domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
-        others = [j for j in range(len(labels)) if j != q and weights_row[j] > 0]
-        sentence = (f"**{labels[q]}** puts its largest weight, **{weights_row[top]:.{digits}f}**, on "
-                    f"**{labels[top]}**")
-        if top == q and others:
-            runner_up = max(others, key=lambda j: weights_row[j])
-            sentence += (f" (itself: a vector always points its own way); among the others, "
-                         f"**{labels[runner_up]}** gets the most, **{weights_row[runner_up]:.{digits}f}**")
-        st.markdown(sentence + ".")
+        st.markdown(largest_weight_sentence(weights_row, labels, q, digits=digits, keys_are_inputs=not STATE["proj"]))
+        sweep = page.run_engine(weights_by_sharpness, x, W["W_q"], W["W_k"], query=q, sharpnesses=SHARPNESS,
+                                scale=STATE["scaled"], causal=STATE["causal"])
+        if sweep is not None:
+            charts.show(lines_by(SHARPNESS, {label: sweep[:, j] for j, label in enumerate(labels)},
+                                 x_title="sharpness β (log scale)", y_title=f"weight of {labels[q]} on each key",
+                                 title=f"{labels[q]}'s weights as β grows", y_domain=(0, 1), log_x=True,
+                                 marked=beta, marked_label=f"β = {beta:g}"), width="stretch")
+            st.markdown(sharpness_sentence(weights_row, labels, q, beta=beta, d_k=result.d_k,
+                                           scaled=STATE["scaled"], digits=digits))
 
         Qn, Kn, Vn = ("q", "k", "v") if STATE["proj"] else ("x", "x", "x")
         name = [rf"\text{{{formula.latex_text(label)}}}" for label in labels]
@@ -138,13 +159,16 @@ def result_section() -> None:
             rf"\begin{{aligned}} s_{{{name[q]},{name[j]}}} &= {products} = "
             rf"{formula.number(result.scores[q, j], digits)}"
             rf"\\ s_{{{name[q]},\cdot}} &= {formula.latex_vector(result.scores[q], digits)} \end{{aligned}}")
-        if STATE["scaled"]:
+        if STATE["scaled"] or beta != 1:
+            by = rf"\frac{{1}}{{\sqrt{{{result.d_k}}}}}" if STATE["scaled"] else ""
+            factor_shown = (f"{beta:g}" + (r"\cdot" if by else "")) if beta != 1 else ""
             formula.formula_with_numbers(
-                r"\tilde s_{ij} = \frac{s_{ij}}{\sqrt{d_k}}",
-                rf"\tilde s_{{{name[q]},\cdot}} = \frac{{1}}{{\sqrt{{{result.d_k}}}}}"
+                (r"\tilde s_{ij} = " + (r"\beta\," if beta != 1 else "")
+                 + (r"\frac{s_{ij}}{\sqrt{d_k}}" if STATE["scaled"] else "s_{ij}")),
+                rf"\tilde s_{{{name[q]},\cdot}} = {factor_shown}{by}"
                 rf"{formula.latex_vector(result.scores[q], digits)} = {formula.latex_vector(result.scaled[q], digits)}")
         st.markdown("**Step 2. Weights:** softmax turns the row of scores into positive weights that sum to 1.")
-        score = r"\tilde s" if STATE["scaled"] else "s"  # softmax reads the scaled scores when scaling is on
+        score = r"\tilde s" if STATE["scaled"] or beta != 1 else "s"  # softmax reads the scaled scores
         formula.formula_with_numbers(
             rf"\alpha_{{ij}} = \frac{{\exp({score}_{{ij}})}}{{\sum_{{k=1}}^{{T}} \exp({score}_{{ik}})}}",
             rf"\alpha_{{{name[q]},\cdot}} = {formula.latex_vector(weights_row, digits)},\quad \textstyle\sum_j "
@@ -169,12 +193,13 @@ def result_section() -> None:
                 tables.table({"token": labels} | context, digits=digits, where=columns[1])
 
         code.show_code(attention_code(result.x, labels, W_q=W["W_q"], W_k=W["W_k"], W_v=W["W_v"],
-                                      scale=STATE["scaled"], causal=STATE["causal"], query=q))
+                                      scale=STATE["scaled"], causal=STATE["causal"], query=q, sharpness=beta))
 
         st.subheader("Softmax stability")
         st.markdown("The same row of scores through softmax twice: as written, and after subtracting the row's "
                     "largest score first. Multiply the scores to push them up.")
-        factor = st.select_slider("Multiply this row's scores by", [1, 10, 100, 1_000, 10_000], key=STATE.key("factor"))
+        factor = st.select_slider("Multiply this row's scores by", FACTORS, key=STATE.key("factor"),
+                                  on_change=page.only(STATE, RESULT))
         row = result.scaled[q][None, :] * factor
         if STATE["causal"]:
             row = np.where(result.mask[q], row, -np.inf)
@@ -190,23 +215,86 @@ def result_section() -> None:
         else:
             st.caption("Both agree here; try a larger factor or the 'huge-score row' example.")
 
+        second = f"{labels[1]}: " + format_matrix(2 * x[:1], [""]).split(": ", 1)[-1] if len(labels) > 1 else ""
+        overflowing = overflow_solution(result.scaled[q], FACTORS)
         challenges.try_this([
             challenges.Challenge("Edit the vectors so that the first token attends most to the second "
                                  "(make *crane* look at *by*).",
-                                 done=len(labels) > 1 and int(np.argmax(result.weights[0])) == 1,
-                                 hint="Make row 2 point the same way as row 1, or turn row 4 away from it."),
+                                 done=len(labels) > 1 and clear_winner(result.weights[0], digits) == 1,
+                                 hint=f"Make row 2 point the same way as row 1 and reach further: type "
+                                      f"`{second}` (row 1's numbers doubled: its score with row 1 is then twice "
+                                      "row 1's own).",
+                                 solution={STATE.key("x"): format_matrix(np.vstack([CHAPTER_X[:1], 2 * CHAPTER_X[:1],
+                                                                         CHAPTER_X[2:]]), CHAPTER_TOKENS)}),
             challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                                  "0.01 of 1/T.",
                                  done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01))
                                  and not STATE["causal"],
-                                 hint="When all scores in a row are equal, softmax is uniform."),
+                                 hint=f"Type 0, 0, 0 as row 1's numbers (`{labels[0]}: 0, 0, 0`): every score in its "
+                                      "row is then 0, and softmax of equal scores is uniform.",
+                                 solution={STATE.key("x"): format_matrix(np.vstack([np.zeros((1, 3)), CHAPTER_X[1:]]),
+                                                              CHAPTER_TOKENS)}),
             challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",
                                  done=not np.all(np.isfinite(naive)) and bool(np.all(np.isfinite(stable))),
-                                 hint="Load the huge-score example, or multiply by 1,000."),
+                                 hint=(f"Multiply this row's scores by {overflowing:,}." if overflowing else
+                                       "Load the huge-score example.")
+                                      + " exp overflows past a score of about 709.",
+                                 solution={STATE.key("factor"): DEFAULT_OVERFLOW}),
         ])
 
 
 result_section()
+
+
+@page.section(LEARN)
+def learn_section() -> None:
+    """Gradient steps on W_Q and W_K for the chapter's example: what the target and the steps change."""
+    st.subheader("Learn W_Q and W_K")
+    st.markdown("Steps 1-3 have nothing to learn: the score x_i · x_j is fixed once the embeddings are. Give the "
+                "queries and keys their own matrices, q = x W_Q and k = x W_K, and the scores can move. Below, "
+                "starting from W_Q = W_K = I (step 0: the chapter's numbers), gradient descent changes both "
+                f"matrices, step size {LEARNING_RATE:g}, to make **crane** attend to a target: it lowers the loss "
+                "L = −log α(crane, target).")
+    columns = st.columns(2)
+    with columns[0]:
+        st.selectbox("Target: crane should attend most to", range(1, len(CHAPTER_TOKENS)),
+                     key=STATE.key("learn_target"), format_func=lambda i: CHAPTER_TOKENS[i],
+                     on_change=page.only(STATE, LEARN))
+    with columns[1]:
+        st.slider("Gradient steps", 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
+                  on_change=page.only(STATE, LEARN))
+    target, steps = int(STATE["learn_target"]), int(STATE["learn_steps"])
+    run = page.run_engine(learn_query_key, CHAPTER_X, CHAPTER_TOKENS, 0, target, steps=steps)
+    if run is None:
+        return
+    numbers = [s.step for s in run.steps]
+    columns = st.columns(2)
+    with columns[0]:
+        charts.show(lines_by(numbers, {"loss": [s.loss for s in run.steps]}, x_title="gradient step",
+                             y_title=f"loss −log α(crane, {CHAPTER_TOKENS[target]})", title="The loss per step"),
+                    width="stretch")
+    with columns[1]:
+        per_key = {label: [s.weights[j] for s in run.steps] for j, label in enumerate(CHAPTER_TOKENS)}
+        charts.show(lines_by(numbers, per_key,
+                             x_title="gradient step", y_title="crane's weight on each key", y_domain=(0, 1),
+                             title="crane's attention weights per step", highlight=CHAPTER_TOKENS[target]),
+                    width="stretch")
+    st.markdown(learning_sentence(run))
+    last = run.steps[-1]
+    formula.formula_with_numbers(
+        r"L = -\log \alpha_{\text{crane},t}",
+        rf"L = -\log {last.weights[target]:.5f} = {last.loss:.3f}",
+        caption=f"After step {last.step}, with t = {CHAPTER_TOKENS[target]}.")
+    formula.formula_with_numbers(
+        r"W \leftarrow W - \eta\, \frac{\partial L}{\partial W}",
+        rf"\begin{{aligned}} W_Q &= {formula.latex_matrix(last.W_q, 3)} \\ W_K &= {formula.latex_matrix(last.W_k, 3)}"
+        r"\end{aligned}",
+        caption=f"η = {LEARNING_RATE:g}, from W_Q = W_K = I. The gradients, exact: ∂L/∂s_j = α_j − [j = t], "
+                "∂L/∂W_Q = x_craneᵀ (α − e_t) K / √d_k, ∂L/∂W_K = Xᵀ (α − e_t)ᵀ q_crane / √d_k. Type these W_Q and "
+                "W_K into the calculator above (turn on learned projections, W_V = I) to see the same weights.")
+
+
+learn_section()
 STATE.mirror()
 
 page.further_reading([

@@ -286,12 +286,18 @@ def image_section() -> None:
                    name="image")
     challenges.try_this([
         challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
-                             hint="224 / 32 = 7, and 7 x 7 = 49."),
+                             hint="Resize to 224 x 224 and set the patch size p to 32: 224 / 32 = 7, and 7 x 7 = 49.",
+                             solution={STATE.key("side"): 224, STATE.key("patch"): 32}),
         challenges.Challenge("Make attention need more than a million scores.", patches.N ** 2 > 1_000_000,
-                             hint="Keep the picture 'as it is' (512 x 512 astronaut) and use 16-pixel patches."),
+                             hint="Resize to 'as it is' (the 512 x 512 astronaut) and use 16-pixel patches.",
+                             solution={STATE.key("picture"): "astronaut", STATE.key("side"): 0,
+                                       STATE.key("patch"): 16}),
         challenges.Challenge("Find a patch that keeps less than 0.1 of its attention for itself.",
                              bool(weights[query] < 0.1),
-                             hint="Plain background has many look-alikes to share its weight with."),
+                             hint="Plain background has many look-alikes to share its weight with: on the 224 x 224 "
+                                  "astronaut, try row 0, column 7.",
+                             solution={STATE.key("picture"): "astronaut", STATE.key("side"): 224,
+                                       STATE.key("patch"): 16, STATE.key("qrow"): 0, STATE.key("qcol"): 7}),
     ])
 
 
@@ -358,12 +364,16 @@ def audio_section() -> None:
                              "twin, 1.2 s later) gets more weight than the D and the E together.",
                              name == "melody" and here == "C" and dict(by_note)["C again"] >
                              dict(by_note)["D"] + dict(by_note)["E"],
-                             hint="Click a column near t = 0.2 s."),
+                             hint="Click a column near t = 0.1 s (or set the query frame to 6 at the hop of 128).",
+                             solution={STATE.key("signal"): "melody", STATE.key("hop"): 128, STATE.key("qframe"): 6}),
         challenges.Challenge("Switch to the chirp: make the chosen frame's strongest partner lie within 0.05 s of it.",
                              name == "chirp" and abs(spec.times[best] - spec.times[query]) <= 0.05,
-                             hint="A sliding tone never repeats: only its neighbours look alike."),
+                             hint="Choose the chirp as the sound: a sliding tone never repeats, so only its "
+                                  "neighbours look alike.",
+                             solution={STATE.key("signal"): "chirp"}),
         challenges.Challenge("Make the melody fewer than 40 tokens (under 1,600 scores).",
-                             name == "melody" and spec.T < 40, hint="Raise the hop."),
+                             name == "melody" and spec.T < 40, hint="Raise the hop to 512.",
+                             solution={STATE.key("signal"): "melody", STATE.key("hop"): 512}),
     ])
 
 
@@ -406,9 +416,14 @@ def protein_section() -> None:
     challenges.try_this([
         challenges.Challenge("Choose a cysteine (C) and check that its strongest partner is another cysteine.",
                              residues.sequence[query] == "C" and residues.sequence[strongest[0][0]] == "C",
-                             hint="Insulin's A chain has cysteines at 6, 7, 11 and 20."),
+                             hint="Insulin's A chain has cysteines at 6, 7, 11 and 20: choose C6.",
+                             solution={STATE.key("protein"): "Human insulin, A chain",
+                                       STATE.key("sequence"): PROTEIN_PRESETS["Human insulin, A chain"],
+                                       STATE.key("residue"): 5}),
         challenges.Challenge("Paste a sequence of your own (a FASTA entry works).",
-                             residues.sequence not in PROTEIN_PRESETS.values()),
+                             residues.sequence not in PROTEIN_PRESETS.values(),
+                             hint="Type any letters of the 20 amino acids into the sequence box, such as MKTAYIAKQR.",
+                             solution={STATE.key("sequence"): "MKTAYIAKQR"}),
     ])
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine import limits
 from engine.attention import attention, window_weights
+from engine.attention_readings import beats, clear_winner, favourite_neighbour_sentence, favourite_neighbours
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.handvectors import sentence_vectors
@@ -16,6 +17,11 @@ from ui.matrix import matrix_editor
 SENTENCES = ["crane by the lake", "the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
              "the crane lifted the steel"]
 MAX_K_SHOWN = 3
+LAKE_FURTHER = np.array([[0.9, 0.1, 0.5]])   # the hint's lake: reaches further along crane's direction than crane
+# the challenges' hints applied to the first sentence (tests/pages/test_challenges.py opens the page with them)
+FIRST_TOKENS, FIRST_X, _ = sentence_vectors(SENTENCES[0])            # crane, by, the, lake
+SOLVED_LAKE = format_matrix(np.vstack([FIRST_X[:3], LAKE_FURTHER]), FIRST_TOKENS)
+SOLVED_BY = format_matrix(np.vstack([FIRST_X[:1], 2 * FIRST_X[:1], FIRST_X[2:]]), FIRST_TOKENS)
 
 
 def load_sentence(keep_query: bool = False) -> None:
@@ -100,14 +106,9 @@ def result_section() -> None:
                                       "attention by content",
                                 y_title="method", x_title="token"), width="content")
 
-        others = [j for j in range(T) if j != t]
-        best = max(others, key=lambda j: attention_row[j]) if others else t
+        best = favourite_neighbours(attention_row, t)[0]   # the nearest of those that tie
         reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
-        top = int(np.argmax(attention_row))
-        itself = (f" Its largest weight, **{attention_row[t]:.3f}**, is on itself: a vector always points its own way."
-                  if top == t and others else "")
-        st.markdown(f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** "
-                    f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} A window needs "
+        st.markdown(f"{favourite_neighbour_sentence(attention_row, labels, t)} A window needs "
                     f"k = {reach} "
                     f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
                     "other token inside.")
@@ -141,20 +142,28 @@ def result_section() -> None:
 
         crane = labels.index("crane") if "crane" in labels else None
         lake = labels.index("lake") if "lake" in labels else None
+        by = labels.index("by") if "by" in labels else None
+        doubled = format_matrix(2 * (x[crane:crane + 1] if crane is not None else FIRST_X[:1]), ["by"])
         challenges.try_this([
             challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
                                  "from *crane*.",
                                  done=crane is not None and lake is not None and t == crane and
                                  k == abs(lake - crane),
-                                 hint="Pick crane as the token and raise k one step at a time."),
+                                 hint="Pick crane as the token and raise k one step at a time.",
+                                 solution={STATE.key("query"): 0, STATE.key("k"): 3}),
             challenges.Challenge("Edit the vectors so that *crane* puts more weight on *lake* than on itself.",
                                  done=crane is not None and lake is not None and
-                                 attended.weights[crane, lake] > attended.weights[crane, crane],
-                                 hint="Lengthen the lake vector in crane's direction, e.g. lake: 0.9, 0.1, 0.5."),
+                                 beats(attended.weights[crane], lake, crane),
+                                 hint="Make lake reach further along crane's direction than crane itself: type "
+                                      f"`{format_matrix(LAKE_FURTHER, ['lake'])}` as lake's row.",
+                                 solution={STATE.key("x"): SOLVED_LAKE}),
             challenges.Challenge("Edit the vectors so that *crane* attends most to *by*.",
-                                 done=crane is not None and "by" in labels and
-                                 int(np.argmax(attended.weights[crane])) == labels.index("by"),
-                                 hint="Point by's vector the same way as crane's."),
+                                 done=crane is not None and by is not None
+                                 and clear_winner(attended.weights[crane]) == by,
+                                 hint=f"Point by's vector the same way as crane's and make it longer: type `{doubled}` "
+                                      "as by's row (crane's numbers doubled; pointing the same way at the same length "
+                                      "only ties).",
+                                 solution={STATE.key("x"): SOLVED_BY}),
         ])
 
 

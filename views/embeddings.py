@@ -445,17 +445,22 @@ def code_and_challenges() -> None:
             "Find an analogy the vectors get wrong: type a, b, c and the answer d you expect, so that d is not "
             "the top answer.",
             done=bool(expected_rank is not None and expected_rank != 1 and expected not in result.inputs),
-            hint="Comparatives and tenses often land second: try tall : taller :: short : ? (expect shorter)."),
+            hint="Comparatives and tenses often land second: try tall : taller :: short : ? (expect shorter).",
+            solution={STATE.key("preset"): CUSTOM, STATE.key("a"): "tall", STATE.key("b"): "taller",
+                      STATE.key("c"): "short", STATE.key("d"): "shorter"}),
         challenges.Challenge(
             "Untick 'Leave out the words you typed' and find a sum of two or more words whose nearest word is one "
             "of the words you typed.",
             done=bool(neighbours is not None and not STATE["leave_out"] and total is not None
                       and len(total.words) >= 2 and neighbours.words[0] in total.words),
-            hint="king - man + woman."),
+            hint="Untick it and type king - man + woman.",
+            solution={STATE.key("leave_out"): False, STATE.key("query"): "king - man + woman"}),
         challenges.Challenge(
             "Change the vocabulary size until the top answer of your analogy changes.",
             done=bool(result is not None and len(set(others.values())) > 1),
-            hint="canada : ottawa :: kenya : ? answers differently with all 400,000 words."),
+            hint="canada : ottawa :: kenya : ? (expect nairobi) answers differently with all 400,000 words.",
+            solution={STATE.key("preset"): CUSTOM, STATE.key("a"): "canada", STATE.key("b"): "ottawa",
+                      STATE.key("c"): "kenya", STATE.key("d"): "nairobi", STATE.key("vocab"): 400_000}),
     ]
     challenges.try_this(challenge_list)
 

@@ -246,11 +246,17 @@ print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first character
 
     challenges.try_this([
         challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
-                             "Which one falls into a loop?", done=temperature == 0),
+                             "Which one falls into a loop?", done=temperature == 0,
+                             hint="Slide the temperature τ to 0.", solution={STATE.key("gen_temperature"): 0.0}),
         challenges.Challenge("Compare the 2-gram and the 5-gram side by side on the same seed.",
-                             done={"2-gram", "5-gram"} <= set(models_picked)),
+                             done={"2-gram", "5-gram"} <= set(models_picked),
+                             hint="Pick the 2-gram and the 5-gram in 'Models, side by side'.",
+                             solution={STATE.key("gen_pick"): ["2-gram", "5-gram"]}),
         challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
-                             done=LIVE in models_picked),
+                             done=LIVE in models_picked,
+                             hint="Train a run on the Block builder page, come back, and pick 'your live model' in "
+                                  "'Models, side by side'.",
+                             solution={STATE.key("gen_pick"): [SHIPPED, LIVE]} if live is not None else None),
     ])
 
 

@@ -59,6 +59,7 @@ def open_clicked_head() -> None:
     page.only(STATE, GRID, HEAD)()
 
 
+REPEATED = "A repeated random sequence (induction)"   # the preset the induction challenge asks for
 title = st.container()   # filled once the model is known: its name and number of heads
 
 STATE = url_state.PageState(
@@ -223,14 +224,22 @@ def head_section() -> None:
     challenges.try_this([
         challenges.Challenge("On the animal sentence, find a head where *it* gives more weight to *animal* than "
                              "to *street*.", done=bool(it_animal),
-                             hint="Look in the middle layers; open a head and point at ' it' on the left."),
+                             hint="Look in the middle layers (layer 13 has one); open a head and point at ' it' "
+                                  "on the left.",
+                             solution={STATE.key("text"): PRESETS[DEFAULT_PRESET], STATE.key("layer"): 13,
+                                       STATE.key("head"): 8}),
         challenges.Challenge("Open a previous-token head in one of the first five layers.",
                              done=layer < 5 and kind == "previous-token",
-                             hint="Filter the types to previous-token only and look at the left of the grid."),
+                             hint="Filter the types to previous-token only and look at the left of the grid "
+                                  "(layers 1 and 2).",
+                             solution={STATE.key("layer"): 1, STATE.key("head"): 2}),
         challenges.Challenge("Load the repeated random sequence and open an induction head: its lines from the "
                              "second copy go to the token after the first copy.",
                              done=repeated and kind == "induction",
-                             hint="Rank heads by induction and open the top one (layers 17-18)."),
+                             hint="Load the repeated random sequence, rank heads by induction and open the top one "
+                                  "(layers 17-18).",
+                             solution={STATE.key("preset"): REPEATED, STATE.key("text"): PRESETS[REPEATED],
+                                       STATE.key("layer"): 18, STATE.key("head"): 6}),
     ])
 
     if picked == DEFAULT_NAME:

@@ -494,13 +494,19 @@ def try_section() -> None:
         challenges.Challenge("In the logit lens, find a text and a target that become the top prediction *before* the "
                              "last block.", done=late_target,
                              hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
-                                  "' Paris'."),
+                                  "' Paris'.",
+                             solution={STATE.key("text"): "The Eiffel Tower is in the city of",
+                                       STATE.key("target"): " Paris"}),
         challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
                              done=previous_token_knocked,
-                             hint="Load 'Mary had a little' and pick the group 'all previous-token heads'."),
+                             hint="Load 'Mary had a little' and pick the group 'all previous-token heads'.",
+                             solution=dict(zip([STATE.key(f) for f in ("ko_text", "ko_target", "source")],
+                                               KNOCK_OUT_PRESETS["Mary had a little (5 tokens)"]))
+                             | {STATE.key("heads"): ["all previous-token heads"]}),
         challenges.Challenge("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
                              "knocked out.", done=copying_broken,
-                             hint="Move the first slider one head at a time and watch the orange line."),
+                             hint="Move the first slider one head at a time, down to 4, and watch the orange line.",
+                             solution={STATE.key("k"): 4}),
     ])
 
 

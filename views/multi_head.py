@@ -280,13 +280,18 @@ print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
     challenges.try_this([
         challenges.Challenge("Make some head look almost only at the word itself: more than 0.9 of a word's weight "
                              "on itself.", done=largest_self > 0.9,
-                             hint="More heads means fewer features per head; the gain sharpens every score."),
+                             hint="Slide the gain up to 5: it multiplies every score, and softmax sharpens towards "
+                                  "the largest, the word's own.",
+                             solution={STATE.key("gain"): 5.0}),
         challenges.Challenge("Give every head exactly one feature to compare (d/h = 1).",
-                             done=result is not None and result.d_head == 1),
+                             done=result is not None and result.d_head == 1,
+                             hint=f"Set h to d = {d}.", solution={STATE.key("h"): d}),
         challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
                              done=costs is not None and costs["h heads of width d/h"].flops
                              > 1.1 * costs["1 head of width d"].flops,
-                             hint="Only the softmax grows with h: many narrow heads over a long sequence."),
+                             hint="Only the softmax grows with h: many narrow heads over a long sequence, such as "
+                                  "T = 100000, d = 64, h = 64.",
+                             solution={STATE.key("cost_T"): 100_000, STATE.key("cost_d"): 64, STATE.key("cost_h"): 64}),
     ])
 
 

@@ -223,15 +223,21 @@ def code_and_challenges() -> None:
         challenges.Challenge("The default sample falls into a loop. Get out of it: change n or the temperature until "
                              "the sample has no loop.",
                              done=sample_ids is not None and loop is None,
-                             hint="A higher temperature spreads the choice; a higher n remembers more of the past."),
+                             hint="Raise the temperature to 1: a higher temperature spreads the choice.",
+                             solution={STATE.key("temperature"): 1.0}),
         challenges.Challenge("Choose the n with the lowest held-out cross-entropy for Kneser-Ney.",
                              done=best_kn is not None and n == best_kn.n and smoothing == "kneser-ney",
-                             hint="Read the Kneser-Ney column of the table under the held-out chart: "
-                                  "the lines sit close."),
+                             hint="Read the Kneser-Ney column of the table under the held-out chart, find its "
+                                  "smallest number and set n to that row's n: the lines sit close.",
+                             solution={STATE.key("n"): best_kn.n} if best_kn is not None else None),
         challenges.Challenge("With characters as tokens, find the smallest n at which fewer than one in a thousand "
                              "possible n-grams was ever seen.",
                              done=level == "characters" and sparse is not None and n == sparse.order,
-                             hint="Switch the token level to characters and read the gap between the two lines."),
+                             hint="Switch the token level to characters, find the first n where the seen line "
+                                  "sits more than three powers of ten (1,000 times) below the possible one, and set "
+                                  "n to it.",
+                             solution={STATE.key("level"): "characters", STATE.key("n"): sparse.order}
+                             if level == "characters" and sparse is not None else None),
     ])
 
 

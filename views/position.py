@@ -286,13 +286,16 @@ print(np.abs(c_B - c_A[pi]).max())   # {check_printed}
     challenges.try_this([
         challenges.Challenge("Add an encoding and make some word's context vector change by more than 0.1.",
                              done=check is not None and kind != "none" and difference > 0.1,
-                             hint="Choose sinusoidal or learned in the sidebar."),
+                             hint="Choose sinusoidal in the sidebar.", solution={STATE.key("enc"): "sinusoidal"}),
         challenges.Challenge("With no encoding at all, break the equality anyway.",
                              done=check is not None and kind == "none" and not check.equivariant,
-                             hint="A decoder's mask lets each word see only the words before it."),
+                             hint="Turn on the causal mask: a decoder's mask lets each word see only the words "
+                                  "before it.",
+                             solution={STATE.key("causal"): True}),
         challenges.Challenge("Keep an encoding on but make order a whisper: every change below 0.03, yet not zero.",
                              done=check is not None and kind != "none" and 0 < difference < 0.03,
-                             hint="Turn the strength s down."),
+                             hint="Choose sinusoidal and turn the strength s down to 0.02.",
+                             solution={STATE.key("enc"): "sinusoidal", STATE.key("strength"): 0.02}),
     ])
 
 

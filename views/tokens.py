@@ -10,7 +10,9 @@ from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
 from engine.corpus import ALL_PLAYS
 from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
-from engine.tokenizers import LEVELS, WordTokenizer, token_text, tokenize, tokens_by_merges, train_bpe
+from engine.tokenizers import (
+    LEVELS, WordTokenizer, fewest_merges_for, token_text, tokenize, tokens_by_merges, train_bpe,
+)
 from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
 DEFAULT_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
@@ -19,6 +21,7 @@ DEFAULT_PROMPT = "Mary had a little"
 BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
 CORPUS_BPE_CHARS = limits.TOKENS_BPE_TRAIN_CHARS
 MAX_MERGES_SHOWN = limits.TOKENS_BPE_MERGES
+MERGE_STEP = 10   # the merges slider's step
 TOP_SHOWN = 10
 
 
@@ -66,7 +69,7 @@ with st.sidebar:
     st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get,
                  on_change=page.only(STATE, NEXT, TAIL))
     st.header("BPE")
-    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=10,
+    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=MERGE_STEP,
               help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
     st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
 
@@ -216,6 +219,8 @@ if bpe is not None and text_ok:
 # --- show the code, challenges ---------------------------------------------------------------------------
 gpt2_result = tokenizations.get("GPT-2 BPE")
 bpe_result = next((r for label, r in tokenizations.items() if label.startswith("BPE")), None)
+# the fewest merges (in the slider's steps) that spell ' the' as one token in this text, with these merges' source
+fewest_the = fewest_merges_for(bpe, text, " the", MERGE_STEP) if bpe is not None and bpe_result is not None else None
 split_word = None
 if gpt2_result is not None:
     for word in sorted(set(WordTokenizer.from_text(text).vocabulary[1:])):
@@ -247,13 +252,20 @@ def code_and_challenges() -> None:
     challenges.try_this([
         challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",
                              done=split_word is not None,
-                             hint="Long rare words such as 'honorificabilitudinitatibus' fall apart."),
-        challenges.Challenge("Learn enough merges that our BPE spells ' the' as one token in your text.",
-                             done=bpe_result is not None and " the" in bpe_result.tokens,
-                             hint="Slide 'Merges to learn' up from 0 and watch the chips join."),
+                             hint="Long rare words such as 'honorificabilitudinitatibus' fall apart.",
+                             solution={STATE.key("text"): "honorificabilitudinitatibus"}),
+        challenges.Challenge("Find the fewest merges (in the slider's steps of 10) at which our BPE spells ' the' as "
+                             "one token in your text.",
+                             done=fewest_the is not None and merges == fewest_the,
+                             hint="Slide 'Merges to learn' to 0, then up one step at a time, and stop as soon as "
+                                  "' the' is one chip in the BPE row (drawn ␣the: ␣ is the space).",
+                             solution={STATE.key("merges"): fewest_merges_for(
+                                 loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS), DEFAULT_TEXT, " the",
+                                 MERGE_STEP)}),
         challenges.Challenge("Find a context whose most likely next token has probability above 0.5.",
                              done=distribution is not None and distribution.top(1)[0][1] > 0.5,
-                             hint="Longer contexts (raise n) leave fewer possibilities: try 'To be or not to'."),
+                             hint="Set phrases leave few possibilities: type 'Good my' as the context.",
+                             solution={STATE.key("prompt"): "Good my"}),
     ])
 
 

@@ -3,6 +3,7 @@ token's rank per layer, loss per position, patch sizes), and the head viewer's t
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from typing import TYPE_CHECKING
 
@@ -372,3 +373,38 @@ def loss_by_position(series: dict[str, np.ndarray], copies: dict[str, tuple[int,
                              loss | {"format": ".3f"}]}},
         ],
     }
+
+
+@styled
+def lines_by(x_values, series: dict[str, list[float]], *, x_title: str, y_title: str, title: str = "",
+             y_domain: tuple[float, float] | None = None, log_x: bool = False, marked: float | None = None,
+             marked_label: str = "", highlight: str | None = None) -> dict:
+    """One line per series against an ordered x (gradient steps, a score multiplier), points on the lines,
+    an optional vertical rule at x = `marked` (the current setting) and one series drawn thicker (`highlight`,
+    the target). Used by the attention calculator's sharpness sweep and its learned W_Q and W_K."""
+    names = list(series)
+    rows = [{"x": float(x), "series": name, "y": float(value)}
+            for name in names for x, value in zip(x_values, series[name])]
+    x = {"field": "x", "type": "quantitative", "title": x_title,
+         "scale": ({"type": "log", "domain": [float(min(x_values)), float(max(x_values))], "nice": False} if log_x
+                   else {"zero": False, "nice": False})}
+    y = {"field": "y", "type": "quantitative", "title": y_title,
+         "scale": {"domain": list(y_domain)} if y_domain else {"zero": False}}
+    colour = {"field": "series", "type": "nominal", "sort": names,
+              "scale": {"domain": names, "range": (CATEGORY_COLOURS * 8)[:len(names)]},
+              "legend": {"orient": "bottom", "title": None} if len(names) > 1 else None}
+    width = ({"condition": {"test": f"datum.series === {json.dumps(highlight)}", "value": 3.5}, "value": 1.5}
+             if highlight in names else {"value": 2})
+    layers = [{"data": {"values": rows}, "mark": {"type": "line", "point": True},
+               "encoding": {"x": x, "y": y, "color": colour, "strokeWidth": width,
+                            "tooltip": [{"field": "series", "type": "nominal", "title": "line"},
+                                        {"field": "x", "type": "quantitative", "title": x_title},
+                                        {"field": "y", "type": "quantitative", "title": y_title, "format": ".3f"}]}}]
+    if marked is not None:
+        rule = [{"x": float(marked), "label": marked_label}]
+        layers += [{"data": {"values": rule}, "mark": {"type": "rule", "color": GREY, "strokeDash": [4, 3]},
+                    "encoding": {"x": {"field": "x", "type": "quantitative"}}},
+                   {"data": {"values": rule}, "mark": {"type": "text", "align": "left", "baseline": "top", "dx": 3,
+                                                       "y": 0, "color": GREY},
+                    "encoding": {"x": {"field": "x", "type": "quantitative"}, "text": {"field": "label"}}}]
+    return {"title": title, "width": 420, "height": 240, "layer": layers}

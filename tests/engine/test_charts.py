@@ -98,6 +98,9 @@ def every_builder_spec() -> dict[str, dict]:
         "lines.rank_by_layer": lines.rank_by_layer([30, 2, 0], [0.001, 0.1, 0.5], ["embedding", "b0", "b1"],
                                                    token=" lamb"),
         "lines.loss_by_position": lines.loss_by_position({"intact": [9.0, 1.0]}, {"second copy": (2, 2)}),
+        "lines.lines_by": lines.lines_by([0.5, 1, 2], {"crane": [0.3, 0.4, 0.6], "lake": [0.3, 0.3, 0.2]},
+                                         x_title="beta", y_title="weight", y_domain=(0, 1), log_x=True, marked=1,
+                                         marked_label="beta = 1", highlight="lake"),
         "images.patch_overlay": images.patch_overlay(picture, 8, 8, 4, 4, 2, np.full(16, 1 / 16), 5, style="heat"),
         "images.spectrogram_with_frames": images.spectrogram_with_frames(
             frames.source, 3, frames.attention.weights[3], signal.segments, picture_url=picture),

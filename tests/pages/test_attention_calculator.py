@@ -106,3 +106,28 @@ def test_the_weights_heatmap_draws_the_worked_example_nearly_neutral_and_centres
     cells = weight_cells(at)
     assert [cell["uniform 1/T"] for cell in cells if cell["j"] == 0] == [1.0, 0.5, round(1 / 3, 4), 0.25]
     assert cells[0]["shade"] == 0.0 and {cell["seen"] for cell in cells if cell["j"] > cell["i"]} == {False}
+
+
+def test_sharpness_sharpens_the_main_heatmap_and_one_is_the_chapter(run_page):
+    at = run_page(PAGE)
+    assert at.select_slider(key="attention.sharp").value == 1.0
+    assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at)                 # the default is the worked example
+    at.select_slider(key="attention.sharp").set_value(8.0).run()        # reruns only the result section
+    no_exception(at)
+    assert not at.title
+    shown = texts(at)
+    assert "0.298 & 0.203 & 0.206 & 0.293" not in shown
+    assert r"\tilde s_{ij} = \beta\," in shown and "At β = 8 the largest weight" in shown
+    assert at.query_params["sharp"] in (["8"], "8")
+
+
+def test_learning_w_q_and_w_k_reruns_alone_and_moves_crane_to_lake(run_page):
+    at = run_page(PAGE)
+    assert "on **lake** (first at step 8)" in texts(at)                 # the 12 steps shown at first
+    at.slider(key="attention.learn_steps").set_value(3).run()          # reruns only the learning section
+    no_exception(at)
+    assert not at.title and [s.value for s in at.subheader] == ["Learn W_Q and W_K"]
+    assert "After 3 step(s), **crane**'s largest weight is still on **crane**" in texts(at)
+    assert at.query_params["learn_steps"] in (["3"], "3")
+    at = whole_page(at)
+    assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at) and at.slider(key="attention.learn_steps").value == 3

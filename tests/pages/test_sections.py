@@ -73,10 +73,12 @@ def test_a_folded_box_draws_its_contents_only_while_open_and_stays_open():
     at = AppTest.from_file(str(ROOT / "views" / "attention_calculator.py"), default_timeout=60).run()
     labels = [box.label for box in at.expander]
     assert {"Every matrix", "Show the code"} <= set(labels)
-    assert not at.code and len(at.get("vega_lite_chart")) == 1            # the weights only
+    # closed: the weights, their sweep over the sharpness, and the learning section's two lines
+    assert not at.code and len(at.get("vega_lite_chart")) == 4
     tables_closed = len(at.table)
     unfold(at)
     assert not at.exception and at.code and "softmax" in at.code[0].value
-    assert len(at.get("vega_lite_chart")) == 2 and len(at.table) == tables_closed + 1   # + scores, + context
+    assert len(at.get("vega_lite_chart")) == 5 and len(at.table) == tables_closed + 1   # + scores, + context
     at.toggle(key="attention.causal").set_value(True).run()                # a sectioned change: still open
-    assert not at.exception and "np.tril" in at.code[0].value and len(at.get("vega_lite_chart")) == 2
+    assert not at.exception and "np.tril" in at.code[0].value
+    assert len(at.get("vega_lite_chart")) == 3                             # the result section's: + scores
