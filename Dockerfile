@@ -1,9 +1,7 @@
 # Hugging Face Docker Space (sdk: docker, app_port: 8501) or any container host.
 FROM python:3.11-slim
 
-# Graphviz's `dot` draws the block builder's diagram on the server (ui/diagrams.py): half a second faster per change
-RUN apt-get update && apt-get install -y --no-install-recommends graphviz && rm -rf /var/lib/apt/lists/* \
- && useradd --create-home --uid 1000 user
+RUN useradd --create-home --uid 1000 user
 WORKDIR /home/user/app
 
 COPY --chown=user requirements.txt requirements-data.txt ./

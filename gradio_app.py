@@ -22,9 +22,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")   # offline: no usage
 
 import gradio as gr  # noqa: E402
 
+from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
 from gradio_tabs.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
-from gradio_tabs.common import engine_call  # noqa: E402,F401  (kept importable from here)
+from gradio_tabs.common import check_types, engine_call  # noqa: E402,F401  (engine_call kept importable from here)
 from ui.path import PATH  # noqa: E402
 
 # System fonts: the default theme would ask the visitor's browser to fetch Google Fonts.
@@ -45,12 +46,19 @@ def build() -> gr.Blocks:
                     for idea in group:
                         with gr.Tab(idea.title, id=idea.url):
                             TABS[idea.url](demo)
+    check_types(demo)
     return demo
+
+
+def serve(**options) -> None:
+    """Queue and launch the app with its limits at the door: uploads of at most limits.GRADIO_MAX_UPLOAD_BYTES
+    (Gradio's upload route refuses more while the file streams in), two of one event at once."""
+    demo.queue(default_concurrency_limit=2).launch(max_file_size=limits.GRADIO_MAX_UPLOAD_BYTES, theme=THEME,
+                                                   show_error=True, **options)
 
 
 demo = build()
 
 if __name__ == "__main__":
-    demo.queue(default_concurrency_limit=2).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), theme=THEME, show_error=True)
+    serve(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
+          server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))

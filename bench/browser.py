@@ -17,6 +17,7 @@ PLAYGROUND_WARM_UP=0 after a first visit to every page, so the figures are rerun
 from __future__ import annotations
 
 import argparse
+import shutil
 import socket
 import statistics
 import sys
@@ -52,6 +53,16 @@ SETTLED = f"""() => {{
     && performance.now() - rt.last > {QUIET_MS};
 }}"""
 IDLE = "() => document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') === 'notRunning'"
+
+
+# the optional Debian packages a reader's figures may depend on: (name, the program that shows it is installed)
+OPTIONAL_PACKAGES = [("Graphviz", "dot"), ("HAProxy", "haproxy"), ("Redis", "redis-server")]
+
+
+def optional_packages() -> str:
+    """Which optional Debian packages this machine has, on the PATH the servers inherit."""
+    return "; ".join(f"{name} ({program}) {'found' if shutil.which(program) else 'not found'}"
+                     for name, program in OPTIONAL_PACKAGES)
 
 
 def free_port() -> int:
@@ -187,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop([app, trivial])
     print(f"Browser round trip, widget change -> app idle (median of {options.repeats}, Chromium, this machine)")
+    print(f"Optional packages: {optional_packages()}")
     print(f"{'page':<14}{'change':<42}{'ms':>7}{'trivial ms':>12}{'ratio':>8}  goal <= {GOAL_RATIO}")
     for path, name, ms, reference in rows:
         ratio = ms / reference

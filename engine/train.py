@@ -340,8 +340,8 @@ class TrainingGate:
 
     POLL_S = 0.2
 
-    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None):
-        self.slots, self.max_waiting, self.machine = slots, max_waiting, machine
+    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None, what: str = "trainings"):
+        self.slots, self.max_waiting, self.machine, self.what = slots, max_waiting, machine, what
         self._condition = threading.Condition()
         self._running: dict[int, int | None] = {}   # ticket -> machine slot it holds
         self._waiting: list[int] = []
@@ -349,7 +349,7 @@ class TrainingGate:
     def join(self, ticket: int) -> None:
         with self._condition:
             if len(self._waiting) >= self.max_waiting:
-                raise ValueError(f"{len(self._running)} trainings are running and {len(self._waiting)} are waiting, "
+                raise ValueError(f"{len(self._running)} {self.what} are running and {len(self._waiting)} are waiting, "
                                  "the most this server allows. Try again in a minute.")
             self._waiting.append(ticket)
 

@@ -13,7 +13,7 @@ from engine.patches import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, bundled_picture, frame_attention, image_attention, load_image,
     patch_grid_position, read_wav, residue_attention, resize_square, segment_of, synth_signal, weight_by_segment,
 )
-from gradio_tabs.common import chart, engine_call, plot, question, table, whole
+from gradio_tabs.common import chart, engine_call, plot, question, table, upload_bytes, whole
 
 SAMPLE_RATE = 8_000     # the synthesised sounds
 # The engine's samples are floats in [-1, 1]; Gradio writes them as a 16-bit WAV, as meant, and says so each time.
@@ -25,7 +25,7 @@ def _cost(T: int, d: int, what: str) -> str:
             f"{2 * T * T * d:,} multiply-adds for QKᵀ and αV.")
 
 
-def image_attention_tab(picture: str, upload: bytes | None, side: float, patch: float, fit: str, d: float,
+def image_attention_tab(picture: str, upload: str | None, side: float, patch: float, fit: str, d: float,
                         seed: float, row: float, col: float, overlay: str):
     """A picture cut into p x p patches, each patch a token (centred, a seeded projection to d numbers,
     LayerNorm); softmax(x x^T / sqrt(d)) from the patch at (row, col) to every patch."""
@@ -33,7 +33,10 @@ def image_attention_tab(picture: str, upload: bytes | None, side: float, patch: 
     seed = whole(seed, 0, 10_000, "seed")
     side = whole(side, 0, limits.MAX_IMAGE_SIDE, "square side")
     d = whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d")
-    pixels = engine_call(load_image, upload).pixels if upload else engine_call(bundled_picture, picture)
+    # the upload's size is checked on disk, its pixel count in its header (engine.patches.load_image), before any
+    # decoding: a big file is never read, a small file of many pixels never decoded
+    pixels = (engine_call(load_image, upload_bytes(upload, limits.MAX_IMAGE_UPLOAD_BYTES, "The picture")).pixels
+              if upload else engine_call(bundled_picture, picture))
     if side:
         pixels = engine_call(resize_square, pixels, side)
     result = engine_call(image_attention, pixels, patch, fit, d or None, seed)
@@ -55,7 +58,7 @@ def image_attention_tab(picture: str, upload: bytes | None, side: float, patch: 
     return plot(chart), table(rows, ["patch", "row", "column", "weight"]), summary
 
 
-def audio_attention_tab(signal: str, upload: bytes | None, frame: float, hop: float, d: float, seed: float,
+def audio_attention_tab(signal: str, upload: str | None, frame: float, hop: float, d: float, seed: float,
                         query: float):
     """A sound cut into frames of N samples every `hop`, each frame's |FFT| in dB a token; the weights from
     one frame (-1: the middle of the last note) to every frame, and to each note."""
@@ -63,8 +66,8 @@ def audio_attention_tab(signal: str, upload: bytes | None, frame: float, hop: fl
     d = whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d")
     frame = whole(frame, limits.MIN_FRAME, limits.MAX_FRAME, "frame length")
     hop = whole(hop, limits.MIN_HOP, limits.MAX_FRAME, "hop")
-    sound = engine_call(read_wav, upload, "your recording") if upload else engine_call(synth_signal, signal,
-                                                                                        SAMPLE_RATE)
+    sound = (engine_call(read_wav, upload_bytes(upload, limits.MAX_WAV_BYTES, "The recording"), "your recording")
+             if upload else engine_call(synth_signal, signal, SAMPLE_RATE))
     result = engine_call(frame_attention, sound, frame, hop, d or None, seed)
     spec = result.source
     if query == -1:
@@ -120,7 +123,8 @@ def beyond_words_tab(demo: gr.Blocks) -> None:
     gr.Markdown("#### Image patches")
     with gr.Row():
         picture = gr.Dropdown(list(BUNDLED_PICTURES), value="astronaut", label="Picture (scikit-image's, CC0)")
-        upload = gr.File(label="... or your own PNG or JPEG", file_types=[".png", ".jpg", ".jpeg"], type="binary")
+        upload = gr.File(label="... or your own PNG or JPEG", file_types=[".png", ".jpg", ".jpeg"],
+                         type="filepath")
         side = gr.Slider(0, limits.MAX_IMAGE_SIDE, value=224, step=16,
                          label="Resize to a square of this side, as ViT does (0: as it is)")
     with gr.Row():
@@ -143,7 +147,7 @@ def beyond_words_tab(demo: gr.Blocks) -> None:
     with gr.Row():
         signal = gr.Dropdown([(f"{name}: {what}", name) for name, what in SIGNALS.items()], value="melody",
                              label="Sound")
-        wav = gr.File(label="... or your own mono WAV", file_types=[".wav"], type="binary")
+        wav = gr.File(label="... or your own mono WAV", file_types=[".wav"], type="filepath")
     with gr.Row():
         frame = gr.Slider(limits.MIN_FRAME, limits.MAX_FRAME, value=512, step=64, label="Frame length N (samples)")
         hop = gr.Slider(limits.MIN_HOP, 512, value=128, step=16, label="Hop between frames (samples)")

@@ -2,13 +2,20 @@
 the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question."""
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import math
+import os
+import threading
 
 import gradio as gr
 import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
+
+from engine import limits
+from engine.machine_slots import MachineSlots, lock_folder
 
 ERROR_TITLE = "That input does not work"
 
@@ -75,3 +82,132 @@ def results(chart_label: str, table_label: str, **table_options) -> list:
 def question(text: str, lead: str = "") -> gr.Markdown:
     """The one question a tab answers (the page's own), and a line on what to do."""
     return gr.Markdown(f"### {text}" + (f"\n{lead}" if lead else ""))
+
+
+# --- at the door: argument types, uploads, heavy questions ------------------------------------------------------
+# what each input component hands a tab, and what the sentence calls it (an API caller may send any JSON: a number
+# where text goes, null, a list); gr.File and gr.State take what they are given
+_EXPECTED = {
+    gr.Textbox: ((str,), "text"),
+    gr.Number: ((int, float), "a number"),
+    gr.Slider: ((int, float), "a number"),
+    gr.Checkbox: ((bool,), "true or false"),
+    gr.Radio: ((str,), "one of its choices"),
+    gr.Dropdown: ((str,), "one of its choices"),
+}
+
+
+def _given(value) -> str:
+    """What a caller sent, in a student's words."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {str: "text", list: "a list", dict: "a set of named values"}.get(type(value), "something else")
+
+
+def _sentence_for(component, value) -> str | None:
+    """None when `value` has the type `component` hands a tab, else the sentence saying what it takes."""
+    for kind, (types, wanted) in _EXPECTED.items():
+        if not isinstance(component, kind):
+            continue
+        if isinstance(component, gr.Dropdown) and component.multiselect:
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return None
+            wanted = "a list of its choices"
+        elif isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+            return None
+        if "choices" in wanted and getattr(component, "allow_custom_value", False):
+            wanted = "text"
+        elif "choices" in wanted:
+            names = [c[1] if isinstance(c, tuple) else c for c in component.choices]
+            wanted += " (" + ", ".join(f"'{n}'" for n in names) + ")"
+        return f"'{component.label or 'This input'}' takes {wanted}, not {_given(value)}."
+    return None
+
+
+def _guarded(component):
+    """The component's preprocess, after a check of the raw value's type (Gradio's own preprocess would answer a
+    wrong type with its traceback's words: "'<' not supported between instances of 'str' and 'int'")."""
+    preprocess = component.preprocess
+
+    def checked(payload):
+        sentence = _sentence_for(component, payload)
+        if sentence is not None:
+            refuse(sentence)
+        return preprocess(payload)
+    return checked
+
+
+def check_types(demo: gr.Blocks) -> None:
+    """Every input of every event checks its value's type before Gradio or a tab reads it: a sentence, never a
+    Python message, for a number where text goes, a null, a list."""
+    guarded = set()
+    for block_fn in demo.fns.values():
+        for component in block_fn.inputs:
+            if id(component) not in guarded and isinstance(component, tuple(_EXPECTED)):
+                component.preprocess = _guarded(component)
+                guarded.add(id(component))
+
+
+def upload_bytes(path: str, max_bytes: int, what: str) -> bytes:
+    """An uploaded file's bytes, its size checked on disk first: a file over `max_bytes` is never read."""
+    size = os.path.getsize(path)
+    if size > max_bytes:
+        refuse(f"{what} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB. Save a smaller copy.")
+    with open(path, "rb") as file:
+        return file.read(max_bytes + 1)
+
+
+class _Line:
+    """The heavy questions' line: limits.GRADIO_HEAVY_AT_ONCE answered at once on the machine (flock slots in
+    their own folder, as trainings' are), limits.GRADIO_HEAVY_WAITING waiting per process, a sentence beyond."""
+
+    def __init__(self):
+        from engine.train import TrainingGate   # torch: the tabs that use the line load it anyway
+
+        self.gate = TrainingGate(limits.GRADIO_HEAVY_AT_ONCE, limits.GRADIO_HEAVY_WAITING,
+                                 MachineSlots(limits.GRADIO_HEAVY_AT_ONCE, lock_folder() / "gradio-heavy"),
+                                 what="heavy questions (every head knocked out, every layer patched, ...)")
+        self.tickets = itertools.count(1)
+
+
+_line: _Line | None = None
+_line_lock = threading.Lock()
+
+
+def heavy_line() -> _Line:
+    """The process's one heavy line (made at the first heavy question; callers arriving together share it)."""
+    global _line
+    with _line_lock:
+        if _line is None:
+            _line = _Line()
+        return _line
+
+
+def forget_heavy_line() -> None:
+    """The next heavy question makes a new line (tests: a line in their own lock folder)."""
+    global _line
+    with _line_lock:
+        _line = None
+
+
+def heavy(fn):
+    """A heavy question waits its turn in the heavy line; past the line's length the caller gets a sentence.
+    Its event takes `concurrency_limit=None`, so every caller reaches the line rather than Gradio's own queue."""
+    @functools.wraps(fn)
+    def in_line(*args):
+        line = heavy_line()
+        ticket = next(line.tickets)
+        try:
+            line.gate.join(ticket)
+        except ValueError as error:
+            refuse(str(error))
+        try:
+            line.gate.wait_turn(ticket, threading.Event())
+            return fn(*args)
+        finally:
+            line.gate.leave(ticket)
+    return in_line

@@ -12,7 +12,7 @@ from engine.charts.bars import score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels, visible
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
+from gradio_tabs.common import chart, engine_call, heavy, plot, question, refuse, results, table, whole
 
 LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
 
@@ -92,6 +92,7 @@ def logit_lens_tab(text: str, target: str, k: float):
     return table(rows), plot(bars, width=360), summary
 
 
+@heavy
 def head_effects_tab(text: str, target: str, mode: str):
     """Every head knocked out alone (its output z set to 0, or to its mean): the change in ln P(target) at
     the last position, every head ranked, the largest drop first."""
@@ -113,6 +114,7 @@ def head_effects_tab(text: str, target: str, mode: str):
     return table(rows), plot(heatmap), summary
 
 
+@heavy
 def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: str):
     """Run the corrupted prompt with the clean residual stream put back at one (layer, position) at a time:
     the share of the logit difference LD = logit[clean target] - logit[corrupt target] that comes back."""
@@ -157,7 +159,7 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
     knock = gr.Button("Knock out each head", variant="primary")
     knock.click(head_effects_tab, [effects_text, effects_target, mode],
                 results("Change in ln P(target), every head", "Every head, largest drop first", max_height=320),
-                api_name="head_effects")
+                api_name="head_effects", concurrency_limit=None)   # the heavy line bounds it
 
     gr.Markdown("#### Activation patching: put the clean run back, one layer and position at a time "
                 "(two prompts with the same number of tokens)")
@@ -171,4 +173,4 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
     patch.click(patching_tab, [clean, corrupt, clean_target, corrupt_target],
                 results("Share restored, as a heatmap",
                         "Share restored (rows: positions; columns: residual stream rows)"),
-                api_name="patching")
+                api_name="patching", concurrency_limit=None)

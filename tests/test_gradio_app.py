@@ -19,9 +19,7 @@ def client():
         import gradio_app
 
         port = _free_port()
-        gradio_app.demo.queue(default_concurrency_limit=2).launch(
-            server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, show_error=True,
-            quiet=True, theme=gradio_app.THEME)
+        gradio_app.serve(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
         try:
             yield gradio_client.Client(f"http://127.0.0.1:{port}/", verbose=False)
         finally:
@@ -447,3 +445,154 @@ def test_the_server_still_answers_after_every_refusal(client):
         with pytest.raises(gradio_client.exceptions.AppError):
             client.predict(*bad, api_name=api_name)
         assert client.predict(*good, api_name=api_name) is not None
+
+
+# --- at the door: types, uploads, heavy questions, the training line ----------------------------------------
+PYTHON_WORDS = ("NoneType", "object of type", "not subscriptable", "has no attribute", "not supported between",
+                "could not convert", "invalid literal", "Traceback", "preprocess", "Error:")
+WRONG = {"str": 2.5, "float": "two", "int": "two", "bool": "yes", "List[str]": 3}
+
+
+def test_every_argument_of_every_endpoint_answers_a_wrong_type_with_a_sentence(client):
+    """Each argument in turn (the others at their defaults) given nothing, then a value of another type: the
+    answer names the box and what it takes, never a Python message (Gradio's own checks gave "'<' not supported
+    between instances of 'str' and 'int'"; the tabs, "object of type 'float' has no len()")."""
+    import re
+
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    checked = 0
+    for name, endpoint in endpoints.items():
+        parameters = endpoint["parameters"]
+        defaults = [p.get("parameter_default") for p in parameters]
+        for i, parameter in enumerate(parameters):
+            kind = parameter["python_type"]["type"]
+            if kind not in WRONG:            # an upload (a file or nothing)
+                continue
+            for wrong in (None, WRONG[kind]):
+                args = list(defaults)
+                args[i] = wrong
+                with pytest.raises(gradio_client.exceptions.AppError) as refused:
+                    client.predict(*args, api_name=name)
+                message = str(refused.value)
+                assert re.fullmatch(rf"'{re.escape(parameter['label'])}' takes .+, not [a-z ]+\.", message), \
+                    (name, parameter["label"], message)
+                assert not any(word in message for word in PYTHON_WORDS), (name, message)
+                checked += 1
+    assert checked > 200
+
+
+def test_a_large_upload_is_refused_while_it_streams_in(client):
+    """/gradio_api/upload refuses a file over limits.GRADIO_MAX_UPLOAD_BYTES (launch's max_file_size) as it
+    arrives: 60 MB sent in 1 MB pieces, the server's Python memory (it runs in this process) grows by a few MB,
+    not 60 (it neither holds nor keeps the file)."""
+    import tracemalloc
+
+    import httpx
+
+    from engine import limits
+
+    assert limits.GRADIO_MAX_UPLOAD_BYTES < 60_000_000
+    boundary = "playground-boundary"
+
+    def body():
+        yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"big.png\"\r\n"
+               "Content-Type: image/png\r\n\r\n").encode()
+        piece = b"\0" * 1_000_000
+        for _ in range(60):
+            yield piece
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        try:
+            reply = httpx.post(f"{client.src.rstrip('/')}/gradio_api/upload", content=body(), timeout=120,
+                               headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+            status = reply.status_code
+        except httpx.TransportError:   # the server closed the connection before the client finished sending
+            status = 413
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert status == 413
+    assert peak < 20_000_000, f"the refused upload took {peak / 1e6:.0f} MB"
+
+
+def test_the_tabs_check_an_uploads_size_before_reading_it(tmp_path):
+    """A file past the tab's limit (190 MB, sparse on disk) is refused by its size; it is never read."""
+    import tracemalloc
+
+    from gradio_tabs.beyond import audio_attention_tab, image_attention_tab
+
+    big = tmp_path / "big.png"
+    with open(big, "wb") as file:
+        file.truncate(190_000_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(gradio.Error, match="The picture is 190.0 MB; the limit is 8 MB"):
+            image_attention_tab("astronaut", str(big), 224, 16, "crop", 64, 0, 4, 6, "spotlight")
+        with pytest.raises(gradio.Error, match="The recording is 190.0 MB; the limit is 5 MB"):
+            audio_attention_tab("melody", str(big), 512, 128, 64, 0, -1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+
+
+def test_heavy_questions_wait_in_one_line_and_past_its_length_get_a_sentence(monkeypatch, tmp_path):
+    """limits.GRADIO_HEAVY_AT_ONCE answered at once, limits.GRADIO_HEAVY_WAITING in line, the next caller told so;
+    the line empties as the answers come."""
+    import threading
+    import time
+
+    import gradio_app
+    from engine import limits
+    from gradio_tabs import common, smollm2
+
+    for tab, api_name in ((smollm2.head_effects_tab, "head_effects"), (smollm2.patching_tab, "patching")):
+        assert tab.__wrapped__.__name__ == tab.__name__          # in the heavy line
+        event = next(f for f in gradio_app.demo.fns.values() if f.api_name == api_name)
+        assert event.concurrency_limit is None                    # every caller reaches the line, not Gradio's queue
+    monkeypatch.setenv("PLAYGROUND_LOCKS", str(tmp_path))
+    common.forget_heavy_line()
+    release, answered = threading.Event(), []
+
+    @common.heavy
+    def slow(n):
+        release.wait(30)
+        answered.append(n)
+        return n
+
+    callers = [threading.Thread(target=slow, args=(n,)) for n in range(limits.GRADIO_HEAVY_AT_ONCE
+                                                                        + limits.GRADIO_HEAVY_WAITING)]
+    try:
+        for caller in callers:
+            caller.start()
+        gate = common.heavy_line().gate
+        deadline = time.time() + 10
+        while (gate.running, len(gate._waiting)) != (limits.GRADIO_HEAVY_AT_ONCE, limits.GRADIO_HEAVY_WAITING):
+            assert time.time() < deadline, (gate.running, gate._waiting)
+            time.sleep(0.05)
+        with pytest.raises(gradio.Error, match=rf"{limits.GRADIO_HEAVY_AT_ONCE} heavy questions .* are running and "
+                                               rf"{limits.GRADIO_HEAVY_WAITING} are waiting.*Try again in a minute"):
+            slow("one too many")
+    finally:
+        release.set()
+        for caller in callers:
+            caller.join(30)
+        common.forget_heavy_line()
+    assert sorted(answered) == list(range(len(callers)))
+    assert slow("after") == "after"                                # the line is free again
+
+
+@pytest.mark.parametrize("position, said", [(2, "you are number 2 in line"), (0, "Your turn: the run is starting.")])
+def test_a_waiting_training_counts_its_place_from_one(position, said):
+    """Between leaving the line and starting, a run is still 'waiting' at place 0: no 'number 0 in line'."""
+    from types import SimpleNamespace
+
+    from gradio_tabs.transformer import _progress
+
+    job = SimpleNamespace(state="waiting", queue_position=position, history=[], result=None)
+    text = _progress(job, "tiny", {})[0]
+    assert said in text and "number 0" not in text

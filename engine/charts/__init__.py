@@ -9,7 +9,7 @@ or a diagram's text. Pages draw them (ui.charts.show); nothing here touches Stre
 - lines: values against an ordered quantity (loss curves, n, merges, offsets, layers), token-to-token lines.
 - images: pixels as data URLs, pictures with their patches, spectrograms, head thumbnails.
 - points: words as points (the embedding map, a homonym's senses), heads by where they look against what they do.
-- diagrams: the block diagram as Graphviz DOT text.
+- diagrams: the block diagram, laid out here, as SVG text.
 
 Import from the module of the kind: `from engine.charts.heatmaps import heatmap_spec`.
 """

@@ -49,12 +49,14 @@ def serving(command: list[str], url: str, health: str, env: dict, seconds: float
 
 
 @contextlib.contextmanager
-def running_app():
-    """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
+def running_app(script: str = "app.py", **environment: str):
+    """`streamlit run script` on a free local port, `environment` added to ours; yields its URL, stops it
+    afterwards."""
     port = _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0")   # no background prefetch (ui/warmup.py)
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0",    # no background prefetch (ui/warmup.py)
+               **environment)
     url = f"http://127.0.0.1:{port}"
-    with serving([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+    with serving([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
                   "--server.address", "127.0.0.1", "--server.headless", "true",
                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
                  url, f"{url}/_stcore/health", env) as served:

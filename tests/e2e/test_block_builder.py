@@ -1,19 +1,59 @@
-"""The Block builder in real Chromium: the chapter's block, a preset by link, a live run, a bad width."""
+"""The Block builder in real Chromium: the chapter's block, a preset by link, a live run, a bad width; the
+diagram on a machine without Graphviz."""
 from __future__ import annotations
 
+import base64
+import shutil
+
+from tests.e2e.conftest import running_app
 from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
+
+
+def drawn_svg(page) -> str:
+    """The block diagram's SVG, as the image on the page carries it."""
+    source = page.locator("img.diagram").get_attribute("src")
+    return base64.b64decode(source.removeprefix("data:image/svg+xml;base64,")).decode()
 
 
 def test_default_block_and_diagram(app_url, browser_page):
     open_page(browser_page, app_url, "block", timeout_ms=180_000)
     text = main_text(browser_page)
     assert "27,808 parameters" in text and "Data flow, with shapes at each arrow" in text
-    # drawn by Graphviz on the server (ui.diagrams; .ci/run installs Debian's graphviz), named for a screen reader
-    diagram = browser_page.locator("img.dot-diagram")
+    # laid out by the engine (engine.charts.diagrams) on every machine, named for a screen reader
+    diagram = browser_page.locator("img.diagram")
     assert diagram.count() == 1 and "residual connections" in diagram.get_attribute("alt")
     assert diagram.evaluate("(img) => img.complete && img.naturalWidth > 100")
+    assert ">feed-forward sublayer</text>" in drawn_svg(browser_page)
     assert not error_texts(browser_page)
     screenshot(browser_page, "block-default")
+
+
+def test_without_graphviz_the_same_diagram_and_its_switch(browser, tmp_path):
+    """A machine with only the Python packages: the server's PATH holds no `dot`. The page draws the engine's
+    SVG (no diagram laid out in the browser), and the residual switch redraws it without the residual arrows."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    assert shutil.which("dot", path=str(bare)) is None
+    with running_app(PATH=str(bare)) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.set_default_timeout(180_000)
+        page = context.new_page()
+        try:
+            open_page(page, url, "block", timeout_ms=180_000)
+            diagram = page.locator("img.diagram")
+            assert diagram.count() == 1 and page.locator("[data-testid='stGraphVizChart']").count() == 0
+            assert "; residual connections around attention" in diagram.get_attribute("alt")
+            assert drawn_svg(page).count(">residual</text>") == 2
+            page.locator("[data-testid='stCheckbox']").filter(has_text="Residual connections").locator(
+                "label").first.click()
+            wait_for_app(page, after_input=True)
+            assert diagram.get_attribute("alt").endswith("; no residual connections.")
+            assert ">residual</text>" not in drawn_svg(page)
+            assert diagram.evaluate("(img) => img.complete && img.naturalWidth > 100")
+            assert not error_texts(page) and page.locator("[data-testid='stGraphVizChart']").count() == 0
+            screenshot(page, "block-without-dot")
+        finally:
+            context.close()
 
 
 def test_gpt2_preset_by_link(app_url, browser_page):

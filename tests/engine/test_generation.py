@@ -72,8 +72,8 @@ def test_dataflow_parameters_add_up(name):
     assert sum(s.parameters for s in stages if not s.in_block) + \
         config.n_layers * sum(s.parameters for s in stages if s.in_block) == count_parameters(config).total
     assert stages[-1].shape == (config.context_length, config.vocab_size)
-    dot = block_diagram(stages, config.n_layers, config.residual)
-    assert dot.startswith("digraph") and f"repeated N = {config.n_layers} times" in dot and "residual" in dot
+    svg = block_diagram(stages, config.n_layers, config.residual)
+    assert svg.startswith("<svg") and f"repeated N = {config.n_layers} times" in svg and ">residual<" in svg
 
 
 def test_one_sampling_loop_draws_as_written_and_grows_the_context():
