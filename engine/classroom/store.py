@@ -37,6 +37,7 @@ import secrets
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Mapping
 
 from engine import limits
 
@@ -363,11 +364,13 @@ def summary_csv(summaries: list[QuestionSummary]) -> str:
     return out.getvalue()
 
 
-def data_folder() -> Path:
-    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder."""
-    if os.environ.get(DATA_ENV):
-        return Path(os.environ[DATA_ENV])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+def data_folder(env: Mapping[str, str] | None = None) -> Path:
+    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder
+    (read from `env`, default this process's environment)."""
+    env = os.environ if env is None else env
+    if env.get(DATA_ENV):
+        return Path(env[DATA_ENV])
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "transformer-playground"
 
 
