@@ -8,7 +8,7 @@ redis-server this script starts on loopback) it prints, in words a reader can ch
 - joined: students the class counts, against students sent;
 - votes sent and votes counted (the teacher's final counts): they must be equal;
 - vote to histogram: from a student sending a vote to the teacher's histogram first including it
-  (p50, p95; the teacher's screen asks every CLASS_POLL_S, as a student's does);
+  (p50, p95; the teacher's screen asks every CLASS_TEACHER_POLL_S, students' pages every CLASS_POLL_S);
 - follow: from the teacher's follow() to each student's page seeing the new link (p50, p95);
 - idle polling: the CPU the polling costs while nobody does anything (every process that serves
   the students, and redis-server), per student per minute and as a share of the machine.
@@ -206,7 +206,7 @@ def teach(store, code: str, key: str, result: Result, questions: int, students: 
                 result.projector.append((time.time(), state.question_id, r, answered))
                 if answered >= students or tick > deadline:
                     break
-                time.sleep(max(0.0, limits.CLASS_POLL_S - (time.monotonic() - tick)))
+                time.sleep(max(0.0, limits.CLASS_TEACHER_POLL_S - (time.monotonic() - tick)))
             time.sleep(1.5)                                 # late changes of mind
             store.reveal(code, key)
     time.sleep(2 * limits.CLASS_POLL_S)
@@ -338,7 +338,7 @@ def report(r: Result) -> dict:
     if refused:
         print(f"votes refused with a sentence: {len(refused)} ({'; '.join(r.errors)[:300]})")
     print(f"vote to histogram p50 {p50:.2f} s, p95 {p95:.2f} s over {len(delays)} votes "
-          f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {limits.CLASS_POLL_S:g} s)")
+          f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {limits.CLASS_TEACHER_POLL_S:g} s)")
     print(f"follow the teacher p50 {f50:.2f} s, p95 {f95:.2f} s over {len(r.follow_delays)} page changes seen")
     print(f"idle polling: {idle_total:.1f} CPU-s in {r.idle_wall_s:.0f} s for {r.students} students "
           f"(store server {r.idle_store_cpu_s:.1f} of it) = {1000 * per_student_minute:.0f} ms per student per minute "
