@@ -575,3 +575,22 @@ def test_the_store_never_imports_streamlit():
     import engine.classroom.store
     source = "".join(Path(m.__file__).read_text() for m in (engine.classroom.store, engine.classroom.sqlite_store))
     assert "import streamlit" not in source and "from streamlit" not in source and "import redis" not in source
+
+
+def test_sqlite_reuses_connections_across_threads(tmp_path, monkeypatch):
+    """Streamlit runs every fragment rerun (a student's poll) on a new thread: the store must not open
+    a connection per thread, or every poll pays for a new connection."""
+    import sqlite3
+    import threading
+
+    from engine.classroom import sqlite_store
+    opened = []
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: opened.append(1) or real_connect(*a, **k))
+    st = SqliteStore(tmp_path / "classes.sqlite3")
+    code, _ = st.create_class()
+    for _ in range(20):
+        poll = threading.Thread(target=st.state, args=(code,))
+        poll.start()
+        poll.join()
+    assert len(opened) == 1
