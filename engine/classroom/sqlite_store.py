@@ -223,6 +223,7 @@ class SqliteStore(ClassStore):
                 raise s.too_many_failures()
             row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
             if row is None or row[2] <= now:
+                db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
                 db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", (client, now))
                 db.commit_anyway = True
                 raise s.unknown_code(code)
