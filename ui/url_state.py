@@ -22,7 +22,8 @@ import streamlit as st
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
-APP_PARAMS = (PRESENT_PARAM,)  # the app's own URL parameters: every page keeps them in its link
+CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
+APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM)  # the app's own URL parameters: every page keeps them in its link
 
 
 def _default_dump(value: Any) -> str:
