@@ -30,6 +30,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -375,6 +376,10 @@ def side_by_side(rows: list[dict]) -> None:
         print(f"{label:<34}" + "".join(f"{fmt.format(r[key]):>18}" for r in rows))
 
 
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=300)
@@ -387,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8681)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _exit_on_signal)   # unwinds through the Farm and the store, which stop their children
     if not 1 <= args.students <= limits.CLASS_MAX_STUDENTS:
         parser.error(f"--students is 1 to {limits.CLASS_MAX_STUDENTS} (CLASS_MAX_STUDENTS)")
     redis_here = os.environ.get("PLAYGROUND_REDIS_URL") or shutil.which("redis-server")

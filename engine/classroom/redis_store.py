@@ -94,6 +94,7 @@ return c
 """
 
 
+@s.guard_store_errors((redis.exceptions.ConnectionError, redis.exceptions.TimeoutError), "Redis")
 class RedisStore(ClassStore):
     """The class store in the Redis database at `url` (redis://host:port/db)."""
 

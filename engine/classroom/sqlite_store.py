@@ -73,6 +73,7 @@ CLASS_COLUMNS = ("code, key_hash, expires_at, ended, link, link_version, questio
                  "live, students")
 
 
+@s.guard_store_errors((sqlite3.OperationalError, sqlite3.DatabaseError, OSError), "SQLite")
 class SqliteStore(ClassStore):
     """The class store in the SQLite file `path` (created with its folder)."""
 

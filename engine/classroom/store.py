@@ -27,6 +27,7 @@ understands. Pure Python: no streamlit here.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import hmac
 import io
@@ -90,6 +91,31 @@ class QuestionSummary:
     question: Question
     counts: tuple[tuple[int, ...], ...]      # per round, answers per option
     correct_share: tuple[float | None, ...]  # per round (None without a right answer or no answers)
+
+
+class StoreUnavailable(ValueError):
+    """The store itself failed (Redis unreachable, the SQLite file not writable): a sentence, never a traceback."""
+
+
+def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
+    """Class decorator: the public methods turn the backend's own failures (`errors`) into StoreUnavailable."""
+    def decorate(cls):
+        for name in ("create_class", "state", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
+                     "vote_again", "show_live", "counts", "summary", "end"):
+            setattr(cls, name, _guarded(getattr(cls, name), errors, where))
+        return cls
+    return decorate
+
+
+def _guarded(method, errors, where):
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except errors as error:
+            raise StoreUnavailable(f"The class store ({where}) is not answering, so nothing was saved: try again in "
+                                   f"a moment, or tell whoever runs this server ({type(error).__name__}).") from error
+    return call
 
 
 # --- codes, keys and checks shared by both stores ------------------------------------------

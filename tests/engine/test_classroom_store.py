@@ -594,3 +594,23 @@ def test_sqlite_reuses_connections_across_threads(tmp_path, monkeypatch):
         poll.start()
         poll.join()
     assert len(opened) == 1
+
+
+def test_a_store_that_does_not_answer_gets_a_sentence_not_a_traceback(tmp_path):
+    from engine.classroom.store import StoreUnavailable
+    if REDIS_SERVER is not None:
+        from engine.classroom.redis_store import RedisStore
+        gone = RedisStore(f"redis://127.0.0.1:{free_port()}/0")          # nothing listens there
+        with refused("The class store \\(Redis\\) is not answering") as caught:
+            gone.create_class()
+        assert isinstance(caught.value, StoreUnavailable)
+    st = SqliteStore(tmp_path / "classes.sqlite3")
+    code, _ = st.create_class()
+    (tmp_path / "classes.sqlite3").unlink()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"classes.sqlite3{suffix}").unlink(missing_ok=True)
+    (tmp_path / "classes.sqlite3").mkdir()                              # the file is now a folder
+    fresh = SqliteStore.__new__(SqliteStore)
+    fresh.__dict__.update(st.__dict__, _pool=[])
+    with refused("The class store \\(SQLite\\) is not answering"):
+        fresh.state(code)
