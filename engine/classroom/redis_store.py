@@ -74,6 +74,7 @@ if c[3] == '0' then return 'no_question' end
 if c[3] ~= ARGV[3] or c[4] ~= ARGV[4] then return 'not_current' end
 if c[5] == '1' then return 'locked' end
 local n = tonumber(redis.call('HGET', KEYS[3], 'n'))
+if n == nil then return 'no_question' end
 local option = tonumber(ARGV[5])
 if option == nil or option < 0 or option >= n or option ~= math.floor(option) then return 'bad_option' end
 redis.call('HSET', KEYS[4], ARGV[2], option)
