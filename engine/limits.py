@@ -137,3 +137,7 @@ CLASS_CODE_CHARS = 8                 # a class code: 8 of 32 characters = 40 bit
 CLASS_MAX_STUDENT_ID_CHARS = 64      # a student's anonymous id
 CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minute (guessing codes)
 CLASS_POLL_S = 1.0                   # a student's page asks the store for news this often
+
+# --- class mode: lessons (engine.classroom.lesson) ---
+LESSON_MAX_SCENES = 60               # scenes in one lesson file
+LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
