@@ -5,7 +5,8 @@ WAL lets readers (students polling `state`) run while one writer commits; every 
 two processes can never both pass a check (the student limit, a locked round) and then both
 write. A busy file is waited for (`timeout`), never reported as an error. `synchronous=NORMAL`
 keeps every committed vote when a server process is killed (only a power cut may lose the last
-commits). Connections are per thread and per process (a forked child opens its own).
+commits). Connections are pooled per process (a forked child opens its own): Streamlit runs each rerun
+on a new thread, so a connection per thread would be opened again on every poll.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from engine.classroom import store as s
 from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
 
 BUSY_TIMEOUT_S = 30.0
+POOL_SIZE = 8           # idle connections kept per process
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS classes (
@@ -71,6 +73,7 @@ CLASS_COLUMNS = ("code, key_hash, expires_at, ended, link, link_version, questio
                  "live, students")
 
 
+@s.guard_store_errors((sqlite3.OperationalError, sqlite3.DatabaseError, OSError), "SQLite")
 class SqliteStore(ClassStore):
     """The class store in the SQLite file `path` (created with its folder)."""
 
@@ -78,34 +81,50 @@ class SqliteStore(ClassStore):
         self.path = Path(path)
         self.clock = clock
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
+        self._pool: list[sqlite3.Connection] = []
+        self._pool_pid = os.getpid()
+        self._pool_lock = threading.Lock()
         self._questions: dict[tuple[str, int], Question] = {}   # questions never change once asked
-        self._conn().executescript(SCHEMA)
+        conn = self._take()
+        conn.executescript(SCHEMA)
+        self._give(conn)
 
     # --- connections and transactions -----------------------------------------------------
 
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or self._local.pid != os.getpid():
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-            self._local.conn, self._local.pid = conn, os.getpid()
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         return conn
 
+    def _take(self) -> sqlite3.Connection:
+        """A connection of this process's pool (a new one when all are in use)."""
+        with self._pool_lock:
+            if self._pool_pid != os.getpid():          # forked: the parent's connections are not ours
+                self._pool, self._pool_pid = [], os.getpid()
+            if self._pool:
+                return self._pool.pop()
+        return self._connect()
+
+    def _give(self, conn: sqlite3.Connection) -> None:
+        with self._pool_lock:
+            if self._pool_pid == os.getpid() and len(self._pool) < POOL_SIZE:
+                self._pool.append(conn)
+                return
+        conn.close()
+
     def _write(self):
-        return _Transaction(self._conn(), "BEGIN IMMEDIATE")
+        return _Transaction(self, "BEGIN IMMEDIATE")
 
     def _read(self):
-        return _Transaction(self._conn(), "BEGIN")
+        return _Transaction(self, "BEGIN")
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        with self._pool_lock:
+            pool, self._pool = self._pool, []
+        for conn in pool:
             conn.close()
-            self._local.conn = None
 
     # --- helpers (inside a transaction) ----------------------------------------------------
 
@@ -205,6 +224,7 @@ class SqliteStore(ClassStore):
                 raise s.too_many_failures()
             row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
             if row is None or row[2] <= now:
+                db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
                 db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", (client, now))
                 db.commit_anyway = True
                 raise s.unknown_code(code)
@@ -348,25 +368,29 @@ class SqliteStore(ClassStore):
 
 
 class _Transaction:
-    """`with` block around one transaction: commit on success, roll back on an exception, except a
-    refusal that must still be written (a wrong code counted against its client)."""
+    """`with` block around one transaction on a pooled connection: commit on success, roll back on an
+    exception, except a refusal that must still be written (a wrong code counted against its client)."""
 
-    def __init__(self, conn: sqlite3.Connection, begin: str):
-        self.conn, self.begin = conn, begin
+    def __init__(self, store: SqliteStore, begin: str):
+        self.store, self.begin = store, begin
         self.commit_anyway = False
 
     def __enter__(self) -> _Transaction:
-        self.conn.execute(self.begin)
+        self.conn = self.store._take()
+        try:
+            self.conn.execute(self.begin)
+        except BaseException:
+            self.conn.close()
+            raise
         return self
 
     def execute(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
-    def executescript(self, sql: str) -> None:
-        self.conn.executescript(sql)
-
     def __exit__(self, kind, value, tb) -> None:
-        if kind is None or self.commit_anyway:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+        try:
+            self.conn.execute("COMMIT" if kind is None or self.commit_anyway else "ROLLBACK")
+        except BaseException:
+            self.conn.close()
+            raise
+        self.store._give(self.conn)

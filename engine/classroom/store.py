@@ -27,6 +27,7 @@ understands. Pure Python: no streamlit here.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import hmac
 import io
@@ -37,6 +38,7 @@ import secrets
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Mapping
 
 from engine import limits
 
@@ -89,6 +91,31 @@ class QuestionSummary:
     question: Question
     counts: tuple[tuple[int, ...], ...]      # per round, answers per option
     correct_share: tuple[float | None, ...]  # per round (None without a right answer or no answers)
+
+
+class StoreUnavailable(ValueError):
+    """The store itself failed (Redis unreachable, the SQLite file not writable): a sentence, never a traceback."""
+
+
+def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
+    """Class decorator: the public methods turn the backend's own failures (`errors`) into StoreUnavailable."""
+    def decorate(cls):
+        for name in ("create_class", "state", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
+                     "vote_again", "show_live", "counts", "summary", "end"):
+            setattr(cls, name, _guarded(getattr(cls, name), errors, where))
+        return cls
+    return decorate
+
+
+def _guarded(method, errors, where):
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except errors as error:
+            raise StoreUnavailable(f"The class store ({where}) is not answering, so nothing was saved: try again in "
+                                   f"a moment, or tell whoever runs this server ({type(error).__name__}).") from error
+    return call
 
 
 # --- codes, keys and checks shared by both stores ------------------------------------------
@@ -363,11 +390,13 @@ def summary_csv(summaries: list[QuestionSummary]) -> str:
     return out.getvalue()
 
 
-def data_folder() -> Path:
-    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder."""
-    if os.environ.get(DATA_ENV):
-        return Path(os.environ[DATA_ENV])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+def data_folder(env: Mapping[str, str] | None = None) -> Path:
+    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder
+    (read from `env`, default this process's environment)."""
+    env = os.environ if env is None else env
+    if env.get(DATA_ENV):
+        return Path(env[DATA_ENV])
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "transformer-playground"
 
 
