@@ -24,7 +24,7 @@ import streamlit as st
 from engine import limits
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, open_store, summary_csv
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM
+from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
 
 STUDENT = "class.student"          # this browser session's anonymous id
 JOINED = "class.joined"            # the code this session joined as a student
@@ -40,7 +40,7 @@ SUMMARY = "class.summary"          # the ended class's summary (list of Question
 MY_VOTE = "class.my_vote"          # {(code, question, round): option}: this student's answers
 SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big above the page
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
 
 
 @st.cache_resource(show_spinner=False)
@@ -74,8 +74,13 @@ def _show_error() -> None:
 
 
 def student_id() -> str:
+    """This student's anonymous id: a random one, kept in the link (?sid=) once joined, so that a reload, even
+    onto another server process, is the same student with the same answers (nothing else identifies them)."""
     if STUDENT not in st.session_state:
-        st.session_state[STUDENT] = secrets.token_urlsafe(12)
+        linked = st.query_params.get(STUDENT_PARAM, "")
+        usable = 8 <= len(linked) <= limits.CLASS_MAX_STUDENT_ID_CHARS and linked.replace("-", "").replace(
+            "_", "").isalnum()
+        st.session_state[STUDENT] = linked if usable else secrets.token_urlsafe(12)
     return st.session_state[STUDENT]
 
 
@@ -129,6 +134,7 @@ def go_to(link: str, code: str | None) -> None:
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
+        params[STUDENT_PARAM] = student_id()
     st.switch_page(file, query_params=params)
 
 
@@ -140,6 +146,8 @@ def join(code: str) -> None:
     if state is not None:
         st.session_state[JOINED] = state.code
         st.session_state.setdefault(FOLLOW, True)
+        st.query_params[CLASS_PARAM] = state.code
+        st.query_params[STUDENT_PARAM] = student_id()
 
 
 def _join_from_link() -> None:
@@ -209,8 +217,9 @@ def _student_panel() -> None:
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS):
             st.session_state.pop(name, None)
-        if CLASS_PARAM in st.query_params:
-            del st.query_params[CLASS_PARAM]
+        for name in (CLASS_PARAM, STUDENT_PARAM):
+            if name in st.query_params:
+                del st.query_params[name]
         st.rerun()
 
 
@@ -441,7 +450,7 @@ def _round_controls(state: ClassState) -> None:
                    "the reveal then shows both rounds side by side.")
 
 
-@st.fragment(run_every=limits.CLASS_POLL_S)
+@st.fragment(run_every=limits.CLASS_TEACHER_POLL_S)
 def _teacher_live() -> None:
     if not teaching():
         return
