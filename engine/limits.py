@@ -140,3 +140,7 @@ CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minu
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
+
+# --- class mode: lessons (engine.classroom.lesson) ---
+LESSON_MAX_SCENES = 60               # scenes in one lesson file
+LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads

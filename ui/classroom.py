@@ -24,7 +24,7 @@ import streamlit as st
 from engine import limits
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, open_store, summary_csv
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM
+from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
 
 STUDENT = "class.student"          # this browser session's anonymous id
 JOINED = "class.joined"            # the code this session joined as a student
@@ -40,7 +40,7 @@ SUMMARY = "class.summary"          # the ended class's summary (list of Question
 MY_VOTE = "class.my_vote"          # {(code, question, round): option}: this student's answers
 SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big above the page
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
 
 
 @st.cache_resource(show_spinner=False)
@@ -74,8 +74,13 @@ def _show_error() -> None:
 
 
 def student_id() -> str:
+    """This student's anonymous id: a random one, kept in the link (?sid=) once joined, so that a reload, even
+    onto another server process, is the same student with the same answers (nothing else identifies them)."""
     if STUDENT not in st.session_state:
-        st.session_state[STUDENT] = secrets.token_urlsafe(12)
+        linked = st.query_params.get(STUDENT_PARAM, "")
+        usable = 8 <= len(linked) <= limits.CLASS_MAX_STUDENT_ID_CHARS and linked.replace("-", "").replace(
+            "_", "").isalnum()
+        st.session_state[STUDENT] = linked if usable else secrets.token_urlsafe(12)
     return st.session_state[STUDENT]
 
 
@@ -129,6 +134,7 @@ def go_to(link: str, code: str | None) -> None:
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
+        params[STUDENT_PARAM] = student_id()
     st.switch_page(file, query_params=params)
 
 
@@ -140,6 +146,8 @@ def join(code: str) -> None:
     if state is not None:
         st.session_state[JOINED] = state.code
         st.session_state.setdefault(FOLLOW, True)
+        st.query_params[CLASS_PARAM] = state.code
+        st.query_params[STUDENT_PARAM] = student_id()
 
 
 def _join_from_link() -> None:
@@ -156,6 +164,9 @@ def above_page(url_path: str) -> None:
     """Before the page: join by the link, then the student's question or the teacher's live view (both poll
     the store only while in a class)."""
     st.session_state[PAGE] = url_path
+    going = st.session_state.pop(GO, None)
+    if going is not None and teaching():
+        go_to(going, None)             # a lesson's next or previous scene, before this page draws anything
     _join_from_link()
     _show_error()
     if st.session_state.get(SUMMARY) is not None:
@@ -206,8 +217,9 @@ def _student_panel() -> None:
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS):
             st.session_state.pop(name, None)
-        if CLASS_PARAM in st.query_params:
-            del st.query_params[CLASS_PARAM]
+        for name in (CLASS_PARAM, STUDENT_PARAM):
+            if name in st.query_params:
+                del st.query_params[name]
         st.rerun()
 
 
@@ -316,7 +328,8 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
                         f"Yours was {question.options[mine]}.")
     from ui import charts
 
-    charts.show(answers_chart(question.options, rounds, question.answer), width="content", font_size=font_size)
+    charts.show(answers_chart(question.options, rounds, question.answer), width="content" if teacher_key else "stretch",
+                font_size=font_size)
     if question.explanation:
         st.markdown(question.explanation)
     if question.page != st.session_state.get(PAGE) or not teacher_key:
@@ -338,6 +351,9 @@ def _teacher_panel() -> None:
     st.toggle("Show the join code above the page", key=SHOW_JOIN, value=True)
     st.toggle("Everyone follow me", key=LEAD, value=True,
               help="Students who follow see this page, with these settings, within about 2 s of each change.")
+    state = _call("state", code)
+    if state is not None:
+        _round_controls(state)
     _ask_panel(code, key)
     _lesson_panel(code, key)
     if st.button("End the class", icon=":material/stop_circle:", key="class_end", type="secondary"):
@@ -411,26 +427,30 @@ def _teacher_action(method: str, *args) -> None:
 
 
 def _round_controls(state: ClassState) -> None:
+    """The open question's buttons, in the sidebar (a full run each: the live view above the page polls alone)."""
     if state.question is None or state.ended:
         return
-    columns = st.columns(4)
-    columns[0].toggle("Live histogram", value=state.live, key=f"class.live.{state.question_id}",
-                      on_change=lambda: _teacher_action(
-                          "show_live", bool(st.session_state.get(f"class.live.{state.question_id}"))))
+    st.markdown(f"Question {state.question_id}, round {state.round}: "
+                + ("revealed" if state.revealed else "locked" if state.locked else "open"))
+    live_key = f"class.live.{state.question_id}"
+    st.session_state[live_key] = state.live
+    st.toggle("Live histogram", key=live_key,
+              on_change=lambda: _teacher_action("show_live", bool(st.session_state.get(live_key))),
+              help="Show the answers as they come in (otherwise they stay hidden until the reveal).")
     if not state.revealed:
-        columns[1].button("Unlock" if state.locked else "Lock", key="class_lock",
-                          icon=":material/lock_open:" if state.locked else ":material/lock:",
-                          on_click=_teacher_action, args=("lock", not state.locked))
-        columns[2].button("Reveal", key="class_reveal", icon=":material/visibility:", type="primary",
-                          on_click=_teacher_action, args=("reveal",))
+        st.button("Unlock answers" if state.locked else "Lock answers", key="class_lock",
+                  icon=":material/lock_open:" if state.locked else ":material/lock:",
+                  on_click=_teacher_action, args=("lock", not state.locked))
+        st.button("Reveal", key="class_reveal", icon=":material/visibility:", type="primary",
+                  on_click=_teacher_action, args=("reveal",))
     elif state.round < limits.CLASS_MAX_ROUNDS:
-        columns[3].button("Vote again", key="class_again", icon=":material/replay:", on_click=_teacher_action,
-                          args=("vote_again",),
-                          help="Peer instruction: students talk to a neighbour, then answer again; the reveal "
-                               "shows both rounds side by side.")
+        st.button("Vote again", key="class_again", icon=":material/replay:", on_click=_teacher_action,
+                  args=("vote_again",))
+        st.caption("Vote again: students talk to a neighbour, then answer once more (peer instruction); "
+                   "the reveal then shows both rounds side by side.")
 
 
-@st.fragment(run_every=limits.CLASS_POLL_S)
+@st.fragment(run_every=limits.CLASS_TEACHER_POLL_S)
 def _teacher_live() -> None:
     if not teaching():
         return
@@ -459,7 +479,6 @@ def _teacher_live() -> None:
         st.markdown(" · ".join(f"**{chr(65 + i)}.** {option}" for i, option in enumerate(question.options)))
         status = "revealed" if state.revealed else ("locked" if state.locked else "open")
         st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
-        _round_controls(state)
         if state.revealed:
             _reveal(code, state, question, None, teacher_key=key, font_size=big)
         elif state.live:
@@ -510,6 +529,98 @@ def _summary() -> None:
             st.rerun()
 
 
+LESSON = "class.lesson"             # the lesson this teacher steps through (engine.classroom.lesson.Lesson)
+SCENE = "class.scene"               # the index of the scene on screen
+MY_LESSON = "class.my_lesson"       # the scenes this teacher collected
+GO = "class.go"                     # the scene link the teacher's next run opens
+
+
+def _lesson() -> object:
+    from engine.classroom.lesson import chapter_lesson
+
+    if LESSON not in st.session_state:
+        st.session_state[LESSON] = chapter_lesson()
+    return st.session_state[LESSON]
+
+
+def _step(by: int) -> None:
+    """Next or previous scene: the teacher's page moves there (followers move with it)."""
+    lesson = _lesson()
+    index = min(max(st.session_state.get(SCENE, -1) + by, 0), len(lesson.scenes) - 1)
+    st.session_state[SCENE] = index
+    st.session_state[GO] = lesson.scenes[index].link
+
+
+def _ask_scene() -> None:
+    from engine.classroom.lesson import scene_question
+    from ui import loaders
+
+    lesson, index = _lesson(), st.session_state.get(SCENE)
+    if index is None or not teaching():
+        return
+    scene = lesson.scenes[index]
+    here = st.session_state.get(PAGE) == scene.page
+    try:
+        question = scene_question(scene, page_values() if here else None, loaders)
+    except ValueError as error:
+        st.session_state[ERROR] = str(error)
+        return
+    code, key = teaching()
+    _remember_error("ask", code, key, question)
+
+
+def _load_lesson() -> None:
+    from engine.classroom.lesson import parse_lesson
+
+    file = st.session_state.get("class.lesson_file")
+    if file is None:
+        return
+    try:
+        st.session_state[LESSON] = parse_lesson(file.getvalue())
+        st.session_state.pop(SCENE, None)
+    except ValueError as error:
+        st.session_state[ERROR] = str(error)
+
+
+def _add_scene() -> None:
+    from engine.classroom.lesson import Lesson, Scene, add_scene
+
+    mine = st.session_state.get(MY_LESSON) or Lesson("My lesson", ())
+    title = st.session_state.get("class.scene_title", "").strip() or st.session_state.get(PAGE, "") or "home"
+    try:
+        st.session_state[MY_LESSON] = add_scene(mine, Scene(title, page_link(), 0))
+    except ValueError as error:
+        st.session_state[ERROR] = str(error)
+
+
 def _lesson_panel(code: str, key: str) -> None:
-    """Filled by the lesson part below (engine.classroom.lesson)."""
-    return None
+    """The lesson: scenes stepped with Previous and Next (keys PageUp and PageDown, as a presenter's clicker
+    sends), the scene's question, saving and loading a lesson file."""
+    from engine.classroom.lesson import dump_lesson
+
+    with st.expander("Lesson", icon=":material/slideshow:", expanded=st.session_state.get(SCENE) is not None):
+        lesson = _lesson()
+        index = st.session_state.get(SCENE)
+        st.caption(lesson.title)
+        if index is not None:
+            st.markdown(f"Scene {index + 1} of {len(lesson.scenes)}: **{lesson.scenes[index].title}**")
+        left, right = st.columns(2)
+        left.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
+                    on_click=_step, args=(-1,), disabled=not index)
+        right.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
+                     shortcut="PageDown", on_click=_step, args=(1,),
+                     disabled=index is not None and index >= len(lesson.scenes) - 1)
+        if index is not None:
+            st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
+                      type="primary")
+        st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson)
+        st.text_input("Title of this page as a scene", key="class.scene_title", max_chars=80)
+        st.button("Add this page to my lesson", icon=":material/playlist_add:", key="class_add_scene",
+                  on_click=_add_scene)
+        mine = st.session_state.get(MY_LESSON)
+        if mine is not None and mine.scenes:
+            st.download_button(f"Save my lesson ({len(mine.scenes)} scenes)", dump_lesson(mine),
+                               file_name="lesson.json", mime="application/json", icon=":material/download:",
+                               key="class_save_lesson")
+        st.download_button("Save the lesson above", dump_lesson(lesson), file_name="lesson.json",
+                           mime="application/json", icon=":material/download:", key="class_save_current")
