@@ -162,6 +162,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         procs = [context.Process(target=client_process, args=(port, code, sum(share[:c]), share[c], seed, arrive_s,
                                                               stop_at, idle, queue)) for c in range(clients)]
         for p in procs:
+            p.daemon = True                             # stopped with this process, even on SIGTERM
             p.start()
         # the teacher's page keeps polling while the class joins; joined = the store's count
         await teacher_poll(t, lambda: store.state(code).students >= students or time.time() > ramp_end)
@@ -202,7 +203,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
                 await t.set("class_reveal", True, kind="button")
         await t.set("class_end", True, kind="button")
         for _ in procs:
-            out = await asyncio.to_thread(queue.get, True, stop_at - time.time() + 300)
+            out = await queue_get(queue, stop_at - time.time() + 300)
             result.joined += out["joined"]
             result.votes.extend(out["votes"])
             result.errors.extend(out["errors"])
@@ -214,6 +215,19 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         for p in procs:
             p.join(timeout=60)
         result.counted = counted(store, code)
+
+
+async def queue_get(queue, timeout_s: float):
+    """queue.get without a thread the event loop would wait for on the way out (SIGTERM)."""
+    import queue as queues
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            return queue.get_nowait()
+        except queues.Empty:
+            if time.time() > deadline:
+                raise RuntimeError("the students' processes did not report back in time") from None
+            await asyncio.sleep(0.5)
 
 
 def counted(store, code: str) -> int:

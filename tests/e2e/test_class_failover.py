@@ -116,9 +116,6 @@ async def reload(port: int, page: str, query: str, within_s: float = 90.0):
             await asyncio.sleep(1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="ui/classroom.py keeps the student's anonymous id in st.session_state, which a "
-                   "reload onto another process loses: the student comes back as a new one without their answer "
-                   "(class-interface.md asks classui to keep it in the student's own URL; remove this marker then)")
 def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kept(hall):
     from bench.wsclient import Session
 
