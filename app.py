@@ -11,7 +11,7 @@ import streamlit as st  # noqa: E402
 
 from pathlib import Path  # noqa: E402
 
-from ui import shell, warmup  # noqa: E402
+from ui import classroom, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
@@ -40,7 +40,9 @@ shell.navigation(home_page, pages)     # the same groups as links (ui/shell.py s
 shell.projector_switch()
 warmup.prefetch("every page's first view")  # once per server, in the background (ui/warmup.py)
 try:
+    classroom.above_page(navigation.url_path)   # a class's question or live view; nothing outside a class
     navigation.run()
+    classroom.sidebar()                # after the page: its link is the one a class follows
     shell.qr_code()                    # after the page: its link carries the settings it just mirrored
 finally:
     ui.server.return_freed_memory()

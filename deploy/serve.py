@@ -14,6 +14,9 @@ takes newcomers.
 Ctrl-C or SIGTERM stops everything; children also get SIGTERM if this process is killed.
 With --processes 1 there is nothing to balance: one Streamlit listens on the public port.
 On a laptop `streamlit run app.py` stays the way to run the app.
+The processes get this process's environment: with PLAYGROUND_REDIS_URL set they share classes
+through Redis, else through SQLite in the data folder (PLAYGROUND_DATA), which every process of
+this machine opens (engine.classroom).
 
 `Farm` is the same as a context manager, for the benchmarks (bench/load.py) and the tests.
 """
@@ -308,6 +311,16 @@ def _raise_exit(signum, frame) -> None:
     raise SystemExit(128 + signum)
 
 
+def class_store_sentence(env: dict[str, str]) -> str:
+    """Where the processes keep their classes, as `engine.classroom.store.open_store` will choose."""
+    from engine.classroom import store
+    url = env.get(store.REDIS_URL_ENV, "").strip()
+    if url:
+        return f"Classes are shared through Redis at {url.split('@')[-1]} ({store.REDIS_URL_ENV})."
+    return (f"Classes are shared through SQLite at {store.data_folder(env) / 'classes.sqlite3'} (every process "
+            f"of this machine; set {store.REDIS_URL_ENV} for several machines).")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the app to a lecture hall: N Streamlit processes "
                                                  "behind HAProxy on one port.")
@@ -331,8 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with farm:
             print(f"Serving {args.processes} Streamlit process{'es' if args.processes > 1 else ''} at {farm.url} "
-                  f"(students on the same network: this machine's address, port {args.port}); Ctrl-C stops all.",
-                  flush=True)
+                  f"(students on the same network: this machine's address, port {args.port}); Ctrl-C stops all. "
+                  + class_store_sentence(farm.env), flush=True)
             return farm.serve_forever()
     except KeyboardInterrupt:
         return 130

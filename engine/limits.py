@@ -128,3 +128,27 @@ GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head 
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)
 GRADIO_HEAVY_AT_ONCE = 1         # heavy questions answered at once, all processes of a machine together
 GRADIO_HEAVY_WAITING = 4         # heavy questions waiting in line per process; beyond that a sentence
+
+# --- class mode: predict, vote, reveal (engine.classroom; enforced by the class store) ---
+CLASS_MAX_STUDENTS = 500             # students who may join one class
+CLASS_MAX_QUESTIONS = 200            # questions asked in one class
+CLASS_MAX_ROUNDS = 4                 # rounds of one question (vote again: peer instruction)
+CLASS_MAX_OPEN_PER_SERVER = 200      # classes open at once in one store (one SQLite file or one Redis)
+CLASS_LIFETIME_S = 4 * 3600          # a class ends by itself this long after it started
+CLASS_MAX_ANSWER_CHARS = 120         # one option of a question
+CLASS_MAX_PROMPT_CHARS = 300         # the question's text
+CLASS_MAX_EXPLANATION_CHARS = 600    # the sentence shown at the reveal
+CLASS_MAX_LINK_CHARS = 8_000         # a page link ("attention?x=...") the class follows or a question keeps
+CLASS_MAX_OPTIONS = 6                # options of one question
+CLASS_MIN_OPTIONS = 2
+CLASS_CODE_CHARS = 8                 # a class code: 8 of 32 characters = 40 bits (from `secrets`)
+CLASS_MAX_STUDENT_ID_CHARS = 64      # a student's anonymous id
+CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minute (guessing codes)
+# a student's page asks the store for news this often (a Streamlit fragment rerun costs about 2 ms of
+# server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
+CLASS_POLL_S = 1.5
+CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
+
+# --- class mode: lessons (engine.classroom.lesson) ---
+LESSON_MAX_SCENES = 60               # scenes in one lesson file
+LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads

@@ -97,6 +97,22 @@ def test_the_backends_run_the_app_as_the_dockerfile_does_on_loopback():
     assert farm.ports == [8555] and farm.url == "http://127.0.0.1:8555"
 
 
+def test_serve_passes_the_class_store_setting_to_every_process_and_says_which():
+    farm = serve.Farm(1, port=8555, env={"PLAYGROUND_REDIS_URL": "redis://:secret@cache:6379/0"})
+    assert farm.env["PLAYGROUND_REDIS_URL"] == "redis://:secret@cache:6379/0"
+    sentence = serve.class_store_sentence(farm.env)
+    assert "Redis at cache:6379/0" in sentence and "secret" not in sentence
+    sentence = serve.class_store_sentence({"PLAYGROUND_DATA": "/srv/playground"})
+    assert "SQLite at /srv/playground/classes.sqlite3" in sentence
+
+
+def test_ci_installs_redis_server_for_the_class_store_tests():
+    ci = (ROOT / ".ci" / "run").read_text()
+    install = next(line for line in ci.splitlines() if "apt-get install" in line)
+    assert "redis-server" in install.split()
+    assert "command -v redis-server" in ci, "a machine without redis-server gets it"
+
+
 def test_ci_installs_haproxy():
     ci = (ROOT / ".ci" / "run").read_text()
     install = next(line for line in ci.splitlines() if "apt-get install" in line)
@@ -116,7 +132,7 @@ def health_url_in(test: list[str] | str) -> bool:
 
 def test_compose_runs_the_app_image_twice_behind_haproxy(compose):
     services = compose["services"]
-    apps = sorted(name for name in services if name != "haproxy")
+    apps = sorted(name for name in services if name not in ("haproxy", "redis"))
     assert apps == ["app-1", "app-2"] and [f"{a}:8501" for a in apps] == list(haproxy.COMPOSE_BACKENDS)
     for name in apps:
         app = services[name]
@@ -145,13 +161,18 @@ def test_every_replica_maps_the_prepared_cache_baked_into_the_image():
 
 
 # --- Kubernetes -------------------------------------------------------------------------------
-def manifests() -> dict[str, dict]:
-    found = {}
-    for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
-        for doc in yaml.safe_load_all(path.read_text()):
-            if doc:
-                found[doc["kind"]] = doc | {"_file": path.name}
-    return found
+APP = "transformer-playground"
+REDIS = "transformer-playground-redis"
+
+
+def all_manifests() -> list[dict]:
+    return [doc | {"_file": path.name} for path in sorted((DEPLOY / "k8s").glob("*.yaml"))
+            for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def manifests(name: str = APP) -> dict[str, dict]:
+    """The manifests of one application (the app, or its Redis class store) by kind."""
+    return {doc["kind"]: doc for doc in all_manifests() if doc["metadata"]["name"] == name}
 
 
 def test_every_manifest_validates_against_the_kubernetes_schemas():
@@ -159,7 +180,9 @@ def test_every_manifest_validates_against_the_kubernetes_schemas():
                                    reason="pip install kubernetes-validate (pinned in requirements-test.txt)")
     found = manifests()
     assert set(found) == {"Deployment", "Service", "Ingress", "HorizontalPodAutoscaler"}
-    for kind, doc in found.items():
+    assert set(manifests(REDIS)) == {"Deployment", "Service"}
+    assert len(all_manifests()) == 6
+    for doc in all_manifests():
         resource = {k: v for k, v in doc.items() if k != "_file"}
         validate.validate(resource, K8S_VERSION, strict=True)
     broken = {k: v for k, v in found["Deployment"].items() if k != "_file"}
@@ -219,3 +242,32 @@ def test_the_autoscaler_follows_cpu_on_the_deployment():
     (metric,) = hpa["spec"]["metrics"]
     assert metric["resource"]["name"] == "cpu" and metric["resource"]["target"]["type"] == "Utilization"
     assert hpa["spec"]["minReplicas"] == found["Deployment"]["spec"]["replicas"] < hpa["spec"]["maxReplicas"]
+
+
+# --- the class store shared by every process (engine.classroom) --------------------------------
+def test_compose_shares_one_redis_class_store_between_the_app_processes(compose):
+    services = compose["services"]
+    redis = services["redis"]
+    assert re.fullmatch(r"redis:7\.\d+(\.\d+)?(-alpine)?", redis["image"])
+    assert "ports" not in redis, "Redis is reached inside the compose network only"
+    assert "redis-cli" in " ".join(redis["healthcheck"]["test"])
+    for name in ("app-1", "app-2"):
+        app = services[name]
+        assert app["environment"]["PLAYGROUND_REDIS_URL"] == "redis://redis:6379/0"
+        assert app["depends_on"]["redis"]["condition"] == "service_healthy"
+
+
+def test_kubernetes_runs_one_redis_that_every_app_replica_reaches():
+    redis = manifests(REDIS)
+    deployment, service = redis["Deployment"], redis["Service"]
+    assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= pod_labels.items()
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert {p["containerPort"] for p in container["ports"]} == {6379} and service["spec"]["ports"][0]["port"] == 6379
+    assert not set(pod_labels.items()) & set(manifests()["Service"]["spec"]["selector"].items()), \
+        "the app's Service must not select the Redis pod"
+    (app,) = manifests()["Deployment"]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e["value"] for e in app["env"]}
+    assert env["PLAYGROUND_REDIS_URL"] == f"redis://{service['metadata']['name']}:6379/0"
+

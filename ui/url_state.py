@@ -22,7 +22,10 @@ import streamlit as st
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
-APP_PARAMS = (PRESENT_PARAM,)  # the app's own URL parameters: every page keeps them in its link
+CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
+STUDENT_PARAM = "sid"       # a joined student's anonymous id: a reload (another server process) is the same student
+# the app's own URL parameters: every page keeps them in its link
+APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)
 
 
 def _default_dump(value: Any) -> str:

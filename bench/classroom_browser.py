@@ -1,0 +1,276 @@
+"""bench.classroom --level browser: the class in real Streamlit sessions (the app's websocket protocol).
+
+P server processes behind HAProxy (deploy.serve's Farm) share the store under test. One teacher session
+starts a class with the sidebar's button, reads its code from the page, changes page (everyone follows),
+asks a question of its own through the "Ask the class" widgets, watches the answers on its live view
+(its own timer), reveals, votes again. N student sessions, spread over two client processes, open the
+join link (`/?class=CODE`), poll with the timers their pages register (as the browser does: a fragment
+rerun every run_every seconds), answer each new round through the page's radio (a fragment rerun, as a
+click in the browser sends), and follow the teacher.
+"""
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import random
+import re
+import tempfile
+import time
+
+from bench.classroom import CHANGE_SHARE, QUESTION_CAP_S, THINK_S, Result, StoreSetup, Vote, cpu_seconds
+from bench.load import Meter, warm_up_all
+from engine import limits
+from bench.wsclient import ProtocolError, Session, widget_state
+from deploy.serve import Farm
+
+HOST = "127.0.0.1"
+JOIN_PAGE = ""                       # the join link opens the home page
+PAGES = ("attention", "context", "attention")   # where the teacher takes the class, one per question
+OPTIONS = ("crane", "by", "the", "lake")
+ANSWER_KEY = "class.answer."
+ANSWERED = re.compile(r"\*\*(\d+)\*\* of (\d+) answered")
+CODE = re.compile(r"Class code \*\*([A-Z0-9]{8})\*\*")
+TIMEOUT_S = 180.0
+BASELINE_S = 10.0                    # the idle server with nobody connected, measured first
+
+
+# --- students (in client processes) ------------------------------------------------------------------
+def fragment_of(s: Session, widget_id: str) -> str:
+    for fragment, element in s.shown.values():
+        kind = element.WhichOneof("type")
+        if kind and getattr(getattr(element, kind), "id", None) == widget_id:
+            return fragment
+    return ""
+
+
+async def student(index: int, port: int, code: str, seed: int, arrive_s: float, stop_at: float,
+                  out: dict) -> None:
+    rng = random.Random(seed * 100_003 + index)
+    await asyncio.sleep(rng.uniform(0, arrive_s))
+    votes: list[Vote] = []
+    pages: list[tuple[float, str]] = []
+    answered: set[str] = set()
+    due: list[tuple[float, str, int, bool]] = []        # (when, widget key, option, first)
+    try:
+        async with Session(HOST, port, timeout=TIMEOUT_S) as s:
+            run = await s.open(JOIN_PAGE, f"class={code}")
+            out["joined"] += 1
+            last_page = s.page
+            next_poll = {f: time.time() + interval for f, interval in s.auto_reruns.items()}
+            while time.time() < stop_at:
+                for key in [w.key for w in run.widgets.values()
+                            if w.key.startswith(ANSWER_KEY) and not w.proto.disabled and w.key not in answered]:
+                    answered.add(key)
+                    when = time.time() + rng.uniform(*THINK_S)
+                    option = rng.randrange(len(OPTIONS))
+                    due.append((when, key, option, True))
+                    if rng.random() < CHANGE_SHARE:
+                        due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS), False))
+                if any("has ended" in t for t in run.infos):
+                    break
+                next_poll = {f: next_poll.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
+                soonest = min([*next_poll.values(), *(d[0] for d in due), stop_at])
+                await asyncio.sleep(max(0.0, soonest - time.time()))
+                now = time.time()
+                ready = [d for d in due if d[0] <= now]
+                if ready:
+                    when, key, option, first = ready[0]
+                    due.remove(ready[0])
+                    widget = s.find(key, kind="radio")
+                    if widget is None or widget.proto.disabled:
+                        continue
+                    _, _, qid, round_ = key.rsplit(".", 3)
+                    s.states[widget.id] = widget_state(widget, option)
+                    before = set(run.errors + run.exceptions)
+                    sent = time.time()
+                    run = await s.rerun(fragment_of(s, widget.id))
+                    problems = [e for e in run.errors + run.exceptions if e not in before]
+                    votes.append(Vote(sent, int(qid), int(round_), first, not problems,
+                                      "; ".join(problems) or repr((run.errors, run.exceptions))))
+                else:
+                    fragment = min(next_poll, key=next_poll.get) if next_poll else None
+                    if fragment is None:
+                        continue
+                    next_poll[fragment] += s.auto_reruns.get(fragment, 1.0)
+                    run = await s.rerun(fragment, auto=True)
+                if s.page != last_page:
+                    last_page = s.page
+                    pages.append((time.time(), s.page))
+    except (ProtocolError, OSError) as error:
+        out["errors"].append(f"student {index}: {error}")
+    out["votes"].extend(votes)
+    out["pages"].extend(pages)
+
+
+def client_process(port: int, code: str, first: int, count: int, seed: int, arrive_s: float, stop_at: float,
+                   idle: tuple[float, float], queue) -> None:
+    out = {"joined": 0, "votes": [], "pages": [], "errors": []}
+
+    async def main():
+        cpu = {}
+
+        async def meter():
+            for j, edge in enumerate(idle):
+                await asyncio.sleep(max(0.0, edge - time.time()))
+                cpu[j] = time.process_time()
+        tasks = [student(first + i, port, code, seed, arrive_s, stop_at, out) for i in range(count)]
+        await asyncio.gather(meter(), *tasks)
+        out["client_idle_cpu_s"] = cpu.get(1, 0) - cpu.get(0, 0)
+    asyncio.run(main())
+    queue.put(out)
+
+
+# --- the teacher (this process) -----------------------------------------------------------------------
+async def teacher_poll(t: Session, until, record=None) -> None:
+    """The teacher's live view on its own timers until `until()`; `record(answered)` after each."""
+    next_poll = {f: time.time() + i for f, i in t.auto_reruns.items()}
+    while not until():
+        next_poll = {f: next_poll.get(f, time.time() + i) for f, i in t.auto_reruns.items()}
+        if not next_poll:
+            await asyncio.sleep(0.2)
+            continue
+        fragment = min(next_poll, key=next_poll.get)
+        await asyncio.sleep(max(0.0, next_poll[fragment] - time.time()))
+        next_poll[fragment] += t.auto_reruns.get(fragment, 1.0)
+        run = await t.rerun(fragment, auto=True)
+        if record is not None:
+            found = [ANSWERED.search(text) for text in run.texts]
+            numbers = [int(m.group(1)) for m in found if m]
+            if numbers:
+                record(numbers[0])
+
+
+async def class_run(port: int, store, students: int, questions: int, idle_s: float, seed: int,
+                    result: Result, meter: Meter) -> None:
+    t = Session(HOST, port, timeout=TIMEOUT_S)
+    async with t:
+        await t.open(JOIN_PAGE)
+        run = await t.set("class_start", True, kind="button")
+        codes = [m.group(1) for text in run.texts for m in [CODE.search(text)] if m]
+        if not codes:
+            raise RuntimeError("the teacher's page shows no class code after 'Start a class'")
+        code = codes[0]
+        arrive_s = max(10.0, students / 5)
+        ramp_end = time.time() + arrive_s + 30
+        idle = (ramp_end, ramp_end + idle_s)
+        stop_at = idle[1] + questions * (QUESTION_CAP_S + 30) + 120
+        context = multiprocessing.get_context("spawn")
+        queue = context.Queue()
+        clients = 2 if students >= 20 else 1
+        share = [students // clients + (1 if c < students % clients else 0) for c in range(clients)]
+        procs = [context.Process(target=client_process, args=(port, code, sum(share[:c]), share[c], seed, arrive_s,
+                                                              stop_at, idle, queue)) for c in range(clients)]
+        for p in procs:
+            p.daemon = True                             # stopped with this process, even on SIGTERM
+            p.start()
+        # the teacher's page keeps polling while the class joins; joined = the store's count
+        await teacher_poll(t, lambda: store.state(code).students >= students or time.time() > ramp_end)
+        await teacher_poll(t, lambda: time.time() >= idle[0])
+        cpu0 = meter.cpu_seconds()
+        store_cpu0 = result_store_cpu(result)
+        await teacher_poll(t, lambda: time.time() >= idle[1])
+        result.idle_cpu_s = meter.cpu_seconds() - cpu0
+        result.teacher_poll_s = min(t.auto_reruns.values(), default=float("nan"))
+        result.student_poll_s = limits.CLASS_POLL_S
+        result.idle_store_cpu_s = result_store_cpu(result) - store_cpu0
+        result.idle_wall_s = idle_s
+        follow_log: list[tuple[float, str]] = []
+        for i in range(questions):
+            page = PAGES[i % len(PAGES)]
+            await t.open(page, f"class_bench={i}")      # everyone follow me: the teacher's link changes
+            follow_log.append((time.time(), page))      # published at the end of the teacher's run (the sidebar)
+            await teacher_poll(t, lambda s=time.time(): time.time() > s + 5)
+            await t.set("class.free_prompt", f"Bench question {i + 1}: which key gets the largest weight?")
+            await t.set("class.free_options", "\n".join(OPTIONS))
+            await t.set("class.free_answer", 1 + i % len(OPTIONS))
+            await t.set("class_ask_free", True, kind="button")
+            state = store.state(code)
+            for r in range(1, (2 if i == 1 else 1) + 1):
+                if r > 1:
+                    await t.set("class_again", True, kind="button")
+                    state = store.state(code)
+                qid, round_ = state.question_id, state.round
+                seen = {"n": 0}
+                deadline = time.time() + QUESTION_CAP_S
+
+                def record(n, qid=qid, round_=round_, seen=seen):
+                    seen["n"] = n
+                    result.projector.append((time.time(), qid, round_, n))
+                await teacher_poll(t, lambda: seen["n"] >= students or time.time() > deadline, record)
+                late = time.time() + 3
+                await teacher_poll(t, lambda: time.time() > late, record)
+                await t.set("class_reveal", True, kind="button")
+        await t.set("class_end", True, kind="button")
+        for _ in procs:
+            out = await queue_get(queue, stop_at - time.time() + 300)
+            result.joined += out["joined"]
+            result.votes.extend(out["votes"])
+            result.errors.extend(out["errors"])
+            result.client_idle_cpu_s += out["client_idle_cpu_s"]
+            for seen_at, page in out["pages"]:
+                asked = [at for at, p in follow_log if p == page and at <= seen_at]
+                if asked:
+                    result.follow_delays.append(seen_at - max(asked))
+        for p in procs:
+            p.join(timeout=60)
+        result.counted = counted(store, code)
+
+
+async def queue_get(queue, timeout_s: float):
+    """queue.get without a thread the event loop would wait for on the way out (SIGTERM)."""
+    import queue as queues
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            return queue.get_nowait()
+        except queues.Empty:
+            if time.time() > deadline:
+                raise RuntimeError("the students' processes did not report back in time") from None
+            await asyncio.sleep(0.5)
+
+
+def counted(store, code: str) -> int:
+    """Every counted answer of every revealed round (the reveal lets anyone read them)."""
+    total, qid = 0, 1
+    while True:
+        try:
+            store.counts(code, qid, 1)
+        except ValueError:
+            return total
+        r = 1
+        while True:
+            try:
+                total += sum(store.counts(code, qid, r))
+            except ValueError:
+                break
+            r += 1
+        qid += 1
+
+
+def result_store_cpu(result: Result) -> float:
+    return cpu_seconds(result.store_pids)
+
+
+def run_browser_level(kind: str, students: int, processes: int, questions: int, idle_s: float, seed: int,
+                      port: int) -> Result:
+    setup = StoreSetup(kind)
+    result = Result(kind, "browser", students, processes)
+    result.store_pids = setup.server_pids()
+    locks = tempfile.TemporaryDirectory(prefix="bench-classroom-locks-")
+    env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name}
+    try:
+        with Farm(processes, port=port, first_backend_port=port + 1, address=HOST, env=env) as farm, \
+                Meter(farm) as meter:
+            asyncio.run(warm_up_all(farm.ports, {JOIN_PAGE, *PAGES}))
+            meter.settle()
+            cpu0 = meter.cpu_seconds()
+            time.sleep(BASELINE_S)
+            result.baseline_cpu_s = (meter.cpu_seconds() - cpu0) * idle_s / BASELINE_S
+            store = setup.open()
+            asyncio.run(class_run(port, store, students, questions, idle_s, seed, result, meter))
+            store.close()
+    finally:
+        setup.close()
+        locks.cleanup()
+    return result

@@ -1,0 +1,714 @@
+"""Prediction questions about the example on screen, one to three per page, answered by the engine.
+
+A teacher clicks "Ask the class" on a page; the page's state (its link's values, `{"n": "3", ...}`)
+goes to `questions_for(page, values, sources)`, which builds each question from those values and
+computes its answer with the same engine functions the page calls, never a hand-typed one. Students
+predict, then the reveal shows the page's own chart that explains the answer.
+
+`sources` gives the heavy objects and the cached results a page already computed: the Streamlit app
+passes its `ui.loaders` module (one cache per server), a notebook or a test passes `EngineSources()`,
+which loads the same things straight from the engine. Both answer the same calls
+(`sources.ngram_counts(source, level, own_text)`, `sources.pretrained_head_effects(name, text, target,
+mode)`, ...), so a question never loads a model the page has not.
+
+Options come in a natural order (positions, numbers, names), not best first; where the engine's
+numbers tie at the top, "two or more tie" is an option and may be the answer.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Callable, Mapping, Sequence
+from urllib.parse import urlencode
+
+import numpy as np
+
+from engine import limits
+from engine.classroom.store import Question
+
+Values = Mapping[str, str]
+TIE = "Two or more tie for first"
+TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
+LOOP_HORIZON = 200            # the n-gram question: does the sample loop within this many tokens?
+LOOP_MIN_TOKENS = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop
+VARIETY_TAUS = (0.2, 1.0, 1.8)                                 # the Generate page's question compares these
+VARIETY_LENGTH = 200                                           # characters sampled at each temperature
+MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
+
+
+# --- reading the link's values ---------------------------------------------------------------------
+
+def _text(values: Values, name: str, default: str) -> str:
+    value = values.get(name)
+    return default if value is None else str(value)
+
+
+def _int(values: Values, name: str, default: int) -> int:
+    try:
+        return int(float(values[name]))
+    except (KeyError, TypeError, ValueError):
+        return default
+
+
+def _float(values: Values, name: str, default: float) -> float:
+    try:
+        value = float(values[name])
+    except (KeyError, TypeError, ValueError):
+        return default
+    return value if math.isfinite(value) else default
+
+
+def _bool(values: Values, name: str, default: bool) -> bool:
+    raw = str(values.get(name, "")).strip().lower()
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    return default
+
+
+def _quote(text: str) -> str:
+    """A token or text as an option shows it: quoted, spaces kept visible, cut to MAX_LABEL."""
+    shown = text.replace("\n", "\u21b5")
+    if len(shown) > MAX_LABEL:
+        shown = shown[:MAX_LABEL - 1] + "\u2026"
+    return f"'{shown}'"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.3f}"
+
+
+def _top_choice(labels: Sequence[str], scores: Sequence[float], *, keep: int = 4,
+                tolerance: float = 0.0) -> tuple[tuple[str, ...], int, list[int]]:
+    """Options for "which one scores highest?": the `keep` best (in their given order), plus TIE when
+    they are more than two; the answer (TIE's index when the best are within `tolerance`), and the
+    indices of the leaders."""
+    values = np.asarray(scores, dtype=float)
+    best = float(values.max())
+    leaders = [i for i in range(len(values)) if values[i] >= best - tolerance]
+    ranked = sorted(range(len(values)), key=lambda i: (-values[i], i))
+    kept = sorted(ranked[:keep])                                     # the leaders come first in `ranked`
+    options = [labels[i] for i in kept]
+    with_tie = len(kept) > 2 or len(leaders) > 1
+    if with_tie:
+        options.append(TIE)
+    answer = len(options) - 1 if len(leaders) > 1 else kept.index(leaders[0])
+    return tuple(options), answer, leaders
+
+
+def _numbers(correct: int, wrong: Sequence[int]) -> tuple[tuple[str, ...], int]:
+    """The right count and the computed wrong ones (distinct, positive), smallest first."""
+    choices = sorted({int(correct), *(int(w) for w in wrong if int(w) > 0)})
+    return tuple(_number(c) for c in choices), choices.index(int(correct))
+
+
+# --- where heavy things come from ------------------------------------------------------------------
+
+class EngineSources:
+    """The heavy objects and results questions read, loaded straight from the engine (a notebook, a test).
+    The app passes `ui.loaders` instead, whose functions have these names and arguments and share the
+    pages' caches."""
+
+    @functools.lru_cache(maxsize=None)
+    def tokenized(self, source: str, level: str, own_text: str | None):
+        from engine import prepare
+        from engine.corpus import ALL_PLAYS, source_split
+        from engine.tokenizers import id_array, tokenizer_for
+
+        if source == ALL_PLAYS and own_text is None:
+            return prepare.corpus_tokens(level)
+        train, validation = source_split(source, own_text)
+        tokenizer = tokenizer_for(level, train, validation)
+        return (tokenizer, id_array(tokenizer.encode(train), tokenizer.vocab_size),
+                id_array(tokenizer.encode(validation), tokenizer.vocab_size))
+
+    @functools.lru_cache(maxsize=None)
+    def ngram_counts(self, source: str, level: str, own_text: str | None):
+        from engine import prepare
+        from engine.corpus import ALL_PLAYS
+        from engine.ngram import count_ngrams
+
+        if source == ALL_PLAYS and own_text is None:
+            return prepare.corpus_counts(level)
+        tokenizer, train, _ = self.tokenized(source, level, own_text)
+        return count_ngrams(train, min(limits.MAX_NGRAM_ORDER, max(train.size, 1)), tokenizer.vocab_size)
+
+    @functools.lru_cache(maxsize=None)
+    def held_out(self, source: str, level: str, own_text: str | None):
+        from engine import prepare
+        from engine.corpus import ALL_PLAYS
+        from engine.ngram import held_out_rows
+
+        if source == ALL_PLAYS and own_text is None:
+            return prepare.corpus_held_out(level)
+        counts = self.ngram_counts(source, level, own_text)
+        return held_out_rows(counts, self.tokenized(source, level, own_text)[2], range(1, counts.max_order + 1))
+
+    @functools.lru_cache(maxsize=None)
+    def gpt2_tokenizer(self):
+        from engine.tokenizers import gpt2_tokenizer
+
+        return gpt2_tokenizer()
+
+    @functools.lru_cache(maxsize=None)
+    def glove(self):
+        from engine.prepare import glove
+
+        return glove()
+
+    def _model(self, name: str):
+        from engine import pretrained
+
+        models = pretrained.available_models()
+        if name not in models:
+            raise ValueError(f"There is no model called {name!r} here.")
+        return pretrained.load(models[name])
+
+    @functools.lru_cache(maxsize=None)
+    def pretrained_heads(self, name: str, text: str, max_tokens: int):
+        return self._model(name).forward_text(text, max_tokens=max_tokens, all_logits=False)
+
+    @functools.lru_cache(maxsize=None)
+    def pretrained_head_types(self, name: str, text: str, max_tokens: int):
+        from engine import heads, prepare, pretrained
+
+        result = self.pretrained_heads(name, text, max_tokens)
+        return heads.score_heads(result.weights, result.ids,
+                                 induction=prepare.induction_scores(pretrained.available_models()[name]))
+
+    @functools.lru_cache(maxsize=None)
+    def pretrained_head_effects(self, name: str, text: str, target: str, mode: str):
+        from engine import interventions
+
+        return interventions.head_effects(self._model(name), text, target, mode=mode)
+
+    @functools.lru_cache(maxsize=None)
+    def pretrained_logit_lens(self, name: str, text: str, target: str, k: int):
+        from engine import interventions
+
+        return interventions.logit_lens(self._model(name), text, k=k, target=target)
+
+    @functools.lru_cache(maxsize=None)
+    def char_ngrams(self) -> dict:
+        from engine.corpus import ALL_PLAYS
+        from engine.ngram import NGramModel
+
+        tokenizer = self.tokenized(ALL_PLAYS, "characters", None)[0]
+        counts = self.ngram_counts(ALL_PLAYS, "characters", None)
+        return {n: NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in (2, 3, 4, 5)}
+
+    @functools.lru_cache(maxsize=None)
+    def fixed_ladder(self):
+        from engine import prepare
+
+        return prepare.model_ladder(lambda: prepare.shipped_model()[0])
+
+    @functools.lru_cache(maxsize=None)
+    def bundled_picture(self, name: str):
+        from engine import patches
+
+        return patches.bundled_picture(name)
+
+
+# --- Tokens & next-token prediction ---------------------------------------------------------------
+TOKENS_PROMPT = "Mary had a little"
+TOKENS_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
+               "the lamb was sure to go.")
+
+
+def tokens_next(values: Values, sources) -> Question:
+    from engine.corpus import ALL_PLAYS
+    from engine.ngram import NGramModel, prompt_ids
+    from engine.tokenizers import token_text
+
+    level, n = _text(values, "level", "words"), _int(values, "n", 3)
+    smoothing, prompt = _text(values, "smoothing", "kneser-ney"), _text(values, "prompt", TOKENS_PROMPT)
+    tokenizer = sources.tokenized(ALL_PLAYS, level, None)[0]
+    model = NGramModel.from_counts(sources.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
+    top = model.distribution(prompt_ids(tokenizer, prompt)).top(4)
+    texts = [token_text(tokenizer, i) for i, _, _ in top]
+    order = sorted(range(len(top)), key=lambda j: texts[j])          # alphabetical: the best is not always first
+    options, answer, leaders = _top_choice([_quote(texts[j]) for j in order], [top[j][1] for j in order])
+    best = order[leaders[0]]
+    return Question("tokens", f"After {_quote(prompt[-60:])}, which next token does the {n}-gram model "
+                              f"({level}, counted on Shakespeare) rank first?", options, answer,
+                    f"P({_quote(texts[best])}) = {top[best][1]:.3f}, the largest; the bars on the page show the "
+                    f"{len(top)} best.")
+
+
+def tokens_gpt2(values: Values, sources) -> Question:
+    text = _text(values, "text", TOKENS_TEXT)
+    words = re.findall(r"[A-Za-z]+", text)
+    if not words:
+        raise ValueError("The text has no word made of letters to ask about.")
+    gpt2 = sources.gpt2_tokenizer()
+    split = {word: gpt2.tokens(" " + word) for word in dict.fromkeys(words)}
+    word = max(split, key=lambda w: (len(split[w]), len(w)))        # the word cut into most pieces, then longest
+    pieces = split[word]
+    count = len(pieces)
+    top = max(4, count)
+    options = tuple(str(i) for i in range(top - 3, top + 1))
+    return Question("tokens", f"Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
+                    options, options.index(str(count)),
+                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".")
+
+
+# --- N-gram sampler ---------------------------------------------------------------------------------
+
+def _ngram_model(values: Values, sources):
+    from engine.corpus import ALL_PLAYS, OWN_TEXT
+    from engine.ngram import NGramModel
+
+    source, level = _text(values, "source", ALL_PLAYS), _text(values, "level", "words")
+    if source == OWN_TEXT:
+        raise ValueError("A text of your own is not in the link: pick a play to ask about.")
+    n, smoothing, k = _int(values, "n", 3), _text(values, "smoothing", "kneser-ney"), _float(values, "k", 1.0)
+    tokenizer = sources.tokenized(source, level, None)[0]
+    model = NGramModel.from_counts(sources.ngram_counts(source, level, None), n, smoothing, k, tokenizer)
+    return source, level, n, smoothing, tokenizer, model
+
+
+def ngram_loop(values: Values, sources) -> Question:
+    from engine.ngram import find_loop, prompt_ids
+
+    _, level, n, _, tokenizer, model = _ngram_model(values, sources)
+    tau, seed = _float(values, "temperature", 0.2), _int(values, "seed", 0)
+    prompt = prompt_ids(tokenizer, _text(values, "prompt", ""))
+    ids = model.sample(LOOP_HORIZON, seed=seed, temperature=tau, prompt=prompt)
+    loop = find_loop(ids, min_length=LOOP_MIN_TOKENS.get(level, 8))
+    options = ("Yes: it falls into a loop", "No: no loop within 200 tokens")
+    why = (f"From token {loop.start} on, a cycle of {loop.period} token(s) repeats {loop.repeats:.1f} times "
+           f"({loop.end - loop.start} tokens)." if loop is not None else
+           f"No stretch of {LOOP_MIN_TOKENS.get(level, 8)} or more tokens repeats in the {LOOP_HORIZON} sampled.")
+    return Question("ngram", f"The {n}-gram model ({level}) samples {LOOP_HORIZON} tokens at temperature "
+                             f"\u03c4 = {tau:g}, seed {seed}. Does the sample fall into a loop?",
+                    options, 0 if loop is not None else 1, why)
+
+
+def ngram_held_out(values: Values, sources) -> Question:
+    source, level, _, smoothing, _, _ = _ngram_model(values, sources)
+    rows = [row for row in sources.held_out(source, level, None) if row.smoothing == smoothing]
+    if len(rows) < 2:
+        raise ValueError("There are not two orders n to compare for this smoothing.")
+    rows.sort(key=lambda row: row.n)
+    options, answer, leaders = _top_choice([f"n = {row.n}" for row in rows], [-row.bits for row in rows],
+                                           keep=5)   # five and a tie option: at most six
+    best = rows[leaders[0]]
+    return Question("ngram", f"With {smoothing} smoothing ({level}), which n scores the fewest bits per token "
+                             "on held-out text?", options, answer,
+                    f"n = {best.n}: {best.bits:.2f} bits per token; the held-out chart on the page shows every n.")
+
+
+# --- Embedding explorer -----------------------------------------------------------------------------
+
+def embeddings_analogy(values: Values, sources) -> Question:
+    from engine.embeddings import solve_analogy
+
+    a, b, c = _text(values, "a", "france"), _text(values, "b", "paris"), _text(values, "c", "italy")
+    method, vocab = _text(values, "method", "3cosadd"), _int(values, "vocab", 50_000)
+    result = solve_analogy(sources.glove(), a, b, c, k=4, method=method, vocab_size=vocab)
+    order = sorted(range(len(result.words)), key=lambda j: result.words[j])
+    options, answer, leaders = _top_choice([result.words[j] for j in order],
+                                           [float(result.scores[j]) for j in order])
+    best = order[leaders[0]]
+    return Question("embeddings", f"{a} : {b} :: {c} : ?  Which word comes first ({method}, "
+                                  f"{vocab:,} words)?", options, answer,
+                    f"{result.words[best]} scores {float(result.scores[best]):.3f}; the others: "
+                    + ", ".join(f"{w} {float(s):.3f}" for w, s in zip(result.words, result.scores)
+                                if w != result.words[best]) + ".")
+
+
+# --- Context: window vs attention --------------------------------------------------------------------
+CONTEXT_SENTENCE = "crane by the lake"
+
+
+def _context(values: Values):
+    from engine.attention import attention
+    from engine.handvectors import sentence_vectors
+
+    tokens, X, _ = sentence_vectors(_text(values, "sentence", CONTEXT_SENTENCE))
+    t = min(max(_int(values, "query", 0), 0), len(tokens) - 1)
+    return tokens, X, t, attention(X, X, X, scale=_bool(values, "scaled", True))
+
+
+def context_reach(values: Values, sources) -> Question:
+    from engine.attention import window_weights
+
+    tokens, X, t, attended = _context(values)
+    others = [j for j in range(len(tokens)) if j != t]
+    if not others:
+        raise ValueError("The sentence has one word: no window to widen.")
+    target = next((j for j in others if tokens[j] == "lake"), None)
+    if target is None:
+        target = max(others, key=lambda j: attended.weights[t, j])
+    reach = next(k for k in range(len(tokens)) if window_weights(len(tokens), k)[t, target] > 0)
+    low = max(0, min(reach - 2, len(tokens) - 6))
+    options = tuple(f"k = {k}" for k in range(low, low + 5))
+    share = window_weights(len(tokens), reach)[t, target]
+    return Question("context", f"A window of half-width k around '{tokens[t]}' averages its neighbours. What is "
+                               f"the smallest k whose window reaches '{tokens[target]}'?", options,
+                    options.index(f"k = {reach}"),
+                    f"'{tokens[target]}' is {abs(target - t)} position(s) away, so k = {reach}; the window then gives "
+                    f"it {share:.3f}, as much as every other token inside. Attention gives it "
+                    f"{attended.weights[t, target]:.3f}.")
+
+
+def context_attention(values: Values, sources) -> Question:
+    tokens, X, t, attended = _context(values)
+    row = attended.weights[t]
+    options, answer, leaders = _top_choice([f"{j}: {w}" for j, w in enumerate(tokens)], row, keep=5,
+                                           tolerance=TIE_TOLERANCE)
+    best = leaders[0]
+    return Question("context", f"Attention: which token gets the largest weight from '{tokens[t]}' "
+                               "(itself included)?", options, answer,
+                    f"'{tokens[best]}' gets {row[best]:.3f}; the bars on the page compare it with the window's "
+                    "equal shares.")
+
+
+# --- Attention calculator ----------------------------------------------------------------------------
+
+def _calculator(values: Values, *, scale: bool | None = None):
+    from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
+    from engine.textmatrix import format_matrix, parse_matrix
+
+    labels, X = parse_matrix(_text(values, "x", format_matrix(CHAPTER_X, CHAPTER_TOKENS)), what="X")
+    labels = [name or f"token {i}" for i, name in enumerate(labels)]
+    q = min(max(_int(values, "query", 0), 0), len(labels) - 1)
+    scaled = _bool(values, "scaled", True) if scale is None else scale
+    result = self_attention(X, scale=scaled, causal=_bool(values, "causal", False))
+    return labels, q, result
+
+
+def _projections_note(values: Values) -> str:
+    return " (queries, keys and values = X: projections off)" if _bool(values, "proj", False) else ""
+
+
+def attention_largest(values: Values, sources) -> Question:
+    labels, q, result = _calculator(values)
+    row = result.weights[q]
+    options, answer, leaders = _top_choice([f"{j}: {name}" for j, name in enumerate(labels)], row, keep=5,
+                                           tolerance=TIE_TOLERANCE)
+    tied = ", ".join(f"'{labels[j]}'" for j in leaders)
+    why = (f"{tied} tie at {row[leaders[0]]:.3f}." if len(leaders) > 1 else
+           f"'{labels[leaders[0]]}' gets {row[leaders[0]]:.3f}, the largest in row {q} of alpha.")
+    return Question("attention", f"Query '{labels[q]}': which key gets the largest attention weight"
+                                 f"{_projections_note(values)}?", options, answer,
+                    why + " The heatmap of alpha on the page shows the whole row.")
+
+
+def attention_scaling(values: Values, sources) -> Question:
+    scaled = _bool(values, "scaled", True)
+    labels, q, now = _calculator(values)
+    _, _, other = _calculator(values, scale=not scaled)
+    before, after = float(now.weights[q].max()), float(other.weights[q].max())
+    options = ("It rises", "It falls", "It stays the same")
+    answer = 2 if abs(after - before) < TIE_TOLERANCE else (0 if after > before else 1)
+    switch = "off" if scaled else "on"
+    return Question("attention", f"Turn the 1/sqrt(d_k) scaling {switch}: what happens to the largest weight of "
+                                 f"query '{labels[q]}' (now {before:.3f})?", options, answer,
+                    f"It becomes {after:.3f}: dividing the scores by sqrt(d_k) = {math.sqrt(now.d_k):.3f} flattens "
+                    "the softmax; without it the scores are larger and the weights sharper.")
+
+
+# --- Multi-head attention ----------------------------------------------------------------------------
+
+def multi_head_parameters(values: Values, sources) -> Question:
+    from engine.attention import attention_cost
+
+    T, d, h = _int(values, "cost_T", 1024), _int(values, "cost_d", 768), _int(values, "cost_h", 12)
+    cost = attention_cost(T, d, h)
+    wide = attention_cost(T, d, h, d_head=d)
+    options, answer = _numbers(cost.params, [cost.params_qkv, wide.params, cost.params // h, cost.params + 4 * d])
+    return Question("multi-head", f"One attention layer with d = {d} and h = {h} heads of width d/h = "
+                                  f"{cost.d_head}: how many parameters (W_Q, W_K, W_V and W_O, no biases)?",
+                    options, answer,
+                    f"3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {cost.params:,}, whatever h: splitting into heads "
+                    f"costs nothing extra (h heads each as wide as d would need {wide.params:,}).")
+
+
+# --- Head viewer and Inside the model (SmolLM2; the pages' cached results) --------------------------
+HEADS_TEXT = "The animal didn't cross the street because it was too tired"
+
+
+def _model_name(values: Values) -> str:
+    from engine.llama import DEFAULT_NAME
+
+    return _text(values, "model", DEFAULT_NAME)
+
+
+def heads_type(values: Values, sources) -> Question:
+    from engine import heads
+
+    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
+    scored = sources.pretrained_head_types(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
+    layer = min(max(_int(values, "layer", 16), 0), scored.n_layer - 1)
+    head = min(max(_int(values, "head", 0), 0), scored.n_head - 1)
+    kind = str(scored.types[layer, head])
+    options = tuple(heads.TYPES)
+    scores = ", ".join(f"{p} {float(scored.scores[p][layer, head]):.2f}" for p in heads.PATTERNS
+                       if not math.isnan(float(scored.scores[p][layer, head])))
+    return Question("heads", f"On this sentence, what kind of head is layer {layer}, head {head}?", options,
+                    options.index(kind), f"Its pattern scores: {scores}. The model view on the page colours every "
+                                         "head by its type.")
+
+
+def heads_last_token(values: Values, sources) -> Question:
+    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
+    result = sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
+    weights = np.asarray(result.weights)
+    layer = min(max(_int(values, "layer", 16), 0), weights.shape[0] - 1)
+    head = min(max(_int(values, "head", 0), 0), weights.shape[1] - 1)
+    row = weights[layer, head, -1]
+    tokens = list(result.tokens)
+    options, answer, leaders = _top_choice([f"{j}: {_quote(tok)}" for j, tok in enumerate(tokens)], row, keep=4,
+                                           tolerance=TIE_TOLERANCE)
+    return Question("heads", f"Layer {layer}, head {head}: which token does the last token, {_quote(tokens[-1])}, "
+                             "look at most?", options, answer,
+                    f"{_quote(tokens[leaders[0]])} gets {row[leaders[0]]:.3f} of the last row's weight; the heatmap "
+                    "of this head on the page shows every row.")
+
+
+def inside_heads(values: Values, sources) -> Question:
+    from engine.intervention_readings import KNOCK_OUT_EXAMPLES, head_label
+
+    text, target, source = next(iter(KNOCK_OUT_EXAMPLES.values()))
+    name = _model_name(values)
+    text, target = _text(values, "ko_text", text), _text(values, "ko_target", target)
+    source = _int(values, "source", source)
+    mode = _text(values, "mode", "zero")
+    effects = sources.pretrained_head_effects(name, text, target, mode)
+    weights = np.asarray(sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS).weights)
+    source = min(max(source, 0), weights.shape[-1] - 1)
+    looked = weights[:, :, -1, source]                               # (L, h): how much the last token reads there
+    by_attention = np.argsort(-looked, axis=None, kind="stable")[:3]
+    n_head = looked.shape[1]
+    top_layer, top_head, _ = effects.ranking(1)[0]
+    candidates = sorted({(int(i // n_head), int(i % n_head)) for i in by_attention} | {(top_layer, top_head)})
+    drops = [-float(effects.effects[layer, head]) for layer, head in candidates]
+    options, answer, leaders = _top_choice([head_label(layer, head) for layer, head in candidates], drops,
+                                           keep=len(candidates))
+    best = candidates[leaders[0]]
+    token = effects.tokens[source] if source < len(effects.tokens) else "?"
+    return Question("inside", f"After {_quote(text[-60:])}, which of these heads matters most for "
+                              f"{_quote(target)}? (Knock each out alone and see P({_quote(target)}) fall.)",
+                    options, answer,
+                    f"Knocking out {head_label(*best)} changes ln P by {effects.effects[best]:+.2f}; "
+                    + "; ".join(f"{head_label(*lh)} reads {_quote(token)} with weight {looked[lh]:.2f}, "
+                                f"effect {effects.effects[lh]:+.2f}" for lh in candidates if lh != best)
+                    + ". Looking at a token is not the same as mattering for the answer.")
+
+
+def inside_lens(values: Values, sources) -> Question:
+    from engine.intervention_readings import LENS_EXAMPLE, LENS_TOP_K
+
+    text, target = _text(values, "text", LENS_EXAMPLE[0]), _text(values, "target", LENS_EXAMPLE[1])
+    lens = sources.pretrained_logit_lens(_model_name(values), text, target, LENS_TOP_K)
+    if lens.target_ranks is None:
+        raise ValueError("The logit lens follows no target token here.")
+    ranks = np.asarray(lens.target_ranks)[:, -1]
+    first = next((r for r in range(ranks.size) if ranks[r] == 0), None)
+    blocks = ranks.size - 1                                          # row 0 is the embedding
+    third = math.ceil(blocks / 3)
+    spans = [(1 + i * third, min(blocks, (i + 1) * third)) for i in range(3)]
+    options = ("Already at the embedding", *(f"Blocks {a - 1}-{b - 1}" for a, b in spans), "Never, not even at the end")
+    if first is None:
+        answer = 4
+    elif first == 0:
+        answer = 0
+    else:
+        answer = 1 + next(i for i, (a, b) in enumerate(spans) if a <= first <= b)
+    where = "never" if first is None else lens.layers[first]
+    return Question("inside", f"Logit lens on {_quote(text[-60:])}: from which layer on is {_quote(target)} the "
+                              "model's top next token (read through its output layer)?", options, answer,
+                    f"First at the top: {where}. The lens heatmap on the page shows each layer's guess.")
+
+
+# --- Position -----------------------------------------------------------------------------------------
+
+def position_equivariance(values: Values, sources) -> Question:
+    from engine.attention import random_projections
+    from engine.positional import permutation_between, permutation_check
+    from engine.tinyvocab import embed, load_vocabulary, tokenize
+
+    vocabulary = load_vocabulary()
+    a, b = _text(values, "a", "the owl saw the cat"), _text(values, "b", "the cat saw the owl")
+    enc, seed = _text(values, "enc", "none"), _int(values, "seed", 0)
+    sentence = embed(a, vocabulary)
+    perm = permutation_between(sentence.tokens, tokenize(b))
+    W = random_projections(vocabulary.d, seed) if _bool(values, "proj", False) else {}
+    check = permutation_check(sentence.x, perm, enc, W_q=W.get("W_q"), W_k=W.get("W_k"), W_v=W.get("W_v"),
+                              causal=_bool(values, "causal", False), strength=_float(values, "strength", 1.0),
+                              seed=seed)
+    mask = ", causal mask on" if _bool(values, "causal", False) else ""
+    options = ("Yes: the same vectors, moved with their words", "No: some words' outputs change")
+    return Question("position", f"'{b}' holds the words of '{a}' in another order. With positional encoding "
+                                f"'{enc}'{mask}, does each word get the same attention output as in A?",
+                    options, 0 if check.equivariant else 1,
+                    f"The largest change of a word's output is {check.max_difference:.3f} "
+                    + ("(none: attention alone ignores order)." if check.equivariant else
+                       "(order now matters).") + " The bars on the page show each word's change.")
+
+
+# --- Block builder --------------------------------------------------------------------------------
+
+def _block_config(values: Values):
+    from dataclasses import fields
+
+    from engine.transformer_config import PRESETS, TransformerConfig
+
+    preset = PRESETS.get(_text(values, "bb_preset", ""), next(iter(PRESETS.values())))
+    settings = {}
+    for field in fields(TransformerConfig):
+        default = getattr(preset, field.name)
+        if isinstance(default, bool):
+            settings[field.name] = _bool(values, f"bb_{field.name}", default)
+        elif isinstance(default, int):
+            settings[field.name] = _int(values, f"bb_{field.name}", default)
+        elif isinstance(default, str):
+            settings[field.name] = _text(values, f"bb_{field.name}", default)
+        else:
+            settings[field.name] = default
+    return TransformerConfig(**settings)
+
+
+def block_parameters(values: Values, sources) -> Question:
+    from engine.transformer_config import count_parameters
+
+    config = _block_config(values)
+    count = count_parameters(config)
+    options, answer = _numbers(count.per_block, [count.attention_per_block, count.feed_forward_per_block,
+                                                 count.blocks, count.total])
+    return Question("block", f"One block with d_model = {config.d_model}, d_ff = {config.d_ff} and "
+                             f"{config.n_heads} heads: how many parameters does it learn?", options, answer,
+                    f"Attention {count.attention_per_block:,} + feed-forward {count.feed_forward_per_block:,} + "
+                    f"LayerNorms {count.layer_norms_per_block:,} = "
+                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.")
+
+
+def block_largest_part(values: Values, sources) -> Question:
+    from engine.transformer_config import count_parameters
+
+    config = _block_config(values)
+    parts = {name: value for name, value in count_parameters(config).parts().items() if value > 0}
+    names = list(parts)[:6]
+    options, answer, leaders = _top_choice(names, [parts[n] for n in names], keep=5)
+    return Question("block", f"In this model ({config.n_layers} blocks, d_model = {config.d_model}, vocabulary "
+                             f"{config.vocab_size:,}), which part holds the most parameters?", options, answer,
+                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.")
+
+
+# --- Generate -------------------------------------------------------------------------------------
+GENERATE_PROMPT = "ROMEO:\nBut soft, what light"
+
+
+def variety(text: str) -> int:
+    """How varied a sample is: the number of distinct 3-character pieces in it (a loop repeats the same few)."""
+    return len({text[i:i + 3] for i in range(max(len(text) - 2, 0))})
+
+
+def generate_variety(values: Values, sources) -> Question:
+    from engine.generation import generate
+
+    prompt, seed = _text(values, "gen_prompt", GENERATE_PROMPT), _int(values, "gen_seed", 0)
+    lm = sources.char_ngrams()[4]
+    taus = list(VARIETY_TAUS)
+    samples = [generate(lm, prompt, VARIETY_LENGTH, seed=seed, temperature=tau).text for tau in taus]
+    scores = [variety(text) for text in samples]
+    options, answer, leaders = _top_choice([f"\u03c4 = {tau:g}" for tau in taus], scores, keep=3)
+    return Question("generate", f"The character 4-gram writes {VARIETY_LENGTH} characters after the prompt, seed "
+                                f"{seed}. At which temperature \u03c4 is the sample most varied (most different "
+                                "3-character pieces)?", options, answer,
+                    "Distinct pieces: " + ", ".join(f"\u03c4 = {t:g}: {s}" for t, s in zip(taus, scores))
+                    + ". Low \u03c4 keeps to the likeliest paths and repeats; high \u03c4 wanders.")
+
+
+def generate_ladder(values: Values, sources) -> Question:
+    rungs = list(sources.fixed_ladder())
+    picked = [r for r in rungs if "gram" not in r.model][:1]
+    grams = sorted((r for r in rungs if "gram" in r.model), key=lambda r: r.bits_per_char)
+    picked += [grams[0]] + [r for r in grams if r.model.startswith(("2-gram", "4-gram"))][:2]
+    picked = list({r.model: r for r in picked}.values())
+    options, answer, leaders = _top_choice([r.model[:60] for r in picked], [-r.bits_per_char for r in picked],
+                                           keep=len(picked))
+    return Question("generate", "Which model predicts held-out Shakespeare best (fewest bits per character)?",
+                    options, answer,
+                    "; ".join(f"{r.model}: {r.bits_per_char:.3f}" for r in picked) + ". The ladder on the page "
+                    "ranks every model.")
+
+
+# --- Beyond words ---------------------------------------------------------------------------------
+
+def beyond_scores(values: Values, sources) -> Question:
+    from engine import patches
+
+    kind, d = _text(values, "kind", "image"), _int(values, "d", 64)
+    if kind == "image":
+        name, side, patch = _text(values, "picture", "astronaut"), _int(values, "side", 224), _int(values, "patch", 16)
+        if name not in patches.BUNDLED_PICTURES:
+            raise ValueError("An uploaded picture is not in the link: pick a bundled one to ask about.")
+        height, width = (side, side) if side else sources.bundled_picture(name).shape[:2]
+        costs = patches.patch_costs(height, width, [patch], _text(values, "fit", "crop"))
+        if not costs:
+            raise ValueError(f"A {patch}-pixel patch does not fit this picture.")
+        T = costs[0][1]
+        what = f"a {width} x {height} picture cut into {patch} x {patch} patches ({T} tokens)"
+    elif kind == "audio":
+        signal = _text(values, "signal", "melody")
+        if signal not in patches.SIGNALS:
+            raise ValueError("An uploaded sound is not in the link: pick a bundled one to ask about.")
+        sound = patches.synth_signal(signal)
+        T = patches.spectrogram_frames(sound.samples, sound.sample_rate, _int(values, "frame", 512),
+                                       _int(values, "hop", 128)).T
+        what = f"the '{signal}' sound cut into {T} spectrogram frames"
+    else:
+        T = len(patches.parse_sequence(_text(values, "sequence", patches.PROTEIN_PRESETS["Human insulin, A chain"])))
+        what = f"a protein of {T} residues"
+    cost = patches.attention_cost(T, max(d, 1))
+    options, answer = _numbers(cost.scores, [T, 2 * T, T * (T - 1) // 2, cost.multiply_adds])
+    return Question("beyond", f"Attention over {what}: how many attention scores (weights) does one head "
+                              "compute?", options, answer,
+                    f"Every token scores every token: T\u00b2 = {T}\u00b2 = {cost.scores:,}, "
+                    f"{cost.megabytes:.2f} MB of weights in float32. The cost chart on the page grows with T\u00b2.")
+
+
+# --- the table ------------------------------------------------------------------------------------
+BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
+    "tokens": (tokens_next, tokens_gpt2),
+    "ngram": (ngram_loop, ngram_held_out),
+    "embeddings": (embeddings_analogy,),
+    "context": (context_reach, context_attention),
+    "attention": (attention_largest, attention_scaling),
+    "multi-head": (multi_head_parameters,),
+    "heads": (heads_type, heads_last_token),
+    "inside": (inside_heads, inside_lens),
+    "position": (position_equivariance,),
+    "block": (block_parameters, block_largest_part),
+    "generate": (generate_variety, generate_ladder),
+    "beyond": (beyond_scores,),
+}
+
+
+def questions_for(page: str, values: Values, sources=None) -> list[Question]:
+    """The page's questions about the state in `values` (its link's values), each answered by the engine.
+    A builder that cannot ask about this state (a text of one's own, a sentence of one word) is left out;
+    when none can, the first one's sentence is raised as a ValueError."""
+    if page not in BUILDERS:
+        raise ValueError(f"There is no page called {page!r} to ask about.")
+    sources = sources if sources is not None else EngineSources()
+    link = urlencode(dict(values))
+    asked: list[Question] = []
+    refusals: list[str] = []
+    for build in BUILDERS[page]:
+        try:
+            question = build(values, sources)
+        except ValueError as error:
+            refusals.append(str(error))
+            continue
+        asked.append(Question(question.page, question.prompt[:limits.CLASS_MAX_PROMPT_CHARS],
+                              tuple(o[:limits.CLASS_MAX_ANSWER_CHARS] for o in question.options), question.answer,
+                              question.explanation[:limits.CLASS_MAX_EXPLANATION_CHARS], link))
+    if not asked:
+        raise ValueError(refusals[0] if refusals else "This page has no question about this state.")
+    return asked

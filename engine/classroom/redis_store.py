@@ -1,0 +1,356 @@
+"""The class store in Redis (PLAYGROUND_REDIS_URL): every process on every machine shares it.
+
+Keys of one class (all expire with the class, CLASS_LIFETIME_S after it started):
+
+    tp:class:<code>                 hash: key_hash, expires_at, ended, link, link_version, question_id,
+                                          round, locked, revealed, live, students
+    tp:class:<code>:students        set of anonymous student ids
+    tp:class:<code>:q:<qid>         hash: body (the Question as JSON), n (options), rounds, revealed
+    tp:class:<code>:v:<qid>:<round> hash: student id -> option
+    tp:open                         sorted set: open class codes by expiry (CLASS_MAX_OPEN_PER_SERVER)
+    tp:fail:<client>                sorted set: times of this client's wrong codes (last minute)
+
+What students do at once (join, vote) runs as one Lua script each: Redis runs a script alone, so
+the checks (joined, current round, not locked, option exists, class not full) and the write are one
+step. Teacher actions check the key in Python (hmac.compare_digest on its hash), then change the class
+in a MULTI/EXEC transaction that WATCHes the class hash, retried if a vote or another change came
+between. `redis` (PyPI) is imported only here.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from typing import Callable
+
+import redis
+
+from engine import limits
+from engine.classroom import store as s
+from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
+
+PREFIX = "tp:"
+OPEN_KEY = PREFIX + "open"
+GRACE_S = 60          # keys outlive the class by this much (its last summary can still be read)
+
+# KEYS: open set, class hash. ARGV: now, key_hash, expires_at, max open, ttl, code
+CREATE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 'too_many_classes' end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
+redis.call('HSET', KEYS[2], 'key_hash', ARGV[2], 'expires_at', ARGV[3], 'ended', 0, 'link_version', 0,
+           'question_id', 0, 'round', 0, 'locked', 0, 'revealed', 0, 'live', 0, 'students', 0)
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[6])
+return 'ok'
+"""
+
+# KEYS: class hash, students set, failures. ARGV: now, student, failures allowed, window, max students, ttl, nonce
+JOIN = """
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[4]))
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'too_many_failures' end
+local exp = redis.call('HGET', KEYS[1], 'expires_at')
+if not exp or tonumber(exp) <= tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[1] .. ':' .. ARGV[7])
+  redis.call('EXPIRE', KEYS[3], math.ceil(tonumber(ARGV[4])) + 1)
+  return 'unknown'
+end
+if redis.call('HGET', KEYS[1], 'ended') == '1' then return 'ended' end
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 'ok' end
+if tonumber(redis.call('HGET', KEYS[1], 'students')) >= tonumber(ARGV[5]) then return 'full' end
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('HINCRBY', KEYS[1], 'students', 1)
+return 'ok'
+"""
+
+# KEYS: class hash, students set, question hash, votes hash. ARGV: now, student, qid, round, option, ttl
+VOTE = """
+local c = redis.call('HMGET', KEYS[1], 'expires_at', 'ended', 'question_id', 'round', 'locked')
+if not c[1] or tonumber(c[1]) <= tonumber(ARGV[1]) then return 'unknown' end
+if c[2] == '1' then return 'ended' end
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then return 'not_joined' end
+if c[3] == '0' then return 'no_question' end
+if c[3] ~= ARGV[3] or c[4] ~= ARGV[4] then return 'not_current' end
+if c[5] == '1' then return 'locked' end
+local n = tonumber(redis.call('HGET', KEYS[3], 'n'))
+if n == nil then return 'no_question' end
+local option = tonumber(ARGV[5])
+if option == nil or option < 0 or option >= n or option ~= math.floor(option) then return 'bad_option' end
+redis.call('HSET', KEYS[4], ARGV[2], option)
+redis.call('EXPIRE', KEYS[4], ARGV[6])
+return 'ok'
+"""
+
+# KEYS: class hash. ARGV: votes key prefix. Returns the class hash as a flat list, then the answered count.
+STATE = """
+local c = redis.call('HGETALL', KEYS[1])
+local qid = redis.call('HGET', KEYS[1], 'question_id')
+local answered = 0
+if qid and qid ~= '0' then
+  answered = redis.call('HLEN', ARGV[1] .. qid .. ':' .. redis.call('HGET', KEYS[1], 'round'))
+end
+table.insert(c, answered)
+return c
+"""
+
+
+@s.guard_store_errors((redis.exceptions.ConnectionError, redis.exceptions.TimeoutError), "Redis")
+class RedisStore(ClassStore):
+    """The class store in the Redis database at `url` (redis://host:port/db)."""
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, client: redis.Redis | None = None):
+        self.clock = clock
+        self.r = client if client is not None else redis.Redis.from_url(url, decode_responses=True,
+                                                                         socket_timeout=10,
+                                                                         health_check_interval=30)
+        self._create = self.r.register_script(CREATE)
+        self._join = self.r.register_script(JOIN)
+        self._vote = self.r.register_script(VOTE)
+        self._state_script = self.r.register_script(STATE)
+        self._questions: dict[tuple[str, int], Question] = {}
+
+    def close(self) -> None:
+        self.r.close()
+
+    # --- keys and helpers ------------------------------------------------------------------
+
+    @staticmethod
+    def _k(code: str, *parts: object) -> str:
+        return ":".join([PREFIX + "class", code, *map(str, parts)])
+
+    def _ttl(self, expires_at: float) -> int:
+        return max(1, math.ceil(expires_at - self.clock()) + GRACE_S)
+
+    def _fields(self, code: str) -> dict[str, str]:
+        fields = self.r.hgetall(self._k(code))
+        if not fields or float(fields["expires_at"]) <= self.clock():
+            raise s.unknown_code(code)
+        return fields
+
+    def _question(self, code: str, qid: int) -> Question:
+        cached = self._questions.get((code, qid))
+        if cached is None:
+            body = self.r.hget(self._k(code, "q", qid), "body")
+            if body is None:
+                raise s.unknown_question(qid)
+            cached = self._questions[(code, qid)] = Question.from_json(body)
+        return cached
+
+    def _to_state(self, code: str, f: dict[str, str], answered: int) -> ClassState:
+        qid = int(f.get("question_id", 0)) or None
+        return ClassState(code, f.get("link"), int(f["link_version"]), qid,
+                          self._question(code, qid) if qid else None, int(f["round"]), f["locked"] == "1",
+                          f["revealed"] == "1", f["live"] == "1", int(f["students"]), answered,
+                          f["ended"] == "1", float(f["expires_at"]))
+
+    def _teacher(self, code: str, key: str, open_only: bool = True) -> dict[str, str]:
+        f = self._fields(code)
+        if not s.key_matches(key, f["key_hash"]):
+            raise s.not_teacher(code)
+        if open_only and f["ended"] == "1":
+            raise s.ended(code)
+        return f
+
+    def _change(self, code: str, key: str, change: Callable[[dict[str, str], redis.client.Pipeline], None],
+                open_only: bool = True) -> ClassState:
+        """Check the key, then apply `change(fields, pipe)` in MULTI/EXEC, watching the class hash."""
+        class_key = self._k(code)
+        self._teacher(code, key, open_only)
+
+        def attempt(pipe: redis.client.Pipeline) -> None:
+            f = pipe.hgetall(class_key)
+            if not f or float(f["expires_at"]) <= self.clock():
+                raise s.unknown_code(code)
+            if open_only and f["ended"] == "1":
+                raise s.ended(code)
+            pipe.multi()
+            change(f, pipe)
+
+        self.r.transaction(attempt, class_key)
+        return self.state(code)
+
+    def _counts(self, code: str, qid: int, round_: int, n: int) -> tuple[int, ...]:
+        counts = [0] * n
+        for option in self.r.hvals(self._k(code, "v", qid, round_)):
+            counts[int(option)] += 1
+        return tuple(counts)
+
+    def _summary(self, code: str, f: dict[str, str]) -> list[QuestionSummary]:
+        out = []
+        for qid in range(1, int(f["question_id"]) + 1):
+            question = self._question(code, qid)
+            rounds = int(self.r.hget(self._k(code, "q", qid), "rounds") or 1)
+            counts = [self._counts(code, qid, r, len(question.options)) for r in range(1, rounds + 1)]
+            out.append(s.make_summary(qid, question, counts))
+        return out
+
+    # --- the interface --------------------------------------------------------------------
+
+    def create_class(self) -> tuple[str, str]:
+        now = self.clock()
+        key = s.new_key()
+        expires_at = now + limits.CLASS_LIFETIME_S
+        while True:
+            code = s.new_code()
+            result = self._create(keys=[OPEN_KEY, self._k(code)],
+                                  args=[repr(now), s.hash_key(key), repr(expires_at),
+                                        limits.CLASS_MAX_OPEN_PER_SERVER, self._ttl(expires_at), code])
+            if result == "too_many_classes":
+                raise s.too_many_classes()
+            if result == "ok":
+                return code, key
+
+    def state(self, code: str) -> ClassState:
+        code = s.normalise_code(code)
+        flat = self._state_script(keys=[self._k(code)], args=[self._k(code, "v", "")])
+        answered = int(flat.pop())
+        f = dict(zip(flat[::2], flat[1::2]))
+        if not f or float(f["expires_at"]) <= self.clock():
+            raise s.unknown_code(code)
+        return self._to_state(code, f, answered)
+
+    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
+        client = s.check_client(client)
+        student_id = s.check_student(student_id)
+        code = s.normalise_code(code)
+        now = self.clock()
+        result = self._join(keys=[self._k(code), self._k(code, "students"), PREFIX + "fail:" + client],
+                            args=[repr(now), student_id, limits.CLASS_JOIN_FAILURES_PER_MINUTE, s.FAILURE_WINDOW_S,
+                                  limits.CLASS_MAX_STUDENTS, self._ttl(now + limits.CLASS_LIFETIME_S),
+                                  secrets.token_hex(6)])
+        if result == "too_many_failures":
+            raise s.too_many_failures()
+        if result == "unknown":
+            raise s.unknown_code(code)
+        if result == "ended":
+            raise s.ended(code)
+        if result == "full":
+            raise s.class_full(code)
+        return self.state(code)
+
+    def follow(self, code: str, key: str, link: str) -> ClassState:
+        code, link = s.normalise_code(code), s.check_link(link)
+
+        def change(f, pipe):
+            pipe.hset(self._k(code), mapping={"link": link})
+            pipe.hincrby(self._k(code), "link_version", 1)
+        return self._change(code, key, change)
+
+    def ask(self, code: str, key: str, question: Question) -> ClassState:
+        code, question = s.normalise_code(code), s.check_question(question)
+
+        def change(f, pipe):
+            qid = int(f["question_id"]) + 1
+            if qid > limits.CLASS_MAX_QUESTIONS:
+                raise s.too_many_questions()
+            qkey = self._k(code, "q", qid)
+            pipe.hset(qkey, mapping={"body": question.to_json(), "n": len(question.options), "rounds": 1,
+                                     "revealed": 0})
+            pipe.expire(qkey, self._ttl(float(f["expires_at"])))
+            pipe.hset(self._k(code), mapping={"question_id": qid, "round": 1, "locked": 0, "revealed": 0})
+        return self._change(code, key, change)
+
+    def vote(self, code: str, student_id: str, question_id: int, round: int, option: int) -> None:
+        code, student_id = s.normalise_code(code), s.check_student(student_id)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        if isinstance(option, bool) or not isinstance(option, int):
+            option_arg = "x"       # not a number: the script refuses it as an option that does not exist
+        else:
+            option_arg = str(option)
+        now = self.clock()
+        result = self._vote(keys=[self._k(code), self._k(code, "students"), self._k(code, "q", question_id),
+                                  self._k(code, "v", question_id, round_)],
+                            args=[repr(now), student_id, question_id, round_, option_arg,
+                                  self._ttl(now + limits.CLASS_LIFETIME_S)])
+        if result == "ok":
+            return
+        if result == "unknown":
+            raise s.unknown_code(code)
+        if result == "ended":
+            raise s.ended(code)
+        if result == "not_joined":
+            raise s.not_joined(code)
+        if result == "no_question":
+            raise s.no_question()
+        if result == "not_current":
+            raise s.not_current(question_id, round_)
+        if result == "locked":
+            raise s.locked()
+        raise s.bad_option(question_id, option, len(self._question(code, question_id).options))
+
+    def my_vote(self, code: str, student_id: str, question_id: int, round: int) -> int | None:
+        code, student_id = s.normalise_code(code), s.check_student(student_id)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        self._fields(code)
+        found = self.r.hget(self._k(code, "v", question_id, round_), student_id)
+        return None if found is None else int(found)
+
+    def lock(self, code: str, key: str, locked: bool = True) -> ClassState:
+        code = s.normalise_code(code)
+
+        def change(f, pipe):
+            if f["question_id"] == "0":
+                raise s.no_question()
+            if not locked and f["revealed"] == "1":
+                raise ValueError("This round is revealed; it cannot open again. Use vote again for a new round.")
+            pipe.hset(self._k(code), "locked", int(bool(locked)))
+        return self._change(code, key, change)
+
+    def reveal(self, code: str, key: str) -> ClassState:
+        code = s.normalise_code(code)
+
+        def change(f, pipe):
+            if f["question_id"] == "0":
+                raise s.no_question()
+            pipe.hset(self._k(code), mapping={"locked": 1, "revealed": 1})
+            pipe.hset(self._k(code, "q", f["question_id"]), "revealed", 1)
+        return self._change(code, key, change)
+
+    def vote_again(self, code: str, key: str) -> ClassState:
+        code = s.normalise_code(code)
+
+        def change(f, pipe):
+            if f["question_id"] == "0":
+                raise s.no_question()
+            round_ = int(f["round"])
+            if round_ >= limits.CLASS_MAX_ROUNDS:
+                raise s.too_many_rounds()
+            pipe.hset(self._k(code), mapping={"round": round_ + 1, "locked": 0, "revealed": 0})
+            pipe.hset(self._k(code, "q", f["question_id"]), mapping={"rounds": round_ + 1, "revealed": 0})
+        return self._change(code, key, change)
+
+    def show_live(self, code: str, key: str, on: bool) -> ClassState:
+        code = s.normalise_code(code)
+        return self._change(code, key, lambda f, pipe: pipe.hset(self._k(code), "live", int(bool(on))))
+
+    def counts(self, code: str, question_id: int, round: int, key: str | None = None) -> tuple[int, ...]:
+        code = s.normalise_code(code)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        f = self._fields(code)
+        q = self.r.hmget(self._k(code, "q", question_id), "rounds", "revealed")
+        found = q[0] is not None
+        if key is not None:
+            if not s.key_matches(key, f["key_hash"]):
+                raise s.not_teacher(code)
+        elif not found or q[1] != "1":
+            raise s.hidden_counts()
+        if not found:
+            raise s.unknown_question(question_id)
+        if not 1 <= round_ <= int(q[0]):
+            raise s.unknown_round(question_id, round_)
+        question = self._question(code, question_id)
+        return self._counts(code, question_id, round_, len(question.options))
+
+    def summary(self, code: str, key: str) -> list[QuestionSummary]:
+        code = s.normalise_code(code)
+        return self._summary(code, self._teacher(code, key, open_only=False))
+
+    def end(self, code: str, key: str) -> list[QuestionSummary]:
+        code = s.normalise_code(code)
+
+        def change(f, pipe):
+            pipe.hset(self._k(code), mapping={"ended": 1, "locked": 1})
+            pipe.zrem(OPEN_KEY, code)
+        self._change(code, key, change, open_only=False)
+        return self._summary(code, self._fields(code))

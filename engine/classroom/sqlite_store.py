@@ -1,0 +1,396 @@
+"""The class store in one SQLite file, in WAL mode: every process of one machine shares it.
+
+WAL lets readers (students polling `state`) run while one writer commits; every write is one
+`BEGIN IMMEDIATE` transaction that reads what it checks and writes in the same transaction, so
+two processes can never both pass a check (the student limit, a locked round) and then both
+write. A busy file is waited for (`timeout`), never reported as an error. `synchronous=NORMAL`
+keeps every committed vote when a server process is killed (only a power cut may lose the last
+commits). Connections are pooled per process (a forked child opens its own): Streamlit runs each rerun
+on a new thread, so a connection per thread would be opened again on every poll.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from engine import limits
+from engine.classroom import store as s
+from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
+
+BUSY_TIMEOUT_S = 30.0
+POOL_SIZE = 8           # idle connections kept per process
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS classes (
+    code TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    ended INTEGER NOT NULL DEFAULT 0,
+    link TEXT,
+    link_version INTEGER NOT NULL DEFAULT 0,
+    question_id INTEGER,
+    round INTEGER NOT NULL DEFAULT 0,
+    locked INTEGER NOT NULL DEFAULT 0,
+    revealed INTEGER NOT NULL DEFAULT 0,
+    live INTEGER NOT NULL DEFAULT 0,
+    students INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS classes_expiry ON classes (expires_at);
+CREATE TABLE IF NOT EXISTS questions (
+    code TEXT NOT NULL,
+    question_id INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    rounds INTEGER NOT NULL DEFAULT 1,
+    revealed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (code, question_id)
+);
+CREATE TABLE IF NOT EXISTS students (
+    code TEXT NOT NULL,
+    student_id TEXT NOT NULL,
+    PRIMARY KEY (code, student_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS votes (
+    code TEXT NOT NULL,
+    question_id INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    student_id TEXT NOT NULL,
+    option INTEGER NOT NULL,
+    PRIMARY KEY (code, question_id, round, student_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS join_failures (
+    client TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS join_failures_client ON join_failures (client, at);
+"""
+
+CLASS_COLUMNS = ("code, key_hash, expires_at, ended, link, link_version, question_id, round, locked, revealed, "
+                 "live, students")
+
+
+@s.guard_store_errors((sqlite3.OperationalError, sqlite3.DatabaseError, OSError), "SQLite")
+class SqliteStore(ClassStore):
+    """The class store in the SQLite file `path` (created with its folder)."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time):
+        self.path = Path(path)
+        self.clock = clock
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._pool: list[sqlite3.Connection] = []
+        self._pool_pid = os.getpid()
+        self._pool_lock = threading.Lock()
+        self._questions: dict[tuple[str, int], Question] = {}   # questions never change once asked
+        conn = self._take()
+        conn.executescript(SCHEMA)
+        self._give(conn)
+
+    # --- connections and transactions -----------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        return conn
+
+    def _take(self) -> sqlite3.Connection:
+        """A connection of this process's pool (a new one when all are in use)."""
+        with self._pool_lock:
+            if self._pool_pid != os.getpid():          # forked: the parent's connections are not ours
+                self._pool, self._pool_pid = [], os.getpid()
+            if self._pool:
+                return self._pool.pop()
+        return self._connect()
+
+    def _give(self, conn: sqlite3.Connection) -> None:
+        with self._pool_lock:
+            if self._pool_pid == os.getpid() and len(self._pool) < POOL_SIZE:
+                self._pool.append(conn)
+                return
+        conn.close()
+
+    def _write(self):
+        return _Transaction(self, "BEGIN IMMEDIATE")
+
+    def _read(self):
+        return _Transaction(self, "BEGIN")
+
+    def close(self) -> None:
+        with self._pool_lock:
+            pool, self._pool = self._pool, []
+        for conn in pool:
+            conn.close()
+
+    # --- helpers (inside a transaction) ----------------------------------------------------
+
+    def _row(self, db: _Transaction, code: str) -> tuple:
+        row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
+        if row is None or row[2] <= self.clock():
+            raise s.unknown_code(code)
+        return row
+
+    def _teacher(self, db: _Transaction, code: str, key: str, open_only: bool = True) -> tuple:
+        row = self._row(db, code)
+        if not s.key_matches(key, row[1]):
+            raise s.not_teacher(code)
+        if open_only and row[3]:
+            raise s.ended(code)
+        return row
+
+    def _question(self, db: _Transaction, code: str, question_id: int) -> Question:
+        cached = self._questions.get((code, question_id))
+        if cached is None:
+            row = db.execute("SELECT body FROM questions WHERE code = ? AND question_id = ?",
+                             (code, question_id)).fetchone()
+            if row is None:
+                raise s.unknown_question(question_id)
+            cached = self._questions[(code, question_id)] = Question.from_json(row[0])
+        return cached
+
+    def _state(self, db: _Transaction, row: tuple) -> ClassState:
+        code, _, expires_at, ended, link, link_version, qid, round_, locked, revealed, live, students = row
+        answered = 0
+        question = None
+        if qid is not None:
+            question = self._question(db, code, qid)
+            answered = db.execute("SELECT COUNT(*) FROM votes WHERE code = ? AND question_id = ? AND round = ?",
+                                  (code, qid, round_)).fetchone()[0]
+        return ClassState(code, link, link_version, qid, question, round_, bool(locked), bool(revealed),
+                          bool(live), students, answered, bool(ended), expires_at)
+
+    def _counts(self, db: _Transaction, code: str, question_id: int, round_: int, n: int) -> tuple[int, ...]:
+        counts = [0] * n
+        for option, count in db.execute("SELECT option, COUNT(*) FROM votes WHERE code = ? AND question_id = ? "
+                                        "AND round = ? GROUP BY option", (code, question_id, round_)):
+            counts[option] += count
+        return tuple(counts)
+
+    def _summary(self, db: _Transaction, code: str, last_question: int | None) -> list[QuestionSummary]:
+        out = []
+        for qid, rounds in db.execute("SELECT question_id, rounds FROM questions WHERE code = ? ORDER BY question_id",
+                                      (code,)).fetchall():
+            question = self._question(db, code, qid)
+            counts = [self._counts(db, code, qid, r, len(question.options)) for r in range(1, rounds + 1)]
+            out.append(s.make_summary(qid, question, counts))
+        return out
+
+    # --- the interface --------------------------------------------------------------------
+
+    def create_class(self) -> tuple[str, str]:
+        now = self.clock()
+        key = s.new_key()
+        with self._write() as db:
+            self._purge(db, now)
+            open_classes = db.execute("SELECT COUNT(*) FROM classes WHERE ended = 0 AND expires_at > ?",
+                                      (now,)).fetchone()[0]
+            if open_classes >= limits.CLASS_MAX_OPEN_PER_SERVER:
+                raise s.too_many_classes()
+            while True:
+                code = s.new_code()
+                if db.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
+                    break
+            db.execute("INSERT INTO classes (code, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                       (code, s.hash_key(key), now, now + limits.CLASS_LIFETIME_S))
+        return code, key
+
+    def _purge(self, db: _Transaction, now: float) -> None:
+        """Forget classes past their lifetime, with their students and votes, and old wrong codes."""
+        gone = [r[0] for r in db.execute("SELECT code FROM classes WHERE expires_at <= ?", (now,))]
+        for code in gone:
+            for table in ("votes", "students", "questions", "classes"):
+                db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+            self._questions = {k: v for k, v in self._questions.items() if k[0] != code}
+        db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
+
+    def state(self, code: str) -> ClassState:
+        code = s.normalise_code(code)
+        with self._read() as db:
+            return self._state(db, self._row(db, code))
+
+    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
+        client = s.check_client(client)
+        student_id = s.check_student(student_id)
+        code = s.normalise_code(code)
+        now = self.clock()
+        with self._write() as db:
+            failures = db.execute("SELECT COUNT(*) FROM join_failures WHERE client = ? AND at > ?",
+                                  (client, now - s.FAILURE_WINDOW_S)).fetchone()[0]
+            if failures >= limits.CLASS_JOIN_FAILURES_PER_MINUTE:
+                raise s.too_many_failures()
+            row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
+            if row is None or row[2] <= now:
+                db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
+                db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", (client, now))
+                db.commit_anyway = True
+                raise s.unknown_code(code)
+            if row[3]:
+                raise s.ended(code)
+            known = db.execute("SELECT 1 FROM students WHERE code = ? AND student_id = ?",
+                               (code, student_id)).fetchone()
+            if known is None:
+                if row[11] >= limits.CLASS_MAX_STUDENTS:
+                    raise s.class_full(code)
+                db.execute("INSERT INTO students (code, student_id) VALUES (?, ?)", (code, student_id))
+                db.execute("UPDATE classes SET students = students + 1 WHERE code = ?", (code,))
+                row = row[:11] + (row[11] + 1,)
+            return self._state(db, row)
+
+    def follow(self, code: str, key: str, link: str) -> ClassState:
+        code, link = s.normalise_code(code), s.check_link(link)
+        with self._write() as db:
+            self._teacher(db, code, key)
+            db.execute("UPDATE classes SET link = ?, link_version = link_version + 1 WHERE code = ?", (link, code))
+            return self._state(db, self._row(db, code))
+
+    def ask(self, code: str, key: str, question: Question) -> ClassState:
+        code, question = s.normalise_code(code), s.check_question(question)
+        with self._write() as db:
+            row = self._teacher(db, code, key)
+            qid = (row[6] or 0) + 1
+            if qid > limits.CLASS_MAX_QUESTIONS:
+                raise s.too_many_questions()
+            db.execute("INSERT INTO questions (code, question_id, body) VALUES (?, ?, ?)",
+                       (code, qid, question.to_json()))
+            db.execute("UPDATE classes SET question_id = ?, round = 1, locked = 0, revealed = 0 WHERE code = ?",
+                       (qid, code))
+            return self._state(db, self._row(db, code))
+
+    def _current(self, row: tuple, question_id: int, round_: int) -> None:
+        if row[6] is None:
+            raise s.no_question()
+        if question_id != row[6] or round_ != row[7]:
+            raise s.not_current(question_id, round_)
+
+    def vote(self, code: str, student_id: str, question_id: int, round: int, option: int) -> None:
+        code, student_id = s.normalise_code(code), s.check_student(student_id)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        with self._write() as db:
+            row = self._row(db, code)
+            if row[3]:
+                raise s.ended(code)
+            if db.execute("SELECT 1 FROM students WHERE code = ? AND student_id = ?",
+                          (code, student_id)).fetchone() is None:
+                raise s.not_joined(code)
+            self._current(row, question_id, round_)
+            if row[8]:
+                raise s.locked()
+            s.check_option(question_id, self._question(db, code, question_id), option)
+            db.execute("INSERT INTO votes (code, question_id, round, student_id, option) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT (code, question_id, round, student_id) DO UPDATE SET option = excluded.option",
+                       (code, question_id, round_, student_id, option))
+
+    def my_vote(self, code: str, student_id: str, question_id: int, round: int) -> int | None:
+        code, student_id = s.normalise_code(code), s.check_student(student_id)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        with self._read() as db:
+            self._row(db, code)
+            found = db.execute("SELECT option FROM votes WHERE code = ? AND question_id = ? AND round = ? "
+                               "AND student_id = ?", (code, question_id, round_, student_id)).fetchone()
+            return None if found is None else found[0]
+
+    def lock(self, code: str, key: str, locked: bool = True) -> ClassState:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            row = self._teacher(db, code, key)
+            if row[6] is None:
+                raise s.no_question()
+            if not locked and row[9]:
+                raise ValueError("This round is revealed; it cannot open again. Use vote again for a new round.")
+            db.execute("UPDATE classes SET locked = ? WHERE code = ?", (int(bool(locked)), code))
+            return self._state(db, self._row(db, code))
+
+    def reveal(self, code: str, key: str) -> ClassState:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            row = self._teacher(db, code, key)
+            if row[6] is None:
+                raise s.no_question()
+            db.execute("UPDATE classes SET locked = 1, revealed = 1 WHERE code = ?", (code,))
+            db.execute("UPDATE questions SET revealed = 1 WHERE code = ? AND question_id = ?", (code, row[6]))
+            return self._state(db, self._row(db, code))
+
+    def vote_again(self, code: str, key: str) -> ClassState:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            row = self._teacher(db, code, key)
+            if row[6] is None:
+                raise s.no_question()
+            if row[7] >= limits.CLASS_MAX_ROUNDS:
+                raise s.too_many_rounds()
+            db.execute("UPDATE classes SET round = round + 1, locked = 0, revealed = 0 WHERE code = ?", (code,))
+            db.execute("UPDATE questions SET rounds = ?, revealed = 0 WHERE code = ? AND question_id = ?",
+                       (row[7] + 1, code, row[6]))
+            return self._state(db, self._row(db, code))
+
+    def show_live(self, code: str, key: str, on: bool) -> ClassState:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            self._teacher(db, code, key)
+            db.execute("UPDATE classes SET live = ? WHERE code = ?", (int(bool(on)), code))
+            return self._state(db, self._row(db, code))
+
+    def counts(self, code: str, question_id: int, round: int, key: str | None = None) -> tuple[int, ...]:
+        code = s.normalise_code(code)
+        question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
+        with self._read() as db:
+            row = self._row(db, code)
+            found = db.execute("SELECT rounds, revealed FROM questions WHERE code = ? AND question_id = ?",
+                               (code, question_id)).fetchone()
+            if key is not None:
+                if not s.key_matches(key, row[1]):
+                    raise s.not_teacher(code)
+            elif found is None or not found[1]:
+                raise s.hidden_counts()
+            if found is None:
+                raise s.unknown_question(question_id)
+            if not 1 <= round_ <= found[0]:
+                raise s.unknown_round(question_id, round_)
+            question = self._question(db, code, question_id)
+            return self._counts(db, code, question_id, round_, len(question.options))
+
+    def summary(self, code: str, key: str) -> list[QuestionSummary]:
+        code = s.normalise_code(code)
+        with self._read() as db:
+            row = self._teacher(db, code, key, open_only=False)
+            return self._summary(db, code, row[6])
+
+    def end(self, code: str, key: str) -> list[QuestionSummary]:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            row = self._teacher(db, code, key, open_only=False)
+            db.execute("UPDATE classes SET ended = 1, locked = 1 WHERE code = ?", (code,))
+            return self._summary(db, code, row[6])
+
+
+class _Transaction:
+    """`with` block around one transaction on a pooled connection: commit on success, roll back on an
+    exception, except a refusal that must still be written (a wrong code counted against its client)."""
+
+    def __init__(self, store: SqliteStore, begin: str):
+        self.store, self.begin = store, begin
+        self.commit_anyway = False
+
+    def __enter__(self) -> _Transaction:
+        self.conn = self.store._take()
+        try:
+            self.conn.execute(self.begin)
+        except BaseException:
+            self.conn.close()
+            raise
+        return self
+
+    def execute(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def __exit__(self, kind, value, tb) -> None:
+        try:
+            self.conn.execute("COMMIT" if kind is None or self.commit_anyway else "ROLLBACK")
+        except BaseException:
+            self.conn.close()
+            raise
+        self.store._give(self.conn)

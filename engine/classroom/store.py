@@ -1,0 +1,410 @@
+"""The class store: one record per class that every server process shares.
+
+A class (predict, vote, reveal) is a small record: its code, the teacher key (hashed), the page
+link students may follow, the question asked, its rounds, the votes keyed by (question, round,
+anonymous student id). Every Streamlit process behind HAProxy, and every Kubernetes replica, reads
+and writes the same record through one `ClassStore`:
+
+- `SqliteStore` (default): SQLite in WAL mode in the data folder (`PLAYGROUND_DATA`, else
+  `$XDG_DATA_HOME/transformer-playground`, else `~/.local/share/transformer-playground`). One
+  machine, any number of processes, nothing to set up.
+- `RedisStore`: when `PLAYGROUND_REDIS_URL` is set (e.g. `redis://redis:6379/0`). Several machines.
+
+The store enforces the rules, not the widgets: a vote needs a joined student, an open round of the
+current question and an option that exists; a student votes once per round (a second vote replaces
+the first until the round is locked); teacher actions need the teacher key, stored hashed and
+compared in constant time; codes come from `secrets` (8 of 32 characters = 40 bits) and expire;
+wrong codes are rate-limited per client. Bad input raises ValueError with a sentence a student
+understands. Pure Python: no streamlit here.
+
+    store = open_store()
+    code, key = store.create_class()                      # the teacher's browser keeps `key`
+    store.join(code, student_id, client=address)          # a student
+    store.ask(code, key, Question("attention", "Which key ...?", ("a", "b"), answer=1))
+    store.vote(code, student_id, question_id=1, round=1, option=1)
+    store.reveal(code, key); store.counts(code, 1, 1)     # anyone may read counts after the reveal
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import hmac
+import io
+import json
+import os
+import re
+import secrets
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Mapping
+
+from engine import limits
+
+REDIS_URL_ENV = "PLAYGROUND_REDIS_URL"
+DATA_ENV = "PLAYGROUND_DATA"
+# 32 characters without look-alikes (no I, O, 0, 1): 8 of them carry 40 bits
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+FAILURE_WINDOW_S = 60.0           # wrong codes are counted over this sliding window
+
+
+@dataclass(frozen=True)
+class Question:
+    page: str                    # the page's url path, e.g. "attention"
+    prompt: str                  # "Which key gets the largest weight from 'crane'?"
+    options: tuple[str, ...]     # CLASS_MIN_OPTIONS..CLASS_MAX_OPTIONS, each at most CLASS_MAX_ANSWER_CHARS
+    answer: int | None           # index of the correct option; None for a poll with no right answer
+    explanation: str = ""        # one sentence shown at the reveal (computed by the engine)
+    link: str = ""               # the page's query string when asked ("x=...&n=3"), so the reveal can redraw
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+    @staticmethod
+    def from_json(text: str) -> Question:
+        d = json.loads(text)
+        return Question(d["page"], d["prompt"], tuple(d["options"]), d["answer"], d.get("explanation", ""),
+                        d.get("link", ""))
+
+
+@dataclass(frozen=True)
+class ClassState:
+    code: str
+    link: str | None             # the teacher's page link for "follow me": "attention?x=..." (path?query)
+    link_version: int            # increases on every follow() call
+    question_id: int | None      # 1, 2, ... within the class; None before the first ask
+    question: Question | None
+    round: int                   # 1, then 2 after vote_again, ...; 0 before the first ask
+    locked: bool
+    revealed: bool
+    live: bool                   # the teacher shows the live histogram
+    students: int                # joined so far
+    answered: int                # distinct students who answered this question's current round
+    ended: bool
+    expires_at: float            # unix time
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    question_id: int
+    question: Question
+    counts: tuple[tuple[int, ...], ...]      # per round, answers per option
+    correct_share: tuple[float | None, ...]  # per round (None without a right answer or no answers)
+
+
+class StoreUnavailable(ValueError):
+    """The store itself failed (Redis unreachable, the SQLite file not writable): a sentence, never a traceback."""
+
+
+def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
+    """Class decorator: the public methods turn the backend's own failures (`errors`) into StoreUnavailable."""
+    def decorate(cls):
+        for name in ("create_class", "state", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
+                     "vote_again", "show_live", "counts", "summary", "end"):
+            setattr(cls, name, _guarded(getattr(cls, name), errors, where))
+        return cls
+    return decorate
+
+
+def _guarded(method, errors, where):
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except errors as error:
+            raise StoreUnavailable(f"The class store ({where}) is not answering, so nothing was saved: try again in "
+                                   f"a moment, or tell whoever runs this server ({type(error).__name__}).") from error
+    return call
+
+
+# --- codes, keys and checks shared by both stores ------------------------------------------
+
+def new_code() -> str:
+    """A class code: CLASS_CODE_CHARS characters of CODE_ALPHABET from `secrets` (40 bits at 8 of 32)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(limits.CLASS_CODE_CHARS))
+
+
+def new_key() -> str:
+    """A teacher key (192 bits); only its hash is stored."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def key_matches(key: str | None, stored_hash: str) -> bool:
+    """Whether `key` is the class's teacher key, compared in constant time."""
+    given = hash_key(key) if isinstance(key, str) and key else ""
+    return hmac.compare_digest(given.encode(), stored_hash.encode())
+
+
+def normalise_code(code: object) -> str:
+    """The code as stored: upper case, spaces and dashes dropped. Raises ValueError when it cannot be one."""
+    if not isinstance(code, str):
+        raise ValueError("A class code is text, like K7QM2XPA.")
+    text = re.sub(r"[\s\-]", "", code).upper()
+    if len(text) != limits.CLASS_CODE_CHARS or any(ch not in CODE_ALPHABET for ch in text):
+        shown = code.strip()[:20]
+        raise ValueError(f"'{shown}' is not a class code: a code is {limits.CLASS_CODE_CHARS} letters and "
+                         "digits, like K7QM2XPA (no 0, 1, I or O).")
+    return text
+
+
+def check_student(student_id: object) -> str:
+    if not isinstance(student_id, str) or not student_id.strip():
+        raise ValueError("This browser has no student id yet: reload the page and join again.")
+    if len(student_id) > limits.CLASS_MAX_STUDENT_ID_CHARS:
+        raise ValueError(f"A student id is at most {limits.CLASS_MAX_STUDENT_ID_CHARS} characters.")
+    return student_id
+
+
+def check_client(client: object) -> str:
+    """The client key wrong codes are counted under ('' shares one count)."""
+    if not isinstance(client, str):
+        raise ValueError("The client's address is text.")
+    return client[:200]
+
+
+def check_link(link: object) -> str:
+    if not isinstance(link, str):
+        raise ValueError("A page link is text, like attention?n=3.")
+    if len(link) > limits.CLASS_MAX_LINK_CHARS:
+        raise ValueError(f"This page's link has {len(link):,} characters; a class can follow links of at most "
+                         f"{limits.CLASS_MAX_LINK_CHARS:,}.")
+    return link
+
+
+def check_question(question: object) -> Question:
+    """The question, checked against the limits; raises ValueError with what is wrong."""
+    if not isinstance(question, Question):
+        raise ValueError("A class question needs a page, a prompt and its options.")
+    q = question
+    if not isinstance(q.page, str) or not q.page or len(q.page) > 100:
+        raise ValueError("A question names the page it is about.")
+    if not isinstance(q.prompt, str) or not q.prompt.strip():
+        raise ValueError("A question needs its text: type what you want to ask.")
+    if len(q.prompt) > limits.CLASS_MAX_PROMPT_CHARS:
+        raise ValueError(f"The question has {len(q.prompt)} characters; keep it to "
+                         f"{limits.CLASS_MAX_PROMPT_CHARS}.")
+    options = tuple(q.options) if isinstance(q.options, (tuple, list)) else None
+    if options is None or not all(isinstance(o, str) for o in options):
+        raise ValueError("A question's options are a list of texts.")
+    if not limits.CLASS_MIN_OPTIONS <= len(options) <= limits.CLASS_MAX_OPTIONS:
+        raise ValueError(f"A question has {limits.CLASS_MIN_OPTIONS} to {limits.CLASS_MAX_OPTIONS} options; "
+                         f"this one has {len(options)}.")
+    for i, option in enumerate(options):
+        if not option.strip():
+            raise ValueError(f"Option {i + 1} is empty: give every option a text.")
+        if len(option) > limits.CLASS_MAX_ANSWER_CHARS:
+            raise ValueError(f"Option {i + 1} has {len(option)} characters; an option has at most "
+                             f"{limits.CLASS_MAX_ANSWER_CHARS}.")
+    if len({o.strip() for o in options}) != len(options):
+        raise ValueError("Two options have the same text: every option must differ.")
+    if q.answer is not None and (isinstance(q.answer, bool) or not isinstance(q.answer, int)
+                                 or not 0 <= q.answer < len(options)):
+        raise ValueError(f"The right answer must be one of the {len(options)} options (or none, for a poll).")
+    if not isinstance(q.explanation, str) or len(q.explanation) > limits.CLASS_MAX_EXPLANATION_CHARS:
+        raise ValueError(f"The explanation is text of at most {limits.CLASS_MAX_EXPLANATION_CHARS} characters.")
+    check_link(q.link)
+    return Question(q.page, q.prompt, options, q.answer, q.explanation, q.link)
+
+
+def check_int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"The {what} is a whole number.")
+    return value
+
+
+# the sentences both stores raise (the contract tests compare them)
+def unknown_code(code: str) -> ValueError:
+    hours = limits.CLASS_LIFETIME_S / 3600
+    return ValueError(f"No open class has the code {code}: check it with your teacher (a class ends after "
+                      f"{hours:g} hours).")
+
+
+def too_many_failures() -> ValueError:
+    return ValueError("Too many wrong class codes from this network in the last minute: wait a minute, "
+                      "then type the code again.")
+
+
+def ended(code: str) -> ValueError:
+    return ValueError(f"Class {code} has ended.")
+
+
+def not_teacher(code: str) -> ValueError:
+    return ValueError(f"Only the teacher who started class {code} can do that: this browser does not hold "
+                      "its teacher key.")
+
+
+def class_full(code: str) -> ValueError:
+    return ValueError(f"Class {code} is full ({limits.CLASS_MAX_STUDENTS} students): ask your teacher to "
+                      "start a second class.")
+
+
+def too_many_questions() -> ValueError:
+    return ValueError(f"This class has asked {limits.CLASS_MAX_QUESTIONS} questions, the most one class may "
+                      "ask: start a new class to ask more.")
+
+
+def too_many_rounds() -> ValueError:
+    return ValueError(f"This question has had {limits.CLASS_MAX_ROUNDS} rounds, the most one question may "
+                      "have: ask a new question.")
+
+
+def too_many_classes() -> ValueError:
+    return ValueError(f"This server already holds {limits.CLASS_MAX_OPEN_PER_SERVER} open classes, the most it "
+                      "keeps: end a class or try again later.")
+
+
+def not_joined(code: str) -> ValueError:
+    return ValueError(f"Join class {code} before answering: reload the page from the class link.")
+
+
+def no_question() -> ValueError:
+    return ValueError("The teacher has not asked a question yet.")
+
+
+def not_current(question_id: int, round_: int) -> ValueError:
+    return ValueError(f"Question {question_id}, round {round_} is no longer open: the teacher has moved on, so "
+                      "this answer was not counted.")
+
+
+def locked() -> ValueError:
+    return ValueError("The teacher has locked this round, so this answer was not counted.")
+
+
+def bad_option(question_id: int, option: object, n_options: int) -> ValueError:
+    return ValueError(f"Question {question_id} has options 1 to {n_options}; option {option!r} does not exist, "
+                      "so it was not counted.")
+
+
+def unknown_round(question_id: int, round_: object) -> ValueError:
+    return ValueError(f"Question {question_id} has no round {round_!r}.")
+
+
+def unknown_question(question_id: object) -> ValueError:
+    return ValueError(f"This class has no question {question_id!r}.")
+
+
+def hidden_counts() -> ValueError:
+    return ValueError("The answers stay hidden until the teacher reveals them.")
+
+
+def check_option(question_id: int, question: Question, option: object) -> int:
+    if isinstance(option, bool) or not isinstance(option, int) or not 0 <= option < len(question.options):
+        raise bad_option(question_id, option, len(question.options))
+    return option
+
+
+def make_summary(question_id: int, question: Question, counts: list[tuple[int, ...]]) -> QuestionSummary:
+    shares: list[float | None] = []
+    for row in counts:
+        total = sum(row)
+        shares.append(None if question.answer is None or total == 0 else row[question.answer] / total)
+    return QuestionSummary(question_id, question, tuple(counts), tuple(shares))
+
+
+class ClassStore(ABC):
+    """One interface, two stores (SQLite, Redis); the same contract tests run on both.
+
+    Every method raises ValueError with a sentence for bad input. `clock` (seconds, like time.time)
+    is injectable so the tests can age a class past CLASS_LIFETIME_S.
+    """
+
+    @abstractmethod
+    def create_class(self) -> tuple[str, str]:
+        """A new class: (code, teacher_key). The key is shown to nobody but the teacher's browser."""
+
+    @abstractmethod
+    def state(self, code: str) -> ClassState:
+        """The class as every page sees it (no answers, no key)."""
+
+    @abstractmethod
+    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
+        """Join (idempotent per student_id). Wrong codes are counted per `client`; too many in a minute
+        refuse even a right one."""
+
+    @abstractmethod
+    def follow(self, code: str, key: str, link: str) -> ClassState:
+        """The teacher's page link ("path?query") that following students open; link_version + 1."""
+
+    @abstractmethod
+    def ask(self, code: str, key: str, question: Question) -> ClassState:
+        """A new question: the next question_id, round 1, open, hidden."""
+
+    @abstractmethod
+    def vote(self, code: str, student_id: str, question_id: int, round: int, option: int) -> None:
+        """A joined student's answer to the open round (a new vote replaces theirs until locked)."""
+
+    @abstractmethod
+    def my_vote(self, code: str, student_id: str, question_id: int, round: int) -> int | None:
+        """This student's own answer, or None."""
+
+    @abstractmethod
+    def lock(self, code: str, key: str, locked: bool = True) -> ClassState:
+        """Lock (or reopen) the current round."""
+
+    @abstractmethod
+    def reveal(self, code: str, key: str) -> ClassState:
+        """Lock the round and reveal the answer and the counts of every round of the question."""
+
+    @abstractmethod
+    def vote_again(self, code: str, key: str) -> ClassState:
+        """A new round of the current question: open, hidden (peer instruction)."""
+
+    @abstractmethod
+    def show_live(self, code: str, key: str, on: bool) -> ClassState:
+        """Whether the teacher's screen shows the live histogram (a flag pages read)."""
+
+    @abstractmethod
+    def counts(self, code: str, question_id: int, round: int, key: str | None = None) -> tuple[int, ...]:
+        """Answers per option of one round; needs the teacher key until the question is revealed."""
+
+    @abstractmethod
+    def summary(self, code: str, key: str) -> list[QuestionSummary]:
+        """Every question asked, with its counts per round and share correct."""
+
+    @abstractmethod
+    def end(self, code: str, key: str) -> list[QuestionSummary]:
+        """Close the class (no more joins, votes or questions) and return its summary."""
+
+    def close(self) -> None:
+        """Let go of connections (a store is also fine left to the garbage collector)."""
+
+
+def summary_csv(summaries: list[QuestionSummary]) -> str:
+    """The class's summary as CSV: one row per question, round and option."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["question", "page", "prompt", "round", "option", "answer", "answers", "correct", "share"])
+    for s in summaries:
+        for r, row in enumerate(s.counts):
+            total = sum(row)
+            for i, n in enumerate(row):
+                correct = "" if s.question.answer is None else ("yes" if i == s.question.answer else "no")
+                share = f"{n / total:.3f}" if total else ""
+                writer.writerow([s.question_id, s.question.page, s.question.prompt, r + 1, i + 1,
+                                 s.question.options[i], n, correct, share])
+    return out.getvalue()
+
+
+def data_folder(env: Mapping[str, str] | None = None) -> Path:
+    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder
+    (read from `env`, default this process's environment)."""
+    env = os.environ if env is None else env
+    if env.get(DATA_ENV):
+        return Path(env[DATA_ENV])
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "transformer-playground"
+
+
+def open_store() -> ClassStore:
+    """Redis when PLAYGROUND_REDIS_URL is set, else SQLite in WAL mode in the data folder."""
+    url = os.environ.get(REDIS_URL_ENV, "").strip()
+    if url:
+        from engine.classroom.redis_store import RedisStore
+        return RedisStore(url)
+    from engine.classroom.sqlite_store import SqliteStore
+    return SqliteStore(data_folder() / "classes.sqlite3")

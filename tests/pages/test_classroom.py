@@ -1,0 +1,236 @@
+"""Class mode in AppTest: a teacher session and student sessions side by side on one SQLite store in a temp
+folder: join, ask, vote, change the answer, lock, reveal, vote again, follow, end with a CSV; every bad
+input a sentence, never a traceback."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.pages.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+ATTENTION = "views/attention_calculator.py"
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A fresh store for each test (the app opens one per process: its cache is cleared)."""
+    monkeypatch.setenv("PLAYGROUND_DATA", str(tmp_path))
+    monkeypatch.setenv("PLAYGROUND_WARM_UP", "0")
+    from ui.classroom import class_store
+
+    class_store.clear()
+    yield tmp_path
+    class_store.clear()
+
+
+def session(query: dict[str, str] | None = None, page: str | None = ATTENTION) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def teacher() -> tuple[AppTest, str]:
+    at = session()
+    at.button(key="class_start").click().run()
+    code, _ = at.session_state["class.teacher"]
+    return at, code
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def answer_radio(at: AppTest):
+    found = [r for r in at.radio if r.label == "Your answer"]
+    return found[0] if found else None
+
+
+def ask_page_question(at: AppTest) -> None:
+    at.button(key="class_build").click().run()
+    at.button(key="class_ask_page").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_page_outside_a_class_polls_nothing(data, monkeypatch):
+    from ui import classroom
+
+    def untouched():
+        raise AssertionError("a page outside a class opened the class store")
+
+    monkeypatch.setattr(classroom, "class_store", untouched)
+    at = session()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "class.joined" not in at.session_state and "class.teacher" not in at.session_state
+
+
+def test_join_ask_vote_change_lock_reveal_vote_again(data):
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    assert code in markdown(T)                         # the join banner
+    key = T.session_state["class.teacher"][1]
+    students = [session({"class": code}) for _ in range(2)]
+    for s in students:
+        assert s.session_state["class.joined"] == code
+        assert key not in str(s.query_params) and key not in markdown(s)     # the key never reaches a student
+        assert s.query_params["class"] == code
+    assert class_store().state(code).students == 2
+    ask_page_question(T)
+    assert "Question 1" in markdown(T)
+    for s in students:
+        s.run()
+        assert "Query 'crane'" in markdown(s)
+    first, second = students
+    answer_radio(first).set_value(3).run()            # lake, then changes its mind
+    assert "Answer received: 3: lake" in "\n".join(x.value for x in first.success)
+    answer_radio(first).set_value(0).run()
+    answer_radio(second).set_value(3).run()
+    assert class_store().counts(code, 1, 1, key=key) == (1, 0, 0, 1, 0)
+    T.run()
+    assert "**2** of 2 answered" in markdown(T)
+    # a student cannot read the answers before the reveal
+    with pytest.raises(ValueError):
+        class_store().counts(code, 1, 1)
+    T.button(key="class_lock").click().run()
+    second.run()
+    assert answer_radio(second).disabled
+    assert "locked" in "\n".join(c.value for c in second.caption)
+    T.button(key="class_reveal").click().run()
+    assert "The answer: 0: crane" in markdown(T) and "1 of 2 (50%)" in markdown(T)
+    first.run()
+    assert "The answer: 0: crane" in markdown(first) and "Yours was right." in markdown(first)
+    second.run()
+    assert "Yours was 3: lake." in markdown(second)
+    T.button(key="class_again").click().run()
+    second.run()
+    answer_radio(second).set_value(0).run()
+    T.button(key="class_reveal").click().run()
+    assert "round 1: 1 of 2 (50%); round 2: 1 of 1 (100%)" in markdown(T)
+
+
+def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back(data):
+    T, code = teacher()
+    S = session({"class": code}, page=None)
+    T.switch_page("views/context_window.py").run()       # the teacher moves: the link is published
+    S.run()                                               # the student's poll moves it there
+    assert [t.value for t in S.title] == ["Context: window vs attention"]
+    S.toggle(key="class.follow").set_value(False).run()   # stepping away
+    S.switch_page("views/tokens.py").run()
+    T.switch_page(ATTENTION).run()
+    S.run()
+    assert "Tokens" in S.title[0].value
+    S.toggle(key="class.follow").set_value(True).run()    # back: to where the teacher is now
+    assert [t.value for t in S.title] == ["Attention calculator"]
+
+
+def test_end_class_summary_and_csv(data):
+    T, code = teacher()
+    S = session({"class": code})
+    ask_page_question(T)
+    S.run()
+    answer_radio(S).set_value(0).run()
+    T.button(key="class_reveal").click().run()
+    T.button(key="class_end").click().run()
+    assert "the summary" in "\n".join(h.value for h in T.subheader)
+    assert "class.teacher" not in T.session_state
+    S.run()
+    assert "has ended" in "\n".join(i.value for i in S.info)
+    from engine.classroom.store import summary_csv
+
+    code_, summaries = T.session_state["class.summary"]
+    csv = summary_csv(summaries)
+    assert code_ == code and "crane" in csv and csv.count("\n") >= 5
+
+
+def test_a_free_question_with_options(data):
+    T, code = teacher()
+    S = session({"class": code})
+    T.text_input(key="class.free_prompt").input("Which is larger?").run()
+    T.text_area(key="class.free_options").input("ten\ntwelve").run()
+    T.selectbox(key="class.free_answer").select(1).run()
+    T.button(key="class_ask_free").click().run()
+    S.run()
+    assert "Which is larger?" in markdown(S)
+    assert answer_radio(S).options == ["ten", "twelve"]
+
+
+@pytest.mark.parametrize("options", ["only one", "a\nb\nc\nd\ne\nf\ng"])
+def test_a_free_question_with_too_few_or_too_many_options_is_a_sentence(data, options):
+    T, _ = teacher()
+    T.text_input(key="class.free_prompt").input("Which?").run()
+    T.text_area(key="class.free_options").input(options).run()
+    T.button(key="class_ask_free").click().run()
+    assert not T.exception and T.error, "the store's sentence"
+
+
+def test_unknown_code_by_link_and_typed_is_a_sentence(data):
+    S = session({"class": "ZZZZZZZZ"}, page=None)
+    assert not S.exception and any("ZZZZZZZZ" in e.value for e in S.error)
+    assert "class" not in S.query_params and "class.joined" not in S.session_state
+    code_box = [t for t in S.text_input if t.label == "Class code"][0]
+    code_box.input("not a code!")
+    [b for b in S.button if b.label == "Join the class"][0].click().run()
+    assert not S.exception and any("not a class code" in e.value for e in S.error)
+    T, code = teacher()
+    [t for t in S.text_input if t.label == "Class code"][0].input(code.lower())
+    [b for b in S.button if b.label == "Join the class"][0].click().run()
+    assert S.session_state["class.joined"] == code      # typed, in any case
+
+
+def test_a_student_cannot_act_as_the_teacher(data):
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    S = session({"class": code})
+    with pytest.raises(ValueError, match="teacher"):
+        class_store().reveal(code, "a guess", )
+    assert "class_reveal" not in [b.key for b in S.button]
+
+
+def test_a_vote_in_a_locked_round_is_refused_with_a_sentence(data):
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    S = session({"class": code})
+    ask_page_question(T)
+    S.run()
+    T.button(key="class_lock").click().run()
+    sid = S.session_state["class.student"]
+    with pytest.raises(ValueError, match="lock"):
+        class_store().vote(code, sid, 1, 1, 0)
+    S.run()
+    assert answer_radio(S).disabled
+
+
+def test_the_lesson_steps_and_asks_the_scenes_question(data):
+    T, code = teacher()
+    S = session({"class": code}, page=None)
+    T.button(key="class_next").click().run()              # start: scene 1, the Tokens page
+    assert "Tokens" in T.title[0].value
+    S.run()
+    assert "Tokens" in S.title[0].value                   # followers move with the teacher
+    T.button(key="class_ask_scene").click().run()
+    S.run()
+    assert "Mary had a little" in markdown(S)
+    T.button(key="class_next").click().run()
+    assert "N-gram" in T.title[0].value
+    T.button(key="class_previous").click().run()
+    assert "Tokens" in T.title[0].value
+
+
+def test_a_lesson_file_that_does_not_parse_is_a_sentence(data):
+    from engine.classroom.lesson import parse_lesson
+
+    for text, words in [("{not json", "not valid JSON"), ('{"scenes": []}', "no scenes"),
+                        ('{"scenes": [{"link": "nowhere?x=1"}]}', "does not exist"),
+                        ('{"scenes": [{"link": "attention", "question": 7}]}', "offers questions"),
+                        (b"\xff\xfe", "not text")]:
+        with pytest.raises(ValueError, match=words):
+            parse_lesson(text)
