@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
+from engine.numbers import fixed
 from engine.charts.palette import DARK_LOW_SCHEMES
 from engine.charts.style import panel, styled, unique_labels, visible
 
@@ -74,7 +75,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
             ok = np.isfinite(v)
             dark = ok and ((shade < middle) if dark_low else (shade > middle))
             record = {"row": row, "col": col, value_name: v if ok else None, "i": i, "j": j,
-                      "text": f"{v:.{digits}f}" if ok else "", "ink": "white" if dark else "black"}
+                      "text": fixed(v, digits) if ok else "", "ink": "white" if dark else "black"}
             if color_by == "row":
                 record["shade"] = round(shade, 4) if ok else None
             records.append(record)
@@ -264,7 +265,7 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
             if texts is not None:
                 text = str(texts[i, j])
             else:
-                text = f"{v:.{digits}f}" if ok and numbers else ""
+                text = fixed(v, digits) if ok and numbers else ""
             record = {"row": row, "col": col, value_name: v if ok else None, "text": text,
                       "ink": "white" if dark else "black"}
             for name, array in (extra or {}).items():

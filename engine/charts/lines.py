@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothi
 
 
 LN2 = math.log(2)  # nats per bit
+GAP = "loss gap (bits per character)"   # head_formation_lines: the live models read one character per token
 
 
 def running_mean(values, window: int) -> list[float]:
@@ -73,7 +74,7 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
 def head_formation_lines(points: list) -> dict:
     """Heads forming while a model trains (engine.interventions.HeadFormation at each evaluation): each
     head's previous-token and induction score against the step (one line per head, coloured by layer),
-    and the probe's in-context loss gap (first copy minus second copy, nats per token)."""
+    and the probe's in-context loss gap (first copy minus second copy, in bits per token: a character here)."""
     rows, gaps = [], []
     for point in points:
         L, h = point.induction.shape
@@ -83,7 +84,7 @@ def head_formation_lines(points: list) -> dict:
                 if not math.isnan(value):
                     rows.append({"step": point.step, "head": f"L{layer}H{head}", "layer": f"block {layer}",
                                  "score": kind, "weight": value})
-        gaps.append({"step": point.step, "loss gap (nats/token)": point.loss_gap})
+        gaps.append({"step": point.step, GAP: point.loss_gap / LN2})
     layers = sorted({row["layer"] for row in rows})
     colour = {"field": "layer", "type": "nominal", "scale": {"domain": layers,
                                                              "range": CATEGORY_COLOURS[:max(len(layers), 1)]},
@@ -101,8 +102,8 @@ def head_formation_lines(points: list) -> dict:
                          "width": 210, "height": 190}}
     gap = {"data": {"values": gaps}, "width": 210, "height": 190,
            "mark": {"type": "line", "point": {"filled": True, "color": ORANGE}, "color": ORANGE, "strokeWidth": 2.5},
-           "encoding": {"x": step, "y": {"field": "loss gap (nats/token)", "type": "quantitative"},
-                        "tooltip": [step, {"field": "loss gap (nats/token)", "type": "quantitative", "format": ".3f"}]}}
+           "encoding": {"x": step, "y": {"field": GAP, "type": "quantitative"},
+                        "tooltip": [step, {"field": GAP, "type": "quantitative", "format": ".2f"}]}}
     return {"hconcat": [per_head, gap], "title": "Heads forming: scores on a repeated random probe, and the loss gap"}
 
 
