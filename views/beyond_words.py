@@ -87,7 +87,9 @@ page.header("Beyond words", "Can attention compare image patches, sound frames a
 st.markdown("Attention never asks what its vectors stand for: any list of vectors that are worth comparing "
             "will do. Here each kind of data becomes a matrix of tokens, one row each, "
             "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
-            "**look alike**, which is the starting point a trained model (ViT, AST, ESM) learns from.")
+            "**look alike**, which is the starting point a trained model learns from: ViT (Vision Transformer) "
+            "reads an image as patches, AST (Audio Spectrogram Transformer) a sound's spectrogram as patches, "
+            "and ESM, a protein language model, a protein as its amino acids.")
 
 STATE = url_state.PageState(
     "beyond",
@@ -400,7 +402,8 @@ def protein_section() -> None:
         st.caption("KD: Kyte-Doolittle hydrophobicity; q: charge near pH 7; V: volume in Å³.")
     st.markdown("Untrained, a residue can only find residues of the same letter or similar properties. A protein "
                 "language model such as ESM learns heads whose weights trace which residues touch in the folded "
-                "protein; in insulin the cysteines pair up (A6-A11, A7-B7, A20-B19).")
+                "protein. In insulin, cysteines 6 and 11 of the A chain are bonded to each other, while A7 and A20 "
+                "bond to cysteines of the B chain (B7, B19), a second sequence you can load from the list.")
     cost_line(L, result.tokens.d, "residues", "A protein of 1,000 residues needs a million scores per head.")
     code.show_code({"Python": protein_code(residues.sequence, d, seed, query)}, name="protein")
     challenges.try_this([

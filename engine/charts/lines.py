@@ -242,21 +242,24 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
 
 @styled
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
-    """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
+    """Scores T^2 against the patch size (a quantitative axis, so the curve keeps its shape), log scale: halving
+    the patch multiplies the cost by 16."""
     values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
                "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
     return {
         "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
         "height": 260,
         "encoding": {
-            "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
+            # a number line, not evenly spaced categories: 4, 8, 16, 32 as far apart as they are (shrinking rightwards)
+            "x": {"field": "size", "type": "quantitative", "title": unit, "scale": {"reverse": True, "zero": False},
+                  "axis": {"labelAngle": 0, "values": sorted({int(size) for size, _, _ in rows})}},
             "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
                   "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
         "layer": [
             {"mark": {"type": "line", "color": BLUE, "point": True}},
             {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
                 "color": {"field": "ink", "type": "nominal", "scale": None},
-                "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
+                "tooltip": [{"field": "size", "type": "quantitative", "title": unit},
                             {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
                             {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
             {"mark": {"type": "text", "dy": -12},
