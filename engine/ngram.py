@@ -978,8 +978,9 @@ class Loop:
 
 
 def loop_sentence(loop: Loop, n: int, temperature: float, unit: str = "token(s)") -> str:
-    """Why a sample went round in a loop: its context is short, and a temperature below 1 sharpens the choice."""
-    text = (f"A loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. Once the last {n - 1} {unit} come "
+    """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): its
+    context is short, and a temperature below 1 sharpens the choice."""
+    text = (f"a loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. Once the last {n - 1} {unit} come "
             "round again, the model is back where it was")
     if temperature < 1:
         text += (f"; at τ = {temperature:g} the likeliest next token gets even more of the probability than the "
