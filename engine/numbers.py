@@ -55,11 +55,11 @@ def enough_digits(fn: Callable, *operands, least: int = 3, result_digits: int | 
     return most
 
 
-SIGNIFICANT_FORMAT = ".2g"   # d3's format of `significant`, for a chart's tooltip
+SIGNIFICANT_FORMAT = ".3g"   # d3's format of `significant`, for a chart's tooltip
 
 
 def significant(value: float) -> str:
-    """A size that can be anything from 1e-17 to 10, to two significant digits (5.6e-17, 0.31, 2.4): one way of
-    writing it wherever it appears (a table, a bar's label, a tooltip with SIGNIFICANT_FORMAT); 0 as 0."""
+    """A size that can be anything from 1e-17 to 10, to three significant digits (5.55e-17, 0.749, 2.4): one way
+    of writing it wherever it appears (a table, a bar's label, a tooltip with SIGNIFICANT_FORMAT); 0 as 0."""
     value = float(value)
-    return "0" if value == 0 else f"{value:.2g}"
+    return "0" if value == 0 else f"{value:.3g}"

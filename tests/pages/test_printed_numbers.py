@@ -78,7 +78,7 @@ def test_generate_the_margin_is_the_difference_of_the_two_printed_figures():
 # --- Position ------------------------------------------------------------------------------------------------
 
 def test_position_one_difference_is_written_one_way():
-    """main wrote the same rounding error as 0 on the chart, 5.6e-17 on another bar and 5.55e-17 in the table."""
+    """main wrote the same rounding error as 0 on one bar, 5.6e-17 on another and 5.55e-17 in the table."""
     at = run_file("views/position.py", timeout=300)
     no_exception(at)
     table = [t.value for t in at.table if "largest change" in t.value.columns][0]
@@ -86,7 +86,7 @@ def test_position_one_difference_is_written_one_way():
     chart = [c.proto for c in at.get("vega_lite_chart") if '"difference"' in c.proto.spec][0]
     rows = pa.ipc.open_stream(chart.data.data).read_all().to_pylist()   # Streamlit sends a chart's rows as Arrow
     on_chart = [row["text"] for row in rows]    # the same words in the same order (a repeated word numbered)
-    assert '"format": ".2g"' in chart.spec    # the tooltip too
+    assert '"format": ".3g"' in chart.spec    # the tooltip too
     assert in_table == on_chart
     assert any(v != "0" for v in in_table), "the default shows rounding-sized differences"
 
