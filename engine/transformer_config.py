@@ -184,7 +184,7 @@ def scale_row(name: str, config: TransformerConfig) -> dict:
         norms = "final only" if norms == "none" else norms + " + final"
     return {"model": name, "d": config.d_model, "d_ff": config.d_ff, "heads h": config.n_heads,
             "blocks N": config.n_layers, "vocabulary V": config.vocab_size, "context T": config.context_length,
-            "positions": config.positional + (" (T·d learned)" if config.positional == "learned" else " (none)"),
+            "positions": config.positional + (" (T·d)" if config.positional == "learned" else " (none)"),
             "biases": "on" if config.bias else "off", "LayerNorms": norms,
             "W_vocab": "tied to E" if config.tied_head else "own (V·d)",
             "parameters": count_parameters(config).total}

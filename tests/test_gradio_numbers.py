@@ -26,7 +26,7 @@ def test_the_position_tab_writes_the_largest_change_as_the_page_does():
     from engine.tinyvocab import embed
     from gradio_tabs.transformer import position_tab
 
-    for encoding in ("none", "sinusoidal"):   # rounding only, and a real change (main wrote 5.6e-17 here, 5.55e-17 there)
+    for encoding in ("none", "sinusoidal"):   # rounding only (main: 5.6e-17 here, 5.55e-17 there), a real change
         *_, verdict = position_tab("the owl saw the cat", "the cat saw the owl", encoding, 1.0, False, False, 0)
         check = permutation_check(embed("the owl saw the cat").x, [0, 4, 2, 3, 1], encoding)
         assert f"**{significant(check.max_difference)}**" in verdict

@@ -12,6 +12,7 @@ from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import (OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture,
                                   spectrogram_with_frames)
 from engine.charts.lines import cost_chart
+from engine.numbers import significant
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
@@ -68,7 +69,7 @@ def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
 def cost_line(T: int, d: int, what: str, shrink: str) -> None:
     st.markdown(f":material/functions: **Cost:** T = {T:,} {what} → T² = **{T * T:,} scores**, each a dot "
                 f"product of d = {d} numbers: {2 * T * T * d:,} multiply-adds for QKᵀ and αV, "
-                f"{4 * T * T / 1e6:.2f} MB of weights in float32. {shrink}")
+                f"{significant(4 * T * T / 1e6)} MB to hold the weights α at 4 bytes each. {shrink}")
 
 
 def set_from_selection(chart_key: str, field: str, targets: dict[str, callable]) -> None:

@@ -180,7 +180,7 @@ def block_section() -> None:
                f"{count.blocks / max(count.total, 1):.0%} of the model.")
 
     st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
-                "size; only d, d_ff, N and V grow.")
+                "size; only d, d_ff, N, V and T grow.")
     others = [name for name in PRESETS if name != st.session_state[key("preset")]]
     scale = {"your block": config} | {name: PRESETS[name] for name in others}
     tables.table([scale_row(name, c) for name, c in scale.items()],

@@ -242,17 +242,20 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
 
 @styled
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
-    """Scores T^2 against the patch size (a quantitative axis, so the curve keeps its shape), log scale: halving
-    the patch multiplies the cost by 16."""
+    """Scores T^2 against the patch size, both on log scales (a quantitative x axis, so the curve keeps its
+    shape): halving the patch multiplies the cost by 16, the same step up each time."""
+    lowest, highest = min((size for size, _, _ in rows), default=1), max((size for size, _, _ in rows), default=1)
     values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
                "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
     return {
         "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
         "height": 260,
         "encoding": {
-            # a number line, not evenly spaced categories: 4, 8, 16, 32 as far apart as they are (shrinking rightwards)
-            "x": {"field": "size", "type": "quantitative", "title": unit, "scale": {"reverse": True, "zero": False},
-                  "axis": {"labelAngle": 0, "values": sorted({int(size) for size, _, _ in rows})}},
+            # a number line, not evenly spaced categories (which bent the curve): log scale, so each halving of the
+            # patch is one equal step and T^2 ~ 1/p^4 is a straight line; the patch shrinks rightwards
+            "x": {"field": "size", "type": "quantitative", "title": f"{unit}, log scale",
+                  "scale": {"type": "log", "base": 2, "reverse": True},
+                  "axis": {"labelAngle": 0, "values": [2 ** k for k in range(12) if lowest <= 2 ** k <= highest]}},
             "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
                   "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
         "layer": [

@@ -113,3 +113,4 @@ def test_beyond_words_explains_its_models_and_its_insulin_bonds():
     words = everything(at)
     assert "(A6-A11, A7-B7, A20-B19)" not in words
     assert "B chain" in words
+    assert "0.00 MB" not in words and "float32" not in words    # 21 residues: 441 weights, 0.00176 MB
