@@ -242,6 +242,13 @@ def log_ratio(p_with, p_without):
     return np.log(p_without) - np.log(p_with)
 
 
+def restored_share(patched, clean, corrupt):
+    """Activation patching's share of the logit difference brought back: (LD_patched - LD_corrupt) /
+    (LD_clean - LD_corrupt)."""
+    with np.errstate(divide="ignore", invalid="ignore"):   # equal differences: inf or nan, printed as such
+        return np.float64(patched - corrupt) / np.float64(clean - corrupt)
+
+
 def probability_places(rows: list[dict], change_digits: int = 3) -> int:
     """Decimals for the rows' "P with it" and "P without it" such that ln P without - ln P with, worked from the
     printed probabilities, prints as their "change in ln P" does with `change_digits` (engine.numbers)."""

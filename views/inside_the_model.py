@@ -12,6 +12,7 @@ from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.gguf_file import Config as SmolLM2Sizes
 from engine.interventions import MODES
+from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_param, model_picker
 
@@ -332,10 +333,11 @@ def patching_section() -> None:
             y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
                                                  f"{patched.corrupt_target_token!r} brought back by one patch"))
         row, last = route.handover_row, len(patched.clean_tokens) - 1
-        ld_patched, ld_clean, ld_corrupt, restored = (
-            formula.number(float(value), 2) for value in (patched.patched_logit_diff[row, last],
-                                                          patched.clean_logit_diff, patched.corrupt_logit_diff,
-                                                          patched.restored[row, last]))
+        differences = (float(patched.patched_logit_diff[row, last]), float(patched.clean_logit_diff),
+                       float(patched.corrupt_logit_diff))
+        places = enough_digits(readings.restored_share, *differences, least=2, result_digits=2)   # it divides out
+        ld_patched, ld_clean, ld_corrupt = (formula.number(value, places) for value in differences)
+        restored = formula.number(float(patched.restored[row, last]), 2)
         formula.formula_with_numbers(
             r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
             rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"

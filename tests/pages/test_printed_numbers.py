@@ -131,3 +131,12 @@ def test_inside_ln_of_the_printed_probabilities_gives_the_printed_change():
     bits, nats = re.search(r"= (\S+)\\ \\text\{bits\} = (\S+)\\ \\text\{nats\}", copying).groups()
     assert same(float(nats) / math.log(2), bits)
     assert not re.search(r"-0\.0+\b(?!\d)", words + " ".join(str(t.value.to_dict()) for t in at.table))
+    # activation patching: the share worked from the printed logit differences
+    patching = [x for x in latex(at) if r"\text{restored}(" in x and "=" in x and r"\frac{" in x][-1]
+    ld_patched, ld_corrupt, ld_clean, _, share = re.search(
+        r"\\frac\{(\S+) - \((\S+)\)\}\{(\S+) - \((\S+)\)\} = (\S+)", patching).groups()
+    assert same((float(ld_patched) - float(ld_corrupt)) / (float(ld_clean) - float(ld_corrupt)), share), patching
+    # no chart cell prints "-0.00" (main: 35 cells of the patching heatmap)
+    cells = [value for chart in at.get("vega_lite_chart") if chart.proto.data.data
+             for row in pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist() for value in row.values()]
+    assert cells and not [v for v in cells if isinstance(v, str) and re.fullmatch(r"-0\.0+", v)]
