@@ -270,6 +270,16 @@ class Analogy:
         return [(w, float(s)) for w, s in zip(self.words, self.scores)]
 
 
+def offset_sum(b, a, c):
+    """b - a + c: 3CosAdd's sum, of vectors or of cosines (the page's arithmetic and its table's last column)."""
+    return b - a + c
+
+
+def cos_mul(b_shifted, c_shifted, a_shifted):
+    """3CosMul's score from the shifted cosines cos' = (1 + cos) / 2 of w with b, c and a."""
+    return b_shifted * c_shifted / (a_shifted + COSMUL_EPSILON)
+
+
 def _analogy_scores(wv: WordVectors, pos_rows: list[int], neg_rows: list[int], method: str,
                     size: int) -> tuple[np.ndarray, np.ndarray]:
     """Each of the first `size` words' score under the method, and the 3CosAdd target direction."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import interventions
+from engine.numbers import enough_digits, fixed, worked
 from engine.interventions import CopyingProbe, HeadEffects, LogitLens, Patching
 
 NATS_PER_BIT = math.log(2)
@@ -34,6 +35,11 @@ GROUP_PATTERNS = {"all previous-token heads": "previous-token", "all induction h
 def bits(nats: float) -> float:
     """Nats -> bits (1 bit = ln 2 nats)."""
     return float(nats) / NATS_PER_BIT
+
+
+def bits_of(nats):
+    """Nats -> bits for a number or an array."""
+    return np.asarray(nats, dtype=float) / NATS_PER_BIT
 
 
 def head_label(layer: int, head: int) -> str:
@@ -231,6 +237,27 @@ def effect_rows(effects: HeadEffects, k: int, *, types=None, attention=None) -> 
     return rows
 
 
+def log_ratio(p_with, p_without):
+    """ln P without - ln P with: the change in ln P(target) from the two probabilities."""
+    return np.log(p_without) - np.log(p_with)
+
+
+def restored_share(patched, clean, corrupt):
+    """Activation patching's share of the logit difference brought back: (LD_patched - LD_corrupt) /
+    (LD_clean - LD_corrupt)."""
+    with np.errstate(divide="ignore", invalid="ignore"):   # equal differences: inf or nan, printed as such
+        return np.float64(patched - corrupt) / np.float64(clean - corrupt)
+
+
+def probability_places(rows: list[dict], change_digits: int = 3) -> int:
+    """Decimals for the rows' "P with it" and "P without it" such that ln P without - ln P with, worked from the
+    printed probabilities, prints as their "change in ln P" does with `change_digits` (engine.numbers)."""
+    if not rows:
+        return 3
+    return enough_digits(log_ratio, np.array([row["P with it"] for row in rows]),
+                         np.array([row["P without it"] for row in rows]), least=3, result_digits=change_digits)
+
+
 # --- where a head looks against what it does -------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -354,6 +381,29 @@ def patching_route(result: Patching) -> Route:
                  at_handover=float(restored[handover, last]))
 
 
+# --- heads forming while a model trains --------------------------------------------------------------------
+
+def formation_sentence(point, last_step: int, running: bool) -> str:
+    """What the latest look at a training model (interventions.HeadFormation) found, in bits per character (one
+    token is one character in the live models); the gap is the difference of the two losses as printed.
+    `last_step`: the step the run is at (running) or ended at."""
+    layer, head, induction = point.strongest("induction")
+    p_layer, p_head, previous = point.strongest("previous-token")
+    first, second = bits(point.first_copy_loss), bits(point.second_copy_loss)
+    gap = worked(lambda a, b: a - b, first, second, digits=2)
+    if running:
+        when = f"At the latest look (step {point.step:,})"
+    elif point.step == last_step:
+        when = f"At the end (step {point.step:,})"
+    else:
+        when = f"At the last look (step {point.step:,}; the run ended at step {last_step:,})"
+    return (f"{when}: the strongest induction head is L{layer}H{head} ({induction:.2f} of its weight on the "
+            f"induction target), the strongest previous-token head L{p_layer}H{p_head} ({previous:.2f}); the second "
+            f"copy costs {second:.2f} bits per character against {first:.2f} for the first (gap "
+            f"{'+' if gap > 0 else ''}{fixed(gap, 2)}). Induction heads need two blocks and usually minutes of "
+            "training; a gap near 0 means the model does not copy yet.")
+
+
 # --- the copying probe --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -362,8 +412,15 @@ class CopyingComparison:
     ablated: CopyingProbe
 
     @property
+    def nats_places(self) -> int:
+        """Decimals for the losses in nats such that each, divided by ln 2, gives its bits as printed (2 decimals)."""
+        losses = [probe.first_copy_loss for probe in (self.intact, self.ablated)] + \
+                 [probe.second_copy_loss for probe in (self.intact, self.ablated)]
+        return enough_digits(bits_of, np.array(losses), least=2, result_digits=2)
+
+    @property
     def rows(self) -> list[dict]:
-        """One row per run: each copy's mean loss per token, in bits and in nats."""
+        """One row per run: each copy's mean loss per token, in bits and in nats (print nats with nats_places)."""
         return [{"run": name, "first copy, bits": bits(probe.first_copy_loss),
                  "second copy, bits": bits(probe.second_copy_loss), "first copy, nats": probe.first_copy_loss,
                  "second copy, nats": probe.second_copy_loss}
@@ -388,15 +445,19 @@ class CopyingComparison:
     @property
     def sentences(self) -> list[str]:
         first, second = self.intact.first_copy_loss, self.intact.second_copy_loss
+        places = self.nats_places
         words = [f"The first time through the {self.intact.length} random tokens nothing can be predicted: "
-                 f"{bits(first):.2f} bits per token ({first:.2f} nats). The second time the model copies: "
-                 f"{bits(second):.2f} bits ({second:.2f} nats)."]
+                 f"{bits(first):.2f} bits per token ({fixed(first, places)} nats). The second time the model copies: "
+                 f"{bits(second):.2f} bits ({fixed(second, places)} nats)."]
         heads = self.ablated.heads_ablated
         if heads:
             after = self.ablated.second_copy_loss
-            ratio = after / second if second > 0 else float("inf")
+            # the ratio of the two printed bits, so that a student's division gives it
+            ratio = worked(lambda a, b: a / b, bits(after), bits(second), digits=2) if bits(second) >= 0.005 \
+                else float("inf")
             words.append(f"With {', '.join(head_label(*pair) for pair in heads)} knocked out, the second copy costs "
-                         f"{bits(after):.2f} bits ({after:.2f} nats), {ratio:.1f} times as much; the first copy "
+                         f"{bits(after):.2f} bits ({fixed(after, places)} nats), {ratio:.1f} times as much; "
+                         "the first copy "
                          f"stays at {bits(self.ablated.first_copy_loss):.2f} bits.")
         return words
 

@@ -11,6 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from engine.numbers import fixed, worked
+
 NATS_PER_BIT = math.log(2)
 
 
@@ -62,13 +64,17 @@ def ladder_sentences(bars: list[Bar], shipped: str = "shipped transformer") -> l
     model = next((b for b in bars if b.model == shipped), None)
     if model is not None and stop is not None:
         top = stop[0]
-        gap = top.bits_per_char - model.bits_per_char
+        # the difference of the two printed figures (3 decimals), so that a student's subtraction gives it
+        gap = worked(lambda best_gram, ours: best_gram - ours, top.bits_per_char, model.bits_per_char, digits=3)
         if gap > 0:
-            sentences.append(f"The {shipped} beats the best n-gram by **{gap:.3f} bits** "
-                             f"({gap * NATS_PER_BIT:.3f} nats) per character.")
+            sentences.append(f"The {shipped} beats the best n-gram by **{fixed(gap)} bits** "
+                             f"({fixed(gap * NATS_PER_BIT)} nats) per character.")
+        elif gap == 0:
+            sentences.append(f"The {shipped} and the best n-gram tie to 3 decimals "
+                             f"({fixed(model.bits_per_char)} bits per character).")
         else:
-            sentences.append(f"The {shipped} does **not** beat the best n-gram: it is {-gap:.3f} bits "
-                             f"({-gap * NATS_PER_BIT:.3f} nats) per character behind the {top.order}-gram.")
+            sentences.append(f"The {shipped} does **not** beat the best n-gram: it is {fixed(-gap)} bits "
+                             f"({fixed(-gap * NATS_PER_BIT)} nats) per character behind the {top.order}-gram.")
     live = best(bars, "your live runs")
     if live is not None and stop is not None:
         verdict = "beats" if live.bits_per_char < stop[0].bits_per_char else "does not yet beat"

@@ -29,6 +29,14 @@ from engine.lm import Tokenizer, apply_temperature_top_k, check_ids, check_tempe
 
 SMOOTHINGS = ("none", "add-k", "kneser-ney")
 SMOOTHING_NAMES = {"none": "MLE (no smoothing)", "add-k": "add-k (Lidstone)", "kneser-ney": "Kneser-Ney"}
+HELD_OUT_K = 1.0   # the k of add-k in the held-out tables (held_out_rows): add-one, Laplace's
+
+
+def smoothing_name(smoothing: str, k: float | None = None) -> str:
+    """A smoothing as the pages name it. add-k with k = 1 is Laplace's add-one; with any other k, Lidstone's."""
+    if smoothing == "add-k" and k is not None:
+        return "add-1 (Laplace)" if float(k) == 1.0 else f"add-k, k = {float(k):g} (Lidstone)"
+    return SMOOTHING_NAMES[smoothing]
 
 
 def nats_to_bits(nats: float) -> float:
@@ -883,15 +891,51 @@ class HeldOutRow:
     n_zero: int
 
 
+FLAT_BITS = 0.01   # orders whose held-out cross-entropy is within this of the best are "flat" (held_out_sentences)
+
+
+def held_out_sentences(rows: list[HeldOutRow], k: float = HELD_OUT_K) -> list[str]:
+    """What the held-out cross-entropy per n shows for each smoothing, read off the rows (bits per token)."""
+    sentences = []
+    for smoothing in SMOOTHINGS:
+        curve = sorted((r.n, r.bits) for r in rows if r.smoothing == smoothing)
+        if not curve:
+            continue
+        name = smoothing_name(smoothing, k)
+        finite = [(n, b) for n, b in curve if math.isfinite(b)]
+        if not finite:
+            sentences.append(f"**{name}**: infinite at every n, because at every n some held-out n-gram was "
+                             "never counted, so it gets probability 0.")
+            continue
+        best_n, best_bits = min(finite, key=lambda nb: nb[1])
+        last_n = curve[-1][0]
+        text = f"**{name}**: lowest at n = {best_n} ({best_bits:.3f} bits per token)"
+        flat = [n for n, b in finite if b - best_bits <= FLAT_BITS]
+        higher = [(n, b) for n, b in curve if n > best_n]
+        if best_n == last_n:
+            text += ", still falling at the largest n shown"
+        elif len(flat) > 1 and all(n in flat for n, _ in higher):
+            text += (f"; from n = {min(flat)} to {last_n} it stays within {FLAT_BITS} bits of that: more context "
+                     "stops helping, because longer contexts were seen too rarely and the model falls back on "
+                     "shorter ones")
+        else:
+            worst_n, worst_bits = higher[-1]
+            shown = "infinite" if math.isinf(worst_bits) else f"{worst_bits:.3f}"
+            text += (f", then worse with more context (n = {worst_n}: {shown}): the counts run out and "
+                     "the unseen entries take more of the probability")
+        sentences.append(text + ".")
+    return sentences
+
+
 def held_out_table(train_ids, held_out_ids, vocab_size: int, orders: Sequence[int] = range(1, 7),
-                   smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
+                   smoothings: Sequence[str] = SMOOTHINGS, k: float = HELD_OUT_K) -> list[HeldOutRow]:
     """Cross-entropy on held-out text for every n and smoothing, from one count of the training text."""
     orders = [check_order(n) for n in orders]
     return held_out_rows(count_ngrams(train_ids, max(orders), vocab_size), held_out_ids, orders, smoothings, k)
 
 
 def held_out_rows(ngrams: NGramCounts, held_out_ids, orders: Sequence[int] = range(1, 7),
-                  smoothings: Sequence[str] = SMOOTHINGS, k: float = 1.0) -> list[HeldOutRow]:
+                  smoothings: Sequence[str] = SMOOTHINGS, k: float = HELD_OUT_K) -> list[HeldOutRow]:
     """The same table from counts already made (orders up to ngrams.max_order)."""
     held_out = check_ids(held_out_ids, ngrams.vocab_size, limit=limits.MAX_NGRAM_TOKENS,
                          reader="an n-gram model")
@@ -931,6 +975,17 @@ class Loop:
     @property
     def repeats(self) -> float:
         return (self.end - self.start) / self.period
+
+
+def loop_sentence(loop: Loop, n: int, temperature: float, unit: str = "token(s)") -> str:
+    """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): its
+    context is short, and a temperature below 1 sharpens the choice."""
+    text = (f"a loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. Once the last {n - 1} {unit} come "
+            "round again, the model is back where it was")
+    if temperature < 1:
+        text += (f"; at τ = {temperature:g} the likeliest next token gets even more of the probability than the "
+                 "counts give it, so the sample takes the same way round again")
+    return text + "."
 
 
 def find_loop(tokens: Sequence, min_period: int = 1, min_length: int = 8) -> Loop | None:

@@ -275,8 +275,8 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     """Train `model` in place on `train_ids`, scoring `held_out_ids` every `eval_every` steps.
 
     Ends when the step budget or the time budget runs out, or when `stop` is set. With a `probe`,
-    probe(model, step) also runs at each evaluation (engine.interventions.head_formation: watch heads
-    form); its answers go to result.probes and, as they come, to `on_probe`.
+    probe(model, step) also runs at each evaluation, the last one included (engine.interventions.head_formation:
+    watch heads form); its answers go to result.probes and, as they come, to `on_probe`.
     """
     if config.threads is not None:
         torch.set_num_threads(config.threads)
@@ -322,6 +322,10 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
         result.stopped_by = "steps"
     if result.steps and (not result.eval_steps or result.eval_steps[-1] != result.steps[-1]):
         _evaluate(model, eval_batches, result, start)      # every run ends with a held-out loss
+        if probe is not None:                              # and a probe of the model it ends with
+            result.probes.append(probe(model, result.steps[-1]))
+            if on_probe is not None:
+                on_probe(result.probes[-1])
     result.seconds = time.perf_counter() - start
     model.train(False)
     return result

@@ -170,6 +170,26 @@ def count_parameters(config: TransformerConfig) -> ParameterCount:
     )
 
 
+# the sentence under the presets' table: how its columns give its last one
+COUNT_RULE = ("parameters = V·d (token embedding) + T·d if the positions are learned + N × (4d² + 2·d·d_ff, plus "
+              "4d + d_ff + d with biases on, plus 2d for each LayerNorm with biases, d without) + the final "
+              "LayerNorm + V·d if W_vocab is not tied to the embedding.")
+
+
+def scale_row(name: str, config: TransformerConfig) -> dict:
+    """One row of the Block builder's table for scale: every size and switch the parameter count depends on
+    (COUNT_RULE), so that a student can recompute the count from the row alone."""
+    norms = {"none": "none", "post": "2 per block", "pre": "2 per block"}[config.layer_norm]
+    if config.final_norm:
+        norms = "final only" if norms == "none" else norms + " + final"
+    return {"model": name, "d": config.d_model, "d_ff": config.d_ff, "heads h": config.n_heads,
+            "blocks N": config.n_layers, "vocabulary V": config.vocab_size, "context T": config.context_length,
+            "positions": config.positional + (" (T·d)" if config.positional == "learned" else " (none)"),
+            "biases": "on" if config.bias else "off", "LayerNorms": norms,
+            "W_vocab": "tied to E" if config.tied_head else "own (V·d)",
+            "parameters": count_parameters(config).total}
+
+
 def block_formula(config: TransformerConfig) -> list[tuple[str, str, int]]:
     """One block's parameters as (part, LaTeX formula in d and d_ff, count), following the bias and
     LayerNorm switches, so the formula on screen is always the one that gives the count beside it."""

@@ -126,7 +126,7 @@ def beyond_words_tab(demo: gr.Blocks) -> None:
         upload = gr.File(label="... or your own PNG or JPEG", file_types=[".png", ".jpg", ".jpeg"],
                          type="filepath")
         side = gr.Slider(0, limits.MAX_IMAGE_SIDE, value=224, step=16,
-                         label="Resize to a square of this side, as ViT does (0: as it is)")
+                         label="Resize to a square of this side, as ViT (the Vision Transformer) does (0: as it is)")
     with gr.Row():
         patch = gr.Slider(limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, value=16, step=1, label="Patch size p (pixels)")
         fit = gr.Radio(list(FITS), value="crop", label="When p does not divide the picture")

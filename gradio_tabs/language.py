@@ -8,7 +8,7 @@ import gradio as gr
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
-from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
+from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids
 from engine.tokenizers import LEVELS, check_typed_text, token_text, tokenize, train_bpe
 from gradio_tabs import loaders
 from gradio_tabs.common import results, engine_call, plot, question, refuse, table, whole
@@ -142,8 +142,7 @@ def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length:
     rows = [{"next character": repr(tokenizer.decode([i])), "P": round(p, 4), "count": c}
             for i, p, c in following.top(10)]
     loop = find_loop(ids, min_length=MIN_LOOP)
-    looped = (f" The sample falls into a loop: {loop.period} character(s) repeated {loop.repeats:.1f} times, "
-              f"because once the last {n - 1} come round again the model is back where it was."
+    looped = (" The sample falls into " + loop_sentence(loop, n, float(temperature), "character(s)")
               if loop is not None else "")
     summary = (f"{model.name}: after **{tokenizer.decode(list(following.context))!r}** (seen "
                f"{following.context_count:,} times at order {following.order_used}) the likeliest next characters "

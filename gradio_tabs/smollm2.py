@@ -7,10 +7,11 @@ import functools
 import gradio as gr
 import numpy as np
 
-from engine import interventions, limits
+from engine import intervention_readings as readings, interventions, limits
 from engine.charts.bars import score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels, visible
+from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
 from gradio_tabs.common import chart, engine_call, heavy, plot, question, refuse, results, table, whole
 
@@ -98,11 +99,15 @@ def head_effects_tab(text: str, target: str, mode: str):
     the last position, every head ranked, the largest drop first."""
     effects = engine_call(interventions.head_effects, engine_call(loaders.smollm2), text, target, mode=mode)
     L, h = effects.effects.shape
+    intact = float(np.exp(effects.clean_log_prob))
+    # P printed with the digits that make ln P without - ln P intact give the printed change (engine.numbers)
+    places = enough_digits(readings.log_ratio, np.full(effects.effects.size, intact),
+                           np.exp(effects.ablated_log_probs).ravel(), least=4, result_digits=4)
     rows = [{"rank": rank, "layer": layer, "head": head, "Δ ln P(target)": round(effect, 4),
-             "P(target) without it": round(float(np.exp(effects.ablated_log_probs[layer, head])), 4)}
+             "P(target) without it": round(float(np.exp(effects.ablated_log_probs[layer, head])), places)}
             for rank, (layer, head, effect) in enumerate(effects.ranking(), start=1)]
     named = ", ".join(f"L{layer}H{head} ({effect:+.2f})" for layer, head, effect in effects.ranking(TOP_HEADS))
-    summary = (f"Intact, P(**{visible(effects.target_token)}**) = {np.exp(effects.clean_log_prob):.3f} after "
+    summary = (f"Intact, P(**{visible(effects.target_token)}**) = {fixed(intact, places)} after "
                f"**{visible(effects.tokens[-1])}**. Knocking out one head at a time ({effects.mode} ablation, "
                f"{L * h} passes), the largest drops in ln P: {named}. Negative: the head helped the target.")
     largest = float(np.abs(effects.effects).max()) or 1.0

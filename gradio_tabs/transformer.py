@@ -20,9 +20,11 @@ from engine.positional import (
     ENCODINGS, SINUSOID_BASE, diagonal_spread, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation, rotary_scores,
 )
+from engine.numbers import significant
 from engine.tinyvocab import embed, load_vocabulary, tokenize
 from engine.transformer_config import (
-    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
+    ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
+    scale_row,
 )
 from gradio_tabs import loaders
 from gradio_tabs.common import chart, engine_call, plot, question, refuse, table, whole
@@ -48,11 +50,11 @@ def position_tab(a: str, b: str, encoding: str, strength: float, projections: bo
     rows = [{"word": word, "slot in A": int(slot), "slot in B": j, "largest change": float(change)}
             for j, (word, slot, change) in enumerate(zip(tokens_b, check.perm, check.difference))]
     if check.equivariant:
-        verdict = (f"Largest change of any word's context vector: **{check.max_difference:.1e}**, under the rounding "
-                   f"tolerance {check.tolerance:.0e}. Same bag of words, same context vectors, only listed in "
-                   "another order: attention cannot tell A from B.")
+        verdict = (f"Largest change of any word's context vector: **{significant(check.max_difference)}**, under "
+                   f"the rounding tolerance {check.tolerance:.0e}. Same bag of words, same context vectors, only "
+                   "listed in another order: attention cannot tell A from B.")
     else:
-        verdict = (f"Largest change of any word's context vector: **{check.max_difference:.3g}**. The words' "
+        verdict = (f"Largest change of any word's context vector: **{significant(check.max_difference)}**. The words' "
                    "context vectors differ between A and B: now order matters.")
     weights = heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
                               "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
@@ -184,15 +186,13 @@ def block_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     parts = [{"part": part, "parameters": n} for part, n in count.parts().items()]
     stages = [{"stage": s.name, "computes": s.formula, "output shape": " x ".join(map(str, s.shape)),
                "parameters": s.parameters, "per block": "yes" if s.in_block else ""} for s in dataflow(config)]
-    scale = [{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
-              "vocabulary V": c.vocab_size, "parameters": count_parameters(c).total}
-             for name, c in {"your block": config, **PRESETS}.items()]
+    scale = [scale_row(name, c) for name, c in {"your block": config, **PRESETS}.items()]
     per_block = max(count.per_block, 1)
     summary = (f"**{count.total:,} parameters.** Inside a block, attention holds "
                f"**{count.attention_per_block / per_block:.0%}** of the parameters and the feed-forward network "
                f"**{count.feed_forward_per_block / per_block:.0%}**; the stack repeats the block N = "
                f"{config.n_layers} times. Multi-head costs no more than one full-width head: h = {config.n_heads} "
-               f"heads of d_k = {config.d_k} use the same 4d² numbers.")
+               f"heads of d_k = {config.d_k} use the same 4d² numbers. For scale, the presets: {COUNT_RULE}")
     return (table(parts), table(stages), table(scale), plot(parameter_bars(count.parts())), summary)
 
 

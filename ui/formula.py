@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine.numbers import fixed
+
 
 def number(value: float, digits: int = 3) -> str:
     """A number as LaTeX: rounded, with inf and nan spelled out."""
@@ -11,8 +13,7 @@ def number(value: float, digits: int = 3) -> str:
         return r"\text{nan}"
     if np.isinf(value):
         return r"\infty" if value > 0 else r"-\infty"
-    text = f"{value:.{digits}f}"
-    return "0." + "0" * digits if text in ("-0." + "0" * digits,) else text
+    return fixed(value, digits)   # never "-0.000"
 
 
 def latex_text(label: str) -> str:

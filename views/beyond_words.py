@@ -12,6 +12,7 @@ from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import (OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture,
                                   spectrogram_with_frames)
 from engine.charts.lines import cost_chart
+from engine.numbers import significant
 from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
                             patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
                             segment_of, synth_signal, weight_by_segment)
@@ -68,7 +69,7 @@ def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
 def cost_line(T: int, d: int, what: str, shrink: str) -> None:
     st.markdown(f":material/functions: **Cost:** T = {T:,} {what} → T² = **{T * T:,} scores**, each a dot "
                 f"product of d = {d} numbers: {2 * T * T * d:,} multiply-adds for QKᵀ and αV, "
-                f"{4 * T * T / 1e6:.2f} MB of weights in float32. {shrink}")
+                f"{significant(4 * T * T / 1e6)} MB to hold the weights α at 4 bytes each. {shrink}")
 
 
 def set_from_selection(chart_key: str, field: str, targets: dict[str, callable]) -> None:
@@ -87,7 +88,9 @@ page.header("Beyond words", "Can attention compare image patches, sound frames a
 st.markdown("Attention never asks what its vectors stand for: any list of vectors that are worth comparing "
             "will do. Here each kind of data becomes a matrix of tokens, one row each, "
             "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
-            "**look alike**, which is the starting point a trained model (ViT, AST, ESM) learns from.")
+            "**look alike**, which is the starting point a trained model learns from: ViT (Vision Transformer) "
+            "reads an image as patches, AST (Audio Spectrogram Transformer) a sound's spectrogram as patches, "
+            "and ESM, a protein language model, a protein as its amino acids.")
 
 STATE = url_state.PageState(
     "beyond",
@@ -410,7 +413,8 @@ def protein_section() -> None:
         st.caption("KD: Kyte-Doolittle hydrophobicity; q: charge near pH 7; V: volume in Å³.")
     st.markdown("Untrained, a residue can only find residues of the same letter or similar properties. A protein "
                 "language model such as ESM learns heads whose weights trace which residues touch in the folded "
-                "protein; in insulin the cysteines pair up (A6-A11, A7-B7, A20-B19).")
+                "protein. In insulin, cysteines 6 and 11 of the A chain are bonded to each other, while A7 and A20 "
+                "bond to cysteines of the B chain (B7, B19), a second sequence you can load from the list.")
     cost_line(L, result.tokens.d, "residues", "A protein of 1,000 residues needs a million scores per head.")
     code.show_code({"Python": protein_code(residues.sequence, d, seed, query)}, name="protein")
     challenges.try_this([

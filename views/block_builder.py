@@ -10,8 +10,10 @@ from engine import limits
 from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
 from engine.charts.lines import head_formation_lines, loss_curves
+from engine.intervention_readings import formation_sentence
 from engine.transformer_config import (
-    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters, dataflow,
+    ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
+    dataflow, scale_row,
 )
 from engine.train import LIVE_RECIPE
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
@@ -179,17 +181,16 @@ def block_section() -> None:
                f"{count.blocks / max(count.total, 1):.0%} of the model.")
 
     st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
-                "size; only d, d_ff, N and V grow.")
+                "size; only d, d_ff, N, V and T grow.")
     others = [name for name in PRESETS if name != st.session_state[key("preset")]]
     scale = {"your block": config} | {name: PRESETS[name] for name in others}
-    tables.table([{"model": name, "d_model": c.d_model, "heads h": c.n_heads, "blocks N": c.n_layers,
-                   "vocabulary V": c.vocab_size, "parameters": count_parameters(c).total}
-                  for name, c in scale.items()], formats={"d_model": "localized", "vocabulary V": "localized",
-                                                          "parameters": "localized"})
+    tables.table([scale_row(name, c) for name, c in scale.items()],
+                 formats=dict.fromkeys(("d", "d_ff", "vocabulary V", "context T", "parameters"), "localized"))
+    st.caption(COUNT_RULE)
     gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total
-    st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion of its "
-                "paper: the last OpenAI GPT model whose sizes were published in full. Parameter counts quoted for its "
-                "successors (GPT-4 and after) are outside estimates, not disclosed figures.")
+    st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion its "
+                "paper reports. Most later commercial models do not publish their sizes: read a parameter count "
+                "quoted for one of them as an outside estimate, and check where it came from.")
 
 
 block_section()
@@ -316,10 +317,12 @@ def draw_training() -> None:
         runs.append(history_of(st.session_state.bb_job_label + " (training)", job))
     if any(r["steps"] for r in runs):
         charts.show(loss_curves(runs, baselines))
-    draw_formation(list(job.probes), running_now=not st.session_state.get("bb_job_recorded", True))
+    steps = history_of("", job)["steps"]
+    draw_formation(list(job.probes), steps[-1] if steps else 0,
+                   running_now=not st.session_state.get("bb_job_recorded", True))
 
 
-def draw_formation(points: list, running_now: bool) -> None:
+def draw_formation(points: list, last_step: int, running_now: bool) -> None:
     """Heads forming in the latest run: each head's previous-token and induction score on a fixed
     probe r + r, and how much easier the second r is than the first (in-context learning)."""
     if not points:
@@ -328,17 +331,9 @@ def draw_formation(points: list, running_now: bool) -> None:
                 "characters r, then r again. A *previous-token* head puts its weight one step back; an "
                 "*induction* head, in the second r, on the character after the earlier copy of the current "
                 "one, which lets the model predict the rest of r. The orange line is the loss gap: first "
-                "copy minus second copy, in nats per character.")
+                "copy minus second copy, in bits per character.")
     charts.show(head_formation_lines(points))
-    last = points[-1]
-    layer, head, induction = last.strongest("induction")
-    p_layer, p_head, previous = last.strongest("previous-token")
-    st.caption(f"{'So far' if running_now else 'At the end'} (step {last.step:,}): the strongest induction head "
-               f"is L{layer}H{head} ({induction:.2f} of its weight on the induction target), "
-               f"the strongest previous-token head L{p_layer}H{p_head} ({previous:.2f}); "
-               f"the second copy costs {last.second_copy_loss:.2f} nats per character against "
-               f"{last.first_copy_loss:.2f} for the first (gap {last.loss_gap:+.2f}). Induction heads need two "
-               "blocks and usually minutes of training; a gap near 0 means the model does not copy yet.")
+    st.caption(formation_sentence(points[-1], last_step, running_now))
 
 
 if running:
@@ -362,9 +357,9 @@ if baselines and (runs or running):
                "character, as on the Generate page's ladder: training minimises nats (natural log), and "
                "bits = nats / ln 2 = nats / 0.693. "
                f"The baby GPT preset with the default 3-minute schedule gets below the 4-gram "
-               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a server whose CPU has AMX "
-               "(bfloat16 mixed precision); "
-               "a one-minute run does not. The n-gram only counts, the transformer has to learn.")
+               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a recent server processor that multiplies "
+               "matrices in a shorter number format several times faster; a one-minute run, or a run on an "
+               "ordinary laptop processor, does not. The n-gram only counts, the transformer has to learn.")
 
 # --- show the code, try this, reading ------------------------------------------------------------
 @page.section(CODE)

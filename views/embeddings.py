@@ -11,6 +11,7 @@ from engine import limits
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
+from engine.numbers import enough_digits, fixed, worked
 from ui import challenges, charts, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
@@ -165,21 +166,24 @@ def the_analogy() -> None:
                                value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
                                title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
                     width="stretch")
-        st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
-                    f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers:")
         rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
+        st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
+                    f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers, each rounded to 2 decimals "
+                    "(the sum adds the rounded numbers, so its last digit can differ from the exact sum's):")
         st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
                  + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
         st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
-                 + formula.latex_vector(rows[0] - rows[1] + rows[2], 2) + r"\dots")
+                 + formula.latex_vector(worked(E.offset_sum, *rows, digits=2), 2) + r"\dots")
 
+        # the last column adds the three cosines as shown (3 decimals): a student's sum of the row comes out
+        cos_add = worked(E.offset_sum, result.cos_inputs[:, 0], result.cos_inputs[:, 2], result.cos_inputs[:, 1])
         table = pd.DataFrame({
             "answer": result.words,
             "score": result.scores,
             f"cos(w, {b})": result.cos_inputs[:, 0],
             f"cos(w, {c})": result.cos_inputs[:, 1],
             f"cos(w, {a})": result.cos_inputs[:, 2],
-            f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": result.cos_add,
+            f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": cos_add,
         })
         tables.table(table, digits=3)
         st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
@@ -190,14 +194,16 @@ def the_analogy() -> None:
                 rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
                 rf" = {formula.number(result.scores[0])}",
                 caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
-                        f"cos(w,b) − cos(w,a) + cos(w,c) does: {result.cos_add[0]:.3f} for '{top}'.", stacked=True)
+                        f"cos(w,b) − cos(w,a) + cos(w,c) does: {fixed(cos_add[0])} for '{top}'.", stacked=True)
         else:
+            primes = [(1 + result.cos_inputs[0, column]) / 2 for column in range(3)]   # cos'(w, b), (w, c), (w, a)
+            mul_places = enough_digits(E.cos_mul, *primes, result_digits=3)
             formula.formula_with_numbers(
                 r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
                 r"\cos' = \tfrac{1+\cos}{2}",
-                rf"\text{{{top}}}: \frac{{{(1 + result.cos_inputs[0, 0]) / 2:.3f} \times "
-                rf"{(1 + result.cos_inputs[0, 1]) / 2:.3f}}}{{{(1 + result.cos_inputs[0, 2]) / 2:.3f}}}"
-                rf" = {formula.number(result.scores[0])}",
+                rf"\text{{{top}}}: \frac{{{formula.number(primes[0], mul_places)} \times "
+                rf"{formula.number(primes[1], mul_places)}}}{{{formula.number(primes[2], mul_places)}}}"
+                rf" = {formula.number(E.cos_mul(*primes))}",
                 caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
                         "them, so one large cosine cannot make up for a small one.", stacked=True)
 
@@ -242,7 +248,9 @@ def the_map() -> None:
                 r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
                 rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
                 + formula.number(offsets.cosines[0, 1]),
-                caption="1 means exactly parallel, 0 unrelated. The 2-D map can only hint at this.", stacked=True)
+                caption="1: the two offsets point the same way; 0: at right angles (orthogonal), neither has any "
+                        "component along the other; −1: opposite ways. The 2-D map can only hint at this.",
+                stacked=True)
 
 
 the_map()
@@ -298,12 +306,13 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str, probe)
         return
     anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
     formula.formula_with_numbers(
-        r"x^{(A)} = x^{(B)} = E[\text{" + word + r"}] \qquad "
+        r"x^{(A)} = x^{(B)} = e_{\text{" + word + r"}} \qquad "
         r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
         r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
         + formula.number(E.cosine(first.vector, second.vector)),
-        caption=f"A lookup table returns row {wv.index[word]:,} for '{word}' in both sentences: "
-                "the same 50 numbers, whatever the sense.", stacked=True)
+        caption=f"e_{word} is row {wv.index[word]:,} of the lookup table (the embedding matrix), returned for "
+                f"'{word}' in both sentences: the same 50 numbers, whatever the sense. C is the set of words "
+                "around it, û_j their vectors scaled to length 1.", stacked=True)
     rows = []
     for name, found in (("A", first), ("B", second)):
         row = {"sentence": name, "context words averaged": ", ".join(found.context_words)}
@@ -395,7 +404,7 @@ def vocabulary_size() -> None:
         charts.show(accuracy_bars(accuracy), width="stretch")
     with size_text:
         n_questions = len(E.read_analogy_set())
-        st.markdown(f"The {n_questions} classic analogies of `assets/analogies.tsv` (capitals, family, tenses, "
+        st.markdown(f"The {n_questions} classic analogies this app ships with (capitals, family, tenses, "
                     "plurals, comparatives ..., in the style of Mikolov et al. 2013), answered with "
                     f"{METHOD_LABELS[method]}. A small vocabulary hides rare look-alikes (names, misspellings) "
                     "but also rare right answers; all 400,000 words means 40 times as many cosines per query "

@@ -208,9 +208,10 @@ if rungs is not None:
                    "was never limited to their 75 characters. It shows what scale buys, not what the small models "
                    "could reach.")
     st.info("Honestly: a transformer needs minutes of training to beat a Kneser-Ney 4-gram. The baby GPT with "
-            "the Block builder's 3-minute schedule gets below the 4-gram by about 0.1 bits per character on a CPU "
-            "with AMX (bfloat16 mixed precision), and stays far above the 6- and 7-grams; a one-minute run, or "
-            "float32 on an older CPU, stays above the 4-gram too. The n-gram only counts (seconds of work); the "
+            "the Block builder's 3-minute schedule gets below the 4-gram by about 0.1 bits per character on a recent "
+            "server processor that multiplies matrices in a shorter number format several times faster, and stays "
+            "far above the 6- and 7-grams; a one-minute run, or a run on an ordinary laptop processor, stays above "
+            "the 4-gram too. The n-gram only counts (seconds of work); the "
             "transformer must learn the same statistics by gradient descent, and only pulls ahead with more "
             "compute, when it uses context longer than the n-grams can count reliably.",
             icon=":material/balance:")

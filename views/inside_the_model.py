@@ -12,6 +12,7 @@ from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.gguf_file import Config as SmolLM2Sizes
 from engine.interventions import MODES
+from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_param, model_picker
 
@@ -208,16 +209,20 @@ def effects_section() -> None:
             label_angle=0, title="Knocked out alone", legend_orient="bottom"))
         st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
     with table_column:
-        tables.table(readings.effect_rows(effects, TOP_K, types=scored.types,
-                                          attention=comparison.attention if comparison else None), digits=3)
+        rows = readings.effect_rows(effects, TOP_K, types=scored.types,
+                                    attention=comparison.attention if comparison else None)
+        places = readings.probability_places(rows)   # ln of the printed P's gives the printed change
+        tables.table(rows, formats=dict.fromkeys(("P with it", "P without it"), f"%.{places}f"), digits=3)
         top_layer, top_head, top_effect = effects.ranking(1)[0]
-        best = readings.effect_rows(effects, 1)[0]
+        best = rows[0]
         formula.formula_with_numbers(
             r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
-            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'])} - "
-            rf"\ln {formula.number(best['P with it'])} = {formula.number(top_effect)}",
+            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
+            rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
             caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is the "
-                    "same with head j of block l knocked out. Negative: the head helped the target.", stacked=True)
+                    "same with head j of block l knocked out. Negative: the head helped the target. The "
+                    f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
+                    "change to 3.", stacked=True)
 
     st.markdown("**Where a head looks against what it does.**")
     source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
@@ -328,10 +333,11 @@ def patching_section() -> None:
             y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
                                                  f"{patched.corrupt_target_token!r} brought back by one patch"))
         row, last = route.handover_row, len(patched.clean_tokens) - 1
-        ld_patched, ld_clean, ld_corrupt, restored = (
-            formula.number(float(value), 2) for value in (patched.patched_logit_diff[row, last],
-                                                          patched.clean_logit_diff, patched.corrupt_logit_diff,
-                                                          patched.restored[row, last]))
+        differences = (float(patched.patched_logit_diff[row, last]), float(patched.clean_logit_diff),
+                       float(patched.corrupt_logit_diff))
+        places = enough_digits(readings.restored_share, *differences, least=2, result_digits=2)   # it divides out
+        ld_patched, ld_clean, ld_corrupt = (formula.number(value, places) for value in differences)
+        restored = formula.number(float(patched.restored[row, last]), 2)
         formula.formula_with_numbers(
             r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
             rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
@@ -384,12 +390,14 @@ def copying_section() -> None:
         with words_column:
             for sentence in copying.sentences:
                 st.markdown(sentence)
-        tables.table(copying.rows, digits=2)
+        nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
+        tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats), digits=2)
         formula.formula_with_numbers(
             r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
             r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
             rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
-            rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, 2)}\ \text{{nats}} / \ln 2",
+            rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
+            r"\ \text{nats} / \ln 2",
             caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
         code.show_code({"Python": (
             "from engine import interventions, pretrained, prepare\n"

@@ -160,8 +160,8 @@ def trained_section() -> None:
     """The shipped model's heads: its switch, its line and its block rerun only this."""
     st.subheader("Heads of a trained model")
     if not shipped_available():
-        st.info("The shipped small model (assets/shakespeare_char, trained by bench/ship_checkpoint.py) is not in "
-                "this copy of the app, so there are no trained heads to show here.", icon=":material/info:")
+        st.info("The small model that comes with the app is missing from this copy of it, so there are no trained "
+                "heads to show here.", icon=":material/info:")
         return
     st.toggle("Read a line with the shipped model (loads PyTorch once)", key=STATE.key("trained"),
               on_change=page.only(STATE, TRAINED))

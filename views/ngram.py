@@ -13,7 +13,11 @@ from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
 from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
-from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, prompt_ids
+from engine.ngram import (
+    HELD_OUT_K, SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, held_out_sentences, loop_sentence, prompt_ids,
+    smoothing_name,
+)
+from engine.numbers import enough_digits, worked
 from engine.tokenizers import LEVELS, decoded_pieces, token_text
 from ui import challenges, charts, chips, code, formula, loaders, page, tables, url_state, warmup
 
@@ -115,7 +119,7 @@ def the_sample() -> None:
     sample_ids, loop = None, None
     if model is None:
         return
-    st.subheader("A sample, and the second failure: a context too short to notice a loop")
+    st.subheader("A sample, and the second failure: a short context at a low temperature goes round in loops")
     prompt = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) or []
     sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(STATE["length"]),
                                  int(STATE["seed"]), float(STATE["temperature"]), tuple(prompt), model)
@@ -123,8 +127,7 @@ def the_sample() -> None:
         pieces = decoded_pieces(tokenizer, list(prompt) + sample_ids)
         loop = find_loop(sample_ids, min_length=MIN_LOOP[level])
         if loop is not None:
-            note = (f"Highlighted: a loop of {loop.period} token(s) repeated {loop.repeats:.1f} times. Once the "
-                    f"last {n - 1} token(s) come round again, the model is back where it was.")
+            note = "Highlighted: " + loop_sentence(loop, n, float(STATE["temperature"]))
             chips.highlighted_text(pieces, len(prompt) + loop.start, len(prompt) + loop.end, note)
         else:
             chips.highlighted_text(pieces, None, None,
@@ -137,11 +140,12 @@ def the_sample() -> None:
         first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}"
                                + (f" -> {tempered[i]:.3f}" if tempered is not None else "") for i, p, _ in top)
         formula.formula_with_numbers(
-            r"w_t \sim P(w \mid c_t)^{1/\tau}",
+            r"w_t \sim \frac{P(w \mid c_t)^{1/\tau}}{\sum_{v} P(v \mid c_t)^{1/\tau}}",
             rf"\tau = {float(STATE['temperature']):g},\ \text{{seed}} = {int(STATE['seed'])}",
             caption=f"Each token is drawn from the model's distribution after c_t, the last {n - 1} token(s), "
                     "sharpened "
-                    f"(τ < 1) or flattened (τ > 1). The first draw's top choices, P before -> after τ: {first_text}. "
+                    "(τ < 1) or flattened (τ > 1), then divided by the sum over all V tokens v so that it adds up "
+                    f"to 1 again. The first draw's top choices, P before -> after τ: {first_text}. "
                     "The same seed gives the same text.")
 
 
@@ -160,7 +164,7 @@ def contexts_table() -> None:
             rows.append((visible("".join(decoded_pieces(tokenizer, list(context)))), total, best))
         st.markdown(f"For n = {n} the table has one row per context of {n - 1} tokens. The most frequent:")
         tables.table(pd.DataFrame(rows, columns=["context", "times seen",
-                                                 f"top next tokens ({SMOOTHING_NAMES[smoothing]})"]),
+                                                 f"top next tokens ({smoothing_name(smoothing, k)})"]),
                      formats={"times seen": "localized"})
 
 
@@ -184,18 +188,22 @@ def held_out_numbers() -> None:
     n, smoothing, _ = model_settings()
     current = next((r for r in held if r.n == n and r.smoothing == smoothing), None)
     if current is not None:
+        # nats and ln 2 printed with enough digits that their ratio gives the bits as printed; PPL from those bits
+        places = enough_digits(lambda nats, ln2: nats / ln2, current.nats, math.log(2), result_digits=3) \
+            if math.isfinite(current.nats) else 3
         formula.formula_with_numbers(
             r"H = -\tfrac{1}{T}\sum_t \log_2 P_t = \frac{-\tfrac{1}{T}\sum_t \ln P_t}{\ln 2}",
-            rf"H = {current.bits:.3f}\ \text{{bits}} = \frac{{{current.nats:.3f}\ \text{{nats}}}}{{0.693}},\ "
+            rf"H = {formula.number(current.bits)}\ \text{{bits}} = \frac{{{formula.number(current.nats, places)}"
+            rf"\ \text{{nats}}}}{{{formula.number(math.log(2), places)}}},\ "
             r"\mathrm{PPL} = 2^H = "
-            + (rf"{current.perplexity:,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
+            + (f"{worked(lambda h: 2 ** h, current.bits):,.1f}" if math.isfinite(current.perplexity) else r"\infty"),
             stacked=True,
             caption=f"P_t = P(w_t | c_t) over the T = {len(validation_ids):,} held-out tokens, never counted. "
                     "Perplexity "
                     "2^H (= e^H in nats) is the number of equally likely tokens the model is as unsure as. "
                     "Without smoothing one unseen "
-                    "n-gram makes H infinite; with smoothing, longer contexts first help, then the counts "
-                    "run out and add-k gets worse: n cannot grow for ever.")
+                    "n-gram makes H infinite. The sentences under the chart say what longer contexts do with "
+                    "each smoothing.")
 
 
 @page.section(TAIL)
@@ -264,17 +272,20 @@ if counts is not None:
                              title=f"Distinct n-grams seen vs V^n possible (V = {counts.vocab_size:,})"))
     table_size_numbers()
 
-    st.subheader("Enlarging n trades one failure for the other: held-out cross-entropy")
+    st.subheader("Held-out cross-entropy: what a longer context buys")
     held = page.run_engine(loaders.held_out, source, level, own_text)
     if held:
-        charts.show(held_out_lines([(r.n, SMOOTHING_NAMES[r.smoothing], r.bits) for r in held],
-                                   title="Cross-entropy on the held-out 10% (lower is better; add-k with k = 1)"))
+        charts.show(held_out_lines([(r.n, smoothing_name(r.smoothing, HELD_OUT_K), r.bits) for r in held],
+                                   title="Cross-entropy on the held-out 10% (lower is better)"))
         bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
         orders = sorted({r.n for r in held})
-        tables.table(pd.DataFrame({SMOOTHING_NAMES[s]: [bits.get((m, s)) for m in orders] for s in SMOOTHINGS},
+        tables.table(pd.DataFrame({smoothing_name(s, HELD_OUT_K): [bits.get((m, s)) for m in orders]
+                                   for s in SMOOTHINGS},
                                   index=pd.Index(orders, name="n")), hide_index=False)
         st.markdown("Held-out cross-entropy in **bits per token** per n (rows) and smoothing (columns), the numbers "
                     "of the chart; inf: some held-out token got probability 0.")
+        for sentence in held_out_sentences(held, HELD_OUT_K):
+            st.markdown(sentence)
         held_out_numbers()
         best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
     else:

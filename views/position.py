@@ -11,6 +11,7 @@ from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
+from engine.numbers import significant
 from engine.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
     permutation_check, positional_encoding, random_permutation, rotary_scores,
@@ -117,8 +118,8 @@ def check_section() -> None:
     tokens_a = sentence_a.tokens
     tokens_b = [tokens_a[j] for j in check.perm]
     st.subheader("Every word's context vector: in A, and in B")
-    largest = (f"{check.max_difference:.1e}, under the rounding tolerance {check.tolerance:.0e}" if check.equivariant
-               else f"{check.max_difference:.3g}")
+    largest = (f"{significant(check.max_difference)}, under the rounding tolerance {check.tolerance:.0e}"
+               if check.equivariant else significant(check.max_difference))
     verdict = f"Largest change of any word's context vector: **{largest}**. "
     if check.equivariant:
         st.success(verdict + "Same bag of words, same context vectors, only listed in another order: "
@@ -155,7 +156,7 @@ def check_section() -> None:
                                 "c_B": (check.shuffled.context, tokens_b, features)},
                                value_name="c", x_title="feature", y_title="word", cell=48, columns=1))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
-                          "largest change": [f"{v:.3g}" for v in check.difference]})
+                          "largest change": [significant(v) for v in check.difference]})
     tables.table(table)
 
 
@@ -229,8 +230,10 @@ def tables_section() -> None:
             stacked=True,
             caption="R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
                     "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the table: "
-                    "rounding only. That is why a rotary model can keep the keys it already computed when the window "
-                    "slides: the distances between tokens are unchanged.")
+                    "rounding only. So when the window slides, the keys of a model's first block, which depend only "
+                    "on their own token and position, score exactly as before and can be kept. A later block's key "
+                    "also carries what its token read from the tokens before it, the one that just left the window "
+                    "included: keeping those (sliding-window attention) gives close to a fresh pass, not the same.")
 
 
 tables_section()

@@ -8,6 +8,7 @@ import numpy as np
 
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_74, ORANGE, PAIR_COLOURS, RUN_COLOURS
 from engine.charts.style import panel, styled, unique_labels, value_scale, visible
+from engine.numbers import SIGNIFICANT_FORMAT, fixed, significant
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
     from engine.attention import AttentionCost
@@ -132,7 +133,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
     """Horizontal bars, best on top, each score printed; `highlight` (an expected answer) in orange."""
     words = [str(w) for w in words]
     scores = [float(s) for s in np.asarray(scores, dtype=float)]
-    values = [{"word": w, "score": s, "rank": rank, "label": f"{s:.{digits}f}",
+    values = [{"word": w, "score": s, "rank": rank, "label": fixed(s, digits),
                "expected": "expected answer" if w == highlight else "other"}
               for rank, (w, s) in enumerate(zip(words, scores), start=1)]
     low = min([0.0, *scores])
@@ -186,7 +187,7 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
     every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
     labels = unique_labels(list(tokens))
     values = [float(v) for v in np.asarray(difference, dtype=float)]
-    records = [{"word": w, "difference": v, "text": f"{v:.2g}" if v >= 1e-12 else "0"} for w, v in zip(labels, values)]
+    records = [{"word": w, "difference": v, "text": significant(v)} for w, v in zip(labels, values)]
     top = max(max(values) * 1.25, 0.05)
     return {
         "title": title, "height": 240, "data": {"values": records},
@@ -199,7 +200,8 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
         "layer": [
             {"mark": {"type": "bar", "color": ORANGE},
              "encoding": {"tooltip": [{"field": "word", "type": "nominal"},
-                                      {"field": "difference", "type": "quantitative", "format": ".3g"}]}},
+                                      {"field": "difference", "type": "quantitative",
+                                       "format": SIGNIFICANT_FORMAT}]}},
             {"mark": {"type": "text", "dy": -7}, "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }

@@ -7,6 +7,7 @@ import numpy as np
 
 from engine import limits
 from engine.charts.palette import DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
+from engine.numbers import fixed
 from engine.charts.style import panel, styled, unique_labels, visible
 
 MAX_CELLS_WITH_NUMBERS = 400
@@ -118,7 +119,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
             v = float(values[i, j])
             ok = bool(np.isfinite(v))
             record = {"row": row, "col": col, value_name: v if ok else None, "i": i, "j": j,
-                      "text": f"{v:.{digits}f}" if ok else "",
+                      "text": fixed(v, digits) if ok else "",
                       "ink": inks[i * len(cols) + j] if ok and visible[i, j] else "black"}
             if color_by == "uniform":
                 record["uniform 1/T"] = round(float(uniform[i]), 4)
@@ -321,7 +322,7 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
             if texts is not None:
                 text = str(texts[i, j])
             else:
-                text = f"{v:.{digits}f}" if ok and numbers else ""
+                text = fixed(v, digits) if ok and numbers else ""
             record = {"row": row, "col": col, value_name: v if ok else None, "text": text,
                       "ink": "white" if dark else "black"}
             for name, array in (extra or {}).items():

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothi
 
 
 LN2 = math.log(2)  # nats per bit
+GAP = "loss gap (bits per character)"   # head_formation_lines: the live models read one character per token
 
 
 def running_mean(values, window: int) -> list[float]:
@@ -74,7 +75,7 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
 def head_formation_lines(points: list) -> dict:
     """Heads forming while a model trains (engine.interventions.HeadFormation at each evaluation): each
     head's previous-token and induction score against the step (one line per head, coloured by layer),
-    and the probe's in-context loss gap (first copy minus second copy, nats per token)."""
+    and the probe's in-context loss gap (first copy minus second copy, in bits per token: a character here)."""
     rows, gaps = [], []
     for point in points:
         L, h = point.induction.shape
@@ -84,7 +85,7 @@ def head_formation_lines(points: list) -> dict:
                 if not math.isnan(value):
                     rows.append({"step": point.step, "head": f"L{layer}H{head}", "layer": f"block {layer}",
                                  "score": kind, "weight": value})
-        gaps.append({"step": point.step, "loss gap (nats/token)": point.loss_gap})
+        gaps.append({"step": point.step, GAP: point.loss_gap / LN2})
     layers = sorted({row["layer"] for row in rows})
     colour = {"field": "layer", "type": "nominal", "scale": {"domain": layers,
                                                              "range": CATEGORY_COLOURS[:max(len(layers), 1)]},
@@ -102,8 +103,8 @@ def head_formation_lines(points: list) -> dict:
                          "width": 210, "height": 190}}
     gap = {"data": {"values": gaps}, "width": 210, "height": 190,
            "mark": {"type": "line", "point": {"filled": True, "color": ORANGE}, "color": ORANGE, "strokeWidth": 2.5},
-           "encoding": {"x": step, "y": {"field": "loss gap (nats/token)", "type": "quantitative"},
-                        "tooltip": [step, {"field": "loss gap (nats/token)", "type": "quantitative", "format": ".3f"}]}}
+           "encoding": {"x": step, "y": {"field": GAP, "type": "quantitative"},
+                        "tooltip": [step, {"field": GAP, "type": "quantitative", "format": ".2f"}]}}
     return {"hconcat": [per_head, gap], "title": "Heads forming: scores on a repeated random probe, and the loss gap"}
 
 
@@ -242,21 +243,27 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
 
 @styled
 def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
-    """Scores T^2 against the patch size, log scale: halving the patch multiplies the cost by 16."""
+    """Scores T^2 against the patch size, both on log scales (a quantitative x axis, so the curve keeps its
+    shape): halving the patch multiplies the cost by 16, the same step up each time."""
+    lowest, highest = min((size for size, _, _ in rows), default=1), max((size for size, _, _ in rows), default=1)
     values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
                "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
     return {
         "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
         "height": 260,
         "encoding": {
-            "x": {"field": "size", "type": "ordinal", "title": unit, "sort": "descending", "axis": {"labelAngle": 0}},
+            # a number line, not evenly spaced categories (which bent the curve): log scale, so each halving of the
+            # patch is one equal step and T^2 ~ 1/p^4 is a straight line; the patch shrinks rightwards
+            "x": {"field": "size", "type": "quantitative", "title": f"{unit}, log scale",
+                  "scale": {"type": "log", "base": 2, "reverse": True},
+                  "axis": {"labelAngle": 0, "values": [2 ** k for k in range(12) if lowest <= 2 ** k <= highest]}},
             "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
                   "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
         "layer": [
             {"mark": {"type": "line", "color": BLUE, "point": True}},
             {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
                 "color": {"field": "ink", "type": "nominal", "scale": None},
-                "tooltip": [{"field": "size", "type": "ordinal", "title": unit},
+                "tooltip": [{"field": "size", "type": "quantitative", "title": unit},
                             {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
                             {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
             {"mark": {"type": "text", "dy": -12},

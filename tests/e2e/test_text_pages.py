@@ -68,6 +68,6 @@ def test_ngram_page_characters_and_bad_temperature(app_url, browser_page):
 
     open_page(browser_page, app_url, "ngram?temperature=1000000", timeout_ms=FIRST_LOAD_MS)
     assert any("beyond the limit" in e for e in error_texts(browser_page))
-    assert "Enlarging n trades one failure for the other" in main_text(browser_page)
+    assert "Held-out cross-entropy: what a longer context buys" in main_text(browser_page)
     settle(browser_page)
     screenshot(browser_page, "ngram-bad-temperature")

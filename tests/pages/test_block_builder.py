@@ -35,7 +35,7 @@ def test_defaults_are_the_chapters_tiny_block(run_page):
     assert "feed-forward sublayer" in diagram(at) and residual_arrows(at)
     # GPT-3's count and the chapter's caution about later models, in the default view (not only in a preset)
     shown = texts(at)
-    assert "**174,604,259,328** parameters by this count" in shown and "outside estimates" in shown
+    assert "**174,604,259,328** parameters by this count" in shown and "outside estimate" in shown
 
 
 def test_presets_fill_the_switches(run_page):

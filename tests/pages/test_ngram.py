@@ -109,6 +109,6 @@ def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
     assert [x.value for x in at.get("latex") if r"P(b \mid a)" in x.value] == transition
     assert "28,860^{4}" in " ".join(x.value for x in at.get("latex"))
     assert [s.value for s in at.subheader][:4] == [
-        "A sample, and the second failure: a context too short to notice a loop",
+        "A sample, and the second failure: a short context at a low temperature goes round in loops",
         "The transition table (bigram counts, n = 2)", "First failure: the table cannot be filled",
-        "Enlarging n trades one failure for the other: held-out cross-entropy"]
+        "Held-out cross-entropy: what a longer context buys"]
