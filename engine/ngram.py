@@ -684,11 +684,11 @@ class TemperedChain:
             log_z_below = self.level(below)[2] if below else (1.0 - self.inverse) * math.log(self.V)
             with np.errstate(divide="ignore"):
                 log_own_below = float(np.logaddexp.reduce(np.log(p_below) * self.inverse))
-                gap = log_z_below + math.log1p(-math.exp(min(log_own_below - log_z_below, 0.0))) \
-                    if log_own_below < log_z_below else -math.inf
-            log_z = float(np.logaddexp(log_own, self.inverse * math.log(1.0 - stay) + gap))
             # the share of the level below that lands off U: how often a rejected draw would succeed
+            # (expm1, not 1 - exp: when U holds almost all of it, exp rounds to 1 and the log of 0 fails)
             accept = -math.expm1(min(log_own_below - log_z_below, 0.0))
+            gap = log_z_below + math.log(accept) if accept > 0.0 else -math.inf
+            log_z = float(np.logaddexp(log_own, self.inverse * math.log(1.0 - stay) + gap))
         level = ids, np.cumsum(np.exp(log_p - log_z)), log_z, (1.0 if stay >= 1.0 else accept), None
         if len(self.levels) > 200_000:
             self.levels.clear()

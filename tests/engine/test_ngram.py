@@ -322,3 +322,15 @@ def test_tempered_draws_follow_the_distribution_on_a_large_vocabulary():
     observed = np.append(counts[~rare], counts[rare].sum()) / draws
     chance = np.append(expected[~rare], expected[rare].sum())
     assert np.all(np.abs(observed - chance) <= 4 * np.sqrt(chance * (1 - chance) / draws) + 1e-9)
+
+
+def test_a_cold_kneser_ney_sample_of_the_plays_words_never_fails_on_rounding():
+    """Words, Kneser-Ney, n = 6, tau = 0.2: where a context's own tokens hold almost all of the level below's
+    mass, 1 - exp(d) rounded to 0 and its log raised 'math domain error' (seeds 7, 20, 25 and 39 of 0-39)."""
+    from engine import prepare
+
+    tokenizer, _, _ = prepare.corpus_tokens("words")
+    model = NGramModel.from_counts(prepare.corpus_counts("words"), 6, "kneser-ney", tokenizer=tokenizer)
+    for seed in (7, 20, 25, 39):
+        ids = model.sample(60, seed=seed, temperature=0.2)
+        assert len(ids) >= 60
