@@ -328,8 +328,7 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
                         f"Yours was {question.options[mine]}.")
     from ui import charts
 
-    charts.show(answers_chart(question.options, rounds, question.answer), width="content" if teacher_key else "stretch",
-                font_size=font_size)
+    charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
     if question.explanation:
         st.markdown(question.explanation)
     if question.page != st.session_state.get(PAGE) or not teacher_key:
@@ -466,10 +465,10 @@ def _teacher_live() -> None:
 
     big = 28 if projector_on() else 18
     with st.container(border=True, key="class_teacher"):
-        if st.session_state.get(SHOW_JOIN, True):
-            _join_banner(code, state)
+        if st.session_state.get(SHOW_JOIN, True) and state.question is None:
+            _join_banner(code, state)  # big, with the QR code, until the first question; then one line
         else:
-            st.markdown(f"Class **{code}**: {state.students} joined")
+            st.markdown(f"Join: **{code}** at {join_link(code)} · {state.students} joined")
         if state.question is None:
             st.caption("Ask the class a question from the sidebar.")
             return
@@ -489,7 +488,7 @@ def _teacher_live() -> None:
                 return
             from ui import charts
 
-            charts.show(answers_chart(question.options, rounds, None, title="Answers so far"), width="content",
+            charts.show(answers_chart(question.options, rounds, None, title="Answers so far"), width="stretch",
                         font_size=big)
 
 

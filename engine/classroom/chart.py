@@ -26,9 +26,9 @@ def answers_chart(options: Sequence[str], counts: Sequence[Sequence[int]], answe
                          "share": f"{count} ({100 * count / total:.0f}%)", "order": i})
     several = len(counts) > 1
     y = {"field": "option", "type": "nominal", "sort": {"field": "order"}, "title": None,
-         "axis": {"labelLimit": 420}}
+         "axis": {"labelLimit": 420, "labelColor": "#000000"}}
     encoding = {"y": y, "x": {"field": "answers", "type": "quantitative", "title": "students",
-                              "axis": {"tickMinStep": 1, "format": "d"}}}
+                              "axis": {"tickMinStep": 1, "format": "d", "labelColor": "#000000"}}}
     if several:
         encoding["yOffset"] = {"field": "round", "type": "nominal", "sort": "ascending"}
         encoding["color"] = {"field": "round", "type": "nominal", "title": None,
