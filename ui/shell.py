@@ -21,7 +21,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import streamlit as st
 
 from ui.page import QR_SECTION, folded
-from ui.url_state import PRESENT_PARAM
+from ui.url_state import PRESENT_PARAM, STUDENT_PARAM
 
 PROJECTOR_KEY = "app.projector"   # ui.charts.text_size reads it too
 CAPTION_GREY = "#595959"          # 7.0:1 on white (WCAG AA asks 4.5:1 for body text)
@@ -166,7 +166,9 @@ def page_link() -> str | None:
     if not url:
         return None
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(st.query_params.to_dict()), ""))
+    # a student's anonymous class id (?sid=) is theirs alone: a link they pass on must not make others them
+    shared = {name: value for name, value in st.query_params.to_dict().items() if name != STUDENT_PARAM}
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(shared), ""))
 
 
 @functools.lru_cache(maxsize=256)
