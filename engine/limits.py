@@ -99,7 +99,11 @@ TARGET_MAX_CHARS = 40                # a target token typed as text (one token: 
 
 # --- beyond words: patches, frames, residues --------------------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
-MAX_IMAGE_PIXELS = 40_000_000        # width x height read from the header, checked before decoding (bombs)
+# width x height read from the header, checked before decoding (bombs, and big but flat files: a 170 kB PNG of
+# 6300 x 6300 took 3.9 s and 455 MB). A PNG is decoded in full (4 bytes a pixel, plus a shrunk copy): a 4K
+# screenshot (3840 x 2160) fits, at about 80 MB. A JPEG is decoded at 1/2 to 1/8 scale, just above the kept side.
+MAX_IMAGE_PIXELS = 8_500_000
+MAX_JPEG_PIXELS = 64_000_000
 MAX_IMAGE_SIDE = 1024                # longer side kept after loading; larger pictures are shrunk to it
 MIN_PATCH_SIZE = 2                   # side of one square patch, in pixels
 MAX_PATCH_SIZE = 128
