@@ -22,6 +22,9 @@ FIELDS = ["vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layer
           "residual", "positional", "causal", "tied_head", "final_norm", "bias"]
 BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
 CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
+# the size inputs' bounds
+SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
+         "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
 DEFAULT_PRESET = "tiny (the chapter's block)"
 LEARNING_RATES = ["0.0003", "0.001", "0.002", "0.003", "0.01"]
 NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
@@ -33,12 +36,12 @@ def key(field: str) -> str:
 
 
 def parse_field(field: str):
-    """How a link's text becomes this field's value: a switch, one of the choices, or a whole number."""
+    """How a link's text becomes this field's value: a switch, one of the choices, or a size its input allows."""
     if field in BOOLEAN:
         return url_state.parse_bool
     if field in CHOICES:
         return url_state.one_of(CHOICES[field])
-    return int
+    return url_state.between(*SIZES[field])
 
 
 STATE = url_state.PageState(
@@ -116,12 +119,12 @@ with st.sidebar:
                  help="Load the sizes of a known model; change any switch to make it your own.")
     st.caption("Sizes")
     left, right = st.columns(2)
-    left.number_input("width d_model", 1, 100_000, key=key("d_model"))
-    right.number_input("heads h", 1, 1024, key=key("n_heads"))
-    left.number_input("FFN width d_ff", 1, 400_000, key=key("d_ff"))
-    right.number_input("blocks N", 0, 1000, key=key("n_layers"))
-    left.number_input("context T", 1, limits.MAX_CONTEXT_LENGTH, key=key("context_length"))
-    right.number_input("vocabulary V", 1, 1_000_000, key=key("vocab_size"))
+    left.number_input("width d_model", *SIZES["d_model"], key=key("d_model"))
+    right.number_input("heads h", *SIZES["n_heads"], key=key("n_heads"))
+    left.number_input("FFN width d_ff", *SIZES["d_ff"], key=key("d_ff"))
+    right.number_input("blocks N", *SIZES["n_layers"], key=key("n_layers"))
+    left.number_input("context T", *SIZES["context_length"], key=key("context_length"))
+    right.number_input("vocabulary V", *SIZES["vocab_size"], key=key("vocab_size"))
     st.caption("Switches")
     st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
              on_change=switched)
