@@ -181,9 +181,9 @@ def load_image(data: bytes) -> LoadedImage:
             most = limits.MAX_JPEG_PIXELS if picture.format == "JPEG" else limits.MAX_IMAGE_PIXELS
             if width * height > most:
                 raise ValueError(f"The image claims {width} x {height} = {width * height / 1e6:.1f} million pixels; "
-                                 f"the limit for a {picture.format} is {most / 1e6:.1f} million. Save a smaller copy (a "
-                                 "small file that unpacks to that many pixels, a 'decompression bomb', is refused "
-                                 "before it is opened).")
+                                 f"the limit for a {picture.format} is {most / 1e6:.1f} million. Save a smaller "
+                                 "copy (a small file that unpacks to that many pixels, a 'decompression bomb', is "
+                                 "refused before it is opened).")
             if picture.format == "JPEG":   # decode at 1/2, 1/4 or 1/8 scale when that still covers the kept side
                 picture.draft("RGB", (limits.MAX_IMAGE_SIDE, limits.MAX_IMAGE_SIDE))
             picture.load()
