@@ -124,3 +124,10 @@ MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load -------------------------------------------------------
 GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
+
+# --- uploads, as the server takes them ---------------------------------------------------
+# Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.
+# Its default, 200, let a 190 MB text reach the server (+360 MB each, kept) only for the engine to refuse it.
+# Each file_uploader also gets its own limit (ui.page.upload_megabytes), so the browser refuses a bigger file
+# before sending it.
+MAX_UPLOAD_MEGABYTES = 8

@@ -222,6 +222,7 @@ def image_section() -> None:
     name = STATE["picture"]
     if name == UPLOAD:
         file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key=STATE.key("image_file"),
+                                max_upload_size=page.upload_megabytes(limits.MAX_IMAGE_UPLOAD_BYTES),
                                 help=f"Up to {limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB and "
                                      f"{limits.MAX_IMAGE_PIXELS / 1e6:.1f} million pixels for a PNG "
                                      f"({limits.MAX_JPEG_PIXELS / 1e6:.0f} million for a JPEG); larger pictures are "
@@ -307,6 +308,7 @@ def audio_section() -> None:
     name = STATE["signal"]
     if name == UPLOAD:
         file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key=STATE.key("wav_file"),
+                                max_upload_size=page.upload_megabytes(limits.MAX_WAV_BYTES),
                                 help=f"Uncompressed PCM, one channel, up to {limits.MAX_AUDIO_SECONDS:.0f} s and "
                                      f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
         if file is None:

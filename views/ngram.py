@@ -83,6 +83,7 @@ with st.sidebar:
 own_text = None
 if STATE["source"] == OWN_TEXT:
     uploaded = st.file_uploader("Upload a UTF-8 .txt file", type=["txt"],
+                                max_upload_size=page.upload_megabytes(limits.MAX_USER_TEXT_BYTES),
                                 help=f"At most {limits.MAX_USER_TEXT_BYTES / 1e6:.0f} MB.")
     st.text_area("... or paste a text (the last 10% is held out for scoring)", key=STATE.key("own_text"), height=120)
     raw = uploaded.getvalue() if uploaded is not None else STATE.get("own_text", "")
