@@ -58,3 +58,11 @@ def test_every_file_uploader_has_its_own_limit():
             call = text[match.start():text.find("\n\n", match.start())]
             calls.append((file.name, "max_upload_size=page.upload_megabytes(limits.MAX_" in call))
     assert calls and all(ok for _, ok in calls), calls
+
+
+def test_no_message_is_sent_as_a_reference_to_the_browsers_cache():
+    """global.minCachedMessageSize above the largest message the server may send: Streamlit's forward-message
+    cache is off, so fast page switching cannot leave the browser missing a cached element (streamlit#11357)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    largest_message = config.get("server", {}).get("maxMessageSize", 200) * 1e6
+    assert config["global"]["minCachedMessageSize"] > largest_message
