@@ -57,6 +57,10 @@ MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
 MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
 MAX_TRAININGS_PER_MACHINE = 2       # trainings running at once on one machine, all server processes together
 MAX_WAITING_TRAININGS = 8           # trainings waiting in line; beyond that a student is asked to retry
+# a model pass per head or per patched cell (the Inside page's knock-out and patching: 6-14 s of CPU each on a busy
+# server): this many at once on the machine, all processes together; this many more wait per process
+MAX_HEAVY_CALLS_PER_MACHINE = 1
+MAX_WAITING_HEAVY_CALLS = 4
 MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
