@@ -26,6 +26,7 @@ CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": P
 SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
          "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
 DEFAULT_PRESET = "tiny (the chapter's block)"
+TRAINING = "bb_training"   # the link's mark of a training running
 LEARNING_RATES = ["0.0003", "0.001", "0.002", "0.003", "0.01"]
 NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
 
@@ -53,6 +54,9 @@ STATE = url_state.PageState(
     url_state.Param("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", url_state.one_of(LEARNING_RATES)),
     url_state.Param("bb_batch", LIVE_RECIPE.batch_size, url_state.between(1, limits.MAX_TRAIN_BATCH)),
     url_state.Param("bb_seed", 0, url_state.between(0, 2**31 - 1)),
+    # set while a training runs: a session that opens the link with it but holds no training lost one (its server
+    # process died, and HAProxy moved the tab to another) or got the link from someone who was training
+    url_state.Param(TRAINING, False, url_state.parse_bool),
 )
 
 # sections that rerun alone (ui.page.section): the switches change these three, the learning rate the code
@@ -202,7 +206,7 @@ st.subheader("Train it live on Shakespeare, one character at a time")
 st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
            "Runs use one CPU thread; a few students at a time train, the others wait in line.")
 settings = st.columns(5)
-STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed")
+STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed", TRAINING)
 # the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
 # whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
 # rerun, and a rerun of the code alone would drop the click
@@ -216,6 +220,13 @@ STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 st.session_state.setdefault("bb_runs", [])
 job = st.session_state.get("bb_job")
 running = job is not None and not st.session_state.get("bb_job_recorded", True)
+lost = STATE[TRAINING] and job is None   # the link says a training ran, and this session never had one
+
+
+def mark_training(on: bool) -> None:
+    """The link's mark that a training runs: on at the start, off once it is recorded (finished or stopped)."""
+    STATE[TRAINING] = on
+    STATE.mirror([TRAINING])
 
 
 def start_training() -> None:
@@ -235,6 +246,7 @@ def start_training() -> None:
     st.session_state.bb_job_label = run_label(new_job.model.config, len(st.session_state.bb_runs) + 1)
     st.session_state.bb_job_lm = TransformerLanguageModel(new_job.model, tokenizer,
                                                           name=st.session_state.bb_job_label)
+    mark_training(True)
 
 
 def run_label(c: TransformerConfig, number: int) -> str:
@@ -266,15 +278,31 @@ def record(job) -> None:
     st.session_state.bb_runs = (st.session_state.bb_runs + [run])[-limits.MAX_SAVED_RUNS:]
     st.session_state.live_model = lm              # the Generate page samples from the latest run
     st.session_state.bb_job_recorded = True
+    mark_training(False)
 
+
+def checked_start() -> None:
+    from engine.train import check_trainable, TrainConfig
+
+    check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
+    start_training()
+
+
+if lost:
+    st.warning("A training was running when this page's link was last written, and it is gone: the server that "
+               "ran your training stopped (a restart or a crash), and this tab reconnected to another one. The run "
+               "is lost. Start it again: the settings above are the ones it had.", icon=":material/sync_problem:")
+    again, never_mind = st.columns([1, 3])
+    if again.button("Start again", icon=":material/replay:", type="primary", disabled=config is None):
+        page.run_engine(checked_start)
+    elif never_mind.button("Dismiss", icon=":material/close:"):
+        mark_training(False)
+        st.rerun()
+job = st.session_state.get("bb_job")
+running = job is not None and not st.session_state.get("bb_job_recorded", True)
 
 buttons = st.columns([1, 1, 1, 4])
 if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disabled=running or config is None):
-    from engine.train import check_trainable, TrainConfig
-
-    def checked_start():
-        check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
-        start_training()
     page.run_engine(checked_start)
     job = st.session_state.get("bb_job")
     running = job is not None and not st.session_state.get("bb_job_recorded", True)
@@ -299,6 +327,7 @@ def draw_training() -> None:
         elif job.state == "failed":
             st.error(f"The run failed: {job.error}", icon=":material/error:")
             st.session_state.bb_job_recorded = True
+            mark_training(False)
         else:
             latest = job.history[-1] if job.history else None
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
