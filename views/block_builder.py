@@ -295,6 +295,8 @@ if lost:
     again, never_mind = st.columns([1, 3])
     if again.button("Start again", icon=":material/replay:", type="primary", disabled=config is None):
         page.run_engine(checked_start)
+        if st.session_state.get("bb_job") is not None:
+            st.rerun()   # the page without this sentence, with the new run's progress
     elif never_mind.button("Dismiss", icon=":material/close:"):
         mark_training(False)
         st.rerun()
