@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 from engine import limits, lm
+from engine.machine_slots import MachineLine, lock_folder
 
 MODES = ("zero", "mean")
 
@@ -417,13 +418,24 @@ class HeadEffects:
         return ranked[:k] if k is not None else ranked
 
 
+# the heavy questions (a pass per head, a pass per patched cell) take turns on the machine, as trainings do
+HEAVY_LINE = MachineLine(limits.MAX_HEAVY_CALLS_PER_MACHINE, limits.MAX_WAITING_HEAVY_CALLS,
+                         "runs of the model per head or per patched cell", lock_folder() / "heavy")
+
+
 def head_effects(model, ids, target, *, mode: str = "zero", reference_ids=None) -> HeadEffects:
     """For every head (l, j) alone: ln P_ablated(target) - ln P(target) at the last position, (L, h).
 
     Exact, one ablated pass per head, batched by layer: the clean stream x_0 .. x_L is computed
     once; for block l, h copies of x_l go through it, copy j without head j, then the blocks
     after it on the batch. ablate_heads(model, ids, [(l, j)]) gives the same numbers one by one.
+    Takes its turn in HEAVY_LINE (limits.MAX_HEAVY_CALLS_PER_MACHINE at once).
     """
+    with HEAVY_LINE.turn():
+        return _head_effects(model, ids, target, mode=mode, reference_ids=reference_ids)
+
+
+def _head_effects(model, ids, target, *, mode: str, reference_ids) -> HeadEffects:
     runner = _runner(model)
     ids = _ids(runner, ids, limits.HEAD_EFFECTS_MAX_TOKENS)
     target = _target(runner, target)
@@ -501,7 +513,13 @@ def activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_tar
     0 = nothing changed. Batched per position t: copy r holds the corrupted x_r with the clean row t
     and goes through blocks r .. L-1; only rows t .. T-1 are computed (the rows before t read as in the
     corrupted run). Positions where both prompts' streams agree are skipped: the patch changes nothing.
+    Takes its turn in HEAVY_LINE.
     """
+    with HEAVY_LINE.turn():
+        return _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_target)
+
+
+def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_target) -> Patching:
     runner = _runner(model)
     clean_ids, corrupt_ids = _same_length(runner, clean_ids, corrupt_ids)
     T, L = len(clean_ids), runner.n_layers

@@ -60,6 +60,10 @@ MAX_TRAIN_STEPS = 20_000            # optimiser steps of one run
 MAX_TRAIN_SECONDS = 300             # wall-clock budget of one live run
 MAX_TRAININGS_PER_MACHINE = 2       # trainings running at once on one machine, all server processes together
 MAX_WAITING_TRAININGS = 8           # trainings waiting in line; beyond that a student is asked to retry
+# a model pass per head or per patched cell (the Inside page's knock-out and patching: 6-14 s of CPU each on a busy
+# server): this many at once on the machine, all processes together; this many more wait per process
+MAX_HEAVY_CALLS_PER_MACHINE = 1
+MAX_WAITING_HEAVY_CALLS = 4
 MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
@@ -102,7 +106,11 @@ TARGET_MAX_CHARS = 40                # a target token typed as text (one token: 
 
 # --- beyond words: patches, frames, residues --------------------------------------------
 MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
-MAX_IMAGE_PIXELS = 40_000_000        # width x height read from the header, checked before decoding (bombs)
+# width x height read from the header, checked before decoding (bombs, and big but flat files: a 170 kB PNG of
+# 6300 x 6300 took 3.9 s and 455 MB). A PNG is decoded in full (4 bytes a pixel, plus a shrunk copy): a 4K
+# screenshot (3840 x 2160) fits, at about 80 MB. A JPEG is decoded at 1/2 to 1/8 scale, just above the kept side.
+MAX_IMAGE_PIXELS = 8_500_000
+MAX_JPEG_PIXELS = 64_000_000
 MAX_IMAGE_SIDE = 1024                # longer side kept after loading; larger pictures are shrunk to it
 MIN_PATCH_SIZE = 2                   # side of one square patch, in pixels
 MAX_PATCH_SIZE = 128
@@ -152,3 +160,12 @@ CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks f
 # --- class mode: lessons (engine.classroom.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
+
+
+
+# --- uploads, as the server takes them ---------------------------------------------------
+# Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.
+# Its default, 200, let a 190 MB text reach the server (+360 MB each, kept) only for the engine to refuse it.
+# Each file_uploader also gets its own limit (ui.page.upload_megabytes), so the browser refuses a bigger file
+# before sending it.
+MAX_UPLOAD_MEGABYTES = 8

@@ -15,11 +15,14 @@ Standard library only (the training gate's tests start processes that import jus
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
+from typing import Iterator
 
 LOCKS_ENV = "PLAYGROUND_LOCKS"
 DEFAULT_FOLDER = "transformer-playground-locks"
@@ -77,3 +80,51 @@ class MachineSlots:
         """Slots this object holds now (not those of other processes)."""
         with self._lock:
             return len(self._held)
+
+
+class MachineLine:
+    """A line for one kind of heavy call (a model pass per head, say): `count` run at once on the machine (slots in
+    `folder`, as trainings hold theirs), at most `max_waiting` of this process's calls wait for one, and a call past
+    that is refused with a sentence a student understands, naming `what` it is.
+
+        with LINE.turn():       # waits in line (polling every POLL_S), or raises ValueError when the line is full
+            ...                 # the heavy call
+    """
+
+    POLL_S = 0.05
+
+    def __init__(self, count: int, max_waiting: int, what: str, folder: str | Path | None = None):
+        self.slots = MachineSlots(count, folder)
+        self.max_waiting, self.what = max_waiting, what
+        self._waiting = 0
+        self._lock = threading.Lock()
+
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return self._waiting
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[int]:
+        """Hold one of the machine's slots for this line while the block runs; yields the caller's place in line
+        when it joined (0: it ran at once)."""
+        slot = self.slots.try_acquire()
+        place = 0
+        if slot is None:
+            with self._lock:
+                if self._waiting >= self.max_waiting:
+                    raise ValueError(f"The server is busy: {self.slots.count} {self.what} are being computed and "
+                                     f"{self._waiting} more are waiting, the most it allows. Try again in a moment.")
+                self._waiting += 1
+                place = self._waiting
+            try:
+                while slot is None:
+                    time.sleep(self.POLL_S)
+                    slot = self.slots.try_acquire()
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+        try:
+            yield place
+        finally:
+            self.slots.release(slot)

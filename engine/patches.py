@@ -178,10 +178,14 @@ def load_image(data: bytes) -> LoadedImage:
             width, height = picture.size
             if picture.format not in ("PNG", "JPEG"):
                 raise ValueError(f"This is a {picture.format} image; upload a PNG or JPEG.")
-            if width * height > limits.MAX_IMAGE_PIXELS:
-                raise ValueError(f"The image claims {width} x {height} = {width * height / 1e6:.0f} million pixels; "
-                                 f"the limit is {limits.MAX_IMAGE_PIXELS / 1e6:.0f} million. A small file that "
-                                 "unpacks to that many pixels is refused (a 'decompression bomb').")
+            most = limits.MAX_JPEG_PIXELS if picture.format == "JPEG" else limits.MAX_IMAGE_PIXELS
+            if width * height > most:
+                raise ValueError(f"The image claims {width} x {height} = {width * height / 1e6:.1f} million pixels; "
+                                 f"the limit for a {picture.format} is {most / 1e6:.1f} million. Save a smaller "
+                                 "copy (a small file that unpacks to that many pixels, a 'decompression bomb', is "
+                                 "refused before it is opened).")
+            if picture.format == "JPEG":   # decode at 1/2, 1/4 or 1/8 scale when that still covers the kept side
+                picture.draft("RGB", (limits.MAX_IMAGE_SIDE, limits.MAX_IMAGE_SIDE))
             picture.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ValueError("The image unpacks to far more pixels than its file size suggests (a 'decompression "
@@ -191,14 +195,15 @@ def load_image(data: bytes) -> LoadedImage:
     except (OSError, SyntaxError, EOFError):
         raise ValueError("The image file is damaged or cut short; it could not be decoded.") from None
     fmt = picture.format
-    if picture.mode in ("RGBA", "LA", "P", "PA"):
-        picture = picture.convert("RGBA")
-        white = Image.new("RGBA", picture.size, (255, 255, 255, 255))
-        picture = Image.alpha_composite(white, picture)   # transparent parts shown on white
-    picture = picture.convert("L" if picture.mode in ("L", "I", "I;16", "F", "1") else "RGB")
+    transparent = picture.mode in ("RGBA", "LA", "P", "PA")
+    picture = picture.convert("RGBA" if transparent else "L" if picture.mode in ("L", "I", "I;16", "F", "1")
+                              else "RGB")
     shrunk = max(width, height) > limits.MAX_IMAGE_SIDE
-    if shrunk:
+    if shrunk:   # before anything else at full size: one full-size copy at most
         picture.thumbnail((limits.MAX_IMAGE_SIDE, limits.MAX_IMAGE_SIDE), Image.Resampling.LANCZOS)
+    if transparent:   # transparent parts shown on white
+        white = Image.new("RGBA", picture.size, (255, 255, 255, 255))
+        picture = Image.alpha_composite(white, picture).convert("RGB")
     return LoadedImage(pixels=np.asarray(picture), format=fmt, original_size=(width, height), shrunk=shrunk)
 
 

@@ -24,6 +24,13 @@ def latex_text(label: str) -> str:
     return label
 
 
+def word(label: str) -> str:
+    """A word or token placed in a formula: \\text{...} with LaTeX's special characters escaped (GloVe's words
+    hold $ _ % & # \\ { } ^; 'us$' unescaped broke the Embedding page's formula). Every word in a formula goes
+    through here."""
+    return r"\text{" + latex_text(label) + "}"
+
+
 def latex_vector(values, digits: int = 3) -> str:
     """A row vector as a LaTeX bmatrix."""
     return r"\begin{bmatrix}" + " & ".join(number(v, digits) for v in np.ravel(values)) + r"\end{bmatrix}"

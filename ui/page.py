@@ -87,6 +87,12 @@ def _widgets_changed() -> int:
         return 1
 
 
+def upload_megabytes(limit_bytes: int) -> int:
+    """A file_uploader's max_upload_size (whole MiB) for an engine limit in bytes: the browser refuses a file above
+    it before sending it; the engine's sentence covers the sliver between the two."""
+    return -(-limit_bytes // 2**20)
+
+
 def further_reading(references: list[tuple[str, str]]) -> None:
     """The chapter's references for this idea, as links."""
     st.subheader("Further reading")

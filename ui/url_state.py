@@ -26,6 +26,7 @@ CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept 
 STUDENT_PARAM = "sid"       # a joined student's anonymous id: a reload (another server process) is the same student
 # the app's own URL parameters: every page keeps them in its link
 APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)
+DECLARED: dict[str, "PageState"] = {}  # page -> its declared state, as last run (tests read every page's Params)
 
 
 def _default_dump(value: Any) -> str:
@@ -52,6 +53,7 @@ class PageState:
         self.params = {p.name: p for p in params}
         if len(self.params) != len(params):
             raise ValueError(f"{page}: a parameter is declared twice")
+        DECLARED[page] = self
 
     def key(self, name: str) -> str:
         """The session key of this page's value (or widget) `name`: never shared with another page."""
@@ -91,11 +93,15 @@ class PageState:
                 try:
                     st.session_state[key] = param.parse(raw)
                     continue
-                except (ValueError, TypeError, KeyError):
-                    st.warning(f"The link's value for '{name}' ({raw[:40]!r}) could not be read; "
-                               f"using the default ({_default_dump(default)[:40]!r}).",
-                               icon=":material/link_off:")
+                except (ValueError, TypeError, KeyError, OverflowError):
+                    _said_cannot_use(name, raw, default, "could not be read")
             st.session_state[key] = kept.get(name, default)
+
+    def fall_back(self, name: str, default: Any) -> None:
+        """The value `name` holds does not fit what the page found out after `init` (a layer the chosen model
+        lacks): `default` instead, with the same sentence as a link value that cannot be read."""
+        _said_cannot_use(name, self.params[name].dump(self[name]), default, "does not fit here")
+        self[name] = default
 
     def mirror(self, names: Sequence[str] | None = None) -> None:
         """Write the current values into the URL (only `names`, if given) and keep them for a
@@ -114,6 +120,11 @@ class PageState:
             text = self.params[name].dump(value)
             if st.query_params.get(name) != text:
                 st.query_params[name] = text
+
+
+def _said_cannot_use(name: str, raw: str, default: Any, why: str) -> None:
+    st.warning(f"The link's value for '{name}' ({raw[:40]!r}) {why}; "
+               f"using the default ({_default_dump(default)[:40]!r}).", icon=":material/link_off:")
 
 
 def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:

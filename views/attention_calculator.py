@@ -148,7 +148,7 @@ def result_section() -> None:
                                            scaled=STATE["scaled"], digits=digits))
 
         Qn, Kn, Vn = ("q", "k", "v") if STATE["proj"] else ("x", "x", "x")
-        name = [rf"\text{{{formula.latex_text(label)}}}" for label in labels]
+        name = [formula.word(label) for label in labels]
         st.subheader("Step by step for the query " + labels[q])
         st.markdown("**Step 1. Scores:** how much the query points the same way as each key.")
         j = top

@@ -28,6 +28,7 @@ FRAMES = [128, 256, 512, 1024, 2048]
 HOPS = [32, 64, 128, 256, 512]
 PATCH_SIZES_FOR_COST = [4, 7, 8, 14, 16, 28, 32, 56, 64, 112, 128]
 CUSTOM = "your own (paste below)"
+MAX_SEED = 10_000
 
 
 # ---- cached engine calls: a click only picks a row of weights already computed --------------
@@ -95,22 +96,23 @@ st.markdown("Attention never asks what its vectors stand for: any list of vector
 STATE = url_state.PageState(
     "beyond",
     url_state.Param("kind", "image", url_state.one_of(KINDS)),
-    url_state.Param("d", 64, int),
-    url_state.Param("seed", 0, int),
-    url_state.Param("picture", "astronaut"),
-    url_state.Param("side", 224, int),
-    url_state.Param("patch", 16, int),
-    url_state.Param("fit", "crop"),
-    url_state.Param("overlay", "spotlight"),
-    url_state.Param("qrow", 4, int),
-    url_state.Param("qcol", 6, int),
-    url_state.Param("signal", "melody"),
-    url_state.Param("frame", 512, int),
-    url_state.Param("hop", 128, int),
-    url_state.Param("qframe", -1, int),
-    url_state.Param("protein", "Human insulin, A chain"),
-    url_state.Param("sequence", PROTEIN_PRESETS["Human insulin, A chain"]),
-    url_state.Param("residue", 0, int),
+    url_state.Param("d", 64, url_state.one_of(PROJECTIONS, int)),
+    url_state.Param("seed", 0, url_state.between(0, MAX_SEED)),
+    url_state.Param("picture", "astronaut", url_state.one_of([*BUNDLED_PICTURES, UPLOAD])),
+    url_state.Param("side", 224, url_state.one_of(SIDES, int)),
+    url_state.Param("patch", 16, url_state.between(limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE)),
+    url_state.Param("fit", "crop", url_state.one_of(FITS)),
+    url_state.Param("overlay", "spotlight", url_state.one_of(OVERLAY_STYLES)),
+    url_state.Param("qrow", 4, url_state.between(0, limits.MAX_PATCH_TOKENS - 1)),   # the grid's own size: clamped
+    url_state.Param("qcol", 6, url_state.between(0, limits.MAX_PATCH_TOKENS - 1)),
+    url_state.Param("signal", "melody", url_state.one_of([*SIGNALS, UPLOAD])),
+    url_state.Param("frame", 512, url_state.one_of(FRAMES, int)),
+    url_state.Param("hop", 128, url_state.one_of(HOPS, int)),
+    url_state.Param("qframe", -1, url_state.between(-1, limits.MAX_AUDIO_FRAMES - 1)),   # -1: the page picks one
+    url_state.Param("protein", "Human insulin, A chain", url_state.one_of([*PROTEIN_PRESETS, CUSTOM])),
+    url_state.Param("sequence", PROTEIN_PRESETS["Human insulin, A chain"],
+                    url_state.text(limits.MAX_SEQUENCE_TEXT_CHARS)),
+    url_state.Param("residue", 0, url_state.between(0, limits.MAX_RESIDUES - 1)),
 )
 STATE.init()
 
@@ -165,7 +167,8 @@ with st.sidebar:
                  format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
                  help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.",
                  on_change=only(SECTIONS[kind]))
-    st.number_input("Seed of the projection", 0, 10_000, key=STATE.key("seed"), step=1, on_change=only(SECTIONS[kind]))
+    st.number_input("Seed of the projection", 0, MAX_SEED, key=STATE.key("seed"), step=1,
+                    on_change=only(SECTIONS[kind]))
     if kind == "image":
         st.subheader("Image")
         st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
@@ -222,8 +225,10 @@ def image_section() -> None:
     name = STATE["picture"]
     if name == UPLOAD:
         file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key=STATE.key("image_file"),
+                                max_upload_size=page.upload_megabytes(limits.MAX_IMAGE_UPLOAD_BYTES),
                                 help=f"Up to {limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB and "
-                                     f"{limits.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; larger pictures are "
+                                     f"{limits.MAX_IMAGE_PIXELS / 1e6:.1f} million pixels for a PNG "
+                                     f"({limits.MAX_JPEG_PIXELS / 1e6:.0f} million for a JPEG); larger pictures are "
                                      f"shrunk to {limits.MAX_IMAGE_SIDE} pixels on the longer side.")
         if file is None:
             st.info("Upload a PNG or JPEG, or pick one of the bundled pictures in the sidebar.",
@@ -312,6 +317,7 @@ def audio_section() -> None:
     name = STATE["signal"]
     if name == UPLOAD:
         file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key=STATE.key("wav_file"),
+                                max_upload_size=page.upload_megabytes(limits.MAX_WAV_BYTES),
                                 help=f"Uncompressed PCM, one channel, up to {limits.MAX_AUDIO_SECONDS:.0f} s and "
                                      f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
         if file is None:

@@ -24,8 +24,14 @@ FIELDS = ["vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layer
           "residual", "positional", "causal", "tied_head", "final_norm", "bias"]
 BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
 CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
+# the size inputs' bounds
+SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
+         "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
 DEFAULT_PRESET = "tiny (the chapter's block)"
 BELOW_3_3 = "baby GPT (nanoGPT on a CPU)"   # the preset the held-out challenge's hint trains (the tiny one stalls)
+
+
+TRAINING = "bb_training"   # the link's mark of a training running
 LEARNING_RATES = ["0.0003", "0.001", "0.002", "0.003", "0.01"]
 NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
 
@@ -36,12 +42,12 @@ def key(field: str) -> str:
 
 
 def parse_field(field: str):
-    """How a link's text becomes this field's value: a switch, one of the choices, or a whole number."""
+    """How a link's text becomes this field's value: a switch, one of the choices, or a size its input allows."""
     if field in BOOLEAN:
         return url_state.parse_bool
     if field in CHOICES:
         return url_state.one_of(CHOICES[field])
-    return int
+    return url_state.between(*SIZES[field])
 
 
 STATE = url_state.PageState(
@@ -53,6 +59,9 @@ STATE = url_state.PageState(
     url_state.Param("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", url_state.one_of(LEARNING_RATES)),
     url_state.Param("bb_batch", LIVE_RECIPE.batch_size, url_state.between(1, limits.MAX_TRAIN_BATCH)),
     url_state.Param("bb_seed", 0, url_state.between(0, 2**31 - 1)),
+    # set while a training runs: a session that opens the link with it but holds no training lost one (its server
+    # process died, and HAProxy moved the tab to another) or got the link from someone who was training
+    url_state.Param(TRAINING, False, url_state.parse_bool),
 )
 
 # sections that rerun alone (ui.page.section): the switches change these three, the learning rate the code
@@ -119,12 +128,12 @@ with st.sidebar:
                  help="Load the sizes of a known model; change any switch to make it your own.")
     st.caption("Sizes")
     left, right = st.columns(2)
-    left.number_input("width d_model", 1, 100_000, key=key("d_model"))
-    right.number_input("heads h", 1, 1024, key=key("n_heads"))
-    left.number_input("FFN width d_ff", 1, 400_000, key=key("d_ff"))
-    right.number_input("blocks N", 0, 1000, key=key("n_layers"))
-    left.number_input("context T", 1, limits.MAX_CONTEXT_LENGTH, key=key("context_length"))
-    right.number_input("vocabulary V", 1, 1_000_000, key=key("vocab_size"))
+    left.number_input("width d_model", *SIZES["d_model"], key=key("d_model"))
+    right.number_input("heads h", *SIZES["n_heads"], key=key("n_heads"))
+    left.number_input("FFN width d_ff", *SIZES["d_ff"], key=key("d_ff"))
+    right.number_input("blocks N", *SIZES["n_layers"], key=key("n_layers"))
+    left.number_input("context T", *SIZES["context_length"], key=key("context_length"))
+    right.number_input("vocabulary V", *SIZES["vocab_size"], key=key("vocab_size"))
     st.caption("Switches")
     st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
              on_change=switched)
@@ -201,7 +210,7 @@ st.subheader("Train it live on Shakespeare, one character at a time")
 st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
            "Runs use one CPU thread; a few students at a time train, the others wait in line.")
 settings = st.columns(5)
-STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed")
+STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed", TRAINING)
 # the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
 # whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
 # rerun, and a rerun of the code alone would drop the click
@@ -215,6 +224,13 @@ STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 st.session_state.setdefault("bb_runs", [])
 job = st.session_state.get("bb_job")
 running = job is not None and not st.session_state.get("bb_job_recorded", True)
+lost = STATE[TRAINING] and job is None   # the link says a training ran, and this session never had one
+
+
+def mark_training(on: bool) -> None:
+    """The link's mark that a training runs: on at the start, off once it is recorded (finished or stopped)."""
+    STATE[TRAINING] = on
+    STATE.mirror([TRAINING])
 
 
 def start_training() -> None:
@@ -234,6 +250,7 @@ def start_training() -> None:
     st.session_state.bb_job_label = run_label(new_job.model.config, len(st.session_state.bb_runs) + 1)
     st.session_state.bb_job_lm = TransformerLanguageModel(new_job.model, tokenizer,
                                                           name=st.session_state.bb_job_label)
+    mark_training(True)
 
 
 def run_label(c: TransformerConfig, number: int) -> str:
@@ -265,15 +282,33 @@ def record(job) -> None:
     st.session_state.bb_runs = (st.session_state.bb_runs + [run])[-limits.MAX_SAVED_RUNS:]
     st.session_state.live_model = lm              # the Generate page samples from the latest run
     st.session_state.bb_job_recorded = True
+    mark_training(False)
 
+
+def checked_start() -> None:
+    from engine.train import check_trainable, TrainConfig
+
+    check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
+    start_training()
+
+
+if lost:
+    st.warning("A training was running when this page's link was last written, and it is gone: the server that "
+               "ran your training stopped (a restart or a crash), and this tab reconnected to another one. The run "
+               "is lost. Start it again: the settings above are the ones it had.", icon=":material/sync_problem:")
+    again, never_mind = st.columns([1, 3])
+    if again.button("Start again", icon=":material/replay:", type="primary", disabled=config is None):
+        page.run_engine(checked_start)
+        if st.session_state.get("bb_job") is not None:
+            st.rerun()   # the page without this sentence, with the new run's progress
+    elif never_mind.button("Dismiss", icon=":material/close:"):
+        mark_training(False)
+        st.rerun()
+job = st.session_state.get("bb_job")
+running = job is not None and not st.session_state.get("bb_job_recorded", True)
 
 buttons = st.columns([1, 1, 1, 4])
 if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disabled=running or config is None):
-    from engine.train import check_trainable, TrainConfig
-
-    def checked_start():
-        check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
-        start_training()
     page.run_engine(checked_start)
     job = st.session_state.get("bb_job")
     running = job is not None and not st.session_state.get("bb_job_recorded", True)
@@ -298,6 +333,7 @@ def draw_training() -> None:
         elif job.state == "failed":
             st.error(f"The run failed: {job.error}", icon=":material/error:")
             st.session_state.bb_job_recorded = True
+            mark_training(False)
         else:
             latest = job.history[-1] if job.history else None
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,

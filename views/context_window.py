@@ -14,6 +14,7 @@ from engine.textmatrix import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
+SENTENCE_CHARS = 400
 SENTENCES = ["crane by the lake", "the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
              "the crane lifted the steel"]
 MAX_K_SHOWN = 3
@@ -48,7 +49,7 @@ page.header("Context: window vs attention", "Which words should *crane* borrow m
 
 STATE = url_state.PageState(
     "context",
-    url_state.Param("sentence", SENTENCES[0]),
+    url_state.Param("sentence", SENTENCES[0], url_state.text(SENTENCE_CHARS)),
     url_state.Param("k", 1, url_state.between(0, 6)),
     url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
     url_state.Param("scaled", True, url_state.parse_bool),
@@ -69,7 +70,7 @@ with st.sidebar:
 st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pick an example...",
              key=STATE.key("example"), on_change=load_example)
 st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
-              on_change=load_sentence, max_chars=400)
+              on_change=load_sentence, max_chars=SENTENCE_CHARS)
 if STATE.get("sentence_error"):
     st.error(STATE["sentence_error"] + " The vectors below are kept.", icon=":material/error:")
 if STATE.get("unknown"):

@@ -28,6 +28,7 @@ PRESETS: dict[str, tuple[str, str, str, str, str]] = {
     "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
 }
 CUSTOM = "(your own)"
+EXTRA_CHARS = 600   # the other words on the map
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
@@ -56,8 +57,10 @@ STATE = url_state.PageState(
     url_state.Param("vocab", 50_000, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
     url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
     url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
-    *(url_state.Param(name, word) for name, word in zip(("a", "b", "c", "d", "extra"), PRESETS[next(iter(PRESETS))])),
-    url_state.Param("query", "paris - france + italy"),
+    *(url_state.Param(name, word, url_state.text(limits.MAX_WORD_CHARS * 2))
+      for name, word in zip("abcd", PRESETS[next(iter(PRESETS))])),
+    url_state.Param("extra", PRESETS[next(iter(PRESETS))][4], url_state.text(EXTRA_CHARS)),
+    url_state.Param("query", "paris - france + italy", url_state.text(limits.MAX_EXPRESSION_CHARS)),
     url_state.Param("leave_out", True, parse=url_state.parse_bool),
     url_state.Param("homonym", "crane", url_state.one_of(HOMONYMS)),
 )
@@ -170,7 +173,7 @@ def the_analogy() -> None:
         st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
                     f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers, each rounded to 2 decimals "
                     "(the sum adds the rounded numbers, so its last digit can differ from the exact sum's):")
-        st.latex(rf"\hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}} = "
+        st.latex(rf"\hat u_{{{formula.word(b)}}} - \hat u_{{{formula.word(a)}}} + \hat u_{{{formula.word(c)}}} = "
                  + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
         st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
                  + formula.latex_vector(worked(E.offset_sum, *rows, digits=2), 2) + r"\dots")
@@ -191,7 +194,8 @@ def the_analogy() -> None:
             formula.formula_with_numbers(
                 r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
                 r"\text{3CosAdd: } \arg\max_w \cos(w,\ \hat u_b - \hat u_a + \hat u_c)",
-                rf"\cos(\text{{{top}}},\ \hat u_{{\text{{{b}}}}} - \hat u_{{\text{{{a}}}}} + \hat u_{{\text{{{c}}}}})"
+                rf"\cos({formula.word(top)},\ \hat u_{{{formula.word(b)}}} - \hat u_{{{formula.word(a)}}} "
+                rf"+ \hat u_{{{formula.word(c)}}})"
                 rf" = {formula.number(result.scores[0])}",
                 caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
                         f"cos(w,b) − cos(w,a) + cos(w,c) does: {fixed(cos_add[0])} for '{top}'.", stacked=True)
@@ -201,7 +205,7 @@ def the_analogy() -> None:
             formula.formula_with_numbers(
                 r"\text{3CosMul: } \arg\max_w \frac{\cos'(w,b)\,\cos'(w,c)}{\cos'(w,a) + 10^{-6}}, \qquad "
                 r"\cos' = \tfrac{1+\cos}{2}",
-                rf"\text{{{top}}}: \frac{{{formula.number(primes[0], mul_places)} \times "
+                rf"{formula.word(top)}: \frac{{{formula.number(primes[0], mul_places)} \times "
                 rf"{formula.number(primes[1], mul_places)}}}{{{formula.number(primes[2], mul_places)}}}"
                 rf" = {formula.number(E.cos_mul(*primes))}",
                 caption="cos' shifts each cosine into [0, 1]. 3CosMul multiplies the similarities instead of adding "
@@ -217,9 +221,10 @@ def the_map() -> None:
     (the analogy as the analogy section left it)."""
     vocab = STATE["vocab"]
     st.subheader("A 2-D map of the offsets")
-    st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)", key=STATE.key("extra"),
-                  max_chars=600, help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
-                                      "words form pairs, drawn as arrows from the first to the second.",
+    st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)",
+                  key=STATE.key("extra"), max_chars=EXTRA_CHARS,
+                  help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
+                       "words form pairs, drawn as arrows from the first to the second.",
                   on_change=page.only(STATE, MAP))
     extra = [w.strip() for w in STATE["extra"].split(",") if w.strip()]
     where_map = st.container()
@@ -246,7 +251,7 @@ def the_map() -> None:
                                      title="How parallel are the offsets in all 50 dimensions?"))
             formula.formula_with_numbers(
                 r"\cos(\hat u_b - \hat u_a,\ \hat u_d - \hat u_c)",
-                rf"\cos(\text{{{a}}}\!\to\!\text{{{b}}},\ \text{{{c}}}\!\to\!\text{{{top}}}) = "
+                rf"\cos({formula.word(a)}\!\to\!{formula.word(b)},\ {formula.word(c)}\!\to\!{formula.word(top)}) = "
                 + formula.number(offsets.cosines[0, 1]),
                 caption="1: the two offsets point the same way; 0: at right angles (orthogonal), neither has any "
                         "component along the other; −1: opposite ways. The 2-D map can only hint at this.",
@@ -280,7 +285,7 @@ def nearest_words() -> None:
                     width="stretch")
         formula.formula_with_numbers(
             r"q = \sum_i \pm\,\hat u_i \qquad \cos(w, q) = \frac{\hat u_w \cdot q}{\lVert q\rVert}",
-            rf"\cos(\text{{{neighbours.words[0]}}},\ q) = {formula.number(neighbours.cosines[0])}",
+            rf"\cos({formula.word(neighbours.words[0])},\ q) = {formula.number(neighbours.cosines[0])}",
             caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.",
             stacked=True)
         if neighbours.words[0] in total.words:
@@ -306,9 +311,9 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str, probe)
         return
     anchors = {sense: wv.unit[wv.index[w]] for sense, w in zip(probe.senses, probe.anchors)} if probe else {}
     formula.formula_with_numbers(
-        r"x^{(A)} = x^{(B)} = e_{\text{" + word + r"}} \qquad "
+        r"x^{(A)} = x^{(B)} = e_{" + formula.word(word) + r"} \qquad "
         r"\text{context } c = \frac{1}{|C|} \sum_{j \in C} \hat u_j",
-        r"\cos\left(x_{\text{" + word + r"}}^{(A)},\ x_{\text{" + word + r"}}^{(B)}\right) = "
+        r"\cos\left(x_{" + formula.word(word) + r"}^{(A)},\ x_{" + formula.word(word) + r"}^{(B)}\right) = "
         + formula.number(E.cosine(first.vector, second.vector)),
         caption=f"e_{word} is row {wv.index[word]:,} of the lookup table (the embedding matrix), returned for "
                 f"'{word}' in both sentences: the same 50 numbers, whatever the sense. C is the set of words "

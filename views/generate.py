@@ -10,7 +10,7 @@ from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.generation import generate
 from engine.ladder import Bar, ladder_sentences
 from engine.transformer_lm import window_sentence
-from ui import challenges, charts, code, loaders, page, pretrained_views, url_state, warmup
+from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state, warmup
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -53,6 +53,8 @@ def models_picked_changed() -> None:
 
 live = st.session_state.get("live_model")
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
+if not set(STATE["gen_models"].split(",")) <= set(available):   # a link naming models this session lacks
+    STATE.fall_back("gen_models", STATE.params["gen_models"].default)
 chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] or [SHIPPED]
 
 with st.sidebar:
@@ -152,7 +154,8 @@ def samples_section() -> None:
         st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
                  r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad "
                  r"\text{(top-}k\text{: only the } k \text{ largest)}")
-        st.latex(rf"P(\text{{'{label(best_id)}'}}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
+        best = formula.word(f"'{label(best_id)}'")
+        st.latex(rf"P({best}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
                  rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
         tied = loaders.shipped_transformer()[0].model.config.tied_head
         st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "

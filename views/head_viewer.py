@@ -1,7 +1,6 @@
 """Head viewer: every layer x head of SmolLM2-135M (or a model brought along) on a sentence, each head named."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -64,7 +63,7 @@ title = st.container()   # filled once the model is known: its name and number o
 
 STATE = url_state.PageState(
     "heads",
-    url_state.Param("text", PRESETS[DEFAULT_PRESET]),
+    url_state.Param("text", PRESETS[DEFAULT_PRESET], url_state.text(limits.PRETRAINED_MAX_TEXT_CHARS)),
     url_state.Param("layer", 16, int),
     url_state.Param("head", 0, int),
     model_param("model"),
@@ -107,8 +106,9 @@ scored = images = None
 if result is not None:
     scored, images = page.run_engine(loaders.pretrained_scored_heads, picked, STATE["text"]) or (None, None)
 
-STATE["layer"] = int(np.clip(STATE["layer"], 0, last_layer))
-STATE["head"] = int(np.clip(STATE["head"], 0, last_head))
+for name, last in (("layer", last_layer), ("head", last_head)):   # known once the model is
+    if not 0 <= STATE[name] <= last:
+        STATE.fall_back(name, min(STATE.params[name].default, last))
 STATE.mirror()
 
 

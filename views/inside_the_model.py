@@ -174,9 +174,9 @@ if lens is not None:
     last = len(lens.layers) - 1
     formula.formula_with_numbers(
         r"P_r(w \mid t) = \mathrm{softmax}\big(W_{vocab}\,\mathrm{RMSNorm}(x_r(t))\big)_w",
-        rf"P_{{{last}}}(\text{{{formula.latex_text(reading.target_token)}}}) = "
+        rf"P_{{{last}}}({formula.word(reading.target_token)}) = "
         rf"{formula.number(float(reading.probabilities[-1]))},\quad "
-        rf"P_{{{last - 1}}}(\text{{{formula.latex_text(reading.target_token)}}}) = "
+        rf"P_{{{last - 1}}}({formula.word(reading.target_token)}) = "
         rf"{formula.number(float(reading.probabilities[-2]))}",
         caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
                 f"block l, so row {last} is what the model itself outputs.", stacked=True)

@@ -27,6 +27,9 @@ d = vocabulary.d
 divisors = [h for h in range(1, d + 1) if d % h == 0]
 
 
+SENTENCE_CHARS = 200
+
+
 def parse_weights(raw: str) -> str:
     if raw not in WEIGHTS:
         raise ValueError(raw)
@@ -35,7 +38,7 @@ def parse_weights(raw: str) -> str:
 
 STATE = url_state.PageState(
     "multihead",
-    url_state.Param("sentence", "the owl saw the cat by the lake"),
+    url_state.Param("sentence", "the owl saw the cat by the lake", url_state.text(SENTENCE_CHARS)),
     url_state.Param("h", 2, url_state.between(1, d, int)),
     url_state.Param("weights", "identity", parse_weights),
     url_state.Param("gain", 2.0, url_state.between(0.5, 5.0, float)),
@@ -45,7 +48,7 @@ STATE = url_state.PageState(
     url_state.Param("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int)),
     url_state.Param("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int)),
     url_state.Param("trained", False, url_state.parse_bool),
-    url_state.Param("line", "To be, or not to be"),
+    url_state.Param("line", "To be, or not to be", url_state.text(SENTENCE_CHARS)),
     url_state.Param("layer", 1, url_state.between(1, 64, int)),
 )
 # The sections that rerun alone (ui.page.section): each head's weights and numbers; the shipped model's
@@ -74,7 +77,7 @@ with st.sidebar:
     st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
     st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
 
-st.text_input("Sentence", key=STATE.key("sentence"), max_chars=200)
+st.text_input("Sentence", key=STATE.key("sentence"), max_chars=SENTENCE_CHARS)
 sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
 st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
            "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
@@ -169,14 +172,14 @@ def trained_section() -> None:
         return
     shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
     st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key=STATE.key("line"),
-                  max_chars=200, on_change=page.only(STATE, TRAINED))
+                  max_chars=SENTENCE_CHARS, on_change=page.only(STATE, TRAINED))
     heads = None
     if shipped is not None:
         lm, notes = shipped
         heads = page.run_engine(head_weights, lm.model, lm.tokenizer, STATE["line"])
     if heads is not None:
         if not 1 <= STATE["layer"] <= heads.n_layers:
-            STATE["layer"] = 1
+            STATE.fall_back("layer", 1)
         layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
                                  on_change=page.only(STATE, TRAINED))
         chars = [c if c != " " else "␣" for c in heads.tokens]

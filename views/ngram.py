@@ -45,19 +45,20 @@ def model_settings() -> tuple[int, str, float]:
 page.header("N-gram sampler", "How far can counting the last n-1 tokens take a language model?")
 
 corpus = loaders.corpus()
+PROMPT_CHARS = 200
 SOURCES = [ALL_PLAYS] + corpus.plays + [OWN_TEXT]
 STATE = url_state.PageState(
     "ngram",
-    url_state.Param("source", ALL_PLAYS, lambda raw: SOURCES[SOURCES.index(raw)]),
-    url_state.Param("level", "words", lambda raw: LEVELS[LEVELS.index(raw)]),
+    url_state.Param("source", ALL_PLAYS, url_state.one_of(SOURCES)),
+    url_state.Param("level", "words", url_state.one_of(LEVELS)),
     url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
-    url_state.Param("smoothing", "kneser-ney", lambda raw: SMOOTHINGS[SMOOTHINGS.index(raw)]),
+    url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
     url_state.Param("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float)),
     # a low temperature opens on the chapter's second failure, a loop; above the limit the engine says why
     url_state.Param("temperature", 0.2, url_state.between(0.0, 1e12, float)),
     url_state.Param("seed", 0, url_state.between(0, 2**31 - 1, int)),
     url_state.Param("length", 100, url_state.between(10, 500, int)),
-    url_state.Param("prompt", ""),
+    url_state.Param("prompt", "", url_state.text(PROMPT_CHARS)),
 )
 # sections that rerun alone (ui.page.section): the sample; the frequent contexts, the V^n entries and the held-out
 # cross-entropy of the chosen n; the code and the challenges
@@ -86,11 +87,12 @@ with st.sidebar:
 own_text = None
 if STATE["source"] == OWN_TEXT:
     uploaded = st.file_uploader("Upload a UTF-8 .txt file", type=["txt"],
+                                max_upload_size=page.upload_megabytes(limits.MAX_USER_TEXT_BYTES),
                                 help=f"At most {limits.MAX_USER_TEXT_BYTES / 1e6:.0f} MB.")
     st.text_area("... or paste a text (the last 10% is held out for scoring)", key=STATE.key("own_text"), height=120)
     raw = uploaded.getvalue() if uploaded is not None else STATE.get("own_text", "")
     own_text = page.run_engine(user_text, raw)
-st.text_input("Start the sample with (optional)", key=STATE.key("prompt"), max_chars=200,
+st.text_input("Start the sample with (optional)", key=STATE.key("prompt"), max_chars=PROMPT_CHARS,
               on_change=page.only(STATE, SAMPLE, TAIL))
 STATE.mirror()
 

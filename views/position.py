@@ -24,12 +24,13 @@ ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswan
 
 page.header("Position", "Shuffle the words: does attention notice?")
 
+SENTENCE_CHARS = 200
 ROTARY_SHOWN = 12  # positions in the rotary table (numbers readable in every cell)
 
 STATE = url_state.PageState(
     "position",
-    url_state.Param("a", "the owl saw the cat"),
-    url_state.Param("b", "the cat saw the owl"),
+    url_state.Param("a", "the owl saw the cat", url_state.text(SENTENCE_CHARS)),
+    url_state.Param("b", "the cat saw the owl", url_state.text(SENTENCE_CHARS)),
     url_state.Param("enc", "none", url_state.one_of(ENCODINGS)),
     url_state.Param("strength", 1.0, url_state.between(0.0, 2.0, float)),
     url_state.Param("proj", False, url_state.parse_bool),
@@ -83,10 +84,10 @@ def shuffle_b() -> None:
 
 left, right = st.columns(2)
 with left:
-    st.text_input("Sentence A", key=STATE.key("a"), max_chars=200)
+    st.text_input("Sentence A", key=STATE.key("a"), max_chars=SENTENCE_CHARS)
     sentence_a = page.run_engine(embed, STATE["a"], vocabulary)
 with right:
-    st.text_input("Sentence B: the same words in another order", key=STATE.key("b"), max_chars=200)
+    st.text_input("Sentence B: the same words in another order", key=STATE.key("b"), max_chars=SENTENCE_CHARS)
     st.button("Shuffle A into B", icon=":material/shuffle:", on_click=shuffle_b)
     perm = None
     if sentence_a is not None:

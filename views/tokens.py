@@ -22,6 +22,9 @@ BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
 CORPUS_BPE_CHARS = limits.TOKENS_BPE_TRAIN_CHARS
 MAX_MERGES_SHOWN = limits.TOKENS_BPE_MERGES
 MERGE_STEP = 10   # the merges slider's step
+
+
+PROMPT_CHARS = 400
 TOP_SHOWN = 10
 
 
@@ -48,13 +51,13 @@ page.header("Tokens & next-token prediction",
 
 STATE = url_state.PageState(
     "tokens",
-    url_state.Param("text", DEFAULT_TEXT),
+    url_state.Param("text", DEFAULT_TEXT, url_state.text(limits.MAX_TOKENIZE_CHARS)),
     url_state.Param("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int)),
-    url_state.Param("bpe_source", BPE_SOURCES[0]),
-    url_state.Param("level", "words"),
+    url_state.Param("bpe_source", BPE_SOURCES[0], url_state.one_of(BPE_SOURCES)),
+    url_state.Param("level", "words", url_state.one_of(LEVELS)),
     url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
-    url_state.Param("smoothing", "kneser-ney"),
-    url_state.Param("prompt", DEFAULT_PROMPT),
+    url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
+    url_state.Param("prompt", DEFAULT_PROMPT, url_state.text(PROMPT_CHARS)),
 )
 # sections that rerun alone (ui.page.section): the next-token prediction, watching BPE learn, and the code and
 # challenges, which show the next-token settings too
@@ -81,7 +84,7 @@ def next_token_prediction() -> None:
     change. Sets `distribution` for the code and challenges section, which reruns with it."""
     global distribution
     st.subheader("Next-token prediction")
-    st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=400,
+    st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=PROMPT_CHARS,
                   on_change=page.only(STATE, NEXT, TAIL))
     st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
               value=True, key=STATE.key("with_smollm2"))

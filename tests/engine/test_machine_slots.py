@@ -134,3 +134,51 @@ def test_a_run_stopped_while_waiting_for_the_machine_leaves_the_line(tmp_path, h
     waiting["thread"].join(5)
     assert waiting["ran"] is False and gate.position(7) == 0 and gate.running == 0
     assert gate.machine.held == 0
+
+
+# ---- the line for heavy calls ----------------------------------------------------------------
+
+def test_a_heavy_line_runs_count_at_once_queues_the_next_and_refuses_past_its_length(tmp_path):
+    import threading
+
+    from engine.machine_slots import MachineLine
+
+    line = MachineLine(1, 1, "knock-outs", tmp_path)
+    other = MachineLine(1, 1, "knock-outs", tmp_path)      # another process's view of the same machine
+    places = []
+
+    def waiter():
+        with line.turn() as place:
+            places.append(place)
+
+    with other.turn() as first:                             # the machine's one slot is taken
+        assert first == 0
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        for _ in range(200):
+            if line.waiting == 1:
+                break
+            threading.Event().wait(0.01)
+        assert line.waiting == 1                            # second: in line, not refused
+        with pytest.raises(ValueError, match="1 knock-outs are being computed and 1 more are waiting"):
+            with line.turn():
+                pass
+        assert not places
+    thread.join(10)
+    assert places == [1] and line.waiting == 0
+
+
+def test_head_effects_take_their_turn_on_the_machine(monkeypatch, tmp_path):
+    """The Inside page's knock-out ranking (a pass per head, 6-14 s on a busy server) is refused with the sentence
+    when the machine's line is full, before any model work."""
+    from engine import interventions
+    from engine.machine_slots import MachineLine
+
+    full = MachineLine(1, 0, "runs of the model per head or per patched cell", tmp_path)
+    monkeypatch.setattr(interventions, "HEAVY_LINE", full)
+    holder = MachineLine(1, 0, "x", tmp_path)
+    with holder.turn():
+        with pytest.raises(ValueError, match="The server is busy"):
+            interventions.head_effects(None, "the cat", " sat")
+        with pytest.raises(ValueError, match="The server is busy"):
+            interventions.activation_patching(None, "a", "b", " c", " d")

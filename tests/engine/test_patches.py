@@ -209,6 +209,35 @@ def test_decompression_bomb_refused_before_decoding():
         load_image(_png_claiming(30_000, 30_000))
 
 
+def _flat(fmt: str, mode: str, width: int, height: int) -> bytes:
+    """A picture of one colour: a small file that unpacks to width x height pixels."""
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.new(mode, (width, height), 0 if mode == "P" else (10, 20, 30)).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("mode", ["P", "RGB"])
+def test_big_but_small_png_is_refused_by_pixel_count_before_decoding(mode, monkeypatch):
+    """The issue's file: 6300 x 6300 flat pixels in a 170 kB PNG was decoded (3.9 s, +455 MB). Refused from the
+    header alone: decoding it fails the test."""
+    from PIL import ImageFile
+    data = _flat("PNG", mode, 6300, 6300)
+    assert len(data) < limits.MAX_IMAGE_UPLOAD_BYTES
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: pytest.fail("the image was decoded"))
+    with pytest.raises(ValueError, match=r"6300 x 6300 = 39.7 million pixels; the limit for a PNG is 8.5 million"):
+        load_image(data)
+
+
+def test_the_pixel_limit_keeps_a_4k_screenshot_and_a_big_jpeg_photo():
+    side = limits.MAX_IMAGE_SIDE
+    assert load_image(_flat("PNG", "RGB", 3840, 2160)).pixels.shape == (side * 2160 // 3840, side, 3)
+    photo = load_image(_flat("JPEG", "RGB", 7000, 5000))      # 35 M pixels, decoded at a quarter scale
+    assert photo.original_size == (7000, 5000) and photo.shrunk
+    assert photo.pixels.shape == (side * 5000 // 7000, side, 3)
+    assert abs(photo.pixels.astype(int) - (10, 20, 30)).max() <= 3
+
+
 def test_truncated_png_is_a_sentence():
     data = png_bytes(np.random.default_rng(1).integers(0, 256, (64, 64, 3), dtype=np.uint8))
     with pytest.raises(ValueError, match="damaged or cut short"):

@@ -130,3 +130,34 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     assert len(at.session_state["bb_runs"]) == 2
     assert "with and without" not in texts(at)
     assert "residual switch, and compare their curves.** Done." in texts(at).replace(" **Done.**", "** Done.")
+
+
+def test_a_training_lost_with_its_server_is_said_and_can_start_again(run_page):
+    """Under deploy.serve a tab whose process died reconnects to another with its link, not its session: the link's
+    bb_training mark, in a session that never trained, says the run was lost and offers to start it again with the
+    link's settings. The mark is on while a run trains and off once it is recorded."""
+    lost = "the server that ran your training stopped"
+    plain = run_page(PAGE, query={"bb_steps": "5"}, timeout=600)
+    assert not any(lost in w.value for w in plain.warning)
+    at = run_page(PAGE, query={"bb_training": "1", "bb_steps": "5", "bb_batch": "4"}, timeout=600)
+    no_exception(at)
+    assert any(lost in w.value for w in at.warning)
+    again = next(b for b in at.button if b.label == "Start again")
+    again.click().run()
+    no_exception(at)
+    job = at.session_state["bb_job"]
+    assert at.query_params["bb_training"] in ("1", ["1"])
+    job.join(120)
+    assert job.state == "done" and job.result.steps[-1] == 5       # the link's settings
+    at.run()
+    no_exception(at)
+    assert not any(lost in w.value for w in at.warning)
+    assert at.query_params["bb_training"] in ("0", ["0"]) and len(at.session_state["bb_runs"]) == 1
+
+
+def test_a_lost_training_can_be_dismissed(run_page):
+    at = run_page(PAGE, query={"bb_training": "1"}, timeout=240)
+    next(b for b in at.button if b.label == "Dismiss").click().run()
+    no_exception(at)
+    assert not any("training stopped" in w.value for w in at.warning)
+    assert at.query_params["bb_training"] in ("0", ["0"]) and "bb_job" not in at.session_state
