@@ -131,11 +131,9 @@ MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load -------------------------------------------------------
 GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
-# the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab), and the
-# heavy SmolLM2 questions (ablating every head, patching every layer): one at a time per machine, a short line
+# the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab); its heavy
+# SmolLM2 questions wait in the engine's line (MAX_HEAVY_CALLS_PER_MACHINE), as the Streamlit pages' do
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)
-GRADIO_HEAVY_AT_ONCE = 1         # heavy questions answered at once, all processes of a machine together
-GRADIO_HEAVY_WAITING = 4         # heavy questions waiting in line per process; beyond that a sentence
 
 # --- class mode: predict, vote, reveal (engine.classroom; enforced by the class store) ---
 CLASS_MAX_STUDENTS = 500             # students who may join one class

@@ -2,20 +2,15 @@
 the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question."""
 from __future__ import annotations
 
-import functools
-import itertools
 import json
 import math
 import os
-import threading
 
 import gradio as gr
 import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
 
-from engine import limits
-from engine.machine_slots import MachineSlots, lock_folder
 
 ERROR_TITLE = "That input does not work"
 
@@ -159,55 +154,3 @@ def upload_bytes(path: str, max_bytes: int, what: str) -> bytes:
         refuse(f"{what} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB. Save a smaller copy.")
     with open(path, "rb") as file:
         return file.read(max_bytes + 1)
-
-
-class _Line:
-    """The heavy questions' line: limits.GRADIO_HEAVY_AT_ONCE answered at once on the machine (flock slots in
-    their own folder, as trainings' are), limits.GRADIO_HEAVY_WAITING waiting per process, a sentence beyond."""
-
-    def __init__(self):
-        from engine.train import TrainingGate   # torch: the tabs that use the line load it anyway
-
-        self.gate = TrainingGate(limits.GRADIO_HEAVY_AT_ONCE, limits.GRADIO_HEAVY_WAITING,
-                                 MachineSlots(limits.GRADIO_HEAVY_AT_ONCE, lock_folder() / "gradio-heavy"),
-                                 what="heavy questions (every head knocked out, every layer patched, ...)")
-        self.tickets = itertools.count(1)
-
-
-_line: _Line | None = None
-_line_lock = threading.Lock()
-
-
-def heavy_line() -> _Line:
-    """The process's one heavy line (made at the first heavy question; callers arriving together share it)."""
-    global _line
-    with _line_lock:
-        if _line is None:
-            _line = _Line()
-        return _line
-
-
-def forget_heavy_line() -> None:
-    """The next heavy question makes a new line (tests: a line in their own lock folder)."""
-    global _line
-    with _line_lock:
-        _line = None
-
-
-def heavy(fn):
-    """A heavy question waits its turn in the heavy line; past the line's length the caller gets a sentence.
-    Its event takes `concurrency_limit=None`, so every caller reaches the line rather than Gradio's own queue."""
-    @functools.wraps(fn)
-    def in_line(*args):
-        line = heavy_line()
-        ticket = next(line.tickets)
-        try:
-            line.gate.join(ticket)
-        except ValueError as error:
-            refuse(str(error))
-        try:
-            line.gate.wait_turn(ticket, threading.Event())
-            return fn(*args)
-        finally:
-            line.gate.leave(ticket)
-    return in_line

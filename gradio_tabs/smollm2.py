@@ -13,7 +13,7 @@ from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels, visible
 from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, engine_call, heavy, plot, question, refuse, results, table, whole
+from gradio_tabs.common import chart, engine_call, plot, question, refuse, results, table, whole
 
 LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
 
@@ -93,7 +93,6 @@ def logit_lens_tab(text: str, target: str, k: float):
     return table(rows), plot(bars, width=360), summary
 
 
-@heavy
 def head_effects_tab(text: str, target: str, mode: str):
     """Every head knocked out alone (its output z set to 0, or to its mean): the change in ln P(target) at
     the last position, every head ranked, the largest drop first."""
@@ -119,7 +118,6 @@ def head_effects_tab(text: str, target: str, mode: str):
     return table(rows), plot(heatmap), summary
 
 
-@heavy
 def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: str):
     """Run the corrupted prompt with the clean residual stream put back at one (layer, position) at a time:
     the share of the logit difference LD = logit[clean target] - logit[corrupt target] that comes back."""
@@ -164,7 +162,7 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
     knock = gr.Button("Knock out each head", variant="primary")
     knock.click(head_effects_tab, [effects_text, effects_target, mode],
                 results("Change in ln P(target), every head", "Every head, largest drop first", max_height=320),
-                api_name="head_effects", concurrency_limit=None)   # the heavy line bounds it
+                api_name="head_effects", concurrency_limit=None)   # the engine's heavy line bounds it
 
     gr.Markdown("#### Activation patching: put the clean run back, one layer and position at a time "
                 "(two prompts with the same number of tokens)")

@@ -540,50 +540,25 @@ def test_the_tabs_check_an_uploads_size_before_reading_it(tmp_path):
     assert peak < 5_000_000
 
 
-def test_heavy_questions_wait_in_one_line_and_past_its_length_get_a_sentence(monkeypatch, tmp_path):
-    """limits.GRADIO_HEAVY_AT_ONCE answered at once, limits.GRADIO_HEAVY_WAITING in line, the next caller told so;
-    the line empties as the answers come."""
-    import threading
-    import time
-
+def test_heavy_questions_wait_in_the_engines_line_and_past_its_length_get_a_sentence(monkeypatch, tmp_path):
+    """/head_effects and /patching reach the engine's heavy line (engine.interventions.HEAVY_LINE, the one the
+    Streamlit pages wait in too) rather than Gradio's queue; with its slot taken and no place left to wait, the
+    caller is told so in a sentence, and nothing is computed."""
     import gradio_app
-    from engine import limits
-    from gradio_tabs import common, smollm2
+    from engine import interventions
+    from engine.machine_slots import MachineLine
+    from gradio_tabs import smollm2
 
-    for tab, api_name in ((smollm2.head_effects_tab, "head_effects"), (smollm2.patching_tab, "patching")):
-        assert tab.__wrapped__.__name__ == tab.__name__          # in the heavy line
+    for api_name in ("head_effects", "patching"):
         event = next(f for f in gradio_app.demo.fns.values() if f.api_name == api_name)
         assert event.concurrency_limit is None                    # every caller reaches the line, not Gradio's queue
-    monkeypatch.setenv("PLAYGROUND_LOCKS", str(tmp_path))
-    common.forget_heavy_line()
-    release, answered = threading.Event(), []
-
-    @common.heavy
-    def slow(n):
-        release.wait(30)
-        answered.append(n)
-        return n
-
-    callers = [threading.Thread(target=slow, args=(n,)) for n in range(limits.GRADIO_HEAVY_AT_ONCE
-                                                                        + limits.GRADIO_HEAVY_WAITING)]
-    try:
-        for caller in callers:
-            caller.start()
-        gate = common.heavy_line().gate
-        deadline = time.time() + 10
-        while (gate.running, len(gate._waiting)) != (limits.GRADIO_HEAVY_AT_ONCE, limits.GRADIO_HEAVY_WAITING):
-            assert time.time() < deadline, (gate.running, gate._waiting)
-            time.sleep(0.05)
-        with pytest.raises(gradio.Error, match=rf"{limits.GRADIO_HEAVY_AT_ONCE} heavy questions .* are running and "
-                                               rf"{limits.GRADIO_HEAVY_WAITING} are waiting.*Try again in a minute"):
-            slow("one too many")
-    finally:
-        release.set()
-        for caller in callers:
-            caller.join(30)
-        common.forget_heavy_line()
-    assert sorted(answered) == list(range(len(callers)))
-    assert slow("after") == "after"                                # the line is free again
+    line = MachineLine(1, 0, "runs of the model per head or per patched cell", tmp_path)
+    monkeypatch.setattr(interventions, "HEAVY_LINE", line)
+    with line.turn():                                             # another student's ranking is being computed
+        with pytest.raises(gradio.Error, match="The server is busy: 1 runs of the model per head .* Try again"):
+            smollm2.head_effects_tab("Mary had a little", " lamb", "zero")
+        with pytest.raises(gradio.Error, match="The server is busy"):
+            smollm2.patching_tab("The capital of France is", "The capital of Italy is", " Paris", " Rome")
 
 
 @pytest.mark.parametrize("position, said", [(2, "you are number 2 in line"), (0, "Your turn: the run is starting.")])
