@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import attention, window_weights
+from engine.attention import attention, window_reach_sentence, window_weights
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.handvectors import sentence_vectors
@@ -101,15 +101,12 @@ def result_section() -> None:
 
         others = [j for j in range(T) if j != t]
         best = max(others, key=lambda j: attention_row[j]) if others else t
-        reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
+        reach = page.run_engine(window_reach_sentence, T, t, best) or ""
         top = int(np.argmax(attention_row))
         itself = (f" Its largest weight, **{attention_row[t]:.3f}**, is on itself: a vector always points its own way."
                   if top == t and others else "")
         st.markdown(f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** "
-                    f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} A window needs "
-                    f"k = {reach} "
-                    f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
-                    "other token inside.")
+                    f"({attention_row[best]:.3f}), {abs(best - t)} position(s) away.{itself} {reach}")
 
         window_context = window_row @ x
         st.subheader("The two context vectors")

@@ -80,3 +80,14 @@ def test_window_reruns_only_the_result_and_the_rest_stays(run_page):
     assert at.text_area(key="context.x").value == x_before
     assert at.slider(key="context.k").value == 2 and at.selectbox(key="context.query").value == 0
     assert [x.value for x in at.get("latex") if "window" in x.value] == window_after
+
+
+def test_a_neighbour_past_the_largest_window_is_a_sentence(run_page):
+    """crane's favourite neighbour 21 positions away: past the window average's limit (k = 16). The page used to
+    build that window to count the k it needs, and showed a traceback."""
+    at = run_page(PAGE)
+    at.text_input(key="context.sentence").input("crane " + "zz " * 20 + "lake").run()
+    no_exception(at)
+    assert not at.error
+    assert "favourite neighbour of **crane** is **lake**" in texts(at)
+    assert "A window needs k = 21 (wider than any window drawn here" in texts(at)
