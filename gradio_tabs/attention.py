@@ -7,7 +7,7 @@ import gradio as gr
 from engine import limits
 from engine.attention import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
-    random_projections, self_attention, shape_trace, window_average, window_weights,
+    random_projections, self_attention, shape_trace, window_average, window_reach_sentence, window_weights,
 )
 from engine.charts.bars import compare_bars, cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_spec
@@ -59,9 +59,7 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
     best = max(others, key=lambda j: row[j]) if others else t
     reach = abs(best - t)
     summary = (f"Attention's favourite neighbour of **{labels[t]}** is **{labels[best]}** ({row[best]:.3f}), "
-               f"{reach} position(s) away. A window needs k = {reach} to reach it"
-               + (f", and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every other "
-                  "token inside." if reach <= limits.MAX_WINDOW else "."))
+               f"{reach} position(s) away. " + engine_call(window_reach_sentence, T, t, best))
     bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
                         title=f"How much '{labels[t]}' takes from each token")
     return (table(rows, ["method", *labels]), table(contexts, ["method", *[f"c[{i}]" for i in range(x.shape[1])]]),
