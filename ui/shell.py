@@ -135,13 +135,22 @@ def projector_on() -> bool:
     return bool(st.session_state[PROJECTOR_KEY])
 
 
+BEYOND_THE_CHAPTER = "Beyond the chapter: a real trained model"   # over the pages whose Idea.beyond is set
+
+
 def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
-    """The path of pages in the sidebar as links, grouped as the chapter tells it."""
+    """The path of pages in the sidebar as links, grouped as the chapter tells it; the pages that go beyond
+    the chapter (ui.path.Idea.beyond) under a line that says so."""
+    from ui.path import ideas
+
+    beyond = {idea.url for idea in ideas() if idea.beyond}
     with st.sidebar.container(key="nav"):
         st.page_link(home, label=home.title, icon=home.icon)
         for group, links in pages.items():
             st.markdown(group)
-            for page in links:
+            for index, page in enumerate(links):
+                if page.url_path in beyond and not (index and links[index - 1].url_path in beyond):
+                    st.caption(BEYOND_THE_CHAPTER)
                 st.page_link(page, label=page.title, icon=page.icon)
 
 

@@ -129,6 +129,7 @@ def lens_chart(lens, columns: slice, title: str):
 
 
 page.header("Inside the model", "What does a head *do*, not only where does it look?")
+page.beyond_the_chapter(__file__)
 STATE.init()
 st.markdown(
     "The Head viewer showed where each head of SmolLM2 looks. Where a head looks is a clue, not a proof: a head "
