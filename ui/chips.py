@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 import streamlit as st
 
@@ -34,10 +35,21 @@ def token_chips(tokens: list[str], ids: list[int], unknown_id: int | None = None
     st.html(chips_html(tokens, ids, unknown_id))
 
 
+NEWLINE = visible("\n")   # a line break drawn as a token is drawn everywhere (engine.charts.style.visible)
+
+
+def shown_lines(text: str) -> str:
+    """Escaped text whose line breaks are visible: a run of m breaks shows m NEWLINE marks, then breaks the line
+    once, so blank lines (and a loop of 99 newlines) show as marks instead of empty space."""
+    return re.sub(r"\n+", lambda run: f'<span class="newline" style="color:{GREY_27}">{NEWLINE * len(run.group())}'
+                                       "</span>\n", html.escape(text))
+
+
 def highlighted_text(pieces: list[str], start: int | None, end: int | None, note: str = "") -> None:
-    """Text made of pieces, with pieces[start:end] marked (a loop), kept as plain pre-formatted text."""
+    """Text made of pieces, with pieces[start:end] marked (a loop), kept as pre-formatted text, line breaks
+    visible (shown_lines)."""
     def escape(part: list[str]) -> str:
-        return html.escape("".join(part))
+        return shown_lines("".join(part))
     if start is None or end is None:
         body = escape(pieces)
     else:
@@ -53,8 +65,9 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$",
 
 
 def latex_text(text: str) -> str:
-    """A token as LaTeX \\texttt{...}, its special characters escaped, spaces and line breaks made visible."""
-    return r"\texttt{" + "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text)) + "}"
+    """A token as LaTeX \\texttt{'...'}, quoted (P(',' | c), not P(, | c)), its special characters escaped, spaces
+    and line breaks made visible."""
+    return r"\texttt{'" + "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text)) + "'}"
 
 
 def latex_number(value: float) -> str:
