@@ -35,7 +35,14 @@ STYLE = f"""<style>
 [data-testid='stCaptionContainer'] {{ opacity: 1; color: {CAPTION_GREY}; }}  /* Streamlit: grey at 60% */
 [data-testid='stCaptionContainer'] p {{ color: {CAPTION_GREY}; }}
 .st-key-nav {{ gap: 0.15rem; }}
-.st-key-nav [data-testid='stMarkdownContainer'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+/* a group's name keeps a line of its own (Streamlit pulls a last paragraph up by 1rem, onto the first link), and
+   a page's title wraps onto a second line rather than being cut with "..." */
+.st-key-nav [data-testid='stMarkdown'] [data-testid='stMarkdownContainer'],
+.st-key-nav [data-testid='stCaptionContainer'] {{ margin-bottom: 0; }}
+.st-key-nav [data-testid='stMarkdown'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+.st-key-nav [data-testid='stCaptionContainer'] p {{ margin: 0.3rem 0 0 0; line-height: 1.3; }}
+.st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span
+  {{ white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.3; }}
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
@@ -46,18 +53,23 @@ details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: au
 p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
 </style>"""
 
-PROJECTOR_STYLE = """<style>
-html { font-size: 20px; }
-[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li { font-size: 1.15rem; }
-.katex { font-size: 1.35em; }
-[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg { display: none; }
-.st-key-nav p, .st-key-nav span { font-size: 16px; }
+PROJECTOR_ROOT_PX = 20          # projector mode's root type (Streamlit's is 16 px): ui.matrix sizes its boxes by it
+PROJECTOR_STYLE = f"""<style>
+html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {{ font-size: 1.15rem; }}
+.katex {{ font-size: 1.35em; }}
+[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg {{ display: none; }}
+.st-key-nav p, .st-key-nav span {{ font-size: 16px; }}
+/* a slider's value and ends at the larger type, on one short line: above the track, not over it */
+[data-testid='stSliderThumbValue'] p, [data-testid='stSliderTickBar'] p {{ font-size: 1rem; line-height: 1.2; }}
 </style>"""
 
 # Runs in the page itself (st.html with JavaScript): a MutationObserver, installed once per tab, that
 # labels every chart with its summary and makes every sideways-scrolling box focusable and named.
+FORMULA_MIN_SCALE = 0.55   # a formula wider than its column shrinks to fit, to at most this much smaller (then scrolls)
 SCROLL_BOXES_SCRIPT = r"""<script>
 (() => {
+  const FORMULA_MIN_SCALE = %s;
   const doc = window.document;
   if (window.__playgroundBoxes) return;
   window.__playgroundBoxes = true;
@@ -97,9 +109,22 @@ SCROLL_BOXES_SCRIPT = r"""<script>
       }
     });
   };
+  const fit = () => {   // a formula wider than its column is drawn smaller, down to FORMULA_MIN_SCALE, not cut
+    doc.querySelectorAll(".katex-display").forEach((box) => {
+      const formula = box.querySelector(":scope > .katex");
+      if (!formula || !box.clientWidth) return;
+      formula.style.fontSize = "";
+      const natural = box.scrollWidth;
+      if (natural > box.clientWidth + 1) {
+        const scale = Math.max(FORMULA_MIN_SCALE, (box.clientWidth - 2) / natural);
+        formula.style.fontSize = (parseFloat(getComputedStyle(formula).fontSize) * scale) + "px";
+      }
+    });
+  };
   const mark = () => {
     label();
     align();
+    fit();
     doc.querySelectorAll(selector).forEach((box) => {
       const scrolls = box.scrollWidth > box.clientWidth + 1;
       if (scrolls && box.getAttribute("tabindex") !== "0") {
@@ -119,7 +144,7 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   window.addEventListener("resize", later);
   mark();
 })();
-</script>"""
+</script>""" % FORMULA_MIN_SCALE
 
 
 def styles() -> None:
@@ -135,7 +160,7 @@ def projector_on() -> bool:
     return bool(st.session_state[PROJECTOR_KEY])
 
 
-BEYOND_THE_CHAPTER = "Beyond the chapter: a real trained model"   # over the pages whose Idea.beyond is set
+BEYOND_THE_CHAPTER = "Beyond the chapter:"   # over the pages whose Idea.beyond is set
 
 
 def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:

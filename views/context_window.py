@@ -54,8 +54,6 @@ if "x" not in STATE:
 
 with st.sidebar:
     st.header("Settings")
-    st.slider("Window half-width k", 0, 6, key=STATE.key("k"), help="The window around token t covers t-k ... t+k.",
-              on_change=page.only(STATE, RESULT))
     st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
                    "Off: the raw dot products of steps 1-3.")
@@ -81,8 +79,12 @@ def result_section() -> None:
     """Token, weights, context vectors, code, challenges: all that the window, the scaling and the token
     change. X comes from the last full run (the sentence and its editor rerun the whole page)."""
     STATE["query"] = min(int(STATE["query"]), T - 1)
-    st.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
-                 format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    # beside the chart they change, not in the sidebar: on a phone the sidebar is folded away
+    token_column, window_column = st.columns(2)
+    token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+                           format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    window_column.slider("Window half-width k", 0, 6, key=STATE.key("k"),
+                         help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, RESULT))
     t = STATE["query"]
     k = int(STATE["k"])
 

@@ -21,8 +21,8 @@ What must hold, for every input tried:
 
 Values are sampled so the sweep stays near three minutes on two shared cores: every widget
 gets the worst ones (the 100k-character text, the empty string) plus a rotating few; a page's first few
-text boxes also get a text exactly at the box's length limit and texts at each token limit of
-engine/limits.py (limit_values).
+text boxes also get a text exactly at the box's length limit and texts at the smallest and largest token
+limit of engine/limits.py that fit in the box (limit_values).
 A record of every input tried lands in artifacts/bad_input_sweep.txt.
 """
 from __future__ import annotations
@@ -78,10 +78,12 @@ def at_length(chars: int) -> str:
 
 
 def limit_values(max_chars: int) -> list[tuple[str, str]]:
-    """The values at a text box's limits: its length limit, and each token limit whose words fit in the box."""
+    """The values at a text box's limits: its length limit, and the smallest and the largest token limit whose
+    words fit in the box (two, not all six: a box on the Generate page samples three models for each)."""
     values = [(f"{max_chars} characters (the box's limit)", at_length(max_chars))] if max_chars else []
-    return values + [(f"{count} words (a token limit)", words(count)) for count in TOKEN_LIMITS
-                     if not max_chars or len(words(count)) <= max_chars]
+    fitting = [count for count in TOKEN_LIMITS if not max_chars or len(words(count)) <= max_chars]
+    return values + [(f"{count} words (a token limit)", words(count)) for count in dict.fromkeys(fitting[:1] +
+                                                                                                 fitting[-1:])]
 
 
 ALWAYS_TEXT = 1          # the first of TEXT_VALUES (100k characters) goes to every text widget
