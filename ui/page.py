@@ -94,6 +94,12 @@ def further_reading(references: list[tuple[str, str]]) -> None:
     st.markdown("\n".join(f"- [{label}]({url})" for label, url in references))
 
 
+def contents(parts: dict[str, str]) -> None:
+    """A long page's table of contents: each part (anchor -> heading, set with st.subheader(..., anchor=...))
+    as a link that scrolls to it."""
+    st.markdown("**On this page:** " + " · ".join(f"[{heading}](#{anchor})" for anchor, heading in parts.items()))
+
+
 def beyond_the_chapter(current_file: str) -> None:
     """A short note under the title of a page that goes beyond the chapter (ui.path.Idea.beyond)."""
     from ui.path import ideas

@@ -9,6 +9,8 @@ code, and the styles and small script that keep the app readable and reachable b
 - The QR code of the current page's link, its settings included, drawn offline with `segno`,
   so students open exactly the teacher's example on their phones.
 - Contrast: captions in a grey of 7:1 on white, not Streamlit's 3.9:1.
+- Fit: a formula wider than its column (a phone) is drawn smaller, down to FORMULA_MIN_SCALE, before it
+  would scroll; the sidebar's page titles wrap rather than being cut.
 - Keyboard: a box that scrolls sideways (a wide chart, formula or table on a phone) gets
   `tabindex="0"`, a role and a label, so arrow keys can reach what is outside the box.
 """
@@ -115,8 +117,8 @@ SCROLL_BOXES_SCRIPT = r"""<script>
       if (!formula || !box.clientWidth) return;
       formula.style.fontSize = "";
       const natural = box.scrollWidth;
-      if (natural > box.clientWidth + 1) {
-        const scale = Math.max(FORMULA_MIN_SCALE, (box.clientWidth - 2) / natural);
+      if (natural > box.clientWidth + 3) {   // KaTeX's own box runs about 2 px past its content at any width
+        const scale = Math.max(FORMULA_MIN_SCALE, (box.clientWidth - 4) / natural);
         formula.style.fontSize = (parseFloat(getComputedStyle(formula).fontSize) * scale) + "px";
       }
     });

@@ -86,6 +86,7 @@ def test_chart_text_stays_inside_its_chart(svg_app_url, browser, idea):
 # --- formulas and text boxes at a phone's, a desktop's and a projector's width ----------------------------------
 WIDTHS = {390: 844, 1400: 1000, 1920: 1080}   # the projector's width opens in projector mode (?present=1)
 ROWS_SHOWN = 12                               # a typed matrix shows up to this many rows without scrolling (ui.matrix)
+KATEX_SLACK = 3   # px: KaTeX's own box overflows its content by about 2 px at any width (a glyph's italic correction)
 
 MEASURE_BOXES = """() => {
     const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
@@ -120,11 +121,15 @@ def test_formulas_and_text_boxes_fit_their_column(app_url, browser, width):
     try:
         page = context.new_page()
         for idea in PAGES:
-            open_page(page, app_url, idea.url + ("?present=1" if width == 1920 else ""), timeout_ms=180_000)
+            address = idea.url + ("?present=1" if width == 1920 else "")
+            try:
+                open_page(page, app_url, address, timeout_ms=180_000)
+            except Exception:                   # a page's first run on a cold, shared machine: once more
+                open_page(page, app_url, address, timeout_ms=180_000)
             page.wait_for_timeout(500)          # ui.shell's script fits the formulas on the next frame
             found = page.evaluate(MEASURE_BOXES)
             for formula in found["formulas"]:
-                if formula["cut"] > 1:
+                if formula["cut"] > KATEX_SLACK:
                     problems.append(f"/{idea.url}: formula {formula['text']!r} is cut by {formula['cut']} px")
                 if formula["outside"]:
                     problems.append(f"/{idea.url}: formula {formula['text']!r} reaches out of the main column")
