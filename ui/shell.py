@@ -68,7 +68,7 @@ html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
 
 # Runs in the page itself (st.html with JavaScript): a MutationObserver, installed once per tab, that
 # labels every chart with its summary and makes every sideways-scrolling box focusable and named.
-FORMULA_MIN_SCALE = 0.55   # a formula wider than its column shrinks to fit, to at most this much smaller (then scrolls)
+FORMULA_MIN_SCALE = 0.45   # a formula wider than its column shrinks to fit, to at most this much smaller (then scrolls)
 SCROLL_BOXES_SCRIPT = r"""<script>
 (() => {
   const FORMULA_MIN_SCALE = %s;
