@@ -44,7 +44,8 @@ STYLE = f"""<style>
 .st-key-nav [data-testid='stMarkdown'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
 .st-key-nav [data-testid='stCaptionContainer'] p {{ margin: 0.3rem 0 0 0; line-height: 1.3; }}
 .st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span
-  {{ white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.3; }}
+  {{ white-space: normal; overflow: visible; text-overflow: clip; }}
+.st-key-nav [data-testid='stPageLink'] p {{ line-height: 1.35; margin: 0.15rem 0; }}
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */

@@ -92,3 +92,21 @@ def test_pages_beyond_the_chapter_say_so_in_the_sidebar_on_home_and_on_the_page(
         page = AppTest.from_file(str(ROOT / idea.file), default_timeout=120).run()
         assert not page.exception
         assert any("Beyond the chapter." in c.value for c in page.caption), idea.file
+
+
+def test_multi_head_heatmaps_grow_in_projector_mode():
+    """On a projector the heads' cells grow with the chart text (ui.charts.cell_size): 40 px -> 49 px for the
+    default two heads of eight tokens, so the numbers in them stay readable at 16 px."""
+    import json
+
+    def cell(at) -> int:
+        spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        return json.dumps(spec).count('"step": 49'), json.dumps(spec).count('"step": 40')
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("views/multi_head.py").run()
+    assert not at.exception
+    assert cell(at)[0] == 0 and cell(at)[1] > 0
+    at.toggle(key="app.projector").set_value(True).run()
+    assert not at.exception
+    assert cell(at)[0] > 0 and cell(at)[1] == 0
