@@ -49,6 +49,10 @@ STYLE = f"""<style>
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
+/* a phone: a table's cells closer, so more of its columns fit before it scrolls sideways */
+@media (max-width: 640px) {{
+  [data-testid='stTable'] th, [data-testid='stTable'] td {{ font-size: 0.8rem; padding: 0.25rem 0.35rem; }}
+}}
 *:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
