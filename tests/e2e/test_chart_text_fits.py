@@ -106,15 +106,25 @@ MEASURE_BOXES = """() => {
                     lines, hidden: box.tagName === 'TEXTAREA' ? box.scrollHeight - box.clientHeight : 0,
                     outside: !inside(box.getBoundingClientRect())};
         });
-    return {formulas, boxes};
+    const nav = [...document.querySelectorAll(".st-key-nav [data-testid='stElementContainer']")]
+        .map(e => e.getBoundingClientRect()).filter(r => r.height > 0);
+    const overlaps = nav.slice(1).filter((r, i) => r.top < nav[i].bottom - 1).length;
+    const cut = [...document.querySelectorAll(".st-key-nav [data-testid='stPageLink'] p")]
+        .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent);
+    const sliders = [...document.querySelectorAll("[data-testid='stSliderThumbValue']")].filter(value => {
+        const thumb = value.parentElement.getBoundingClientRect();
+        return value.getBoundingClientRect().bottom > thumb.top + 1;
+    }).length;
+    return {formulas, boxes, nav: {overlaps, cut}, sliders};
 }"""
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_formulas_and_text_boxes_fit_their_column(app_url, browser, width):
     """At 390, 1400 and 1920 px (projector mode): no formula is cut (wider than its box, so it would scroll:
-    ui.shell shrinks a wide one to fit), no text box or data editor reaches out of the main column, and a typed
-    matrix of up to ROWS_SHOWN rows shows every row (the X box used to show 3.5 of its 4 in projector mode)."""
+    ui.shell shrinks a wide one to fit), no text box or data editor reaches out of the main column, a typed
+    matrix of up to ROWS_SHOWN rows shows every row (the X box used to show 3.5 of its 4 in projector mode),
+    the sidebar's links neither overlap nor are cut, and a slider's value sits above its track."""
     problems = []
     context = browser.new_context(viewport={"width": width, "height": WIDTHS[width]})
     context.set_default_timeout(120_000)
@@ -139,6 +149,11 @@ def test_formulas_and_text_boxes_fit_their_column(app_url, browser, width):
                 if box["lines"] <= ROWS_SHOWN and box["hidden"] > 1:
                     problems.append(f"/{idea.url}: the box {box['label']!r} hides {box['hidden']} px of its "
                                     f"{box['lines']} lines")
+            if found["nav"]["overlaps"] or found["nav"]["cut"]:
+                problems.append(f"/{idea.url}: the sidebar's links overlap ({found['nav']['overlaps']}) or are cut "
+                                f"{found['nav']['cut']}")
+            if found["sliders"]:
+                problems.append(f"/{idea.url}: {found['sliders']} slider value(s) drawn over their track")
     finally:
         context.close()
     assert not problems, f"at {width} px:\n  " + "\n  ".join(problems)

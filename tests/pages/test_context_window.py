@@ -91,3 +91,10 @@ def test_a_neighbour_past_the_largest_window_is_a_sentence(run_page):
     assert not at.error
     assert "favourite neighbour of **crane** is **lake**" in texts(at)
     assert "A window needs k = 21 (wider than any window drawn here" in texts(at)
+
+
+def test_the_window_slider_sits_beside_its_chart_not_in_the_sidebar(run_page):
+    """On a phone the sidebar is folded away: k, the page's main control, is in the main area."""
+    at = run_page(PAGE)
+    assert [s.key for s in at.main.slider] == ["context.k"]
+    assert not [s for s in at.sidebar.slider if s.key == "context.k"]
