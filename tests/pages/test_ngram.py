@@ -128,3 +128,4 @@ def test_the_bigram_loop_of_newlines_is_drawn(run_page):
     marks = re.sub(r"<[^>]+>", "", loop.group(1))
     assert marks.count("\u21b5") >= 50                  # the newlines of the loop, each visible
     assert "\n\n" not in box                            # no run of bare line breaks anywhere in the sample
+    assert "overflow-wrap:anywhere" in box               # and the row of 99 marks wraps inside the box
