@@ -57,8 +57,8 @@ def highlighted_text(pieces: list[str], start: int | None, end: int | None, note
                 + escape(pieces[start:end]) + "</mark>" + escape(pieces[end:]))
     title = f'<div style="font-size:0.85em;color:{GREY_27};margin-bottom:4px">{html.escape(note)}</div>' if note else ""
     # overflow-wrap: a run of marks with no space in it (the bigram's 99 line breaks) wraps inside the box
-    st.html(f'{title}<pre style="white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.95em;background:{GREY_97};padding:10px;'
-            f'border-radius:6px;border:1px solid {GREY_87}">{body}</pre>')
+    st.html(f'{title}<pre style="white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.95em;'
+            f'background:{GREY_97};padding:10px;border-radius:6px;border:1px solid {GREY_87}">{body}</pre>')
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
