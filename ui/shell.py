@@ -67,6 +67,8 @@ html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
 .katex {{ font-size: 1.35em; }}
 [data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg {{ display: none; }}
 .st-key-nav p, .st-key-nav span {{ font-size: 16px; }}
+/* a wider sidebar for the larger type: two columns of settings keep whole words ("vocabulary V") */
+[data-testid='stSidebar'] {{ min-width: 22rem; }}
 /* a slider's value and ends at the larger type, on one short line: above the track, not over it */
 [data-testid='stSliderThumbValue'] p, [data-testid='stSliderTickBar'] p {{ font-size: 1rem; line-height: 1.2; }}
 </style>"""

@@ -227,7 +227,7 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
         "title": title, "data": {"values": values}, "width": 380, "height": {"step": 26},
         "encoding": {
             "y": {"field": "part", "type": "nominal", "sort": list(parts), "title": None,
-                  "axis": {"labelLimit": 220, "labelOverlap": False}},
+                  "axis": {"labelLimit": 280, "labelOverlap": False}},   # the longest part's name at 16 px
             "x": {"field": "parameters", "type": "quantitative", "title": "parameters"},
             "tooltip": tooltip},
         "layer": [
