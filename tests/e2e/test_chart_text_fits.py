@@ -106,7 +106,7 @@ MEASURE_BOXES = """() => {
                     lines, hidden: box.tagName === 'TEXTAREA' ? box.scrollHeight - box.clientHeight : 0,
                     outside: !inside(box.getBoundingClientRect())};
         });
-    const nav = [...document.querySelectorAll(".st-key-nav [data-testid='stElementContainer']")]
+    const nav = [...document.querySelectorAll(".st-key-nav p")]   // the texts: group names, captions, titles
         .map(e => e.getBoundingClientRect()).filter(r => r.height > 0);
     const overlaps = nav.slice(1).filter((r, i) => r.top < nav[i].bottom - 1).length;
     const cut = [...document.querySelectorAll(".st-key-nav [data-testid='stPageLink'] p")]
