@@ -25,8 +25,11 @@ def home() -> None:
     )
     for group, ideas in PATH.items():
         st.subheader(group)
-        for idea in ideas:
-            st.page_link(idea.file, label=f"**{idea.title}**: {idea.one_line}", icon=idea.icon)
+        for index, idea in enumerate(ideas):
+            if idea.beyond and not (index and ideas[index - 1].beyond):
+                st.caption(shell.BEYOND_THE_CHAPTER)
+            st.page_link(idea.file, label=f"**{idea.title}**{' (beyond the chapter)' if idea.beyond else ''}: "
+                                          f"{idea.one_line}", icon=idea.icon)
     st.caption("Runs offline: the corpus, word vectors and pretrained weights ship as Python packages.")
 
 

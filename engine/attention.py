@@ -206,6 +206,28 @@ def window_weights(T: int, k: int) -> np.ndarray:
     return inside / inside.sum(axis=1, keepdims=True)
 
 
+def window_reach(T: int, t: int, j: int) -> tuple[int, float]:
+    """The smallest half-width k whose window around t covers j, k = |j - t|, and the weight 1/|W_t| that window
+    gives j (and every other token inside). Counted, not built: it holds for any distance in the sentence, also
+    past the largest window the page draws (limits.MAX_WINDOW)."""
+    if T < 1 or T > limits.MAX_TOKENS:
+        raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
+    if not (0 <= t < T and 0 <= j < T):
+        raise ValueError(f"Tokens {t} and {j} must both be among the {T} tokens (0 to {T - 1}).")
+    k = abs(j - t)
+    size = min(T - 1, t + k) - max(0, t - k) + 1
+    return k, 1.0 / size
+
+
+def window_reach_sentence(T: int, t: int, j: int) -> str:
+    """What a window must do to take anything from token j for token t: the sentence the Context page prints."""
+    k, weight = window_reach(T, t, j)
+    beyond = (f" (wider than any window drawn here: the window average stops at k = {limits.MAX_WINDOW})"
+              if k > limits.MAX_WINDOW else "")
+    return (f"A window needs k = {k}{beyond} to reach it, and then gives it only {weight:.3f}, the same as every "
+            "other token inside.")
+
+
 # --- several heads ----------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ TABS = {
     "multi-head": multi_head_attention_tab,
     "heads": head_viewer_tab,
     "inside": inside_the_model_tab,
-    "position": position_page_tab,
     "block": block_builder_tab,
+    "position": position_page_tab,
     "generate": generate_page_tab,
     "beyond": beyond_words_tab,
 }

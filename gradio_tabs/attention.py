@@ -7,7 +7,7 @@ import gradio as gr
 from engine import limits
 from engine.attention import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
-    random_projections, self_attention, shape_trace, window_average, window_weights,
+    random_projections, self_attention, shape_trace, window_average, window_reach_sentence, window_weights,
 )
 from engine.attention_readings import favourite_neighbour_sentence, favourite_neighbours, largest_weight_sentence
 from engine.charts.bars import compare_bars, cost_comparison
@@ -57,10 +57,7 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
                 ["attention", *map(float, attended.context[t].round(3))]]
     row = attended.weights[t]
     best = favourite_neighbours(row, t)[0]          # the nearest of those that tie
-    reach = abs(best - t)
-    summary = (f"{favourite_neighbour_sentence(row, labels, t)} A window needs k = {reach} to reach it"
-               + (f", and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every other "
-                  "token inside." if reach <= limits.MAX_WINDOW else "."))
+    summary = (f"{favourite_neighbour_sentence(row, labels, t)} " + engine_call(window_reach_sentence, T, t, best))
     bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
                         title=f"How much '{labels[t]}' takes from each token", domain=(0, 1))
     return (table(rows, ["method", *labels]), table(contexts, ["method", *[f"c[{i}]" for i in range(x.shape[1])]]),

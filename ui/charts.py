@@ -72,6 +72,18 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
 RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
 
 
+PROJECTOR_MAIN_PX = 1400   # the main column of a 1920 px projector with the sidebar open
+
+
+def cell_size(cell: int, across: int) -> int:
+    """A heatmap's cell for this session: in projector mode grown with the chart text (16 / 13), as far as
+    `across` cells (every panel of a row, labels counted as cells) fit in the projector's main column."""
+    size = text_size()
+    if size == TEXT_SIZE:
+        return cell
+    return max(cell, min(round(cell * size / TEXT_SIZE), PROJECTOR_MAIN_PX // max(across, 1)))
+
+
 def text_size() -> int:
     """The chart text size of this session: PROJECTOR_TEXT_SIZE in projector mode (ui/shell.py), else TEXT_SIZE."""
     from ui.shell import PROJECTOR_KEY

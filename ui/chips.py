@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import html
+import re
 
 import streamlit as st
 
 from engine.charts.palette import (CHIP_TINTS, GREY_7, GREY_20, GREY_27, GREY_33, GREY_54, GREY_87, GREY_97,
                                    ORANGE_TINT, VERMILLION)
 from engine.charts.style import visible
+from ui import formula
 
 
 def chips_html(tokens: list[str], ids: list[int], unknown_id: int | None = None, max_chips: int = 800) -> str:
@@ -34,27 +36,36 @@ def token_chips(tokens: list[str], ids: list[int], unknown_id: int | None = None
     st.html(chips_html(tokens, ids, unknown_id))
 
 
+NEWLINE = visible("\n")   # a line break drawn as a token is drawn everywhere (engine.charts.style.visible)
+
+
+def shown_lines(text: str) -> str:
+    """Escaped text whose line breaks are visible: a run of m breaks shows m NEWLINE marks, then breaks the line
+    once, so blank lines (and a loop of 99 newlines) show as marks instead of empty space."""
+    return re.sub(r"\n+", lambda run: f'<span class="newline" style="color:{GREY_27}">{NEWLINE * len(run.group())}'
+                                       "</span>\n", html.escape(text))
+
+
 def highlighted_text(pieces: list[str], start: int | None, end: int | None, note: str = "") -> None:
-    """Text made of pieces, with pieces[start:end] marked (a loop), kept as plain pre-formatted text."""
+    """Text made of pieces, with pieces[start:end] marked (a loop), kept as pre-formatted text, line breaks
+    visible (shown_lines)."""
     def escape(part: list[str]) -> str:
-        return html.escape("".join(part))
+        return shown_lines("".join(part))
     if start is None or end is None:
         body = escape(pieces)
     else:
         body = (escape(pieces[:start]) + f'<mark style="background:{ORANGE_TINT};border-bottom:2px solid {VERMILLION}">'
                 + escape(pieces[start:end]) + "</mark>" + escape(pieces[end:]))
     title = f'<div style="font-size:0.85em;color:{GREY_27};margin-bottom:4px">{html.escape(note)}</div>' if note else ""
-    st.html(f'{title}<pre style="white-space:pre-wrap;font-size:0.95em;background:{GREY_97};padding:10px;'
-            f'border-radius:6px;border:1px solid {GREY_87}">{body}</pre>')
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-                  "%": r"\%", "_": r"\_", "^": r"\hat{}", "~": r"\sim{}"}
+    # overflow-wrap: a run of marks with no space in it (the bigram's 99 line breaks) wraps inside the box
+    st.html(f'{title}<pre style="white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.95em;'
+            f'background:{GREY_97};padding:10px;border-radius:6px;border:1px solid {GREY_87}">{body}</pre>')
 
 
 def latex_text(text: str) -> str:
-    """A token as LaTeX \\texttt{...}, its special characters escaped, spaces and line breaks made visible."""
-    return r"\texttt{" + "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text)) + "}"
+    """A token as LaTeX \\texttt{'...'}, quoted (P(',' | c), not P(, | c)), its special characters escaped, spaces
+    and line breaks made visible."""
+    return r"\texttt{'" + formula.latex_text(visible(text)) + "'}"
 
 
 def latex_number(value: float) -> str:

@@ -8,6 +8,16 @@ from engine import limits
 from engine.textmatrix import format_matrix, parse_matrix
 
 
+def type_scale() -> float:
+    """How much larger text is drawn in this session: projector mode's root type over Streamlit's 16 px."""
+    from ui.shell import PROJECTOR_KEY, PROJECTOR_ROOT_PX
+
+    try:
+        return PROJECTOR_ROOT_PX / 16 if st.session_state.get(PROJECTOR_KEY) else 1.0
+    except Exception:  # no session (a bare script)
+        return 1.0
+
+
 def last_good(key: str, default: np.ndarray) -> np.ndarray:
     """The last matrix that parsed in the editor `key` (the default before any did)."""
     return st.session_state.get(f"{key}__last_good", (None, np.asarray(default, float)))[1]
@@ -25,7 +35,9 @@ def matrix_editor(key: str, default: np.ndarray, *, row_labels: list[str] | None
     good_key = f"{key}__last_good"
     st.session_state.setdefault(key, format_matrix(default, row_labels))
     lines = st.session_state[key].count("\n") + 1
-    text = st.text_area(label, key=key, height=height or 40 + 24 * min(max(lines, 2), 12), help=help or
+    # every row in view (up to 12): 24 px a line and 40 of padding at 16 px type, scaled with projector mode's type
+    rows_height = round((40 + 24 * min(max(lines, 2), 12)) * type_scale())
+    text = st.text_area(label, key=key, height=height or rows_height, help=help or
                         "One row per line; numbers separated by spaces or commas. "
                         "Start a row with 'name:' to name its token.")
     try:

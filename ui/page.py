@@ -2,6 +2,7 @@
 reading, next idea."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 import streamlit as st
@@ -97,6 +98,22 @@ def further_reading(references: list[tuple[str, str]]) -> None:
     """The chapter's references for this idea, as links."""
     st.subheader("Further reading")
     st.markdown("\n".join(f"- [{label}]({url})" for label, url in references))
+
+
+def contents(parts: dict[str, str]) -> None:
+    """A long page's table of contents: each part (anchor -> heading, set with st.subheader(..., anchor=...))
+    as a link that scrolls to it."""
+    st.markdown("**On this page:** " + " · ".join(f"[{heading}](#{anchor})" for anchor, heading in parts.items()))
+
+
+def beyond_the_chapter(current_file: str) -> None:
+    """A short note under the title of a page that goes beyond the chapter (ui.path.Idea.beyond)."""
+    from ui.path import ideas
+
+    idea = next((i for i in ideas() if Path(i.file).name == Path(current_file).name and i.beyond), None)
+    if idea is not None:
+        # a caption, not st.info: the bad-input sweep reads st.info / st.warning / st.error as a page's excuses
+        st.caption(f":material/explore: **Beyond the chapter.** {idea.beyond}")
 
 
 def next_idea(current_file: str) -> None:

@@ -13,9 +13,12 @@ class Idea:
     title: str
     icon: str
     one_line: str
+    beyond: str = ""   # for a page that goes beyond the chapter: what it adds (sidebar, home and the page say so)
 
 
-# In the chapter's order, grouped as the chapter tells it.
+# In the chapter's order, grouped as the chapter tells it: the block (FFN, residuals, LayerNorm) before order and
+# positional encoding. The head viewer and Inside the model follow multi-head attention but go beyond the chapter
+# (their `beyond` says how).
 PATH: dict[str, list[Idea]] = {
     "Language modelling": [
         Idea("views/tokens.py", "tokens", "Tokens & next-token prediction", ":material/token:",
@@ -36,17 +39,21 @@ PATH: dict[str, list[Idea]] = {
         Idea("views/multi_head.py", "multi-head", "Multi-head attention", ":material/view_week:",
              "h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
         Idea("views/head_viewer.py", "heads", "Head viewer (SmolLM2)", ":material/grid_view:",
-             "All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
+             "All 270 heads of a real trained model on your sentence: which look back one token, which copy?",
+             beyond="The chapter says trained heads are often interpretable; this page reads the heads of a real "
+                    "model, SmolLM2, and names their patterns."),
         Idea("views/inside_the_model.py", "inside", "Inside the model", ":material/science:",
              "Read every layer, knock heads out, patch one run into another: what a head does, not only where "
-             "it looks."),
+             "it looks.",
+             beyond="The chapter stops at where heads look; this page tests what they do, with the tools of "
+                    "interpretability research (logit lens, ablation, activation patching)."),
     ],
     "The transformer": [
-        Idea("views/position.py", "position", "Position", ":material/format_list_numbered:",
-             "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("views/block_builder.py", "block", "Block builder", ":material/view_agenda:",
              "Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, "
              "and a live training run."),
+        Idea("views/position.py", "position", "Position", ":material/format_list_numbered:",
+             "Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added."),
         Idea("views/generate.py", "generate", "Generate", ":material/edit_note:",
              "Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them."),
     ],

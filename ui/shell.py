@@ -9,6 +9,8 @@ code, and the styles and small script that keep the app readable and reachable b
 - The QR code of the current page's link, its settings included, drawn offline with `segno`,
   so students open exactly the teacher's example on their phones.
 - Contrast: captions in a grey of 7:1 on white, not Streamlit's 3.9:1.
+- Fit: a formula wider than its column (a phone) is drawn smaller, down to FORMULA_MIN_SCALE, before it
+  would scroll; the sidebar's page titles wrap rather than being cut.
 - Keyboard: a box that scrolls sideways (a wide chart, formula or table on a phone) gets
   `tabindex="0"`, a role and a label, so arrow keys can reach what is outside the box.
 """
@@ -35,10 +37,22 @@ STYLE = f"""<style>
 [data-testid='stCaptionContainer'] {{ opacity: 1; color: {CAPTION_GREY}; }}  /* Streamlit: grey at 60% */
 [data-testid='stCaptionContainer'] p {{ color: {CAPTION_GREY}; }}
 .st-key-nav {{ gap: 0.15rem; }}
-.st-key-nav [data-testid='stMarkdownContainer'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+/* a group's name keeps a line of its own (Streamlit pulls a last paragraph up by 1rem, onto the first link), and
+   a page's title wraps onto a second line rather than being cut with "..." */
+.st-key-nav [data-testid='stMarkdown'] [data-testid='stMarkdownContainer'],
+.st-key-nav [data-testid='stCaptionContainer'] {{ margin-bottom: 0; }}
+.st-key-nav [data-testid='stMarkdown'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
+.st-key-nav [data-testid='stCaptionContainer'] p {{ margin: 0.3rem 0 0 0; line-height: 1.3; }}
+.st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span
+  {{ white-space: normal; overflow: visible; text-overflow: clip; }}
+.st-key-nav [data-testid='stPageLink'] p {{ line-height: 1.35; margin: 0.15rem 0; }}
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
+/* a phone: a table's cells closer, so more of its columns fit before it scrolls sideways */
+@media (max-width: 640px) {{
+  [data-testid='stTable'] th, [data-testid='stTable'] td {{ font-size: 0.8rem; padding: 0.25rem 0.35rem; }}
+}}
 *:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
@@ -46,18 +60,25 @@ details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: au
 p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
 </style>"""
 
-PROJECTOR_STYLE = """<style>
-html { font-size: 20px; }
-[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li { font-size: 1.15rem; }
-.katex { font-size: 1.35em; }
-[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg { display: none; }
-.st-key-nav p, .st-key-nav span { font-size: 16px; }
+PROJECTOR_ROOT_PX = 20          # projector mode's root type (Streamlit's is 16 px): ui.matrix sizes its boxes by it
+PROJECTOR_STYLE = f"""<style>
+html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {{ font-size: 1.15rem; }}
+.katex {{ font-size: 1.35em; }}
+[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg {{ display: none; }}
+.st-key-nav p, .st-key-nav span {{ font-size: 16px; }}
+/* a wider sidebar for the larger type: two columns of settings keep whole words ("vocabulary V") */
+[data-testid='stSidebar'] {{ min-width: 22rem; }}
+/* a slider's value and ends at the larger type, on one short line: above the track, not over it */
+[data-testid='stSliderThumbValue'] p, [data-testid='stSliderTickBar'] p {{ font-size: 1rem; line-height: 1.2; }}
 </style>"""
 
 # Runs in the page itself (st.html with JavaScript): a MutationObserver, installed once per tab, that
 # labels every chart with its summary and makes every sideways-scrolling box focusable and named.
+FORMULA_MIN_SCALE = 0.45   # a formula wider than its column shrinks to fit, to at most this much smaller (then scrolls)
 SCROLL_BOXES_SCRIPT = r"""<script>
 (() => {
+  const FORMULA_MIN_SCALE = %s;
   const doc = window.document;
   if (window.__playgroundBoxes) return;
   window.__playgroundBoxes = true;
@@ -97,9 +118,22 @@ SCROLL_BOXES_SCRIPT = r"""<script>
       }
     });
   };
+  const fit = () => {   // a formula wider than its column is drawn smaller, down to FORMULA_MIN_SCALE, not cut
+    doc.querySelectorAll(".katex-display").forEach((box) => {
+      const formula = box.querySelector(":scope > .katex");
+      if (!formula || !box.clientWidth) return;
+      formula.style.fontSize = "";
+      const natural = box.scrollWidth;
+      if (natural > box.clientWidth + 3) {   // KaTeX's own box runs about 2 px past its content at any width
+        const scale = Math.max(FORMULA_MIN_SCALE, (box.clientWidth - 4) / natural);
+        formula.style.fontSize = (parseFloat(getComputedStyle(formula).fontSize) * scale) + "px";
+      }
+    });
+  };
   const mark = () => {
     label();
     align();
+    fit();
     doc.querySelectorAll(selector).forEach((box) => {
       const scrolls = box.scrollWidth > box.clientWidth + 1;
       if (scrolls && box.getAttribute("tabindex") !== "0") {
@@ -119,7 +153,7 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   window.addEventListener("resize", later);
   mark();
 })();
-</script>"""
+</script>""" % FORMULA_MIN_SCALE
 
 
 def styles() -> None:
@@ -135,13 +169,22 @@ def projector_on() -> bool:
     return bool(st.session_state[PROJECTOR_KEY])
 
 
+BEYOND_THE_CHAPTER = "Beyond the chapter:"   # over the pages whose Idea.beyond is set
+
+
 def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
-    """The path of pages in the sidebar as links, grouped as the chapter tells it."""
+    """The path of pages in the sidebar as links, grouped as the chapter tells it; the pages that go beyond
+    the chapter (ui.path.Idea.beyond) under a line that says so."""
+    from ui.path import ideas
+
+    beyond = {idea.url for idea in ideas() if idea.beyond}
     with st.sidebar.container(key="nav"):
         st.page_link(home, label=home.title, icon=home.icon)
         for group, links in pages.items():
             st.markdown(group)
-            for page in links:
+            for index, page in enumerate(links):
+                if page.url_path in beyond and not (index and links[index - 1].url_path in beyond):
+                    st.caption(BEYOND_THE_CHAPTER)
                 st.page_link(page, label=page.title, icon=page.icon)
 
 

@@ -170,7 +170,7 @@ def block_section() -> None:
                    "Dashed orange arrows: the residual connections.")
     with numbers:
         st.subheader(f"{count.total:,} parameters")
-        charts.show(parameter_bars(count.parts()))
+        charts.show(parameter_bars(count.parts()), width="stretch")   # fits a phone's column
         attention_share = count.attention_per_block / max(count.per_block, 1)
         st.markdown(f"Inside a block, attention holds **{attention_share:.0%}** of the parameters and the "
                     f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "

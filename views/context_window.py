@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import attention, window_weights
+from engine.attention import attention, window_reach_sentence, window_weights
 from engine.attention_readings import beats, clear_winner, favourite_neighbour_sentence, favourite_neighbours
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -61,8 +61,6 @@ if "x" not in STATE:
 
 with st.sidebar:
     st.header("Settings")
-    st.slider("Window half-width k", 0, 6, key=STATE.key("k"), help="The window around token t covers t-k ... t+k.",
-              on_change=page.only(STATE, RESULT))
     st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
                    "Off: the raw dot products of steps 1-3.")
@@ -88,8 +86,12 @@ def result_section() -> None:
     """Token, weights, context vectors, code, challenges: all that the window, the scaling and the token
     change. X comes from the last full run (the sentence and its editor rerun the whole page)."""
     STATE["query"] = min(int(STATE["query"]), T - 1)
-    st.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
-                 format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    # beside the chart they change, not in the sidebar: on a phone the sidebar is folded away
+    token_column, window_column = st.columns(2)
+    token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+                           format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    window_column.slider("Window half-width k", 0, 6, key=STATE.key("k"),
+                         help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, RESULT))
     t = STATE["query"]
     k = int(STATE["k"])
 
@@ -108,11 +110,8 @@ def result_section() -> None:
                                 y_title="method", x_title="token"), width="content")
 
         best = favourite_neighbours(attention_row, t)[0]   # the nearest of those that tie
-        reach = next((r for r in range(T) if window_weights(T, r)[t][best] > 0), None)
-        st.markdown(f"{favourite_neighbour_sentence(attention_row, labels, t)} A window needs "
-                    f"k = {reach} "
-                    f"to reach it, and then gives it only {window_weights(T, reach)[t][best]:.3f}, the same as every "
-                    "other token inside.")
+        reach = page.run_engine(window_reach_sentence, T, t, best) or ""
+        st.markdown(f"{favourite_neighbour_sentence(attention_row, labels, t)} {reach}")
 
         window_context = window_row @ x
         st.subheader("The two context vectors")

@@ -10,7 +10,7 @@ from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.generation import generate
 from engine.ladder import Bar, ladder_sentences
 from engine.transformer_lm import window_sentence
-from ui import challenges, charts, code, formula, loaders, page, pretrained_views, url_state, warmup
+from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -144,8 +144,8 @@ def samples_section() -> None:
                    f"(ending '{so_far[-40:]}' for the {first.model}). Bars: P(next character); orange ticks: the "
                    "distribution after temperature and top-k, the one actually sampled.")
 
-        def label(token_id: int) -> str:
-            return repr(tokenizer.decode([token_id]))[1:-1].replace(" ", "␣") or "?"
+        def label(token_id: int) -> str:   # next_token_bars draws it as every token is drawn (visible)
+            return tokenizer.decode([token_id])
 
         tops = {name: [(label(i), p, q) for i, p, q in g.steps[step_index].top(8)] for name, g in generations.items()}
         charts.show(next_token_bars(tops, width=170))
@@ -154,8 +154,7 @@ def samples_section() -> None:
         st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
                  r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad "
                  r"\text{(top-}k\text{: only the } k \text{ largest)}")
-        best = formula.word(f"'{label(best_id)}'")
-        st.latex(rf"P({best}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
+        st.latex(rf"P({chips.latex_text(label(best_id))}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
                  rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
         tied = loaders.shipped_transformer()[0].model.config.tied_head
         st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "

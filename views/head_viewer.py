@@ -80,6 +80,7 @@ short = "SmolLM2" if picked == DEFAULT_NAME else picked
 with title:
     page.header(f"Head viewer: {short}",
                 f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")
+    page.beyond_the_chapter(__file__)
 last_layer, last_head = config.n_layer - 1, config.n_head - 1
 
 with st.sidebar:

@@ -129,19 +129,29 @@ def lens_chart(lens, columns: slice, title: str):
         extra={"second": lens.top_tokens[:, columns, 1], "P(second)": lens.top_probabilities[:, columns, 1]})
 
 
+PARTS = {   # the page's parts, in order: anchor -> heading
+    "logit-lens": "1. Read every layer: the logit lens",
+    "knock-out-heads": "2. Knock out heads",
+    "activation-patching": "3. Where does the fact travel? Activation patching",
+    "copying": "4. Copying from context",
+    "your-own-model": "5. Your own model",
+}
+
 page.header("Inside the model", "What does a head *do*, not only where does it look?")
+page.beyond_the_chapter(__file__)
 STATE.init()
 st.markdown(
     "The Head viewer showed where each head of SmolLM2 looks. Where a head looks is a clue, not a proof: a head "
     "can stare at a token and change nothing. To find out what a part *does*, change it and watch the output. "
     "Four such experiments below read SmolLM2 from the inside; the last one turns them on a model of ours.")
+page.contents(PARTS)   # a long page: its parts as links, so a lecturer jumps to the one being discussed
 
 with st.sidebar:
     picked = model_picker(STATE, "model")      # SmolLM2, or a GGUF of PLAYGROUND_MODELS (ui.pretrained_views)
 model = load_model(picked)
 
 # --- 1. the logit lens ----------------------------------------------------------------------------------
-st.subheader("1. Read every layer: the logit lens")
+st.subheader(PARTS["logit-lens"], anchor="logit-lens")
 st.markdown(
     "Every block adds its output to a running sum, the residual stream x. After the last block, the model turns "
     "x into next-token probabilities with RMSNorm and W_vocab. Apply that same last step to x after *any* block "
@@ -260,7 +270,7 @@ def effects_section() -> None:
         f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
 
 # --- 2. knocking heads out -------------------------------------------------------------------------------
-st.subheader("2. Knock out heads")
+st.subheader(PARTS["knock-out-heads"], anchor="knock-out-heads")
 st.markdown(
     "Knocking out a head replaces its output: by zero, or by its average output over the text (mean), so the "
     "rest of the model gets no information from it. If the prediction changes, the head was doing something for it.")
@@ -356,7 +366,7 @@ def patching_section() -> None:
 
 
 # --- 3. activation patching ------------------------------------------------------------------------------
-st.subheader("3. Where does the fact travel? Activation patching")
+st.subheader(PARTS["activation-patching"], anchor="activation-patching")
 st.markdown(
     "Run two prompts that differ in one fact: a clean one and a corrupted one. Then run the corrupted prompt again, "
     "but copy in the clean run's x at one row and one position. Where that single patch brings the clean answer "
@@ -412,7 +422,7 @@ def copying_section() -> None:
 
 
 # --- 4. the copying probe --------------------------------------------------------------------------------
-st.subheader("4. Copying from context")
+st.subheader(PARTS["copying"], anchor="copying")
 st.markdown(
     "A sequence of random tokens, then the same sequence again. The first time, nothing can be guessed. The second "
     "time, a model that copies (find the earlier copy of my token, predict what came after it) gets almost every "
@@ -487,7 +497,7 @@ def own_section() -> None:
 
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------
-st.subheader("5. Your own model")
+st.subheader(PARTS["your-own-model"], anchor="your-own-model")
 own_section()
 
 

@@ -110,8 +110,9 @@ def heads_section() -> None:
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
     titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
               if STATE["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
+    across = min(h, 4) * (len(tokens) + 3)   # four panels a row, each its tokens and about three cells of labels
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
-                              cell=34 if h > 2 else 40, causal=STATE["causal"]), width="content")
+                          cell=charts.cell_size(34 if h > 2 else 40, across), causal=STATE["causal"]), width="content")
     if STATE["weights"] == "identity":
         st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares "
                     "words only "

@@ -50,6 +50,9 @@ def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: st
     }
 
 
+CHARACTER_LABEL_SIZE = 20   # px: a one-character token on a bar's axis ('.', ',', '↵'), not 13 px specks
+
+
 @styled
 def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", width: int = 360) -> dict:
     """P(next token) as horizontal bars, the most likely on top, each probability printed beside its bar.
@@ -75,6 +78,11 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
          "scale": value_scale(largest, headroom=1.25, cap=1.0)}
     # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}
     y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None}
+    # characters: ',' and '.' readable from afar; a config entry of its own (axisY: the token axis), which the
+    # text config (engine.charts.style.with_text) keeps, at either text size
+    characters = bool(values) and all(len(row["token"]) == 1 for row in values)
+    config = {"axisY": {"labelFontSize": CHARACTER_LABEL_SIZE, "labelFont": "monospace",
+                        "labelFontWeight": "bold"}} if characters else {}
     if sampled:  # orange is the tick's
         colour = {"value": BLUE}
     else:
@@ -94,10 +102,10 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
         "text": {"field": "text", "type": "nominal"}}})
     layered = {"width": width, "height": {"step": 22}, "layer": layers}
     if len(names) > 1:
-        return {"title": title, "data": {"values": values},
+        return {"title": title, "data": {"values": values}, "config": config,
                 "facet": {"column": {"field": "model", "type": "nominal", "title": None, "sort": names}},
                 "spec": layered, "resolve": {"scale": {"y": "independent"}}}
-    return {"title": title or (names[0] if names else ""), "data": {"values": values}} | layered
+    return {"title": title or (names[0] if names else ""), "data": {"values": values}, "config": config} | layered
 
 
 @styled
@@ -209,9 +217,13 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
 
 @styled
 def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
-    """Horizontal bars: parameters per part of the model, the number printed at each bar."""
+    """Horizontal bars: parameters per part of the model, the number printed at each bar: inside the end of a
+    bar longer than INSIDE_LABEL of the longest, past the end of a shorter one, so no number runs out of a
+    narrow chart (a phone)."""
     total = max(sum(parts.values()), 1)
-    values = [{"part": name, "parameters": int(count), "text": f"{count:,}", "share": count / total}
+    longest = max(parts.values(), default=0)
+    values = [{"part": name, "parameters": int(count), "text": f"{count:,}", "share": count / total,
+               "inside": bool(longest) and count > INSIDE_LABEL * longest}
               for name, count in parts.items()]
     tooltip = [{"field": "part", "type": "nominal"}, {"field": "parameters", "type": "quantitative", "format": ","},
                {"field": "share", "type": "quantitative", "format": ".1%"}]
@@ -219,15 +231,21 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
         "title": title, "data": {"values": values}, "width": 380, "height": {"step": 26},
         "encoding": {
             "y": {"field": "part", "type": "nominal", "sort": list(parts), "title": None,
-                  "axis": {"labelLimit": 220, "labelOverlap": False}},
+                  "axis": {"labelLimit": 280, "labelOverlap": False}},   # the longest part's name at 16 px
             "x": {"field": "parameters", "type": "quantitative", "title": "parameters"},
             "tooltip": tooltip},
         "layer": [
             {"mark": {"type": "bar", "color": BLUE}},
-            {"mark": {"type": "text", "align": "left", "dx": 4},
+            {"transform": [{"filter": "!datum.inside"}], "mark": {"type": "text", "align": "left", "dx": 4},
+             "encoding": {"text": {"field": "text", "type": "nominal"}}},
+            {"transform": [{"filter": "datum.inside"}],
+             "mark": {"type": "text", "align": "right", "dx": -4, "color": "white", "fontWeight": "bold"},
              "encoding": {"text": {"field": "text", "type": "nominal"}}},
         ],
     }
+
+
+INSIDE_LABEL = 0.6   # parameter_bars: a bar longer than this share of the longest carries its number inside
 
 
 @styled

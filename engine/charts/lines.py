@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_25, ORANGE, PAIR_COLOURS, RUN_COLOURS
-from engine.charts.style import styled
+from engine.charts.style import styled, visible
 
 if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
     from engine.positional import OffsetDotProducts
@@ -278,7 +278,7 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
     weight, its opacity the weight. Pointing at a query token keeps only its lines. A plain spec."""
     alpha = np.asarray(alpha, dtype=float)
     T = alpha.shape[0]
-    labels = [token.replace("\n", "\\n") for token in tokens]
+    labels = [visible(token) for token in tokens]
     lines = [{"query": i, "key": j, "from": labels[i], "to": labels[j], "weight": float(alpha[i, j]),
               "x": 0.0, "x2": 1.0}
              for i in range(T) for j in range(T) if alpha[i, j] > 0.005]

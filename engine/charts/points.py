@@ -86,8 +86,14 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
     y = {"field": "b", "type": "quantitative", "scale": scale, "title": f"cosine with '{anchor_b}' ({sense_b})"}
     colour = {"field": "closer to", "type": "nominal", "scale": {"domain": [sense_a, sense_b], "range": [BLUE, ORANGE]},
               "legend": {"orient": "bottom", "title": "closer to the sense"}}
+    place_labels(points, "a", "b", (low, high), (low, high), SENSE_PLOT_PX)
+    labels = [{"data": {"values": [p for p in points if p["align"] == align]},
+               "mark": {"type": "text", "align": align, "baseline": "middle"},
+               "encoding": {"x": {**x, "field": "label a"}, "y": {**y, "field": "label b"}, "color": colour,
+                            "text": {"field": "word", "type": "nominal"}}}
+              for align in ("left", "right", "center") if any(p["align"] == align for p in points)]
     return {
-        "width": 400, "height": 400,
+        "width": SENSE_PLOT_PX + 60, "height": SENSE_PLOT_PX + 60,
         "layer": [
             {"data": {"values": [{"a": low, "b": low}, {"a": high, "b": high}]},
              "mark": {"type": "line", "color": GREY, "strokeDash": [4, 4]},
@@ -97,10 +103,61 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
                 "tooltip": [{"field": "word", "type": "nominal"},
                             {"field": "a", "type": "quantitative", "format": ".3f", "title": anchor_a},
                             {"field": "b", "type": "quantitative", "format": ".3f", "title": anchor_b}]}},
-            {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6},
-             "encoding": {"x": x, "y": y, "color": colour, "text": {"field": "word", "type": "nominal"}}},
+            *labels,
         ],
     }
+
+
+SENSE_PLOT_PX = 420          # sense_scatter's plot, 480 px less its axes: where place_labels counts pixels
+LABEL_FONT_PX = 16           # label boxes are counted at projector mode's chart text (the larger of the two)
+# where a label may sit around its point, in pixels (right, up) and its alignment: first the usual up-right
+LABEL_SPOTS = [(7, 8, "left"), (7, -8, "left"), (-7, 8, "right"), (-7, -8, "right"), (0, 16, "center"),
+               (0, -16, "center"), (12, 0, "left"), (-12, 0, "right"), (7, 24, "left"), (-7, -24, "right"),
+               (7, -24, "left"), (-7, 24, "right"), (0, 32, "center"), (0, -32, "center"), (7, 40, "left"),
+               (-7, -40, "right"), (7, -40, "left"), (-7, 40, "right")]
+
+
+def place_labels(points: list[dict], x_field: str, y_field: str, x_domain: tuple[float, float],
+                 y_domain: tuple[float, float], plot_px: int) -> None:
+    """Give each point a label position ('label <x_field>', 'label <y_field>', 'align') where its text overlaps
+    no other label and no point, and stays inside the plot: the first free spot of LABEL_SPOTS; where none is
+    free, align 'none' (not printed). Greedy, points from the middle outwards; boxes estimated at LABEL_FONT_PX."""
+    def to_px(value: float, domain: tuple[float, float]) -> float:
+        return (value - domain[0]) / (domain[1] - domain[0]) * plot_px
+
+    centres = [(to_px(p[x_field], x_domain), to_px(p[y_field], y_domain)) for p in points]
+    placed: list[tuple[float, float, float, float]] = []
+    dots = [(cx - 5, cy - 5, cx + 5, cy + 5) for cx, cy in centres]
+
+    def overlap(a, b) -> float:
+        width = min(a[2], b[2]) - max(a[0], b[0])
+        height = min(a[3], b[3]) - max(a[1], b[1])
+        return width * height if width > 0 and height > 0 else 0.0
+
+    middle = plot_px / 2
+    order = sorted(range(len(points)), key=lambda i: (centres[i][0] - middle) ** 2 + (centres[i][1] - middle) ** 2)
+    for i in order:
+        cx, cy = centres[i]
+        width, height = 0.55 * LABEL_FONT_PX * len(points[i]["word"]) + 2, LABEL_FONT_PX + 2
+        best = None
+        for dx, dy, align in LABEL_SPOTS:
+            left = cx + dx - {"left": 0, "right": width, "center": width / 2}[align]
+            box = (left, cy + dy - height / 2, left + width, cy + dy + height / 2)
+            clash = sum(overlap(box, other) for other in placed) + sum(overlap(box, dot) for dot in dots)
+            outside = max(0.0, -box[0]) + max(0.0, box[2] - plot_px) + max(0.0, -box[1]) + max(0.0, box[3] - plot_px)
+            cost = clash + 50 * outside
+            if cost == 0:
+                best = (cost, dx, dy, align, box)
+                break
+            best = best or (cost, dx, dy, align, box)
+        cost, dx, dy, align, box = best
+        if cost > 0:    # no free spot: the word stays in its tooltip and the Data table, not printed over another
+            points[i]["align"] = "none"
+            continue
+        placed.append(box)
+        points[i]["label " + x_field] = points[i][x_field] + dx / plot_px * (x_domain[1] - x_domain[0])
+        points[i]["label " + y_field] = points[i][y_field] + dy / plot_px * (y_domain[1] - y_domain[0])
+        points[i]["align"] = align
 
 
 @styled

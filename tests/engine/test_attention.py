@@ -191,3 +191,18 @@ def test_multi_head_matches_torch():
     xt = torch.from_numpy(x)[None]
     theirs, _ = mha(xt, xt, xt, need_weights=False)
     assert np.allclose(ours, theirs[0].detach().numpy(), atol=1e-10)
+
+
+def test_window_reach_counts_any_distance_in_the_sentence():
+    """k = |j - t| and 1/|W_t|, also past the window average's limit; the same as the built window where it exists."""
+    from engine.attention import window_reach, window_weights
+    from engine import limits
+
+    for T, t, j in [(4, 0, 3), (9, 4, 1), (7, 6, 6), (20, 3, 17)]:
+        k, weight = window_reach(T, t, j)
+        assert k == abs(j - t)
+        assert weight == pytest.approx(window_weights(T, k)[t][j])
+    far = limits.MAX_WINDOW + 5
+    assert window_reach(far + 1, 0, far) == (far, 1 / (far + 1))
+    with pytest.raises(ValueError, match="among the"):
+        window_reach(4, 0, 4)

@@ -45,9 +45,39 @@ def test_sense_scatter_and_accuracy_bars_are_valid():
     spec = assert_valid(sense_scatter(["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a="bird",
                                         sense_b="machine", anchor_a="heron", anchor_b="gantry",
                                         closest=["bird", "machine"]))
-    diagonal, points, _ = spec["layer"]
+    diagonal, points, *labels = spec["layer"]
     assert diagonal["data"]["values"] == [{"a": -0.05, "b": -0.05}, {"a": 0.98, "b": 0.98}]
-    assert points["data"]["values"][0] == {"word": "heron", "a": 0.9, "b": 0.1, "closer to": "bird"}
+    assert {k: points["data"]["values"][0][k] for k in ("word", "a", "b", "closer to")} == \
+        {"word": "heron", "a": 0.9, "b": 0.1, "closer to": "bird"}
+    assert sorted(row["word"] for label in labels for row in label["data"]["values"]) == ["gantry", "heron"]
     spec = assert_valid(accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.459},
                                          {"vocabulary": "10,000", "measure": "top-5", "accuracy": 0.607}]))
     assert [r["label"] for r in data_rows(spec)] == ["46%", "61%"]
+
+
+def test_sense_scatter_labels_do_not_overprint():
+    """Twelve neighbours crowded round one spot: place_labels gives each printed label a box of its own (estimated
+    at the projector's 16 px), where the old fixed up-right offset printed them over each other; most still get
+    one, the rest stay in the tooltip and the Data table."""
+    from engine.charts.points import LABEL_FONT_PX, SENSE_PLOT_PX
+
+    words = ["heron", "egret", "stork", "gantry", "hoist", "winch", "ibis", "derrick", "bittern", "lift", "jib",
+             "boom"]
+    rng = np.random.default_rng(0)
+    cos_a, cos_b = 0.40 + 0.06 * rng.random(12), 0.40 + 0.06 * rng.random(12)
+    spec = assert_valid(sense_scatter(words, cos_a, cos_b, sense_a="bird", sense_b="machine", anchor_a="heron",
+                                      anchor_b="gantry", closest=["bird"] * 6 + ["machine"] * 6))
+    low, high = spec["layer"][0]["data"]["values"][0]["a"], spec["layer"][0]["data"]["values"][1]["a"]
+
+    def box(row, align):
+        x = (row["label a"] - low) / (high - low) * SENSE_PLOT_PX
+        y = (row["label b"] - low) / (high - low) * SENSE_PLOT_PX
+        width = 0.55 * LABEL_FONT_PX * len(row["word"])
+        left = x - {"left": 0, "right": width, "center": width / 2}[align]
+        return left, y - LABEL_FONT_PX / 2, left + width, y + LABEL_FONT_PX / 2
+
+    boxes = [box(row, layer["mark"]["align"]) for layer in spec["layer"][2:] for row in layer["data"]["values"]]
+    assert 8 <= len(boxes) <= 12
+    clashes = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])]
+    assert not clashes

@@ -71,3 +71,13 @@ def test_distribution_numbers_sit_right_of_both_bar_and_tick():
     rows = spec["data"]["values"]
     assert [r["label at"] for r in rows] == [0.75, 0.2]
     assert spec["layer"][2]["encoding"]["x"]["field"] == "label at"
+
+
+def test_one_character_tokens_are_labelled_large_enough_to_read():
+    """',' and '.' at the 13 px minimum are specks from the back of a room: characters get CHARACTER_LABEL_SIZE."""
+    from engine.charts.bars import CHARACTER_LABEL_SIZE
+
+    spec = assert_valid(next_token_bars({"4-gram": [(",", 0.5, 0.6), (".", 0.2, 0.1), ("\n", 0.1, 0.1)]}))
+    assert spec["config"]["axisY"]["labelFontSize"] == CHARACTER_LABEL_SIZE >= 16
+    words = assert_valid(next_token_bars({"words": [(" lamb", 0.5), (" bit", 0.2)]}))
+    assert "axisY" not in words["config"]

@@ -110,3 +110,11 @@ def test_small_builders_are_valid():
     alt.Chart.from_dict(cosine_by_layer({"crane": np.linspace(1, 0.5, 31), "bank": np.ones(31)}))
     alt.LayerChart.from_dict(grouped_probabilities({"A": np.array([0.1, 0.2, 0.3]), "B": np.array([0.3, 0.2, 0.1])},
                                                    ["he", "she", "they"]))
+
+
+def test_head_lines_draw_a_line_break_as_every_chart_does():
+    """One way to draw a token everywhere (engine.charts.style.visible): '↵', not the escape '\\n'."""
+    spec = head_lines(causal_uniform(3), ["ROMEO", ":", "\n"])
+    lines = spec["layer"][0]["data"]["values"]
+    assert {row["to"] for row in lines if row["key"] == 2} == {"\u21b5"}
+    assert "\\\\n" not in json.dumps(spec)

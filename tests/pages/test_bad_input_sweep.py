@@ -20,7 +20,9 @@ What must hold, for every input tried:
 - after a rejected value, setting the original back gives a page without an error.
 
 Values are sampled so the sweep stays near three minutes on two shared cores: every widget
-gets the worst ones (the 100k-character text, the empty string) plus a rotating few.
+gets the worst ones (the 100k-character text, the empty string) plus a rotating few; a page's first few
+text boxes also get a text exactly at the box's length limit and texts at the smallest and largest token
+limit of engine/limits.py that fit in the box (limit_values).
 A record of every input tried lands in artifacts/bad_input_sweep.txt.
 """
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine import limits
 from tests.netguard import offline
 from tests.pages.conftest import shown
 from ui.path import ideas
@@ -57,6 +60,32 @@ TEXT_VALUES = [
     ("binary", "\x00\x01\x02\ufffd\x7f garbage"),
     ("negative huge", "-1e308"),
 ]
+# At the limits a page allows: a text exactly as long as its box takes (max_chars), and texts of exactly as many
+# words as each token limit of engine/limits.py ("crane", fillers, "lake": the favourite neighbour as far as it goes).
+TOKEN_LIMITS = sorted({value for name, value in vars(limits).items()
+                       if name.isupper() and not name.startswith(("GRADIO", "MIN")) and
+                       name.endswith(("MAX_TOKENS", "_WORDS"))})
+
+
+def words(count: int) -> str:
+    """`count` words: crane first, lake last, a filler no page has a vector for between."""
+    return " ".join(["crane"] + ["zz"] * (count - 2) + ["lake"]) if count > 1 else "crane"
+
+
+def at_length(chars: int) -> str:
+    """A sentence exactly `chars` characters long."""
+    return ("crane by the lake " * (chars // 18 + 1))[:chars]
+
+
+def limit_values(max_chars: int) -> list[tuple[str, str]]:
+    """The values at a text box's limits: its length limit, and the smallest and the largest token limit whose
+    words fit in the box (two, not all six: a box on the Generate page samples three models for each)."""
+    values = [(f"{max_chars} characters (the box's limit)", at_length(max_chars))] if max_chars else []
+    fitting = [count for count in TOKEN_LIMITS if not max_chars or len(words(count)) <= max_chars]
+    return values + [(f"{count} words (a token limit)", words(count)) for count in dict.fromkeys(fitting[:1] +
+                                                                                                 fitting[-1:])]
+
+
 ALWAYS_TEXT = 1          # the first of TEXT_VALUES (100k characters) goes to every text widget
 ROTATING_TEXT = 2        # plus this many more, rotating through the rest
 FULL_TEXT_WIDGETS = 5    # text widgets past this many on one page get the 100k text only (time)
@@ -234,6 +263,8 @@ class Sweep:
                 chosen = TEXT_VALUES[:ALWAYS_TEXT] + [rest[(start + i) % len(rest)] for i in range(ROTATING_TEXT)]
                 if swept > FULL_TEXT_WIDGETS and not matrix:
                     chosen = TEXT_VALUES[:ALWAYS_TEXT]
+                elif not matrix:
+                    chosen = chosen + limit_values(widget.proto.max_chars)
                 for name, value in chosen:
                     target = find(at, kind, who)
                     if target is None:

@@ -105,3 +105,21 @@ def test_the_bar_chart_keeps_one_axis_as_k_changes_and_a_uniform_window_is_drawn
     uniform = [cell for cell in cells if cell["text"] == "0.250"]
     assert len(uniform) >= 4 and {cell["shade"] for cell in uniform} == {0.0}
     assert {cell["shade"] for cell in cells if cell["text"] == "1.000"} == {1.0}
+
+
+def test_a_neighbour_past_the_largest_window_is_a_sentence(run_page):
+    """crane's favourite neighbour 21 positions away: past the window average's limit (k = 16). The page used to
+    build that window to count the k it needs, and showed a traceback."""
+    at = run_page(PAGE)
+    at.text_input(key="context.sentence").input("crane " + "zz " * 20 + "lake").run()
+    no_exception(at)
+    assert not at.error
+    assert "favourite neighbour of **crane** is **lake**" in texts(at)
+    assert "A window needs k = 21 (wider than any window drawn here" in texts(at)
+
+
+def test_the_window_slider_sits_beside_its_chart_not_in_the_sidebar(run_page):
+    """On a phone the sidebar is folded away: k, the page's main control, is in the main area."""
+    at = run_page(PAGE)
+    assert [s.key for s in at.main.slider] == ["context.k"]
+    assert not [s for s in at.sidebar.slider if s.key == "context.k"]

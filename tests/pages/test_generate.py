@@ -106,3 +106,13 @@ def test_the_shipped_transformer_beats_the_best_ngram_by_a_tenth_of_a_nat():
     best_gram = min(r.bits_per_char for r in rungs if "-gram" in r.model)
     shipped = next(r.bits_per_char for r in rungs if r.model == "shipped transformer")
     assert (best_gram - shipped) * math.log(2) >= 0.10, (best_gram, shipped)
+
+
+def test_a_line_break_is_drawn_as_everywhere_else(run_page):
+    """After 'ROMEO:' the shipped model's likeliest next character is a line break: its bar is labelled '↵' (the
+    engine's visible(), as on every other page), never the escape '\\n', and the formula quotes it."""
+    at = run_page(PAGE, query={"gen_length": "12", "gen_prompt": "ROMEO:"}, timeout=300)
+    no_exception(at)
+    data = next(h.value for h in at.get("html") if "chart-data" in h.value)   # the bars' numbers (ui.charts)
+    assert "<td>\u21b5</td>" in data and "\\n" not in data
+    assert r"P(\texttt{'↵'})" in " ".join(x.value for x in at.get("latex"))

@@ -63,3 +63,50 @@ def test_the_projector_switch_draws_every_chart_at_16_px():
     at.toggle(key="app.projector").set_value(True).run()
     assert not at.exception
     assert largest_label(at) == {16}
+
+
+def test_the_path_follows_the_chapter_block_before_position():
+    """The chapter builds the block (FFN, residuals, LayerNorm) before it turns to order and positional
+    encoding: the Block builder comes before Position, and the next-page links follow."""
+    from ui.path import following
+
+    urls = [idea.url for idea in ideas()]
+    assert urls.index("multi-head") < urls.index("block") < urls.index("position") < urls.index("generate")
+    assert following("views/block_builder.py").url == "position"
+    assert following("views/position.py").url == "generate"
+    assert following("views/inside_the_model.py").url == "block"
+
+
+def test_pages_beyond_the_chapter_say_so_in_the_sidebar_on_home_and_on_the_page():
+    from ui.shell import BEYOND_THE_CHAPTER
+
+    beyond = [idea for idea in ideas() if idea.beyond]
+    assert {idea.url for idea in beyond} == {"heads", "inside"}
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert captions.count(BEYOND_THE_CHAPTER) == 2       # once over them in the sidebar, once on the home page
+    links = [link.label for link in at.main.get("page_link")]
+    assert sum("(beyond the chapter)" in label for label in links) == 2
+    for idea in beyond:
+        page = AppTest.from_file(str(ROOT / idea.file), default_timeout=120).run()
+        assert not page.exception
+        assert any("Beyond the chapter." in c.value for c in page.caption), idea.file
+
+
+def test_multi_head_heatmaps_grow_in_projector_mode():
+    """On a projector the heads' cells grow with the chart text (ui.charts.cell_size): 40 px -> 49 px for the
+    default two heads of eight tokens, so the numbers in them stay readable at 16 px."""
+    import json
+
+    def cell(at) -> int:
+        spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        return json.dumps(spec).count('"step": 49'), json.dumps(spec).count('"step": 40')
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("views/multi_head.py").run()
+    assert not at.exception
+    assert cell(at)[0] == 0 and cell(at)[1] > 0
+    at.toggle(key="app.projector").set_value(True).run()
+    assert not at.exception
+    assert cell(at)[0] > 0 and cell(at)[1] == 0

@@ -193,3 +193,16 @@ def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
         at.selectbox(key="inside.patch_preset").set_value(example).run()
         no_exception(at)
     assert not at.error, [e.value for e in at.error]
+
+
+def test_a_table_of_contents_links_to_every_part(run_page):
+    """The page is about 9,000 px in one scroll: a line under the introduction links to each part's anchor."""
+    import re
+
+    at = run_page(PAGE, timeout=TIMEOUT)
+    no_exception(at)
+    contents = next(m.value for m in at.markdown if m.value.startswith("**On this page:**"))
+    links = re.findall(r"\[([^\]]+)\]\(#([a-z-]+)\)", contents)
+    assert [heading for heading, _ in links] == PARTS
+    anchors = {s.proto.anchor for s in at.subheader}
+    assert {anchor for _, anchor in links} <= anchors

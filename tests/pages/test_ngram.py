@@ -112,3 +112,20 @@ def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
         "A sample, and the second failure: a short context at a low temperature goes round in loops",
         "The transition table (bigram counts, n = 2)", "First failure: the table cannot be filled",
         "Held-out cross-entropy: what a longer context buys"]
+
+
+def test_the_bigram_loop_of_newlines_is_drawn(run_page):
+    """The chapter's bigram case loops on newlines: each one drawn as the visible mark ('↵'), the run highlighted,
+    not 99 empty lines."""
+    import re
+
+    at = run_page(PAGE, timeout=300)
+    at.slider(key="ngram.n").set_value(2).run()
+    no_exception(at)
+    box = sample_box(at)
+    loop = re.search(r"<mark[^>]*>(.*?)</mark>", box, re.S)
+    assert loop, "no loop highlighted"
+    marks = re.sub(r"<[^>]+>", "", loop.group(1))
+    assert marks.count("\u21b5") >= 50                  # the newlines of the loop, each visible
+    assert "\n\n" not in box                            # no run of bare line breaks anywhere in the sample
+    assert "overflow-wrap:anywhere" in box               # and the row of 99 marks wraps inside the box

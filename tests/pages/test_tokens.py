@@ -92,3 +92,12 @@ def test_n_reruns_only_the_next_token_sections_and_the_rest_stays(run_page):
     assert chips(at)[:4] == tokenizer_chips and at.table[0].value.equals(table)
     shown = texts(at)
     assert "**GPT-2 BPE**" in shown and "(order 2)" in shown and "the context 'a little'" not in shown
+
+
+def test_the_formula_quotes_its_token(run_page):
+    """A token in a formula is quoted, so punctuation reads as a token: P(',' | c), not P(, | c)."""
+    at = run_page(PAGE, timeout=300)
+    at.text_input(key="tokens.prompt").input("Mary had a little lamb").run()
+    no_exception(at)
+    latex = " ".join(x.value for x in at.get("latex"))
+    assert r"P(\texttt{'" in latex and r"'} \mid c)" in latex
