@@ -200,7 +200,8 @@ def _start_or_join() -> None:
             join(code)
             if st.session_state.get(JOINED):
                 st.rerun()
-    if st.button("Start a class (teacher)", icon=":material/co_present:", key="class_start"):
+    if st.button("Start a class (teacher)", icon=":material/co_present:", key="class_start",
+                 help="A class code, its link and QR code for the projector; this browser keeps the teacher key."):
         made = _call("create_class")
         if made is not None:
             st.session_state[TEACHER] = made

@@ -65,7 +65,9 @@ PROJECTOR_STYLE = f"""<style>
 html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
 [data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {{ font-size: 1.15rem; }}
 .katex {{ font-size: 1.35em; }}
-[data-testid='stTooltipIcon'], [data-testid='stTooltipHoverTarget'] svg {{ display: none; }}
+/* the settings' help icons (in their labels only: a button with help= is wrapped in the same tooltip element,
+   and hiding that hid the button) */
+[data-testid='stWidgetLabel'] [data-testid='stTooltipIcon'] {{ display: none; }}
 .st-key-nav p, .st-key-nav span {{ font-size: 16px; }}
 /* a wider sidebar for the larger type: two columns of settings keep whole words ("vocabulary V") */
 [data-testid='stSidebar'] {{ min-width: 22rem; }}

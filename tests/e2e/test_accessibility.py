@@ -128,6 +128,13 @@ def test_a_link_with_present_opens_projector_mode(browser_page, app_url):
     assert sizes and min(sizes) >= 16
     assert page.get_by_role("switch", name="Projector mode").is_checked()
     assert "present=1" in page.url
+    # the settings' help icons are hidden, but never a button: one with help= sits inside the same tooltip element
+    help_icons = page.locator("[data-testid='stWidgetLabel'] [data-testid='stTooltipIcon']").evaluate_all(
+        "icons => icons.map(icon => getComputedStyle(icon).display)")
+    assert help_icons and set(help_icons) == {"none"}
+    buttons = page.locator("[data-testid='stButton'] button").evaluate_all(
+        "buttons => buttons.map(b => [b.innerText, b.getBoundingClientRect().height])")
+    assert buttons and all(height > 0 for _, height in buttons), buttons
     screenshot(page, "projector-attention", full_page=False)
     page.get_by_text("Projector mode").click()   # off again: normal type, and the link forgets it
     wait_for_app(page, after_input=True)
