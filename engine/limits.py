@@ -120,3 +120,8 @@ MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load -------------------------------------------------------
 GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
+
+# --- downloads: a chart as SVG, PNG and CSV (engine/charts/export.py) ---------------------
+EXPORT_MAX_ROWS = 50_000             # data rows of one chart drawn on the server (a bigger one gets a sentence)
+EXPORT_MAX_PIXELS = 40_000_000       # width x height of the 2x PNG (8,000 x 5,000): larger ones are refused
+EXPORT_DEFAULT_WIDTH = 640           # px given to a chart that fills its column in the page ("container")

@@ -35,6 +35,11 @@ def _mark(view: dict) -> str:
     return mark.get("type", "") if isinstance(mark, dict) else str(mark or "")
 
 
+def title(spec: dict) -> str:
+    """The chart's title, else its first view's title ('' without one)."""
+    return _title(spec) or next((_title(view) for view in _views(spec) if _title(view)), "")
+
+
 def _field_titles(view: dict) -> dict[str, str]:
     """channel -> what it shows (its title, else its field name)."""
     shown = {}
