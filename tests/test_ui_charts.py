@@ -111,3 +111,31 @@ def test_a_prepared_spec_downloads_the_same_rows():
     made = ui.charts._made(export.csv_text, prepared(spec))()
     assert made == export.csv_text(spec) and "0.298" in made
     assert b"<title>" in ui.charts._made(export.svg, prepared(spec))()
+
+
+def test_a_failing_export_check_leaves_the_page_whole(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from engine.charts import export
+
+    def broken(spec):
+        raise RuntimeError("vl-convert is broken")
+
+    monkeypatch.setattr(export, "check", broken)
+
+    def script():
+        import streamlit as st
+
+        from engine.charts.heatmaps import heatmap_spec
+        from ui.charts import show
+
+        show(heatmap_spec([[0.298, 0.702]], ["q"], ["a", "b"], title="first"))
+        st.write("after the chart")
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    for key in [key for key in at.session_state if key.startswith("folded.download.")]:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    assert [caption.value for caption in at.caption] == ["This chart cannot be downloaded."]
+    assert "after the chart" in [markdown.value for markdown in at.markdown]

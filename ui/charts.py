@@ -159,6 +159,9 @@ def downloads(spec: dict, name: str) -> None:
         except ValueError as error:
             st.caption(str(error))
             return
+        except Exception:  # a failed export never breaks the page
+            st.caption("This chart cannot be downloaded.")
+            return
         stem = export.file_stem(spec)
         columns = st.columns(3)
         for column, (label, make, suffix, mime) in zip(columns, (
