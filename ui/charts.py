@@ -155,7 +155,8 @@ def downloads(spec: dict, name: str) -> None:
         return
     with box:
         try:
-            export.check(plain(spec))
+            rows = plain(spec)
+            export.check(rows)
         except ValueError as error:
             st.caption(str(error))
             return
@@ -163,10 +164,11 @@ def downloads(spec: dict, name: str) -> None:
             st.caption("This chart cannot be downloaded.")
             return
         stem = export.file_stem(spec)
+        kinds = [("SVG", export.svg, "svg", "image/svg+xml"), ("PNG", export.png, "png", "image/png")]
+        if text.table(rows, limit=0)[0]:   # a chart with no rows (a picture) has no CSV
+            kinds.append(("CSV", export.csv_text, "csv", "text/csv"))
         columns = st.columns(3)
-        for column, (label, make, suffix, mime) in zip(columns, (
-                ("SVG", export.svg, "svg", "image/svg+xml"), ("PNG", export.png, "png", "image/png"),
-                ("CSV", export.csv_text, "csv", "text/csv"))):
+        for column, (label, make, suffix, mime) in zip(columns, kinds):
             column.download_button(label, _made(make, spec), file_name=f"{stem}.{suffix}", mime=mime,
                                    key=f"download.{name}.{suffix}", on_click="ignore",
                                    icon=":material/download:", width="stretch")
