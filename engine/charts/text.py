@@ -50,7 +50,7 @@ def _mark(view: dict) -> str:
 
 def title(spec: dict) -> str:
     """The chart's title, else its first view's title ('' without one)."""
-    return _title(spec) or next((_title(view) for view in _views(spec) if _title(view)), "")
+    return next((_title(part) for part in _parts(spec) if _title(part)), "")
 
 
 def _field_titles(view: dict) -> dict[str, str]:
