@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "artifacts" / "bench"
 NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint", "trivial_page"}  # a recipe, a page
 QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
-              "browser": ["--repeats", "3"], "load": ["--sessions", "1", "10"]}
+              "browser": ["--repeats", "3"], "downloads": ["--repeats", "3"], "load": ["--sessions", "1", "10"]}
 LIMITS_S = {"load": 1500, "train": 900}
 DEFAULT_LIMIT_S = 600
 
@@ -144,6 +144,17 @@ def browser_rows(out: Outcome | None) -> list[Row]:
     return [Row(budget, figure, "yes" if float(match.group(1)) <= 1.5 else "NO", "bench.browser")]
 
 
+def downloads_rows(out: Outcome | None) -> list[Row]:
+    """The time to make each kind of chart download (bench.downloads), against 2 s from click to file."""
+    budget = "a chart's download (SVG, PNG 2x, CSV) made within 2 s of the click"
+    match = re.search(r"slowest download by kind: (.+)", out.output if out else "")
+    if not match:
+        return [Row(budget, f"not measured ({out.status if out else 'not run'})", "?", "bench.downloads")]
+    times = {kind: float(ms) for kind, ms in re.findall(r"(\w+) ([\d.]+) ms", match.group(1))}
+    figure = "slowest: " + ", ".join(f"{kind} {ms:.0f} ms" for kind, ms in times.items())
+    return [Row(budget, figure, "yes" if times and max(times.values()) <= 2000 else "NO", "bench.downloads")]
+
+
 def train_rows(out: Outcome | None) -> list[Row]:
     budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
     if out is None:
@@ -179,13 +190,14 @@ def main() -> None:
         print(f"{out.name:<14} {out.status:<22} {out.seconds:>8.0f}  artifacts/bench/{out.name}.txt")
 
     rows = (pages_rows(outcomes.get("pages")) + startup_rows(outcomes.get("startup")) +
-            load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")) + browser_rows(outcomes.get("browser")))
+            load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")) +
+            browser_rows(outcomes.get("browser")) + downloads_rows(outcomes.get("downloads")))
     width = max(len(r.budget) for r in rows)
     print(f"\n{'budget':<{width}}  {'met':<4} figure  [source]")
     for row in rows:
         print(f"{row.budget:<{width}}  {row.met:<4} {row.figure}  [{row.source}]")
 
-    read = {"pages", "startup", "load", "train"}
+    read = {"pages", "startup", "load", "train", "downloads"}
     for out in outcomes.values():
         if out.name in read:
             continue

@@ -159,11 +159,14 @@ CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks f
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
 
-
-
 # --- uploads, as the server takes them ---------------------------------------------------
 # Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.
 # Its default, 200, let a 190 MB text reach the server (+360 MB each, kept) only for the engine to refuse it.
 # Each file_uploader also gets its own limit (ui.page.upload_megabytes), so the browser refuses a bigger file
 # before sending it.
 MAX_UPLOAD_MEGABYTES = 8
+
+# --- downloads: a chart as SVG, PNG and CSV (engine/charts/export.py) ---------------------
+EXPORT_MAX_ROWS = 50_000             # data rows of one chart drawn on the server (a bigger one gets a sentence)
+EXPORT_MAX_PIXELS = 40_000_000       # width x height of the 2x PNG (8,000 x 5,000): larger ones are refused
+EXPORT_DEFAULT_WIDTH = 640           # px given to a chart that fills its column in the page ("container")

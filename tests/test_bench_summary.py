@@ -49,3 +49,15 @@ def test_training_ratio():
             "CPU 9,100 tok/s  ratio 1.01\n")
     row, = train_rows(Outcome("train", "ok", 1.0, text))
     assert row.met == "yes" and "1.05" in row.figure
+
+
+def test_download_times_by_kind_against_two_seconds():
+    from bench.summary import downloads_rows
+
+    row, = downloads_rows(Outcome("downloads", "ok", 1.0, "heatmap 48x48  png  2628.6  185\n"
+                                  "slowest download by kind: svg 1008 ms, png 2629 ms, csv 28 ms\n"))
+    assert row.met == "NO" and row.figure == "slowest: svg 1008 ms, png 2629 ms, csv 28 ms"
+    row, = downloads_rows(Outcome("downloads", "ok", 1.0, "slowest download by kind: svg 90 ms, png 500 ms, csv 0 ms"))
+    assert row.met == "yes"
+    row, = downloads_rows(None)
+    assert row.met == "?"

@@ -78,3 +78,64 @@ def test_only_a_width_in_pixels_is_fitted_a_width_in_steps_keeps_its_size(monkey
     assert drawn_spec(monkeypatch, bars)["autosize"] == {"type": "pad"}          # width {"step": 40}
     assert drawn_spec(monkeypatch, bars, width="stretch")["autosize"]["type"] == "fit-x"   # Streamlit sets pixels
     assert drawn_spec(monkeypatch, tokens_vs_merges([0, 1], [3, 2], 1))["autosize"]["type"] == "fit-x"
+
+
+def test_each_chart_has_a_folded_download_box_with_svg_png_and_csv():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        from engine.charts.heatmaps import heatmap_spec
+        from ui.charts import prepared, show
+
+        show(heatmap_spec([[0.298, 0.702]], ["q"], ["a", "b"], title="first"))
+        show(prepared(heatmap_spec([[0.5, 0.5]], ["q"], ["a", "b"], title="second")))
+        show({"mark": "bar", "data": {"values": [{"x": i} for i in range(50_001)]},
+              "encoding": {"x": {"field": "x", "type": "ordinal"}}})
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    boxes = [key for key in at.session_state if key.startswith("folded.download.")]
+    assert len(boxes) == 3 and not at.exception
+    assert not [element for element in at.get("download_button")]      # folded: nothing made, no button drawn
+    for key in boxes:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    assert len(at.get("download_button")) == 6                          # 3 + 3; the third chart gets a sentence
+    assert any("more than the 50,000 a download can hold" in caption.value for caption in at.caption)
+
+
+def test_a_prepared_spec_downloads_the_same_rows():
+    from engine.charts import export
+
+    spec = heatmap_spec([[0.298, 0.702]], ["q"], ["a", "b"], title="alpha")
+    made = ui.charts._made(export.csv_text, prepared(spec))()
+    assert made == export.csv_text(spec) and "0.298" in made
+    assert b"<title>" in ui.charts._made(export.svg, prepared(spec))()
+
+
+def test_a_failing_export_check_leaves_the_page_whole(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from engine.charts import export
+
+    def broken(spec):
+        raise RuntimeError("vl-convert is broken")
+
+    monkeypatch.setattr(export, "check", broken)
+
+    def script():
+        import streamlit as st
+
+        from engine.charts.heatmaps import heatmap_spec
+        from ui.charts import show
+
+        show(heatmap_spec([[0.298, 0.702]], ["q"], ["a", "b"], title="first"))
+        st.write("after the chart")
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    for key in [key for key in at.session_state if key.startswith("folded.download.")]:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    assert [caption.value for caption in at.caption] == ["This chart cannot be downloaded."]
+    assert "after the chart" in [markdown.value for markdown in at.markdown]

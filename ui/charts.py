@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import pyarrow as pa
 import streamlit as st
@@ -23,6 +23,7 @@ from streamlit import dataframe_util
 
 from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
+from ui import page
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -127,8 +128,62 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     words = spec.get(TEXT_KEY) or chart_text(spec)
     spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
-    st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
+    drawn = st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
     st.html(words[1])
+    downloads(spec, key or _position(drawn))
+
+
+def _position(element) -> str:
+    """Where an element sits on the page (Streamlit's delta path: unique, and the same on every rerun of
+    the same layout), to name a chart's download box when the page gave the chart no key."""
+    try:
+        return "-".join(str(step) for step in element._cursor.delta_path)
+    except Exception:  # no cursor (a bare script): one name, the box still works
+        return "chart"
+
+
+def plain(spec: dict) -> dict:
+    """The spec with rows wherever `prepared` left Arrow IPC bytes (the server draws plain rows)."""
+    datasets = spec.get("datasets")
+    if not isinstance(datasets, dict) or not any(isinstance(rows, bytes) for rows in datasets.values()):
+        return spec
+    return spec | {"datasets": {name: pa.ipc.open_stream(rows).read_all().to_pylist() if isinstance(rows, bytes)
+                                else rows for name, rows in datasets.items()}}
+
+
+def _made(make: Callable[[dict], bytes | str], spec: dict) -> Callable[[], bytes | str]:
+    """The download's file, made when the reader clicks (never on a rerun). A failure reaches the reader
+    as Streamlit's download error, carrying the engine's sentence; the page itself is untouched."""
+    return lambda: make(plain(spec))
+
+
+def downloads(spec: dict, name: str) -> None:
+    """A folded "Download" box under a chart: SVG, PNG (2x, white) and the Data table as CSV, drawn on the
+    server from this spec (engine.charts.export) only when a button is clicked."""
+    from engine.charts import export
+
+    box = page.folded("Download", f"download.{name}", icon=":material/download:")
+    if not box.open:
+        return
+    with box:
+        try:
+            rows = plain(spec)
+            export.check(rows)
+        except ValueError as error:
+            st.caption(str(error))
+            return
+        except Exception:  # a failed export never breaks the page
+            st.caption("This chart cannot be downloaded.")
+            return
+        stem = export.file_stem(spec)
+        kinds = [("SVG", export.svg, "svg", "image/svg+xml"), ("PNG", export.png, "png", "image/png")]
+        if text.table(rows, limit=0)[0]:   # a chart with no rows (a picture) has no CSV
+            kinds.append(("CSV", export.csv_text, "csv", "text/csv"))
+        columns = st.columns(3)
+        for column, (label, make, suffix, mime) in zip(columns, kinds):
+            column.download_button(label, _made(make, spec), file_name=f"{stem}.{suffix}", mime=mime,
+                                   key=f"download.{name}.{suffix}", on_click="ignore",
+                                   icon=":material/download:", width="stretch")
 
 
 TEXT_KEY = "_playground_text"   # (summary, Data table HTML) that `prepared` made once, read by `show`

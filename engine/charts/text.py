@@ -30,9 +30,27 @@ def _views(spec: dict) -> list[dict]:
     return found
 
 
+def _parts(spec: dict) -> list[dict]:
+    """The spec and every spec inside it (layers, concatenations, facets), parents before children: a
+    panel's rows can sit on a layered view that is itself a part of a concatenation."""
+    found = [spec]
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for part in spec.get(key) or []:
+            if isinstance(part, dict):
+                found += _parts(part)
+    if isinstance(spec.get("spec"), dict):
+        found += _parts(spec["spec"])
+    return found
+
+
 def _mark(view: dict) -> str:
     mark = view.get("mark")
     return mark.get("type", "") if isinstance(mark, dict) else str(mark or "")
+
+
+def title(spec: dict) -> str:
+    """The chart's title, else its first view's title ('' without one)."""
+    return next((_title(part) for part in _parts(spec) if _title(part)), "")
 
 
 def _field_titles(view: dict) -> dict[str, str]:
@@ -51,7 +69,7 @@ def _field_titles(view: dict) -> dict[str, str]:
 def rows(spec: dict) -> list[dict]:
     """The rows the chart draws: its inline data values and every named dataset, in order."""
     found = []
-    for part in [spec, *_views(spec)]:
+    for part in _parts(spec):
         data = part.get("data")
         if isinstance(data, dict) and isinstance(data.get("values"), list):
             found += [row for row in data["values"] if isinstance(row, dict)]

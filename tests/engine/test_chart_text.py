@@ -28,3 +28,14 @@ def test_every_builders_chart_has_a_summary():
         assert len(sentence) > 10 and sentence.endswith("."), (name, sentence)
         columns, cells, _ = text.table(spec)
         assert all(len(row) == len(columns) for row in cells), name
+
+
+def test_panels_side_by_side_read_every_panels_rows():
+    from engine.charts.heatmaps import heatmap_panels
+
+    spec = heatmap_panels({"A": ([[0.298, 0.702], [0.5, 0.5]], ["a", "b"], ["a", "b"]),
+                           "B": ([[0.1, 0.9], [0.6, 0.4]], ["a", "b"], ["a", "b"])})
+    assert "8 values" in text.summary(spec)
+    columns, cells, left_out = text.table(spec)
+    assert len(cells) == 8 and left_out == 0
+    assert {"0.298", "0.9"} <= {cell for row in cells for cell in row}

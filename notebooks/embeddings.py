@@ -1,0 +1,42 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Embeddings
+#
+# The page "Embedding explorer", redone with the app's engine: 400,000 GloVe word vectors (50 numbers each).
+
+# %%
+import sys
+from pathlib import Path
+
+# the repository's engine: the folder above this one that holds engine/
+sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
+
+from engine import embeddings  # noqa: E402
+
+glove = embeddings.load_glove()
+print(len(glove), "words of", glove.dim, "numbers")
+
+# %% [markdown]
+# ## Nearest words by cosine similarity
+
+# %%
+neighbours = embeddings.nearest(glove, "crane", k=5)
+for neighbour, score in zip(neighbours.words, neighbours.cosines):
+    print(f"{neighbour}: {score:.3f}")
+
+# %% [markdown]
+# ## France : Paris :: Italy : ?
+# paris - france + italy, then the nearest word that is none of the three.
+
+# %%
+answer = embeddings.solve_analogy(glove, "france", "paris", "italy")
+print("France : Paris :: Italy :", answer.words[0])

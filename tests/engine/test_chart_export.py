@@ -1,0 +1,86 @@
+"""engine.charts.export: a chart downloaded as SVG, PNG (2x, white) and CSV, drawn on the server from the spec
+the page shows; a chart too large to download gets a sentence."""
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from PIL import Image
+
+from engine.charts import export, text
+from engine.charts.bars import next_token_bars
+from engine.charts.heatmaps import heatmap_spec
+from engine.limits import EXPORT_MAX_ROWS
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def worked_example():
+    """The attention calculator's weights heatmap of the chapter's worked example."""
+    return heatmap_spec([[0.298, 0.203, 0.206, 0.293]], ["q"], ["I", "like", "green", "apples"],
+                        title="Attention weights", x_title="key (attended to)", y_title="query (attending)")
+
+
+def drawn_text(root) -> list[str]:
+    return [node.text for node in root.iter(f"{SVG}text") if node.text]
+
+
+def test_the_svg_parses_and_carries_the_summary_as_its_title_and_the_axis_labels():
+    spec = worked_example()
+    root = ET.fromstring(export.svg(spec))
+    assert root.tag == f"{SVG}svg"
+    assert root.find(f"{SVG}title").text == text.summary(spec)
+    words = drawn_text(root)
+    for label in ("key (attended to)", "query (attending)", "Attention weights", "apples", "0.298", "0.293"):
+        assert label in words, (label, words)
+
+
+def test_the_png_is_twice_the_svgs_size_on_white():
+    spec = next_token_bars({"model": [(" lamb", 0.6), (" dog", 0.3), (" cat", 0.1)]}, title="Next token")
+    root = ET.fromstring(export.svg(spec))
+    width, height = float(root.get("width")), float(root.get("height"))
+    picture = Image.open(io.BytesIO(export.png(spec)))
+    assert picture.format == "PNG"
+    assert picture.size == (round(2 * width), round(2 * height))
+    assert picture.convert("RGB").getpixel((1, 1)) == (255, 255, 255)
+
+
+def test_a_chart_filling_its_column_gets_a_fixed_width():
+    spec = heatmap_spec([[0.5, 0.5]], ["a"], ["a", "b"], title="t") | {"width": "container"}
+    assert export.standalone(spec)["width"] == 640
+    assert float(ET.fromstring(export.svg(spec)).get("width")) >= 640
+
+
+def test_the_csv_has_every_row_of_the_data_table():
+    spec = worked_example()
+    columns, cells, _ = text.table(spec)
+    lines = export.csv_text(spec).splitlines()
+    assert lines[0].split(",") == columns
+    assert len(lines) == 1 + 4 == 1 + len(cells)
+    assert [line.split(",")[2] for line in lines[1:]] == ["0.298", "0.203", "0.206", "0.293"]
+
+
+def test_a_chart_too_large_gets_a_sentence_and_is_not_drawn():
+    spec = {"mark": "bar", "data": {"values": [{"token": i, "p": 1e-6} for i in range(EXPORT_MAX_ROWS + 1)]},
+            "encoding": {"x": {"field": "token", "type": "ordinal"}, "y": {"field": "p", "type": "quantitative"}}}
+    with pytest.raises(ValueError, match=r"more than the 50,000 a download can hold"):
+        export.check(spec)
+    with pytest.raises(ValueError, match="make it smaller"):
+        export.svg(spec)
+    with pytest.raises(ValueError, match="make it smaller"):
+        export.png(spec)
+
+
+def test_a_drawing_larger_than_the_pixel_limit_gets_a_sentence():
+    spec = heatmap_spec([[0.5, 0.5]], ["a"], ["a", "b"], title="t") | {"width": 9000, "height": 9000}
+    with pytest.raises(ValueError, match=r"pixels, larger than a download can be"):
+        export.png(spec)
+
+
+def test_file_names_come_from_the_title():
+    assert export.file_stem(worked_example()) == "attention-weights"
+    assert export.file_stem({"mark": "bar"}) == "chart"
+    assert export.file_stem({"hconcat": [{"title": "weights alpha in A", "layer": []}]}) == "weights-alpha-in-a"
+    assert re.fullmatch(r"[a-z0-9-]+", export.file_stem({"title": "P(next | 'Mary had a little')"}))

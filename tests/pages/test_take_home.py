@@ -1,0 +1,23 @@
+"""A page's charts each get a folded Download box (SVG, PNG, CSV) and its "Show the code" names the notebook
+of its part of the chapter (notebooks/, ui.code.notebook_of_page)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.conftest import no_exception, run_file, texts, unfold
+
+
+@pytest.mark.parametrize("file, notebook", [("views/attention_calculator.py", "notebooks/attention.py"),
+                                            ("views/position.py", "notebooks/transformer.py")])
+def test_show_the_code_names_the_parts_notebook_and_each_chart_downloads(file, notebook):
+    at = run_file(file)
+    no_exception(at)
+    charts = len(at.get("vega_lite_chart"))
+    boxes = [key for key in at.session_state if key.startswith("folded.download.")]
+    assert charts and len(boxes) == charts
+    assert notebook not in texts(at)                      # folded: nothing drawn
+    at = unfold(at)
+    no_exception(at)
+    assert f"`{notebook}`" in texts(at)
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert labels.count("SVG") == labels.count("PNG") == labels.count("CSV") == charts
