@@ -207,16 +207,6 @@ def smollm2(smollm2_installed, sources):
     return sources
 
 
-@pytest.fixture(scope="module")
-def smollm2_installed():
-    from engine import pretrained
-
-    try:
-        pretrained.model_path()
-    except ValueError as error:
-        pytest.skip(str(error))
-
-
 def test_head_viewer_questions(smollm2):
     from engine import heads, prepare, pretrained
 

@@ -56,12 +56,3 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-@pytest.fixture(scope="module")
-def smollm2_installed():
-    """Skip, saying why, where the SmolLM2 weights package is missing (engine.pretrained names it)."""
-    from engine import pretrained
-
-    try:
-        pretrained.model_path()
-    except ValueError as error:
-        pytest.skip(str(error))
