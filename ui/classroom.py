@@ -24,6 +24,7 @@ import streamlit as st
 from engine import limits
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, open_store, summary_csv
+from ui import page
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
 
 STUDENT = "class.student"          # this browser session's anonymous id
@@ -613,7 +614,8 @@ def _lesson_panel(code: str, key: str) -> None:
         if index is not None:
             st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
                       type="primary")
-        st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson)
+        st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson,
+                         max_upload_size=page.upload_megabytes(limits.LESSON_MAX_BYTES))
         st.text_input("Title of this page as a scene", key="class.scene_title", max_chars=80)
         st.button("Add this page to my lesson", icon=":material/playlist_add:", key="class_add_scene",
                   on_click=_add_scene)
