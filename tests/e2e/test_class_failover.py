@@ -10,6 +10,7 @@ counts equal the votes sent, each student counted once.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import signal
 
@@ -166,7 +167,9 @@ def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kep
             await s.__aexit__(None, None, None)
         return moved, sent
 
-    moved, sent = asyncio.run(lesson())
+    # in a thread of its own: the session's Chromium (playwright's sync API) keeps an event loop running in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        moved, sent = pool.submit(asyncio.run, lesson()).result()
     assert moved, "the killed process held at least one student"
     state = store.state(code)
     assert state.students == STUDENTS, "a reloaded student is the same student, not a new one"
