@@ -133,8 +133,11 @@ def test_a_link_with_present_opens_projector_mode(browser_page, app_url):
         "icons => icons.map(icon => getComputedStyle(icon).display)")
     assert help_icons and set(help_icons) == {"none"}
     buttons = page.locator("[data-testid='stButton'] button").evaluate_all(
-        "buttons => buttons.map(b => [b.innerText, b.getBoundingClientRect().height])")
-    assert buttons and all(height > 0 for _, height in buttons), buttons
+        "buttons => buttons.map(b => [b.innerText.replace(/\\s+/g, ''), b.getBoundingClientRect().height])")
+    tallest = {}                        # Streamlit also keeps a 0 px copy of a button with help= (to measure it)
+    for text, height in buttons:
+        tallest[text] = max(height, tallest.get(text, 0))
+    assert tallest and all(height > 0 for height in tallest.values()), buttons
     screenshot(page, "projector-attention", full_page=False)
     page.get_by_text("Projector mode").click()   # off again: normal type, and the link forgets it
     wait_for_app(page, after_input=True)
