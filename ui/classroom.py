@@ -256,10 +256,8 @@ def _student_live() -> None:
     if not code:
         return
     _show_error()
-    try:
-        state = class_store().state(code)
-    except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+    state = _call("state", code)
+    if state is None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         st.session_state[SEEN] = state.link_version
@@ -458,10 +456,8 @@ def _teacher_live() -> None:
     code, key = teaching()
     _publish_link()
     _show_error()
-    try:
-        state = class_store().state(code)
-    except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+    state = _call("state", code)
+    if state is None:
         return
     from ui.shell import projector_on
 
