@@ -330,11 +330,15 @@ def audio_section() -> None:
         return
     signal, result, picture = computed
     spec = result.source
-    if STATE["qframe"] < 0 or STATE["qframe"] >= spec.T:
-        last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
-        STATE["qframe"] = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
-        mirror()   # the new query frame (the widget's callback mirrored the old one before this ran)
     query = int(STATE["qframe"])
+    if not 0 <= query < spec.T:   # -1 (the page picks one), or a frame of a longer sound
+        last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
+        query = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
+    # Written on every run, as the image's row and column are: a new T redraws the slider as a new widget (its
+    # bounds are part of its identity), and that takes a value written in this run, else what the key held before
+    # the slider was first drawn (-1: a traceback) or its minimum (0: the chart and the slider disagree).
+    STATE["qframe"] = query
+    mirror()   # the query frame as it now fits (the widget's callback mirrored it before this ran)
     st.audio(signal.samples, sample_rate=signal.sample_rate)
     st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
                 f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"

@@ -174,6 +174,23 @@ def test_audio_hop_change_changes_the_token_count():
     _ok(whole_page(at))
 
 
+@pytest.mark.parametrize("link", [{}, {"kind": "audio"}], ids=["image-then-audio", "audio-link"])
+def test_a_new_token_count_keeps_the_query_frame(link):
+    """A frame length that changes T redraws the query-frame slider as a new widget (its bounds are part of its
+    identity). It must keep frame 86: opened on the image, it took the link's -1 ("the page picks one") and raised
+    StreamlitValueBelowMinError; opened on audio, it fell back to 0 while the chart showed frame 86."""
+    at = _app(**link)
+    if not link:
+        at.radio(key="beyond.kind").set_value("audio").run()
+    assert "Frame 86 (t = 1.408 s, in C again)" in _text(at)
+    at.select_slider(key="beyond.frame").set_value(256).run()      # reruns only the audio section
+    _section_ok(at)
+    assert "T = 99 tokens" in _text(at) and at.slider(key="beyond.qframe").value == 86
+    assert "Frame 86 (t = 1.392 s, in C again)" in _text(at)
+    _ok(whole_page(at))
+    assert at.slider(key="beyond.qframe").value == 86 and at.query_params["qframe"] == "86"
+
+
 @pytest.mark.parametrize("data, words", [
     (wav_bytes((np.arange(16000) % 50 * 300).astype("<i2").tobytes(), channels=2), "2 channels (stereo)"),
     (wav_bytes(np.zeros(8000, "<i2").tobytes()), "The recording is silent"),
