@@ -271,7 +271,8 @@ def widget_state(widget: Widget, value: Any) -> WidgetState:
 
 
 def another_value(widget: Widget) -> Any:
-    """A value different from the widget's current one, for a generic interaction."""
+    """A value different from the widget's current one, for a generic interaction: one a browser could send
+    (within the widget's bounds); None where the widget has no other value."""
     proto = widget.proto
     if widget.kind == "checkbox":
         return not (proto.value if proto.set_value else proto.default)
@@ -289,10 +290,28 @@ def another_value(widget: Widget) -> Any:
     if widget.kind == "slider":
         current = list(proto.value) if proto.set_value and len(proto.value) else list(proto.default)
         step = proto.step or 1
-        moved = [v + step if v + step <= proto.max else v - step for v in current]
-        return moved
+        if not current:
+            return None
+        if len(current) == 2:   # a range: one end moves (as a drag does), never past the other
+            low, high = current
+            if (moved := _stepped(low, step, proto.min, high)) is not None:
+                return [moved, high]
+            up = _stepped(high, step, low, proto.max)
+            return None if up is None else [low, up]
+        moved = _stepped(current[0], step, proto.min, proto.max)
+        return None if moved is None else [moved]
     if widget.kind == "number_input":
         current = proto.value if proto.set_value else proto.default
-        step = proto.step or 1
-        return current + step if not proto.has_max or current + step <= proto.max else current - step
+        return _stepped(current, proto.step or 1, proto.min if proto.has_min else None,
+                        proto.max if proto.has_max else None)
+    return None
+
+
+def _stepped(value: float, step: float, low: float | None, high: float | None) -> float | None:
+    """One step up, else one step down, staying within [low, high] (None: unbounded); None where neither fits
+    (a widget whose bounds are one value, as a number input of 0..0 for a one-patch picture)."""
+    if high is None or value + step <= high:
+        return value + step
+    if low is None or value - step >= low:
+        return value - step
     return None
