@@ -163,11 +163,14 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
         notes = [{"label": label, "start": start, "mid": (start + end) / 2} for label, start, end in segments]
         layers.append({"data": {"values": notes}, "mark": {"type": "rule", "strokeDash": [3, 3], "color": "gray"},
                        "encoding": {"x": {"field": "start", "type": "quantitative", "scale": x_scale}}})
-        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -6, "baseline": "bottom"},
+        # the names above the weights' plot, in the gap below the spectrogram's time axis: inside the plot they
+        # lay over the tallest bars and the axis's numbers
+        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -4, "baseline": "bottom"},
                        "encoding": {"x": {"field": "mid", "type": "quantitative", "scale": x_scale},
-                                    "y": {"value": 12}, "text": {"field": "label", "type": "nominal"}}})
+                                    "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}}})
     bottom = {"width": width, "height": 150, "layer": layers}
-    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 4, "vconcat": [top, bottom]}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 24 if segments else 4,
+            "vconcat": [top, bottom]}
 
 
 def thumbnail(alpha: np.ndarray) -> str:

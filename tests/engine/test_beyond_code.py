@@ -93,6 +93,21 @@ def test_spectrogram_chart_is_valid():
     assert len(frames) == 97 and frames[10]["ink"] == "#e08214" and frames[11]["ink"] == "#1f6fb4"
 
 
+def test_the_notes_are_named_above_the_weights_not_over_their_bars():
+    """The note names sat 6 px inside the weights' plot, over its tallest bars and the spectrogram's time axis.
+    They sit above the plot now, in a gap under that axis tall enough for them at the projector's text size."""
+    from engine.charts.style import PROJECTOR_TEXT_SIZE
+
+    signal = synth_signal("melody", 8000)
+    result = frame_attention(signal, 512, 128, 64, 0)
+    spec = spectrogram_with_frames(result.source, 86, result.attention.weights[86], signal.segments)
+    names = next(layer for layer in spec["vconcat"][1]["layer"] if layer["mark"]["type"] == "text")
+    assert [note["label"] for note in names["data"]["values"]] == ["C", "D", "E", "C again"]
+    bottom = names["encoding"]["y"]["value"] + names["mark"]["dy"]   # px from the top of the weights' plot
+    assert names["mark"]["baseline"] == "bottom" and bottom < 0
+    assert spec["spacing"] >= PROJECTOR_TEXT_SIZE - bottom + 2
+
+
 def test_cost_chart_is_valid_and_marks_the_current_patch():
     spec = cost_chart(patch_costs(224, 224, [8, 16, 32]), 16)
     alt.LayerChart.from_dict(spec, validate=True)                  # the Vega-Lite schema
