@@ -25,6 +25,7 @@ PAPERS = ("A4", "Letter")
 MARGIN = 12.0            # mm on every side
 CHART_SCALE = 0.8        # a chart's printed size against the page's (96 px per inch): 13 px text prints at 7.8 pt
 COLUMN_PX = 360          # the plot width of a chart that fits its column on the page: two side by side fit the paper
+PRINT_PNG_SIDE = 2_400   # px: a chart across the page (186 mm) still prints at over 300 dpi
 ROW_SHRINK = 0.85        # charts side by side may print this much smaller to share a row
 PX_MM = 25.4 / 96        # one CSS pixel in mm
 GAP = 4.0                # mm between charts side by side
@@ -105,16 +106,18 @@ def print_spec(spec: dict) -> dict:
     return out
 
 
-def chart_png(spec: dict) -> bytes:
-    """A chart as the handout prints it: the page's spec, dashed for grey print, drawn to PNG on white."""
+def chart_png(spec: dict) -> tuple[bytes, float, float]:
+    """A chart as the handout prints it: the page's spec, dashed for grey print, drawn to PNG on white (at most
+    PRINT_PNG_SIDE pixels a side), with its size in CSS pixels."""
     from engine.charts import export
 
-    return export.png(print_spec(spec))
+    return export.png_drawing(print_spec(spec), max_side=PRINT_PNG_SIDE)
 
 
 def handout_pdf(handout: Handout, paper: str = "A4", *,
-                draw_chart: Callable[[dict], bytes] = chart_png) -> bytes:
-    """The handout as PDF bytes on `paper` ("A4" or "Letter"). `draw_chart` turns a spec into PNG bytes."""
+                draw_chart: Callable[[dict], tuple[bytes, float, float]] = chart_png) -> bytes:
+    """The handout as PDF bytes on `paper` ("A4" or "Letter"). `draw_chart` turns a spec into PNG bytes and the
+    chart's width and height in CSS pixels (chart_png)."""
     if paper not in PAPERS:
         raise ValueError(f"A handout is printed on A4 or Letter paper, not {paper!r}.")
     charts = sum(isinstance(block, Chart) for block in handout.blocks)
@@ -127,7 +130,7 @@ def handout_pdf(handout: Handout, paper: str = "A4", *,
 class _Layout:
     """fpdf2 drawing the blocks top to bottom, charts side by side where they fit."""
 
-    def __init__(self, handout: Handout, paper: str, draw_chart: Callable[[dict], bytes]) -> None:
+    def __init__(self, handout: Handout, paper: str, draw_chart: Callable[[dict], tuple[bytes, float, float]]) -> None:
         from fpdf import FPDF
 
         self.handout, self.draw_chart = handout, draw_chart
@@ -242,14 +245,8 @@ class _Layout:
         pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
 
     def chart_size(self, chart: Chart) -> tuple[bytes, float, float]:
-        png = self.draw_chart(chart.spec)
-        from PIL import Image
-
-        from engine.charts.export import PNG_SCALE
-
-        with Image.open(io.BytesIO(png)) as image:
-            width, height = image.size
-        width_mm, height_mm = width / PNG_SCALE * PX_MM * CHART_SCALE, height / PNG_SCALE * PX_MM * CHART_SCALE
+        png, width, height = self.draw_chart(chart.spec)
+        width_mm, height_mm = width * PX_MM * CHART_SCALE, height * PX_MM * CHART_SCALE
         if width_mm > self.width:
             width_mm, height_mm = self.width, height_mm * self.width / width_mm
         return png, width_mm, height_mm
