@@ -162,10 +162,12 @@ class _Layout:
         while index < len(blocks):
             block = blocks[index]
             kind = type(block)
-            if kind is Chart:
+            if kind is Chart and not self.drawable(block):
+                index += 1
+            elif kind is Chart:
                 row = [block]
                 while index + len(row) < len(blocks) and isinstance(blocks[index + len(row)], Chart) \
-                        and self.fits_beside(row + [blocks[index + len(row)]]):
+                        and self.drawable_beside(row, blocks[index + len(row)]):
                     row.append(blocks[index + len(row)])
                 self.charts(row)
                 index += len(row)
@@ -177,6 +179,19 @@ class _Layout:
             last_kind = kind
             self.check_pages()
         return bytes(self.pdf.output())
+
+    def drawable(self, chart: Chart) -> bool:
+        """Whether the chart could be drawn; one that cannot (too large) leaves its sentence in its place."""
+        try:
+            self.sized(chart)
+            return True
+        except ValueError as error:
+            self.pdf.set_font("sans", "", 7.5)
+            self.pdf.set_text_color(*GREY)
+            self.pdf.multi_cell(0, 3.5, f"{self.summary(chart)} Not printed: {error}", align="L", new_x="LMARGIN",
+                                new_y="NEXT")
+            self.pdf.ln(2)
+            return False
 
     def check_pages(self) -> None:
         if self.pdf.page_no() > HANDOUT_MAX_PAGES:
@@ -254,6 +269,13 @@ class _Layout:
     def summary(self, chart: Chart) -> str:
         """The chart's sentence for paper: no pointer to the page's Data table, which paper has not got."""
         return _short(unmarked(chart.summary.replace("; the numbers are in the table under Data", "")))
+
+    def drawable_beside(self, row: list[Chart], chart: Chart) -> bool:
+        try:
+            self.sized(chart)
+        except ValueError:
+            return False   # drawn (as its sentence) on its own
+        return self.fits_beside(row + [chart])
 
     def fits_beside(self, row: list[Chart]) -> bool:
         widths = [self.sized(chart)[1] for chart in row]

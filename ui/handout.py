@@ -132,9 +132,17 @@ def add(block) -> None:
 def description(kept: Record, link: str | None) -> paper_handout.Handout:
     """The record as the engine's typed handout (charts with their rows back from Arrow)."""
     from ui.charts import plain
+    from ui.tables import unescaped
 
-    blocks = tuple(paper_handout.Chart(plain(block.spec), block.summary) if isinstance(block, paper_handout.Chart)
-                   else block for block in kept.blocks())
+    def for_paper(block):
+        if isinstance(block, paper_handout.Chart):
+            return paper_handout.Chart(plain(block.spec), block.summary)
+        if isinstance(block, paper_handout.Table):   # cells as typed, not as escaped for Markdown
+            rows = tuple(tuple(unescaped(cell) for cell in row) for row in block.rows)
+            return paper_handout.Table(block.columns, rows)
+        return block
+
+    blocks = tuple(for_paper(block) for block in kept.blocks())
     return paper_handout.Handout(kept.title, kept.question, link or "", blocks)
 
 

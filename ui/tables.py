@@ -62,11 +62,10 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
             printf = f"%.{digits}f"
         shown[str(name)] = [_formatted(value, printf) for value in values]
     where.table(pa.table(shown), hide_index=True)
-    handout.add(paper_handout.Table(tuple(shown), tuple(tuple(_unescaped(cell) for cell in row)
-                                                        for row in zip(*shown.values()))))
+    handout.add(paper_handout.Table(tuple(shown), tuple(zip(*shown.values()))))   # unescaped when printed
 
 
-def _unescaped(cell: str) -> str:
+def unescaped(cell: str) -> str:
     """A cell as typed, for paper: the escapes that kept Markdown from formatting it, undone."""
     return re.sub(r"\\([\\`*_\[\]<>$~|#+.)-])", r"\1", cell).replace("\u2060", "")
 

@@ -117,3 +117,15 @@ def test_a_link_too_long_for_a_qr_code_is_still_printed():
     link = "http://localhost:8501/attention?x=" + "9" * 8_000
     pdf = handout.handout_pdf(handout.Handout("T", "Q", link, ()))
     assert qr_links(pdf) == [] and "9" * 50 in pdf_text(pdf).replace(" ", "")
+
+
+def test_a_chart_too_large_to_draw_leaves_its_sentence_and_the_rest_prints():
+    from engine.limits import EXPORT_MAX_ROWS
+
+    huge = {"title": "huge", "mark": "bar", "encoding": {"x": {"field": "i", "type": "ordinal"}},
+            "data": {"values": [{"i": i} for i in range(EXPORT_MAX_ROWS + 1)]}}
+    example = worked_example()
+    pdf = handout.handout_pdf(handout.Handout(example.title, example.question, LINK,
+                                              (handout.Chart(huge, "A bar chart."),) + example.blocks))
+    text = pdf_text(pdf)
+    assert "Not printed: This chart draws 50,001 values" in text and "0.298 0.203 0.206 0.293" in text

@@ -73,9 +73,10 @@ def _page_with_handout_box(charts: int) -> None:
     from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
     from engine.charts.heatmaps import heatmap_spec
     from ui import charts as ui_charts
-    from ui import handout, page
+    from ui import handout, page, tables
 
     page.header("A page", "Which question?")
+    tables.table({"token": ["a*b", "- x", "us$"], "weight": [0.5, 0.25, 0.25]})
     weights = self_attention(CHAPTER_X).weights
     for index in range(charts):
         ui_charts.show(heatmap_spec(weights, CHAPTER_TOKENS, CHAPTER_TOKENS, title=f"chart {index}"), key=f"c{index}")
@@ -96,3 +97,5 @@ def test_the_sidebar_box_makes_the_pdf_on_click_or_says_why_not(charts, made):
     assert bool(errors) is not made
     if not made:
         assert "more than the 16 a handout can hold" in errors[0]
+    table, = [b for b in handout.description(recorded(at), "").blocks if isinstance(b, paper_handout.Table)]
+    assert table.rows == (("a*b", "0.500"), ("- x", "0.250"), ("us$", "0.250"))   # as typed, not Markdown-escaped
