@@ -78,8 +78,9 @@ class Handout:
 
 
 def print_spec(spec: dict) -> dict:
-    """The spec for paper: every line whose colour tells series apart also gets a dash pattern by the same field
-    (grey lines of one shade are told apart by their dashes). The spec itself is not changed."""
+    """The spec for paper: every line whose colour tells series apart also gets a dash pattern (and its points a
+    shape) by the same field: grey lines of one shade are told apart by their dashes, and the legend's shapes say
+    which is which. The spec itself is not changed."""
     def dashed(view: dict) -> dict:
         if not isinstance(view, dict):
             return view
@@ -98,6 +99,8 @@ def print_spec(spec: dict) -> dict:
             if domain:
                 dash["scale"] = {"domain": domain}
             out["encoding"] = encoding | {"strokeDash": dash}
+            if isinstance(mark, dict) and mark.get("point"):   # points get a shape per series: the legend shows it
+                out["encoding"]["shape"] = dict(dash)
         return out
     out = dashed(spec)
     fits = isinstance(out.get("autosize"), dict) and str(out["autosize"].get("type", "")).startswith("fit")

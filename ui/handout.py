@@ -35,10 +35,10 @@ class Record:
         self.open = False
         self.changes = 0            # counts every restart of the record or of a section (a made PDF is then stale)
 
-    def blocks(self) -> list:
+    def blocks(self, items: list | None = None) -> list:
         out = []
-        for item in self.body:
-            out.extend(self.sections.get(item.key, ()) if isinstance(item, _Slot) else [item])
+        for item in self.body if items is None else items:
+            out.extend(self.blocks(self.sections.get(item.key, [])) if isinstance(item, _Slot) else [item])
         return out
 
 
@@ -101,7 +101,8 @@ def section(key: str):
     kept = record()
     if kept is not None and marker is not None:
         if whole and kept.open and kept.run is marker:
-            kept.body.append(_Slot(key))
+            outer = _SECTION.get()   # a section inside another one stands in that one's list
+            (kept.sections[outer] if outer in kept.sections else kept.body).append(_Slot(key))
             kept.sections[key] = []
         elif not whole and key in kept.sections:
             kept.sections[key] = []

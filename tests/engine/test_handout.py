@@ -97,6 +97,7 @@ def test_lines_get_dashes_for_a_grey_print():
     printed = handout.print_spec(spec)
     layer = printed["layer"][0] if "layer" in printed else printed
     assert layer["encoding"]["strokeDash"]["field"] == layer["encoding"]["color"]["field"]
+    assert layer["encoding"]["shape"]["field"] == layer["encoding"]["color"]["field"]   # lines_by draws points
     assert "strokeDash" not in (spec["layer"][0] if "layer" in spec else spec)["encoding"]   # the page's spec kept
 
 

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import handout as paper_handout
+from engine.plain_formula import plain
 from tests.engine.test_handout import page_count, pdf_text, qr_links
 from tests.pages.conftest import no_exception, run_file
 from ui import handout
@@ -38,6 +39,10 @@ def test_every_pages_handout_builds(file):
     description = handout.description(recorded(at), LINK)
     assert description.title == at.title[0].value
     assert description.blocks, "the page recorded nothing for its handout"
+    for block in description.blocks:   # every formula the page shows prints as plain text: no LaTeX left
+        if isinstance(block, paper_handout.Formula):
+            lines = plain(block.formula) + plain(block.numbers)
+            assert lines and not any("\\" in line or "\x00" in line for line in lines), (block, lines)
     pdf = paper_handout.handout_pdf(description, "A4")
     assert 1 <= page_count(pdf) <= 6
     assert description.title in pdf_text(pdf)
