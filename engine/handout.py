@@ -156,6 +156,7 @@ class _Layout:
         pdf.set_creator("Transformer Playground")
         self.pdf = pdf
         self.width = pdf.w - 2 * MARGIN
+        self.drawn: dict[int, tuple[bytes, float, float] | ValueError] = {}   # id(chart) -> drawn, or why not
 
     def build(self) -> bytes:
         self.pdf.add_page()
@@ -285,10 +286,16 @@ class _Layout:
         return sum(widths) * ROW_SHRINK + GAP * (len(row) - 1) <= self.width
 
     def sized(self, chart: Chart) -> tuple[bytes, float, float]:
-        cache = self.__dict__.setdefault("_sizes", {})
-        if id(chart) not in cache:
-            cache[id(chart)] = self.chart_size(chart)
-        return cache[id(chart)]
+        """The chart drawn once (or its ValueError, raised again): (PNG, width mm, height mm)."""
+        if id(chart) not in self.drawn:
+            try:
+                self.drawn[id(chart)] = self.chart_size(chart)
+            except ValueError as error:
+                self.drawn[id(chart)] = error
+        found = self.drawn[id(chart)]
+        if isinstance(found, ValueError):
+            raise found
+        return found
 
     def charts(self, row: list[Chart]) -> None:
         pdf = self.pdf
