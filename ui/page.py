@@ -39,7 +39,7 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
 
 
-def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Decorate the part of a page that a few widgets change, so that only it reruns (`st.fragment`
     with a key that `only` names). Its body reads every value those widgets set from session state:
     variables it closes over hold what the last full run computed. What it shows is recorded for the page's
@@ -48,11 +48,11 @@ def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
 
     from ui import handout
 
-    def decorate(body: Callable[[], None]) -> Callable[[], None]:
+    def decorate(body: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(body)
-        def recorded() -> None:
+        def recorded(*args, **kwargs) -> None:
             with handout.section(key):
-                body()
+                body(*args, **kwargs)
         return st.fragment(key=key)(recorded)
     return decorate
 
