@@ -186,6 +186,7 @@ def test_every_pages_first_view_makes_its_handout(page, first_views):
     """What the page recorded for its handout (ui/handout.py) prints: every chart drawn, every formula as plain
     text with no LaTeX left, within a few pages (the first views are already run here, so this costs a PDF each)."""
     from engine import handout as paper_handout
+    from engine import limits
     from engine.plain_formula import plain
     from tests.engine.test_handout import page_count, pdf_text
     from ui import handout
@@ -201,5 +202,5 @@ def test_every_pages_first_view_makes_its_handout(page, first_views):
             assert lines and not any("\\" in line or "\x00" in line for line in lines), (block, lines)
     pdf = paper_handout.handout_pdf(description, "A4")
     text = pdf_text(pdf)
-    assert 1 <= page_count(pdf) <= 6 and description.title in text
+    assert 1 <= page_count(pdf) <= limits.HANDOUT_MAX_PAGES and description.title in text
     assert "Not printed" not in text   # every chart drawn
