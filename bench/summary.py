@@ -155,6 +155,20 @@ def downloads_rows(out: Outcome | None) -> list[Row]:
     return [Row(budget, figure, "yes" if times and max(times.values()) <= 2000 else "NO", "bench.downloads")]
 
 
+HANDOUT_BUDGET_S = 5.0   # a page's handout from click to file (it draws every chart of the page: ~0.1-0.5 s each)
+
+
+def handout_rows(out: Outcome | None) -> list[Row]:
+    """The time to make the attention calculator's handout (bench.downloads), A4 and Letter, and its pages."""
+    budget = f"the calculator's handout (PDF) made within {HANDOUT_BUDGET_S:g} s of the click, on 2 pages"
+    found = re.findall(r"handout \(attention calculator, (\w+)\): (\d+) ms, (\d+) pages", out.output if out else "")
+    if not found:
+        return [Row(budget, f"not measured ({out.status if out else 'not run'})", "?", "bench.downloads")]
+    figure = ", ".join(f"{paper} {float(ms) / 1000:.1f} s ({pages} pages)" for paper, ms, pages in found)
+    met = all(float(ms) <= HANDOUT_BUDGET_S * 1000 and int(pages) <= 2 for _, ms, pages in found)
+    return [Row(budget, figure, "yes" if met else "NO", "bench.downloads")]
+
+
 def train_rows(out: Outcome | None) -> list[Row]:
     budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
     if out is None:
@@ -191,7 +205,8 @@ def main() -> None:
 
     rows = (pages_rows(outcomes.get("pages")) + startup_rows(outcomes.get("startup")) +
             load_rows(outcomes.get("load")) + train_rows(outcomes.get("train")) +
-            browser_rows(outcomes.get("browser")) + downloads_rows(outcomes.get("downloads")))
+            browser_rows(outcomes.get("browser")) + downloads_rows(outcomes.get("downloads")) +
+            handout_rows(outcomes.get("downloads")))
     width = max(len(r.budget) for r in rows)
     print(f"\n{'budget':<{width}}  {'met':<4} figure  [source]")
     for row in rows:

@@ -61,3 +61,16 @@ def test_download_times_by_kind_against_two_seconds():
     assert row.met == "yes"
     row, = downloads_rows(None)
     assert row.met == "?"
+
+
+def test_the_calculators_handout_time_and_pages_against_the_budget():
+    from bench.summary import handout_rows
+
+    text = ("handout (attention calculator, A4): 1234 ms, 2 pages, 190 kB; drawing its 4 charts 800 ms of it\n"
+            "handout (attention calculator, Letter): 1100 ms, 2 pages, 190 kB; drawing its 4 charts 700 ms of it\n")
+    row, = handout_rows(Outcome("downloads", "ok", 1.0, text))
+    assert row.met == "yes" and row.figure == "A4 1.2 s (2 pages), Letter 1.1 s (2 pages)"
+    row, = handout_rows(Outcome("downloads", "ok", 1.0, text.replace("2 pages, 190", "3 pages, 190", 1)))
+    assert row.met == "NO"
+    row, = handout_rows(None)
+    assert row.met == "?"

@@ -21,9 +21,10 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
+from engine import handout as paper_handout
 from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
-from ui import page
+from ui import handout, page
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -130,6 +131,7 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     drawn = st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
     st.html(words[1])
+    handout.add(paper_handout.Chart(spec, words[0]))   # for the page's handout (rows back from Arrow only then)
     downloads(spec, key or _position(drawn))
 
 

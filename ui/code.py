@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import page
+from engine import handout as paper_handout
+from ui import handout, page
 
 _HIGHLIGHT = {"Python": "python", "R": "r", "Julia": "julia", "PyTorch": "python"}
 NOTEBOOKS = "notebooks"   # one jupytext notebook per part of the chapter (a group of ui/path.py)
@@ -41,6 +42,9 @@ def _page_file() -> str:
 def show_code(snippets: dict[str, str], *, name: str = "code", expanded: bool = False) -> None:
     """A folded expander (ui.page.folded: drawn only while open) with one tab per language. `name`
     tells a page's several code boxes apart."""
+    if snippets:   # the handout prints the code whether the box is open or not
+        language, source = next(iter(snippets.items()))
+        handout.add(paper_handout.Code(source, language, tuple(snippets)[1:]))
     box = page.folded("Show the code", f"code.{name}", icon=":material/code:", expanded=expanded)
     if not box.open:
         return

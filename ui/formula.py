@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine import handout as paper_handout
 from engine.numbers import fixed
+from ui import handout
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -57,3 +59,4 @@ def formula_with_numbers(formula: str, numbers: str, caption: str | None = None,
             st.latex(numbers)
     if caption:
         st.caption(caption)
+    handout.add(paper_handout.Formula(formula, numbers, caption or ""))

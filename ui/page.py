@@ -16,8 +16,11 @@ T = TypeVar("T")
 
 def header(title: str, question: str) -> None:
     """Title and the one question the page answers."""
+    from ui import handout
+
     st.title(title)
     st.markdown(f"##### {question}")
+    handout.begin(title, question)
 
 
 def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
@@ -36,11 +39,22 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
 
 
-def section(key: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Decorate the part of a page that a few widgets change, so that only it reruns (`st.fragment`
     with a key that `only` names). Its body reads every value those widgets set from session state:
-    variables it closes over hold what the last full run computed."""
-    return st.fragment(key=key)
+    variables it closes over hold what the last full run computed. What it shows is recorded for the page's
+    handout under its key (ui.handout), replaced each time it reruns."""
+    import functools
+
+    from ui import handout
+
+    def decorate(body: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(body)
+        def recorded(*args, **kwargs) -> None:
+            with handout.section(key):
+                body(*args, **kwargs)
+        return st.fragment(key=key)(recorded)
+    return decorate
 
 
 FOLDED = "folded."   # the session keys of folded expanders start so (tests open them all: tests/pages/conftest.py)

@@ -7,7 +7,8 @@ code, and the styles and small script that keep the app readable and reachable b
 - Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts at
   16 px, the settings' help icons hidden: for a washed-out screen at the back of a hall.
 - The QR code of the current page's link, its settings included, drawn offline with `segno`,
-  so students open exactly the teacher's example on their phones.
+  so students open exactly the teacher's example on their phones; under it, the page's handout as a PDF
+  (ui/handout.py), with the same link as its QR code.
 - Contrast: captions in a grey of 7:1 on white, not Streamlit's 3.9:1.
 - Fit: a formula wider than its column (a phone) is drawn smaller, down to FORMULA_MIN_SCALE, before it
   would scroll; the sidebar's page titles wrap rather than being cut.
@@ -22,6 +23,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from ui import handout
 from ui.page import QR_SECTION, folded
 from ui.url_state import PRESENT_PARAM, STUDENT_PARAM
 
@@ -242,3 +244,4 @@ def _qr_section() -> None:
             st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
                     f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
             st.caption(f"Scan to open exactly this view: {link}")
+    handout.control(link)   # here, after the page: it reruns with every section, so its record is current

@@ -18,6 +18,9 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from engine import handout as paper_handout
+from ui import handout
+
 MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid
 # st.table reads text cells as Markdown: what would format a one-line cell is escaped (emphasis, code,
 # links, HTML, LaTeX, strike-through, emoji and directives like :smile: or :red[...], a list or heading start)
@@ -59,6 +62,12 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
             printf = f"%.{digits}f"
         shown[str(name)] = [_formatted(value, printf) for value in values]
     where.table(pa.table(shown), hide_index=True)
+    handout.add(paper_handout.Table(tuple(shown), tuple(zip(*shown.values()))))   # unescaped when printed
+
+
+def unescaped(cell: str) -> str:
+    """A cell as typed, for paper: the escapes that kept Markdown from formatting it, undone."""
+    return re.sub(r"\\([\\`*_\[\]<>$~|#+.)-])", r"\1", cell).replace("\u2060", "")
 
 
 def _columns(data: Any) -> dict[Any, list]:

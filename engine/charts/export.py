@@ -17,7 +17,27 @@ from engine.charts.style import TEXT_SIZE, with_text
 from engine.limits import EXPORT_DEFAULT_WIDTH, EXPORT_MAX_PIXELS, EXPORT_MAX_ROWS
 
 PNG_SCALE = 2            # the PNG's pixels per SVG pixel (sharp on slides and high-density screens)
+# the longest side of a PNG, in pixels (a 4K slide is 3,840 wide): a chart over half of it is drawn at 1x. A 48 x 48
+# heatmap (2,263 x 2,364) was 4,526 x 4,728 at 2x, 21 million pixels to rasterise. Only whole scales: resvg took
+# longer at 1.7x than at 2x (its fast path is for whole numbers)
+PNG_MAX_SIDE = 4_000
 BACKGROUND = "white"     # a printed or projected chart sits on white, whatever the page's theme
+
+
+# cells past which a heatmap's download drops the white hairline around each cell: on 2,304 cells (48 x 48) the
+# strokes doubled the time to rasterise (617 -> 322 ms at 1x, quiet machine), and at that size they read as a grid
+STROKED_CELLS_MAX = 1_000
+
+
+def _unstroked(view: dict) -> dict:
+    """A view whose rect marks lose their stroke (layers included)."""
+    out = dict(view)
+    if isinstance(out.get("layer"), list):
+        out["layer"] = [_unstroked(layer) if isinstance(layer, dict) else layer for layer in out["layer"]]
+    mark = out.get("mark")
+    if isinstance(mark, dict) and mark.get("type") == "rect" and "stroke" in mark:
+        out["mark"] = {key: value for key, value in mark.items() if key not in ("stroke", "strokeWidth")}
+    return out
 
 
 def _sized(value, default: int = EXPORT_DEFAULT_WIDTH):
@@ -35,6 +55,8 @@ def standalone(spec: dict) -> dict:
         raise ValueError(f"This chart draws {count:,} values, more than the {EXPORT_MAX_ROWS:,} a download can "
                          "hold: make it smaller (fewer tokens or a shorter text) to download it.")
     out = with_text(spec, TEXT_SIZE)
+    if count > STROKED_CELLS_MAX:
+        out = _unstroked(out)
     out = {key: value for key, value in out.items() if not str(key).startswith("_")}
     out["background"] = BACKGROUND
     for side in ("width", "height"):
@@ -56,10 +78,16 @@ def file_stem(spec: dict) -> str:
     return "-".join(words)[:60].strip("-") or "chart"
 
 
-def _check_size(svg: str) -> None:
+def _svg_size(svg: str) -> tuple[float, float]:
+    """The drawing's width and height in CSS pixels (0, 0 where the SVG does not say)."""
     match = re.search(r'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"', svg)
-    if match:
-        width, height = float(match.group(1)) * PNG_SCALE, float(match.group(2)) * PNG_SCALE
+    return (float(match.group(1)), float(match.group(2))) if match else (0.0, 0.0)
+
+
+def _check_size(svg: str) -> None:
+    width, height = _svg_size(svg)
+    if width and height:
+        width, height = width * PNG_SCALE, height * PNG_SCALE
         if width * height > EXPORT_MAX_PIXELS:
             raise ValueError(f"This chart would be {width:,.0f} x {height:,.0f} pixels, larger than a download can "
                              "be: make it smaller (fewer tokens or rows) to download it.")
@@ -86,13 +114,22 @@ def svg(spec: dict) -> bytes:
 
 
 def png(spec: dict) -> bytes:
-    """The chart as a PNG at PNG_SCALE times its size, on white: the SVG drawing, rasterised (one Vega run)."""
+    """The chart as a PNG at PNG_SCALE times its size (1x where its longest side would pass PNG_MAX_SIDE), on
+    white: the SVG drawing, rasterised (one Vega run)."""
+    return png_drawing(spec)[0]
+
+
+def png_drawing(spec: dict, max_side: int = PNG_MAX_SIDE) -> tuple[bytes, float, float]:
+    """The chart as a PNG (as `png`: 2x, or 1x where 2x would pass `max_side` pixels on its longest side), with the
+    chart's own width and height in CSS pixels (the PNG's pixels divided by the scale it was drawn at)."""
     import vl_convert
 
     drawing = _convert(spec)
     _check_size(drawing)
+    width, height = _svg_size(drawing)
+    scale = max(1, min(PNG_SCALE, int(max_side // max(width, height)))) if width and height else PNG_SCALE
     try:
-        return vl_convert.svg_to_png(drawing, scale=PNG_SCALE)
+        return vl_convert.svg_to_png(drawing, scale=scale), width, height
     except ValueError as error:
         raise ValueError(f"This chart could not be drawn for download ({str(error)[:200]}).") from error
 

@@ -84,3 +84,30 @@ def test_file_names_come_from_the_title():
     assert export.file_stem({"mark": "bar"}) == "chart"
     assert export.file_stem({"hconcat": [{"title": "weights alpha in A", "layer": []}]}) == "weights-alpha-in-a"
     assert re.fullmatch(r"[a-z0-9-]+", export.file_stem({"title": "P(next | 'Mary had a little')"}))
+
+
+def test_a_large_charts_png_is_drawn_at_1x_within_the_longest_side_limit():
+    import numpy as np
+
+    from engine.charts.export import PNG_MAX_SIDE
+
+    names = [f"t{i}" for i in range(48)]
+    spec = heatmap_spec(np.full((48, 48), 1 / 48), names, names, title="alpha")   # 2,263 x 2,364 px as drawn
+    picture, width, height = export.png_drawing(spec)
+    size = Image.open(io.BytesIO(picture)).size
+    assert max(width, height) * export.PNG_SCALE > PNG_MAX_SIDE
+    assert size == (round(width), round(height))   # 1x: at 2x it was 4,526 x 4,728
+
+
+def test_a_large_heatmaps_download_drops_the_cells_hairlines_a_small_one_keeps_them():
+    import numpy as np
+
+    def strokes(spec):
+        layers = export.standalone(spec)["layer"]
+        return [layer["mark"].get("stroke") for layer in layers if layer["mark"]["type"] == "rect"]
+
+    small = heatmap_spec(np.full((4, 4), 0.25), list("abcd"), list("abcd"))
+    names = [f"t{i}" for i in range(48)]
+    large = heatmap_spec(np.full((48, 48), 1 / 48), names, names)
+    assert strokes(small) == ["white"] and strokes(large) == [None]
+    assert large["layer"][0]["mark"]["stroke"] == "white"   # the page's own spec is unchanged

@@ -179,3 +179,28 @@ def test_a_live_model_trained_on_the_block_builder_completes_generates_challenge
     done = _run(page, {"live_model": live} | solution)
     no_exception(done)
     assert _challenges(done)[prompt][0]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_pages_first_view_makes_its_handout(page, first_views):
+    """What the page recorded for its handout (ui/handout.py) prints: every chart drawn, every formula as plain
+    text with no LaTeX left, within a few pages (the first views are already run here, so this costs a PDF each)."""
+    from engine import handout as paper_handout
+    from engine import limits
+    from engine.plain_formula import plain
+    from tests.engine.test_handout import page_count, pdf_text
+    from ui import handout
+
+    _skip_without_smollm2(page)
+    at = _first_view(page, {}, first_views)
+    no_exception(at)
+    description = handout.description(at.session_state[handout.RECORD], "http://localhost:8501/page?n=1")
+    assert description.title == at.title[0].value and description.blocks
+    for block in description.blocks:
+        if isinstance(block, paper_handout.Formula):
+            lines = plain(block.formula) + plain(block.numbers)
+            assert lines and not any("\\" in line or "\x00" in line for line in lines), (block, lines)
+    pdf = paper_handout.handout_pdf(description, "A4")
+    text = pdf_text(pdf)
+    assert 1 <= page_count(pdf) <= limits.HANDOUT_MAX_PAGES and description.title in text
+    assert "Not printed" not in text   # every chart drawn

@@ -1,0 +1,416 @@
+"""A page to take home: a PDF handout of what a page shows (its question, its charts, the numbers beside their
+formulas, tables, the code, the challenges) with the QR code of its exact link, in A4 or Letter.
+
+`handout_pdf(Handout(...), paper)` is a pure function from a typed description of the page to PDF bytes; the
+page records the description while it draws (ui/handout.py). Written with fpdf2 (pure Python: no browser, no
+pango or cairo), text in the DejaVu fonts shipped in assets/fonts (Greek and maths included), charts as the
+same Vega-Lite specs drawn to PNG by vl-convert (engine.charts.export), lines told apart by dashes as well as
+colour so that a black-and-white print still reads. LaTeX cannot be typeset here: formulas print as plain
+Unicode lines (engine.plain_formula). A handout past HANDOUT_MAX_CHARTS or HANDOUT_MAX_PAGES raises
+ValueError with a sentence.
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Union
+
+from engine.limits import HANDOUT_CODE_LINES, HANDOUT_MAX_CHARTS, HANDOUT_MAX_PAGES, HANDOUT_TABLE_ROWS
+from engine.plain_formula import plain
+
+FONTS = Path(__file__).resolve().parents[1] / "assets" / "fonts"
+PAPERS = ("A4", "Letter")
+MARGIN = 12.0            # mm on every side
+CHART_SCALE = 0.8        # a chart's printed size against the page's (96 px per inch): 13 px text prints at 7.8 pt
+COLUMN_PX = 360          # the plot width of a chart that fits its column on the page: two side by side fit the paper
+PRINT_PNG_SIDE = 2_400   # px: a chart across the page (186 mm) still prints at over 300 dpi
+ROW_SHRINK = 0.85        # charts side by side may print this much smaller to share a row
+PX_MM = 25.4 / 96        # one CSS pixel in mm
+GAP = 4.0                # mm between charts side by side
+QR_MM = 30.0             # the QR code's side, quiet zone included
+INK, GREY, PALE = (0, 0, 0), (80, 80, 80), (238, 238, 238)   # text, captions (dark enough for a photocopy), code
+
+
+@dataclass(frozen=True, eq=False)
+class Chart:
+    spec: dict               # the Vega-Lite spec the page drew
+    summary: str = ""        # its one-sentence summary (engine.charts.text), printed under it
+
+
+@dataclass(frozen=True)
+class Formula:
+    formula: str             # LaTeX, as the page shows it (ui.formula.formula_with_numbers)
+    numbers: str             # the same formula with this view's numbers
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]   # cells as the page prints them
+
+
+@dataclass(frozen=True)
+class Code:
+    source: str
+    language: str = "Python"
+    others: tuple[str, ...] = ()        # the other languages the page offers
+
+
+@dataclass(frozen=True)
+class Challenge:
+    prompt: str
+    done: bool = False
+    hint: str = ""
+
+
+Block = Union[Chart, Formula, Table, Code, Challenge]
+
+
+@dataclass(frozen=True, eq=False)
+class Handout:
+    title: str
+    question: str
+    link: str                # the page's address with its settings: the QR code opens exactly this view
+    blocks: tuple[Block, ...] = ()
+
+
+def print_spec(spec: dict) -> dict:
+    """The spec for paper: every line whose colour tells series apart also gets a dash pattern (and its points a
+    shape) by the same field: grey lines of one shade are told apart by their dashes, and the legend's shapes say
+    which is which. The spec itself is not changed."""
+    def dashed(view: dict) -> dict:
+        if not isinstance(view, dict):
+            return view
+        out = dict(view)
+        if "layer" in out:
+            out["layer"] = [dashed(layer) for layer in out["layer"]]
+        mark = out.get("mark")
+        kind = mark.get("type") if isinstance(mark, dict) else mark
+        encoding = out.get("encoding") or {}
+        colour = encoding.get("color")
+        if kind == "line" and isinstance(colour, dict) and colour.get("field") and "strokeDash" not in encoding:
+            dash = {"field": colour["field"], "type": colour.get("type", "nominal"), "legend": colour.get("legend")}
+            if "sort" in colour:
+                dash["sort"] = colour["sort"]
+            domain = (colour.get("scale") or {}).get("domain")
+            if domain:
+                dash["scale"] = {"domain": domain}
+            out["encoding"] = encoding | {"strokeDash": dash}
+            if isinstance(mark, dict) and mark.get("point"):   # points get a shape per series: the legend shows it
+                out["encoding"]["shape"] = dict(dash)
+        return out
+    out = dashed(spec)
+    fits = isinstance(out.get("autosize"), dict) and str(out["autosize"].get("type", "")).startswith("fit")
+    if out.get("width") == "container" or (fits and isinstance(out.get("width"), (int, float))):
+        out = out | {"width": COLUMN_PX}   # it fills its column on the page: on paper, half the width
+    return out
+
+
+def chart_png(spec: dict) -> tuple[bytes, float, float]:
+    """A chart as the handout prints it: the page's spec, dashed for grey print, drawn to PNG on white (at most
+    PRINT_PNG_SIDE pixels a side), with its size in CSS pixels."""
+    from engine.charts import export
+
+    return export.png_drawing(print_spec(spec), max_side=PRINT_PNG_SIDE)
+
+
+def handout_pdf(handout: Handout, paper: str = "A4", *,
+                draw_chart: Callable[[dict], tuple[bytes, float, float]] = chart_png) -> bytes:
+    """The handout as PDF bytes on `paper` ("A4" or "Letter"). `draw_chart` turns a spec into PNG bytes and the
+    chart's width and height in CSS pixels (chart_png)."""
+    if paper not in PAPERS:
+        raise ValueError(f"A handout is printed on A4 or Letter paper, not {paper!r}.")
+    charts = sum(isinstance(block, Chart) for block in handout.blocks)
+    if charts > HANDOUT_MAX_CHARTS:
+        raise ValueError(f"This page shows {charts} charts, more than the {HANDOUT_MAX_CHARTS} a handout can hold: "
+                         "fold away a few (close their boxes) and make the handout again.")
+    return _Layout(handout, paper, draw_chart).build()
+
+
+class _Layout:
+    """fpdf2 drawing the blocks top to bottom, charts side by side where they fit."""
+
+    def __init__(self, handout: Handout, paper: str, draw_chart: Callable[[dict], tuple[bytes, float, float]]) -> None:
+        from fpdf import FPDF
+
+        self.handout, self.draw_chart = handout, draw_chart
+        title = handout.title
+
+        class Page(FPDF):
+            def footer(page) -> None:
+                page.set_y(-MARGIN + 3)
+                page.set_font("sans", size=7)
+                page.set_text_color(*GREY)
+                page.cell(0, 4, f"Transformer Playground · {title} · page {page.page_no()} of {{nb}}", align="C")
+
+        pdf = Page(format=paper, unit="mm")
+        pdf.set_margins(MARGIN, MARGIN, MARGIN)
+        pdf.set_auto_page_break(True, margin=MARGIN + 2)
+        pdf.add_font("sans", "", str(FONTS / "DejaVuSans.ttf"))
+        pdf.add_font("sans", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
+        pdf.add_font("mono", "", str(FONTS / "DejaVuSansMono.ttf"))
+        pdf.set_title(f"{handout.title}: handout")
+        pdf.set_creator("Transformer Playground")
+        self.pdf = pdf
+        self.width = pdf.w - 2 * MARGIN
+        self.drawn: dict[int, tuple[bytes, float, float] | ValueError] = {}   # id(chart) -> drawn, or why not
+
+    def build(self) -> bytes:
+        self.pdf.add_page()
+        self.head()
+        blocks = list(self.handout.blocks)
+        index, last_kind = 0, None
+        while index < len(blocks):
+            block = blocks[index]
+            kind = type(block)
+            if kind is Chart and not self.drawable(block):
+                index += 1
+            elif kind is Chart:
+                row = [block]
+                while index + len(row) < len(blocks) and isinstance(blocks[index + len(row)], Chart) \
+                        and self.drawable_beside(row, blocks[index + len(row)]):
+                    row.append(blocks[index + len(row)])
+                self.charts(row)
+                index += len(row)
+            else:
+                if kind is Challenge and last_kind is not Challenge:
+                    self.heading("Try this")
+                {Formula: self.formula, Table: self.table, Code: self.code, Challenge: self.challenge}[kind](block)
+                index += 1
+            last_kind = kind
+            self.check_pages()
+        return bytes(self.pdf.output())
+
+    def drawable(self, chart: Chart) -> bool:
+        """Whether the chart could be drawn; one that cannot (too large) leaves its sentence in its place."""
+        try:
+            self.sized(chart)
+            return True
+        except ValueError as error:
+            self.pdf.set_font("sans", "", 7.5)
+            self.pdf.set_text_color(*GREY)
+            self.pdf.multi_cell(0, 3.5, f"{self.summary(chart)} Not printed: {error}", align="L", new_x="LMARGIN",
+                                new_y="NEXT")
+            self.pdf.ln(2)
+            return False
+
+    def check_pages(self) -> None:
+        if self.pdf.page_no() > HANDOUT_MAX_PAGES:
+            raise ValueError(f"This handout would run past {HANDOUT_MAX_PAGES} pages: fold away a few boxes on the "
+                             "page (code, charts, tables) and make it again.")
+
+    # --- the head: title, question, link and its QR code ---------------------------------------------------
+    def head(self) -> None:
+        pdf, top = self.pdf, self.pdf.get_y()
+        text_width = self.width - QR_MM - 4
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "B", 16)
+        pdf.multi_cell(text_width, 7, self.handout.title, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("sans", "", 10.5)
+        pdf.multi_cell(text_width, 5, self.handout.question, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(1.5)
+        pdf.set_text_color(*GREY)
+        pdf.set_font("sans", "", 7)
+        pdf.multi_cell(text_width, 3.2, "Open this view again, with these settings: scan the code, or type the link "
+                                        "below.", align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("mono", "", 6.5)
+        pdf.multi_cell(text_width, 3, self.handout.link or "(no link: the page was not opened in a browser)",
+                       align="L", wrapmode="CHAR", new_x="LMARGIN", new_y="NEXT")
+        drawn = self.qr(pdf.w - MARGIN - QR_MM, top)
+        pdf.set_y(max(pdf.get_y(), top + (QR_MM if drawn else 0)) + 2)
+        pdf.set_draw_color(*GREY)
+        pdf.line(MARGIN, pdf.get_y(), pdf.w - MARGIN, pdf.get_y())
+        pdf.ln(3)
+
+    def qr(self, x: float, y: float) -> bool:
+        """The link's QR code as black squares (crisp at any printer's resolution). False where there is no link
+        or it is too long for a code."""
+        import segno
+
+        if not self.handout.link:
+            return False
+        try:
+            code = segno.make(self.handout.link, error="m")
+        except segno.DataOverflowError:
+            return False
+        rows = [list(row) for row in code.matrix_iter(scale=1, border=4)]
+        module = QR_MM / len(rows)
+        self.pdf.set_fill_color(*INK)
+        for r, row in enumerate(rows):
+            c = 0
+            while c < len(row):
+                if row[c]:
+                    start = c
+                    while c < len(row) and row[c]:
+                        c += 1
+                    # a hair wider than the run, so no white seam shows between neighbouring squares
+                    self.pdf.rect(x + start * module, y + r * module, (c - start) * module + 0.02, module + 0.02,
+                                  style="F")
+                else:
+                    c += 1
+        return True
+
+    # --- the blocks ----------------------------------------------------------------------------------------
+    def heading(self, text: str) -> None:
+        pdf = self.pdf
+        if pdf.get_y() + 14 > pdf.page_break_trigger:
+            pdf.add_page()
+        pdf.ln(1)
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "B", 10.5)
+        pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+
+    def chart_size(self, chart: Chart) -> tuple[bytes, float, float]:
+        png, width, height = self.draw_chart(chart.spec)
+        width_mm, height_mm = width * PX_MM * CHART_SCALE, height * PX_MM * CHART_SCALE
+        if width_mm > self.width:
+            width_mm, height_mm = self.width, height_mm * self.width / width_mm
+        return png, width_mm, height_mm
+
+    def summary(self, chart: Chart) -> str:
+        """The chart's sentence for paper: no pointer to the page's Data table, which paper has not got."""
+        return _short(unmarked(chart.summary.replace("; the numbers are in the table under Data", "")))
+
+    def drawable_beside(self, row: list[Chart], chart: Chart) -> bool:
+        try:
+            self.sized(chart)
+        except ValueError:
+            return False   # drawn (as its sentence) on its own
+        return self.fits_beside(row + [chart])
+
+    def fits_beside(self, row: list[Chart]) -> bool:
+        widths = [self.sized(chart)[1] for chart in row]
+        return sum(widths) * ROW_SHRINK + GAP * (len(row) - 1) <= self.width
+
+    def sized(self, chart: Chart) -> tuple[bytes, float, float]:
+        """The chart drawn once (or its ValueError, raised again): (PNG, width mm, height mm)."""
+        if id(chart) not in self.drawn:
+            try:
+                self.drawn[id(chart)] = self.chart_size(chart)
+            except ValueError as error:
+                self.drawn[id(chart)] = error
+        found = self.drawn[id(chart)]
+        if isinstance(found, ValueError):
+            raise found
+        return found
+
+    def charts(self, row: list[Chart]) -> None:
+        pdf = self.pdf
+        drawn = [self.sized(chart) for chart in row]
+        shrink = min(1.0, (self.width - GAP * (len(row) - 1)) / sum(width for _, width, _ in drawn))
+        drawn = [(png, width * shrink, height * shrink) for png, width, height in drawn]
+        pdf.set_font("sans", "", 6.5)
+        captions = [pdf.multi_cell(width, 2.8, self.summary(chart), dry_run=True, output="HEIGHT")
+                    if chart.summary else 0.0 for chart, (_, width, _) in zip(row, drawn)]
+        room = pdf.page_break_trigger - MARGIN - 20
+        scale = min(1.0, room / max(height + caption for (_, _, height), caption in zip(drawn, captions)))
+        total = max(height * scale + caption for (_, _, height), caption in zip(drawn, captions))
+        if pdf.get_y() + total > pdf.page_break_trigger:
+            pdf.add_page()
+        top, x = pdf.get_y(), MARGIN
+        for chart, (png, width, height), caption in zip(row, drawn, captions):
+            pdf.image(io.BytesIO(png), x=x, y=top, w=width * scale, h=height * scale)
+            if chart.summary:
+                pdf.set_xy(x, top + height * scale + 0.5)
+                pdf.set_text_color(*GREY)
+                pdf.multi_cell(width, 2.8, self.summary(chart), align="L")
+            x += width * scale + GAP
+        pdf.set_xy(MARGIN, top + total + 3)
+
+    def formula(self, block: Formula) -> None:
+        pdf = self.pdf
+        formula, numbers = plain(block.formula), plain(block.numbers)
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "B", 8.5)
+        pdf.multi_cell(0, 4, "\n".join(formula), align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("sans", "", 8.5)
+        pdf.set_x(MARGIN + 5)
+        pdf.multi_cell(self.width - 5, 4, "\n".join(numbers), align="L", new_x="LMARGIN", new_y="NEXT")
+        if block.caption:
+            pdf.set_x(MARGIN + 5)
+            pdf.set_font("sans", "", 7)
+            pdf.set_text_color(*GREY)
+            pdf.multi_cell(self.width - 5, 3.2, unmarked(block.caption), align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(1.5)
+
+    def table(self, block: Table) -> None:
+        pdf = self.pdf
+        rows = list(block.rows[:HANDOUT_TABLE_ROWS])
+        left = len(block.rows) - len(rows)
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "", 7.5)
+        numeric = [all(_is_number(row[c]) for row in rows if c < len(row)) for c in range(len(block.columns))]
+        widths = [max(pdf.get_string_width(str(cell)) for cell in [column] + [row[c] for row in rows if c < len(row)])
+                  + 3 for c, column in enumerate(block.columns)]
+        width = min(sum(widths), self.width)
+        if pdf.get_y() + 4 * min(len(rows) + 1, 6) > pdf.page_break_trigger:
+            pdf.add_page()
+        with pdf.table(width=width, col_widths=widths, align="LEFT", line_height=3.6, padding=0.6,
+                       text_align=["RIGHT" if n else "LEFT" for n in numeric], first_row_as_headings=True,
+                       headings_style=_bold(), borders_layout="HORIZONTAL_LINES") as table:
+            table.row([str(column) for column in block.columns])
+            for cells in rows:
+                table.row([str(cell) for cell in cells] + [""] * (len(block.columns) - len(cells)))
+        if left:
+            pdf.set_font("sans", "", 7)
+            pdf.set_text_color(*GREY)
+            pdf.cell(0, 3.5, f"... and {left:,} more rows (on the page).", new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+
+    def code(self, block: Code) -> None:
+        pdf = self.pdf
+        lines = block.source.rstrip("\n").split("\n")
+        shown = lines[:HANDOUT_CODE_LINES]
+        others = f" (the page also shows it in {', '.join(block.others)})" if block.others else ""
+        self.heading(f"The code ({block.language}){others}")
+        pdf.set_font("mono", "", 6.8)
+        pdf.set_text_color(*INK)
+        pdf.set_fill_color(*PALE)
+        more = f"\n# ... {len(lines) - len(shown)} more lines on the page" if len(lines) > len(shown) else ""
+        pdf.multi_cell(0, 3.1, "\n".join(shown) + more, align="L", fill=True, wrapmode="CHAR", padding=1.2,
+                       new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+
+    def challenge(self, block: Challenge) -> None:
+        pdf = self.pdf
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "", 8.5)
+        mark = "☑" if block.done else "☐"
+        pdf.multi_cell(0, 4, f"{mark}  {unmarked(block.prompt)}" + ("  (done on this view)" if block.done else ""),
+                       align="L", new_x="LMARGIN", new_y="NEXT")
+        if block.hint and not block.done:
+            pdf.set_x(MARGIN + 5)
+            pdf.set_font("sans", "", 7)
+            pdf.set_text_color(*GREY)
+            pdf.multi_cell(self.width - 5, 3.2, f"Hint: {unmarked(block.hint)}", align="L", new_x="LMARGIN",
+                           new_y="NEXT")
+        pdf.ln(1)
+
+
+def unmarked(text: str) -> str:
+    """A line of the page's Markdown as plain text: no emphasis marks, no code ticks, no icons."""
+    text = re.sub(r":material/[a-z_]+:\s*", "", text)
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
+    return text.replace("`", "")
+
+
+def _bold():
+    from fpdf.fonts import FontFace
+
+    return FontFace(emphasis="BOLD")
+
+
+def _short(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(str(cell).replace(",", ""))
+        return True
+    except ValueError:
+        return False
