@@ -1,0 +1,72 @@
+"""SmolLM2's matrices in a cheaper number format, for sampling on a CPU.
+
+Writing one token reads every matrix of the model once (about 540 MB of float32 for SmolLM2-135M)
+and multiplies it by a single row: the time goes into reading memory, not into arithmetic. A
+format with fewer bytes per weight reads less:
+    float32    4 bytes   the weights as dequantized from the file; every number a page shows
+    bfloat16   2 bytes   the same exponent, 8 bits of mantissa: x W computed as bf16(x) bf16(W)
+    int8       1 byte    torch's dynamic quantization of each Linear (torch.ao.quantization.quantize_dynamic,
+                         per output channel): W ~ scale_j * q_j, x quantized per call
+`formatted(model, "int8")` is the same model (tokenizer, embedding, norms shared, not copied) whose
+matrices, the output layer included, are kept in that format. The pages sample with it where
+tests/engine/test_weight_formats.py shows its logits within FORMAT_LOGIT_TOLERANCE of float32 on the
+pages' prompts; every probability a page prints as exact comes from float32.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from engine.llama import Llama, rms_norm
+
+FORMATS = ("float32", "bfloat16", "int8")
+MATRICES = ("W_q", "W_k", "W_v", "W_o", "W_gate", "W_up", "W_down")
+
+
+class Matrix:
+    """W (in, out) in another format; `x @ matrix` is x W in float32, as with the float32 tensor."""
+
+    def __init__(self, W: torch.Tensor, number_format: str):
+        self.shape = tuple(W.shape)
+        if number_format == "bfloat16":
+            self.weight = W.to(torch.bfloat16)
+            self.apply = lambda x: (x.to(torch.bfloat16) @ self.weight).to(torch.float32)
+        elif number_format == "int8":
+            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+            linear = torch.nn.Linear(W.shape[0], W.shape[1], bias=False)
+            with torch.no_grad():
+                linear.weight.copy_(W.T)                                   # Linear keeps (out, in)
+            self.apply = quantize_dynamic(torch.nn.Sequential(linear), {torch.nn.Linear: per_channel_dynamic_qconfig},
+                                          dtype=torch.qint8)[0]
+        else:
+            raise ValueError(f"A matrix format is one of {', '.join(FORMATS[1:])}, not {number_format!r}.")
+
+    def __rmatmul__(self, x: torch.Tensor) -> torch.Tensor:
+        return self.apply(x)
+
+
+class FormattedLlama(Llama):
+    """A Llama whose matrices (and output layer) are `Matrix` objects in one format; everything else is shared."""
+
+    def __init__(self, model: Llama, number_format: str):   # not super().__init__: that reads a file's weights
+        self.__dict__.update(model.__dict__)
+        self.number_format = number_format
+        self.blocks = [dataclasses.replace(block, **{name: Matrix(getattr(block, name), number_format)
+                                                     for name in MATRICES}) for block in model.blocks]
+        self.output_matrix = Matrix(model.output.T, number_format)            # W_vocab^T, (d, V)
+
+    def logits(self, x):
+        """z = RMSNorm(x) W_vocab^T with W_vocab in this format."""
+        with torch.inference_mode():
+            return rms_norm(x, self.final_norm, self.config.norm_eps) @ self.output_matrix
+
+
+def formatted(model: Llama, number_format: str) -> Llama:
+    """`model` with its matrices in `number_format` (float32: the model itself)."""
+    if number_format not in FORMATS:
+        raise ValueError(f"The weights' format is one of {', '.join(FORMATS)}, not {number_format!r}.")
+    if number_format == "float32":
+        return model
+    return FormattedLlama(model, number_format)
