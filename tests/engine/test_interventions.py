@@ -375,6 +375,31 @@ def test_smollm2_patching_eiffel_tower_into_colosseum(smollm2):
         I.activation_patching(smollm2, clean, "The Colosseum is in the city", " Paris", " Rome")
 
 
+def test_smollm2_patching_in_one_pass_per_block_gives_the_numbers_of_one_batch_per_position(smollm2):
+    """activation_patching packs every position's copies into one matrix per block (_patched_packed); the loop it
+    replaced ran one batch per position through the model's own block (_patched_by_position). Same numbers."""
+    clean, corrupt = "The capital of France is", "The capital of Italy is"
+    result = I.activation_patching(smollm2, clean, corrupt, " Paris", " Rome")
+    runner = I._runner(smollm2)
+    clean_ids, corrupt_ids = I._same_length(runner, clean, corrupt)
+
+    def logit_diff(x):
+        last = runner.logits(x[..., -1, :]).double()
+        return last[..., result.clean_target] - last[..., result.corrupt_target]
+
+    with torch.inference_mode():
+        clean_stream = I._stream(runner, clean_ids)
+        corrupt_stream, keys = runner.stream_with_keys(corrupt_ids)
+        differs = (clean_stream != corrupt_stream).any(dim=-1)
+        positions = torch.nonzero(differs.any(dim=0))[:, 0].tolist()
+        by_position = I._patched_by_position(runner, clean_stream, corrupt_stream, keys, positions, logit_diff)
+    assert positions == [4, 5]                                  # ' France' / ' Italy', and ' is' after it
+    shown = result.patched_logit_diff[:, positions]
+    ran = differs[:, positions].numpy()
+    np.testing.assert_allclose(shown[ran], by_position[ran], atol=2e-4)
+    assert np.all(shown[~ran] == result.corrupt_logit_diff)     # cells where both runs agree: nothing to patch
+
+
 def test_smollm2_targets_name_their_tokens(smollm2):
     assert I.single_token(smollm2.tokenizer, " Paris") == smollm2.tokenizer.encode(" Paris")[0]
     with pytest.raises(ValueError, match="'Parisian' becomes 2 tokens: 'Paris', 'ian'"):
