@@ -21,6 +21,14 @@ import torch
 from engine.llama import Llama, rms_norm
 
 FORMATS = ("float32", "bfloat16", "int8")
+SAMPLING_FORMAT = "float32"              # what the pages sample with (ui.loaders.smollm2_sampler)
+FORMAT_LOGIT_TOLERANCE = 0.5             # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS
+PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
+    "Once upon a time",                                               # Generate: the sampling panel
+    "Mary had a little",                                              # Tokens, Inside the model
+    "The Eiffel Tower is in the city of",                             # Inside the model
+    "When Mary and John went to the store, John gave a drink to",     # Inside the model
+)
 MATRICES = ("W_q", "W_k", "W_v", "W_o", "W_gate", "W_up", "W_down")
 
 
@@ -70,3 +78,13 @@ def formatted(model: Llama, number_format: str) -> Llama:
     if number_format == "float32":
         return model
     return FormattedLlama(model, number_format)
+
+
+def largest_logit_error(model: Llama, other: Llama, prompts=PAGE_PROMPTS) -> float:
+    """max |logit_other - logit_model| over every position and token of `prompts` (each read as a document)."""
+    largest = 0.0
+    for prompt in prompts:
+        ids = model.encode_text(prompt)[0]
+        reference, changed = (m.logits(m._run(ids, keep_weights=False, keep_hidden=False)[0]) for m in (model, other))
+        largest = max(largest, float((changed - reference).abs().max()))
+    return largest
