@@ -1,4 +1,4 @@
-"""SmolLM2's matrices in a cheaper number format, for sampling on a CPU.
+"""SmolLM2's matrices in a cheaper number format, measured for sampling on a CPU (issue 30).
 
 Writing one token reads every matrix of the model once (about 540 MB of float32 for SmolLM2-135M)
 and multiplies it by a single row: the time goes into reading memory, not into arithmetic. A
@@ -6,22 +6,28 @@ format with fewer bytes per weight reads less:
     float32    4 bytes   the weights as dequantized from the file; every number a page shows
     bfloat16   2 bytes   the same exponent, 8 bits of mantissa: x W computed as bf16(x) bf16(W)
     int8       1 byte    torch's dynamic quantization of each Linear (torch.ao.quantization.quantize_dynamic,
-                         per output channel): W ~ scale_j * q_j, x quantized per call
+                         weights per output channel, each input row quantized to 8 bits as it comes)
 `formatted(model, "int8")` is the same model (tokenizer, embedding, norms shared, not copied) whose
-matrices, the output layer included, are kept in that format. The pages sample with it where
-tests/engine/test_weight_formats.py shows its logits within FORMAT_LOGIT_TOLERANCE of float32 on the
-pages' prompts; every probability a page prints as exact comes from float32.
+matrices, the output layer included, are kept in that format; `Llama._generate(..., sampler=...)` draws
+with it and still prints float32's probabilities. Measured here (`python -m bench.smollm2_formats`,
+tests/engine/test_weight_formats.py): bfloat16 keeps the logits within about 0.5 of float32 on the
+pages' prompts but multiplies one row more slowly than float32 on this CPU; int8 takes about half
+float32's time, but SmolLM2's activations have a few channels 20-30 times their typical size, so 8 bits
+per input row lose the small ones (3-8 % error per product) and the logits end up 10-40 away from float32's:
+its samples are gibberish. Neither meets FORMAT_LOGIT_TOLERANCE and a speed-up at once, so the pages
+sample in float32 (SAMPLING_FORMAT).
 """
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import torch
 
 from engine.llama import Llama, rms_norm
 
 FORMATS = ("float32", "bfloat16", "int8")
-SAMPLING_FORMAT = "float32"              # what the pages sample with (ui.loaders.smollm2_sampler)
+SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker
 FORMAT_LOGIT_TOLERANCE = 0.5             # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS
 PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
     "Once upon a time",                                               # Generate: the sampling panel
@@ -46,8 +52,10 @@ class Matrix:
             linear = torch.nn.Linear(W.shape[0], W.shape[1], bias=False)
             with torch.no_grad():
                 linear.weight.copy_(W.T)                                   # Linear keeps (out, in)
-            self.apply = quantize_dynamic(torch.nn.Sequential(linear), {torch.nn.Linear: per_channel_dynamic_qconfig},
-                                          dtype=torch.qint8)[0]
+            with warnings.catch_warnings():        # torch 2.13 announces the quantized dtypes' deprecation
+                warnings.simplefilter("ignore", UserWarning)
+                self.apply = quantize_dynamic(torch.nn.Sequential(linear),
+                                              {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)[0]
         else:
             raise ValueError(f"A matrix format is one of {', '.join(FORMATS[1:])}, not {number_format!r}.")
 

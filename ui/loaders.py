@@ -135,15 +135,6 @@ def smollm2():
     return pretrained.load()
 
 
-@st.cache_resource(show_spinner="Preparing SmolLM2's weights for sampling (once per server)...")
-def smollm2_sampler():
-    """SmolLM2 in engine.weight_formats.SAMPLING_FORMAT, which draws the Generate page's samples (the model itself
-    when that is float32); every probability the page prints comes from smollm2()."""
-    from engine import weight_formats
-
-    return weight_formats.formatted(smollm2(), weight_formats.SAMPLING_FORMAT)
-
-
 @dataclass(frozen=True)
 class HeadWeights:
     """What the head viewer keeps of one forward pass: the tokens and every head's weights."""

@@ -49,10 +49,9 @@ def _candidates(text: str, candidates: tuple[str, ...]):
 
 @st.cache_data(max_entries=64, show_spinner="SmolLM2 writes, one token at a time...")
 def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: int):
-    """A seed fixes the draw, so one generation per settings serves every session. The sampler draws the tokens
-    (engine.weight_formats.SAMPLING_FORMAT); the probabilities shown are float32's."""
+    """A seed fixes the draw, so one generation per settings serves every session (about 55 ms a token)."""
     return pretrained.sample_text(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
-                                  model=loaders.smollm2(), sampler=loaders.smollm2_sampler())
+                               model=loaders.smollm2())
 
 
 

@@ -226,7 +226,8 @@ def effects_section() -> None:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
                     f"({STATE['mode']}): how much does ln P({target!r}) change?")
         st.markdown(readings.compare_rankings(estimate, exact, TOP_K).sentence)
-        st.caption("The estimate follows a straight line from the intact model; a softmax and 30 blocks bend it. "
+        st.caption(f"The estimate follows a straight line from the intact model; a softmax and "
+                   f"{effects.effects.shape[0]} blocks bend it. "
                    "Where a head carries much of the answer, or others make up for it once it is gone, the line "
                    "misses the exact change.")
     tokens = effects.tokens
