@@ -374,13 +374,15 @@ class RankAgreement:
                  f"{self.target_token!r} most, {shared} {'is' if shared == 1 else 'are'} in both top {k}s")
         if shared == k:
             return words + "."
+        return words + f"; the table lists the {2 * (k - shared)} that only one of them puts there."
 
-        def named(pairs) -> str:
-            return ", ".join(f"{head_label(*pair)} (estimate {self.estimated[pair]:+.2f}, "
-                             f"exact {self.exact[pair]:+.2f})" for pair in pairs)
-
-        return (words + f"; they disagree on {named(self.only_exact)}, in the exact top {k} only, and "
-                f"{named(self.only_estimate)}, in the estimate's only.")
+    @property
+    def disagreements(self) -> list[dict]:
+        """One row per head in one top k only: its estimated and exact change in ln P, and whose top k it is in."""
+        return [{"head": head_label(*pair), "estimated change in ln P": float(self.estimated[pair]),
+                 "exact change in ln P": float(self.exact[pair]), f"in the top {self.k} of": whose}
+                for pairs, whose in ((self.only_exact, "the exact scan"), (self.only_estimate, "the estimate"))
+                for pair in pairs]
 
 
 def compare_rankings(estimated: HeadEffects, exact: HeadEffects, k: int = 10) -> RankAgreement:

@@ -10,7 +10,7 @@ format with fewer bytes per weight reads less:
 `formatted(model, "int8")` is the same model (tokenizer, embedding, norms shared, not copied) whose
 matrices, the output layer included, are kept in that format; `Llama._generate(..., sampler=...)` draws
 with it and still prints float32's probabilities. Measured here (`python -m bench.smollm2_formats`,
-tests/engine/test_weight_formats.py): bfloat16 keeps the logits within about 0.5 of float32 on the
+tests/engine/test_weight_formats.py): bfloat16 keeps the logits within about 0.85 of float32 on the
 pages' prompts but multiplies one row more slowly than float32 on this CPU; int8 takes about half
 float32's time, but SmolLM2's activations have a few channels 20-30 times their typical size, so 8 bits
 per input row lose the small ones (3-8 % error per product) and the logits end up 10-40 away from float32's:

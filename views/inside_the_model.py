@@ -225,7 +225,10 @@ def effects_section() -> None:
     else:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
                     f"({STATE['mode']}): how much does ln P({target!r}) change?")
-        st.markdown(readings.compare_rankings(estimate, exact, TOP_K).sentence)
+        agreement = readings.compare_rankings(estimate, exact, TOP_K)
+        st.markdown(agreement.sentence)
+        if agreement.disagreements:
+            tables.table(agreement.disagreements, digits=2)
         st.caption(f"The estimate follows a straight line from the intact model; a softmax and "
                    f"{effects.effects.shape[0]} blocks bend it. "
                    "Where a head carries much of the answer, or others make up for it once it is gone, the line "

@@ -137,10 +137,15 @@ def test_the_estimate_against_the_exact_scan_names_the_heads_only_one_puts_on_to
     assert agreement.sentence == (
         f"The one-pass estimate and the exact scan rank the 6 heads with a rank correlation of "
         f"{agreement.rank_correlation:.2f} (1: the same order). Of the 3 heads whose removal costs ' t' most, 2 are in "
-        "both top 3s; they disagree on L0H1 (estimate -0.10, exact -0.50), in the exact top 3 only, and L1H1 "
-        "(estimate -0.60, exact +0.00), in the estimate's only.")
+        "both top 3s; the table lists the 2 that only one of them puts there.")
+    assert agreement.disagreements == [
+        {"head": "L0H1", "estimated change in ln P": -0.1, "exact change in ln P": -0.5,
+         "in the top 3 of": "the exact scan"},
+        {"head": "L1H1", "estimated change in ln P": -0.6, "exact change in ln P": 0.0,
+         "in the top 3 of": "the estimate"}]
     same = R.compare_rankings(dataclasses.replace(exact, estimated=True), exact, k=3)
     assert same.rank_correlation == pytest.approx(1.0) and same.sentence.endswith("3 are in both top 3s.")
+    assert same.disagreements == []
     with pytest.raises(ValueError, match="same prompt"):
         R.compare_rankings(estimated, dataclasses.replace(exact, mode="mean"))
 
