@@ -3,13 +3,17 @@
     python -m bench.interventions [--runs 3]
 
 On one torch thread, as the server runs them: the logit lens, one ablated pass, the per-head
-effect scan (30 layers x 9 heads, one exact ablated pass each, batched by layer) and the patching
-heatmap ((30 + 1) x T cells, batched by position), on prompts of 5 to 12 tokens. "first" is the
+effect scan (30 layers x 9 heads, one exact ablated pass each, batched by layer), its estimate by
+attribution patching (one forward and one backward pass: what the Inside page shows first) and the
+patching heatmap ((30 + 1) x T cells, every position's copies packed into one pass per block), on
+prompts of 5 to 15 tokens. "first" is the
 first call in this process (nothing of the tool cached: what a student waits for on first use),
 "median" the median of --runs calls after it. The reference, in the same process and at the same
 token count, is a plain pass (`SmolLM2._run` without weights or hidden states, then the last
 logits): "x pass" = median / the plain pass's median, i.e. how many plain passes the tool costs.
-Goal (issue): the head scan and the patching heatmap at 10-12 tokens within 5 s each on first use.
+Goals (issue 30): every head ranked by attribution within 0.5 s, the patching heatmap within 1 s; the
+last lines give the slowest of each ("attribution ranking of 270 heads: ... s") and, on the page's
+default prompt, how the estimate ranks the heads against the exact scan.
 """
 from __future__ import annotations
 
@@ -20,12 +24,14 @@ import time
 import torch
 
 from engine import interventions, pretrained
+from engine.intervention_readings import BARS_TOP_K, compare_rankings
 
 MARY = "Mary had a little"
 CLEAN_10, CORRUPT_10 = "The Eiffel Tower is in the city of", "The Colosseum is in the city of"
 CLEAN_12 = "The famous Eiffel Tower is located in the city of"
 CORRUPT_12 = "The famous Colosseum is located in the city of"
 TWELVE = "The capital of the country that borders Spain and Italy is"
+NAMES, MARY_TARGET = "When Mary and John went to the store, John gave a drink to", " Mary"   # the page's default
 
 
 def timed(call, runs: int) -> tuple[float, float]:
@@ -67,18 +73,32 @@ def main() -> None:
         ("head effects, 270 heads", MARY, lambda: interventions.head_effects(model, MARY, " lamb")),
         ("head effects, 270 heads", CLEAN_10, lambda: interventions.head_effects(model, CLEAN_10, " Paris")),
         ("head effects, 270 heads", CLEAN_12, lambda: interventions.head_effects(model, CLEAN_12, " Paris")),
+        ("head effects, 270 heads", NAMES, lambda: interventions.head_effects(model, NAMES, MARY_TARGET)),
+        ("attribution, 270 heads", MARY, lambda: interventions.head_attribution(model, MARY, " lamb")),
+        ("attribution, 270 heads", CLEAN_10, lambda: interventions.head_attribution(model, CLEAN_10, " Paris")),
+        ("attribution, 270 heads", CLEAN_12, lambda: interventions.head_attribution(model, CLEAN_12, " Paris")),
+        ("attribution, 270 heads", NAMES, lambda: interventions.head_attribution(model, NAMES, MARY_TARGET)),
         ("patching heatmap", CLEAN_10,
          lambda: interventions.activation_patching(model, CLEAN_10, CORRUPT_10, " Paris", " Rome")),
         ("patching heatmap", CLEAN_12,
          lambda: interventions.activation_patching(model, CLEAN_12, CORRUPT_12, " Paris", " Rome")),
     ]
     print(f"\n{'tool':<30}{'tokens':>7}{'first (s)':>11}{'median (s)':>12}{'pass (ms)':>11}{'x pass':>8}")
+    slowest: dict[str, float] = {}
     for name, text, call in rows:
         _, reference = timed(plain_pass(text), max(args.runs, 5))
         first, median = timed(call, args.runs)
+        slowest[name] = max(slowest.get(name, 0.0), median)
         print(f"{name:<30}{tokens(text):>7}{first:>11.2f}{median:>12.2f}{reference * 1e3:>11.1f}"
               f"{median / reference:>8.0f}")
-    print("\npatching cells: (30 + 1) x T; head effects: 30 x 9 ablated passes")
+    print("\npatching cells: (30 + 1) x T; head effects: 30 x 9 ablated passes; attribution: 1 forward + 1 backward")
+    agreement = compare_rankings(interventions.head_attribution(model, NAMES, MARY_TARGET),
+                                 interventions.head_effects(model, NAMES, MARY_TARGET), BARS_TOP_K)
+    print(f"estimate against exact on {NAMES!r}: rank correlation {agreement.rank_correlation:.2f}, "
+          f"{len(agreement.shared)} of the top {agreement.k} in both")
+    print(f"exact head scan of 270 heads: {slowest['head effects, 270 heads']:.2f} s (slowest median)")
+    print(f"attribution ranking of 270 heads: {slowest['attribution, 270 heads']:.2f} s (slowest median; goal 0.5 s)")
+    print(f"patching heatmap: {slowest['patching heatmap']:.2f} s (slowest median; goal 1 s)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ module reads those results the way the page explains them:
     head_groups          heads named by engine.heads (previous-token, induction) and the top ones by effect
     attention_vs_effect  the heads that look hardest at a source token against those whose removal
                          costs the target most: overlap and rank correlation
+    compare_rankings     the one-pass estimate of every head's effect (attribution) against the exact scan:
+                         rank correlation, and the heads only one of them puts in its top k
     patching_route       which position carries the fact at each row, and where it moves to the last one
     compare_copying      the copying probe intact and with heads knocked out, in bits and nats
 Nothing here is written by hand about a particular model or prompt: every sentence is built from
@@ -223,14 +225,19 @@ def chosen_heads(choices, groups: dict[str, list[tuple[int, int]]]) -> tuple[tup
 
 def effect_rows(effects: HeadEffects, k: int, *, types=None, attention=None) -> list[dict]:
     """The k heads whose removal costs the target most, one row each: its name, type, the change in
-    ln P(target), P(target) with it and without it, and (when given, (L, h)) its attention to a source."""
+    ln P(target), P(target) with it and without it, and (when given, (L, h)) its attention to a source.
+    An estimate (`effects.estimated`) gives its change only, named so: no pass without the head was run."""
     rows = []
     for layer, head in top_heads(effects.effects, min(k, effects.effects.size), largest=False):
         row = {"head": head_label(layer, head)}
         if types is not None:
             row["type"] = str(np.asarray(types)[layer, head])
-        row |= {"change in ln P": float(effects.effects[layer, head]), "P with it": math.exp(effects.clean_log_prob),
-                "P without it": math.exp(float(effects.ablated_log_probs[layer, head]))}
+        if effects.estimated:
+            row["estimated change in ln P"] = float(effects.effects[layer, head])
+        else:
+            row |= {"change in ln P": float(effects.effects[layer, head]),
+                    "P with it": math.exp(effects.clean_log_prob),
+                    "P without it": math.exp(float(effects.ablated_log_probs[layer, head]))}
         if attention is not None:
             row["attention to source"] = float(np.asarray(attention)[layer, head])
         rows.append(row)
@@ -327,6 +334,67 @@ def spearman(a, b) -> float:
     if ra.std() == 0 or rb.std() == 0:
         return float("nan")
     return float(np.corrcoef(ra, rb)[0, 1])
+
+
+# --- the one-pass estimate against the exact scan ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class RankAgreement:
+    """How well attribution's estimate of every head's effect ranks the heads as the exact scan does."""
+    target_token: str
+    n_heads: int
+    rank_correlation: float              # Spearman's rho between the estimated and the exact effects, all heads
+    by_estimate: list[tuple[int, int]]   # the k heads whose removal the estimate says costs the target most
+    by_exact: list[tuple[int, int]]      # ... the exact scan says
+    estimated: np.ndarray                # (L, h) the estimate
+    exact: np.ndarray                    # (L, h) the exact effects
+
+    @property
+    def k(self) -> int:
+        return len(self.by_exact)
+
+    @property
+    def shared(self) -> list[tuple[int, int]]:
+        """The heads in both top k, in the exact scan's order."""
+        return [pair for pair in self.by_exact if pair in set(self.by_estimate)]
+
+    @property
+    def only_estimate(self) -> list[tuple[int, int]]:
+        return [pair for pair in self.by_estimate if pair not in set(self.by_exact)]
+
+    @property
+    def only_exact(self) -> list[tuple[int, int]]:
+        return [pair for pair in self.by_exact if pair not in set(self.by_estimate)]
+
+    @property
+    def sentence(self) -> str:
+        k, shared = self.k, len(self.shared)
+        words = (f"The one-pass estimate and the exact scan rank the {self.n_heads} heads with a rank correlation of "
+                 f"{self.rank_correlation:.2f} (1: the same order). Of the {k} heads whose removal costs "
+                 f"{self.target_token!r} most, {shared} {'is' if shared == 1 else 'are'} in both top {k}s")
+        if shared == k:
+            return words + "."
+        return words + f"; the table lists the {2 * (k - shared)} that only one of them puts there."
+
+    @property
+    def disagreements(self) -> list[dict]:
+        """One row per head in one top k only: its estimated and exact change in ln P, and whose top k it is in."""
+        return [{"head": head_label(*pair), "estimated change in ln P": float(self.estimated[pair]),
+                 "exact change in ln P": float(self.exact[pair]), f"in the top {self.k} of": whose}
+                for pairs, whose in ((self.only_exact, "the exact scan"), (self.only_estimate, "the estimate"))
+                for pair in pairs]
+
+
+def compare_rankings(estimated: HeadEffects, exact: HeadEffects, k: int = 10) -> RankAgreement:
+    """The estimate (interventions.head_attribution) against the exact scan (head_effects) on one prompt."""
+    if estimated.ids != exact.ids or estimated.target != exact.target or estimated.mode != exact.mode:
+        raise ValueError("Compare the estimate and the exact scan on the same prompt, target and ablation.")
+    n = estimated.effects.size
+    return RankAgreement(target_token=exact.target_token, n_heads=n,
+                         rank_correlation=spearman(estimated.effects.ravel(), exact.effects.ravel()),
+                         by_estimate=top_heads(estimated.effects, min(k, n), largest=False),
+                         by_exact=top_heads(exact.effects, min(k, n), largest=False),
+                         estimated=estimated.effects, exact=exact.effects)
 
 
 # --- activation patching --------------------------------------------------------------------------------

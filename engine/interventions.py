@@ -7,6 +7,9 @@ and changes it (or the heads inside one block) on the way, the way TransformerLe
     head ablation        head j of block l outputs z_lj = alpha_lj V_lj (before W_O); zero ablation
                          sets z_lj = 0, mean ablation sets z_lj = mean_t z_lj(t) over a reference text
     head effects         for every head alone: Delta ln P(target) = ln P_ablated - ln P_clean at the last position
+    head attribution     the same Delta for every head estimated from one forward and one backward pass, the
+                         first-order (straight-line) guess: Delta_lj ~ sum_t dlnP/dz_lj(t) . (v_lj - z_lj(t)),
+                         v_lj what the ablated head outputs instead (attribution patching, Nanda 2023)
     activation patching  run the corrupted prompt with the clean x_l at one (layer, position):
                          restored = (LD_patched - LD_corrupt) / (LD_clean - LD_corrupt),
                          LD = logit[clean target] - logit[corrupt target] at the last position
@@ -28,6 +31,7 @@ copy j without head j; patching runs one copy per patched position from the patc
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -104,7 +108,11 @@ class _SmolLM2Runner(_Runner):
         return self.model.block(layer, x, cos, sin, cache=cache, edit_heads=edit_heads)[0]
 
     def logits(self, x):
-        return self.model.logits(x)
+        from engine.llama import rms_norm
+
+        # Llama.logits without its inference mode: head_attribution differentiates through this
+        model = self.model
+        return rms_norm(x, model.final_norm, model.config.norm_eps) @ model.output.T
 
     def stream_with_keys(self, ids):
         from engine.llama import KVCache
@@ -409,6 +417,7 @@ class HeadEffects:
     clean_log_prob: float                # ln P(target), nothing ablated
     ablated_log_probs: np.ndarray        # (L, h) ln P(target) with head (l, j) ablated
     effects: np.ndarray                  # (L, h) ablated - clean: negative where the head helped the target
+    estimated: bool = False              # True: attribution's first-order estimate (head_attribution), not 270 passes
 
     def ranking(self, k: int | None = None) -> list[tuple[int, int, float]]:
         """(layer, head, effect) of the heads whose removal costs the target most, largest drop first."""
@@ -460,6 +469,56 @@ def _head_effects(model, ids, target, *, mode: str, reference_ids) -> HeadEffect
     return HeadEffects(ids=ids, tokens=[runner.display(i) for i in ids], target=target,
                        target_token=runner.display(target), mode=mode, clean_log_prob=clean,
                        ablated_log_probs=ablated, effects=ablated - clean)
+
+
+def head_attribution(model, ids, target, *, mode: str = "zero", reference_ids=None) -> HeadEffects:
+    """Every head's effect estimated from one forward and one backward pass (attribution patching), (L, h).
+
+        Delta_lj ~ sum_t  d ln P(target) / d z_lj(t)  .  (v_lj - z_lj(t))
+    z_lj(t) is head j of block l's output at position t in the clean pass, v_lj what it outputs when ablated
+    (0, or its mean over the reference text, as in head_effects): the change a straight line through the clean
+    pass predicts. Exact where ln P is linear in the heads' outputs; elsewhere a guess whose quality the page
+    measures against head_effects. `ablated_log_probs` is the clean ln P plus the estimate (`estimated` is True).
+    """
+    runner = _runner(model)
+    ids = _ids(runner, ids, limits.HEAD_EFFECTS_MAX_TOKENS)
+    target = _target(runner, target)
+    mode = _mode(mode)
+    clean, estimate = _attribution(runner, ids, lambda last: torch.log_softmax(last.double(), dim=-1)[target],
+                                   mode, reference_ids)
+    return HeadEffects(ids=ids, tokens=[runner.display(i) for i in ids], target=target,
+                       target_token=runner.display(target), mode=mode, clean_log_prob=clean,
+                       ablated_log_probs=clean + estimate, effects=estimate, estimated=True)
+
+
+def _attribution(runner: _Runner, ids: list[int], metric: Callable, mode: str,
+                 reference_ids) -> tuple[float, np.ndarray]:
+    """(m of the clean pass, the first-order estimate of m_ablated - m for every head alone, (L, h)).
+
+    m = metric(logits at the last position); one forward pass keeps every block's z_l in the graph, one
+    backward pass gives dm/dz_l for all of them at once.
+    """
+    outputs: list[torch.Tensor] = []                                # z_l, (1, T, h, d_k) per block, in the graph
+
+    def keep(z):
+        outputs.append(z)
+        return z
+
+    with torch.inference_mode(False), torch.enable_grad():
+        x = runner.embed(ids)[None].detach().requires_grad_(True)   # a leaf, so that every z_l has a gradient
+        for layer in range(runner.n_layers):
+            x = runner.block(layer, x, keep)
+        m = metric(runner.logits(x[0, -1]))
+        gradients = torch.autograd.grad(m, outputs)
+    z = torch.stack([output.detach()[0] for output in outputs]).double()              # (L, T, h, d_k)
+    g = torch.stack([gradient[0] for gradient in gradients]).double()                 # (L, T, h, d_k)
+    if mode == "mean" and reference_ids is None:                    # the mean over this very pass
+        values = z.mean(dim=1)                                                         # (L, h, d_k)
+    else:
+        with torch.inference_mode():
+            reference = _ids(runner, reference_ids) if mode == "mean" else ids
+            values = _replacements(runner, mode, reference).double()
+    return float(m.detach()), (g * (values[:, None] - z)).sum(dim=(1, 3)).numpy()
 
 
 # --- activation patching ----------------------------------------------------------------------------------
@@ -542,26 +601,108 @@ def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_ta
             raise ValueError("The model gives both prompts the same logit difference between the two targets, "
                              "so there is nothing to restore: choose prompts or targets it tells apart.")
         differs = (clean != corrupt).any(dim=-1)                               # (L + 1, T)
+        positions = torch.nonzero(differs.any(dim=0))[:, 0].tolist()
         patched = np.full((L + 1, T), ld_corrupt)
-        for t in torch.nonzero(differs.any(dim=0))[:, 0].tolist():
-            # One batch per position t, one copy per patched row r; copy r joins before block r. A causal
-            # model's rows before t stay the corrupted run's: compute rows t.. only, reading their K, V.
-            first = t if runner.causal else 0
-            x = corrupt.new_empty(0, T - first, corrupt.shape[-1])             # (copies, T - first, d)
-            for layer in range(L + 1):
-                copy = corrupt[layer, first:].clone()
-                copy[t - first] = clean[layer, t]                              # x_layer with the clean row t
-                x = torch.cat((x, copy[None]))
-                if layer < L:
-                    past = [kv[..., :first, :] for kv in keys[layer]] if first else None
-                    x = runner.block(layer, x, past=past)
-            patched[:, t] = logit_diff(x).numpy()                              # copy r: patched at x_r
+        if positions:
+            if isinstance(runner, _SmolLM2Runner):
+                patched[:, positions] = _patched_packed(runner, clean, corrupt, keys, positions, logit_diff, differs)
+            else:
+                patched[:, positions] = _patched_by_position(runner, clean, corrupt, keys, positions, logit_diff)
         patched[~differs.numpy()] = ld_corrupt               # the same row in both runs: patching changes nothing
     return Patching(
         clean_tokens=[runner.display(i) for i in clean_ids], corrupt_tokens=[runner.display(i) for i in corrupt_ids],
         layers=stream_labels(L), clean_target=good, corrupt_target=bad, clean_target_token=runner.display(good),
         corrupt_target_token=runner.display(bad), clean_logit_diff=ld_clean, corrupt_logit_diff=ld_corrupt,
         patched_logit_diff=patched, restored=(patched - ld_corrupt) / (ld_clean - ld_corrupt))
+
+
+def _patched_by_position(runner: _Runner, clean, corrupt, keys, positions: list[int], logit_diff) -> np.ndarray:
+    """LD of every patched run, (L + 1, len(positions)): one batch per position t, one copy per row r.
+
+    Copy r holds the corrupted x_r with the clean row t and joins the batch before block r. A causal
+    model's rows before t stay the corrupted run's: only rows t.. are computed, reading their K, V.
+    """
+    L, T = runner.n_layers, corrupt.shape[1]
+    out = np.empty((L + 1, len(positions)))
+    for column, t in enumerate(positions):
+        first = t if runner.causal else 0
+        x = corrupt.new_empty(0, T - first, corrupt.shape[-1])                 # (copies, T - first, d)
+        for layer in range(L + 1):
+            copy = corrupt[layer, first:].clone()
+            copy[t - first] = clean[layer, t]                                  # x_layer with the clean row t
+            x = torch.cat((x, copy[None]))
+            if layer < L:
+                past = [kv[..., :first, :] for kv in keys[layer]] if first else None
+                x = runner.block(layer, x, past=past)
+        out[:, column] = logit_diff(x).numpy()                                 # copy r: patched at x_r
+    return out
+
+
+def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: list[int], logit_diff,
+                    differs: torch.Tensor) -> np.ndarray:
+    """The same numbers as _patched_by_position for SmolLM2, every position in one pass per block.
+
+    The rows a patched run must compute (t .. T-1 of each copy, for every position t) are packed into one
+    matrix (rows, d), so each of a block's matrices is one large product instead of one per position;
+    attention, the one step that mixes rows, places each copy's rows among the corrupted run's keys and
+    values (its rows before t) in a (copies, h, T, T) grid. Block L-1 computes the last row only (all the
+    logit difference reads) and the keys and values of the others. A cell where both runs' rows are the same
+    (`differs` False) is not run: its patch changes nothing, and the caller writes the corrupted LD there.
+    """
+    from engine.llama import feed_forward, rms_norm, rotary_angles, rotate_pairs
+
+    model, config = runner.model, runner.model.config
+    L, T, d = runner.n_layers, corrupt.shape[1], corrupt.shape[-1]
+    h, h_kv, d_k = config.n_head, config.n_kv_head, config.d_k
+    # one copy per (row r, position t); copy r joins before block r with rows t .. T-1
+    copy_of, position_of = [], []                           # per packed row: its copy, its position
+    x = corrupt.new_empty(0, d)
+    n_copies = 0
+    cos_all, sin_all = rotary_angles(torch.arange(T), d_k, config.rope_base)      # (T, d_k/2)
+    out = np.full((L + 1, len(positions)), np.nan)
+    cells = []                                              # (row r, column) of each copy, in the order they join
+    for layer in range(L):
+        for column, t in enumerate(positions):              # the copies patched at x_layer join here
+            if not differs[layer, t]:
+                continue
+            cells.append((layer, column))
+            copy = corrupt[layer, t:].clone()
+            copy[0] = clean[layer, t]
+            x = torch.cat((x, copy))
+            copy_of.extend([n_copies] * (T - t))
+            position_of.extend(range(t, T))
+            n_copies += 1
+        copy_index, position = torch.tensor(copy_of), torch.tensor(position_of)
+        block, eps = model.blocks[layer], config.norm_eps
+        last = layer == L - 1
+        normed = rms_norm(x, block.attn_norm, eps)
+        cos, sin = cos_all[position], sin_all[position]
+        K_rows = rotate_pairs((normed @ block.W_k).unflatten(-1, (h_kv, d_k)), cos[:, None], sin[:, None])
+        V_rows = (normed @ block.W_v).unflatten(-1, (h_kv, d_k))
+        # every copy's keys and values: the corrupted run's, then its own rows from t on
+        K_past, V_past = keys[layer]                                                    # (h_kv, T, d_k)
+        K = K_past.transpose(0, 1).repeat(n_copies, 1, 1, 1)                            # (copies, T, h_kv, d_k)
+        V = V_past.transpose(0, 1).repeat(n_copies, 1, 1, 1)
+        K[copy_index, position], V[copy_index, position] = K_rows, V_rows
+        queries = torch.nonzero(position == T - 1)[:, 0] if last else torch.arange(len(position))
+        at = (copy_index[queries], position[queries])                                   # each query's cell
+        Q = x.new_zeros(n_copies, T, h, d_k)
+        Q[at] = rotate_pairs((normed[queries] @ block.W_q).unflatten(-1, (h, d_k)), cos[queries, None],
+                             sin[queries, None])
+        Q = Q.unflatten(2, (h_kv, config.group_size))          # query head j reads key/value head j // group_size
+        scores = torch.einsum("cqigd,ckid->cigqk", Q, K) / math.sqrt(d_k)              # (copies, h_kv, g, T, T)
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        z = torch.einsum("cigqk,ckid->cqigd", torch.softmax(scores, dim=-1), V).flatten(2, 3)  # (copies, T, h, d_k)
+        z = z[at]                                                                        # (queries, h, d_k)
+        y = x[queries] + z.flatten(-2) @ block.W_o
+        x = y + feed_forward(rms_norm(y, block.ffn_norm, eps), block)
+    if cells:                                               # x holds each copy's last row now, in the copies' order
+        rows, columns = zip(*cells)
+        out[list(rows), list(columns)] = logit_diff(x[:, None, :]).numpy()
+    # patched after the last block: only the last position is read, and there the clean run's row is the clean LD
+    out[L] = [float(logit_diff(clean[L, T - 1][None])) if t == T - 1 else float(logit_diff(corrupt[L][None]))
+              for t in positions]
+    return out
 
 
 # --- the copying probe --------------------------------------------------------------------------------------

@@ -379,7 +379,9 @@ class Llama:
         return [step.token_id for step in self._generate(list(prompt), length, temperature, top_k, seed)]
 
     def _generate(self, prompt: list[int], length: int, temperature: float, top_k: int | None,
-                  seed: int) -> list["GenerationStep"]:
+                  seed: int, sampler: "Llama | None" = None) -> list["GenerationStep"]:
+        """The steps of a sample. `sampler` (this model in a cheaper weight format, engine.weight_formats) draws
+        the tokens; each step's numbers then come from this model's own weights, in one pass over the sample."""
         import torch
 
         if not 1 <= length <= limits.PRETRAINED_MAX_NEW_TOKENS:
@@ -388,24 +390,38 @@ class Llama:
         kept = prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]
         prompt = self.pass_ids(self.document(kept))
         cache, seen, last = KVCache(), 0, None
+        drawer = self if sampler is None else sampler
 
         def read(context: list[int]) -> np.ndarray:
             """P(next token | context), running only the tokens the cache has not seen yet."""
             nonlocal seen, last
-            last, _, _ = self._run(context[seen:], cache=cache, keep_weights=False, keep_hidden=False)
+            last, _, _ = drawer._run(context[seen:], cache=cache, keep_weights=False, keep_hidden=False)
             seen = len(context)
-            return torch.softmax(self.logits(last[-1:])[0].double(), dim=-1).numpy()
+            return torch.softmax(drawer.logits(last[-1:])[0].double(), dim=-1).numpy()
 
+        drawn = list(lm.draw(read, list(prompt), length, rng=np.random.default_rng(seed), temperature=temperature,
+                             top_k=top_k))
+        if drawer is not self:
+            drawn = self._reread(prompt, [token_id for _, _, token_id in drawn], temperature, top_k)
         steps = []
-        for _, reshaped, token_id in lm.draw(read, list(prompt), length, rng=np.random.default_rng(seed),
-                                             temperature=temperature, top_k=top_k):
-            top = np.argsort(-reshaped)[:5]
+        for _, reshaped, token_id in drawn:
+            top = np.argpartition(-reshaped, 5)[:5] if reshaped.size > 5 else np.arange(reshaped.size)
+            top = top[np.lexsort((top, -reshaped[top]))]                 # most likely first; ties by id
             steps.append(GenerationStep(token_id=token_id, token=self.tokenizer.display(token_id),
                                         probability=float(reshaped[token_id]),
                                         top_tokens=[self.tokenizer.display(i) for i in top],
                                         top_probabilities=reshaped[top].copy()))
         return steps
 
+
+    def _reread(self, prompt: list[int], tokens: list[int], temperature: float,
+                top_k: int | None) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """(P, P reshaped, token) at each drawn token, from one pass of this model over the prompt and the sample."""
+        import torch
+
+        x, _, _ = self._run(prompt + tokens[:-1], keep_weights=False, keep_hidden=False)
+        probs = torch.softmax(self.logits(x[len(prompt) - 1:]).double(), dim=-1).numpy()      # (len(tokens), V)
+        return [(p, lm.apply_temperature_top_k(p, temperature, top_k), token) for p, token in zip(probs, tokens)]
 
     def document(self, ids: list[int]) -> list[int]:
         """The ids with the document start in front, unless they have it already."""

@@ -178,11 +178,14 @@ class Generation:
 
 
 def sample_text(prompt: str, *, max_new_tokens: int = 20, temperature: float = 0.8, top_k: int | None = 40,
-             seed: int = 0, model: Llama | None = None) -> Generation:
-    """Repeat: P = softmax(z / temperature) over the k best, draw w ~ P, append w. Same seed, same text."""
+             seed: int = 0, model: Llama | None = None, sampler: Llama | None = None) -> Generation:
+    """Repeat: P = softmax(z / temperature) over the k best, draw w ~ P, append w. Same seed, same text.
+
+    `sampler`: the same model in a cheaper weight format (engine.weight_formats) that draws the tokens; the
+    probabilities of each step are still `model`'s (float32), computed in one pass over the sample."""
     model = model or load()
     ids, _ = model.encode_text(prompt, keep="end")
-    steps = model._generate(ids, max_new_tokens, temperature, top_k, seed)
+    steps = model._generate(ids, max_new_tokens, temperature, top_k, seed, sampler=sampler)
     return Generation(prompt=prompt, text=model.tokenizer.decode([s.token_id for s in steps]), steps=steps,
                       temperature=temperature, top_k=top_k, seed=seed)
 

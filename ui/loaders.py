@@ -267,6 +267,14 @@ def pretrained_head_effects(name: str, text: str, target: str, mode: str):
     return interventions.head_effects(pretrained_model(name), text, target, mode=mode)
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def pretrained_head_attribution(name: str, text: str, target: str, mode: str):
+    """engine.interventions.head_attribution: every head's effect estimated from one forward and one backward pass."""
+    from engine import interventions
+
+    return interventions.head_attribution(pretrained_model(name), text, target, mode=mode)
+
+
 @st.cache_resource(max_entries=64, show_spinner="Running the model with those heads knocked out...")
 def pretrained_knock_out(name: str, text: str, target: str, heads: tuple, mode: str, k: int):
     """engine.intervention_readings.knock_out: the top k next tokens intact and without `heads`."""

@@ -94,7 +94,7 @@ def _every_first_view() -> None:
     loaders.char_ngrams()
     for name in loaders.BUNDLED_PICTURES:
         loaders.bundled_picture(name)
-    _inside_the_model()      # last: seconds of head effects and patching, its default example first
+    _inside_the_model()      # last: seconds of patching, its default example first
 
 
 def _head_viewer() -> None:
@@ -109,7 +109,8 @@ def _head_viewer() -> None:
 
 def _inside_the_model() -> None:
     """The Inside-the-model page's examples as it opens them (the default first), then its other examples:
-    the slow ones are the head effects (one pass per head: seconds each) and the patching heatmaps."""
+    the slow ones are the patching heatmaps; every head's effect is estimated (attribution, two passes), the exact
+    scan runs only when a student asks for it."""
     from engine import intervention_readings as readings
     from engine import limits
     from engine.llama import DEFAULT_NAME
@@ -123,7 +124,7 @@ def _inside_the_model() -> None:
 
     def knock_out(text: str, target: str) -> None:
         scored = loaders.pretrained_head_types(DEFAULT_NAME, text, limits.HEAD_VIEWER_MAX_TOKENS)
-        effects = loaders.pretrained_head_effects(DEFAULT_NAME, text, target, "zero")
+        effects = loaders.pretrained_head_attribution(DEFAULT_NAME, text, target, "zero")
         groups = readings.head_groups(scored.types, effects, readings.EXAMPLE_GROUP_SIZE)
         loaders.pretrained_knock_out(DEFAULT_NAME, text, target, readings.chosen_heads([group], groups), "zero",
                                      readings.BARS_TOP_K)

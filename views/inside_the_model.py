@@ -69,6 +69,7 @@ STATE = url_state.PageState(
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
 EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
+EXACT_FOR = "inside.exact_for"           # (prompt, target, mode) of the knock-out scans a student asked to run exactly
 
 
 def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
@@ -76,6 +77,11 @@ def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
     if values is not None:
         for field, value in zip(fields, values):
             STATE[field] = value
+
+
+def knock_out_signature() -> tuple:
+    """What the exact scan of every head depends on: the model, the prompt, the target and the ablation."""
+    return picked, STATE["ko_text"], STATE["ko_target"], STATE["mode"]
 
 
 def load_patching_preset() -> None:
@@ -204,8 +210,29 @@ if lens is not None:
 def effects_section() -> None:
     """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
     the heads and the mode rerun the whole page (the challenges read the knock-out too)."""
-    st.markdown(f"**Every head, one at a time.** Each of the {effects.effects.size} heads knocked out alone "
-                f"({STATE['mode']}): how much does ln P({effects.target_token!r}) change?")
+    n_heads, target = effects.effects.size, effects.target_token
+    if exact is None:
+        st.markdown(
+            f"**Every head, one at a time, estimated.** Knocking out each of the {n_heads} heads in turn "
+            f"({STATE['mode']}) takes {n_heads} passes of the model. One pass forward and one backward give an "
+            f"estimate: the gradient of ln P({target!r}) with respect to a head's output says how fast ln P changes "
+            "as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
+            "straight-line guess of the change (attribution patching).")
+        if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
+                     key="inside.exact_button", icon=":material/fact_check:"):
+            st.session_state.setdefault(EXACT_FOR, set()).add(knock_out_signature())
+            st.rerun()
+    else:
+        st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
+                    f"({STATE['mode']}): how much does ln P({target!r}) change?")
+        agreement = readings.compare_rankings(estimate, exact, TOP_K)
+        st.markdown(agreement.sentence)
+        if agreement.disagreements:
+            tables.table(agreement.disagreements, digits=2)
+        st.caption(f"The estimate follows a straight line from the intact model; a softmax and "
+                   f"{effects.effects.shape[0]} blocks bend it. "
+                   "Where a head carries much of the answer, or others make up for it once it is gone, the line "
+                   "misses the exact change.")
     tokens = effects.tokens
     STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
     weights = loaders.pretrained_heads(picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
@@ -216,23 +243,34 @@ def effects_section() -> None:
             effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
             [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
             scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
-            label_angle=0, title="Knocked out alone", legend_orient="bottom"))
+            label_angle=0, title="Knocked out alone" if exact is not None else "Estimated, knocked out alone",
+            legend_orient="bottom"))
         st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
     with table_column:
         rows = readings.effect_rows(effects, TOP_K, types=scored.types,
                                     attention=comparison.attention if comparison else None)
-        places = readings.probability_places(rows)   # ln of the printed P's gives the printed change
-        tables.table(rows, formats=dict.fromkeys(("P with it", "P without it"), f"%.{places}f"), digits=3)
         top_layer, top_head, top_effect = effects.ranking(1)[0]
-        best = rows[0]
-        formula.formula_with_numbers(
-            r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
-            rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
-            rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
-            caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is the "
-                    "same with head j of block l knocked out. Negative: the head helped the target. The "
-                    f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
-                    "change to 3.", stacked=True)
+        if exact is None:
+            tables.table(rows, digits=3)
+            formula.formula_with_numbers(
+                r"\hat\Delta_{l,j} = \sum_t \frac{\partial \ln P(\text{target})}{\partial z_{l,j}(t)} \cdot "
+                r"\big(v_{l,j} - z_{l,j}(t)\big)",
+                rf"\hat\Delta_{{{top_layer},{top_head}}} = {formula.number(top_effect)}",
+                caption=f"z(t) is the output of head j of block l at position t (before W_O), v what it outputs "
+                        f"knocked out ({'0' if STATE['mode'] == 'zero' else 'its mean over the prompt'}). Exact "
+                        "where ln P is a straight line in the heads' outputs.", stacked=True)
+        else:
+            places = readings.probability_places(rows)   # ln of the printed P's gives the printed change
+            tables.table(rows, formats=dict.fromkeys(("P with it", "P without it"), f"%.{places}f"), digits=3)
+            best = rows[0]
+            formula.formula_with_numbers(
+                r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
+                rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
+                rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
+                caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is "
+                        "the same with head j of block l knocked out. Negative: the head helped the target. The "
+                        f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
+                        "change to 3.", stacked=True)
 
     st.markdown("**Where a head looks against what it does.**")
     source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
@@ -266,6 +304,8 @@ def effects_section() -> None:
         "intact = interventions.ablate_heads(model, prompt)\n"
         "t = model.tokenizer.encode(target)[0]\n"
         "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
+        f"estimate = interventions.head_attribution(model, prompt, target, mode={STATE['mode']!r})  # 2 passes\n"
+        f"print(estimate.ranking({TOP_K}))  # (layer, head, estimated change in ln P), largest drop first\n"
         f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
         f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
 
@@ -282,13 +322,17 @@ left.text_input(f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)", key
                 max_chars=MAX_CHARS)
 right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
 knock_error = st.container()
-scored = effects = knocked = None
+scored = effects = estimate = exact = knocked = None
 if model is not None:
     scored = page.run_engine(loaders.pretrained_head_types, picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS,
                              where=knock_error)
-if scored is not None:
-    effects = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
-                              STATE["mode"], where=knock_error)
+if scored is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
+    estimate = page.run_engine(loaders.pretrained_head_attribution, picked, STATE["ko_text"], STATE["ko_target"],
+                               STATE["mode"], where=knock_error)
+if estimate is not None and knock_out_signature() in st.session_state.get(EXACT_FOR, ()):
+    exact = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
+                            STATE["mode"], where=knock_error)
+effects = exact if exact is not None else estimate
 if effects is not None:
     groups = readings.head_groups(scored.types, effects, GROUP_SIZE)
     pick, mode_column = st.columns([3, 1])

@@ -2,6 +2,7 @@
 and the chart builders that draw them (valid Vega-Lite, with the rows they draw)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -116,6 +117,37 @@ def test_effect_rows_put_the_largest_drop_first_with_both_probabilities():
     assert [row["head"] for row in rows] == ["L0H1", "L1H1"]
     assert rows[0]["P with it"] == pytest.approx(0.5) and rows[0]["P without it"] == pytest.approx(0.5 * math.exp(-0.7))
     assert rows[0]["attention to source"] == 0.25
+
+
+def test_an_estimate_gives_its_change_only_named_as_an_estimate():
+    estimated = dataclasses.replace(fake_effects(np.array([[-0.1, -0.7], [0.4, -0.2]])), estimated=True)
+    rows = R.effect_rows(estimated, 2)
+    assert rows == [{"head": "L0H1", "estimated change in ln P": -0.7},
+                    {"head": "L1H1", "estimated change in ln P": -0.2}]
+
+
+def test_the_estimate_against_the_exact_scan_names_the_heads_only_one_puts_on_top():
+    exact = fake_effects(np.array([[-0.9, -0.5, 0.1], [-0.4, 0.0, 0.2]]))
+    estimated = dataclasses.replace(fake_effects(np.array([[-0.8, -0.1, 0.1], [-0.3, -0.6, 0.2]])), estimated=True)
+    agreement = R.compare_rankings(estimated, exact, k=3)
+    assert agreement.by_exact == [(0, 0), (0, 1), (1, 0)] and agreement.by_estimate == [(0, 0), (1, 1), (1, 0)]
+    assert agreement.shared == [(0, 0), (1, 0)]
+    assert agreement.only_exact == [(0, 1)] and agreement.only_estimate == [(1, 1)]
+    assert agreement.rank_correlation == pytest.approx(R.spearman(estimated.effects.ravel(), exact.effects.ravel()))
+    assert agreement.sentence == (
+        f"The one-pass estimate and the exact scan rank the 6 heads with a rank correlation of "
+        f"{agreement.rank_correlation:.2f} (1: the same order). Of the 3 heads whose removal costs ' t' most, 2 are in "
+        "both top 3s; the table lists the 2 that only one of them puts there.")
+    assert agreement.disagreements == [
+        {"head": "L0H1", "estimated change in ln P": -0.1, "exact change in ln P": -0.5,
+         "in the top 3 of": "the exact scan"},
+        {"head": "L1H1", "estimated change in ln P": -0.6, "exact change in ln P": 0.0,
+         "in the top 3 of": "the estimate"}]
+    same = R.compare_rankings(dataclasses.replace(exact, estimated=True), exact, k=3)
+    assert same.rank_correlation == pytest.approx(1.0) and same.sentence.endswith("3 are in both top 3s.")
+    assert same.disagreements == []
+    with pytest.raises(ValueError, match="same prompt"):
+        R.compare_rankings(estimated, dataclasses.replace(exact, mode="mean"))
 
 
 def fake_patching(restored: np.ndarray) -> I.Patching:

@@ -10,6 +10,7 @@ import torch
 
 from engine import interventions as I
 from engine import limits
+from engine.intervention_readings import spearman
 from engine.model import TransformerLM
 from engine.tokenizers import CharTokenizer
 from engine.transformer_config import TransformerConfig
@@ -133,6 +134,61 @@ def test_head_effects_equal_one_ablated_pass_per_head(name, mode):
     np.testing.assert_allclose(effects.effects, naive - effects.clean_log_prob, atol=1e-4)
     ranking = effects.ranking()
     assert len(ranking) == 12 and [e for _, _, e in ranking] == sorted(e for _, _, e in ranking)
+
+
+# --- attribution: every head's effect from one forward and one backward pass -------------------------------
+
+def linear_in_the_heads(seed: int = 0) -> TransformerLM:
+    """A model whose last logits are a linear function of every head's output z: no LayerNorm, an FFN that
+    outputs 0, and W_q = 0, so every head spreads its weight evenly over the keys whatever the input."""
+    config = dataclasses.replace(PRE_LEARNED, layer_norm="none", final_norm=False)
+    model = small(config, seed)
+    with torch.no_grad():
+        for block in model.blocks:
+            block.attention.W_qkv.weight[:config.d_model] = 0.0
+            block.attention.W_qkv.bias[:config.d_model] = 0.0
+            block.feed_forward.W_2.weight.zero_()
+            block.feed_forward.W_2.bias.zero_()
+            block.attention.W_o.weight.mul_(50.0)           # heads that move the logits by whole units
+    return model
+
+
+@pytest.mark.parametrize("mode", I.MODES)
+def test_attribution_is_the_exact_effect_where_the_output_is_linear_in_the_heads(mode):
+    """For a metric linear in every z (the target's logit in a model linear in its heads), the first-order
+    estimate is no estimate: it equals one ablated pass per head, to float tolerance."""
+    model, target, reference = linear_in_the_heads(), 8, [1, 2, 3, 4, 5]
+    runner = I._runner(model)
+    clean, estimate = I._attribution(runner, IDS, lambda last: last[target], mode, reference)
+    assert clean == pytest.approx(float(plain_logits(model, IDS)[-1, target]), abs=1e-4)
+    exact = np.array([[I.ablate_heads(model, IDS, [(layer, head)], mode, reference).logits[-1, target] - clean
+                       for head in range(4)] for layer in range(3)])
+    assert np.abs(exact).max() > 1.0                       # the heads matter: the test is not 0 == 0
+    np.testing.assert_allclose(estimate, exact, rtol=1e-4, atol=1e-4)
+
+
+def test_attribution_is_not_exact_through_a_softmax_but_ranks_like_the_exact_scan():
+    """Through ln P (a softmax) the estimate differs from the exact effect; on a small model it still ranks the
+    heads alike. Mean ablation without a reference text uses the prompt's own mean, as head_effects does."""
+    model, target = small(PRE_LEARNED), 8
+    for mode in I.MODES:
+        estimated = I.head_attribution(model, IDS, target, mode=mode)
+        exact = I.head_effects(model, IDS, target, mode=mode)
+        assert estimated.estimated and not exact.estimated
+        assert estimated.clean_log_prob == pytest.approx(exact.clean_log_prob, abs=1e-6)
+        np.testing.assert_allclose(estimated.ablated_log_probs, estimated.clean_log_prob + estimated.effects)
+        assert not np.allclose(estimated.effects, exact.effects, atol=1e-3)
+        assert spearman(estimated.effects.ravel(), exact.effects.ravel()) > 0.5
+
+
+def test_attribution_checks_its_input_as_the_exact_scan_does():
+    model = small(PRE_LEARNED)
+    with pytest.raises(ValueError, match="'zero'"):
+        I.head_attribution(model, IDS, 8, mode="half")
+    with pytest.raises(ValueError):
+        I.head_attribution(model, IDS, 99)
+    with pytest.raises(ValueError):
+        I.head_attribution(model, [], 8)
 
 
 # --- activation patching --------------------------------------------------------------------------------
@@ -317,6 +373,31 @@ def test_smollm2_patching_eiffel_tower_into_colosseum(smollm2):
     assert result.restored[5, 3] > 0.5 and result.restored[-2, -1] > 0.5     # the subject early, the answer late
     with pytest.raises(ValueError, match="the clean one has 10, the corrupted one 9"):
         I.activation_patching(smollm2, clean, "The Colosseum is in the city", " Paris", " Rome")
+
+
+def test_smollm2_patching_in_one_pass_per_block_gives_the_numbers_of_one_batch_per_position(smollm2):
+    """activation_patching packs every position's copies into one matrix per block (_patched_packed); the loop it
+    replaced ran one batch per position through the model's own block (_patched_by_position). Same numbers."""
+    clean, corrupt = "The capital of France is", "The capital of Italy is"
+    result = I.activation_patching(smollm2, clean, corrupt, " Paris", " Rome")
+    runner = I._runner(smollm2)
+    clean_ids, corrupt_ids = I._same_length(runner, clean, corrupt)
+
+    def logit_diff(x):
+        last = runner.logits(x[..., -1, :]).double()
+        return last[..., result.clean_target] - last[..., result.corrupt_target]
+
+    with torch.inference_mode():
+        clean_stream = I._stream(runner, clean_ids)
+        corrupt_stream, keys = runner.stream_with_keys(corrupt_ids)
+        differs = (clean_stream != corrupt_stream).any(dim=-1)
+        positions = torch.nonzero(differs.any(dim=0))[:, 0].tolist()
+        by_position = I._patched_by_position(runner, clean_stream, corrupt_stream, keys, positions, logit_diff)
+    assert positions == [4, 5]                                  # ' France' / ' Italy', and ' is' after it
+    shown = result.patched_logit_diff[:, positions]
+    ran = differs[:, positions].numpy()
+    np.testing.assert_allclose(shown[ran], by_position[ran], atol=2e-4)
+    assert np.all(shown[~ran] == result.corrupt_logit_diff)     # cells where both runs agree: nothing to patch
 
 
 def test_smollm2_targets_name_their_tokens(smollm2):

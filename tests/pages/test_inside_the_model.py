@@ -43,6 +43,29 @@ def test_defaults_show_every_section_and_the_sentences_computed_from_the_numbers
     assert len(at.get("vega_lite_chart")) >= 9
 
 
+def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_they_agree(run_page):
+    """The knock-out scan opens on attribution's estimate (two passes); the button runs the 270 exact passes, and
+    the page's sentence on the agreement is the one the engine's two results give, computed here again."""
+    from engine import interventions, pretrained
+
+    at = run_page(PAGE, timeout=TIMEOUT)
+    words = texts(at)
+    assert "**Every head, one at a time, estimated.**" in words and "attribution patching" in words
+    assert "The one-pass estimate and the exact scan" not in words
+    at.button(key="inside.exact_button").click().run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    text, target, _ = next(iter(readings.KNOCK_OUT_EXAMPLES.values()))
+    model = pretrained.load()
+    agreement = readings.compare_rankings(interventions.head_attribution(model, text, target),
+                                          interventions.head_effects(model, text, target), readings.BARS_TOP_K)
+    words = texts(whole_page(at))
+    assert agreement.sentence in words
+    assert "**Every head, one at a time.**" in words and "Check it: knock out" not in words
+    at.selectbox(key="inside.ko_preset").set_value("Mary had a little (5 tokens)").run()
+    assert "The one-pass estimate and the exact scan" not in texts(whole_page(at))   # a new prompt: estimated first
+
+
 def test_a_target_of_two_tokens_is_the_engines_sentence_and_the_rest_stays(run_page):
     at = run_page(PAGE, timeout=TIMEOUT)
     at.text_input(key="inside.target").input("lamb").run()
@@ -172,7 +195,7 @@ def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
     from engine import interventions
     from ui import loaders, warmup
 
-    for loader in (loaders.pretrained_logit_lens, loaders.pretrained_head_effects, loaders.pretrained_knock_out,
+    for loader in (loaders.pretrained_logit_lens, loaders.pretrained_head_attribution, loaders.pretrained_knock_out,
                    loaders.pretrained_patching, loaders.pretrained_copying, loaders.shipped_logit_lens,
                    loaders.shipped_head_effects):
         loader.clear()
@@ -181,7 +204,8 @@ def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
     def computed(*args, **kwargs):
         raise AssertionError("computed again: the warm-up filled a different cache entry than the page reads")
 
-    for name in ("logit_lens", "head_effects", "ablate_heads", "activation_patching", "copying_probe"):
+    for name in ("logit_lens", "head_attribution", "head_effects", "ablate_heads", "activation_patching",
+                 "copying_probe"):
         monkeypatch.setattr(interventions, name, computed)
     at = run_page(PAGE, timeout=TIMEOUT)
     no_exception(at)

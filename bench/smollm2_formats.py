@@ -1,0 +1,64 @@
+"""SmolLM2 sampling 20 tokens on one thread, per weight format (engine.weight_formats), against float32.
+
+    python -m bench.smollm2_formats [--runs 5]
+
+Each format samples 20 tokens after the Generate page's default prompt (T = 0.8, top-k 40, seed 0,
+with the key/value cache), on 1 torch thread as the server runs it; the formats take turns within
+each run (load slows all alike) and the median of --runs is printed with its ratio to float32 in the
+same run. Beside it: the largest |logit - float32 logit| over every position of the pages' SmolLM2
+prompts (engine.weight_formats.PAGE_PROMPTS), and whether the 20 tokens drawn are float32's.
+Goal (issue 30): 20 tokens within 0.5 s on one thread.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import torch
+
+from engine import pretrained, weight_formats
+
+PROMPT = "Once upon a time"          # ui.pretrained_views.SAMPLE_DEFAULTS["prompt"]
+TOKENS = 20
+GOAL_S = 0.5
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    model = pretrained.load()
+    prompt = model.encode_text(PROMPT)[0]
+    models = {}
+    for name in weight_formats.FORMATS:
+        start = time.perf_counter()
+        models[name] = weight_formats.formatted(model, name)
+        print(f"{name}: converted in {time.perf_counter() - start:.2f} s")
+
+    def sample(fmt_model):
+        return fmt_model.sample(TOKENS, seed=0, temperature=0.8, top_k=40, prompt=prompt)
+
+    drawn = {name: sample(m) for name, m in models.items()}           # warm-up, and the tokens each draws
+    times = {name: [] for name in models}
+    for _ in range(args.runs):
+        for name, m in models.items():
+            start = time.perf_counter()
+            sample(m)
+            times[name].append(time.perf_counter() - start)
+    reference = statistics.median(times["float32"])
+    print(f"\nSmolLM2, {TOKENS} tokens after {PROMPT!r}, 1 torch thread, median of {args.runs} "
+          f"(goal {GOAL_S} s):")
+    for name, m in models.items():
+        error = weight_formats.largest_logit_error(model, m) if name != "float32" else 0.0
+        seconds = statistics.median(times[name])
+        same = "yes" if drawn[name] == drawn["float32"] else "no"
+        print(f"SmolLM2 20 tokens, {name:<8} {seconds:6.2f} s  {seconds / reference:5.2f}x float32  "
+              f"max |logit error| {error:6.3f}  same tokens as float32: {same}"
+              f"{'  (goal met)' if seconds <= GOAL_S else ''}")
+    print(f"sampling format used by the pages: {weight_formats.SAMPLING_FORMAT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""engine.weight_formats: SmolLM2's matrices in bfloat16 or int8, how far their logits are from float32's, and the
+sampler that draws with them while every number shown stays float32's."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engine import lm
+from engine import pretrained as P
+from engine import weight_formats as W
+from tests.engine import test_pretrained
+
+smollm2 = test_pretrained.model            # the session's SmolLM2 on one torch thread; skips without its weights
+
+
+@pytest.mark.parametrize("number_format, tolerance", [("bfloat16", 0.02), ("int8", 0.05)])
+def test_a_matrix_in_another_format_multiplies_as_the_float32_one_within_its_precision(number_format, tolerance):
+    generator = torch.Generator().manual_seed(0)
+    x, weights = torch.randn(7, 64, generator=generator), torch.randn(64, 96, generator=generator)
+    exact = x @ weights
+    approximate = x @ W.Matrix(weights, number_format)
+    assert approximate.dtype == torch.float32 and approximate.shape == exact.shape
+    relative = float((approximate - exact).abs().max() / exact.abs().max())
+    assert 0 < relative < tolerance, relative            # not float32 itself, and close to it
+
+
+def test_unknown_formats_are_sentences(smollm2):
+    assert W.formatted(smollm2, "float32") is smollm2
+    with pytest.raises(ValueError, match="float32, bfloat16, int8"):
+        W.formatted(smollm2, "int4")
+
+
+def test_each_format_s_logits_on_the_pages_prompts_and_the_sampling_format_within_the_stated_tolerance(smollm2):
+    errors = {name: W.largest_logit_error(smollm2, W.formatted(smollm2, name)) for name in W.FORMATS[1:]}
+    print("\nlargest |logit - float32 logit| on the pages' prompts: "
+          + ", ".join(f"{name} {error:.3f}" for name, error in errors.items()))
+    assert all(error > 0 for error in errors.values())   # each format does change the numbers
+    assert errors["int8"] > W.FORMAT_LOGIT_TOLERANCE       # why the pages do not sample in int8 (the module says)
+    if W.SAMPLING_FORMAT != "float32":
+        assert errors[W.SAMPLING_FORMAT] <= W.FORMAT_LOGIT_TOLERANCE
+
+
+@pytest.mark.parametrize("number_format", W.FORMATS[1:])
+def test_a_sample_drawn_in_another_format_shows_float32_probabilities(smollm2, number_format):
+    """The tokens come from the cheaper format; every P the page prints is float32's for those tokens."""
+    fast = W.formatted(smollm2, number_format)
+    generation = P.sample_text("Once upon a time", max_new_tokens=6, temperature=0.8, top_k=40, seed=3,
+                               model=smollm2, sampler=fast)
+    context = smollm2.encode_text("Once upon a time", keep="end")[0]
+    for step in generation.steps:
+        reshaped = lm.apply_temperature_top_k(smollm2.next_token_probs(context), 0.8, 40)
+        assert step.probability == pytest.approx(reshaped[step.token_id], abs=1e-5)
+        np.testing.assert_allclose(step.top_probabilities, np.sort(reshaped)[::-1][:5], atol=1e-5)
+        context.append(step.token_id)
+    drawn_alone = fast.sample(6, seed=3, temperature=0.8, top_k=40,
+                              prompt=smollm2.encode_text("Once upon a time", keep="end")[0])
+    assert [step.token_id for step in generation.steps] == drawn_alone
