@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from engine import embeddings as E
+from engine.embeddings import glove as E
 from engine import limits
 
 QUERIES = 50

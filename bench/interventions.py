@@ -1,4 +1,4 @@
-"""SmolLM2's causal tools (engine.interventions): first use and median, against a plain forward pass.
+"""SmolLM2's causal tools (engine.interpret.interventions): first use and median, against a plain forward pass.
 
     python -m bench.interventions [--runs 3]
 
@@ -19,7 +19,8 @@ import time
 
 import torch
 
-from engine import interventions, pretrained
+from engine.interpret import interventions
+from engine.pretrained import smollm2 as pretrained
 
 MARY = "Mary had a little"
 CLEAN_10, CORRUPT_10 = "The Eiffel Tower is in the city of", "The Colosseum is in the city of"

@@ -5,17 +5,17 @@ from __future__ import annotations
 import gradio as gr
 
 from engine import limits
-from engine.attention import (
+from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
     random_projections, self_attention, shape_trace, window_average, window_reach_sentence, window_weights,
 )
-from engine.attention_readings import favourite_neighbour_sentence, favourite_neighbours, largest_weight_sentence
+from engine.attention.readings import favourite_neighbour_sentence, favourite_neighbours, largest_weight_sentence
 from engine.charts.bars import compare_bars, cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_spec
 from engine.charts.style import unique_labels
-from engine.handvectors import sentence_vectors
-from engine.textmatrix import format_matrix, parse_matrix
-from engine.tinyvocab import embed, load_vocabulary
+from engine.embeddings.hand_vectors import sentence_vectors
+from engine.attention.typed_matrices import format_matrix, parse_matrix
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
 
 CHAPTER_MATRIX = format_matrix(CHAPTER_X, CHAPTER_TOKENS)

@@ -11,7 +11,8 @@ import html
 import numpy as np
 import streamlit as st
 
-from engine import limits, pretrained
+from engine import limits
+from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
@@ -63,7 +64,7 @@ def load_smollm2():
 # --- bring your own model: which pretrained model a page reads ---------------------------------------
 
 def model_param(name: str = "model"):
-    """The url_state parameter of a page's model picker: one of engine.pretrained.available_models(),
+    """The url_state parameter of a page's model picker: one of engine.pretrained.smollm2.available_models(),
     SmolLM2 by default. Declare it in the page's PageState and pass its name to `model_picker`."""
     names = list(pretrained.available_models())
     return url_state.Param(name, names[0], url_state.one_of(names))

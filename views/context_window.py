@@ -5,12 +5,12 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import attention, window_reach_sentence, window_weights
-from engine.attention_readings import beats, clear_winner, favourite_neighbour_sentence, favourite_neighbours
+from engine.attention.mechanism import attention, window_reach_sentence, window_weights
+from engine.attention.readings import beats, clear_winner, favourite_neighbour_sentence, favourite_neighbours
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
-from engine.handvectors import sentence_vectors
-from engine.textmatrix import format_matrix
+from engine.embeddings.hand_vectors import sentence_vectors
+from engine.attention.typed_matrices import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import heads, limits, pretrained
+from engine import limits
+from engine.interpret import heads
+from engine.pretrained import smollm2 as pretrained
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import model_view
 from engine.charts.lines import head_lines
 from engine.charts.palette import TYPE_COLOURS
-from engine.gguf_file import Config
-from engine.llama import DEFAULT_NAME
+from engine.pretrained.gguf_file import Config
+from engine.pretrained.llama import DEFAULT_NAME
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 from ui.pretrained_views import (HEAD_VIEWER_DEFAULT as DEFAULT_PRESET, HEAD_VIEWER_PRESETS as PRESETS,
                                  absorbed_probes, load_model, model_param, model_picker)

@@ -1,17 +1,17 @@
-"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interventions)."""
+"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interpret.interventions)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from engine import intervention_readings as readings
+from engine.interpret import readings
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
 from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
-from engine.gguf_file import Config as SmolLM2Sizes
-from engine.interventions import MODES
+from engine.pretrained.gguf_file import Config as SmolLM2Sizes
+from engine.interpret.interventions import MODES
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_param, model_picker
@@ -411,7 +411,7 @@ def copying_section() -> None:
             caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
         code.show_code({"Python": (
             "from engine import interventions, pretrained, prepare\n"
-            "from engine.intervention_readings import top_heads\n\n"
+            "from engine.interpret.readings import top_heads\n\n"
             "model = pretrained.load()\n"
             f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
             f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
@@ -463,7 +463,7 @@ def own_section() -> None:
     own_error = st.container()
     own_text, own_target = STATE["own_text"], STATE["own_target"]
     if STATE["own_model"] == LIVE and live is not None:
-        from engine import interventions
+        from engine.interpret import interventions
 
         kept = STATE.setdefault("own_results", {})
         signature = (id(live), own_text, own_target)

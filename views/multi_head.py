@@ -8,13 +8,13 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.attention import (
+from engine.attention.mechanism import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
 from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_panels
-from engine.shipped_heads import head_weights, shipped_available
-from engine.tinyvocab import embed, load_vocabulary
+from engine.transformer.shipped_model import head_weights, shipped_available
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",

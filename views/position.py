@@ -6,17 +6,17 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.attention import random_projections
+from engine.attention.mechanism import random_projections
 from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
 from engine.numbers import significant
-from engine.positional import (
+from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
     permutation_check, positional_encoding, random_permutation, rotary_scores,
 )
-from engine.tinyvocab import embed, load_vocabulary, tokenize
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
 from ui import challenges, charts, chips, code, formula, page, tables, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from engine.charts.palette import BLACK, BLUE, GREY_33, ORANGE, PALE_BLUE, PALE_ORANGE
 
-if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
-    from engine.transformer_config import Stage
+if TYPE_CHECKING:  # engine.transformer.model imports torch; the diagram only reads a stage's fields
+    from engine.transformer.config import Stage
 
 FONT = "Helvetica, Arial, Liberation Sans, sans-serif"
 BOX_FONT_PX = 14            # the boxes' text
