@@ -1,6 +1,6 @@
 """Generation speed on the Generate page: the shipped transformer with and without its key/value cache.
 
-    python -m bench.generate [--repeats 5] [--checkpoint assets/shakespeare_char]
+    python -m bench.generate [--repeats 5] [--checkpoint engine/transformer/data/shakespeare_char]
 
 Each row samples the page's default prompt at T = 0.8, on 1 torch thread as the server
 runs, for 100, 160 (the page's default) and 400 (the limit) characters:
@@ -37,6 +37,7 @@ from engine.transformer.language_model import TransformerLanguageModel  # noqa: 
 from engine.language.ngram import NGramModel, count_ngrams  # noqa: E402
 from engine.language.tokenizers import CharTokenizer  # noqa: E402
 from engine.transformer.training import load_checkpoint  # noqa: E402
+from engine.transformer.shipped_model import SHIPPED_CHECKPOINT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "ROMEO:\nBut soft, what light"     # views/generate.py's DEFAULT_PROMPT
@@ -65,7 +66,7 @@ def best_ms(run, repeats: int) -> tuple[float, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--checkpoint", type=Path, default=ROOT / "assets" / "shakespeare_char")
+    parser.add_argument("--checkpoint", type=Path, default=SHIPPED_CHECKPOINT)
     args = parser.parse_args()
     torch.set_num_threads(1)
     model, notes = load_checkpoint(args.checkpoint)

@@ -1,10 +1,10 @@
-"""Recipe for the shipped small model: assets/shakespeare_char.{safetensors,json}.
+"""Recipe for the shipped small model: engine/transformer/data/shakespeare_char.{safetensors,json}.
 
     python bench/ship_checkpoint.py [--layers 6 --width 256 --heads 8 --context 256 --batch 32
                                      --steps N --seconds S --lr 2e-3 --dropout 0 --threads 1
                                      --out /tmp/ship/shakespeare_char]
     python bench/ship_checkpoint.py --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
-    python bench/ship_checkpoint.py --ladder assets/shakespeare_char /tmp/ship/shakespeare_char
+    python bench/ship_checkpoint.py --ladder engine/transformer/data/shakespeare_char /tmp/ship/shakespeare_char
         # the Generate page's ladder (its held-out passages, its n-gram counts) for n = 1..8 and each checkpoint
 
 A character-level TransformerLM with rotary positions (as Llama and SmolLM2: Q and K turned
@@ -15,8 +15,8 @@ with AMX, float32 elsewhere (the JSON records which). Seeded; the time budget ma
 before the step budget, and the cosine follows whichever budget runs out first. The JSON
 records the steps taken and the training curve (step, seconds, train loss, held-out loss).
 
-It writes to --out (default /tmp/ship/shakespeare_char), never over assets/: copy the two
-files there by hand once the new model beats the old one on the Generate page's ladder.
+It writes to --out (default /tmp/ship/shakespeare_char), never over the shipped one (engine/transformer/data/):
+copy the two files there by hand once the new model beats the old one on the Generate page's ladder.
 The recorded run, its machine and its figures are in the JSON ("machine", "curve").
 
 The shipped model (recorded 2026-12-01; log, ladder and generation bench in

@@ -312,9 +312,6 @@ def shipped_head_effects(text: str, target: str, mode: str):
     return interventions.head_effects(shipped_transformer()[0], text, target, mode=mode)
 
 # --- the transformer we train: character ids, the shipped model, the model ladder -----------------
-SHIPPED_CHECKPOINT = "assets/shakespeare_char"
-
-
 @st.cache_resource(show_spinner="Reading the plays as characters ...")
 def char_corpus():
     """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level.

@@ -239,8 +239,9 @@ def code_section() -> None:
 from engine.transformer.training import load_checkpoint
 from engine.transformer.language_model import TransformerLanguageModel
 from engine.language.tokenizers import CharTokenizer
+from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
 
-model, notes = load_checkpoint("{loaders.SHIPPED_CHECKPOINT}")
+model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
 lm = TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])))
 g = generate(lm, {prompt!r}, {length}, seed={seed}, temperature={temperature}, top_k={top_k})
 print(g.text)

@@ -18,6 +18,7 @@ import importlib.util
 import re
 import sys
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
@@ -600,7 +601,7 @@ def cosine(u, v) -> float:
 
 # --- how often the arithmetic is right --------------------------------------------------
 
-ANALOGY_SET = Path(__file__).resolve().parents[2] / "assets" / "analogies.tsv"
+ANALOGY_SET = Path(files("engine.embeddings") / "data" / "analogies.tsv")
 
 
 @dataclass(frozen=True)
@@ -613,7 +614,7 @@ class AnalogyQuestion:
 
 
 def read_analogy_set(path: Path | str = ANALOGY_SET) -> list[AnalogyQuestion]:
-    """The app's classic analogies (assets/analogies.tsv, in the style of Mikolov et al. 2013)."""
+    """The app's classic analogies (data/analogies.tsv, in the style of Mikolov et al. 2013)."""
     lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.startswith("#")]
     return [AnalogyQuestion(*line.split("\t")) for line in lines[1:]]

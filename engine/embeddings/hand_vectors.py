@@ -1,16 +1,17 @@
-"""Tiny hand-picked embeddings (assets/hand_vectors.json) for sentences typed on the context page."""
+"""Tiny hand-picked embeddings (data/hand_vectors.json, package data) for sentences typed on the context page."""
 from __future__ import annotations
 
 import json
 import re
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
 
 from engine import limits
 
-ASSET = Path(__file__).resolve().parents[2] / "assets" / "hand_vectors.json"
+ASSET = Path(files("engine.embeddings") / "data" / "hand_vectors.json")   # the package is files on disk
 _WORD = re.compile(r"[a-z']+")
 
 

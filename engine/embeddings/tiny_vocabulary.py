@@ -1,7 +1,7 @@
 """A tiny hand-made vocabulary: each word one 8-number vector with named features.
 
 The multi-head and position pages need sentences as matrices X (one row x_t per token)
-without loading a trained model. These vectors are picked by hand (assets/tiny_vocabulary.json)
+without loading a trained model. These vectors are picked by hand (data/tiny_vocabulary.json, package data)
 so that similar words point in similar directions, as in the chapter's crane/lake example.
 """
 from __future__ import annotations
@@ -10,13 +10,14 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
 
 from engine import limits
 
-VOCABULARY_FILE = Path(__file__).resolve().parents[2] / "assets" / "tiny_vocabulary.json"
+VOCABULARY_FILE = Path(files("engine.embeddings") / "data" / "tiny_vocabulary.json")
 _WORD = re.compile(r"[a-z]+")
 
 

@@ -20,7 +20,6 @@ or CRC-32) is logged and the entry rebuilt. No pickle anywhere: `allow_pickle=Fa
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import inspect
 import json
@@ -35,6 +34,8 @@ from types import ModuleType
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
+
+from engine.machinery import file_lock
 
 ENVIRONMENT_VARIABLE = "PLAYGROUND_CACHE"
 OFF = ("0", "off", "none")       # PLAYGROUND_CACHE=off: compute in memory, write nothing
@@ -173,11 +174,11 @@ def _locked(path: Path) -> Iterator[None]:
     """An exclusive lock shared by every process on the machine (released by the kernel if one dies)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        file_lock.lock(handle.fileno())
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            file_lock.unlock(handle.fileno())
 
 
 # --- the one call -----------------------------------------------------------------------------------

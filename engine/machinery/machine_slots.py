@@ -1,7 +1,8 @@
 """Slots shared by every process on one machine: at most `count` holders at once.
 
-Slot i is an exclusive `flock` on the file `slot-<i>.lock` in one shared folder (environment
-variable PLAYGROUND_LOCKS, else `transformer-playground-locks` under the system's temp folder).
+Slot i is an exclusive lock (`flock`, or its Windows equivalent: engine.machinery.file_lock) on the file
+`slot-<i>.lock` in one shared folder (environment variable PLAYGROUND_LOCKS, else
+`transformer-playground-locks` under the system's temp folder).
 The kernel keeps the lock with the open file, so a holder that dies, even by SIGKILL, frees
 its slot with no clean-up; a lock taken through a second open of the same file conflicts
 with the first, so two threads of one process count as two holders, as two processes do.
@@ -16,13 +17,14 @@ Standard library only (the training gate's tests start processes that import jus
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Iterator
+
+from engine.machinery import file_lock
 
 LOCKS_ENV = "PLAYGROUND_LOCKS"
 DEFAULT_FOLDER = "transformer-playground-locks"
@@ -55,9 +57,9 @@ class MachineSlots:
                 if slot in self._held:
                     continue
                 # read-only is enough for flock, and lets another user's process share the file
-                fd = os.open(self.path(slot), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd = os.open(self.path(slot), os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    file_lock.lock(fd, wait=False)
                 except BlockingIOError:
                     os.close(fd)
                     continue

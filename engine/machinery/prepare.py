@@ -92,7 +92,8 @@ def held_out_passages(validation: str) -> str:
 
 
 def shipped_model():
-    """The shipped character transformer (assets/shakespeare_char) as an engine.lm.LanguageModel, and its notes."""
+    """The shipped character transformer (engine/transformer/data/shakespeare_char) as an engine.lm.LanguageModel,
+    and its notes."""
     from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
     from engine.language.tokenizers import CharTokenizer
     from engine.transformer.training import load_checkpoint

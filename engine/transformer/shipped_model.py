@@ -1,7 +1,7 @@
 """Every head of a trained TransformerLM on one short text: the weights alpha (layer, head, T, T).
 
 The multi-head page shows what trained heads do with the small character-level model the app
-ships (assets/shakespeare_char.*, trained by bench/ship_checkpoint.py, loaded by
+ships (data/shakespeare_char.*, package data, trained by bench/ship_checkpoint.py, loaded by
 ui.loaders.shipped_transformer). Each head m of block l
 computes alpha_lm = softmax(Q_m K_m^T / sqrt(d_k)) with a causal mask; we also measure three
 simple habits per head: weight on the previous character, on itself, and on the first one.
@@ -10,13 +10,14 @@ Imports torch (through engine.transformer.model), so only the page section that 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
 
 from engine import limits
 
-SHIPPED_CHECKPOINT = Path(__file__).resolve().parents[2] / "assets" / "shakespeare_char"
+SHIPPED_CHECKPOINT = Path(files("engine.transformer") / "data" / "shakespeare_char")   # .safetensors + .json
 
 
 @dataclass(frozen=True)
