@@ -88,25 +88,6 @@ def load_model(name: str):
     return page.run_engine(loaders.pretrained_model, name)
 
 
-def next_token_panel(text: str, *, k: int = 10, title: str | None = None):
-    """SmolLM2's top-k next tokens after `text` as bars; returns the NextTokenDistribution (or None)."""
-    model = load_smollm2()
-    if model is None:
-        return None
-    dist = page.run_engine(_next_tokens, text, k)
-    if dist is None:
-        return None
-    if dist.truncated_from:
-        st.caption(f"The text has {dist.truncated_from} tokens; SmolLM2 read the last "
-                   f"{len(dist.context_tokens) - 1}.")
-    charts.show(next_token_bars(_named(dist), title=title or f"SmolLM2: what comes after '{text[-40:]}'?",
-                                width=320))
-    st.caption(f"The other {49152 - k:,} tokens share {dist.rest:.3f}. Entropy of the whole distribution: "
-               f"{dist.entropy_bits:.2f} bits. SmolLM2 reads subword tokens ({len(dist.context_tokens) - 1} here, "
-               "after its start-of-document token).")
-    return dist
-
-
 @st.cache_data(max_entries=16, show_spinner="SmolLM2 reads both sentences...")
 def _contextual(word: str, sentence_a: str, sentence_b: str):
     model = loaders.smollm2()

@@ -118,3 +118,42 @@ def attention_code(x, labels, **settings) -> dict[str, str]:
     """The same computation in the chapter's three languages."""
     return {"Python": python_code(x, labels, **settings), "R": r_code(x, labels, **settings),
             "Julia": julia_code(x, labels, **settings)}
+
+
+def multi_head_code(words: dict[str, list[float]], tokens: list[str], *, h: int, weights: str, gain: float,
+                    seed: int, causal: bool, first_output) -> str:
+    """The Multi-head page's numpy program: the sentence's tiny-vocabulary vectors (`words`, word -> vector),
+    the heads' weights ("identity" with `gain`, or seeded random), h heads of width d/h, concatenated, times
+    W_O. `first_output` is the page's output row 0, printed in the program's last comment."""
+    vectors = "\n".join(f"    {w!r}: {list(words[w])}," for w in sorted(set(tokens)))
+    if weights == "identity":
+        weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
+    else:
+        weights_lines = (f"rng = np.random.default_rng({seed})\n"
+                         f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) "
+                         "for _ in range(4))")
+    mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if causal else ""
+    return f'''import numpy as np
+
+words = {{
+{vectors}
+}}
+X = np.array([words[w] for w in "{' '.join(tokens)}".split()])
+T, d = X.shape
+h = {h}
+{weights_lines}
+
+def attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[1])
+{mask_line}    alpha = np.exp(s - s.max(axis=1, keepdims=True))
+    alpha /= alpha.sum(axis=1, keepdims=True)
+    return alpha, alpha @ V
+
+w = d // h                                    # each head is d/h wide
+heads = [attention(X @ W_q[:, m*w:(m+1)*w], X @ W_k[:, m*w:(m+1)*w], X @ W_v[:, m*w:(m+1)*w])
+         for m in range(h)]
+concat = np.concatenate([context for _, context in heads], axis=1)   # (T, d)
+output = concat @ W_o                                                # (T, d)
+print(heads[0][0].round(2))    # head 1's weights
+print(output[0].round(2))      # {np.round(first_output, 2).tolist()}
+'''

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.attention.mechanism import window_reach_sentence
+
 PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
 
 
@@ -111,6 +113,15 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
 # --- the calculator's sharpness, softmax stability and learned projections --------------------------------
 
 EXP_OVERFLOW = float(np.log(np.finfo(float).max))   # about 709.78: exp of anything larger is infinity
+
+
+def context_reading(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS) -> str:
+    """The Context page's sentence under its chart: the token attention favours for `query` (ties named as
+    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence).
+    Both front ends print exactly this."""
+    best = favourite_neighbours(row, query, digits)[0]      # the nearest of those that tie
+    return (f"{favourite_neighbour_sentence(row, labels, query, digits=digits)} "
+            f"{window_reach_sentence(len(labels), query, best)}")
 
 
 def overflow_solution(scores_row, factors) -> int | None:

@@ -8,4 +8,5 @@
 - generation: one token at a time from any language model; the ladder's rungs.
 - ladder: the sentences under the ladder, computed from its bars.
 - shipped_model: the small character model we ship, and every one of its heads on a text.
+- code: "show the code" for the Position page.
 """

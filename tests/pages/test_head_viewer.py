@@ -111,8 +111,8 @@ def _views_script():
 
     from ui import pretrained_views
 
-    dist = pretrained_views.next_token_panel("Mary had a little", k=5)
-    st.write("top:", dist.tokens[0])
+    pairs = pretrained_views.next_token_pairs("Mary had a little", k=5)
+    st.write("top:", next(iter(pairs.values()))[0][0])
     cosines = pretrained_views.contextual_similarity_panel(static_cosine={"crane": 1.0, "bank": 1.0})
     st.write("pairs:", len(cosines), "lowest:", round(min(float(v.min()) for v in cosines.values()), 3))
     bpc = pretrained_views.model_ladder_entry("To be, or not to be, that is the question.")
