@@ -208,7 +208,7 @@ def head_section() -> None:
                  if picked == DEFAULT_NAME else
                  f"model = pretrained.load({str(pretrained.available_models()[picked])!r})  # float32\n")
     code.show_code({"Python": (
-        "from engine import heads, pretrained\n\n"
+        "from engine.interpret import heads\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         f"{load_line}"
         f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
         f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"

@@ -191,7 +191,7 @@ if lens is not None:
         caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
                 f"block l, so row {last} is what the model itself outputs.", stacked=True)
     code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
+        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()  # SmolLM2-135M\n"
         f"lens = interventions.logit_lens(model, {STATE['text']!r}, k={LENS_K}, target={STATE['target']!r})\n"
         "for row, name in enumerate(lens.layers):  # the last position\n"
@@ -259,7 +259,7 @@ def effects_section() -> None:
                            "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
                          digits=2, where=matters)
     code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
+        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()\n"
         f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
         f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
@@ -356,7 +356,7 @@ def patching_section() -> None:
                     f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
                     "0: the patch changed nothing.", stacked=True)
         code.show_code({"Python": (
-            "from engine import interventions, pretrained\n\n"
+            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
             "model = pretrained.load()\n"
             f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
             f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
@@ -410,7 +410,8 @@ def copying_section() -> None:
             r"\ \text{nats} / \ln 2",
             caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
         code.show_code({"Python": (
-            "from engine import interventions, pretrained, prepare\n"
+            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n"
+            "from engine.machinery import prepare\n"
             "from engine.interpret.readings import top_heads\n\n"
             "model = pretrained.load()\n"
             f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
