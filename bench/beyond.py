@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.charts.images import data_url, patch_overlay
-from engine.patches import image_attention, resize_square
+from engine.beyond.modalities import image_attention, resize_square
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {196: {"side": 224, "patch": 16}, 1024: {"side": 0, "patch": 16}}   # astronaut: 224 / 16, 512 / 16

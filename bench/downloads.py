@@ -19,7 +19,7 @@ import numpy as np
 
 
 def charts() -> dict[str, dict]:
-    from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
     from engine.charts.bars import next_token_bars
     from engine.charts.heatmaps import heatmap_spec
 

@@ -3,7 +3,7 @@
 Run: python -m bench.embeddings
 Prints figures, and ratios against references run in the same process: a full argsort
 of every score (the obvious way), and gensim's KeyedVectors.most_similar on the same vectors.
-The analogy set is assets/analogies.tsv: 61 questions written for this app in the style of
+The analogy set is engine/embeddings/data/analogies.tsv: 61 questions written for this app in the style of
 Mikolov et al. 2013's question set (arXiv:1301.3781), same categories.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from engine import embeddings as E
+from engine.embeddings import glove as E
 from engine import limits
 
 QUERIES = 50
@@ -72,7 +72,7 @@ def main() -> None:
               f"{reference / ours:>9.2f} {theirs / ours:>12.2f}")
 
     questions = E.read_analogy_set()
-    print(f"\nclassic analogies: {len(questions)} questions (assets/analogies.tsv, in the style of "
+    print(f"\nclassic analogies: {len(questions)} questions (engine/embeddings/data/analogies.tsv, in the style of "
           "Mikolov et al. 2013); answers searched among the most frequent words")
     print(f"{'method':>8} {'vocabulary':>11} {'top-1':>6} {'top-5':>6} {'time (s)':>9}")
     for method in E.METHODS:

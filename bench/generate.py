@@ -1,19 +1,19 @@
 """Generation speed on the Generate page: the shipped transformer with and without its key/value cache.
 
-    python -m bench.generate [--repeats 5] [--checkpoint assets/shakespeare_char]
+    python -m bench.generate [--repeats 5] [--checkpoint engine/transformer/data/shakespeare_char]
 
 Each row samples the page's default prompt at T = 0.8, on 1 torch thread as the server
 runs, for 100, 160 (the page's default) and 400 (the limit) characters:
-- "cached": engine.generation.generate, which reads the transformer through its
+- "cached": engine.transformer.generation.generate, which reads the transformer through its
   CachedReader (each step runs only the new token until the model's window is full,
   then a full pass per step as the window slides);
 - "full passes": the same loop calling next_token_probs, one forward over the whole window
   per step (the reference, run in the same process, interleaved with the cached runs).
 - "rolling" (rotary models only): CachedReader(rolling=True), which keeps the cache as the
   window slides (drop the oldest key and value, read one token): one token per step throughout.
-  This is what the Generate page runs for a rotary model (engine.prepare.shipped_model).
+  This is what the Generate page runs for a rotary model (engine.machinery.prepare.shipped_model).
 Cached and full passes draw the same characters (checked). A rolling reader is sliding-window
-attention beyond the window, not a full pass over it (engine.transformer_lm.CachedReader), so its
+attention beyond the window, not a full pass over it (engine.transformer.language_model.CachedReader), so its
 draws may part from the full passes' after the window fills: the table gives the largest
 |p_rolling - p_full| over the rolling run's own contexts and whether the draws agreed.
 The Kneser-Ney 2- and 4-grams the page puts beside the transformer are timed too. Best of
@@ -31,12 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from engine.corpus import load_corpus  # noqa: E402
-from engine.generation import generate  # noqa: E402
-from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
-from engine.ngram import NGramModel, count_ngrams  # noqa: E402
-from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import load_checkpoint  # noqa: E402
+from engine.language.corpus import load_corpus  # noqa: E402
+from engine.transformer.generation import generate  # noqa: E402
+from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
+from engine.language.ngram import NGramModel, count_ngrams  # noqa: E402
+from engine.language.tokenizers import CharTokenizer  # noqa: E402
+from engine.transformer.training import load_checkpoint  # noqa: E402
+from engine.transformer.shipped_model import SHIPPED_CHECKPOINT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "ROMEO:\nBut soft, what light"     # views/generate.py's DEFAULT_PROMPT
@@ -65,7 +66,7 @@ def best_ms(run, repeats: int) -> tuple[float, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--checkpoint", type=Path, default=ROOT / "assets" / "shakespeare_char")
+    parser.add_argument("--checkpoint", type=Path, default=SHIPPED_CHECKPOINT)
     args = parser.parse_args()
     torch.set_num_threads(1)
     model, notes = load_checkpoint(args.checkpoint)

@@ -1,4 +1,4 @@
-"""SmolLM2's causal tools (engine.interventions): first use and median, against a plain forward pass.
+"""SmolLM2's causal tools (engine.interpret.interventions): first use and median, against a plain forward pass.
 
     python -m bench.interventions [--runs 3]
 

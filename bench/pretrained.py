@@ -33,7 +33,8 @@ import json, resource, time
 t0 = time.perf_counter()
 import torch
 t1 = time.perf_counter()
-from engine import limits, pretrained
+from engine import limits
+from engine.pretrained import smollm2 as pretrained
 model = pretrained.load()
 t2 = time.perf_counter()
 
@@ -109,7 +110,7 @@ def main() -> None:
 
     import torch
 
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     model = pretrained.load()
     ids = model.encode_text(TEXT)[0]

@@ -1,22 +1,22 @@
-"""Recipe for the shipped small model: assets/shakespeare_char.{safetensors,json}.
+"""Recipe for the shipped small model: engine/transformer/data/shakespeare_char.{safetensors,json}.
 
     python bench/ship_checkpoint.py [--layers 6 --width 256 --heads 8 --context 256 --batch 32
                                      --steps N --seconds S --lr 2e-3 --dropout 0 --threads 1
                                      --out /tmp/ship/shakespeare_char]
     python bench/ship_checkpoint.py --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
-    python bench/ship_checkpoint.py --ladder assets/shakespeare_char /tmp/ship/shakespeare_char
+    python bench/ship_checkpoint.py --ladder engine/transformer/data/shakespeare_char /tmp/ship/shakespeare_char
         # the Generate page's ladder (its held-out passages, its n-gram counts) for n = 1..8 and each checkpoint
 
 A character-level TransformerLM with rotary positions (as Llama and SmolLM2: Q and K turned
-inside each head, no position vector) trained with engine.train on the corpus's training split,
+inside each head, no position vector) trained with engine.transformer.training on the corpus's training split,
 AdamW with weight decay 0.1 on matrices, linear warm-up then a cosine to a floor; scored on the
 whole validation split. The Trainer's precision is "auto": bfloat16 mixed precision on a CPU
 with AMX, float32 elsewhere (the JSON records which). Seeded; the time budget may end the run
 before the step budget, and the cosine follows whichever budget runs out first. The JSON
 records the steps taken and the training curve (step, seconds, train loss, held-out loss).
 
-It writes to --out (default /tmp/ship/shakespeare_char), never over assets/: copy the two
-files there by hand once the new model beats the old one on the Generate page's ladder.
+It writes to --out (default /tmp/ship/shakespeare_char), never over the shipped one (engine/transformer/data/):
+copy the two files there by hand once the new model beats the old one on the Generate page's ladder.
 The recorded run, its machine and its figures are in the JSON ("machine", "curve").
 
 The shipped model (recorded 2026-12-01; log, ladder and generation bench in
@@ -51,12 +51,12 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from engine.corpus import load_corpus  # noqa: E402
-from engine.transformer_config import TransformerConfig  # noqa: E402
-from engine.model import TransformerLM  # noqa: E402
-from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
-from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import Trainer, TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
+from engine.language.corpus import load_corpus  # noqa: E402
+from engine.transformer.config import TransformerConfig  # noqa: E402
+from engine.transformer.model import TransformerLM  # noqa: E402
+from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
+from engine.language.tokenizers import CharTokenizer  # noqa: E402
+from engine.transformer.training import Trainer, TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
 
 OUT = Path("/tmp/ship/shakespeare_char")
 
@@ -107,9 +107,9 @@ def ladder(checkpoints: list[Path]) -> None:
     """Bits per character of uniform, every Kneser-Ney n-gram the page scores and each checkpoint on the
     ladder's held-out text: ui.loaders.char_corpus's passages, counted and scored as ui.loaders.fixed_ladder does."""
     from engine import limits
-    from engine.generation import ladder as score
-    from engine.ngram import NGramModel, count_ngrams
-    from engine.train import load_checkpoint
+    from engine.transformer.generation import ladder as score
+    from engine.language.ngram import NGramModel, count_ngrams
+    from engine.transformer.training import load_checkpoint
     from ui import loaders
 
     torch.set_num_threads(1)

@@ -16,10 +16,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.corpus import load_corpus  # noqa: E402
-from engine.ngram import SMOOTHINGS, NGramModel, count_ngrams, held_out_table  # noqa: E402
-from engine.tokenizers import (GPT2_PATTERN, CharTokenizer, WordTokenizer, gpt2_files,  # noqa: E402
-                               gpt2_tokenizer, train_bpe)
+from engine.language.corpus import load_corpus  # noqa: E402
+from engine.language.ngram import SMOOTHINGS, NGramModel, count_ngrams, held_out_table  # noqa: E402
+from engine.language.tokenizers import (  # noqa: E402
+    GPT2_PATTERN, CharTokenizer, WordTokenizer, gpt2_files, gpt2_tokenizer, train_bpe
+)
 
 
 def best_of(fn, repeats: int = 3) -> tuple[float, object]:

@@ -3,7 +3,7 @@
     python bench/train.py                 # about 8 minutes
     python bench/train.py --quick         # speed only, about 1 minute
 
-1. tokens/s of engine.train's Trainer against a plain nanoGPT-style loop (its GPT class,
+1. tokens/s of engine.transformer.training's Trainer against a plain nanoGPT-style loop (its GPT class,
    default AdamW, get_batch by slicing and stacking, float32 as nanoGPT runs on a CPU) on
    nanoGPT's CPU baby GPT (4 layers, 4 heads, 128 wide, context 64, batch 12), measured in
    the same process, interleaved in short segments so that other processes slow both alike.
@@ -11,7 +11,7 @@
    plain loop) and, on a CPU with AMX, also with bfloat16 mixed precision, what live runs
    use there.
 2. Held-out loss (nats/char, the first HELD_OUT_CHARS of the validation split) after
-   60 s and 180 s of training with the live recipe (engine.train.LIVE_RECIPE, the Block
+   60 s and 180 s of training with the live recipe (engine.transformer.training.LIVE_RECIPE, the Block
    builder's defaults) on the baby GPT, against the character n-grams.
 3. Peak resident memory of a training run.
 The machine is shared: read the figures as taken under contention.
@@ -34,12 +34,12 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from engine.corpus import load_corpus  # noqa: E402
-from engine.transformer_config import PRESETS, with_vocab  # noqa: E402
-from engine.model import TransformerLM  # noqa: E402
-from engine.transformer_lm import TransformerLanguageModel  # noqa: E402
-from engine.tokenizers import CharTokenizer  # noqa: E402
-from engine.train import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
+from engine.language.corpus import load_corpus  # noqa: E402
+from engine.transformer.config import PRESETS, with_vocab  # noqa: E402
+from engine.transformer.model import TransformerLM  # noqa: E402
+from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
+from engine.language.tokenizers import CharTokenizer  # noqa: E402
+from engine.transformer.training import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
 
 HELD_OUT_CHARS = 100_000
 BATCH, T = 12, 64
@@ -164,7 +164,7 @@ def rss_bytes() -> int:
 
 
 def budgets(tokenizer, train_ids, held_out_ids, seconds: list[float]) -> None:
-    from engine.ngram import NGramModel
+    from engine.language.ngram import NGramModel
 
     print(f"\n== held-out loss, first {len(held_out_ids):,} characters of the validation split (nats/char)")
     for n, smoothing in ((2, "kneser-ney"), (3, "kneser-ney"), (4, "kneser-ney"), (5, "kneser-ney")):

@@ -30,7 +30,6 @@ COOKIE = "PLAYGROUND_SERVER"
 HEALTH = "/_stcore/health"
 COMPOSE_BACKENDS = ("app-1:8501", "app-2:8501")
 COMPOSE_RESOLVER = "127.0.0.11:53"      # Docker's embedded DNS: a restarted container may get a new address
-COMPOSE_CONFIG = Path(__file__).with_name("haproxy.cfg")
 INSTALL = "apt-get install -y haproxy"
 SBIN = "/usr/sbin:/usr/local/sbin"      # where Debian puts haproxy: not on every user's PATH
 

@@ -35,7 +35,7 @@ MAX_SENSES = 4                # sense anchor words for one homonym
 MAX_SENTENCE_CHARS = 300      # a sentence around a homonym
 CONTEXT_SKIP_MOST_FREQUENT = 100  # the, of, and, ...: left out of a sentence's context average
 
-# --- attention by hand (engine.attention) -----------------------------------------------
+# --- attention by hand (engine.attention.mechanism) -----------------------------------------------
 MAX_TOKENS = 64            # rows of X (tokens in a hand-made sentence)
 MAX_DIM = 64               # columns of X, width of W_q / W_k / W_v
 MAX_ABS_VALUE = 1e6        # any one number typed into a matrix
@@ -96,7 +96,7 @@ INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find indu
 # models brought along (PLAYGROUND_MODELS): any Llama-architecture GGUF file
 MAX_LOADED_MODELS = 3                # of them held loaded per process beside SmolLM2 (least recently used goes)
 MAX_MODEL_PARAMETERS = 1_500_000_000  # parameters of one (float32 weights: 6 GB in the prepared cache)
-# causal interventions (engine.interventions): each costs many passes on a shared CPU
+# causal interventions (engine.interpret.interventions): each costs many passes on a shared CPU
 INTERVENTION_MAX_TOKENS = 64         # tokens of one prompt read by the logit lens or a head ablation
 FORMATION_PROBE_LENGTH = 32          # random tokens (repeated twice) a training model is probed on
 HEAD_EFFECTS_MAX_TOKENS = 24         # tokens of the prompt whose every head is ablated one by one (L x h passes)

@@ -6,7 +6,7 @@ or its operands are printed with enough digits that the exact result and the res
 from them round alike (`enough_digits`). Zero never prints as "-0.00" (`fixed`).
 
 Every front end formats through here: the Streamlit pages, the Gradio tabs and the engine's own
-sentences (`engine.ladder`, ...).
+sentences (`engine.transformer.ladder`, ...).
 """
 from __future__ import annotations
 

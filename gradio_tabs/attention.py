@@ -5,17 +5,18 @@ from __future__ import annotations
 import gradio as gr
 
 from engine import limits
-from engine.attention import (
+from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
+from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
-    random_projections, self_attention, shape_trace, window_average, window_reach_sentence, window_weights,
+    random_projections, self_attention, shape_trace, window_average, window_weights,
 )
-from engine.attention_readings import favourite_neighbour_sentence, favourite_neighbours, largest_weight_sentence
+from engine.attention.readings import context_reading, largest_weight_sentence
 from engine.charts.bars import compare_bars, cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_spec
 from engine.charts.style import unique_labels
-from engine.handvectors import sentence_vectors
-from engine.textmatrix import format_matrix, parse_matrix
-from engine.tinyvocab import embed, load_vocabulary
+from engine.embeddings.hand_vectors import sentence_vectors
+from engine.attention.typed_matrices import format_matrix, parse_matrix
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
 
 CHAPTER_MATRIX = format_matrix(CHAPTER_X, CHAPTER_TOKENS)
@@ -29,10 +30,7 @@ def _x(x_text: str) -> tuple[list[str], object]:
 
 
 # --- context: a window against attention ---------------------------------------------------------------
-SENTENCES = ["crane by the lake", "the crane by the lake", "the pitcher threw a fastball",
-             "she sat by the river bank", "the crane lifted the steel"]
-MAX_K = 6              # the page's window slider
-WINDOWS_SHOWN = 3      # window rows k = 0 .. 3 in the weights table, as on the page
+SENTENCES = list(CONTEXT_SENTENCES)
 
 
 def hand_vectors_tab(sentence: str):
@@ -47,17 +45,17 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
     """Token `query`'s context two ways: the average of a window of half-width k, and attention's weights."""
     labels, x = _x(x_text)
     T = len(labels)
-    k = whole(k, 0, MAX_K, "window half-width k")
+    k = whole(k, 0, CONTEXT_MAX_K, "window half-width k")
     t = whole(query, 0, T - 1, "token")
     attended = engine_call(attention, x, x, x, scale=bool(scaled))
-    windows = {f"window k = {r}": engine_call(window_weights, T, r)[t] for r in sorted({*range(WINDOWS_SHOWN + 1), k})}
+    windows = {f"window k = {r}": engine_call(window_weights, T, r)[t]
+               for r in sorted({*range(CONTEXT_WINDOWS_SHOWN + 1), k})}
     weights = windows | {"attention": attended.weights[t]}
     rows = [[method, *map(float, row.round(3))] for method, row in weights.items()]
     contexts = [[f"window k = {k}", *map(float, engine_call(window_average, x, k)[t].round(3))],
                 ["attention", *map(float, attended.context[t].round(3))]]
     row = attended.weights[t]
-    best = favourite_neighbours(row, t)[0]          # the nearest of those that tie
-    summary = (f"{favourite_neighbour_sentence(row, labels, t)} " + engine_call(window_reach_sentence, T, t, best))
+    summary = engine_call(context_reading, row, labels, t)
     bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
                         title=f"How much '{labels[t]}' takes from each token", domain=(0, 1))
     return (table(rows, ["method", *labels]), table(contexts, ["method", *[f"c[{i}]" for i in range(x.shape[1])]]),
@@ -75,7 +73,7 @@ def context_window_tab(demo: gr.Blocks) -> None:
     x_text = gr.Textbox(hand_vectors_tab(SENTENCES[0])[0], lines=5, max_length=limits.MAX_MATRIX_TEXT_CHARS,
                         label="X (one row per token: nature, function word, people/action)")
     with gr.Row():
-        k = gr.Slider(0, MAX_K, value=1, step=1, label="Window half-width k")
+        k = gr.Slider(0, CONTEXT_MAX_K, value=1, step=1, label="Window half-width k")
         query = gr.Number(0, label="Token whose context we build (row)", precision=0, minimum=0)
         scaled = gr.Checkbox(True, label="Scale scores by 1/sqrt(d)")
     go = gr.Button("Compare", variant="primary")

@@ -9,7 +9,7 @@ import numpy as np
 from engine import limits
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_with_frames
-from engine.patches import (
+from engine.beyond.modalities import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, bundled_picture, frame_attention, image_attention, load_image,
     patch_grid_position, read_wav, residue_attention, resize_square, segment_of, synth_signal, weight_by_segment,
 )
@@ -33,8 +33,8 @@ def image_attention_tab(picture: str, upload: str | None, side: float, patch: fl
     seed = whole(seed, 0, 10_000, "seed")
     side = whole(side, 0, limits.MAX_IMAGE_SIDE, "square side")
     d = whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d")
-    # the upload's size is checked on disk, its pixel count in its header (engine.patches.load_image), before any
-    # decoding: a big file is never read, a small file of many pixels never decoded
+    # the upload's size is checked on disk, its pixel count in its header (engine.beyond.modalities.load_image),
+    # before any decoding: a big file is never read, a small file of many pixels never decoded
     pixels = (engine_call(load_image, upload_bytes(upload, limits.MAX_IMAGE_UPLOAD_BYTES, "The picture")).pixels
               if upload else engine_call(bundled_picture, picture))
     if side:

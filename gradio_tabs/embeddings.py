@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from engine import embeddings as E
+from engine.embeddings import glove as E
 from engine import limits
 from engine.charts.bars import score_bars
 from engine.charts.points import embedding_map

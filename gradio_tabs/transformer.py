@@ -8,21 +8,21 @@ import time
 import gradio as gr
 
 from engine import limits
-from engine.attention import random_projections
+from engine.attention.mechanism import random_projections
 from engine.charts.bars import difference_bars, ladder_bars, next_token_bars, parameter_bars
 from engine.charts.heatmaps import encoding_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import loss_curves, offset_profile
 from engine.charts.style import side_by_side, visible
-from engine.generation import generate
-from engine.ladder import Bar, ladder_sentences
-from engine.ngram import nats_to_bits
-from engine.positional import (
+from engine.transformer.generation import generate
+from engine.transformer.ladder import Bar, ladder_sentences
+from engine.language.ngram import nats_to_bits
+from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, diagonal_spread, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation, rotary_scores,
 )
 from engine.numbers import significant
-from engine.tinyvocab import embed, load_vocabulary, tokenize
-from engine.transformer_config import (
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
+from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
     scale_row,
 )
@@ -231,7 +231,7 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     """Train the block on the plays' characters for a few seconds, streaming progress (a generator: the
     queue sends each update); the block's sizes and switches, then the schedule. The budget and sizes are
     limited as on the Block builder (engine.limits)."""
-    from engine.train import live_job, live_schedule
+    from engine.transformer.training import live_job, live_schedule
 
     config = _config(locals())
     seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, "time budget (seconds)")

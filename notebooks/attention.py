@@ -23,8 +23,10 @@ sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p /
 
 import numpy as np  # noqa: E402
 
-from engine.attention import (CHAPTER_TOKENS, CHAPTER_X, compare_head_costs, identity_projections,  # noqa: E402
-                              multi_head_attention, self_attention, window_weights)
+from engine.attention.mechanism import (  # noqa: E402
+    CHAPTER_TOKENS, CHAPTER_X, compare_head_costs, identity_projections, multi_head_attention, self_attention,
+    window_weights
+)
 
 np.set_printoptions(precision=3, suppress=True)
 

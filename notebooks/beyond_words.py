@@ -21,7 +21,7 @@ from pathlib import Path
 # the repository's engine: the folder above this one that holds engine/
 sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
 
-from engine import patches  # noqa: E402
+from engine.beyond import modalities as patches  # noqa: E402
 
 picture = patches.resize_square(patches.bundled_picture("astronaut"), 224)
 result = patches.image_attention(picture, 16, fit="crop", d=64, seed=0)

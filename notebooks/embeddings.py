@@ -20,7 +20,7 @@ from pathlib import Path
 # the repository's engine: the folder above this one that holds engine/
 sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
 
-from engine import embeddings  # noqa: E402
+from engine.embeddings import glove as embeddings  # noqa: E402
 
 glove = embeddings.load_glove()
 print(len(glove), "words of", glove.dim, "numbers")

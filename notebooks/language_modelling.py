@@ -12,7 +12,7 @@
 # # Language modelling
 #
 # The pages "Tokens & next-token prediction" and "N-gram sampler", redone with the app's engine. Run it
-# from the repository (the folder above this one), with its data prepared (`python -m engine.prepare`).
+# from the repository (the folder above this one), with its data prepared (`python -m engine.machinery.prepare`).
 
 # %%
 import sys
@@ -21,9 +21,9 @@ from pathlib import Path
 # the repository's engine: the folder above this one that holds engine/
 sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
 
-from engine import prepare  # noqa: E402
-from engine import pretrained  # noqa: E402
-from engine.ngram import NGramModel, find_loop  # noqa: E402
+from engine.machinery import prepare  # noqa: E402
+from engine.pretrained import smollm2 as pretrained  # noqa: E402
+from engine.language.ngram import NGramModel, find_loop  # noqa: E402
 
 # %% [markdown]
 # ## P(next token | "Mary had a little") from SmolLM2

@@ -23,7 +23,7 @@ sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p /
 
 import numpy as np  # noqa: E402
 
-from engine.positional import permutation_check  # noqa: E402
+from engine.transformer.positional import permutation_check  # noqa: E402
 
 words = "the owl saw the cat".split()
 x = np.random.default_rng(0).normal(size=(len(words), 8))

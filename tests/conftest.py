@@ -1,4 +1,4 @@
-"""Every test session prepares into its own cache folder (engine.cache), never a developer's.
+"""Every test session prepares into its own cache folder (engine.machinery.cache), never a developer's.
 
 The folder is made before any test imports the engine and removed at the end; servers that
 browser tests start inherit it, so they map the arrays the session already prepared. The
@@ -23,8 +23,8 @@ atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 
 @pytest.fixture(scope="module")
 def smollm2_installed():
-    """Skip, saying why, where the SmolLM2 weights package is missing (engine.pretrained names it)."""
-    from engine import pretrained
+    """Skip, saying why, where the SmolLM2 weights package is missing (engine.pretrained.smollm2 names it)."""
+    from engine.pretrained import smollm2 as pretrained
 
     try:
         pretrained.model_path()

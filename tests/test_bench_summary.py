@@ -45,7 +45,7 @@ def test_load_levels_memory_and_per_session():
 def test_training_ratio():
     text = ("plain PyTorch loop           wall    8,000 tok/s ( 90.0 ms/step)  ratio 1.00   "
             "CPU 9,000 tok/s  ratio 1.00\n"
-            "engine.train Trainer         wall    8,400 tok/s ( 86.0 ms/step)  ratio 1.05   "
+            "engine.transformer.training Trainer         wall    8,400 tok/s ( 86.0 ms/step)  ratio 1.05   "
             "CPU 9,100 tok/s  ratio 1.01\n")
     row, = train_rows(Outcome("train", "ok", 1.0, text))
     assert row.met == "yes" and "1.05" in row.figure

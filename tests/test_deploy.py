@@ -193,7 +193,7 @@ def test_the_dockerignore_matcher_follows_docker_rules():
     assert excluded("tests/pages/test_x.py", patterns)
     assert excluded("a.pyc", patterns) and not excluded("engine/a.pyc", patterns)
     assert excluded("engine/__pycache__/a.cpython-311.pyc", patterns)
-    assert not excluded("engine/attention.py", patterns)
+    assert not excluded("engine/attention/mechanism.py", patterns)
 
 
 def app_files() -> list[str]:
@@ -223,14 +223,14 @@ def test_streamlit_config_keeps_usage_stats_off():
 
 
 def test_the_image_bakes_the_prepared_cache():
-    """The Dockerfile prepares the cache (engine.prepare) as the user who runs the app, into the folder
+    """The Dockerfile prepares the cache (engine.machinery.prepare) as the user who runs the app, into the folder
     PLAYGROUND_CACHE names, after the code is copied: the image starts with every array mapped, not computed."""
     steps = dockerfile()
     env = " ".join(rest for instruction, rest in steps if instruction == "ENV")
     assert "PLAYGROUND_CACHE=/home/user/cache" in env
     prepare = [i for i, (instruction, rest) in enumerate(steps)
-               if instruction == "RUN" and "python -m engine.prepare" in rest]
-    assert prepare, "the Dockerfile does not run python -m engine.prepare"
+               if instruction == "RUN" and "python -m engine.machinery.prepare" in rest]
+    assert prepare, "the Dockerfile does not run python -m engine.machinery.prepare"
     copy_code = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "COPY")
     user = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "USER")
     assert prepare[0] > copy_code and prepare[0] > user

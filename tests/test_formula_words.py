@@ -24,7 +24,7 @@ def placed(word: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def glove_words():
-    from engine import embeddings
+    from engine.embeddings import glove as embeddings
     try:
         return embeddings.load_glove().words[:50_000]
     except ValueError as error:

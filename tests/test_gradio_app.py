@@ -113,7 +113,7 @@ def test_analogy_endpoint_names_an_unknown_word(client):
 
 def test_heads_endpoint_shows_the_engines_weights_for_one_head(client):
     from engine import limits
-    from engine.pretrained import load
+    from engine.pretrained.smollm2 import load
 
     text = "The cat sat on the mat."
     rows_table, summary, chart = client.predict(text, 3, 2, api_name="/heads")
@@ -159,7 +159,7 @@ def rows_of(value) -> list[dict]:
 
 
 def test_tokenize_endpoint_cuts_the_text_four_ways_as_the_engine_does(client):
-    from engine.tokenizers import gpt2_tokenizer, tokenize
+    from engine.language.tokenizers import gpt2_tokenizer, tokenize
 
     text = "Mary had a little lamb"
     overview, tokens, chips = client.predict(text, 10, "the corpus (first 100,000 characters)", api_name="/tokenize")
@@ -180,8 +180,9 @@ def test_tokenize_endpoint_cuts_the_text_four_ways_as_the_engine_does(client):
 
 
 def test_next_token_endpoint_gives_the_ngrams_distribution_beside_smollm2s(client):
-    from engine import pretrained, prepare
-    from engine.ngram import NGramModel, prompt_ids
+    from engine.pretrained import smollm2 as pretrained
+    from engine.machinery import prepare
+    from engine.language.ngram import NGramModel, prompt_ids
 
     following, chart, summary = client.predict("Mary had a little", "words", 3, "kneser-ney", True,
                                                api_name="/next_token")
@@ -201,7 +202,7 @@ def test_next_token_endpoint_gives_the_ngrams_distribution_beside_smollm2s(clien
 
 
 def test_neighbours_and_map_endpoints_follow_the_word_vectors(client):
-    from engine import embeddings as E
+    from engine.embeddings import glove as E
 
     wv = E.load_glove()
     nearest, chart, summary = client.predict("paris - france + italy", 5, True, 50_000, api_name="/neighbours")
@@ -224,9 +225,9 @@ def test_neighbours_and_map_endpoints_follow_the_word_vectors(client):
 
 
 def test_context_endpoints_put_a_window_beside_attention(client):
-    from engine.attention import attention, window_weights
-    from engine.handvectors import sentence_vectors
-    from engine.textmatrix import format_matrix
+    from engine.attention.mechanism import attention, window_weights
+    from engine.embeddings.hand_vectors import sentence_vectors
+    from engine.attention.typed_matrices import format_matrix
 
     x_text, query, note = client.predict("the crane by the lake", api_name="/hand_vectors")
     tokens, x, _ = sentence_vectors("the crane by the lake")
@@ -245,8 +246,8 @@ def test_context_endpoints_put_a_window_beside_attention(client):
 
 
 def test_multi_head_endpoints_give_the_engines_output_shapes_and_costs(client):
-    from engine.attention import compare_head_costs, identity_projections, multi_head_attention
-    from engine.tinyvocab import embed
+    from engine.attention.mechanism import compare_head_costs, identity_projections, multi_head_attention
+    from engine.embeddings.tiny_vocabulary import embed
 
     grid, shapes, output, summary = client.predict("the owl saw the cat", 4, "identity", 2.0, 0, False,
                                                    api_name="/multi_head")
@@ -270,8 +271,8 @@ def test_multi_head_endpoints_give_the_engines_output_shapes_and_costs(client):
 
 
 def test_logit_lens_and_head_effects_endpoints_read_smollm2_as_the_engine_does(client):
-    from engine import interventions
-    from engine.pretrained import load
+    from engine.interpret import interventions
+    from engine.pretrained.smollm2 import load
 
     lens_rows, chart, summary = client.predict("Mary had a little", " lamb", 3, api_name="/logit_lens")
     lens = interventions.logit_lens(load(), "Mary had a little", k=3, target=" lamb")
@@ -296,8 +297,8 @@ def test_logit_lens_and_head_effects_endpoints_read_smollm2_as_the_engine_does(c
 
 
 def test_patching_endpoint_restores_the_clean_answer_where_the_engine_does(client):
-    from engine import interventions
-    from engine.pretrained import load
+    from engine.interpret import interventions
+    from engine.pretrained.smollm2 import load
 
     restored, chart, summary = client.predict("The capital of France is", "The capital of Italy is", " Paris",
                                               " Rome", api_name="/patching")
@@ -313,8 +314,8 @@ def test_patching_endpoint_restores_the_clean_answer_where_the_engine_does(clien
 
 
 def test_position_and_encodings_endpoints(client):
-    from engine.positional import dot_products_by_offset, permutation_check, positional_encoding
-    from engine.tinyvocab import embed
+    from engine.transformer.positional import dot_products_by_offset, permutation_check, positional_encoding
+    from engine.embeddings.tiny_vocabulary import embed
 
     rows, weights, changes, verdict = client.predict("the owl saw the cat", "the cat saw the owl", "none", 1.0,
                                                      False, False, 0, api_name="/position")
@@ -337,7 +338,7 @@ def test_position_and_encodings_endpoints(client):
 
 
 def test_block_endpoints_count_parameters_from_the_formula(client):
-    from engine.transformer_config import PRESETS, count_parameters
+    from engine.transformer.config import PRESETS, count_parameters
 
     gpt2 = client.predict("GPT-2 small", api_name="/block_preset")
     parts, stages, scale, bars, summary = client.predict(*gpt2, api_name="/block")
@@ -369,8 +370,8 @@ def test_train_endpoint_streams_a_short_run_and_keeps_the_limits(client):
 
 
 def test_generate_and_ladder_endpoints(client):
-    from engine import prepare
-    from engine.generation import generate
+    from engine.machinery import prepare
+    from engine.transformer.generation import generate
 
     samples, following, bars, summary, texts = client.predict("ROMEO:", ["shipped transformer", "2-gram"], 0.8, 0,
                                                               40, 3, 1, api_name="/generate")
@@ -391,7 +392,7 @@ def test_generate_and_ladder_endpoints(client):
 def test_beyond_words_endpoints_on_a_bundled_and_an_uploaded_picture_a_sound_and_a_protein(client, tmp_path):
     from PIL import Image
 
-    from engine.patches import bundled_picture, image_attention, residue_attention, resize_square
+    from engine.beyond.modalities import bundled_picture, image_attention, residue_attention, resize_square
 
     overlay, partners, summary = client.predict("astronaut", None, 224, 16, "crop", 64, 0, 4, 6, "spotlight",
                                                 api_name="/image_attention")
@@ -541,12 +542,12 @@ def test_the_tabs_check_an_uploads_size_before_reading_it(tmp_path):
 
 
 def test_heavy_questions_wait_in_the_engines_line_and_past_its_length_get_a_sentence(monkeypatch, tmp_path):
-    """/head_effects and /patching reach the engine's heavy line (engine.interventions.HEAVY_LINE, the one the
+    """/head_effects and /patching reach the engine's heavy line (engine.interpret.interventions.HEAVY_LINE, the one the
     Streamlit pages wait in too) rather than Gradio's queue; with its slot taken and no place left to wait, the
     caller is told so in a sentence, and nothing is computed."""
     import gradio_app
-    from engine import interventions
-    from engine.machine_slots import MachineLine
+    from engine.interpret import interventions
+    from engine.machinery.machine_slots import MachineLine
     from gradio_tabs import smollm2
 
     for api_name in ("head_effects", "patching"):

@@ -9,7 +9,7 @@ pytest.importorskip("gradio", reason="requirements-test.txt installs gradio")
 
 
 def test_the_block_tabs_presets_carry_every_column_their_count_needs():
-    from engine.transformer_config import COUNT_RULE, PRESETS, scale_row
+    from engine.transformer.config import COUNT_RULE, PRESETS, scale_row
     from gradio_tabs.transformer import FIELDS, block_tab
 
     values = [getattr(PRESETS["baby GPT (nanoGPT on a CPU)"], field) for field in FIELDS]
@@ -22,8 +22,8 @@ def test_the_block_tabs_presets_carry_every_column_their_count_needs():
 
 def test_the_position_tab_writes_the_largest_change_as_the_page_does():
     from engine.numbers import significant
-    from engine.positional import permutation_check
-    from engine.tinyvocab import embed
+    from engine.transformer.positional import permutation_check
+    from engine.embeddings.tiny_vocabulary import embed
     from gradio_tabs.transformer import position_tab
 
     for encoding in ("none", "sinusoidal"):   # rounding only (main: 5.6e-17 here, 5.55e-17 there), a real change

@@ -10,21 +10,21 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from engine.patches import BUNDLED_PICTURES  # noqa: F401  (re-exported: the Beyond words page's choices)
+from engine.beyond.modalities import BUNDLED_PICTURES  # noqa: F401  (re-exported: the Beyond words page's choices)
 
 
 # --- the text: corpus, tokenizers, n-grams --------------------------------------------------------
 @st.cache_resource(show_spinner="Reading and cleaning 38 Shakespeare plays ...")
 def corpus():
-    """The cleaned Shakespeare corpus and its one train/validation split (engine.corpus)."""
-    from engine.corpus import load_corpus
+    """The cleaned Shakespeare corpus and its one train/validation split (engine.language.corpus)."""
+    from engine.language.corpus import load_corpus
 
     return load_corpus()
 
 
 @st.cache_resource(show_spinner="Reading GPT-2's 50,000 merges ...")
 def gpt2_tokenizer():
-    from engine.tokenizers import gpt2_tokenizer as load
+    from engine.language.tokenizers import gpt2_tokenizer as load
 
     return load()
 
@@ -32,7 +32,7 @@ def gpt2_tokenizer():
 @st.cache_resource(show_spinner="Learning BPE merges from the corpus ...", max_entries=4)
 def corpus_bpe(n_merges: int, n_chars: int):
     """BPE trained on the first n_chars characters of the training text (merges recorded)."""
-    from engine.tokenizers import train_bpe
+    from engine.language.tokenizers import train_bpe
 
     return train_bpe(corpus().train[:n_chars], n_merges)
 
@@ -41,9 +41,9 @@ def corpus_bpe(n_merges: int, n_chars: int):
 def tokenized(source: str, level: str, own_text: str | None):
     """(tokenizer, train ids, validation ids) of a source at a token level, the ids read-only in
     the smallest integer type of the vocabulary (the plays' characters: 4 MB, not 35)."""
-    from engine import prepare
-    from engine.corpus import ALL_PLAYS, source_split
-    from engine.tokenizers import id_array, tokenizer_for
+    from engine.machinery import prepare
+    from engine.language.corpus import ALL_PLAYS, source_split
+    from engine.language.tokenizers import id_array, tokenizer_for
 
     if source == ALL_PLAYS and own_text is None:
         return prepare.corpus_tokens(level)   # memory-mapped from the prepared cache
@@ -56,9 +56,10 @@ def tokenized(source: str, level: str, own_text: str | None):
 @st.cache_resource(show_spinner="Counting n-grams for n = 1 to 6 ...", max_entries=12)
 def ngram_counts(source: str, level: str, own_text: str | None):
     """Counts of every k-gram, k = 1..6 (fewer for a very short text), of the training ids."""
-    from engine import limits, prepare
-    from engine.corpus import ALL_PLAYS
-    from engine.ngram import count_ngrams
+    from engine import limits
+    from engine.machinery import prepare
+    from engine.language.corpus import ALL_PLAYS
+    from engine.language.ngram import count_ngrams
 
     if source == ALL_PLAYS and own_text is None:
         return prepare.corpus_counts(level)   # memory-mapped from the prepared cache
@@ -68,10 +69,10 @@ def ngram_counts(source: str, level: str, own_text: str | None):
 
 @st.cache_resource(show_spinner="Scoring the held-out text for every n and smoothing ...", max_entries=12)
 def held_out(source: str, level: str, own_text: str | None):
-    """Held-out cross-entropy rows (engine.ngram.held_out_rows) for n = 1..6 and each smoothing."""
-    from engine import prepare
-    from engine.corpus import ALL_PLAYS
-    from engine.ngram import held_out_rows
+    """Held-out cross-entropy rows (engine.language.ngram.held_out_rows) for n = 1..6 and each smoothing."""
+    from engine.machinery import prepare
+    from engine.language.corpus import ALL_PLAYS
+    from engine.language.ngram import held_out_rows
 
     if source == ALL_PLAYS and own_text is None:
         return prepare.corpus_held_out(level)
@@ -82,15 +83,16 @@ def held_out(source: str, level: str, own_text: str | None):
 @st.cache_resource(show_spinner=False)
 def corpus_characters():
     """The character tokenizer of the whole corpus (its 75 distinct characters)."""
-    from engine.tokenizers import CharTokenizer
+    from engine.language.tokenizers import CharTokenizer
 
     return CharTokenizer.from_text(corpus().text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)
 def transition(source: str, level: str, own_text: str | None, top: int):
-    """The bigram table among the most frequent tokens (engine.ngram.transition_table), per source and level."""
-    from engine.ngram import transition_table
+    """The bigram table among the most frequent tokens (engine.language.ngram.transition_table), per source
+    and level."""
+    from engine.language.ngram import transition_table
 
     return transition_table(ngram_counts(source, level, own_text), top)
 
@@ -98,7 +100,7 @@ def transition(source: str, level: str, own_text: str | None, top: int):
 @st.cache_resource(show_spinner=False, max_entries=48)
 def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smoothing: str, k: float, rows: int):
     """[(context ids, times seen, [(next id, probability, count), ...])] for the most frequent (n-1)-token contexts."""
-    from engine.ngram import NGramModel
+    from engine.language.ngram import NGramModel
 
     model = NGramModel.from_counts(ngram_counts(source, level, own_text), n, smoothing, k)
     return [(context, total, model.distribution(list(context)).top(5)) for context, total in model.top_contexts(rows)]
@@ -106,8 +108,8 @@ def frequent_contexts(source: str, level: str, own_text: str | None, n: int, smo
 # --- embeddings: word vectors and analogies -------------------------------------------------------
 @st.cache_resource(show_spinner="Loading 400,000 GloVe word vectors ...")
 def glove():
-    """GloVe 6B 50-d (engine.embeddings.load_glove), one read-only copy for every session."""
-    from engine.embeddings import load_glove
+    """GloVe 6B 50-d (engine.embeddings.glove.load_glove), one read-only copy for every session."""
+    from engine.embeddings.glove import load_glove
 
     return load_glove()
 
@@ -115,7 +117,7 @@ def glove():
 @st.cache_resource(show_spinner="Scoring the classic analogies ...")
 def analogy_accuracy(method: str) -> list[dict]:
     """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
-    from engine import prepare
+    from engine.machinery import prepare
 
     return prepare.analogy_accuracy(method)
 
@@ -129,7 +131,7 @@ def smollm2():
     """
     import torch
 
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     torch.set_num_threads(1)
     return pretrained.load()
@@ -155,33 +157,33 @@ def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
 @st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
 def smollm2_induction_scores():
     """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
-    from engine import prepare
+    from engine.machinery import prepare
 
     return prepare.induction_scores()
 
 # --- bring your own model: SmolLM2 or a GGUF file of the PLAYGROUND_MODELS folder -----------------
-# Each takes the model's name in engine.pretrained.available_models(). SmolLM2's name goes to the loaders
-# above (their caches, the warm-up's); another model is held by engine.pretrained.load (SmolLM2 and the
+# Each takes the model's name in engine.pretrained.smollm2.available_models(). SmolLM2's name goes to the loaders
+# above (their caches, the warm-up's); another model is held by engine.pretrained.smollm2.load (SmolLM2 and the
 # last limits.MAX_LOADED_MODELS others), and its results are cached here.
 
 def pretrained_model(name: str):
     """The model called `name`, loaded once per server (SmolLM2 through `smollm2`, the others kept by the
     engine); ValueError, with its sentence, for a name that is not there or a file the app cannot read."""
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
 
     return smollm2() if name == DEFAULT_NAME else _brought_model(name)
 
 
 def pretrained_heads(name: str, text: str, max_tokens: int) -> HeadWeights:
     """`smollm2_heads` for the model called `name`."""
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
 
     return smollm2_heads(text, max_tokens) if name == DEFAULT_NAME else _brought_heads(name, text, max_tokens)
 
 
 def pretrained_induction_scores(name: str):
     """`smollm2_induction_scores` for the model called `name` (kept in the prepared cache per file)."""
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
 
     return smollm2_induction_scores() if name == DEFAULT_NAME else _brought_induction_scores(name)
 
@@ -189,7 +191,8 @@ def pretrained_induction_scores(name: str):
 @st.cache_resource(max_entries=32, show_spinner=False)
 def pretrained_scored_heads(name: str, text: str):
     """The head viewer's scores, names and model-view thumbnails of every head on one text (kept for reruns)."""
-    from engine import heads, limits
+    from engine import limits
+    from engine.interpret import heads
     from engine.charts.images import thumbnails
 
     result = pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
@@ -198,7 +201,7 @@ def pretrained_scored_heads(name: str, text: str):
 
 
 def _brought_path(name: str):
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     models = pretrained.available_models()
     if name not in models:
@@ -207,7 +210,7 @@ def _brought_path(name: str):
 
 
 def _brought_model(name: str):
-    """engine.pretrained.load keeps the model (and its few peers: limits.MAX_LOADED_MODELS), not a cache here:
+    """engine.pretrained.smollm2.load keeps the model (and its few peers: limits.MAX_LOADED_MODELS), not a cache here:
     one that it lets go is then freed. The spinner shows only when the call takes a while (a first load)."""
     with st.spinner(f"Loading {name} (once per server; a big file takes a while)..."):
         return _loaded(name)
@@ -216,7 +219,7 @@ def _brought_model(name: str):
 def _loaded(name: str):
     import torch
 
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     path = _brought_path(name)
     torch.set_num_threads(1)     # as for SmolLM2 (see `smollm2`)
@@ -231,28 +234,28 @@ def _brought_heads(name: str, text: str, max_tokens: int) -> HeadWeights:
 
 @st.cache_resource(max_entries=8, show_spinner="Looking for induction heads on a repeated random sequence...")
 def _brought_induction_scores(name: str):
-    from engine import prepare
+    from engine.machinery import prepare
 
     _loaded(name)
     return prepare.induction_scores(_brought_path(name))
 
-# --- inside the model: causal interventions (engine.interventions) --------------------------------
+# --- inside the model: causal interventions (engine.interpret.interventions) --------------------------------
 # Each costs from one pass (a knock-out) to hundreds (every head in turn, patching every cell): kept per
 # input for every session. Results hold no (T, V) logits, only what the page draws.
 
 @st.cache_resource(max_entries=32, show_spinner="Reading every layer of SmolLM2 through its output (logit lens)...")
 def pretrained_logit_lens(name: str, text: str, target: str, k: int):
-    """engine.interventions.logit_lens on the pretrained model called `name`, following `target`."""
-    from engine import interventions
+    """engine.interpret.interventions.logit_lens on the pretrained model called `name`, following `target`."""
+    from engine.interpret import interventions
 
     return interventions.logit_lens(pretrained_model(name), text, k=k, target=target)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def pretrained_head_types(name: str, text: str, max_tokens: int):
-    """engine.heads' name for every head of a pretrained model on a text (induction from the repeated
+    """engine.interpret.heads' name for every head of a pretrained model on a text (induction from the repeated
     random sequence)."""
-    from engine import heads
+    from engine.interpret import heads
 
     result = pretrained_heads(name, text, max_tokens)
     return heads.score_heads(result.weights, result.ids, induction=pretrained_induction_scores(name))
@@ -261,8 +264,8 @@ def pretrained_head_types(name: str, text: str, max_tokens: int):
 @st.cache_resource(max_entries=32,
                    show_spinner="Knocking out each head in turn, one pass each (a few seconds)...")
 def pretrained_head_effects(name: str, text: str, target: str, mode: str):
-    """engine.interventions.head_effects: Delta ln P(target) at the last position for every head alone."""
-    from engine import interventions
+    """engine.interpret.interventions.head_effects: Delta ln P(target) at the last position for every head alone."""
+    from engine.interpret import interventions
 
     return interventions.head_effects(pretrained_model(name), text, target, mode=mode)
 
@@ -277,8 +280,8 @@ def pretrained_head_attribution(name: str, text: str, target: str, mode: str):
 
 @st.cache_resource(max_entries=64, show_spinner="Running the model with those heads knocked out...")
 def pretrained_knock_out(name: str, text: str, target: str, heads: tuple, mode: str, k: int):
-    """engine.intervention_readings.knock_out: the top k next tokens intact and without `heads`."""
-    from engine import intervention_readings
+    """engine.interpret.readings.knock_out: the top k next tokens intact and without `heads`."""
+    from engine.interpret import readings as intervention_readings
 
     return intervention_readings.knock_out(pretrained_model(name), text, target, heads, mode, k)
 
@@ -286,16 +289,17 @@ def pretrained_knock_out(name: str, text: str, target: str, heads: tuple, mode: 
 @st.cache_resource(max_entries=16,
                    show_spinner="Patching every layer x position of the clean run into the corrupted one...")
 def pretrained_patching(name: str, clean: str, corrupt: str, clean_target: str, corrupt_target: str):
-    """engine.interventions.activation_patching on the pretrained model called `name`."""
-    from engine import interventions
+    """engine.interpret.interventions.activation_patching on the pretrained model called `name`."""
+    from engine.interpret import interventions
 
     return interventions.activation_patching(pretrained_model(name), clean, corrupt, clean_target, corrupt_target)
 
 
 @st.cache_resource(max_entries=32, show_spinner="The model reads a random sequence twice...")
 def pretrained_copying(name: str, length: int, seed: int, heads: tuple):
-    """engine.interventions.copying_probe on the pretrained model called `name`, with `heads` knocked out (zero)."""
-    from engine import interventions
+    """engine.interpret.interventions.copying_probe on the pretrained model called `name`, with `heads`
+    knocked out (zero)."""
+    from engine.interpret import interventions
 
     return interventions.copying_probe(pretrained_model(name), length, seed, heads)
 
@@ -303,7 +307,7 @@ def pretrained_copying(name: str, length: int, seed: int, heads: tuple):
 @st.cache_resource(max_entries=32, show_spinner=False)
 def shipped_logit_lens(text: str, target: str, k: int):
     """The logit lens on the shipped character model."""
-    from engine import interventions
+    from engine.interpret import interventions
 
     return interventions.logit_lens(shipped_transformer()[0], text, k=k, target=target)
 
@@ -311,22 +315,19 @@ def shipped_logit_lens(text: str, target: str, k: int):
 @st.cache_resource(max_entries=32, show_spinner=False)
 def shipped_head_effects(text: str, target: str, mode: str):
     """Every head's effect on the shipped character model (16 heads: a few milliseconds)."""
-    from engine import interventions
+    from engine.interpret import interventions
 
     return interventions.head_effects(shipped_transformer()[0], text, target, mode=mode)
 
 # --- the transformer we train: character ids, the shipped model, the model ladder -----------------
-SHIPPED_CHECKPOINT = "assets/shakespeare_char"
-
-
 @st.cache_resource(show_spinner="Reading the plays as characters ...")
 def char_corpus():
     """(tokenizer, training ids, held-out ids, held-out slice text): the corpus at character level.
 
     The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
     """
-    from engine.corpus import ALL_PLAYS
-    from engine.prepare import held_out_passages
+    from engine.language.corpus import ALL_PLAYS
+    from engine.machinery.prepare import held_out_passages
 
     tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
     return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
@@ -337,7 +338,7 @@ def shipped_transformer():
     """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
     import torch
 
-    from engine.prepare import shipped_model
+    from engine.machinery.prepare import shipped_model
 
     # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
     # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
@@ -348,8 +349,8 @@ def shipped_transformer():
 @st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
 def char_ngrams() -> dict:
     """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""
-    from engine.corpus import ALL_PLAYS
-    from engine.ngram import NGramModel
+    from engine.language.corpus import ALL_PLAYS
+    from engine.language.ngram import NGramModel
 
     tokenizer = char_corpus()[0]
     counts = ngram_counts(ALL_PLAYS, "characters", None)  # the N-gram sampler's counts, shared
@@ -366,15 +367,15 @@ def ngram_baselines() -> dict[str, float]:
 @st.cache_resource(show_spinner="Scoring every model on held-out text ...")
 def fixed_ladder():
     """Every Kneser-Ney character n-gram, n = 1..LADDER_MAX_NGRAM_ORDER, and the shipped transformer on the
-    ladder's held-out passages (engine.prepare.model_ladder: scored once per machine)."""
-    from engine import prepare
+    ladder's held-out passages (engine.machinery.prepare.model_ladder: scored once per machine)."""
+    from engine.machinery import prepare
 
     return prepare.model_ladder(lambda: shipped_transformer()[0])
 
 # --- beyond words: bundled pictures ---------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
 def bundled_picture(name: str):
-    """engine.patches.bundled_picture, one read-only copy shared by every session."""
-    from engine import patches
+    """engine.beyond.modalities.bundled_picture, one read-only copy shared by every session."""
+    from engine.beyond import modalities as patches
 
     return patches.bundled_picture(name)

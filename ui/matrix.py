@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.textmatrix import format_matrix, parse_matrix
+from engine.attention.typed_matrices import format_matrix, parse_matrix
 
 
 def type_scale() -> float:

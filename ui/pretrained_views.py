@@ -11,7 +11,8 @@ import html
 import numpy as np
 import streamlit as st
 
-from engine import limits, pretrained
+from engine import limits
+from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
@@ -63,7 +64,7 @@ def load_smollm2():
 # --- bring your own model: which pretrained model a page reads ---------------------------------------
 
 def model_param(name: str = "model"):
-    """The url_state parameter of a page's model picker: one of engine.pretrained.available_models(),
+    """The url_state parameter of a page's model picker: one of engine.pretrained.smollm2.available_models(),
     SmolLM2 by default. Declare it in the page's PageState and pass its name to `model_picker`."""
     names = list(pretrained.available_models())
     return url_state.Param(name, names[0], url_state.one_of(names))
@@ -85,25 +86,6 @@ def model_picker(state, key: str) -> str:
 def load_model(name: str):
     """The shared model called `name` (`model_picker`), or None after an st.error saying why it cannot be read."""
     return page.run_engine(loaders.pretrained_model, name)
-
-
-def next_token_panel(text: str, *, k: int = 10, title: str | None = None):
-    """SmolLM2's top-k next tokens after `text` as bars; returns the NextTokenDistribution (or None)."""
-    model = load_smollm2()
-    if model is None:
-        return None
-    dist = page.run_engine(_next_tokens, text, k)
-    if dist is None:
-        return None
-    if dist.truncated_from:
-        st.caption(f"The text has {dist.truncated_from} tokens; SmolLM2 read the last "
-                   f"{len(dist.context_tokens) - 1}.")
-    charts.show(next_token_bars(_named(dist), title=title or f"SmolLM2: what comes after '{text[-40:]}'?",
-                                width=320))
-    st.caption(f"The other {49152 - k:,} tokens share {dist.rest:.3f}. Entropy of the whole distribution: "
-               f"{dist.entropy_bits:.2f} bits. SmolLM2 reads subword tokens ({len(dist.context_tokens) - 1} here, "
-               "after its start-of-document token).")
-    return dist
 
 
 @st.cache_data(max_entries=16, show_spinner="SmolLM2 reads both sentences...")

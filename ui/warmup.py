@@ -8,7 +8,7 @@ names the caches behind its own controls (`prefetch`), and one background thread
 each of them once, at the lowest CPU priority (any page's rerun goes first). And when the
 server's first session starts (app.py), one task loads what every page opens on: torch,
 SmolLM2, GloVe, the shipped transformer, the ladder, the counts. With the prepared cache
-(engine.prepare) that is memory-mapping files, a second or two; every page's first visit
+(engine.machinery.prepare) that is memory-mapping files, a second or two; every page's first visit
 afterwards is a rerun, not a computation.
 
 Off with PLAYGROUND_WARM_UP=0 (the browser tests set it); nothing runs outside a
@@ -32,8 +32,8 @@ _thread: threading.Thread | None = None
 
 
 def _ngrams() -> None:
-    from engine.corpus import ALL_PLAYS
-    from engine.tokenizers import LEVELS
+    from engine.language.corpus import ALL_PLAYS
+    from engine.language.tokenizers import LEVELS
     from ui import loaders
 
     for level in LEVELS:
@@ -43,7 +43,7 @@ def _ngrams() -> None:
 
 
 def _analogy_accuracy() -> None:
-    from engine.embeddings import METHODS
+    from engine.embeddings.glove import METHODS
     from ui import loaders
 
     for method in METHODS:
@@ -66,7 +66,7 @@ def shared_data() -> None:
     """The read-only data the pages open on, loaded without running torch: the first part of every
     page's first view, and what deploy/preload.py loads once before forking a lecture hall's processes."""
     from engine import limits
-    from engine.corpus import ALL_PLAYS
+    from engine.language.corpus import ALL_PLAYS
     from ui import loaders
 
     loaders.corpus()
@@ -99,7 +99,7 @@ def _every_first_view() -> None:
 
 def _head_viewer() -> None:
     """The head viewer's first view: SmolLM2's weights on its default sentence, every head scored and drawn."""
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders
     from ui.pretrained_views import HEAD_VIEWER_DEFAULT, HEAD_VIEWER_PRESETS, warm_absorbed_probes
 
@@ -113,7 +113,7 @@ def _inside_the_model() -> None:
     scan runs only when a student asks for it."""
     from engine import intervention_readings as readings
     from engine import limits
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders
 
     length, seed, k = readings.COPYING_EXAMPLE
@@ -178,7 +178,7 @@ def prefetch(*names: str) -> None:
 
 
 def _work() -> None:
-    from engine.train import yield_to_pages
+    from engine.transformer.training import yield_to_pages
     from ui.server import return_freed_memory
 
     yield_to_pages()

@@ -5,18 +5,18 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import (
+from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
     softmax_rows, weights_by_sharpness,
 )
-from engine.attention_readings import (
+from engine.attention.readings import (
     clear_winner, largest_weight_sentence, learning_sentence, overflow_solution, sharpness_sentence,
 )
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.lines import lines_by
-from engine.learn_attention import LEARNING_RATE, learn_query_key
-from engine.snippets import attention_code
-from engine.textmatrix import format_matrix
+from engine.attention.learning import LEARNING_RATE, learn_query_key
+from engine.attention.code import attention_code
+from engine.attention.typed_matrices import format_matrix
 from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.matrix import last_good, matrix_editor
 

@@ -7,15 +7,16 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.beyond_code import audio_code, image_code, protein_code
+from engine.beyond.code import audio_code, image_code, protein_code
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import (OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture,
                                   spectrogram_with_frames)
 from engine.charts.lines import cost_chart
 from engine.numbers import significant
-from engine.patches import (FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image,
-                            patch_costs, patch_grid_position, read_wav, residue_attention, resize_square,
-                            segment_of, synth_signal, weight_by_segment)
+from engine.beyond.modalities import (
+    FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image, patch_costs, patch_grid_position,
+    read_wav, residue_attention, resize_square, segment_of, synth_signal, weight_by_segment
+)
 from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 

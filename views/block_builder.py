@@ -10,12 +10,12 @@ from engine import limits
 from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
 from engine.charts.lines import head_formation_lines, loss_curves
-from engine.intervention_readings import formation_sentence
-from engine.transformer_config import (
+from engine.interpret.readings import formation_sentence
+from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
     dataflow, scale_row,
 )
-from engine.train import LIVE_RECIPE
+from engine.transformer.training import LIVE_RECIPE
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
@@ -234,13 +234,13 @@ def mark_training(on: bool) -> None:
 
 
 def start_training() -> None:
-    from engine.transformer_lm import TransformerLanguageModel
-    from engine.train import live_job, live_schedule
+    from engine.transformer.language_model import TransformerLanguageModel
+    from engine.transformer.training import live_job, live_schedule
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
     schedule = live_schedule(STATE["bb_batch"], STATE["bb_steps"], STATE["bb_seconds"], float(STATE["bb_lr"]),
                              STATE["bb_seed"])
-    from engine.interventions import head_formation
+    from engine.interpret.interventions import head_formation
 
     # watch heads form: every evaluation also scores each head on a fixed repeated random probe
     probe = head_formation if config.context_length >= 4 else None
@@ -274,7 +274,7 @@ def record(job) -> None:
     """Keep a finished run to compare (the oldest goes beyond the limit)."""
     lm = st.session_state.bb_job_lm
     _, _, _, held_out_text = loaders.char_corpus()
-    from engine.generation import held_out_rung
+    from engine.transformer.generation import held_out_rung
 
     run = history_of(st.session_state.bb_job_label, job) | {
         "config": job.model.config, "seconds": job.result.seconds, "tokens_per_second": job.result.tokens_per_second,
@@ -286,7 +286,7 @@ def record(job) -> None:
 
 
 def checked_start() -> None:
-    from engine.train import check_trainable, TrainConfig
+    from engine.transformer.training import check_trainable, TrainConfig
 
     check_trainable(config, TrainConfig(max_seconds=float(STATE["bb_seconds"])))
     start_training()
@@ -407,11 +407,11 @@ def code_section() -> None:
         arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
         code.show_code({"Python": f'''import math
 
-from engine.transformer_config import TransformerConfig, count_parameters, with_vocab
-from engine.model import TransformerLM
-from engine.train import TrainConfig, train
-from engine.corpus import load_corpus
-from engine.tokenizers import CharTokenizer
+from engine.transformer.config import TransformerConfig, count_parameters, with_vocab
+from engine.transformer.model import TransformerLM
+from engine.transformer.training import TrainConfig, train
+from engine.language.corpus import load_corpus
+from engine.language.tokenizers import CharTokenizer
 
 config = TransformerConfig({arguments})
 print(count_parameters(config).total)        # {count_parameters(config).total:,}

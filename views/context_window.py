@@ -5,19 +5,17 @@ import numpy as np
 import streamlit as st
 
 from engine import limits
-from engine.attention import attention, window_reach_sentence, window_weights
-from engine.attention_readings import beats, clear_winner, favourite_neighbour_sentence, favourite_neighbours
+from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
+from engine.attention.mechanism import attention, window_weights
+from engine.attention.readings import beats, clear_winner, context_reading
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
-from engine.handvectors import sentence_vectors
-from engine.textmatrix import format_matrix
+from engine.embeddings.hand_vectors import sentence_vectors
+from engine.attention.typed_matrices import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
-SENTENCE_CHARS = 400
-SENTENCES = ["crane by the lake", "the crane by the lake", "the pitcher threw a fastball", "she sat by the river bank",
-             "the crane lifted the steel"]
-MAX_K_SHOWN = 3
+SENTENCES = list(CONTEXT_SENTENCES)
 LAKE_FURTHER = np.array([[0.9, 0.1, 0.5]])   # the hint's lake: reaches further along crane's direction than crane
 # the challenges' hints applied to the first sentence (tests/pages/test_challenges.py opens the page with them)
 FIRST_TOKENS, FIRST_X, _ = sentence_vectors(SENTENCES[0])            # crane, by, the, lake
@@ -49,8 +47,8 @@ page.header("Context: window vs attention", "Which words should *crane* borrow m
 
 STATE = url_state.PageState(
     "context",
-    url_state.Param("sentence", SENTENCES[0], url_state.text(SENTENCE_CHARS)),
-    url_state.Param("k", 1, url_state.between(0, 6)),
+    url_state.Param("sentence", SENTENCES[0], url_state.text(limits.MAX_CONTEXT_SENTENCE_CHARS)),
+    url_state.Param("k", 1, url_state.between(0, CONTEXT_MAX_K)),
     url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
     url_state.Param("scaled", True, url_state.parse_bool),
 )
@@ -68,7 +66,7 @@ with st.sidebar:
 st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pick an example...",
              key=STATE.key("example"), on_change=load_example)
 st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
-              on_change=load_sentence, max_chars=SENTENCE_CHARS)
+              on_change=load_sentence, max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
 if STATE.get("sentence_error"):
     st.error(STATE["sentence_error"] + " The vectors below are kept.", icon=":material/error:")
 if STATE.get("unknown"):
@@ -90,28 +88,28 @@ def result_section() -> None:
     token_column, window_column = st.columns(2)
     token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
                            format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
-    window_column.slider("Window half-width k", 0, 6, key=STATE.key("k"),
+    window_column.slider("Window half-width k", 0, CONTEXT_MAX_K, key=STATE.key("k"),
                          help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, RESULT))
     t = STATE["query"]
     k = int(STATE["k"])
 
     attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
-    windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(MAX_K_SHOWN + 1)]))
+    windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)]))
     if attended is not None and windows is not None:
         window_row = window_weights(T, k)[t]
         attention_row = attended.weights[t]
         charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
-        rows = [f"window k = {r}" for r in range(MAX_K_SHOWN + 1)] + ["attention"]
+        rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
         charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
                                 title=f"Weights on each token for '{labels[t]}': the window by position, "
                                       "attention by content",
                                 y_title="method", x_title="token"), width="content")
 
-        best = favourite_neighbours(attention_row, t)[0]   # the nearest of those that tie
-        reach = page.run_engine(window_reach_sentence, T, t, best) or ""
-        st.markdown(f"{favourite_neighbour_sentence(attention_row, labels, t)} {reach}")
+        reading = page.run_engine(context_reading, attention_row, labels, t)
+        if reading is not None:
+            st.markdown(reading)
 
         window_context = window_row @ x
         st.subheader("The two context vectors")

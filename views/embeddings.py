@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import embeddings as E
+from engine.embeddings import glove as E
 from engine import limits
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -88,7 +88,7 @@ with st.sidebar:
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def glove_call(name: str, *args, **kwargs):
-    """engine.embeddings.<name> on the shared vectors, cached on its arguments (every one is pure)."""
+    """engine.embeddings.glove.<name> on the shared vectors, cached on its arguments (every one is pure)."""
     return getattr(E, name)(loaders.glove(), *args, **kwargs)
 
 

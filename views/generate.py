@@ -7,9 +7,9 @@ import streamlit as st
 
 from engine import limits
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
-from engine.generation import generate
-from engine.ladder import Bar, ladder_sentences
-from engine.transformer_lm import window_sentence
+from engine.transformer.generation import generate
+from engine.transformer.ladder import Bar, ladder_sentences
+from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
@@ -235,12 +235,13 @@ smollm2_section()
 def code_section() -> None:
     """The code with the sidebar's settings, and the challenges (temperature 0, the models picked)."""
     models_picked, prompt, temperature, top_k, length, seed = settings()
-    code.show_code({"Python": f'''from engine.generation import generate
-from engine.train import load_checkpoint
-from engine.transformer_lm import TransformerLanguageModel
-from engine.tokenizers import CharTokenizer
+    code.show_code({"Python": f'''from engine.transformer.generation import generate
+from engine.transformer.training import load_checkpoint
+from engine.transformer.language_model import TransformerLanguageModel
+from engine.language.tokenizers import CharTokenizer
+from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
 
-model, notes = load_checkpoint("{loaders.SHIPPED_CHECKPOINT}")
+model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
 lm = TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])))
 g = generate(lm, {prompt!r}, {length}, seed={seed}, temperature={temperature}, top_k={top_k})
 print(g.text)

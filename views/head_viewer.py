@@ -4,13 +4,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import heads, limits, pretrained
+from engine import limits
+from engine.interpret import heads
+from engine.pretrained import smollm2 as pretrained
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import model_view
 from engine.charts.lines import head_lines
 from engine.charts.palette import TYPE_COLOURS
-from engine.gguf_file import Config
-from engine.llama import DEFAULT_NAME
+from engine.pretrained.gguf_file import Config
+from engine.pretrained.llama import DEFAULT_NAME
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 from ui.pretrained_views import (HEAD_VIEWER_DEFAULT as DEFAULT_PRESET, HEAD_VIEWER_PRESETS as PRESETS,
                                  absorbed_probes, load_model, model_param, model_picker)
@@ -206,7 +208,7 @@ def head_section() -> None:
                  if picked == DEFAULT_NAME else
                  f"model = pretrained.load({str(pretrained.available_models()[picked])!r})  # float32\n")
     code.show_code({"Python": (
-        "from engine import heads, pretrained\n\n"
+        "from engine.interpret import heads\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         f"{load_line}"
         f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
         f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"

@@ -1,17 +1,17 @@
-"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interventions)."""
+"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interpret.interventions)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from engine import intervention_readings as readings
+from engine.interpret import readings
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
 from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
-from engine.gguf_file import Config as SmolLM2Sizes
-from engine.interventions import MODES
+from engine.pretrained.gguf_file import Config as SmolLM2Sizes
+from engine.interpret.interventions import MODES
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_param, model_picker
@@ -197,7 +197,7 @@ if lens is not None:
         caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
                 f"block l, so row {last} is what the model itself outputs.", stacked=True)
     code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
+        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()  # SmolLM2-135M\n"
         f"lens = interventions.logit_lens(model, {STATE['text']!r}, k={LENS_K}, target={STATE['target']!r})\n"
         "for row, name in enumerate(lens.layers):  # the last position\n"
@@ -297,7 +297,7 @@ def effects_section() -> None:
                            "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
                          digits=2, where=matters)
     code.show_code({"Python": (
-        "from engine import interventions, pretrained\n\n"
+        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()\n"
         f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
         f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
@@ -400,7 +400,7 @@ def patching_section() -> None:
                     f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
                     "0: the patch changed nothing.", stacked=True)
         code.show_code({"Python": (
-            "from engine import interventions, pretrained\n\n"
+            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
             "model = pretrained.load()\n"
             f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
             f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
@@ -454,8 +454,9 @@ def copying_section() -> None:
             r"\ \text{nats} / \ln 2",
             caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
         code.show_code({"Python": (
-            "from engine import interventions, pretrained, prepare\n"
-            "from engine.intervention_readings import top_heads\n\n"
+            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n"
+            "from engine.machinery import prepare\n"
+            "from engine.interpret.readings import top_heads\n\n"
             "model = pretrained.load()\n"
             f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
             f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
@@ -507,7 +508,7 @@ def own_section() -> None:
     own_error = st.container()
     own_text, own_target = STATE["own_text"], STATE["own_target"]
     if STATE["own_model"] == LIVE and live is not None:
-        from engine import interventions
+        from engine.interpret import interventions
 
         kept = STATE.setdefault("own_results", {})
         signature = (id(live), own_text, own_target)

@@ -8,13 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.attention import (
+from engine.attention.mechanism import (
     compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
 )
+from engine.attention.code import multi_head_code
 from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_panels
-from engine.shipped_heads import head_weights, shipped_available
-from engine.tinyvocab import embed, load_vocabulary
+from engine.transformer.shipped_model import head_weights, shipped_available
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
@@ -245,40 +246,9 @@ def tail_section() -> None:
     result = heads_result()
     h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
     if result is not None:
-        vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence.tokens)))
-        if STATE["weights"] == "identity":
-            weights_lines = f"W_q = W_k = {gain} * np.eye(d)\nW_v = W_o = np.eye(d)"
-        else:
-            weights_lines = (f"rng = np.random.default_rng({seed})\n"
-                             f"W_q, W_k, W_v, W_o = (rng.normal(0, {gain} / np.sqrt(d), size=(d, d)) "
-                             "for _ in range(4))")
-        mask_line = ("    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n"
-                     if STATE["causal"] else "")
-        python_code = f'''import numpy as np
-
-words = {{
-{vectors}
-}}
-X = np.array([words[w] for w in "{' '.join(sentence.tokens)}".split()])
-T, d = X.shape
-h = {h}
-{weights_lines}
-
-def attention(Q, K, V):
-    s = Q @ K.T / np.sqrt(Q.shape[1])
-{mask_line}    alpha = np.exp(s - s.max(axis=1, keepdims=True))
-    alpha /= alpha.sum(axis=1, keepdims=True)
-    return alpha, alpha @ V
-
-w = d // h                                    # each head is d/h wide
-heads = [attention(X @ W_q[:, m*w:(m+1)*w], X @ W_k[:, m*w:(m+1)*w], X @ W_v[:, m*w:(m+1)*w])
-         for m in range(h)]
-concat = np.concatenate([context for _, context in heads], axis=1)   # (T, d)
-output = concat @ W_o                                                # (T, d)
-print(heads[0][0].round(2))    # head 1's weights
-print(output[0].round(2))      # {np.round(result.output[0], 2).tolist()}
-'''
-        code.show_code({"Python": python_code})
+        words = {w: vocabulary.vector(w).tolist() for w in sentence.tokens}
+        code.show_code({"Python": multi_head_code(words, sentence.tokens, h=h, weights=STATE["weights"], gain=gain,
+                                                  seed=seed, causal=STATE["causal"], first_output=result.output[0])})
 
     largest_self = max(float(np.max(np.diag(head.weights))) for head in result.heads) if result is not None else 0.0
     challenges.try_this([

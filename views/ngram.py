@@ -11,14 +11,14 @@ from engine import limits
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
-from engine.corpus import ALL_PLAYS, OWN_TEXT, user_text
+from engine.language.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
-from engine.ngram import (
+from engine.language.ngram import (
     HELD_OUT_K, SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, held_out_sentences, loop_sentence, prompt_ids,
     smoothing_name,
 )
 from engine.numbers import enough_digits, worked
-from engine.tokenizers import LEVELS, decoded_pieces, token_text
+from engine.language.tokenizers import LEVELS, decoded_pieces, token_text
 from ui import challenges, charts, chips, code, formula, loaders, page, tables, url_state, warmup
 
 HEATMAP_TOKENS = 20
@@ -215,9 +215,9 @@ def code_and_challenges() -> None:
     n, smoothing, k = model_settings()
     code.show_code({"Python": (
         "import numpy as np\n"
-        "from engine.corpus import load_corpus\n"
-        "from engine.ngram import NGramModel, find_loop\n"
-        "from engine.tokenizers import tokenizer_for\n\n"
+        "from engine.language.corpus import load_corpus\n"
+        "from engine.language.ngram import NGramModel, find_loop\n"
+        "from engine.language.tokenizers import tokenizer_for\n\n"
         "corpus = load_corpus()  # or corpus.play('Hamlet'); the split: last 10% of each play held out\n"
         f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
         f"model = NGramModel({n}, {smoothing!r}, k={k:g}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"

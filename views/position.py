@@ -6,17 +6,18 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.attention import random_projections
+from engine.attention.mechanism import random_projections
 from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
 from engine.numbers import significant
-from engine.positional import (
+from engine.transformer.code import position_code
+from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
     permutation_check, positional_encoding, random_permutation, rotary_scores,
 )
-from engine.tinyvocab import embed, load_vocabulary, tokenize
+from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
 from ui import challenges, charts, chips, code, formula, page, tables, url_state
 
 ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
@@ -246,45 +247,12 @@ def code_section() -> None:
     check = checked()
     kind, strength, seed = STATE["enc"], float(STATE["strength"]), int(STATE["seed"])
     check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
-    vectors = "\n".join(f"    {w!r}: {vocabulary.vector(w).tolist()}," for w in sorted(set(sentence_a.tokens))) \
-        if sentence_a is not None else ""
+    words = {w: vocabulary.vector(w).tolist() for w in sentence_a.tokens} if sentence_a is not None else {}
     b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else STATE["b"]
-    encoding_lines = {
-        "none": "P = np.zeros((T, d))",
-        "sinusoidal": ("omega = 1 / 10000.0 ** (2 * np.arange((d + 1) // 2) / d)\n"
-                       "angles = np.arange(T)[:, None] * omega\n"
-                       "P = np.empty((T, d))\n"
-                       "P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles[:, :d // 2])"),
-        "learned": f"P = np.random.default_rng({seed}).normal(0, np.sqrt(0.5), size=({limits.MAX_POSITIONS}, d))[:T]",
-    }[kind]
-    projection_lines = (f"rng = np.random.default_rng({seed})\n"
-                        "W_q, W_k, W_v = (rng.normal(0, 1 / np.sqrt(d), size=(d, d)) for _ in range(3))\n"
-                        if STATE["proj"] else "W_q = W_k = W_v = np.eye(d)\n")
-    mask_line = "    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)\n" if STATE["causal"] else ""
-    python_code = f'''import numpy as np
-
-words = {{
-{vectors}
-}}
-A = "{" ".join(sentence_a.tokens) if sentence_a is not None else ""}".split()
-B = "{b_words}".split()
-X_A, X_B = np.array([words[w] for w in A]), np.array([words[w] for w in B])
-T, d = X_A.shape
-{encoding_lines}
-{projection_lines}
-def attention(X):
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    s = Q @ K.T / np.sqrt(d)
-{mask_line}    alpha = np.exp(s - s.max(axis=1, keepdims=True))
-    alpha /= alpha.sum(axis=1, keepdims=True)
-    return alpha @ V
-
-s = {strength}
-c_A, c_B = attention(X_A + s * P), attention(X_B + s * P)
-pi = {check.perm.tolist() if check is not None else []}   # slot j of B holds word pi[j] of A
-print(np.abs(c_B - c_A[pi]).max())   # {check_printed}
-'''
-    code.show_code({"Python": python_code})
+    code.show_code({"Python": position_code(
+        words, sentence_a.tokens if sentence_a is not None else [], b_words, encoding=kind, strength=strength,
+        seed=seed, projections=STATE["proj"], causal=STATE["causal"],
+        perm=check.perm.tolist() if check is not None else [], difference=check_printed)})
 
     difference = check.max_difference if check is not None else 0.0
     challenges.try_this([

@@ -8,9 +8,9 @@ from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
-from engine.corpus import ALL_PLAYS
-from engine.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
-from engine.tokenizers import (
+from engine.language.corpus import ALL_PLAYS
+from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
+from engine.language.tokenizers import (
     LEVELS, WordTokenizer, fewest_merges_for, token_text, tokenize, tokens_by_merges, train_bpe,
 )
 from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
@@ -239,9 +239,9 @@ def code_and_challenges() -> None:
     level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
     if distribution is not None:
         code.show_code({"Python": (
-            "from engine.corpus import load_corpus\n"
-            "from engine.ngram import NGramModel, prompt_ids\n"
-            f"from engine.tokenizers import tokenizer_for\n\n"
+            "from engine.language.corpus import load_corpus\n"
+            "from engine.language.ngram import NGramModel, prompt_ids\n"
+            f"from engine.language.tokenizers import tokenizer_for\n\n"
             "corpus = load_corpus()\n"
             f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
             f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
@@ -249,7 +249,7 @@ def code_and_challenges() -> None:
             f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
             "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
             "\n"
-            "from engine.tokenizers import gpt2_tokenizer\n"
+            "from engine.language.tokenizers import gpt2_tokenizer\n"
             f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
 
     challenges.try_this([

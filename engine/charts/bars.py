@@ -11,7 +11,7 @@ from engine.charts.style import panel, styled, unique_labels, value_scale, visib
 from engine.numbers import SIGNIFICANT_FORMAT, fixed, significant
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
-    from engine.attention import AttentionCost
+    from engine.attention.mechanism import AttentionCost
 
 
 SAMPLED = "after temperature and top-k"   # the field of a next-token bar's tick

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from engine.charts.palette import BLACK, BLUE, GREY_33, ORANGE, PALE_BLUE, PALE_ORANGE
 
-if TYPE_CHECKING:  # engine.model imports torch; the diagram only reads a stage's fields
-    from engine.transformer_config import Stage
+if TYPE_CHECKING:  # engine.transformer.model imports torch; the diagram only reads a stage's fields
+    from engine.transformer.config import Stage
 
 FONT = "Helvetica, Arial, Liberation Sans, sans-serif"
 BOX_FONT_PX = 14            # the boxes' text
@@ -35,8 +35,8 @@ CORNER_PX = 8
 RESIDUALS = (("attention sublayer", None), ("feed-forward sublayer", "attention sublayer"))
 
 # Helvetica's advance widths (thousandths of the font size) for ' ' .. '~'; Arial and Liberation Sans, which
-# browsers use for Helvetica where it is missing, have the same metrics (tests/engine/test_diagrams.py checks
-# them against Liberation Sans).
+# browsers use for Helvetica where it is missing, have the same metrics (tests/engine/charts/test_charts_diagrams.py
+# checks them against Liberation Sans).
 _HELVETICA = [
     278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *[556] * 10, 278, 278, 584,
     584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722,

@@ -27,7 +27,7 @@ def rows_are_weights(values: np.ndarray) -> bool:
 
 def keys_seen(weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """T_i: how many keys row i can see. With a mask (True where the key is visible, as in
-    engine.attention) its count per row, so with a causal mask row i sees i + 1; without one, every
+    engine.attention.mechanism) its count per row, so with a causal mask row i sees i + 1; without one, every
     key with a number."""
     weights = np.asarray(weights, dtype=float)
     seen = np.isfinite(weights) if mask is None else np.asarray(mask, dtype=bool) & np.isfinite(weights)
@@ -82,7 +82,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
     and only a decisive row reaches the ends; the numbers printed and in the tooltip stay the true values.
     None (the default): "uniform" for attention weights (every row a distribution, on no domain or 0..1),
     "all" for anything else (scores, cosines). `mask` (True where a key is visible, as in
-    engine.attention) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
+    engine.attention.mechanism) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
     sees keys 0..i, its centre 1/(i + 1)). Every number is printed in black
     or white, whichever contrasts more with its cell. `legend_orient` places the colour legend: by default
     under the weights (their two-line legend beside them made the chart wider than a phone), right of

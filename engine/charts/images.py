@@ -12,7 +12,7 @@ import numpy as np
 from engine.charts.heatmaps import causal_mask_of, uniform_colours, uniform_shades
 from engine.charts.palette import BLUE, ORANGE, TYPE_COLOURS, VIRIDIS
 from engine.charts.style import styled
-from engine.heads import TYPES
+from engine.interpret.heads import TYPES
 
 
 OVERLAY_STYLES = ("spotlight", "heat")

@@ -13,7 +13,7 @@ from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_25, ORANGE,
 from engine.charts.style import styled, visible
 
 if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
-    from engine.positional import OffsetDotProducts
+    from engine.transformer.positional import OffsetDotProducts
 
 
 LN2 = math.log(2)  # nats per bit
@@ -73,7 +73,7 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
 
 @styled
 def head_formation_lines(points: list) -> dict:
-    """Heads forming while a model trains (engine.interventions.HeadFormation at each evaluation): each
+    """Heads forming while a model trains (engine.interpret.interventions.HeadFormation at each evaluation): each
     head's previous-token and induction score against the step (one line per head, coloured by layer),
     and the probe's in-context loss gap (first copy minus second copy, in bits per token: a character here)."""
     rows, gaps = [], []

@@ -43,7 +43,7 @@ PURPLE = "#7b3294"
 RED = "#d7191c"
 RUN_COLOURS = [BLUE, ORANGE, GREEN, PURPLE, RED, GREY_30]
 
-# Head types (engine.heads.TYPES) in Okabe & Ito's colours; the type is also written in every tooltip.
+# Head types (engine.interpret.heads.TYPES) in Okabe & Ito's colours; the type is also written in every tooltip.
 # Induction is sky blue, not vermillion: vermillion and orange (previous-token) nearly merge for deuteranopes
 # (CIE Lab distance 18 under Machado et al.'s simulation; sky blue and orange: over 85 for every kind).
 TYPE_COLOURS = {

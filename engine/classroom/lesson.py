@@ -2,7 +2,7 @@
 
 A scene is a page link ("context?sentence=crane+by+the+lake&k=1") and the index of one of the questions
 that page offers (`engine.classroom.questions`) about that state, so the answer is always the engine's.
-The default lesson (`assets/lessons/chapter.json`) follows the chapter, from "Mary had a little" on the
+The default lesson (`data/chapter_lesson.json`, package data) follows the chapter, from "Mary had a little" on the
 Tokens page to attention beyond words. A teacher can save their own as a small JSON file and load it again:
 
     {"title": "My lesson", "scenes": [{"title": "Mary had a little", "link": "tokens?prompt=Mary+had+a+little",
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 from engine import limits
 
-CHAPTER_LESSON = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "chapter.json"
+CHAPTER_LESSON = Path(files("engine.classroom") / "data" / "chapter_lesson.json")
 
 
 @dataclass(frozen=True)

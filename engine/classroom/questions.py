@@ -113,9 +113,9 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def tokenized(self, source: str, level: str, own_text: str | None):
-        from engine import prepare
-        from engine.corpus import ALL_PLAYS, source_split
-        from engine.tokenizers import id_array, tokenizer_for
+        from engine.machinery import prepare
+        from engine.language.corpus import ALL_PLAYS, source_split
+        from engine.language.tokenizers import id_array, tokenizer_for
 
         if source == ALL_PLAYS and own_text is None:
             return prepare.corpus_tokens(level)
@@ -126,9 +126,9 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def ngram_counts(self, source: str, level: str, own_text: str | None):
-        from engine import prepare
-        from engine.corpus import ALL_PLAYS
-        from engine.ngram import count_ngrams
+        from engine.machinery import prepare
+        from engine.language.corpus import ALL_PLAYS
+        from engine.language.ngram import count_ngrams
 
         if source == ALL_PLAYS and own_text is None:
             return prepare.corpus_counts(level)
@@ -137,9 +137,9 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def held_out(self, source: str, level: str, own_text: str | None):
-        from engine import prepare
-        from engine.corpus import ALL_PLAYS
-        from engine.ngram import held_out_rows
+        from engine.machinery import prepare
+        from engine.language.corpus import ALL_PLAYS
+        from engine.language.ngram import held_out_rows
 
         if source == ALL_PLAYS and own_text is None:
             return prepare.corpus_held_out(level)
@@ -148,18 +148,18 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def gpt2_tokenizer(self):
-        from engine.tokenizers import gpt2_tokenizer
+        from engine.language.tokenizers import gpt2_tokenizer
 
         return gpt2_tokenizer()
 
     @functools.lru_cache(maxsize=None)
     def glove(self):
-        from engine.prepare import glove
+        from engine.machinery.prepare import glove
 
         return glove()
 
     def _model(self, name: str):
-        from engine import pretrained
+        from engine.pretrained import smollm2 as pretrained
 
         models = pretrained.available_models()
         if name not in models:
@@ -172,7 +172,9 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def pretrained_head_types(self, name: str, text: str, max_tokens: int):
-        from engine import heads, prepare, pretrained
+        from engine.interpret import heads
+        from engine.machinery import prepare
+        from engine.pretrained import smollm2 as pretrained
 
         result = self.pretrained_heads(name, text, max_tokens)
         return heads.score_heads(result.weights, result.ids,
@@ -180,20 +182,20 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def pretrained_head_effects(self, name: str, text: str, target: str, mode: str):
-        from engine import interventions
+        from engine.interpret import interventions
 
         return interventions.head_effects(self._model(name), text, target, mode=mode)
 
     @functools.lru_cache(maxsize=None)
     def pretrained_logit_lens(self, name: str, text: str, target: str, k: int):
-        from engine import interventions
+        from engine.interpret import interventions
 
         return interventions.logit_lens(self._model(name), text, k=k, target=target)
 
     @functools.lru_cache(maxsize=None)
     def char_ngrams(self) -> dict:
-        from engine.corpus import ALL_PLAYS
-        from engine.ngram import NGramModel
+        from engine.language.corpus import ALL_PLAYS
+        from engine.language.ngram import NGramModel
 
         tokenizer = self.tokenized(ALL_PLAYS, "characters", None)[0]
         counts = self.ngram_counts(ALL_PLAYS, "characters", None)
@@ -201,13 +203,13 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def fixed_ladder(self):
-        from engine import prepare
+        from engine.machinery import prepare
 
         return prepare.model_ladder(lambda: prepare.shipped_model()[0])
 
     @functools.lru_cache(maxsize=None)
     def bundled_picture(self, name: str):
-        from engine import patches
+        from engine.beyond import modalities as patches
 
         return patches.bundled_picture(name)
 
@@ -219,9 +221,9 @@ TOKENS_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everyw
 
 
 def tokens_next(values: Values, sources) -> Question:
-    from engine.corpus import ALL_PLAYS
-    from engine.ngram import NGramModel, prompt_ids
-    from engine.tokenizers import token_text
+    from engine.language.corpus import ALL_PLAYS
+    from engine.language.ngram import NGramModel, prompt_ids
+    from engine.language.tokenizers import token_text
 
     level, n = _text(values, "level", "words"), _int(values, "n", 3)
     smoothing, prompt = _text(values, "smoothing", "kneser-ney"), _text(values, "prompt", TOKENS_PROMPT)
@@ -258,8 +260,8 @@ def tokens_gpt2(values: Values, sources) -> Question:
 # --- N-gram sampler ---------------------------------------------------------------------------------
 
 def _ngram_model(values: Values, sources):
-    from engine.corpus import ALL_PLAYS, OWN_TEXT
-    from engine.ngram import NGramModel
+    from engine.language.corpus import ALL_PLAYS, OWN_TEXT
+    from engine.language.ngram import NGramModel
 
     source, level = _text(values, "source", ALL_PLAYS), _text(values, "level", "words")
     if source == OWN_TEXT:
@@ -271,7 +273,7 @@ def _ngram_model(values: Values, sources):
 
 
 def ngram_loop(values: Values, sources) -> Question:
-    from engine.ngram import find_loop, prompt_ids
+    from engine.language.ngram import find_loop, prompt_ids
 
     _, level, n, _, tokenizer, model = _ngram_model(values, sources)
     tau, seed = _float(values, "temperature", 0.2), _int(values, "seed", 0)
@@ -304,7 +306,7 @@ def ngram_held_out(values: Values, sources) -> Question:
 # --- Embedding explorer -----------------------------------------------------------------------------
 
 def embeddings_analogy(values: Values, sources) -> Question:
-    from engine.embeddings import solve_analogy
+    from engine.embeddings.glove import solve_analogy
 
     a, b, c = _text(values, "a", "france"), _text(values, "b", "paris"), _text(values, "c", "italy")
     method, vocab = _text(values, "method", "3cosadd"), _int(values, "vocab", 50_000)
@@ -325,8 +327,8 @@ CONTEXT_SENTENCE = "crane by the lake"
 
 
 def _context(values: Values):
-    from engine.attention import attention
-    from engine.handvectors import sentence_vectors
+    from engine.attention.mechanism import attention
+    from engine.embeddings.hand_vectors import sentence_vectors
 
     tokens, X, _ = sentence_vectors(_text(values, "sentence", CONTEXT_SENTENCE))
     t = min(max(_int(values, "query", 0), 0), len(tokens) - 1)
@@ -334,7 +336,7 @@ def _context(values: Values):
 
 
 def context_reach(values: Values, sources) -> Question:
-    from engine.attention import window_weights
+    from engine.attention.mechanism import window_weights
 
     tokens, X, t, attended = _context(values)
     others = [j for j in range(len(tokens)) if j != t]
@@ -370,8 +372,8 @@ def context_attention(values: Values, sources) -> Question:
 # --- Attention calculator ----------------------------------------------------------------------------
 
 def _calculator(values: Values, *, scale: bool | None = None):
-    from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
-    from engine.textmatrix import format_matrix, parse_matrix
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
+    from engine.attention.typed_matrices import format_matrix, parse_matrix
 
     labels, X = parse_matrix(_text(values, "x", format_matrix(CHAPTER_X, CHAPTER_TOKENS)), what="X")
     labels = [name or f"token {i}" for i, name in enumerate(labels)]
@@ -415,7 +417,7 @@ def attention_scaling(values: Values, sources) -> Question:
 # --- Multi-head attention ----------------------------------------------------------------------------
 
 def multi_head_parameters(values: Values, sources) -> Question:
-    from engine.attention import attention_cost
+    from engine.attention.mechanism import attention_cost
 
     T, d, h = _int(values, "cost_T", 1024), _int(values, "cost_d", 768), _int(values, "cost_h", 12)
     cost = attention_cost(T, d, h)
@@ -433,13 +435,13 @@ HEADS_TEXT = "The animal didn't cross the street because it was too tired"
 
 
 def _model_name(values: Values) -> str:
-    from engine.llama import DEFAULT_NAME
+    from engine.pretrained.llama import DEFAULT_NAME
 
     return _text(values, "model", DEFAULT_NAME)
 
 
 def heads_type(values: Values, sources) -> Question:
-    from engine import heads
+    from engine.interpret import heads
 
     name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
     scored = sources.pretrained_head_types(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
@@ -471,7 +473,7 @@ def heads_last_token(values: Values, sources) -> Question:
 
 
 def inside_heads(values: Values, sources) -> Question:
-    from engine.intervention_readings import KNOCK_OUT_EXAMPLES, head_label
+    from engine.interpret.readings import KNOCK_OUT_EXAMPLES, head_label
 
     text, target, source = next(iter(KNOCK_OUT_EXAMPLES.values()))
     name = _model_name(values)
@@ -501,7 +503,7 @@ def inside_heads(values: Values, sources) -> Question:
 
 
 def inside_lens(values: Values, sources) -> Question:
-    from engine.intervention_readings import LENS_EXAMPLE, LENS_TOP_K
+    from engine.interpret.readings import LENS_EXAMPLE, LENS_TOP_K
 
     text, target = _text(values, "text", LENS_EXAMPLE[0]), _text(values, "target", LENS_EXAMPLE[1])
     lens = sources.pretrained_logit_lens(_model_name(values), text, target, LENS_TOP_K)
@@ -528,9 +530,9 @@ def inside_lens(values: Values, sources) -> Question:
 # --- Position -----------------------------------------------------------------------------------------
 
 def position_equivariance(values: Values, sources) -> Question:
-    from engine.attention import random_projections
-    from engine.positional import permutation_between, permutation_check
-    from engine.tinyvocab import embed, load_vocabulary, tokenize
+    from engine.attention.mechanism import random_projections
+    from engine.transformer.positional import permutation_between, permutation_check
+    from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
 
     vocabulary = load_vocabulary()
     a, b = _text(values, "a", "the owl saw the cat"), _text(values, "b", "the cat saw the owl")
@@ -556,7 +558,7 @@ def position_equivariance(values: Values, sources) -> Question:
 def _block_config(values: Values):
     from dataclasses import fields
 
-    from engine.transformer_config import PRESETS, TransformerConfig
+    from engine.transformer.config import PRESETS, TransformerConfig
 
     preset = PRESETS.get(_text(values, "bb_preset", ""), next(iter(PRESETS.values())))
     settings = {}
@@ -574,7 +576,7 @@ def _block_config(values: Values):
 
 
 def block_parameters(values: Values, sources) -> Question:
-    from engine.transformer_config import count_parameters
+    from engine.transformer.config import count_parameters
 
     config = _block_config(values)
     count = count_parameters(config)
@@ -588,7 +590,7 @@ def block_parameters(values: Values, sources) -> Question:
 
 
 def block_largest_part(values: Values, sources) -> Question:
-    from engine.transformer_config import count_parameters
+    from engine.transformer.config import count_parameters
 
     config = _block_config(values)
     parts = {name: value for name, value in count_parameters(config).parts().items() if value > 0}
@@ -609,7 +611,7 @@ def variety(text: str) -> int:
 
 
 def generate_variety(values: Values, sources) -> Question:
-    from engine.generation import generate
+    from engine.transformer.generation import generate
 
     prompt, seed = _text(values, "gen_prompt", GENERATE_PROMPT), _int(values, "gen_seed", 0)
     lm = sources.char_ngrams()[4]
@@ -641,7 +643,7 @@ def generate_ladder(values: Values, sources) -> Question:
 # --- Beyond words ---------------------------------------------------------------------------------
 
 def beyond_scores(values: Values, sources) -> Question:
-    from engine import patches
+    from engine.beyond import modalities as patches
 
     kind, d = _text(values, "kind", "image"), _int(values, "d", 64)
     if kind == "image":

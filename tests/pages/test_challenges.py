@@ -49,7 +49,7 @@ def _challenges(at) -> dict[str, tuple[bool, dict | None, str]]:
 
 def _skip_without_smollm2(page: str) -> None:
     if page in SMOLLM2_PAGES:
-        from engine import pretrained
+        from engine.pretrained import smollm2 as pretrained
 
         try:
             pretrained.model_path()

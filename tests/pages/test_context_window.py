@@ -16,8 +16,8 @@ def test_defaults_crane_looks_at_lake(run_page):
 
 def test_defaults_are_the_calculators_worked_example(run_page):
     """Same four vectors as the attention calculator, so crane's weights are the chapter's numbers."""
-    from engine.attention import CHAPTER_TOKENS, CHAPTER_X
-    from engine.textmatrix import format_matrix
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X
+    from engine.attention.typed_matrices import format_matrix
 
     at = run_page(PAGE)
     assert at.text_area(key="context.x").value == format_matrix(CHAPTER_X, CHAPTER_TOKENS)

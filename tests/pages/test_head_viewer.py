@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import limits
-from engine.llama import DEFAULT_NAME
+from engine.pretrained.llama import DEFAULT_NAME
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/head_viewer.py"
@@ -96,7 +96,7 @@ def test_bad_input_is_a_sentence_and_the_page_survives(run_page):
 
 
 def test_a_missing_weights_package_names_what_to_install(run_page, monkeypatch, tmp_path):
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
     from ui import loaders
 
     monkeypatch.setattr(loaders, "smollm2", lambda: pretrained.load(tmp_path / "missing.gguf"))
@@ -111,8 +111,8 @@ def _views_script():
 
     from ui import pretrained_views
 
-    dist = pretrained_views.next_token_panel("Mary had a little", k=5)
-    st.write("top:", dist.tokens[0])
+    pairs = pretrained_views.next_token_pairs("Mary had a little", k=5)
+    st.write("top:", next(iter(pairs.values()))[0][0])
     cosines = pretrained_views.contextual_similarity_panel(static_cosine={"crane": 1.0, "bank": 1.0})
     st.write("pairs:", len(cosines), "lowest:", round(min(float(v.min()) for v in cosines.values()), 3))
     bpc = pretrained_views.model_ladder_entry("To be, or not to be, that is the question.")
@@ -156,8 +156,9 @@ def test_the_code_shown_reproduces_the_numbers_shown(run_page, capsys):
 
 def test_after_the_warm_up_the_first_view_computes_nothing(run_page, monkeypatch):
     """The warm-up (ui/warmup.py) fills the very cache entries the page's first view reads."""
-    from engine import heads, pretrained
-    from engine.llama import Llama
+    from engine.interpret import heads
+    from engine.pretrained import smollm2 as pretrained
+    from engine.pretrained.llama import Llama
     from ui import loaders, pretrained_views, warmup
 
     for cached in (loaders.pretrained_scored_heads, loaders.smollm2_heads, pretrained_views._next_tokens,

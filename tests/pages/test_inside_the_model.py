@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from engine import intervention_readings as readings
+from engine.interpret import readings
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/inside_the_model.py"
@@ -161,7 +161,7 @@ def test_mean_ablation_and_another_source_token(run_page):
 def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
     from streamlit.testing.v1 import AppTest
 
-    from engine.prepare import shipped_model
+    from engine.machinery.prepare import shipped_model
     from tests.pages.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
@@ -184,7 +184,7 @@ def test_the_code_shown_reproduces_the_lens(run_page, capsys):
 
 
 def test_every_patching_example_has_prompts_of_equal_length():
-    from engine import pretrained
+    from engine.pretrained import smollm2 as pretrained
 
     model = pretrained.load()
     for clean, corrupt, _, _ in readings.PATCHING_EXAMPLES.values():
@@ -192,7 +192,7 @@ def test_every_patching_example_has_prompts_of_equal_length():
 
 
 def test_after_the_warm_up_the_page_computes_nothing(run_page, monkeypatch):
-    from engine import interventions
+    from engine.interpret import interventions
     from ui import loaders, warmup
 
     for loader in (loaders.pretrained_logit_lens, loaders.pretrained_head_attribution, loaders.pretrained_knock_out,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.shipped_heads import shipped_available
+from engine.transformer.shipped_model import shipped_available
 from tests.pages.conftest import run_file, whole_page, unfold
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")

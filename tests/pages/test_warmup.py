@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-import engine.embeddings
-import engine.ngram
-import engine.pretrained
-import engine.tokenizers
+import engine.embeddings.glove
+import engine.language.ngram
+import engine.pretrained.smollm2
+import engine.language.tokenizers
 from tests.pages.conftest import no_exception
 from ui import warmup
 
@@ -46,17 +46,17 @@ def test_after_the_warm_up_the_cold_choices_compute_nothing(run_page, smollm2_in
         raise AssertionError("computed again: the warm-up filled a different cache entry than the page reads")
 
     # each of these runs only inside a cached loader, so after the warm-up none may run
-    monkeypatch.setattr(engine.tokenizers, "tokenizer_for", computed)
-    monkeypatch.setattr(engine.ngram, "count_ngrams", computed)
-    monkeypatch.setattr(engine.ngram, "held_out_rows", computed)
-    one_question = engine.embeddings.score_analogies          # the page scores the student's own analogy
+    monkeypatch.setattr(engine.language.tokenizers, "tokenizer_for", computed)
+    monkeypatch.setattr(engine.language.ngram, "count_ngrams", computed)
+    monkeypatch.setattr(engine.language.ngram, "held_out_rows", computed)
+    one_question = engine.embeddings.glove.score_analogies          # the page scores the student's own analogy
 
     def scored(wv, questions, *args, **kwargs):
         if len(questions) > 1:                                  # the whole set: the accuracy chart's work
             computed()
         return one_question(wv, questions, *args, **kwargs)
-    monkeypatch.setattr(engine.embeddings, "score_analogies", scored)
-    monkeypatch.setattr(engine.pretrained, "sample_text", computed)
+    monkeypatch.setattr(engine.embeddings.glove, "score_analogies", scored)
+    monkeypatch.setattr(engine.pretrained.smollm2, "sample_text", computed)
 
     ngram = run_page("views/ngram.py", query={"level": "BPE"})
     no_exception(ngram)

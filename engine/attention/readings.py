@@ -1,0 +1,168 @@
+"""What the attention pages say about a row of weights, decided here so every front end says the same.
+
+Two weights that print the same are reported as a tie ("by and lake tie at 0.272"): a page never names
+one winner where its own printed numbers show two. The self-score of plain self-attention is
+s_ii = x_i . x_i = |x_i|^2, and x_i . x_j > |x_i|^2 exactly when x_j reaches further along x_i's direction
+than x_i itself (x_j . x_i / |x_i| > |x_i|): a longer key pointing nearly the same way wins, so "a token
+attends most to itself" is no rule.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.attention.mechanism import window_reach_sentence
+
+PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
+
+
+def printed(value: float, digits: int = PRINTED_DIGITS) -> str:
+    """A weight as the pages print it (a rounded zero prints without a minus sign)."""
+    text = f"{float(value):.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def leaders(row, digits: int = PRINTED_DIGITS, among=None) -> list[int]:
+    """The indices (of `among`, all by default) whose weight prints the same as the largest one, in order:
+    one index where there is a clear winner, several where the printed numbers tie."""
+    row = np.asarray(row, dtype=float)
+    candidates = list(range(len(row))) if among is None else list(among)
+    if not candidates:
+        return []
+    best = printed(max(row[j] for j in candidates), digits)
+    return [j for j in candidates if printed(row[j], digits) == best]
+
+
+def clear_winner(row, digits: int = PRINTED_DIGITS) -> int | None:
+    """The one index with the largest weight at the printed precision, or None where two or more tie."""
+    top = leaders(row, digits)
+    return top[0] if len(top) == 1 else None
+
+
+def beats(row, j: int, k: int, digits: int = PRINTED_DIGITS) -> bool:
+    """Whether weight j is larger than weight k as printed (two that print the same tie: neither beats)."""
+    return float(printed(row[j], digits)) > float(printed(row[k], digits))
+
+
+def names(labels: list[str], indices: list[int]) -> str:
+    """'**a**', '**a** and **b**', '**a**, **b** and **c**'."""
+    bold = [f"**{labels[j]}**" for j in indices]
+    return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
+
+
+def largest_weight_sentence(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS,
+                            keys_are_inputs: bool = True) -> str:
+    """The calculator's sentence about the query's row: where its largest weight goes, ties as ties, and,
+    where it stays on the query itself, why (when the keys are the inputs themselves) and who comes next.
+
+    keys_are_inputs: the queries and keys are X itself (no projections), so the self-score is |x|^2."""
+    row = np.asarray(row, dtype=float)
+    top = leaders(row, digits)
+    who = labels[query]
+    if len(top) == 1:
+        sentence = f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, on **{labels[top[0]]}**"
+    else:
+        sentence = f"**{who}**'s largest weights tie: {names(labels, top)} at **{printed(row[top[0]], digits)}**"
+    others = [j for j in range(len(row)) if j != query and row[j] > 0]
+    if query in top and others:
+        if keys_are_inputs:
+            sentence += (f" ({'one of them is ' if len(top) > 1 else ''}itself: its own score is "
+                         f"x·x = |x|², and only a key that reaches further along {who}'s direction than {who} "
+                         "itself scores more)")
+        elif len(top) == 1:
+            sentence += " (itself)"
+        if len(top) == 1:
+            runner_up = leaders(row, digits, among=others)
+            verb = "gets" if len(runner_up) == 1 else "tie for"
+            sentence += (f"; among the others, {names(labels, runner_up)} {verb} the most, "
+                         f"**{printed(row[runner_up[0]], digits)}**")
+    return sentence + "."
+
+
+def favourite_neighbours(row, query: int, digits: int = PRINTED_DIGITS) -> list[int]:
+    """The other tokens with the largest weight at the printed precision (several where they tie), nearest
+    first; the query itself where it is alone."""
+    others = [j for j in range(len(row)) if j != query]
+    if not others:
+        return [query]
+    return sorted(leaders(row, digits, among=others), key=lambda j: (abs(j - query), j))
+
+
+def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS) -> str:
+    """The Context page's first sentence: attention's favourite neighbour(s) of the query, ties as ties, how
+    far away, and whether the query's own weight is larger still (and why that is not a rule)."""
+    row = np.asarray(row, dtype=float)
+    best = favourite_neighbours(row, query, digits)
+    who = labels[query]
+    if len(best) == 1:
+        sentence = (f"Attention's favourite neighbour of **{who}** is **{labels[best[0]]}** "
+                    f"({printed(row[best[0]], digits)}), {abs(best[0] - query)} position(s) away.")
+    else:
+        far = " and ".join(str(abs(j - query)) for j in best)
+        sentence = (f"Attention's favourite neighbours of **{who}** tie: {names(labels, best)} at "
+                    f"{printed(row[best[0]], digits)} each, {far} position(s) away.")
+    top = leaders(row, digits)
+    if best != [query] and top == [query]:
+        sentence += (f" Its largest weight, **{printed(row[query], digits)}**, is on itself: its own score is "
+                     f"x·x = |x|², and only a key that reaches further along {who}'s direction than {who} itself "
+                     "scores more.")
+    elif best != [query] and query in top:
+        sentence += f" Its weight on itself ties with {'it' if len(best) == 1 else 'them'}."
+    return sentence
+
+
+# --- the calculator's sharpness, softmax stability and learned projections --------------------------------
+
+EXP_OVERFLOW = float(np.log(np.finfo(float).max))   # about 709.78: exp of anything larger is infinity
+
+
+def context_reading(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS) -> str:
+    """The Context page's sentence under its chart: the token attention favours for `query` (ties named as
+    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence).
+    Both front ends print exactly this."""
+    best = favourite_neighbours(row, query, digits)[0]      # the nearest of those that tie
+    return (f"{favourite_neighbour_sentence(row, labels, query, digits=digits)} "
+            f"{window_reach_sentence(len(labels), query, best)}")
+
+
+def overflow_solution(scores_row, factors) -> int | None:
+    """The smallest of `factors` that pushes the row's largest score past EXP_OVERFLOW (softmax as written
+    then overflows), or None where none does."""
+    row = np.asarray(scores_row, dtype=float)
+    finite = row[np.isfinite(row)]
+    top = float(finite.max()) if finite.size else 0.0
+    return next((int(f) for f in factors if top * f > EXP_OVERFLOW), None)
+
+
+def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: int, scaled: bool,
+                       digits: int = PRINTED_DIGITS) -> str:
+    """What the sharpness beta did to the query's row, and why the 1/sqrt(d_k) keeps a model near beta = 1."""
+    row = np.asarray(row, dtype=float)
+    top = float(row.max())
+    uniform = 1 / np.count_nonzero(row > 0) if np.any(row > 0) else 1.0
+    raw = (f" With scaling on, β = √{d_k} ≈ {np.sqrt(d_k):.2f} would give back the unscaled scores of steps 1-3."
+           if scaled else "")
+    return (f"At β = {beta:g} the largest weight in **{labels[query]}**'s row is **{printed(top, digits)}** "
+            f"(uniform would be {printed(uniform, digits)}); softmax's slope there, α(1 − α), is "
+            f"{printed(top * (1 - top), digits)} (at most 0.250, at α = 0.5). Why divide by √d_k: the dot product "
+            "of two random vectors of d_k numbers, each of variance 1, has variance d_k, so unscaled scores grow "
+            "like √d_k: at d_k = 64 they are 8 times the scaled ones, as at β = 8 here. The row then saturates, "
+            "one weight near 1 and the rest near 0, the slope nears 0 and learning stalls. Dividing by √d_k keeps "
+            f"β at 1 whatever the width.{raw}")
+
+
+def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
+    """Where the learned projections left the query's attention after the run's last step."""
+    last = run.steps[-1]
+    who, target = run.tokens[run.query], run.tokens[run.target]
+    winner = clear_winner(last.weights, digits)
+    first = run.first_step_on_target
+    if winner == run.target:
+        return (f"After {last.step} step(s), **{who}** puts its largest weight, "
+                f"**{printed(last.weights[winner], digits)}**, on **{target}** (first at step {first}); the loss fell "
+                f"from {run.steps[0].loss:.3f} to "
+                f"{last.loss:.3f}. Nothing in X changed: W_Q and W_K learned to make {who}'s query and {target}'s "
+                "key point the same way.")
+    top = leaders(last.weights, digits)
+    return (f"After {last.step} step(s), **{who}**'s largest weight is still on {names(run.tokens, top)} "
+            f"({printed(last.weights[top[0]], digits)}; {target} has {printed(last.weights[run.target], digits)}): "
+            "take more steps.")

@@ -1,0 +1,76 @@
+"""A tiny hand-made vocabulary: each word one 8-number vector with named features.
+
+The multi-head and position pages need sentences as matrices X (one row x_t per token)
+without loading a trained model. These vectors are picked by hand (data/tiny_vocabulary.json, package data)
+so that similar words point in similar directions, as in the chapter's crane/lake example.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+
+from engine import limits
+
+VOCABULARY_FILE = Path(files("engine.embeddings") / "data" / "tiny_vocabulary.json")
+_WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    features: tuple[str, ...]    # the name of each of the d columns
+    words: tuple[str, ...]       # in the file's order
+    vectors: np.ndarray          # (len(words), d), row k is the embedding of words[k]
+
+    @property
+    def d(self) -> int:
+        return self.vectors.shape[1]
+
+    def vector(self, word: str) -> np.ndarray:
+        return self.vectors[self.words.index(word)]
+
+
+@dataclass(frozen=True)
+class EmbeddedSentence:
+    """A sentence as the chapter's X: tokens t = 0..T-1, x[t] the embedding of tokens[t]."""
+    tokens: list[str]
+    x: np.ndarray                # (T, d)
+
+
+@lru_cache(maxsize=4)
+def load_vocabulary(path: str | Path = VOCABULARY_FILE) -> Vocabulary:
+    """Read the vocabulary file: every word must have one number per feature."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    features = tuple(data["features"])
+    words = tuple(data["words"])
+    vectors = np.array([data["words"][w] for w in words], dtype=float)
+    if vectors.shape != (len(words), len(features)):
+        raise ValueError(f"Every word in {Path(path).name} needs {len(features)} numbers, one per feature.")
+    vectors.setflags(write=False)
+    return Vocabulary(features=features, words=words, vectors=vectors)
+
+
+def tokenize(sentence: str) -> list[str]:
+    """Lower-case words, punctuation dropped: 'The owl saw the cat.' -> ['the', 'owl', 'saw', 'the', 'cat']."""
+    return _WORD.findall(str(sentence).lower())
+
+
+def embed(sentence: str, vocabulary: Vocabulary | None = None) -> EmbeddedSentence:
+    """X = [x_the; x_owl; ...]: one row per word, looked up in the tiny vocabulary."""
+    vocabulary = vocabulary or load_vocabulary()
+    tokens = tokenize(sentence)
+    if not tokens:
+        raise ValueError("The sentence is empty: type a few words, for example 'the owl saw the cat'.")
+    if len(tokens) > limits.MAX_SENTENCE_WORDS:
+        raise ValueError(f"The sentence has {len(tokens)} words; the limit is {limits.MAX_SENTENCE_WORDS}.")
+    unknown = [t for t in tokens if t not in vocabulary.words]
+    if unknown:
+        listed = ", ".join(sorted(set(unknown)))
+        raise ValueError(f"This tiny vocabulary has no vector for: {listed}. "
+                         f"Use only these words: {', '.join(vocabulary.words)}.")
+    return EmbeddedSentence(tokens=tokens, x=np.array([vocabulary.vector(t) for t in tokens]))

@@ -1,0 +1,6 @@
+"""The machinery under the parts: nothing here is in the chapter.
+
+- cache: the prepared cache (memory-mapped .npy files, one copy per machine).
+- prepare: the command that fills it (`python -m engine.machinery.prepare`).
+- machine_slots: slots shared by every process of a machine (live trainings, heavy questions at once).
+"""

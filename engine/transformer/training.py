@@ -1,0 +1,520 @@
+"""Training a TransformerLM by next-token prediction, and keeping it in safetensors.
+
+One step: draw B windows of T+1 tokens from the training ids, predict each next token,
+    loss = -(1/BT) sum_{b,t} ln P(w_{t+1} | w_<=t),
+backpropagate, clip the gradient norm, AdamW. The learning rate warms up linearly, then
+follows a cosine down to a floor:  lr = lr_min + (lr_max - lr_min)(1 + cos(pi p)) / 2,
+where p is the fraction of the budget used (steps or seconds, whichever runs out first).
+
+Pages train in a worker thread (`TrainingJob`): the page stays live, shows progress and
+can stop the run. A gate lets at most `limits.MAX_TRAININGS_PER_MACHINE` runs go at once on
+the machine, across every server process behind a load balancer (`engine.machinery.machine_slots`); the
+others wait in line, first come first served within their process, and know their place.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from engine import limits
+from engine.machinery.machine_slots import MachineSlots
+from engine.transformer.config import TransformerConfig, count_parameters, with_vocab
+from engine.transformer.model import TransformerLM
+from engine.language.tokenizers import id_array
+
+CHECKPOINT_FORMAT = "transformer-playground/1"
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+# --- settings and checks ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides a run besides the model: batch, schedule, budgets, seed."""
+    batch_size: int = 12
+    max_steps: int = 2000
+    max_seconds: float | None = None
+    learning_rate: float = 1e-3
+    min_learning_rate: float = 1e-4
+    warmup_steps: int = 100
+    weight_decay: float = 0.1
+    beta1: float = 0.9
+    beta2: float = 0.99
+    grad_clip: float = 1.0
+    seed: int = 0
+    eval_every: int = 100          # steps between held-out losses
+    eval_batches: int = 8          # fixed held-out batches, the same at every evaluation
+    threads: int | None = 1        # torch.set_num_threads for the run; None leaves torch's setting
+    precision: str = "auto"        # "bfloat16": mixed precision; "auto": bfloat16 where the CPU has AMX
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.batch_size <= limits.MAX_TRAIN_BATCH:
+            raise ValueError(f"The batch must hold 1 to {limits.MAX_TRAIN_BATCH} sequences; it is {self.batch_size}.")
+        if not 1 <= self.max_steps <= limits.MAX_TRAIN_STEPS:
+            raise ValueError(f"A run takes 1 to {limits.MAX_TRAIN_STEPS:,} steps; it is {self.max_steps}.")
+        if self.max_seconds is not None and not 0 < self.max_seconds:
+            raise ValueError("The time budget must be a positive number of seconds.")
+        if not (0 < self.learning_rate < 1 and 0 <= self.min_learning_rate <= self.learning_rate):
+            raise ValueError("The learning rate must lie between 0 and 1, with its floor no higher than its peak.")
+        if self.warmup_steps < 0 or self.eval_every < 1 or self.eval_batches < 1:
+            raise ValueError("Warm-up steps must be 0 or more, and evaluation every 1 or more steps "
+                             "on 1 or more batches.")
+        if self.grad_clip <= 0:
+            raise ValueError("The gradient clip must be a positive norm.")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"The precision must be one of {', '.join(PRECISIONS)}; it is {self.precision!r}.")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# The schedule of live runs (the Block builder's defaults). With the baby GPT preset it beats the
+# Kneser-Ney 4-gram within 3 minutes on one thread of a CPU with AMX (bfloat16 mixed precision):
+# held-out 1.56 nats/char against the 4-gram's 1.64 (bench/train.py, a shared 2-core machine).
+# In float32 there it reaches about 1.66, and in one minute about 1.78: neither beats the 4-gram.
+# The clock ends the run; the step budget only caps it.
+LIVE_RECIPE = TrainConfig(batch_size=16, max_steps=10_000, max_seconds=180, learning_rate=3e-3,
+                          min_learning_rate=3e-4, warmup_steps=100)
+
+
+def live_schedule(batch_size: int, max_steps: int, max_seconds: float, learning_rate: float,
+                  seed: int) -> TrainConfig:
+    """A live run's schedule from the five settings a student picks (the Block builder, the Gradio tab):
+    the floor a tenth of the peak, warm-up over a tenth of the steps (at most 100), the held-out loss
+    about 40 times a run on 4 fixed batches, one thread."""
+    return TrainConfig(batch_size=int(batch_size), max_steps=int(max_steps), max_seconds=float(max_seconds),
+                       learning_rate=float(learning_rate), min_learning_rate=float(learning_rate) / 10,
+                       warmup_steps=min(100, int(max_steps) // 10), eval_every=max(10, int(max_steps) // 40),
+                       eval_batches=4, seed=int(seed), threads=1)
+
+
+def live_job(config: TransformerConfig, vocab_size: int, train_ids, held_out_ids,
+             schedule: TrainConfig, probe: Callable[[TransformerLM, int], object] | None = None) -> "TrainingJob":
+    """A fresh model of `config` (its vocabulary the tokenizer's), seeded, training in a worker thread
+    (probed at each evaluation when a `probe` is given: see `train`)."""
+    check_trainable(config, schedule)               # the sentence names the sizes as the student set them
+    torch.manual_seed(schedule.seed)
+    return TrainingJob(TransformerLM(with_vocab(config, vocab_size)), train_ids, held_out_ids, schedule,
+                       probe=probe)
+
+
+def check_trainable(config: TransformerConfig, train: TrainConfig) -> None:
+    """Refuse, with a sentence, a live run too large for a CPU shared by a class."""
+    total = count_parameters(config).total
+    if total > limits.MAX_TRAIN_PARAMETERS:
+        raise ValueError(f"This model has {total:,} parameters; live training here is limited to "
+                         f"{limits.MAX_TRAIN_PARAMETERS:,}. Make it narrower or shallower.")
+    if config.d_model > limits.MAX_TRAIN_D_MODEL:
+        raise ValueError(f"A width of {config.d_model} is beyond the {limits.MAX_TRAIN_D_MODEL} trained live here.")
+    if config.n_layers > limits.MAX_TRAIN_LAYERS:
+        raise ValueError(f"{config.n_layers} blocks are beyond the {limits.MAX_TRAIN_LAYERS} trained live here.")
+    if config.context_length > limits.MAX_TRAIN_CONTEXT:
+        raise ValueError(f"A context of {config.context_length} tokens is beyond the {limits.MAX_TRAIN_CONTEXT} "
+                         "trained live here.")
+    if train.max_seconds is not None and train.max_seconds > limits.MAX_TRAIN_SECONDS:
+        raise ValueError(f"A live run may last at most {limits.MAX_TRAIN_SECONDS} seconds.")
+
+
+def learning_rate(train: TrainConfig, step: int, progress: float) -> float:
+    """Linear warm-up over the first steps, then lr_min + (lr_max - lr_min)(1 + cos(pi p)) / 2."""
+    if step < train.warmup_steps:
+        return train.learning_rate * (step + 1) / train.warmup_steps
+    p = min(max(progress, 0.0), 1.0)
+    return train.min_learning_rate + (train.learning_rate - train.min_learning_rate) * 0.5 * (1 + math.cos(math.pi * p))
+
+
+def mixed_precision(precision: str) -> bool:
+    """Whether a run multiplies its matrices in bfloat16 (autocast); weights, optimiser and attention stay float32.
+
+    "auto" says yes on a CPU with AMX tiles, which multiply bfloat16 several times faster than
+    float32; elsewhere bfloat16 is emulated and slower than float32.
+    """
+    if precision == "auto":
+        return torch.backends.mkldnn.is_available() and torch.cpu._is_amx_tile_supported()
+    return precision == "bfloat16"
+
+
+def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) -> torch.Tensor:
+    """A copy of the ids (shared arrays stay read-only) in the smallest type that holds the
+    vocabulary: uint8 for characters, so a training keeps 4 MB of corpus, not 35."""
+    array = np.asarray(ids)
+    if array.ndim != 1:
+        raise ValueError(f"The {what} ids must be one long sequence.")
+    if array.size and (not np.issubdtype(array.dtype, np.integer) or int(array.min()) < 0
+                       or int(array.max()) >= vocab_size):
+        raise ValueError(f"The {what} ids use tokens outside the model's vocabulary of {vocab_size}.")
+    return torch.tensor(id_array(array, vocab_size))
+
+
+def random_windows(ids: torch.Tensor, batch_size: int, T: int, generator: torch.Generator):
+    """x = B windows of T ids at random starts, y = the same windows shifted one token on (int64)."""
+    starts = torch.randint(ids.numel() - T, (batch_size, 1), generator=generator)
+    positions = starts + torch.arange(T + 1)                          # (B, T+1)
+    windows = ids[positions].long()
+    return windows[:, :-1], windows[:, 1:]
+
+
+# --- one run -------------------------------------------------------------------------------------
+
+@dataclass
+class Progress:
+    """What the progress callback hears after each step."""
+    step: int
+    max_steps: int
+    seconds: float
+    train_loss: float
+    learning_rate: float
+    tokens_per_second: float
+    held_out_loss: float | None        # set on the steps that evaluated
+
+    @property
+    def fraction(self) -> float:
+        return self.step / self.max_steps
+
+
+@dataclass
+class TrainResult:
+    """The run's whole history: every step's loss, every held-out evaluation, why it ended."""
+    steps: list[int] = field(default_factory=list)
+    train_loss: list[float] = field(default_factory=list)
+    eval_steps: list[int] = field(default_factory=list)
+    eval_seconds: list[float] = field(default_factory=list)
+    held_out_loss: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    tokens_seen: int = 0
+    stopped_by: str = ""               # "steps", "time" or "stop"
+    probes: list = field(default_factory=list)   # what `probe` said at each evaluation (e.g. HeadFormation)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_seen / self.seconds if self.seconds else 0.0
+
+    @property
+    def final_held_out_loss(self) -> float | None:
+        return self.held_out_loss[-1] if self.held_out_loss else None
+
+
+@torch.no_grad()
+def held_out_loss(model: TransformerLM, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
+    """Mean cross-entropy (nats per token) on fixed held-out windows."""
+    was_training = model.training
+    model.train(False)
+    losses = [model(x, y)[1].item() for x, y in batches]
+    model.train(was_training)
+    return float(np.mean(losses))
+
+
+def _evaluate(model: TransformerLM, batches, result: TrainResult, start: float) -> float:
+    loss = held_out_loss(model, batches)
+    result.eval_steps.append(result.steps[-1])
+    result.eval_seconds.append(time.perf_counter() - start)
+    result.held_out_loss.append(loss)
+    return loss
+
+
+class Trainer:
+    """The optimiser and the batch sampler of one run; `step(lr)` is one update.
+
+    Weight decay goes to matrices only (embeddings and linear weights), as in nanoGPT and
+    GPT-2. AdamW runs fused (one kernel for all parameters) and clips the gradient inside that
+    kernel, and windows are gathered with one indexing op: the places a plain loop loses time
+    on a CPU. With mixed precision the forward pass runs under bfloat16 autocast.
+    """
+
+    def __init__(self, model: TransformerLM, train_ids, config: TrainConfig, compile: bool = False):
+        self.model, self.config = model, config
+        self.T = model.config.context_length
+        self.train_ids = token_tensor(train_ids, model.config.vocab_size, "training")
+        if self.train_ids.numel() <= self.T + 1:
+            raise ValueError(f"The training text must be longer than the context of {self.T + 1} tokens.")
+        torch.manual_seed(config.seed)
+        self.generator = torch.Generator().manual_seed(config.seed)
+        self.parameters = list(model.parameters())
+        decay = [p for p in self.parameters if p.dim() >= 2]
+        no_decay = [p for p in self.parameters if p.dim() < 2]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=config.learning_rate, betas=(config.beta1, config.beta2), fused=True)
+        self.forward = torch.compile(model) if compile else model
+        self.mixed_precision = mixed_precision(config.precision)
+
+    def step(self, lr: float) -> tuple[float, int]:
+        """One update at learning rate `lr`; returns (training loss, tokens read)."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        x, y = random_windows(self.train_ids, self.config.batch_size, self.T, self.generator)
+        self.model.train()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.mixed_precision):
+            _, loss = self.forward(x, y)
+        loss.backward()
+        norm = torch.nn.utils.get_total_norm([p.grad for p in self.parameters if p.grad is not None])
+        # Clip to norm grad_clip inside the fused AdamW kernel, which divides each gradient by
+        # grad_scale (the hook torch.amp.GradScaler uses): g <- g / max(1, |g| / grad_clip),
+        # one pass over the gradients fewer than clip_grad_norm_.
+        self.optimizer.grad_scale = torch.clamp(norm / self.config.grad_clip, min=1.0)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss.item(), x.numel()
+
+
+def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
+          stop: threading.Event | None = None,
+          on_progress: Callable[[Progress], None] | None = None,
+          probe: Callable[[TransformerLM, int], object] | None = None,
+          on_probe: Callable[[object], None] | None = None,
+          compile: bool = False) -> TrainResult:
+    """Train `model` in place on `train_ids`, scoring `held_out_ids` every `eval_every` steps.
+
+    Ends when the step budget or the time budget runs out, or when `stop` is set. With a `probe`,
+    probe(model, step) also runs at each evaluation, the last one included (watch heads form:
+    engine.interpret.interventions.head_formation); its answers go to result.probes and, as they come, to
+    `on_probe`.
+    """
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    T = model.config.context_length
+    held_out_ids = token_tensor(held_out_ids, model.config.vocab_size, "held-out")
+    if held_out_ids.numel() <= T + 1:
+        raise ValueError(f"The held-out text must be longer than the context of {T + 1} tokens.")
+    trainer = Trainer(model, train_ids, config, compile=compile)
+    eval_generator = torch.Generator().manual_seed(10_000 + config.seed)
+    eval_batches = [random_windows(held_out_ids, config.batch_size, T, eval_generator)
+                    for _ in range(config.eval_batches)]
+
+    result = TrainResult()
+    start = time.perf_counter()
+    for step in range(1, config.max_steps + 1):
+        elapsed = time.perf_counter() - start
+        if stop is not None and stop.is_set():
+            result.stopped_by = "stop"
+            break
+        if config.max_seconds is not None and elapsed >= config.max_seconds:
+            result.stopped_by = "time"
+            break
+        progress = step / config.max_steps
+        if config.max_seconds:
+            progress = max(progress, elapsed / config.max_seconds)
+        lr = learning_rate(config, step - 1, progress)
+        loss, tokens = trainer.step(lr)
+        result.steps.append(step)
+        result.train_loss.append(loss)
+        result.tokens_seen += tokens
+        evaluated = None
+        if step % config.eval_every == 0 or step == config.max_steps:
+            evaluated = _evaluate(model, eval_batches, result, start)
+            if probe is not None:
+                result.probes.append(probe(model, step))
+                if on_probe is not None:
+                    on_probe(result.probes[-1])
+        result.seconds = time.perf_counter() - start
+        if on_progress is not None:
+            on_progress(Progress(step, config.max_steps, result.seconds, result.train_loss[-1], lr,
+                                 result.tokens_per_second, evaluated))
+    else:
+        result.stopped_by = "steps"
+    if result.steps and (not result.eval_steps or result.eval_steps[-1] != result.steps[-1]):
+        _evaluate(model, eval_batches, result, start)      # every run ends with a held-out loss
+        if probe is not None:                              # and a probe of the model it ends with
+            result.probes.append(probe(model, result.steps[-1]))
+            if on_probe is not None:
+                on_probe(result.probes[-1])
+    result.seconds = time.perf_counter() - start
+    model.train(False)
+    return result
+
+
+# --- runs started from a page: a worker thread behind a machine-wide gate ----------------------
+
+class TrainingGate:
+    """At most `slots` trainings at once; the rest wait first come, first served.
+
+    Within the process a line of tickets; with `machine` (shared slots, `engine.machinery.machine_slots`)
+    the first in line, once one of this process's `slots` is free, also needs a machine slot
+    and polls for one every `POLL_S`, so all the processes of a machine together run at most
+    `machine.count`. Without `machine` the limit holds for this process only.
+    """
+
+    POLL_S = 0.2
+
+    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None, what: str = "trainings"):
+        self.slots, self.max_waiting, self.machine, self.what = slots, max_waiting, machine, what
+        self._condition = threading.Condition()
+        self._running: dict[int, int | None] = {}   # ticket -> machine slot it holds
+        self._waiting: list[int] = []
+
+    def join(self, ticket: int) -> None:
+        with self._condition:
+            if len(self._waiting) >= self.max_waiting:
+                raise ValueError(f"{len(self._running)} {self.what} are running and {len(self._waiting)} are waiting, "
+                                 "the most this server allows. Try again in a minute.")
+            self._waiting.append(ticket)
+
+    def position(self, ticket: int) -> int:
+        """0 when running or done; otherwise 1 for first in line, 2 for second, ..."""
+        with self._condition:
+            return self._waiting.index(ticket) + 1 if ticket in self._waiting else 0
+
+    def wait_turn(self, ticket: int, stop: threading.Event) -> bool:
+        """Block until this ticket may run (True) or its run was stopped while waiting (False)."""
+        with self._condition:
+            while True:
+                if self._waiting[0] == ticket and len(self._running) < self.slots:
+                    machine_slot = None if self.machine is None else self.machine.try_acquire()
+                    if self.machine is None or machine_slot is not None:
+                        self._waiting.pop(0)
+                        self._running[ticket] = machine_slot
+                        self._condition.notify_all()
+                        return True
+                if stop.is_set():
+                    self._waiting.remove(ticket)
+                    self._condition.notify_all()
+                    return False
+                self._condition.wait(timeout=self.POLL_S)
+
+    def leave(self, ticket: int) -> None:
+        with self._condition:
+            machine_slot = self._running.pop(ticket, None)
+            if machine_slot is not None:
+                self.machine.release(machine_slot)
+            self._condition.notify_all()
+
+    @property
+    def running(self) -> int:
+        with self._condition:
+            return len(self._running)
+
+
+GATE = TrainingGate(limits.MAX_TRAININGS_PER_MACHINE, limits.MAX_WAITING_TRAININGS,
+                    MachineSlots(limits.MAX_TRAININGS_PER_MACHINE))
+TRAINING_NICENESS = 15  # Linux nice value of a page-started training thread (0 = as urgent as a page)
+
+
+def yield_to_pages() -> None:
+    """Lower the calling thread's CPU priority, so a class's page reruns go first on a busy server.
+
+    Linux applies nice values per thread; torch runs a page-started training on this one
+    thread (set_num_threads(1)). The run still has its wall-clock budget: on an idle server
+    it loses nothing, on a busy one it makes fewer steps instead of slowing every page.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), TRAINING_NICENESS)
+    except (AttributeError, OSError):  # not Linux, or not allowed: run at the usual priority
+        pass
+_tickets = iter(range(1, 1 << 62))
+_ticket_lock = threading.Lock()
+
+
+class TrainingJob:
+    """One page-started run in a worker thread: state to poll, a stop button to press.
+
+    state: "waiting" (in line), "running", "done" (budget used), "stopped", "failed".
+    """
+
+    def __init__(self, model: TransformerLM, train_ids, held_out_ids, config: TrainConfig,
+                 gate: TrainingGate = GATE, probe: Callable[[TransformerLM, int], object] | None = None):
+        check_trainable(model.config, config)
+        self.model, self.config, self.gate = model, config, gate
+        self._train_ids, self._held_out_ids = train_ids, held_out_ids
+        with _ticket_lock:
+            self.ticket = next(_tickets)
+        self.stop_event = threading.Event()
+        self.history: list[Progress] = []
+        self.probe, self.probes = probe, []      # probe's answers at each evaluation, as they come
+        self.result: TrainResult | None = None
+        self.error: str | None = None
+        self.state = "waiting"
+        gate.join(self.ticket)
+        self._thread = threading.Thread(target=self._run, name=f"training-{self.ticket}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            yield_to_pages()
+            if not self.gate.wait_turn(self.ticket, self.stop_event):
+                self.state = "stopped"
+                return
+            self.state = "running"
+            try:
+                self.result = train(self.model, self._train_ids, self._held_out_ids, self.config,
+                                    stop=self.stop_event, on_progress=self.history.append,
+                                    probe=self.probe, on_probe=self.probes.append)
+            finally:
+                self.gate.leave(self.ticket)
+            self.state = "stopped" if self.result.stopped_by == "stop" else "done"
+        except Exception as error:        # a page shows the sentence; the server keeps serving
+            self.error = str(error)
+            self.state = "failed"
+
+    @property
+    def queue_position(self) -> int:
+        return self.gate.position(self.ticket)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "stopped", "failed")
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+
+# --- checkpoints: safetensors for the numbers, JSON for everything else ---------------------------
+
+def save_checkpoint(model: TransformerLM, path: str | Path, metadata: dict | None = None) -> tuple[Path, Path]:
+    """Write <path>.safetensors (the weights) and <path>.json (config and notes). Never pickle."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    weights_path, json_path = path.with_suffix(".safetensors"), path.with_suffix(".json")
+    state = {name: tensor.detach().contiguous().clone() for name, tensor in model.state_dict().items()
+             if not (model.config.tied_head and name == "lm_head.weight")}   # tied: stored once
+    save_file(state, str(weights_path), metadata={"format": CHECKPOINT_FORMAT})
+    json_path.write_text(json.dumps({"format": CHECKPOINT_FORMAT, "config": model.config.to_dict(),
+                                     "metadata": metadata or {}}, indent=2, ensure_ascii=False) + "\n")
+    return weights_path, json_path
+
+
+def load_checkpoint(path: str | Path) -> tuple[TransformerLM, dict]:
+    """The model saved by `save_checkpoint` and its metadata; a damaged file raises ValueError."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    weights_path, json_path = path.with_suffix(".safetensors"), path.with_suffix(".json")
+    for file in (weights_path, json_path):
+        if not file.is_file():
+            raise ValueError(f"The checkpoint file {file.name} is missing.")
+        if file.stat().st_size > limits.MAX_CHECKPOINT_BYTES:
+            raise ValueError(f"The checkpoint file {file.name} is larger than {limits.MAX_CHECKPOINT_BYTES:,} bytes.")
+    try:
+        described = json.loads(json_path.read_text(encoding="utf-8"))
+        if described.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError
+        config = TransformerConfig.from_dict(described["config"])
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        raise ValueError(f"The checkpoint description {json_path.name} is damaged or not one of this app's.") from None
+    try:
+        state = load_file(str(weights_path))
+    except (SafetensorError, OSError, ValueError):
+        raise ValueError(f"The checkpoint weights {weights_path.name} are damaged or not a safetensors file.") from None
+    model = TransformerLM(config)
+    expected = {name for name in model.state_dict() if not (config.tied_head and name == "lm_head.weight")}
+    if set(state) != expected:
+        raise ValueError(f"The checkpoint weights {weights_path.name} do not match its configuration.")
+    try:
+        model.load_state_dict(state, strict=False)
+    except RuntimeError:
+        raise ValueError(f"The checkpoint weights {weights_path.name} have the wrong shapes for its "
+                         "configuration.") from None
+    return model.train(False), described.get("metadata", {})
