@@ -1,7 +1,7 @@
 """Time to make each kind of chart download (SVG, PNG at 2x, CSV), made on the server when a reader clicks
 (engine/charts/export.py), against what the page pays on every rerun for the same chart as text (its summary
 and Data table, ui.charts.chart_text), in the same process; and the time to make the attention calculator's
-handout (engine/handout.py: its default view as the page records it, run once with AppTest), A4 and Letter,
+handout (engine/charts/handout.py: its default view as the page records it, run once with AppTest), A4 and Letter,
 with the share of it spent drawing its charts.
 
     python -m bench.downloads [--repeats 5]
@@ -59,7 +59,7 @@ def calculator_handout():
 
 def handout_times(repeats: int) -> None:
     """Median ms to make the calculator's handout per paper, and how much of it drawing its charts took."""
-    from engine import handout
+    from engine.charts import handout
 
     description = calculator_handout()
     for paper in handout.PAPERS:

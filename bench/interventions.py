@@ -23,8 +23,9 @@ import time
 
 import torch
 
-from engine import interventions, pretrained
-from engine.intervention_readings import BARS_TOP_K, compare_rankings
+from engine.interpret import interventions
+from engine.pretrained import smollm2 as pretrained
+from engine.interpret.readings import BARS_TOP_K, compare_rankings
 
 MARY = "Mary had a little"
 CLEAN_10, CORRUPT_10 = "The Eiffel Tower is in the city of", "The Colosseum is in the city of"

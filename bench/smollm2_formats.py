@@ -1,4 +1,4 @@
-"""SmolLM2 sampling 20 tokens on one thread, per weight format (engine.weight_formats), against float32.
+"""SmolLM2 sampling 20 tokens on one thread, per weight format (engine.pretrained.weight_formats), against float32.
 
     python -m bench.smollm2_formats [--runs 5]
 
@@ -6,7 +6,7 @@ Each format samples 20 tokens after the Generate page's default prompt (T = 0.8,
 with the key/value cache), on 1 torch thread as the server runs it; the formats take turns within
 each run (load slows all alike) and the median of --runs is printed with its ratio to float32 in the
 same run. Beside it: the largest |logit - float32 logit| over every position of the pages' SmolLM2
-prompts (engine.weight_formats.PAGE_PROMPTS), and whether the 20 tokens drawn are float32's.
+prompts (engine.pretrained.weight_formats.PAGE_PROMPTS), and whether the 20 tokens drawn are float32's.
 Goal (issue 30): 20 tokens within 0.5 s on one thread.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from engine import pretrained, weight_formats
+from engine.pretrained import smollm2 as pretrained, weight_formats
 
 PROMPT = "Once upon a time"          # ui.pretrained_views.SAMPLE_DEFAULTS["prompt"]
 TOKENS = 20

@@ -171,7 +171,7 @@ EXPORT_MAX_ROWS = 50_000             # data rows of one chart drawn on the serve
 EXPORT_MAX_PIXELS = 40_000_000       # width x height of the 2x PNG (8,000 x 5,000): larger ones are refused
 EXPORT_DEFAULT_WIDTH = 640           # px given to a chart that fills its column in the page ("container")
 
-# --- a page's handout as PDF (engine/handout.py) ------------------------------------------
+# --- a page's handout as PDF (engine/charts/handout.py) ------------------------------------------
 HANDOUT_MAX_CHARTS = 16              # charts one handout draws (each is a vl-convert run: about 0.1-0.5 s)
 HANDOUT_MAX_PAGES = 12               # pages of one handout (the calculator's default view takes two)
 HANDOUT_TABLE_ROWS = 30              # rows printed of one table (the rest: a line saying how many)

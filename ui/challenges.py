@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 from ui import handout
 
 SHOWN = "_challenges_shown"   # session key: {prompt: (done, solution, hint)} of every challenge drawn (tests read it)

@@ -21,7 +21,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
 from ui import handout, page

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 from ui import handout, page
 
 _HIGHLIGHT = {"Python": "python", "R": "r", "Julia": "julia", "PyTorch": "python"}

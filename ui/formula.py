@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 from engine.numbers import fixed
 from ui import handout
 

@@ -1,6 +1,6 @@
 """A page's handout: while a page runs, what it shows through the house's helpers (ui.page.header, ui.charts.show,
 ui.formula.formula_with_numbers, ui.tables.table, ui.code.show_code, ui.challenges.try_this) is recorded here, in
-page order; the sidebar's "Take this page home (PDF)" box turns the record into a PDF (engine.handout) only when
+page order; the sidebar's "Take this page home (PDF)" box turns the record into a PDF (engine.charts.handout) only when
 asked. No page writes a handout by hand.
 
 Sections (ui.page.section) rerun alone: each keeps its own list of blocks, replaced when it reruns, so the record
@@ -15,7 +15,7 @@ import re
 
 import streamlit as st
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 
 RECORD = "_handout_record"   # session key: the current page's record
 MADE = "_handout_made"       # session key: (record's change count, paper, PDF bytes) of the last handout made
@@ -115,7 +115,7 @@ def section(key: str):
 
 
 def add(block) -> None:
-    """Record one block (an engine.handout block) where the page is drawing now."""
+    """Record one block (an engine.charts.handout block) where the page is drawing now."""
     marker, whole = _run()
     if marker is None:
         return

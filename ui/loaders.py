@@ -272,8 +272,8 @@ def pretrained_head_effects(name: str, text: str, target: str, mode: str):
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def pretrained_head_attribution(name: str, text: str, target: str, mode: str):
-    """engine.interventions.head_attribution: every head's effect estimated from one forward and one backward pass."""
-    from engine import interventions
+    """Every head's effect estimated from one forward and one backward pass."""
+    from engine.interpret import interventions
 
     return interventions.head_attribution(pretrained_model(name), text, target, mode=mode)
 

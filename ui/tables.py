@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from engine import handout as paper_handout
+from engine.charts import handout as paper_handout
 from ui import handout
 
 MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid

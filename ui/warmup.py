@@ -111,7 +111,7 @@ def _inside_the_model() -> None:
     """The Inside-the-model page's examples as it opens them (the default first), then its other examples:
     the slow ones are the patching heatmaps; every head's effect is estimated (attribution, two passes), the exact
     scan runs only when a student asks for it."""
-    from engine import intervention_readings as readings
+    from engine.interpret import readings
     from engine import limits
     from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders

@@ -108,7 +108,7 @@ class _SmolLM2Runner(_Runner):
         return self.model.block(layer, x, cos, sin, cache=cache, edit_heads=edit_heads)[0]
 
     def logits(self, x):
-        from engine.llama import rms_norm
+        from engine.pretrained.llama import rms_norm
 
         # Llama.logits without its inference mode: head_attribution differentiates through this
         model = self.model
@@ -649,7 +649,7 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
     logit difference reads) and the keys and values of the others. A cell where both runs' rows are the same
     (`differs` False) is not run: its patch changes nothing, and the caller writes the corrupted LD there.
     """
-    from engine.llama import feed_forward, rms_norm, rotary_angles, rotate_pairs
+    from engine.pretrained.llama import feed_forward, rms_norm, rotary_angles, rotate_pairs
 
     model, config = runner.model, runner.model.config
     L, T, d = runner.n_layers, corrupt.shape[1], corrupt.shape[-1]

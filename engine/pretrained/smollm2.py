@@ -185,7 +185,7 @@ def sample_text(prompt: str, *, max_new_tokens: int = 20, temperature: float = 0
              seed: int = 0, model: Llama | None = None, sampler: Llama | None = None) -> Generation:
     """Repeat: P = softmax(z / temperature) over the k best, draw w ~ P, append w. Same seed, same text.
 
-    `sampler`: the same model in a cheaper weight format (engine.weight_formats) that draws the tokens; the
+    `sampler`: the same model in a cheaper weight format (engine.pretrained.weight_formats) that draws the tokens; the
     probabilities of each step are still `model`'s (float32), computed in one pass over the sample."""
     model = model or load()
     ids, _ = model.encode_text(prompt, keep="end")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from tests.e2e.helpers import open_page, wait_for_app
-from tests.engine.test_handout import page_count, pdf_text, qr_links
+from tests.engine.charts.test_handout import page_count, pdf_text, qr_links
 
 
 def test_the_handout_downloads_with_the_views_numbers_and_its_exact_link(app_url, browser_page):

@@ -185,10 +185,10 @@ def test_a_live_model_trained_on_the_block_builder_completes_generates_challenge
 def test_every_pages_first_view_makes_its_handout(page, first_views):
     """What the page recorded for its handout (ui/handout.py) prints: every chart drawn, every formula as plain
     text with no LaTeX left, within a few pages (the first views are already run here, so this costs a PDF each)."""
-    from engine import handout as paper_handout
+    from engine.charts import handout as paper_handout
     from engine import limits
-    from engine.plain_formula import plain
-    from tests.engine.test_handout import page_count, pdf_text
+    from engine.charts.plain_formula import plain
+    from tests.engine.charts.test_handout import page_count, pdf_text
     from ui import handout
 
     _skip_without_smollm2(page)

@@ -1,4 +1,4 @@
-"""A page's handout (ui/handout.py records what a page shows; engine/handout.py prints it): the calculator's fits
+"""A page's handout (ui/handout.py records what a page shows; engine/charts/handout.py prints it): the calculator's fits
 two pages of A4 and of Letter with the worked example's numbers and the QR code of its link; a section that reruns
 alone replaces its own blocks; the sidebar's box makes the PDF on click and says a sentence where it cannot. That
 every page's first view makes its handout is checked in test_challenges.py, which runs them all already."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import handout as paper_handout
-from tests.engine.test_handout import page_count, pdf_text, qr_links
+from engine.charts import handout as paper_handout
+from tests.engine.charts.test_handout import page_count, pdf_text, qr_links
 from tests.pages.conftest import no_exception, run_file
 from ui import handout
 
@@ -48,7 +48,7 @@ def test_a_section_rerun_alone_replaces_its_own_blocks():
 def _page_with_handout_box(charts: int) -> None:
     import streamlit as st
 
-    from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
     from engine.charts.heatmaps import heatmap_spec
     from ui import charts as ui_charts
     from ui import handout, page, tables

@@ -46,7 +46,8 @@ def test_defaults_show_every_section_and_the_sentences_computed_from_the_numbers
 def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_they_agree(run_page):
     """The knock-out scan opens on attribution's estimate (two passes); the button runs the 270 exact passes, and
     the page's sentence on the agreement is the one the engine's two results give, computed here again."""
-    from engine import interventions, pretrained
+    from engine.interpret import interventions
+    from engine.pretrained import smollm2 as pretrained
 
     at = run_page(PAGE, timeout=TIMEOUT)
     words = texts(at)

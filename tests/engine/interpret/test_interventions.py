@@ -10,12 +10,12 @@ import torch
 
 from engine.interpret import interventions as I
 from engine import limits
-from engine.intervention_readings import spearman
-from engine.model import TransformerLM
-from engine.tokenizers import CharTokenizer
-from engine.transformer_config import TransformerConfig
-from engine.transformer_lm import TransformerLanguageModel
-from tests.engine import test_pretrained
+from engine.interpret.readings import spearman
+from engine.transformer.model import TransformerLM
+from engine.language.tokenizers import CharTokenizer
+from engine.transformer.config import TransformerConfig
+from engine.transformer.language_model import TransformerLanguageModel
+from tests.engine.pretrained import test_smollm2 as test_pretrained
 
 PRE_LEARNED = TransformerConfig(vocab_size=40, context_length=32, d_model=32, n_heads=4, d_ff=48, n_layers=3,
                                 layer_norm="pre", positional="learned", final_norm=True)

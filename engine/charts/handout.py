@@ -3,10 +3,10 @@ formulas, tables, the code, the challenges) with the QR code of its exact link, 
 
 `handout_pdf(Handout(...), paper)` is a pure function from a typed description of the page to PDF bytes; the
 page records the description while it draws (ui/handout.py). Written with fpdf2 (pure Python: no browser, no
-pango or cairo), text in the DejaVu fonts shipped in assets/fonts (Greek and maths included), charts as the
+pango or cairo), text in the DejaVu fonts shipped in engine/charts/data/fonts (Greek and maths included), charts as the
 same Vega-Lite specs drawn to PNG by vl-convert (engine.charts.export), lines told apart by dashes as well as
 colour so that a black-and-white print still reads. LaTeX cannot be typeset here: formulas print as plain
-Unicode lines (engine.plain_formula). A handout past HANDOUT_MAX_CHARTS or HANDOUT_MAX_PAGES raises
+Unicode lines (engine.charts.plain_formula). A handout past HANDOUT_MAX_CHARTS or HANDOUT_MAX_PAGES raises
 ValueError with a sentence.
 """
 from __future__ import annotations
@@ -14,13 +14,14 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Callable, Union
 
 from engine.limits import HANDOUT_CODE_LINES, HANDOUT_MAX_CHARTS, HANDOUT_MAX_PAGES, HANDOUT_TABLE_ROWS
-from engine.plain_formula import plain
+from engine.charts.plain_formula import plain
 
-FONTS = Path(__file__).resolve().parents[1] / "assets" / "fonts"
+FONTS = Path(files("engine.charts") / "data" / "fonts")   # DejaVu, cut to the characters the pages print
 PAPERS = ("A4", "Letter")
 MARGIN = 12.0            # mm on every side
 CHART_SCALE = 0.8        # a chart's printed size against the page's (96 px per inch): 13 px text prints at 7.8 pt

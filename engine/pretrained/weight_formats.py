@@ -10,7 +10,7 @@ format with fewer bytes per weight reads less:
 `formatted(model, "int8")` is the same model (tokenizer, embedding, norms shared, not copied) whose
 matrices, the output layer included, are kept in that format; `Llama._generate(..., sampler=...)` draws
 with it and still prints float32's probabilities. Measured here (`python -m bench.smollm2_formats`,
-tests/engine/test_weight_formats.py): bfloat16 keeps the logits within about 0.85 of float32 on the
+tests/engine/pretrained/test_weight_formats.py): bfloat16 keeps the logits within about 0.85 of float32 on the
 pages' prompts but multiplies one row more slowly than float32 on this CPU; int8 takes about half
 float32's time, but SmolLM2's activations have a few channels 20-30 times their typical size, so 8 bits
 per input row lose the small ones (3-8 % error per product) and the logits end up 10-40 away from float32's:
@@ -24,7 +24,7 @@ import warnings
 
 import torch
 
-from engine.llama import Llama, rms_norm
+from engine.pretrained.llama import Llama, rms_norm
 
 FORMATS = ("float32", "bfloat16", "int8")
 SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker

@@ -2,7 +2,7 @@
 Unicode text, for a handout that a PDF writer without a TeX engine prints: alpha_ij becomes "α_ij",
 \\frac{a}{b} "a/b", a bmatrix "[0.298 0.203 0.206 0.293]", each line of an aligned block a line of its own.
 
-Only the LaTeX the pages use is known (tests/engine/test_handout.py reads every formula a page records); an
+Only the LaTeX the pages use is known (tests/engine/charts/test_handout.py reads every formula a page records); an
 unknown command prints as its name, never as a backslash.
 """
 from __future__ import annotations

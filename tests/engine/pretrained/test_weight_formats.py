@@ -1,4 +1,5 @@
-"""engine.weight_formats: SmolLM2's matrices in bfloat16 or int8, how far their logits are from float32's, and the
+"""engine.pretrained.weight_formats: SmolLM2's matrices in bfloat16 or int8, how far their logits are from
+float32's, and the
 sampler that draws with them while every number shown stays float32's."""
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import pytest
 import torch
 
 from engine import lm
-from engine import pretrained as P
-from engine import weight_formats as W
-from tests.engine import test_pretrained
+from engine.pretrained import smollm2 as P
+from engine.pretrained import weight_formats as W
+from tests.engine.pretrained import test_smollm2 as test_pretrained
 
 smollm2 = test_pretrained.model            # the session's SmolLM2 on one torch thread; skips without its weights
 

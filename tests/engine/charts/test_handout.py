@@ -1,6 +1,6 @@
-"""A page's handout as PDF (engine/handout.py): the worked example's numbers in its text, its QR code read back
+"""A page's handout as PDF (engine/charts/handout.py): the worked example's numbers in its text, its QR code read back
 from the drawn page, the pages it takes on A4 and Letter, its limits; formulas as plain lines
-(engine/plain_formula.py). The text is read with pypdf, the pages drawn with pypdfium2 and the code read with
+(engine/charts/plain_formula.py). The text is read with pypdf, the pages drawn with pypdfium2 and the code read with
 zxing-cpp: all from PyPI, no poppler or Chromium needed."""
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import io
 
 import pytest
 
-from engine import handout, limits
-from engine.attention import CHAPTER_TOKENS, CHAPTER_X, self_attention
+from engine import limits
+from engine.charts import handout
+from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.lines import lines_by
-from engine.plain_formula import plain
+from engine.charts.plain_formula import plain
 
 LINK = "http://localhost:8501/attention?x=crane%3A+0.8%2C+0.1%2C+0.4&scaled=0"
 
