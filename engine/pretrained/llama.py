@@ -381,7 +381,8 @@ class Llama:
     def _generate(self, prompt: list[int], length: int, temperature: float, top_k: int | None,
                   seed: int, sampler: "Llama | None" = None) -> list["GenerationStep"]:
         """The steps of a sample. `sampler` (this model in a cheaper weight format,
-        engine.pretrained.weight_formats) draws the tokens; each step's numbers then come from this model's own weights, in one pass over the sample."""
+        engine.pretrained.weight_formats) draws the tokens; each step's numbers then come from this model's own
+        weights, in one pass over the sample."""
         import torch
 
         if not 1 <= length <= limits.PRETRAINED_MAX_NEW_TOKENS:
