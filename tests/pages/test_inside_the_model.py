@@ -64,7 +64,8 @@ def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_t
                                           readings.BARS_TOP_K)
     words = texts(whole_page(at))
     assert agreement.sentence in words                           # the sentence, and its table of disagreements
-    assert all(row["head"] in words for row in agreement.disagreements)
+    listed = next(frame.value for frame in at.table if "exact change in ln P" in frame.value.columns)
+    assert listed["head"].tolist() == [row["head"] for row in agreement.disagreements]
     assert "**Every head, one at a time.**" in words and "Check it: knock out" not in words
     at.selectbox(key="inside.ko_preset").set_value("Mary had a little (5 tokens)").run()
     assert "The one-pass estimate and the exact scan" not in texts(whole_page(at))   # a new prompt: estimated first
