@@ -293,9 +293,9 @@ def effects_section() -> None:
             tables.table([{"looks hardest": readings.head_label(*pair),
                            "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
                          digits=2, where=looks)
-            tables.table([{"matters most": readings.head_label(*pair),
-                           "change in ln P": float(comparison.effects[pair])} for pair in comparison.by_effect],
-                         digits=2, where=matters)
+            change = "change in ln P" if exact is not None else "estimated change in ln P"
+            tables.table([{"matters most": readings.head_label(*pair), change: float(comparison.effects[pair])}
+                          for pair in comparison.by_effect], digits=2, where=matters)
     code.show_code({"Python": (
         "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()\n"

@@ -48,6 +48,8 @@ def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_t
     the page's sentence on the agreement is the one the engine's two results give, computed here again."""
     from engine.interpret import interventions
     from engine.pretrained import smollm2 as pretrained
+    from engine.pretrained.llama import DEFAULT_NAME
+    from ui import loaders
 
     at = run_page(PAGE, timeout=TIMEOUT)
     words = texts(at)
@@ -57,11 +59,14 @@ def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_t
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     text, target, _ = next(iter(readings.KNOCK_OUT_EXAMPLES.values()))
-    model = pretrained.load()
-    agreement = readings.compare_rankings(interventions.head_attribution(model, text, target),
-                                          interventions.head_effects(model, text, target), readings.BARS_TOP_K)
+    exact = loaders.pretrained_head_effects(DEFAULT_NAME, text, target, "zero")   # the page's, not run again
+    assert not exact.estimated and exact.ids == pretrained.load().encode_text(text)[0]
+    agreement = readings.compare_rankings(interventions.head_attribution(pretrained.load(), text, target), exact,
+                                          readings.BARS_TOP_K)
     words = texts(whole_page(at))
-    assert agreement.sentence in words
+    assert agreement.sentence in words                           # the sentence, and its table of disagreements
+    listed = next(frame.value for frame in at.table if "exact change in ln P" in frame.value.columns)
+    assert listed["head"].tolist() == [row["head"] for row in agreement.disagreements]
     assert "**Every head, one at a time.**" in words and "Check it: knock out" not in words
     at.selectbox(key="inside.ko_preset").set_value("Mary had a little (5 tokens)").run()
     assert "The one-pass estimate and the exact scan" not in texts(whole_page(at))   # a new prompt: estimated first
