@@ -13,9 +13,11 @@ _WATCH_RUNS = """() => {
     if (app && window.__runsWatched !== app) {
         window.__runsWatched = app;
         window.__runs = window.__runs || 0;
-        new MutationObserver(() => {
-            if (app.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
-        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+        new MutationObserver((records) => {     // each record holds the value before it; the last, the current one
+            const values = records.slice(1).map((record) => record.oldValue)
+                .concat([app.getAttribute('data-test-script-state')]);
+            window.__runs += values.filter((value) => value === 'running').length;
+        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true});
     }
     window.__runsSeen = window.__runs;
 }"""
