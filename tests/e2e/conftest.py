@@ -81,6 +81,19 @@ def browser():
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def tour(app_url, browser):
+    """Every page opened once at a phone's, a desktop's and a projector's width, with what the tests that look
+    at every page read (tests/e2e/tour.py); axe-core audits the visits when axe-playwright-python is there."""
+    from tests.e2e.tour import take_tour
+
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        return take_tour(app_url, browser)
+    return take_tour(app_url, browser, Axe())
+
+
 @pytest.fixture
 def browser_page(browser):
     """A fresh browser context (its own Streamlit session) at a desktop size."""

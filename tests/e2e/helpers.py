@@ -6,18 +6,40 @@ from pathlib import Path
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
+# Counts the script runs the page has started (each time Streamlit marks the app 'running'), from the first
+# wait_for_app on a document on; window.__runsSeen is the count when the last wait ended.
+_WATCH_RUNS = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    if (app && window.__runsWatched !== app) {
+        window.__runsWatched = app;
+        window.__runs = window.__runs || 0;
+        new MutationObserver((records) => {     // each record holds the value before it; the last, the current one
+            const values = records.slice(1).map((record) => record.oldValue)
+                .concat([app.getAttribute('data-test-script-state')]);
+            window.__runs += values.filter((value) => value === 'running').length;
+        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true});
+    }
+    window.__runsSeen = window.__runs;
+}"""
+_RUN_STARTED = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    return (window.__runsSeen !== undefined && window.__runs > window.__runsSeen)
+        || (app && app.getAttribute('data-test-script-state') === 'running');
+}"""
+
+
 def wait_for_app(page, timeout_ms: int = 60_000, after_input: bool = False) -> None:
     """Wait until the script run is over and the page has stopped changing.
 
-    After an input, first give the rerun a moment to start, so we do not mistake the
-    state before it for the state after it.
+    After an input, first wait (up to 2 s) for the rerun it causes to have started, so we do not mistake
+    the state before it for the state after it. A run that started, and even finished, since the last
+    wait counts at once (_WATCH_RUNS): the 2 s go by only where no run shows at all (the old check
+    saw only a run still going, so every input whose rerun was over before the check waited 2 s).
     """
     if after_input:
         try:
-            page.wait_for_function(
-                "() => document.querySelector(\"[data-testid='stApp']\")"
-                ".getAttribute('data-test-script-state') === 'running'", timeout=2_000)
-        except Exception:  # a rerun that finished within the poll interval
+            page.wait_for_function(_RUN_STARTED, timeout=2_000)
+        except Exception:  # no run seen: one that finished before the watch, or an input that reruns nothing
             pass
     page.wait_for_function(
         """() => {
@@ -45,6 +67,7 @@ def wait_for_app(page, timeout_ms: int = 60_000, after_input: bool = False) -> N
         }""",
         timeout=timeout_ms, polling=100,
     )
+    page.evaluate(_WATCH_RUNS)
 
 
 def open_page(page, app_url: str, url_path: str = "", timeout_ms: int = 60_000) -> None:

@@ -2,9 +2,9 @@
 
 - axe-core (the engine behind Lighthouse's accessibility audit, bundled by the
   axe-playwright-python package, no network) on every page at a desktop and a phone width and in
-  projector mode: no critical or serious violation of the WCAG 2.1 A/AA rules. No exemptions:
-  Streamlit's sidebar navigation (a list that fails `list`/`listitem`) is replaced by app.py's
-  own links (ui/shell.py).
+  projector mode (on the session's tour of every page, tests/e2e/tour.py): no critical or serious
+  violation of the WCAG 2.1 A/AA rules. No exemptions: Streamlit's sidebar navigation (a list that
+  fails `list`/`listitem`) is replaced by app.py's own links (ui/shell.py).
 - Every request the browser makes while every page is visited goes to the app's own address
   (the favicon is assets/favicon.png, not a remote icon).
 - Keyboard only: reach the attention calculator's X, change its first number, see the weights change.
@@ -18,51 +18,27 @@ import re
 import pytest
 
 from tests.e2e.helpers import open_page, screenshot, wait_for_app
-from ui.path import ideas
-
-WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-WIDTHS = {"desktop": 1400, "phone": 390}
-PAGES = [""] + [idea.url for idea in ideas()]
+from tests.e2e.tour import AUDITED, PAGES, WCAG  # noqa: F401 (test_classroom.py audits with the same rules)
 
 
-@pytest.fixture(scope="module")
-def audit(app_url, browser):
-    """Visit every page at every width (and in projector mode); axe's serious/critical findings and
-    every URL requested, per visit."""
-    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright",
-                                     reason="axe-playwright-python is not installed (requirements-test.txt)")
-    axe = axe_module.Axe()
-    findings, requested = {}, set()
-    visits = [(name, width, path, "") for name, width in WIDTHS.items() for path in PAGES]
-    visits += [("projector", 1400, path, "?present=1") for path in ("", "attention", "generate")]
-    contexts = {}
-    for name, width, path, query in visits:
-        if name not in contexts:
-            contexts[name] = browser.new_context(viewport={"width": width, "height": 1000})
-            contexts[name].set_default_timeout(180_000)
-            contexts[name].on("request", lambda request: requested.add(request.url))
-        page = contexts[name].pages[0] if contexts[name].pages else contexts[name].new_page()
-        open_page(page, app_url, path + query, timeout_ms=180_000)
-        result = axe.run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
-        findings[(name, path or "home")] = [
-            (violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3])
-            for violation in result.response["violations"] if violation["impact"] in ("serious", "critical")]
-    for context in contexts.values():
-        context.close()
-    return findings, requested
-
-
-def test_no_serious_or_critical_violation_on_any_page(audit):
-    findings, _ = audit
-    assert len(findings) == len(WIDTHS) * len(PAGES) + 3
-    failing = {visit: found for visit, found in findings.items() if found}
+def test_no_serious_or_critical_violation_on_any_page(tour):
+    """axe-core on every page at a phone's and a desktop's width and on three pages in projector mode (the
+    session's tour of every page, tests/e2e/tour.py)."""
+    pytest.importorskip("axe_playwright_python.sync_playwright",
+                        reason="axe-playwright-python is not installed (requirements-test.txt)")
+    audited = {(visit.view, visit.path or "home"): visit for visit in tour.visits.values()
+               if visit.path in AUDITED[visit.view]}
+    assert len(audited) == sum(len(paths) for paths in AUDITED.values())
+    assert AUDITED["phone"] == AUDITED["desktop"] == PAGES and len(AUDITED["projector"]) == 3
+    broke = {where: visit.broke for where, visit in audited.items() if visit.broke or visit.axe is None}
+    assert not broke, broke
+    failing = {where: visit.axe for where, visit in audited.items() if visit.axe}
     assert not failing, failing
 
 
-def test_every_request_stays_on_the_machine(audit, app_url):
-    _, requested = audit
-    outside = sorted(url for url in requested if not url.startswith(app_url) and not url.startswith("data:"))
-    assert requested and not outside, outside
+def test_every_request_stays_on_the_machine(tour, app_url):
+    outside = sorted(url for url in tour.requested if not url.startswith(app_url) and not url.startswith("data:"))
+    assert tour.requested and not outside, outside
 
 
 def test_the_favicon_is_the_apps_own(browser_page, app_url):

@@ -15,6 +15,7 @@ import pytest
 
 from tests.e2e.conftest import running_app
 from tests.e2e.helpers import charts_drawn, open_page
+from tests.e2e.tour import VIEWS
 from ui.charts import RENDERER_VARIABLE
 from ui.path import ideas
 
@@ -84,76 +85,39 @@ def test_chart_text_stays_inside_its_chart(svg_app_url, browser, idea):
 
 
 # --- formulas and text boxes at a phone's, a desktop's and a projector's width ----------------------------------
-WIDTHS = {390: 844, 1400: 1000, 1920: 1080}   # the projector's width opens in projector mode (?present=1)
 ROWS_SHOWN = 12                               # a typed matrix shows up to this many rows without scrolling (ui.matrix)
 KATEX_SLACK = 3   # px: KaTeX's own box overflows its content by about 2 px at any width (a glyph's italic correction)
 
-MEASURE_BOXES = """() => {
-    const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
-    const inside = (r) => r.left >= main.left - 1 && r.right <= main.right + 1;
-    const formulas = [...document.querySelectorAll("[data-testid='stMain'] .katex-display")]
-        .filter(box => box.clientWidth > 0).map(box => ({
-            text: (box.querySelector('annotation') || box).textContent.slice(0, 70),
-            cut: box.scrollWidth - box.clientWidth, outside: !inside(box.getBoundingClientRect())}));
-    const boxes = [...document.querySelectorAll(
-            "[data-testid='stMain'] textarea, [data-testid='stMain'] input[type='text'], "
-            + "[data-testid='stMain'] input[type='number'], [data-testid='stMain'] [data-testid='stDataFrame']")]
-        .filter(box => box.getBoundingClientRect().width > 0).map(box => {
-            const holder = box.closest("[data-testid='stElementContainer']") || box;
-            const label = holder.querySelector("label");
-            const lines = box.tagName === 'TEXTAREA' ? box.value.split('\\n').length : 1;
-            return {label: (label ? label.textContent : box.getAttribute('aria-label') || box.tagName).slice(0, 60),
-                    lines, hidden: box.tagName === 'TEXTAREA' ? box.scrollHeight - box.clientHeight : 0,
-                    outside: !inside(box.getBoundingClientRect())};
-        });
-    const nav = [...document.querySelectorAll(".st-key-nav p")]   // the texts: group names, captions, titles
-        .map(e => e.getBoundingClientRect()).filter(r => r.height > 0);
-    const overlaps = nav.slice(1).filter((r, i) => r.top < nav[i].bottom - 1).length;
-    const cut = [...document.querySelectorAll(".st-key-nav [data-testid='stPageLink'] p")]
-        .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent);
-    const sliders = [...document.querySelectorAll("[data-testid='stSliderThumbValue']")].filter(value => {
-        const thumb = value.parentElement.getBoundingClientRect();
-        return value.getBoundingClientRect().bottom > thumb.top + 1;
-    }).length;
-    return {formulas, boxes, nav: {overlaps, cut}, sliders};
-}"""
 
-
-@pytest.mark.parametrize("width", list(WIDTHS))
-def test_formulas_and_text_boxes_fit_their_column(app_url, browser, width):
-    """At 390, 1400 and 1920 px (projector mode): no formula is cut (wider than its box, so it would scroll:
-    ui.shell shrinks a wide one to fit), no text box or data editor reaches out of the main column, a typed
-    matrix of up to ROWS_SHOWN rows shows every row (the X box used to show 3.5 of its 4 in projector mode),
-    the sidebar's links neither overlap nor are cut, and a slider's value sits above its track."""
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_formulas_and_text_boxes_fit_their_column(tour, view):
+    """At 390, 1400 and 1920 px (projector mode; the session's tour of every page, tests/e2e/tour.py): no formula
+    is cut (wider than its box, so it would scroll: ui.shell shrinks a wide one to fit), no text box or data editor
+    reaches out of the main column, a typed matrix of up to ROWS_SHOWN rows shows every row (the X box used to show
+    3.5 of its 4 in projector mode), the sidebar's links neither overlap nor are cut, and a slider's value sits
+    above its track."""
     problems = []
-    context = browser.new_context(viewport={"width": width, "height": WIDTHS[width]})
-    context.set_default_timeout(120_000)
-    try:
-        page = context.new_page()
-        for idea in PAGES:
-            address = idea.url + ("?present=1" if width == 1920 else "")
-            try:
-                open_page(page, app_url, address, timeout_ms=180_000)
-            except Exception:                   # a page's first run on a cold, shared machine: once more
-                open_page(page, app_url, address, timeout_ms=180_000)
-            page.wait_for_timeout(500)          # ui.shell's script fits the formulas on the next frame
-            found = page.evaluate(MEASURE_BOXES)
-            for formula in found["formulas"]:
-                if formula["cut"] > KATEX_SLACK:
-                    problems.append(f"/{idea.url}: formula {formula['text']!r} is cut by {formula['cut']} px")
-                if formula["outside"]:
-                    problems.append(f"/{idea.url}: formula {formula['text']!r} reaches out of the main column")
-            for box in found["boxes"]:
-                if box["outside"]:
-                    problems.append(f"/{idea.url}: the box {box['label']!r} reaches out of the main column")
-                if box["lines"] <= ROWS_SHOWN and box["hidden"] > 1:
-                    problems.append(f"/{idea.url}: the box {box['label']!r} hides {box['hidden']} px of its "
-                                    f"{box['lines']} lines")
-            if found["nav"]["overlaps"] or found["nav"]["cut"]:
-                problems.append(f"/{idea.url}: the sidebar's links overlap ({found['nav']['overlaps']}) or are cut "
-                                f"{found['nav']['cut']}")
-            if found["sliders"]:
-                problems.append(f"/{idea.url}: {found['sliders']} slider value(s) drawn over their track")
-    finally:
-        context.close()
-    assert not problems, f"at {width} px:\n  " + "\n  ".join(problems)
+    visits = [visit for visit in tour.at(view) if visit.path]          # the pages of ui/path.py
+    assert len(visits) == len(PAGES)
+    for visit in visits:
+        found, url = visit.boxes, visit.path
+        if visit.broke or found is None:
+            problems.append(f"/{url}: not measured ({visit.broke})")
+            continue
+        for formula in found["formulas"]:
+            if formula["cut"] > KATEX_SLACK:
+                problems.append(f"/{url}: formula {formula['text']!r} is cut by {formula['cut']} px")
+            if formula["outside"]:
+                problems.append(f"/{url}: formula {formula['text']!r} reaches out of the main column")
+        for box in found["boxes"]:
+            if box["outside"]:
+                problems.append(f"/{url}: the box {box['label']!r} reaches out of the main column")
+            if box["lines"] <= ROWS_SHOWN and box["hidden"] > 1:
+                problems.append(f"/{url}: the box {box['label']!r} hides {box['hidden']} px of its "
+                                f"{box['lines']} lines")
+        if found["nav"]["overlaps"] or found["nav"]["cut"]:
+            problems.append(f"/{url}: the sidebar's links overlap ({found['nav']['overlaps']}) or are cut "
+                            f"{found['nav']['cut']}")
+        if found["sliders"]:
+            problems.append(f"/{url}: {found['sliders']} slider value(s) drawn over their track")
+    assert not problems, f"at {VIEWS[view][0]} px:\n  " + "\n  ".join(problems)

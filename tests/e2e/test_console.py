@@ -6,7 +6,8 @@ first takes the page's path for the app's base URL and asks `/block/_stcore/heal
 streamlit/streamlit#7074). Only the page's `index.html` could tell it the base (`window.__streamlit.
 MAIN_PAGE_BASE_URL`), and Streamlit serves that file as it is. test_streamlit_itself_logs_two_404s_on_a_deep_link
 shows it on a two-page app with nothing of ours (bench/two_pages.py); every page of ours may log those two requests
-and nothing else.
+and nothing else. The pages are those of the session's tour (tests/e2e/tour.py): each opened by its link at a
+phone's, a desktop's and a projector's width, its console listened to while the page settles and is measured.
 """
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ import pytest
 
 from tests.e2e.conftest import running_app
 from tests.e2e.helpers import open_page
-from ui.path import ideas
+from tests.e2e.tour import PAGES
 
-PAGES = [""] + [idea.url for idea in ideas()]
 NOT_FOUND = "Failed to load resource: the server responded with a status of 404 (Not Found)"
 
 
@@ -53,7 +53,9 @@ def test_streamlit_itself_logs_two_404s_on_a_deep_link(browser):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_no_console_error_of_ours(browser, app_url, path):
-    errors = console_errors(browser, app_url, path)
-    ours = [error for error in errors if error not in streamlits_own(app_url, path)]
+def test_no_console_error_of_ours(tour, app_url, path):
+    visits = tour.of(path)
+    assert len(visits) == 3 and not [visit.broke for visit in visits if visit.broke]
+    ours = [(visit.view, error) for visit in visits for error in visit.console
+            if error not in streamlits_own(app_url, path)]
     assert not ours, ours

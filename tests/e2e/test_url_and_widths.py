@@ -9,9 +9,10 @@ same teaching state written back into the address bar.
 Sessions speak Streamlit's own protocol (bench/wsclient.py) to the real server, so this
 covers every page in seconds; one page is also checked in Chromium, address bar and all.
 
-Widths: every page is opened in Chromium at 390 px (a phone) and 1920 px (a projector),
-screenshots saved under artifacts/screenshots/, and the page must not scroll sideways at
-390 px beyond its own wide charts (the page body itself fits).
+Widths: every page is opened in Chromium at 390 px (a phone) and 1920 px (a projector, in
+projector mode), screenshots saved under artifacts/screenshots/, and the page must not scroll
+sideways beyond its own wide charts (the page body itself fits): the session's tour of every
+page (tests/e2e/tour.py) opens and measures them.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 
 from bench.wsclient import Session, another_value
-from tests.e2e.helpers import open_page, screenshot, wait_for_app
+from tests.e2e.helpers import open_page, wait_for_app
+from tests.e2e.tour import VIEWS
 from ui.path import ideas
 
 PAGES = ideas()
@@ -97,18 +99,12 @@ def test_the_address_bar_link_opens_the_same_view_in_a_fresh_browser(app_url, br
 
 
 @pytest.mark.parametrize("idea", PAGES, ids=lambda idea: idea.url)
-def test_every_page_at_phone_and_projector_width(app_url, browser, idea):
-    for width, height in ((390, 844), (1920, 1080)):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        context.set_default_timeout(120_000)
-        try:
-            page = context.new_page()
-            open_page(page, app_url, idea.url, timeout_ms=180_000)
-            screenshot(page, f"width-{width}-{idea.url}")
-            assert page.locator("[data-testid='stException']").count() == 0
-            assert page.locator("h1").first.is_visible()
-            body_overflow = page.evaluate(
-                "() => document.querySelector(\"[data-testid='stMain']\").scrollWidth - window.innerWidth")
-            assert body_overflow <= 2, f"{idea.url} at {width} px scrolls sideways by {body_overflow} px"
-        finally:
-            context.close()
+def test_every_page_at_phone_and_projector_width(tour, idea):
+    """From the session's tour of every page (tests/e2e/tour.py), which saved the screenshots."""
+    for view in ("phone", "projector"):
+        visit = tour.visits[(view, idea.url)]
+        width = VIEWS[view][0]
+        assert not visit.broke, f"{idea.url} at {width} px: {visit.broke}"
+        assert visit.exceptions == 0
+        assert visit.title_visible
+        assert visit.overflow <= 2, f"{idea.url} at {width} px scrolls sideways by {visit.overflow} px"
