@@ -9,7 +9,8 @@ redis-server this script starts on loopback) it prints, in words a reader can ch
 - votes sent and votes counted (the teacher's final counts): they must be equal;
 - vote to histogram: from a student sending a vote to the teacher's histogram first including it
   (p50, p95; the teacher's screen asks every CLASS_TEACHER_POLL_S, students' pages every CLASS_POLL_S);
-- follow: from the teacher's follow() to each student's page seeing the new link (p50, p95);
+- follow: from the teacher's page change (at level browser: its click, whose run publishes the link before the
+  page draws) to each student's page having moved there (p50, p95);
 - idle polling: the CPU the polling costs while nobody does anything (every process that serves
   the students, and redis-server), per student per minute and as a share of the machine.
 

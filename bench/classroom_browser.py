@@ -178,8 +178,8 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         follow_log: list[tuple[float, str]] = []
         for i in range(questions):
             page = PAGES[i % len(PAGES)]
+            follow_log.append((time.time(), page))      # the teacher's click: its link goes out as its run starts
             await t.open(page, f"class_bench={i}")      # everyone follow me: the teacher's link changes
-            follow_log.append((time.time(), page))      # published at the end of the teacher's run (the sidebar)
             await teacher_poll(t, lambda s=time.time(): time.time() > s + 5)
             await t.set("class.free_prompt", f"Bench question {i + 1}: which key gets the largest weight?")
             await t.set("class.free_options", "\n".join(OPTIONS))

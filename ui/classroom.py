@@ -7,8 +7,13 @@
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=
   CLASS_POLL_S)`: one state row per second, and only in a class: a page outside a class polls nothing.
-- "Everyone follow me": the teacher's page link (path and query) goes to the store on each change; a student
-  who turned "Follow the teacher" on is moved to it at their next poll.
+- "Everyone follow me": the teacher's page link (path and query) goes to the store on each change: at the start
+  of the teacher's run, before the page draws (the values its PageState will hold), and again once the page
+  mirrored them (only if they differ); a settings change in a section of the page goes from its callback. A
+  student who turned "Follow the teacher" on is moved to it at their next poll, and opens it as a first visit
+  would (the link's values win over what the student had on that page). A move counts as done only when the
+  student's next run is on the link's page: a move that got lost (a rerun the browser asked for at the same
+  moment, carrying the old page) is made again at the next poll.
 - A lesson (engine.classroom.lesson): scenes, each a page link and its question, stepped with next and
   previous.
 
@@ -24,14 +29,15 @@ import streamlit as st
 from engine import limits
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, open_store, summary_csv
-from ui import page
+from ui import page, url_state
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
 
 STUDENT = "class.student"          # this browser session's anonymous id
 JOINED = "class.joined"            # the code this session joined as a student
 TEACHER = "class.teacher"          # (code, key) of the class this session teaches: never in a link
 FOLLOW = "class.follow"            # the student's switch: go where the teacher goes
-SEEN = "class.seen"                # the teacher's link version this student last followed
+SEEN = "class.seen"                # the teacher's link version this student last followed (and arrived at)
+MOVING = "class.moving"            # (link version, url path) of the move under way: done once a run is there
 LEAD = "class.lead"                # the teacher's switch: everyone follow me
 PUBLISHED = "class.published"      # the link the teacher last published
 PAGE = "class.page"                # this run's page url path (the fragments run without the navigation)
@@ -42,6 +48,8 @@ MY_VOTE = "class.my_vote"          # {(code, question, round): option}: this stu
 SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big above the page
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
 HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
+BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
+STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
 
 
 @st.cache_resource(show_spinner=False)
@@ -102,10 +110,25 @@ def page_values() -> dict[str, str]:
     return {name: value for name, value in st.query_params.to_dict().items() if name not in HIDDEN_PARAMS}
 
 
+def link_of(path: str, values: dict[str, str]) -> str:
+    """A link as a class follows and compares it: 'attention?causal=1&x=...' (its values in name order, so two
+    links with the same values are the same text)."""
+    query = urlencode(sorted(values.items()))
+    return path + (f"?{query}" if query else "")
+
+
 def page_link() -> str:
-    """This page as a class follows it: 'attention?x=...&causal=1'."""
-    query = urlencode(page_values())
-    return st.session_state.get(PAGE, "") + (f"?{query}" if query else "")
+    """This page as a class follows it: 'attention?causal=1&x=...'."""
+    return link_of(st.session_state.get(PAGE, ""), page_values())
+
+
+def early_link(url_path: str) -> str | None:
+    """The link this run's page will mirror, known before it runs: the values its PageState's `init` will give
+    (None where this process has not run the page yet, so its state is not known)."""
+    if url_path not in STATE_OF:
+        return None
+    state = url_state.DECLARED.get(STATE_OF[url_path]) if STATE_OF[url_path] else None
+    return link_of(url_path, state.link_values() if state is not None else {})
 
 
 def join_link(code: str) -> str:
@@ -163,28 +186,46 @@ def _join_from_link() -> None:
 
 def above_page(url_path: str) -> None:
     """Before the page: join by the link, then the student's question or the teacher's live view (both poll
-    the store only while in a class)."""
+    the store only while in a class). The teacher's link goes out now, before the page draws; a student's move
+    to the teacher's page is done once a run is on that page (then the page opens the link afresh)."""
     st.session_state[PAGE] = url_path
-    going = st.session_state.pop(GO, None)
-    if going is not None and teaching():
-        go_to(going, None)             # a lesson's next or previous scene, before this page draws anything
+    url_state.start_run()
+    url_state.end_afresh()
+    scene = st.session_state.pop(GO, None)
+    if scene is not None and teaching():
+        go_to(scene, None)             # a lesson's next or previous scene, before this page draws anything
+    moving = st.session_state.pop(MOVING, None)
+    if moving is not None and moving[1] == url_path and st.session_state.get(JOINED):
+        st.session_state[SEEN] = moving[0]
+        url_state.open_afresh()        # the teacher's values, not what this student had on the page
+    if teaching() and st.session_state.get(LEAD, True):
+        link = early_link(url_path)
+        if link is not None:
+            _publish(link)
     _join_from_link()
     _show_error()
     if st.session_state.get(SUMMARY) is not None:
         _summary()
     if teaching():
-        _teacher_live()
+        st.session_state[BEFORE_PAGE] = True   # the link holds the last page's values until this page mirrors
+        try:
+            _teacher_live()
+        finally:
+            st.session_state.pop(BEFORE_PAGE, None)
     elif st.session_state.get(JOINED):
         _student_live()
 
 
 def sidebar() -> None:
     """After the page (its link mirrored): the class panel in the sidebar; the teacher's link published."""
+    url_state.end_afresh()             # a page without a PageState did not take it
+    declared = url_state.declared_this_run()
+    STATE_OF[st.session_state.get(PAGE, "")] = declared.page if declared is not None else ""
     with st.sidebar.container(key="class_panel"):
         st.markdown("**Class**")
         if teaching():
             _teacher_panel()
-            _publish_link()
+            publish_link()
         elif st.session_state.get(JOINED):
             _student_panel()
         else:
@@ -213,6 +254,9 @@ def _start_or_join() -> None:
 def _student_panel() -> None:
     code = st.session_state[JOINED]
     st.caption(f"You are in class {code}. Nobody sees who you are: your answers carry a random number only.")
+    # the switch's value from this session, sent with it on every run: a browser that drew a new page may have
+    # dropped the switch's state and would otherwise show (and send back) its default, off
+    st.session_state[FOLLOW] = st.session_state.get(FOLLOW, True)
     st.toggle("Follow the teacher", key=FOLLOW, on_change=_follow_switched,
               help="On: this page moves with the teacher's (within about 2 s). Off: explore on your own; "
                    "switch it on again to come back.")
@@ -260,11 +304,20 @@ def _student_live() -> None:
     if state is None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
-        st.session_state[SEEN] = state.link_version
-        if state.link != page_link():
-            go_to(state.link, code)
+        _follow(code, state)
     with st.container(border=True, key="class_student"):
         _student_question(code, state)
+
+
+def _follow(code: str, state: ClassState) -> None:
+    """Go where the teacher is (a new link version). Done when the run after the move is on that page
+    (above_page); a move that got lost, the next poll makes again. Already there: nothing to do."""
+    path = state.link.partition("?")[0]
+    if state.link == page_link() or _page_file(path) is None:
+        st.session_state[SEEN] = state.link_version     # here already, or a page this app does not have
+        return
+    st.session_state[MOVING] = (state.link_version, path)
+    go_to(state.link, code)
 
 
 def _student_question(code: str, state: ClassState) -> None:
@@ -363,11 +416,14 @@ def _teacher_panel() -> None:
             st.rerun()
 
 
-def _publish_link() -> None:
-    """Everyone follow me: the page's link goes to the store whenever it changed (a full run, or a poll)."""
-    if not st.session_state.get(LEAD) or not teaching():
-        return
-    link = page_link()
+def publish_link() -> None:
+    """Everyone follow me: the page's link goes to the store whenever it changed (after a full run; from a
+    section's callback, ui.page.only, before the section reruns; or the teacher's poll)."""
+    if teaching() and st.session_state.get(LEAD, True):
+        _publish(page_link())
+
+
+def _publish(link: str) -> None:
     if st.session_state.get(PUBLISHED) == link:
         return
     code, key = teaching()
@@ -454,7 +510,8 @@ def _teacher_live() -> None:
     if not teaching():
         return
     code, key = teaching()
-    _publish_link()
+    if not st.session_state.get(BEFORE_PAGE):
+        publish_link()                 # a section's change the callback did not publish (its store call failed)
     _show_error()
     state = _call("state", code)
     if state is None:

@@ -78,6 +78,9 @@ def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     def rerun_sections() -> None:
         if state is not None:
             state.mirror()
+            from ui import classroom
+
+            classroom.publish_link()    # a class that follows this teacher moves now, not at the next poll
         if _widgets_changed() > 1:
             return                      # the interaction's whole run
         try:

@@ -15,6 +15,7 @@ the URL keeps the short name (`?x=...`), so links stay short and stable.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -27,6 +28,8 @@ STUDENT_PARAM = "sid"       # a joined student's anonymous id: a reload (another
 # the app's own URL parameters: every page keeps them in its link
 APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)
 DECLARED: dict[str, "PageState"] = {}  # page -> its declared state, as last run (tests read every page's Params)
+_AFRESH = "_url_state_afresh"   # set for one run: the page opens its link as a first visit would (open_afresh)
+_RUN = threading.local()        # the PageState the page running in this thread declared (a session's run: one thread)
 
 
 def _default_dump(value: Any) -> str:
@@ -54,6 +57,7 @@ class PageState:
         if len(self.params) != len(params):
             raise ValueError(f"{page}: a parameter is declared twice")
         DECLARED[page] = self
+        _RUN.declared = self
 
     def key(self, name: str) -> str:
         """The session key of this page's value (or widget) `name`: never shared with another page."""
@@ -81,6 +85,8 @@ class PageState:
         """Seed the named values (all declared ones if none named) that the session lacks.
 
         `defaults` overrides declared defaults for this call (say, sizes that follow a preset)."""
+        if st.session_state.pop(_AFRESH, False):
+            self.forget()
         kept = st.session_state.setdefault(_KEPT, {}).get(self.page, {})
         for name in names or tuple(self.params):
             param = self.params[name]
@@ -96,6 +102,34 @@ class PageState:
                 except (ValueError, TypeError, KeyError, OverflowError):
                     _said_cannot_use(name, raw, default, "could not be read")
             st.session_state[key] = kept.get(name, default)
+
+    def forget(self) -> None:
+        """Drop everything this session holds for the page (its keys and what it kept from the last visit), so
+        that its next `init` seeds each value from the link, as a first visit would."""
+        prefix = f"{self.page}."
+        for key in [key for key in st.session_state if isinstance(key, str) and key.startswith(prefix)]:
+            del st.session_state[key]
+        st.session_state.setdefault(_KEPT, {}).pop(self.page, None)
+
+    def link_values(self) -> dict[str, str]:
+        """The values `init` would give this page now, as link text (its name -> text): the session's value,
+        else the link's (one it can read), else the one kept from the last visit, else the default. What the
+        page's link will hold once it mirrors, known before the page runs (unless the page changes a value
+        after `init`: a class publishes the mirrored link too)."""
+        kept = st.session_state.get(_KEPT, {}).get(self.page, {})
+        values = {}
+        for name, param in self.params.items():
+            key = self.key(name)
+            if key in st.session_state:
+                value = st.session_state[key]
+            else:
+                raw = st.query_params.get(name)
+                try:
+                    value = param.parse(raw) if raw is not None else kept.get(name, param.default)
+                except (ValueError, TypeError, KeyError, OverflowError):
+                    value = kept.get(name, param.default)
+            values[name] = param.dump(value)
+        return values
 
     def fall_back(self, name: str, default: Any) -> None:
         """The value `name` holds does not fit what the page found out after `init` (a layer the chosen model
@@ -120,6 +154,27 @@ class PageState:
             text = self.params[name].dump(value)
             if st.query_params.get(name) != text:
                 st.query_params[name] = text
+
+
+def open_afresh() -> None:
+    """The page of this run opens its link as a first visit would: at its first `init`, what the session holds
+    for the page gives way to the link's values (a class's student following the teacher, ui/classroom.py).
+    Said before the page runs; `end_afresh` after it, for a page that declares no state."""
+    st.session_state[_AFRESH] = True
+
+
+def end_afresh() -> None:
+    st.session_state.pop(_AFRESH, None)
+
+
+def start_run() -> None:
+    """Before a page runs: forget which PageState the last run in this thread declared (`declared_this_run`)."""
+    _RUN.declared = None
+
+
+def declared_this_run() -> PageState | None:
+    """The PageState the page that just ran declared (None: a page without one, like the home page)."""
+    return getattr(_RUN, "declared", None)
 
 
 def _said_cannot_use(name: str, raw: str, default: Any, why: str) -> None:

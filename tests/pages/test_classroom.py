@@ -130,6 +130,62 @@ def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back
     assert [t.value for t in S.title] == ["Attention calculator"]
 
 
+def test_a_follower_already_on_the_page_takes_the_teachers_new_settings(data):
+    T, code = teacher()
+    T.switch_page("views/context_window.py").run()
+    S = session({"class": code}, page=None)               # joins and follows to the Context page
+    assert [t.value for t in S.title] == ["Context: window vs attention"] and S.query_params["k"] == "1"
+    T.slider(key="context.k").set_value(3).run()          # the teacher widens the window
+    S.run()                                               # the student's poll: the same page, the teacher's k
+    assert S.session_state["context.k"] == 3 and S.query_params["k"] == "3"
+    T.run()                                               # the whole page again (the slider reran its section)
+    T.text_input(key="context.sentence").set_value("the crane by the lake").run()
+    S.run()
+    assert S.session_state["context.sentence"] == "the crane by the lake"
+    assert S.session_state["context.x"] == T.session_state["context.x"]    # what the sentence brings, too
+
+
+def test_a_move_that_did_not_land_is_made_again(data, monkeypatch):
+    """A move can get lost: the browser's own rerun (its poll timer, still on the old page) lands at the moment
+    of the switch and wins. The student must not count the teacher's link as followed until a run is there."""
+    import streamlit
+
+    T, code = teacher()
+    S = session({"class": code}, page=None)
+    assert [t.value for t in S.title] == ["Attention calculator"]
+    lost = []
+    real_switch = streamlit.switch_page
+    monkeypatch.setattr(streamlit, "switch_page", lambda *args, **kwargs: lost.append(args))
+    T.switch_page("views/context_window.py").run()
+    S.run()                                               # the poll moves the student: the switch is lost
+    assert lost and [t.value for t in S.title] == ["Attention calculator"]
+    monkeypatch.setattr(streamlit, "switch_page", real_switch)
+    S.run()                                               # the next poll moves it again
+    assert [t.value for t in S.title] == ["Context: window vs attention"]
+
+
+def test_the_teacher_publishes_the_pages_link_before_the_page_runs(data, monkeypatch):
+    """Followers start moving while the teacher's page still draws: the link is in the store before the page
+    runs (the values its PageState will hold), and the page's own mirror then finds nothing to add."""
+    from ui import classroom, url_state
+
+    T, code = teacher()
+    T.switch_page("views/context_window.py").run()        # the page has run once in this process
+    T.switch_page(ATTENTION).run()
+    store = classroom.class_store()
+    follow = type(store).follow
+    published = []
+
+    def recorded(self, code, key, link):
+        published.append((link, url_state.declared_this_run() is None))   # True: the page has not run yet
+        return follow(self, code, key, link)
+
+    monkeypatch.setattr(type(store), "follow", recorded)
+    T.switch_page("views/context_window.py").run()
+    assert published == [(classroom.class_store().state(code).link, True)], published
+    assert published[0][0].startswith("context?") and "k=1" in published[0][0]
+
+
 def test_end_class_summary_and_csv(data):
     T, code = teacher()
     S = session({"class": code})
