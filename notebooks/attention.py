@@ -12,18 +12,13 @@
 # # Attention
 #
 # The pages "Context: window vs attention", "Attention calculator" and "Multi-head attention", redone with
-# the app's engine. Run it from the repository's root (or with the repository on `PYTHONPATH`).
+# the app's engine. It needs the engine installed (`pip install -e ".[model]"`).
 
 # %%
-import sys
-from pathlib import Path
+# the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
+import numpy as np
 
-# the repository's engine: the folder above this one that holds engine/
-sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
-
-import numpy as np  # noqa: E402
-
-from engine.attention.mechanism import (  # noqa: E402
+from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, compare_head_costs, identity_projections, multi_head_attention, self_attention,
     window_weights
 )

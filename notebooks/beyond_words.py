@@ -15,13 +15,8 @@
 # token, and the same attention on them.
 
 # %%
-import sys
-from pathlib import Path
-
-# the repository's engine: the folder above this one that holds engine/
-sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
-
-from engine.beyond import modalities as patches  # noqa: E402
+# the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
+from engine.beyond import modalities as patches
 
 picture = patches.resize_square(patches.bundled_picture("astronaut"), 224)
 result = patches.image_attention(picture, 16, fit="crop", d=64, seed=0)

@@ -14,13 +14,8 @@
 # The page "Embedding explorer", redone with the app's engine: 400,000 GloVe word vectors (50 numbers each).
 
 # %%
-import sys
-from pathlib import Path
-
-# the repository's engine: the folder above this one that holds engine/
-sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
-
-from engine.embeddings import glove as embeddings  # noqa: E402
+# the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
+from engine.embeddings import glove as embeddings
 
 glove = embeddings.load_glove()
 print(len(glove), "words of", glove.dim, "numbers")

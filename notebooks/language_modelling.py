@@ -11,19 +11,14 @@
 # %% [markdown]
 # # Language modelling
 #
-# The pages "Tokens & next-token prediction" and "N-gram sampler", redone with the app's engine. Run it
-# from the repository (the folder above this one), with its data prepared (`python -m engine.machinery.prepare`).
+# The pages "Tokens & next-token prediction" and "N-gram sampler", redone with the app's engine. It needs
+# the engine installed (`pip install -e ".[model]"`) and its data prepared once (`playground-prepare`).
 
 # %%
-import sys
-from pathlib import Path
-
-# the repository's engine: the folder above this one that holds engine/
-sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
-
-from engine.machinery import prepare  # noqa: E402
-from engine.pretrained import smollm2 as pretrained  # noqa: E402
-from engine.language.ngram import NGramModel, find_loop  # noqa: E402
+# the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
+from engine.machinery import prepare
+from engine.pretrained import smollm2 as pretrained
+from engine.language.ngram import NGramModel, find_loop
 
 # %% [markdown]
 # ## P(next token | "Mary had a little") from SmolLM2

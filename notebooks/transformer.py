@@ -15,15 +15,10 @@
 # ignores word order, until a positional encoding is added.
 
 # %%
-import sys
-from pathlib import Path
+# the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
+import numpy as np
 
-# the repository's engine: the folder above this one that holds engine/
-sys.path.insert(0, str(next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "engine").is_dir())))
-
-import numpy as np  # noqa: E402
-
-from engine.transformer.positional import permutation_check  # noqa: E402
+from engine.transformer.positional import permutation_check
 
 words = "the owl saw the cat".split()
 x = np.random.default_rng(0).normal(size=(len(words), 8))
