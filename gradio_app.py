@@ -26,6 +26,7 @@ from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
 from gradio_tabs.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
 from gradio_tabs.common import check_types, engine_call  # noqa: E402,F401  (engine_call kept importable from here)
+from gradio_tabs.take_home import take_home_box  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 # System fonts: the default theme would ask the visitor's browser to fetch Google Fonts.
@@ -35,7 +36,8 @@ THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
 
 def build() -> gr.Blocks:
     """Every idea of ui/path.py as a tab, in order, under its part of the chapter (twelve tabs in one row
-    would hide most of them behind an overflow menu), each built by its gradio_tabs function."""
+    would hide most of them behind an overflow menu), each built by its gradio_tabs function, with a box at its foot
+    that takes it home (gradio_tabs.take_home: its charts as files, its handout as PDF)."""
     with gr.Blocks(title="Transformer Playground") as demo:
         gr.Markdown("# Transformer Playground\nAttention and the transformer, one idea per tab, on the "
                     "same engine as the Streamlit app. Every tab is also an API endpoint "
@@ -44,8 +46,9 @@ def build() -> gr.Blocks:
             with gr.Tab(part, id=part):
                 with gr.Tabs():
                     for idea in group:
-                        with gr.Tab(idea.title, id=idea.url):
+                        with gr.Tab(idea.title, id=idea.url) as tab:
                             TABS[idea.url](demo)
+                            take_home_box(idea, tab)
     check_types(demo)
     return demo
 

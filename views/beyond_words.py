@@ -214,9 +214,9 @@ def overlay_section(url: str, cut_h: int, cut_w: int, rows: int, cols: int, patc
     image section's last run (every other setting, and a click on a patch, reruns that section)."""
     chart = patch_overlay(url, cut_h, cut_w, rows, cols, patch, weights, query, style=STATE["overlay"],
                           selection="token", display_width=min(500, max(320, 4 * cut_w)))
-    st.vega_lite_chart(chart, key=STATE.key("overlay_chart"), on_select=only(IMAGE, then=lambda: (
+    charts.show(chart, key=STATE.key("overlay_chart"), on_select=only(IMAGE, then=lambda: (
         set_from_selection("overlay_chart", "patch", {"qrow": lambda n: n // cols, "qcol": lambda n: n % cols}))),
-        selection_mode="token", width="content")
+        selection_mode="token")
 
 
 @page.section(IMAGE)
@@ -346,8 +346,8 @@ def audio_section() -> None:
                 f"{f', projected to d = {d}' if d else ''}.**")
     chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
                                     picture_url=picture, selection="token")
-    st.vega_lite_chart(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
-        set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token", width="content")
+    charts.show(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
+        set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token")
     st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key=STATE.key("qframe"),
               on_change=only(AUDIO))
     weights = result.attention.weights[query]

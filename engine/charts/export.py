@@ -73,8 +73,10 @@ def check(spec: dict) -> None:
 
 
 def file_stem(spec: dict) -> str:
-    """A file name for the chart: its title in lower case, words joined by '-' ('chart' without one)."""
-    words = re.findall(r"[a-z0-9]+", text.title(spec).lower())
+    """A file name for the chart: its title in lower case, words joined by '-' (without one, its builder's own
+    sentence: a picture; else 'chart')."""
+    own = spec.get("description") if isinstance(spec.get("description"), str) else ""
+    words = re.findall(r"[a-z0-9]+", (text.title(spec) or own.split(";")[0]).lower())
     return "-".join(words)[:60].strip("-") or "chart"
 
 

@@ -31,6 +31,9 @@ ROW_SHRINK = 0.85        # charts side by side may print this much smaller to sh
 PX_MM = 25.4 / 96        # one CSS pixel in mm
 GAP = 4.0                # mm between charts side by side
 QR_MM = 30.0             # the QR code's side, quiet zone included
+SHRINK_TO_FIT = 0.8      # a chart may print this much smaller to end a page rather than start the next (7.8 -> 6.2 pt)
+TALL_SHARE = 0.45        # of a page's height: a taller chart prints smaller, down to SHRINK_TO_FIT of its size
+BESIDE_MIN_MM = 60.0     # the narrowest column beside a chart that takes the tables and formulas following it
 INK, GREY, PALE = (0, 0, 0), (80, 80, 80), (238, 238, 238)   # text, captions (dark enough for a photocopy), code
 
 
@@ -67,7 +70,13 @@ class Challenge:
     hint: str = ""
 
 
-Block = Union[Chart, Formula, Table, Code, Challenge]
+@dataclass(frozen=True)
+class Text:
+    text: str                # a sentence the view prints about its result (Markdown emphasis is dropped)
+    heading: bool = False    # a part's heading ("Image patches"), printed bold
+
+
+Block = Union[Chart, Formula, Table, Code, Challenge, Text]
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,12 +183,13 @@ class _Layout:
                 while index + len(row) < len(blocks) and isinstance(blocks[index + len(row)], Chart) \
                         and self.drawable_beside(row, blocks[index + len(row)]):
                     row.append(blocks[index + len(row)])
-                self.charts(row)
-                index += len(row)
+                right, bottom = self.charts(row)
+                index = self.beside(blocks, index + len(row), right, bottom)
             else:
                 if kind is Challenge and last_kind is not Challenge:
                     self.heading("Try this")
-                {Formula: self.formula, Table: self.table, Code: self.code, Challenge: self.challenge}[kind](block)
+                {Formula: self.formula, Table: self.table, Code: self.code, Challenge: self.challenge,
+                 Text: self.text}[kind](block)
                 index += 1
             last_kind = kind
             self.check_pages()
@@ -298,7 +308,40 @@ class _Layout:
             raise found
         return found
 
-    def charts(self, row: list[Chart]) -> None:
+    def beside(self, blocks: list, index: int, left: float, bottom: float) -> int:
+        """The tables and formulas that follow a chart, printed in the column to its right (from the chart's top) while
+        they start beside it and fit on its page: a tall narrow heatmap no longer leaves half a page white. Returns the
+        index of the first block not printed there; the next block starts under both."""
+        pdf = self.pdf
+        column = pdf.w - MARGIN - left
+        if column < BESIDE_MIN_MM or index >= len(blocks) or not isinstance(blocks[index], (Table, Formula)):
+            return index
+        top = self.row_top
+        full = self.width
+        pdf.set_left_margin(left)
+        pdf.set_xy(left, top)
+        self.width = column
+        try:
+            while index < len(blocks) and isinstance(blocks[index], (Table, Formula)) and pdf.get_y() < bottom:
+                block = blocks[index]
+                if isinstance(block, Table) and self.table_width(block) > column:
+                    break   # its columns would be squeezed: it prints across the page, under the chart
+                draw = self.table if isinstance(block, Table) else self.formula
+                with pdf.offset_rendering() as trial:
+                    draw(block)
+                if trial.page_break_triggered:
+                    break
+                draw(block)
+                index += 1
+        finally:
+            pdf.set_left_margin(MARGIN)
+            self.width = full
+        pdf.set_xy(MARGIN, max(pdf.get_y(), bottom))
+        return index
+
+    def charts(self, row: list[Chart]) -> tuple[float, float]:
+        """A row of charts side by side, their sentences under them; returns where the row's drawings end on the
+        right (mm from the paper's left edge) and the row's bottom."""
         pdf = self.pdf
         drawn = [self.sized(chart) for chart in row]
         shrink = min(1.0, (self.width - GAP * (len(row) - 1)) / sum(width for _, width, _ in drawn))
@@ -307,8 +350,15 @@ class _Layout:
         captions = [pdf.multi_cell(width, 2.8, self.summary(chart), dry_run=True, output="HEIGHT")
                     if chart.summary else 0.0 for chart, (_, width, _) in zip(row, drawn)]
         room = pdf.page_break_trigger - MARGIN - 20
-        scale = min(1.0, room / max(height + caption for (_, _, height), caption in zip(drawn, captions)))
+        tall = max(TALL_SHARE * room, SHRINK_TO_FIT * max(height for _, _, height in drawn))   # a tall heatmap, smaller
+        scale = min(1.0, room / max(height + caption for (_, _, height), caption in zip(drawn, captions)),
+                    tall / max(height for _, _, height in drawn))
         total = max(height * scale + caption for (_, _, height), caption in zip(drawn, captions))
+        left = pdf.page_break_trigger - pdf.get_y()
+        fitted = min((left - caption) / height for (_, _, height), caption in zip(drawn, captions))
+        if total > left and fitted * shrink >= SHRINK_TO_FIT * scale:   # a little smaller, not half a page white
+            scale = fitted
+            total = max(height * scale + caption for (_, _, height), caption in zip(drawn, captions))
         if pdf.get_y() + total > pdf.page_break_trigger:
             pdf.add_page()
         top, x = pdf.get_y(), MARGIN
@@ -319,7 +369,9 @@ class _Layout:
                 pdf.set_text_color(*GREY)
                 pdf.multi_cell(width, 2.8, self.summary(chart), align="L")
             x += width * scale + GAP
+        self.row_top = top
         pdf.set_xy(MARGIN, top + total + 3)
+        return x, top + total + 3
 
     def formula(self, block: Formula) -> None:
         pdf = self.pdf
@@ -328,24 +380,33 @@ class _Layout:
         pdf.set_font("sans", "B", 8.5)
         pdf.multi_cell(0, 4, "\n".join(formula), align="L", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("sans", "", 8.5)
-        pdf.set_x(MARGIN + 5)
+        pdf.set_x(pdf.l_margin + 5)
         pdf.multi_cell(self.width - 5, 4, "\n".join(numbers), align="L", new_x="LMARGIN", new_y="NEXT")
         if block.caption:
-            pdf.set_x(MARGIN + 5)
+            pdf.set_x(pdf.l_margin + 5)
             pdf.set_font("sans", "", 7)
             pdf.set_text_color(*GREY)
             pdf.multi_cell(self.width - 5, 3.2, unmarked(block.caption), align="L", new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1.5)
 
+    def column_widths(self, block: Table) -> list[float]:
+        """Each column's width in mm: its widest cell (the printed rows and the heading) at the table's font."""
+        rows = block.rows[:HANDOUT_TABLE_ROWS]
+        self.pdf.set_font("sans", "", 7.5)
+        cells = [[column] + [row[c] for row in rows if c < len(row)] for c, column in enumerate(block.columns)]
+        return [max(self.pdf.get_string_width(str(cell)) for cell in column) + 3 for column in cells]
+
+    def table_width(self, block: Table) -> float:
+        return sum(self.column_widths(block))
+
     def table(self, block: Table) -> None:
         pdf = self.pdf
         rows = list(block.rows[:HANDOUT_TABLE_ROWS])
         left = len(block.rows) - len(rows)
+        numeric = [all(_is_number(row[c]) for row in rows if c < len(row)) for c in range(len(block.columns))]
+        widths = self.column_widths(block)
         pdf.set_text_color(*INK)
         pdf.set_font("sans", "", 7.5)
-        numeric = [all(_is_number(row[c]) for row in rows if c < len(row)) for c in range(len(block.columns))]
-        widths = [max(pdf.get_string_width(str(cell)) for cell in [column] + [row[c] for row in rows if c < len(row)])
-                  + 3 for c, column in enumerate(block.columns)]
         width = min(sum(widths), self.width)
         if pdf.get_y() + 4 * min(len(rows) + 1, 6) > pdf.page_break_trigger:
             pdf.add_page()
@@ -366,14 +427,30 @@ class _Layout:
         lines = block.source.rstrip("\n").split("\n")
         shown = lines[:HANDOUT_CODE_LINES]
         others = f" (the page also shows it in {', '.join(block.others)})" if block.others else ""
+        more = f"\n# ... {len(lines) - len(shown)} more lines on the page" if len(lines) > len(shown) else ""
+        pdf.set_font("mono", "", 6.8)
+        height = pdf.multi_cell(0, 3.1, "\n".join(shown) + more, align="L", wrapmode="CHAR", padding=1.2,
+                                dry_run=True, output="HEIGHT")
+        room = pdf.page_break_trigger - pdf.t_margin
+        if pdf.get_y() + 7 + height > pdf.page_break_trigger and height < room / 2:
+            pdf.add_page()   # a short box of code stays whole, on the next page
         self.heading(f"The code ({block.language}){others}")
         pdf.set_font("mono", "", 6.8)
         pdf.set_text_color(*INK)
         pdf.set_fill_color(*PALE)
-        more = f"\n# ... {len(lines) - len(shown)} more lines on the page" if len(lines) > len(shown) else ""
         pdf.multi_cell(0, 3.1, "\n".join(shown) + more, align="L", fill=True, wrapmode="CHAR", padding=1.2,
                        new_x="LMARGIN", new_y="NEXT")
         pdf.ln(2)
+
+    def text(self, block: Text) -> None:
+        if block.heading:
+            self.heading(unmarked(block.text))
+            return
+        pdf = self.pdf
+        pdf.set_text_color(*INK)
+        pdf.set_font("sans", "", 8.5)
+        pdf.multi_cell(0, 4, unmarked(block.text), align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(1.5)
 
     def challenge(self, block: Challenge) -> None:
         pdf = self.pdf

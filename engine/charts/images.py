@@ -101,7 +101,13 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
     outline = {"transform": [{"filter": {"field": "patch", "equal": int(query)}}],
                "mark": {"type": "rect", "fill": None, "stroke": ORANGE, "strokeWidth": 3},
                "encoding": box}
-    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+    favourite = int(np.argmax(np.where(np.arange(weights.size) == query, -np.inf, weights))) if others.size else query
+    sentence = (f"Picture cut into {rows} x {cols} = {rows * cols} patches of {patch} x {patch} pixels; the query "
+                f"patch {query} (row {query // cols}, column {query % cols}) is outlined, every patch "
+                f"{'tinted' if style == 'heat' else 'lit'} by the weight the query gives it: {weights[query]:.4f} on "
+                f"itself, most on another to patch {favourite} (row {favourite // cols}, column {favourite % cols}), "
+                f"{weights[favourite]:.4f}.")
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": sentence,
             "width": display_width, "height": round(height * scale),
             # "pad": keep the plot exactly this size (Streamlit's default "fit" squeezes the height)
             "autosize": {"type": "pad"}, "config": {"view": {"stroke": None}},
@@ -169,7 +175,14 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
                        "encoding": {"x": {"field": "mid", "type": "quantitative", "scale": x_scale},
                                     "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}}})
     bottom = {"width": width, "height": 150, "layer": layers}
-    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "spacing": 24 if segments else 4,
+    others = np.where(np.arange(weights.size) == query, -np.inf, weights)
+    favourite = int(np.argmax(others)) if weights.size > 1 else query
+    sentence = (f"Spectrogram of {spec.T} frames (time across, frequency up), frame {query} at "
+                f"{spec.times[query]:.3f} s outlined; under it the weight frame {query} gives every frame: "
+                f"{weights[query]:.4f} on itself, most on another to frame {favourite} at "
+                f"{spec.times[favourite]:.3f} s, {weights[favourite]:.4f}.")
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": sentence,
+            "spacing": 24 if segments else 4,
             "vconcat": [top, bottom]}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 MAX_DATA_ROWS = 400   # rows of the "Data" table under a chart; a longer one says how many it left out
+PICTURE_PLACEMENT = {"url", "x", "y"}   # the fields of a row that only places a picture
 MARKS = {"rect": "heatmap", "bar": "bar chart", "line": "line chart", "point": "scatter plot",
          "circle": "scatter plot", "text": "table of numbers", "tick": "tick chart", "area": "area chart",
          "rule": "chart", "image": "picture"}
@@ -66,21 +67,37 @@ def _field_titles(view: dict) -> dict[str, str]:
     return shown
 
 
+def _picture(value) -> bool:
+    """A picture inlined as a data URL (a mark_image's url): pixels, not a number a reader can use."""
+    return isinstance(value, str) and value.startswith("data:")
+
+
 def rows(spec: dict) -> list[dict]:
-    """The rows the chart draws: its inline data values and every named dataset, in order."""
-    found = []
+    """The rows the chart draws: its inline data values and every named dataset, in order. The same list drawn by
+    two views (a spectrogram's frames above and their weights below) counts once; a row that only places a picture
+    (its url and where it sits) is not a row of numbers."""
+    lists = []
     for part in _parts(spec):
         data = part.get("data")
         if isinstance(data, dict) and isinstance(data.get("values"), list):
-            found += [row for row in data["values"] if isinstance(row, dict)]
-    for values in (spec.get("datasets") or {}).values():
-        if isinstance(values, list):
-            found += [row for row in values if isinstance(row, dict)]
+            lists.append(data["values"])
+    lists += [values for values in (spec.get("datasets") or {}).values() if isinstance(values, list)]
+    found, seen = [], []
+    for values in lists:
+        if any(values is other or (len(values) == len(other) and values == other) for other in seen):
+            continue
+        seen.append(values)
+        found += [row for row in values if isinstance(row, dict)
+                  and not (any(_picture(cell) for cell in row.values()) and set(row) <= PICTURE_PLACEMENT)]
     return found
 
 
 def summary(spec: dict) -> str:
-    """One sentence: what kind of chart, its title, what its axes show, how many values it draws."""
+    """One sentence: what kind of chart, its title, what its axes show, how many values it draws. A chart whose
+    builder wrote its own sentence (the spec's `description`: a picture, whose axes say nothing) reads as that."""
+    own = spec.get("description")
+    if isinstance(own, str) and own.strip():
+        return own.strip()
     views = _views(spec)
     kinds = [MARKS.get(_mark(view), "chart") for view in views]
     kind = next((k for k in kinds if k not in ("table of numbers", "chart")), kinds[0] if kinds else "chart")
@@ -114,6 +131,8 @@ def _cell(value) -> str:
 def table(spec: dict, limit: int = MAX_DATA_ROWS) -> tuple[list[str], list[list[str]], int]:
     """(columns, up to `limit` rows of cell texts, rows left out) of the chart's data."""
     found = rows(spec)
-    columns = list(dict.fromkeys(key for row in found for key in row if not str(key).startswith("_")))
+    pictures = {key for row in found for key, value in row.items() if _picture(value)}
+    columns = list(dict.fromkeys(key for row in found for key in row
+                                 if not str(key).startswith("_") and key not in pictures))
     shown = [[_cell(row.get(column)) for column in columns] for row in found[:limit]]
     return columns, shown, max(len(found) - limit, 0)
