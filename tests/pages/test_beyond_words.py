@@ -251,3 +251,42 @@ def test_url_state_opens_the_exact_view():
     _ok(at)
     assert "128 x 128 pixels, p = 32: a grid of 4 x 4 = 16 tokens, each 32 x 32 x 1 = 1,024 numbers" in _text(at)
     assert "Patch (1, 2) keeps" in _text(at)
+
+
+@pytest.mark.parametrize("link, sentence", [({}, "Picture cut into 14 x 14 = 196 patches of 16 x 16 pixels; the query "
+                                                 "patch 62 (row 4, column 6) is outlined"),
+                                            ({"kind": "audio"}, "Spectrogram of 97 frames (time across, frequency up), "
+                                                                "frame 86 at 1.408 s outlined")],
+                         ids=["image", "audio"])
+def test_the_picture_charts_download_and_print_like_every_chart(link, sentence):
+    """The patch overlay and the spectrogram go through ui.charts.show: their own sentence (not "y against x"), a
+    Data table of their numbers without the inlined picture, SVG, PNG and CSV downloads, and a place in the handout."""
+    from engine.charts import export
+    from engine.charts import handout as paper_handout
+    from ui import handout
+    from ui.page import FOLDED
+
+    at = _app(**link)
+    _ok(at)
+    charts = [b for b in handout.description(at.session_state[handout.RECORD], "").blocks
+              if isinstance(b, paper_handout.Chart)]
+    picture, = [chart for chart in charts if chart.summary.startswith(sentence)]
+    csv = export.csv_text(picture.spec)
+    assert "data:image" not in csv and csv.splitlines()[0].split(",")[:2] == (
+        ["patch", "row"] if not link else ["frame", "t0"])
+    assert len(csv.splitlines()) == 1 + (196 if not link else 97 + 4)   # a row a patch or frame, each once (+ notes)
+    assert any(sentence in html.proto.body for html in at.get("html"))
+    for key in [key for key in at.session_state.keys() if key.startswith(FOLDED + "download.beyond.")]:
+        at.session_state[key] = True
+    at.run()
+    _ok(at)
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert labels.count("SVG") == 1 and labels.count("PNG") == 1 and labels.count("CSV") == 1   # the picture's box
+    pdf = paper_handout.handout_pdf(handout.description(at.session_state[handout.RECORD], ""), "A4")
+    assert sentence.split(";")[0] in " ".join(pdf_text(pdf).split())
+
+
+def pdf_text(pdf: bytes) -> str:
+    from tests.engine.charts.test_handout import pdf_text as text
+
+    return text(pdf)

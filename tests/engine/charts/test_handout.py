@@ -131,3 +131,10 @@ def test_a_chart_too_large_to_draw_leaves_its_sentence_and_the_rest_prints():
                                               (handout.Chart(huge, "A bar chart."),) + example.blocks))
     text = pdf_text(pdf)
     assert "Not printed: This chart draws 50,001 values" in text and "0.298 0.203 0.206 0.293" in text
+
+
+def test_a_tokens_visible_space_prints():
+    """Token labels show a space as '␣' (engine.charts.style): the shipped fonts carry it, so paper shows it too."""
+    table = handout.Table(("token", "P"), (("\u2423Mary", "0.802"), ("\u2423the", "0.038")))
+    pdf = handout.handout_pdf(handout.Handout("Inside the model", "What does a head do?", LINK, (table,)), "A4")
+    assert "\u2423Mary 0.802" in pdf_text(pdf)
