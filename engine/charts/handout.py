@@ -314,7 +314,8 @@ class _Layout:
         index of the first block not printed there; the next block starts under both."""
         pdf = self.pdf
         column = pdf.w - MARGIN - left
-        if column < BESIDE_MIN_MM or index >= len(blocks) or not isinstance(blocks[index], (Table, Formula)):
+        if column < BESIDE_MIN_MM or index >= len(blocks) or not isinstance(blocks[index], (Table, Formula)) \
+                or pdf.page_no() != self.row_page:   # the chart's sentence ran onto the next page: nothing beside it
             return index
         top = self.row_top
         full = self.width
@@ -354,7 +355,7 @@ class _Layout:
         scale = min(1.0, room / max(height + caption for (_, _, height), caption in zip(drawn, captions)),
                     tall / max(height for _, _, height in drawn))
         total = max(height * scale + caption for (_, _, height), caption in zip(drawn, captions))
-        left = pdf.page_break_trigger - pdf.get_y()
+        left = pdf.page_break_trigger - pdf.get_y() - 1   # the sentence sits 0.5 mm under its chart
         fitted = min((left - caption) / height for (_, _, height), caption in zip(drawn, captions))
         if total > left and fitted * shrink >= SHRINK_TO_FIT * scale:   # a little smaller, not half a page white
             scale = fitted
@@ -369,7 +370,7 @@ class _Layout:
                 pdf.set_text_color(*GREY)
                 pdf.multi_cell(width, 2.8, self.summary(chart), align="L")
             x += width * scale + GAP
-        self.row_top = top
+        self.row_top, self.row_page = top, pdf.page_no()
         pdf.set_xy(MARGIN, top + total + 3)
         return x, top + total + 3
 

@@ -77,3 +77,17 @@ def test_the_sidebar_box_makes_the_pdf_on_click_or_says_why_not(charts, made):
         assert "more than the 16 a handout can hold" in errors[0]
     table, = [b for b in handout.description(recorded(at), "").blocks if isinstance(b, paper_handout.Table)]
     assert table.rows == (("a*b", "0.500"), ("- x", "0.250"), ("us$", "0.250"))   # as typed, not Markdown-escaped
+
+
+def test_a_handout_that_fails_unexpectedly_is_a_sentence_and_the_page_stays(monkeypatch):
+    """Not a ValueError from the engine's limits but any failure (vl-convert or fpdf2 broken): one sentence in the box,
+    no traceback, and the page's own content still drawn."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("fpdf2 is broken")
+
+    monkeypatch.setattr(paper_handout, "handout_pdf", broken)
+    at = AppTest.from_function(_page_with_handout_box, args=(1,), default_timeout=120).run()
+    at.button(key="app.handout.make").click().run()
+    no_exception(at)
+    assert [e.value for e in at.error] == ["The handout could not be made for this view; the page itself is unchanged."]
+    assert at.get("vega_lite_chart") and not any("handout" in b.proto.label for b in at.get("download_button"))

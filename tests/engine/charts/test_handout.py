@@ -138,3 +138,40 @@ def test_a_tokens_visible_space_prints():
     table = handout.Table(("token", "P"), (("\u2423Mary", "0.802"), ("\u2423the", "0.038")))
     pdf = handout.handout_pdf(handout.Handout("Inside the model", "What does a head do?", LINK, (table,)), "A4")
     assert "\u2423Mary 0.802" in pdf_text(pdf)
+
+
+def text_positions(pdf: bytes) -> dict[str, tuple[int, float, float]]:
+    """Each text run's (page, x, y) in points from the page's lower left corner."""
+    from pypdf import PdfReader
+
+    found = {}
+    for number, page in enumerate(PdfReader(io.BytesIO(pdf)).pages):
+        def visit(text, cm, tm, font, size, number=number):
+            if text.strip():
+                found.setdefault(text.strip(), (number, tm[4] * cm[0] + cm[4], tm[5] * cm[3] + cm[5]))
+        page.extract_text(visitor_text=visit)
+    return found
+
+
+def test_a_tall_narrow_charts_table_and_formula_print_beside_it_and_code_stays_whole():
+    """The Inside page's layout: a heatmap of 30 layers x 9 heads, then its table and formula. They print in the column
+    to the chart's right, on its page (they used to start under it and leave half a page white); the code after them
+    starts under the chart, in one piece."""
+    import numpy as np
+
+    effects = np.random.default_rng(0).normal(0, 0.1, (30, 9))
+    chart = handout.Chart(heatmap_spec(effects, [f"layer {i}" for i in range(30)], [f"H{h}" for h in range(9)],
+                                       title="Estimated, knocked out alone"), "Heatmap: change in ln P.")
+    table = handout.Table(("head", "estimated change"), tuple((f"L{i}H{i % 9}", f"{-0.3 + i / 100:.3f}")
+                                                              for i in range(10)))
+    formula = handout.Formula(r"\Delta_{l,j} = -0.281", r"\Delta_{1,5} = -0.281")
+    code = handout.Code("\n".join(f"print({i})  # line {i}" for i in range(12)))
+    pdf = handout.handout_pdf(handout.Handout("Inside the model", "What does a head do?", LINK,
+                                              (chart, table, formula, code)), "A4")
+    where = text_positions(pdf)
+    chart_right = where["Heatmap: change in ln P."][1]
+    assert where["L0H0"][0] == 0 and where["L0H0"][1] > chart_right + 100      # beside the chart, on its page
+    assert where["L0H0"][2] > where["Heatmap: change in ln P."][2]              # above the chart's sentence
+    under = (where["print(0)  # line 0"][0], -where["print(0)  # line 0"][2])
+    assert under > (where["Heatmap: change in ln P."][0], -where["Heatmap: change in ln P."][2])   # code: after it
+    assert where["print(0)  # line 0"][0] == where["print(11)  # line 11"][0]     # and not split
