@@ -187,6 +187,7 @@ class _Layout:
                 index = self.beside(blocks, index + len(row), right, bottom)
             else:
                 if kind is Challenge and last_kind is not Challenge:
+                    self.keep_together(blocks[index:])
                     self.heading("Try this")
                 {Formula: self.formula, Table: self.table, Code: self.code, Challenge: self.challenge,
                  Text: self.text}[kind](block)
@@ -194,6 +195,24 @@ class _Layout:
             last_kind = kind
             self.check_pages()
         return bytes(self.pdf.output())
+
+    def keep_together(self, following: list) -> None:
+        """'Try this' and its challenges (the run of them at the head of `following`) on one page: a list that would
+        run over the foot of this page starts the next one."""
+        pdf = self.pdf
+        height = 7.0   # the heading
+        for block in following:
+            if not isinstance(block, Challenge):
+                break
+            pdf.set_font("sans", "", 8.5)
+            height += pdf.multi_cell(0, 4, f"☐  {unmarked(block.prompt)}  (done on this view)", dry_run=True,
+                                     output="HEIGHT") + 1
+            if block.hint and not block.done:
+                pdf.set_font("sans", "", 7)
+                height += pdf.multi_cell(self.width - 5, 3.2, f"Hint: {unmarked(block.hint)}", dry_run=True,
+                                         output="HEIGHT")
+        if pdf.get_y() + height > pdf.page_break_trigger and height < (pdf.page_break_trigger - pdf.t_margin) / 2:
+            pdf.add_page()
 
     def drawable(self, chart: Chart) -> bool:
         """Whether the chart could be drawn; one that cannot (too large) leaves its sentence in its place."""

@@ -23,7 +23,7 @@ SYMBOLS = {
 FUNCTIONS = {"exp", "log", "ln", "cos", "sin", "max", "min", "arg", "softmax"}   # printed as their names
 DROPPED = {"left", "right", "big", "Big", "bigg", "Bigg", "textstyle", "displaystyle", "limits", "nolimits"}
 ACCENTS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304", "vec": "\u20d7"}
-TEXT = {"text", "mathrm", "operatorname", "mathbf", "mathit", "textbf", "textit", "mathsf", "mathtt",
+TEXT = {"text", "mathrm", "operatorname", "mathbf", "mathit", "textbf", "textit", "mathsf", "mathtt", "texttt",
         "boldsymbol"}
 SUPERSCRIPTS = str.maketrans("0123456789-+()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺⁽⁾")
 MATRICES = {"bmatrix": "[]", "pmatrix": "()", "matrix": "", "vmatrix": "||", "Bmatrix": "{}"}

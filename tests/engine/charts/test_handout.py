@@ -175,3 +175,8 @@ def test_a_tall_narrow_charts_table_and_formula_print_beside_it_and_code_stays_w
     under = (where["print(0)  # line 0"][0], -where["print(0)  # line 0"][2])
     assert under > (where["Heatmap: change in ln P."][0], -where["Heatmap: change in ln P."][2])   # code: after it
     assert where["print(0)  # line 0"][0] == where["print(11)  # line 11"][0]     # and not split
+
+
+def test_typewriter_text_prints_as_its_characters():
+    """The n-gram page writes its tokens in \\texttt: paper shows the tokens, not the command's name."""
+    assert plain(r"P(\texttt{↵} \mid \texttt{:}) = 0.8260") == ["P(↵ | :) = 0.8260"]
