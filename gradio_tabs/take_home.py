@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import gradio as gr
+import numpy as np
 
 from engine.charts import export, text
 from engine.charts import handout as paper_handout
+from engine.charts.plain_formula import plain
 from gradio_tabs.common import ERROR_TITLE, engine_call, refuse
 from ui.path import Idea
 
@@ -48,9 +53,15 @@ def _spec(value) -> dict | None:
 
 
 def _cell(value) -> str:
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
-    return "" if value is None else str(value)
+    """A table cell as paper prints it: whole numbers with thousands separators, others to 4 significant digits, the
+    tab's inline LaTeX ($...$) as plain lines."""
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return "" if math.isnan(value) else f"{float(value):.4g}"
+    return re.sub(r"\$(.+?)\$", lambda found: " ".join(plain(found.group(1))), str(value))
 
 
 def _table(frame) -> paper_handout.Table | None:
@@ -96,8 +107,23 @@ def _link(request: gr.Request | None) -> str:
     return (origin.rstrip("/") + "/") if origin else str(getattr(request, "base_url", "") or "")
 
 
+KEEP_S = 15 * 60   # a click's files stay this long (Gradio serves its own copies); older folders go on the next click
+_FILES: list[Path] = []   # this process's folder of take-home files, made on the first click
+
+
 def _folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="playground-take-home-"))
+    """A fresh folder for one click's files (two students' files of the same name never meet), under this process's
+    own folder, whose folders older than KEEP_S are removed first."""
+    if not _FILES:
+        _FILES.append(Path(tempfile.mkdtemp(prefix="playground-take-home-")))
+    now = time.time()
+    for old in _FILES[0].iterdir():
+        try:
+            if now - old.stat().st_mtime > KEEP_S:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:   # another click removed it first
+            pass
+    return Path(tempfile.mkdtemp(dir=_FILES[0]))
 
 
 def handout_file(idea: Idea, paper: str, values: list, request: gr.Request | None = None) -> str:
@@ -127,7 +153,7 @@ def chart_files(values: list) -> tuple[list[str], str]:
         return [], "This view shows no chart to download yet."
     used: set[str] = set()
     for spec in charts:
-        stem = export.file_stem(spec)
+        stem = export.file_stem({"description": text.summary(spec), **spec})   # untitled: its sentence names it
         name, number = stem, 2
         while name in used:
             name, number = f"{stem}-{number}", number + 1

@@ -119,3 +119,21 @@ def take_home_plot(spec: dict):
     from gradio_tabs.common import plot
 
     return plot(spec)
+
+
+def test_table_cells_print_as_a_reader_reads_them():
+    import numpy as np
+
+    assert [take_home._cell(v) for v in (np.int64(38_654_705_664), 0.29812, float("nan"), None, True,
+                                         "$Q_m = X W^Q_m$")] == ["38,654,705,664", "0.2981", "", "", "True",
+                                                                 "Q_m = X W^Q_m"]
+
+
+def test_each_click_has_its_own_folder_and_old_ones_go(monkeypatch):
+    import os
+
+    first = take_home._folder()
+    (first / "a.pdf").write_bytes(b"%PDF")
+    os.utime(first, (0, 0))                         # made long ago
+    second = take_home._folder()
+    assert second != first and second.parent == first.parent and not first.exists()

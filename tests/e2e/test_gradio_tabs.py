@@ -76,3 +76,30 @@ def test_a_bad_input_shows_the_engines_sentence(gradio_url, browser_page):
     assert "'oops' is not a number" in toast.inner_text()
     page.wait_for_timeout(800)                      # the toast slides in
     page.screenshot(path=str(SHOTS / "gradio-attention-bad-input.png"))
+
+
+def test_the_take_home_box_gives_the_tabs_handout_and_its_charts(gradio_url, browser_page, tmp_path):
+    """The Attention calculator tab's "Take this tab home" box: the handout downloads as a PDF with the worked example's
+    numbers, and the heatmap as SVG, PNG and CSV, with no error shown (gradio_tabs/take_home.py)."""
+    from tests.engine.charts.test_handout import pdf_text
+
+    page = browser_page
+    page.goto(gradio_url)
+    page.wait_for_selector("button[role=tab]")
+    open_tab(page, "Attention", "Attention calculator")
+    panel = page.locator("[role=tabpanel]:visible").last
+    panel.get_by_text("Take this tab home").click()
+    panel.get_by_role("button", name="Make the handout (PDF)").click()
+    settle(page)
+    panel.get_by_role("button", name="Download the charts (SVG, PNG, CSV)").click()
+    settle(page)
+    assert not page.locator(".toast-body").all_inner_texts()
+    names = panel.locator("a[download]").evaluate_all("links => links.map(link => link.getAttribute('download'))")
+    assert "attention-calculator-handout-a4.pdf" in names
+    assert {f"alpha-each-row-sums-to-1.{kind}" for kind in ("svg", "png", "csv")} <= set(names)
+    with page.expect_download() as download:
+        panel.locator("a[download='attention-calculator-handout-a4.pdf']").click()
+    path = tmp_path / "handout.pdf"
+    download.value.save_as(path)
+    assert "0.298 0.203 0.206 0.293" in pdf_text(path.read_bytes())
+    page.screenshot(path=str(SHOTS / "gradio-attention-take-home.png"))
