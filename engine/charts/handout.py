@@ -25,7 +25,7 @@ FONTS = Path(files("engine.charts") / "data" / "fonts")   # DejaVu, cut to the c
 PAPERS = ("A4", "Letter")
 MARGIN = 12.0            # mm on every side
 CHART_SCALE = 0.8        # a chart's printed size against the page's (96 px per inch): 13 px text prints at 7.8 pt
-COLUMN_PX = 360          # the plot width of a chart that fits its column on the page: two side by side fit the paper
+COLUMN_PX = 340          # the plot width of a chart that fits its column on the page: two side by side fit the paper
 PRINT_PNG_SIDE = 2_400   # px: a chart across the page (186 mm) still prints at over 300 dpi
 ROW_SHRINK = 0.85        # charts side by side may print this much smaller to share a row
 PX_MM = 25.4 / 96        # one CSS pixel in mm
@@ -205,8 +205,8 @@ class _Layout:
             if not isinstance(block, Challenge):
                 break
             pdf.set_font("sans", "", 8.5)
-            height += pdf.multi_cell(0, 4, f"☐  {unmarked(block.prompt)}  (done on this view)", dry_run=True,
-                                     output="HEIGHT") + 1
+            done = "  (done on this view)" if block.done else ""
+            height += pdf.multi_cell(0, 4, f"☐  {unmarked(block.prompt)}{done}", dry_run=True, output="HEIGHT") + 1
             if block.hint and not block.done:
                 pdf.set_font("sans", "", 7)
                 height += pdf.multi_cell(self.width - 5, 3.2, f"Hint: {unmarked(block.hint)}", dry_run=True,
