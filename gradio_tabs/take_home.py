@@ -27,6 +27,8 @@ from gradio_tabs.common import ERROR_TITLE, engine_call, refuse
 from ui.path import Idea
 
 FAILED = "could not be made for this view; the tab itself is unchanged."
+LINK_NOTE = ("Open the Space again: scan the code, or type the address below (a tab's settings are not in its "
+             "address; set them as printed here).")
 
 
 def _shown(block) -> list:
@@ -96,7 +98,7 @@ def description(idea: Idea, link: str, values: list) -> paper_handout.Handout:
             table = _table(value)
             if table is not None:
                 blocks.append(table)
-    return paper_handout.Handout(idea.title, question, link, tuple(blocks))
+    return paper_handout.Handout(idea.title, question, link, tuple(blocks), link_note=LINK_NOTE)
 
 
 def _link(request: gr.Request | None) -> str:

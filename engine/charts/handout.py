@@ -79,12 +79,18 @@ class Text:
 Block = Union[Chart, Formula, Table, Code, Challenge, Text]
 
 
+def _beside(block) -> bool:
+    """Whether the block may print in the column beside a narrow chart: tables, formulas and sentences, no heading."""
+    return isinstance(block, (Table, Formula)) or (isinstance(block, Text) and not block.heading)
+
+
 @dataclass(frozen=True, eq=False)
 class Handout:
     title: str
     question: str
     link: str                # the page's address with its settings: the QR code opens exactly this view
     blocks: tuple[Block, ...] = ()
+    link_note: str = "Open this view again, with these settings: scan the code, or type the link below."
 
 
 def print_spec(spec: dict) -> dict:
@@ -244,8 +250,7 @@ class _Layout:
         pdf.ln(1.5)
         pdf.set_text_color(*GREY)
         pdf.set_font("sans", "", 7)
-        pdf.multi_cell(text_width, 3.2, "Open this view again, with these settings: scan the code, or type the link "
-                                        "below.", align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(text_width, 3.2, self.handout.link_note, align="L", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("mono", "", 6.5)
         pdf.multi_cell(text_width, 3, self.handout.link or "(no link: the page was not opened in a browser)",
                        align="L", wrapmode="CHAR", new_x="LMARGIN", new_y="NEXT")
@@ -333,7 +338,7 @@ class _Layout:
         index of the first block not printed there; the next block starts under both."""
         pdf = self.pdf
         column = pdf.w - MARGIN - left
-        if column < BESIDE_MIN_MM or index >= len(blocks) or not isinstance(blocks[index], (Table, Formula)) \
+        if column < BESIDE_MIN_MM or index >= len(blocks) or not _beside(blocks[index]) \
                 or pdf.page_no() != self.row_page:   # the chart's sentence ran onto the next page: nothing beside it
             return index
         top = self.row_top
@@ -342,11 +347,11 @@ class _Layout:
         pdf.set_xy(left, top)
         self.width = column
         try:
-            while index < len(blocks) and isinstance(blocks[index], (Table, Formula)) and pdf.get_y() < bottom:
+            while index < len(blocks) and _beside(blocks[index]) and pdf.get_y() < bottom:
                 block = blocks[index]
                 if isinstance(block, Table) and self.table_width(block) > column:
                     break   # its columns would be squeezed: it prints across the page, under the chart
-                draw = self.table if isinstance(block, Table) else self.formula
+                draw = {Table: self.table, Formula: self.formula, Text: self.text}[type(block)]
                 with pdf.offset_rendering() as trial:
                     draw(block)
                 if trial.page_break_triggered:
