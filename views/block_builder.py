@@ -235,7 +235,8 @@ def mark_training(on: bool) -> None:
 
 def start_training() -> None:
     from engine.transformer.language_model import TransformerLanguageModel
-    from engine.transformer.training import live_job, live_schedule
+    from engine.machinery.training_jobs import live_job
+    from engine.transformer.training import live_schedule
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
     schedule = live_schedule(STATE["bb_batch"], STATE["bb_steps"], STATE["bb_seconds"], float(STATE["bb_lr"]),
