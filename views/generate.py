@@ -11,6 +11,7 @@ from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar, ladder_sentences
 from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
+from ui.session_slots import LIVE_MODEL
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -51,7 +52,7 @@ def models_picked_changed() -> None:
     settings_only()
 
 
-live = st.session_state.get("live_model")
+live = LIVE_MODEL.get()
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
 if not set(STATE["gen_models"].split(",")) <= set(available):   # a link naming models this session lacks
     STATE.fall_back("gen_models", STATE.params["gen_models"].default)
