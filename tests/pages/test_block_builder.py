@@ -161,3 +161,19 @@ def test_a_lost_training_can_be_dismissed(run_page):
     no_exception(at)
     assert not any("training stopped" in w.value for w in at.warning)
     assert at.query_params["bb_training"] in ("0", ["0"]) and "block.job" not in at.session_state
+
+
+def test_a_class_move_that_forgets_a_training_stops_it(run_page):
+    """The runs and the job live in the page's state: a class that moves the student here opens the page afresh
+    (ui.url_state.open_afresh), which forgets them, and the run it forgets stops instead of training unseen."""
+    from ui import url_state
+
+    at = run_page(PAGE, query={"bb_steps": "100000", "bb_seconds": "120", "bb_batch": "4"}, timeout=240)
+    at.button[0].click().run()
+    job = at.session_state["block.job"]
+    assert not job.finished
+    at.session_state[url_state._AFRESH] = True
+    at.run()
+    no_exception(at)
+    job.join(60)
+    assert job.state == "stopped" and "block.job" not in at.session_state
