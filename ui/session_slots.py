@@ -2,7 +2,8 @@
 
 A page's own values live in its PageState (ui.url_state), under keys prefixed by the page. What crosses pages is
 declared here instead, so the page that writes it and the pages that read it name the same slot and know what it
-holds: `LIVE_MODEL.put(lm)` on one page, `LIVE_MODEL.get()` (None until then) on another.
+holds: `LIVE_MODEL.put(lm)` on one page, `LIVE_MODEL.get()` (None until then) on another. A class that moves a
+student to a page opens it afresh and forgets the page's own values, never these.
 """
 from __future__ import annotations
 
@@ -32,3 +33,6 @@ class SessionSlot(Generic[T]):
 
 LIVE_MODEL: SessionSlot[TransformerLanguageModel] = SessionSlot(
     "live_model", "the Block builder's latest finished run: Generate samples from it, Inside the model reads it")
+BLOCK_RUNS: SessionSlot[list[dict]] = SessionSlot(
+    "block_runs", "the Block builder's finished runs, at most limits.MAX_SAVED_RUNS (label, curves, configuration, "
+                  "held-out rung): that page compares them, Generate puts their rungs on its ladder")

@@ -17,7 +17,7 @@ from engine.transformer.config import (
 )
 from engine.transformer.training import LIVE_RECIPE
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
-from ui.session_slots import LIVE_MODEL
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -81,6 +81,11 @@ def training_now() -> bool:
     return STATE.get("job") is not None and not STATE.get("job_recorded", True)
 
 
+def saved_runs() -> list[dict]:
+    """This session's finished runs, oldest first (BLOCK_RUNS: Generate's ladder shows them too)."""
+    return BLOCK_RUNS.get() or []
+
+
 def built() -> TransformerConfig | None:
     """The configuration the sizes and switches make, or None where they make none (the block section says why)."""
     try:
@@ -106,9 +111,9 @@ def load_preset() -> None:
 
 
 # --- settings: the sidebar -------------------------------------------------------------------
-# Besides the link's values, STATE holds this session's runs ("runs"), the one training now ("job", "job_label",
-# "job_lm": its model for the pages, "job_recorded") and nothing else; a class that moves the student here opens
-# the page afresh, and a run it forgets is stopped rather than left training unseen.
+# Besides the link's values, STATE holds the run training now ("job", "job_label", "job_lm": its model for the
+# pages, "job_recorded"); the finished runs are BLOCK_RUNS, which Generate reads too. A class that moves the student
+# here opens the page afresh, and a run it forgets is stopped rather than left training unseen.
 forgotten = STATE.get("job")
 STATE.init("bb_preset")
 if forgotten is not None and STATE.get("job") is None:
@@ -233,7 +238,6 @@ settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
 settings[4].number_input("seed", 0, 2**31 - 1, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
-STATE.setdefault("runs", [])
 job = STATE.get("job")
 running = training_now()
 lost = STATE[TRAINING] and job is None   # the link says a training ran, and this session never had one
@@ -260,7 +264,7 @@ def start_training() -> None:
     new_job = live_job(config, tokenizer.vocab_size, train_ids, held_out_ids, schedule, probe=probe)
     STATE["job"] = new_job
     STATE["job_recorded"] = False
-    STATE["job_label"] = run_label(new_job.model.config, len(STATE["runs"]) + 1)
+    STATE["job_label"] = run_label(new_job.model.config, len(saved_runs()) + 1)
     STATE["job_lm"] = TransformerLanguageModel(new_job.model, tokenizer, name=STATE["job_label"])
     mark_training(True)
 
@@ -291,7 +295,7 @@ def record(job) -> None:
     run = history_of(STATE["job_label"], job) | {
         "config": job.model.config, "seconds": job.result.seconds, "tokens_per_second": job.result.tokens_per_second,
         "stopped_by": job.result.stopped_by, "rung": held_out_rung(lm, held_out_text), "probes": list(job.probes)}
-    STATE["runs"] = (STATE["runs"] + [run])[-limits.MAX_SAVED_RUNS:]
+    BLOCK_RUNS.put((saved_runs() + [run])[-limits.MAX_SAVED_RUNS:])
     LIVE_MODEL.put(lm)                            # Generate samples from the latest run, Inside the model reads it
     STATE["job_recorded"] = True
     mark_training(False)
@@ -326,8 +330,8 @@ if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disa
     running = training_now()
 if buttons[1].button("Stop", icon=":material/stop:", disabled=not running):
     job.stop()
-if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not STATE["runs"]):
-    STATE["runs"] = []
+if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not saved_runs()):
+    BLOCK_RUNS.put([])
 
 baselines = page.run_engine(loaders.ngram_baselines) or {}
 
@@ -360,7 +364,7 @@ def draw_training() -> None:
         if job.finished and job.state != "failed":
             record(job)
             st.rerun()
-    runs = [dict(r) for r in STATE["runs"]]
+    runs = [dict(r) for r in saved_runs()]
     if training_now():
         runs.append(history_of(STATE["job_label"] + " (training)", job))
     if any(r["steps"] for r in runs):
@@ -389,7 +393,7 @@ if running:
 else:
     draw_training()
 
-runs = STATE["runs"]
+runs = saved_runs()
 if runs:
     tables.table([{"run": r["label"], "parameters": count_parameters(r["config"]).total,
                    "steps": r["steps"][-1], "seconds": r["seconds"], "tokens/s": round(r["tokens_per_second"]),
@@ -414,7 +418,7 @@ if baselines and (runs or running):
 def code_section() -> None:
     """The code (sizes, switches, training settings), the challenges and GPT-2's line."""
     config = built()
-    runs = STATE["runs"]
+    runs = saved_runs()
     if config is not None:
         arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
         code.show_code({"Python": f'''import math

@@ -5,6 +5,7 @@ import base64
 import re
 
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from ui.session_slots import BLOCK_RUNS
 
 PAGE = "views/block_builder.py"
 
@@ -116,7 +117,7 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     assert job.state == "done" and job.result.steps[-1] == 15
     at.run()
     no_exception(at)
-    runs = at.session_state["block.runs"]
+    runs = at.session_state[BLOCK_RUNS.key]
     assert len(runs) == 1 and runs[0]["rung"].bits_per_char < 6.3     # below the uniform guess, log2(75)
     assert at.table[-1].value["steps"].tolist() == ["15"]     # a short table: cells as shown (ui.tables)
     # watch heads form: the probe ran at each evaluation, its chart and sentence are drawn
@@ -127,7 +128,7 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     at.session_state["block.job"].join(120)
     at.run()
     no_exception(at)
-    assert len(at.session_state["block.runs"]) == 2
+    assert len(at.session_state[BLOCK_RUNS.key]) == 2
     assert "with and without" not in texts(at)
     assert "residual switch, and compare their curves.** Done." in texts(at).replace(" **Done.**", "** Done.")
 
@@ -152,7 +153,7 @@ def test_a_training_lost_with_its_server_is_said_and_can_start_again(run_page):
     at.run()
     no_exception(at)
     assert not any(lost in w.value for w in at.warning)
-    assert at.query_params["bb_training"] in ("0", ["0"]) and len(at.session_state["block.runs"]) == 1
+    assert at.query_params["bb_training"] in ("0", ["0"]) and len(at.session_state[BLOCK_RUNS.key]) == 1
 
 
 def test_a_lost_training_can_be_dismissed(run_page):
