@@ -324,7 +324,7 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
             {"mark": {"type": "bar"}, "encoding": {
                 "color": {"field": "kind", "type": "nominal",
                           "scale": {"domain": kinds, "range": colours},
-                          "legend": {"orient": "bottom", "title": None}},
+                          "legend": {"orient": "bottom", "title": None, "columns": 2}},   # wraps: no kind cut off
                 "tooltip": [{"field": "model", "type": "nominal"},
                             {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
             {"mark": {"type": "text", "align": "left", "dx": 4},
