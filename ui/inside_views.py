@@ -81,6 +81,14 @@ def own_model(text: str, target: str, live: TransformerLanguageModel | None = No
     return kept[signature]
 
 
+def example_knock_out(picked: str, text: str, target: str) -> None:
+    """Part 2 on one example as the page opens it: the scan, then its group of largest effects knocked out (zero)."""
+    scan = head_scan(picked, text, target, "zero")
+    groups = head_groups(scan, scan.estimate)
+    knock_out(picked, text, target, readings.chosen_heads([readings.largest_effect_group(
+        readings.EXAMPLE_GROUP_SIZE)], groups), "zero")
+
+
 def first_view(picked: str) -> None:
     """What the page computes when it opens on its default examples, part by part in page order."""
     text, target, _ = next(iter(readings.KNOCK_OUT_EXAMPLES.values()))
@@ -90,11 +98,3 @@ def first_view(picked: str) -> None:
     length, seed, knocked_out = readings.COPYING_EXAMPLE
     copying(picked, knocked_out, length, seed)
     own_model(*next(iter(readings.OWN_EXAMPLES.values())))
-
-
-def example_knock_out(picked: str, text: str, target: str) -> None:
-    """Part 2 on one example as the page opens it: the scan, then its group of largest effects knocked out (zero)."""
-    scan = head_scan(picked, text, target, "zero")
-    groups = head_groups(scan, scan.estimate)
-    knock_out(picked, text, target, readings.chosen_heads([readings.largest_effect_group(
-        readings.EXAMPLE_GROUP_SIZE)], groups), "zero")

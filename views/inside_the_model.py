@@ -15,7 +15,7 @@ from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.pretrained.gguf_file import Config as SmolLM2Sizes
-from engine.interpret.interventions import MODES
+from engine.interpret.interventions import MODES, HeadEffects
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
 from ui.inside_views import HeadScan
@@ -75,7 +75,7 @@ STATE = url_state.PageState(
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
 EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
-EXACT_FOR = "inside.exact_for"           # (prompt, target, mode) of the knock-out scans a student asked to run exactly
+EXACT_FOR = "exact_for"                  # in STATE: the (model, prompt, target, mode) a student asked to scan exactly
 
 
 def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
@@ -228,7 +228,7 @@ scan = exact = effects = knocked = chosen = None
 if model is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
     scan = page.run_engine(inside_views.head_scan, picked, STATE["ko_text"], STATE["ko_target"], STATE["mode"],
                            where=knock_error)
-if scan is not None and knock_out_signature(picked) in st.session_state.get(EXACT_FOR, ()):
+if scan is not None and knock_out_signature(picked) in STATE.get(EXACT_FOR, ()):
     exact = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
                             STATE["mode"], where=knock_error)
 if scan is not None:
@@ -254,7 +254,8 @@ if scan is not None:
 
 
 @page.section(EFFECTS)
-def effects_section(picked: str, scan: HeadScan, exact, chosen: tuple[tuple[int, int], ...]) -> None:
+def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
+                    chosen: tuple[tuple[int, int], ...]) -> None:
     """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
     the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
     heads' scan, the exact scan where one was asked for, and the heads chosen."""
@@ -270,7 +271,7 @@ def effects_section(picked: str, scan: HeadScan, exact, chosen: tuple[tuple[int,
             "straight-line guess of the change (attribution patching).")
         if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
                      key="inside.exact_button", icon=":material/fact_check:"):
-            st.session_state.setdefault(EXACT_FOR, set()).add(knock_out_signature(picked))
+            STATE.setdefault(EXACT_FOR, set()).add(knock_out_signature(picked))
             st.rerun()
     else:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
