@@ -1,6 +1,6 @@
 """From a click on a patch to the overlay, at 196 and at 1024 patches (Beyond words).
 
-    python -m bench.beyond [--runs 15] [--browser] [--port 8661]
+    python -m bench.beyond [--runs 15] [--browser] [--port 8661]     # from the repository root
 
 In-process figures (median of --runs):
   engine      cut the picture, project the tokens, attention over every pair (what a new
@@ -90,7 +90,6 @@ def in_process(runs: int) -> None:
 def in_browser(port: int, clicks: int) -> None:
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(ROOT))
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS
     from tests.e2e.helpers import wait_for_app
 

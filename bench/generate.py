@@ -2,6 +2,8 @@
 
     python -m bench.generate [--repeats 5] [--checkpoint engine/transformer/data/shakespeare_char]
 
+(from the repository root, as every bench.)
+
 Each row samples the page's default prompt at T = 0.8, on 1 torch thread as the server
 runs, for 100, 160 (the page's default) and 400 (the limit) characters:
 - "cached": engine.transformer.generation.generate, which reads the transformer through its
@@ -22,24 +24,20 @@ The Kneser-Ney 2- and 4-grams the page puts beside the transformer are timed too
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+from engine.language.corpus import load_corpus
+from engine.transformer.generation import generate
+from engine.transformer.language_model import TransformerLanguageModel
+from engine.language.ngram import NGramModel, count_ngrams
+from engine.language.tokenizers import CharTokenizer
+from engine.transformer.training import load_checkpoint
+from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
 
-from engine.language.corpus import load_corpus  # noqa: E402
-from engine.transformer.generation import generate  # noqa: E402
-from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
-from engine.language.ngram import NGramModel, count_ngrams  # noqa: E402
-from engine.language.tokenizers import CharTokenizer  # noqa: E402
-from engine.transformer.training import load_checkpoint  # noqa: E402
-from engine.transformer.shipped_model import SHIPPED_CHECKPOINT  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "ROMEO:\nBut soft, what light"     # views/generate.py's DEFAULT_PROMPT
 LENGTHS = (100, 160, 400)
 

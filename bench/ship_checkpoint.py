@@ -1,11 +1,12 @@
 """Recipe for the shipped small model: engine/transformer/data/shakespeare_char.{safetensors,json}.
 
-    python bench/ship_checkpoint.py [--layers 6 --width 256 --heads 8 --context 256 --batch 32
+    python -m bench.ship_checkpoint [--layers 6 --width 256 --heads 8 --context 256 --batch 32
                                      --steps N --seconds S --lr 2e-3 --dropout 0 --threads 1
                                      --out /tmp/ship/shakespeare_char]
-    python bench/ship_checkpoint.py --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
-    python bench/ship_checkpoint.py --ladder engine/transformer/data/shakespeare_char /tmp/ship/shakespeare_char
+    python -m bench.ship_checkpoint --probe 60     # tokens/s of a few shapes, 60 s each, nothing saved
+    python -m bench.ship_checkpoint --ladder engine/transformer/data/shakespeare_char /tmp/ship/shakespeare_char
         # the Generate page's ladder (its held-out passages, its n-gram counts) for n = 1..8 and each checkpoint
+(each from the repository root, as every bench.)
 
 A character-level TransformerLM with rotary positions (as Llama and SmolLM2: Q and K turned
 inside each head, no position vector) trained with engine.transformer.training on the corpus's training split,
@@ -26,7 +27,7 @@ on a quiet machine): 6 x 128 on 1 thread 8,284, on 2 threads 14,114 (torch.compi
 6 x 192 on 2 threads 7,880. At about 5,000 tokens/s a 95-minute run buys about 26 M tokens,
 compute-optimal near 2 M parameters, so:
 
-    python bench/ship_checkpoint.py --layers 6 --width 192 --heads 6 --context 256 --batch 16 \
+    python -m bench.ship_checkpoint --layers 6 --width 192 --heads 6 --context 256 --batch 16 \
         --seconds 5700 --lr 2e-3 --dropout 0.1 --threads 2 --eval-every 250
 
 2,671,104 parameters (10.7 MB of safetensors), rotary, dropout 0.1 (about 6 passes over the
@@ -46,17 +47,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
-
-from engine.language.corpus import load_corpus  # noqa: E402
-from engine.transformer.config import TransformerConfig  # noqa: E402
-from engine.transformer.model import TransformerLM  # noqa: E402
-from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
-from engine.language.tokenizers import CharTokenizer  # noqa: E402
-from engine.transformer.training import Trainer, TrainConfig, mixed_precision, save_checkpoint, train  # noqa: E402
+from engine.language.corpus import load_corpus
+from engine.transformer.config import TransformerConfig
+from engine.transformer.model import TransformerLM
+from engine.transformer.language_model import TransformerLanguageModel
+from engine.language.tokenizers import CharTokenizer
+from engine.transformer.training import Trainer, TrainConfig, mixed_precision, save_checkpoint, train
 
 OUT = Path("/tmp/ship/shakespeare_char")
 
@@ -177,7 +175,7 @@ def main(args: argparse.Namespace) -> None:
         "tokens_per_second": round(result.tokens_per_second),
         "machine": machine(),
         "curve": curve,
-        "recipe": "python bench/ship_checkpoint.py " + " ".join(sys.argv[1:]),
+        "recipe": "python -m bench.ship_checkpoint " + " ".join(sys.argv[1:]),
     })
     print(f"saved {args.out}.safetensors and {args.out}.json", flush=True)
 

@@ -1,24 +1,20 @@
 """Text benchmarks (issue 3): corpus load, n-gram build per n, sampling, BPE training, held-out table.
 
-Run: python bench/text.py. Prints figures and ratios against reference runs in the same
+Run from the repository root: python -m bench.text. Prints figures and ratios against reference runs in the same
 process (a pure-Python Counter for n-gram counting, tiktoken for GPT-2 encoding). Timings
 are best of a few repeats, wall clock, on whatever the machine is doing at the time.
 """
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.language.corpus import load_corpus  # noqa: E402
-from engine.language.ngram import SMOOTHINGS, NGramModel, count_ngrams, held_out_table  # noqa: E402
-from engine.language.tokenizers import (  # noqa: E402
+from engine.language.corpus import load_corpus
+from engine.language.ngram import SMOOTHINGS, NGramModel, count_ngrams, held_out_table
+from engine.language.tokenizers import (
     GPT2_PATTERN, CharTokenizer, WordTokenizer, gpt2_files, gpt2_tokenizer, train_bpe
 )
 

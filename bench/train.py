@@ -1,7 +1,8 @@
 """Training speed and what a few minutes of training buys, on 1 thread.
 
-    python bench/train.py                 # about 8 minutes
-    python bench/train.py --quick         # speed only, about 1 minute
+    python -m bench.train                 # about 8 minutes
+    python -m bench.train --quick         # speed only, about 1 minute
+(from the repository root, as every bench.)
 
 1. tokens/s of engine.transformer.training's Trainer against a plain nanoGPT-style loop (its GPT class,
    default AdamW, get_batch by slicing and stacking, float32 as nanoGPT runs on a CPU) on
@@ -21,25 +22,21 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from engine.language.corpus import load_corpus  # noqa: E402
-from engine.transformer.config import PRESETS, with_vocab  # noqa: E402
-from engine.transformer.model import TransformerLM  # noqa: E402
-from engine.transformer.language_model import TransformerLanguageModel  # noqa: E402
-from engine.language.tokenizers import CharTokenizer  # noqa: E402
-from engine.transformer.training import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train  # noqa: E402
+from engine.language.corpus import load_corpus
+from engine.transformer.config import PRESETS, with_vocab
+from engine.transformer.model import TransformerLM
+from engine.transformer.language_model import TransformerLanguageModel
+from engine.language.tokenizers import CharTokenizer
+from engine.transformer.training import LIVE_RECIPE, TrainConfig, Trainer, mixed_precision, train
 
 HELD_OUT_CHARS = 100_000
 BATCH, T = 12, 64

@@ -10,7 +10,7 @@ from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
     random_projections, self_attention, shape_trace, window_average, window_weights,
 )
-from engine.attention.readings import context_reading, largest_weight_sentence
+from engine.attention.readings import calculator_reading, context_reading
 from engine.charts.bars import compare_bars, cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_spec
 from engine.charts.style import unique_labels
@@ -97,9 +97,7 @@ def attention_tab(x_text: str, scaled: bool, causal: bool, query: float):
     context = table(result.context.round(3), [f"c[{i}]" for i in range(result.context.shape[1])])
     context.insert(0, "token", labels)
     row = result.weights[q]
-    summary = (f"{largest_weight_sentence(row, labels, q)} "
-               f"Each row of alpha sums to 1; d_k = {result.d_k}"
-               + (", scores divided by sqrt(d_k)." if scaled else ", scores not scaled (the chapter's raw steps)."))
+    summary = calculator_reading(row, labels, q, d_k=result.d_k, scaled=bool(scaled))
     heatmap = heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", domain=(0, 1),
                            mask=result.mask)
     return weights[["query", *labels]], context, summary, plot(heatmap)

@@ -231,7 +231,8 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     """Train the block on the plays' characters for a few seconds, streaming progress (a generator: the
     queue sends each update); the block's sizes and switches, then the schedule. The budget and sizes are
     limited as on the Block builder (engine.limits)."""
-    from engine.transformer.training import live_job, live_schedule
+    from engine.machinery.training_jobs import live_job
+    from engine.transformer.training import live_schedule
 
     config = _config(locals())
     seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, "time budget (seconds)")
@@ -240,9 +241,11 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     seed = whole(seed, 0, 2**31 - 1, "seed")
     tokenizer, train_ids, held_out_ids = engine_call(loaders.tokens, "characters")
     schedule = engine_call(live_schedule, batch, steps, seconds, float(learning_rate), seed)
-    job = engine_call(live_job, config, tokenizer.vocab_size, train_ids, held_out_ids, schedule)
+    # the n-gram lines first: counted while the run trained, on a server without the prepared cache, they took the
+    # CPU from the run's time budget and held back its first progress update until it had ended
     baselines = {rung.model.split(" ")[0]: rung.nats_per_token for rung in engine_call(loaders.ladder)
                  if rung.model.split("-")[0] in ("2", "3", "4", "5")}
+    job = engine_call(live_job, config, tokenizer.vocab_size, train_ids, held_out_ids, schedule)
     label = f"d={config.d_model} h={config.n_heads} N={config.n_layers}, {config.layer_norm}-norm, {seconds} s"
     try:
         while not job.finished:

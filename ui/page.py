@@ -41,9 +41,10 @@ QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes 
 
 def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Decorate the part of a page that a few widgets change, so that only it reruns (`st.fragment`
-    with a key that `only` names). Its body reads every value those widgets set from session state:
-    variables it closes over hold what the last full run computed. What it shows is recorded for the page's
-    handout under its key (ui.handout), replaced each time it reruns."""
+    with a key that `only` names). Its body reads every value those widgets set through the page's state; what
+    the last full run computed is handed to it as arguments (a rerun of the section alone calls it again with
+    them). What it shows is recorded for the page's handout under its key (ui.handout), replaced each time it
+    reruns."""
     import functools
 
     from ui import handout

@@ -108,40 +108,20 @@ def _head_viewer() -> None:
 
 
 def _inside_the_model() -> None:
-    """The Inside-the-model page's examples as it opens them (the default first), then its other examples:
-    the slow ones are the patching heatmaps; every head's effect is estimated (attribution, two passes), the exact
-    scan runs only when a student asks for it."""
+    """The Inside-the-model page's first view, computed by the functions the page calls (ui.inside_views), then
+    its other examples: the slow ones are the patching heatmaps; every head's effect is estimated (attribution, two
+    passes), the exact scan runs only when a student asks for it."""
     from engine.interpret import readings
-    from engine import limits
     from engine.pretrained.llama import DEFAULT_NAME
-    from ui import loaders
+    from ui import inside_views
 
-    length, seed, k = readings.COPYING_EXAMPLE
-    group = readings.largest_effect_group(readings.EXAMPLE_GROUP_SIZE)
-    knock_outs = list(readings.KNOCK_OUT_EXAMPLES.values())
-    patchings = list(readings.PATCHING_EXAMPLES.values())
-    own = list(readings.OWN_EXAMPLES.values())
-
-    def knock_out(text: str, target: str) -> None:
-        scored = loaders.pretrained_head_types(DEFAULT_NAME, text, limits.HEAD_VIEWER_MAX_TOKENS)
-        effects = loaders.pretrained_head_attribution(DEFAULT_NAME, text, target, "zero")
-        groups = readings.head_groups(scored.types, effects, readings.EXAMPLE_GROUP_SIZE)
-        loaders.pretrained_knock_out(DEFAULT_NAME, text, target, readings.chosen_heads([group], groups), "zero",
-                                     readings.BARS_TOP_K)
-
-    loaders.pretrained_logit_lens(DEFAULT_NAME, *readings.LENS_EXAMPLE, readings.LENS_TOP_K)
-    knock_out(*knock_outs[0][:2])
-    loaders.pretrained_patching(DEFAULT_NAME, *patchings[0])
-    loaders.pretrained_copying(DEFAULT_NAME, length, seed, ())
-    knocked = tuple(readings.top_heads(loaders.smollm2_induction_scores(), k))
-    loaders.pretrained_copying(DEFAULT_NAME, length, seed, knocked)
-    for text, target in own:
-        loaders.shipped_logit_lens(text, target, readings.LENS_TOP_K)
-        loaders.shipped_head_effects(text, target, "zero")
-    for text, target, _ in knock_outs[1:]:
-        knock_out(text, target)
-    for pair in patchings[1:]:
-        loaders.pretrained_patching(DEFAULT_NAME, *pair)
+    inside_views.first_view(DEFAULT_NAME)
+    for text, target in list(readings.OWN_EXAMPLES.values())[1:]:
+        inside_views.own_model(text, target)
+    for text, target, _ in list(readings.KNOCK_OUT_EXAMPLES.values())[1:]:
+        inside_views.example_knock_out(DEFAULT_NAME, text, target)
+    for pair in list(readings.PATCHING_EXAMPLES.values())[1:]:
+        inside_views.patching(DEFAULT_NAME, *pair)
 
 
 # name -> what it fills, each with the arguments its page passes
@@ -178,7 +158,7 @@ def prefetch(*names: str) -> None:
 
 
 def _work() -> None:
-    from engine.transformer.training import yield_to_pages
+    from engine.machinery.training_jobs import yield_to_pages
     from ui.server import return_freed_memory
 
     yield_to_pages()

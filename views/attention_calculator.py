@@ -10,7 +10,7 @@ from engine.attention.mechanism import (
     softmax_rows, weights_by_sharpness,
 )
 from engine.attention.readings import (
-    clear_winner, largest_weight_sentence, learning_sentence, overflow_solution, sharpness_sentence,
+    calculator_reading, clear_winner, learning_sentence, overflow_solution, sharpness_sentence,
 )
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.lines import lines_by
@@ -136,7 +136,8 @@ def result_section() -> None:
         charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", digits=digits,
                                 domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
-        st.markdown(largest_weight_sentence(weights_row, labels, q, digits=digits, keys_are_inputs=not STATE["proj"]))
+        st.markdown(calculator_reading(weights_row, labels, q, d_k=result.d_k, scaled=STATE["scaled"], digits=digits,
+                                       keys_are_inputs=not STATE["proj"]))
         sweep = page.run_engine(weights_by_sharpness, x, W["W_q"], W["W_k"], query=q, sharpnesses=SHARPNESS,
                                 scale=STATE["scaled"], causal=STATE["causal"])
         if sweep is not None:

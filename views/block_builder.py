@@ -17,6 +17,7 @@ from engine.transformer.config import (
 )
 from engine.transformer.training import LIVE_RECIPE
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
 
@@ -72,7 +73,17 @@ CODE = "block.code"         # the code, the challenges and GPT-2's line at the f
 
 def switches() -> dict:
     """The sizes and switches as they are now: read from session state, so a section rerun alone sees them."""
-    return {field: st.session_state[key(field)] for field in FIELDS}
+    return {field: STATE[f"bb_{field}"] for field in FIELDS}
+
+
+def training_now() -> bool:
+    """Whether this session's latest run still trains: started (STATE "job"), not yet recorded among the runs."""
+    return STATE.get("job") is not None and not STATE.get("job_recorded", True)
+
+
+def saved_runs() -> list[dict]:
+    """This session's finished runs, oldest first (BLOCK_RUNS: Generate's ladder shows them too)."""
+    return BLOCK_RUNS.get() or []
 
 
 def built() -> TransformerConfig | None:
@@ -86,22 +97,28 @@ def built() -> TransformerConfig | None:
 @page.section(CHANGED)
 def changed_section() -> None:
     """'Changed from the preset', in the sidebar under the switches."""
-    preset = PRESETS.get(st.session_state[key("preset")])
+    preset = PRESETS.get(STATE["bb_preset"])
     if preset is not None and any(getattr(preset, f) != v for f, v in switches().items()):
-        st.caption(f"Changed from the preset '{st.session_state[key('preset')]}'.")
+        st.caption(f"Changed from the preset '{STATE['bb_preset']}'.")
 
 
 def load_preset() -> None:
     """Copy the chosen preset into every switch (runs before the widgets are drawn)."""
-    preset = PRESETS.get(st.session_state[key("preset")])
+    preset = PRESETS.get(STATE["bb_preset"])
     if preset is not None:
         for field in FIELDS:
-            st.session_state[key(field)] = getattr(preset, field)
+            STATE[f"bb_{field}"] = getattr(preset, field)
 
 
 # --- settings: the sidebar -------------------------------------------------------------------
+# Besides the link's values, STATE holds the run training now ("job", "job_label", "job_lm": its model for the
+# pages, "job_recorded"); the finished runs are BLOCK_RUNS, which Generate reads too. A class that moves the student
+# here opens the page afresh, and a run it forgets is stopped rather than left training unseen.
+forgotten = STATE.get("job")
 STATE.init("bb_preset")
-linked_preset = PRESETS.get(st.session_state[key("preset")], PRESETS[DEFAULT_PRESET])
+if forgotten is not None and STATE.get("job") is None:
+    forgotten.stop()
+linked_preset = PRESETS.get(STATE["bb_preset"], PRESETS[DEFAULT_PRESET])
 # a link naming a preset opens with its sizes, unless it names a switch too
 STATE.init(*(f"bb_{field}" for field in FIELDS),
            defaults={f"bb_{field}": getattr(linked_preset, field) for field in FIELDS})
@@ -113,7 +130,7 @@ def only(*sections: str) -> Callable[[], None]:
     rerun_sections = page.only(STATE, *sections)
 
     def changed() -> None:
-        if st.session_state.get("bb_job") is not None and not st.session_state.get("bb_job_recorded", True):
+        if training_now():
             return              # training: the widget's usual whole run, which keeps its progress moving
         rerun_sections()
     return changed
@@ -191,7 +208,7 @@ def block_section() -> None:
 
     st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
                 "size; only d, d_ff, N, V and T grow.")
-    others = [name for name in PRESETS if name != st.session_state[key("preset")]]
+    others = [name for name in PRESETS if name != STATE["bb_preset"]]
     scale = {"your block": config} | {name: PRESETS[name] for name in others}
     tables.table([scale_row(name, c) for name, c in scale.items()],
                  formats=dict.fromkeys(("d", "d_ff", "vocabulary V", "context T", "parameters"), "localized"))
@@ -221,9 +238,8 @@ settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
 settings[4].number_input("seed", 0, 2**31 - 1, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
-st.session_state.setdefault("bb_runs", [])
-job = st.session_state.get("bb_job")
-running = job is not None and not st.session_state.get("bb_job_recorded", True)
+job = STATE.get("job")
+running = training_now()
 lost = STATE[TRAINING] and job is None   # the link says a training ran, and this session never had one
 
 
@@ -235,7 +251,8 @@ def mark_training(on: bool) -> None:
 
 def start_training() -> None:
     from engine.transformer.language_model import TransformerLanguageModel
-    from engine.transformer.training import live_job, live_schedule
+    from engine.machinery.training_jobs import live_job
+    from engine.transformer.training import live_schedule
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()
     schedule = live_schedule(STATE["bb_batch"], STATE["bb_steps"], STATE["bb_seconds"], float(STATE["bb_lr"]),
@@ -245,11 +262,10 @@ def start_training() -> None:
     # watch heads form: every evaluation also scores each head on a fixed repeated random probe
     probe = head_formation if config.context_length >= 4 else None
     new_job = live_job(config, tokenizer.vocab_size, train_ids, held_out_ids, schedule, probe=probe)
-    st.session_state.bb_job = new_job
-    st.session_state.bb_job_recorded = False
-    st.session_state.bb_job_label = run_label(new_job.model.config, len(st.session_state.bb_runs) + 1)
-    st.session_state.bb_job_lm = TransformerLanguageModel(new_job.model, tokenizer,
-                                                          name=st.session_state.bb_job_label)
+    STATE["job"] = new_job
+    STATE["job_recorded"] = False
+    STATE["job_label"] = run_label(new_job.model.config, len(saved_runs()) + 1)
+    STATE["job_lm"] = TransformerLanguageModel(new_job.model, tokenizer, name=STATE["job_label"])
     mark_training(True)
 
 
@@ -272,16 +288,16 @@ def history_of(label: str, job) -> dict:
 
 def record(job) -> None:
     """Keep a finished run to compare (the oldest goes beyond the limit)."""
-    lm = st.session_state.bb_job_lm
+    lm = STATE["job_lm"]
     _, _, _, held_out_text = loaders.char_corpus()
     from engine.transformer.generation import held_out_rung
 
-    run = history_of(st.session_state.bb_job_label, job) | {
+    run = history_of(STATE["job_label"], job) | {
         "config": job.model.config, "seconds": job.result.seconds, "tokens_per_second": job.result.tokens_per_second,
         "stopped_by": job.result.stopped_by, "rung": held_out_rung(lm, held_out_text), "probes": list(job.probes)}
-    st.session_state.bb_runs = (st.session_state.bb_runs + [run])[-limits.MAX_SAVED_RUNS:]
-    st.session_state.live_model = lm              # the Generate page samples from the latest run
-    st.session_state.bb_job_recorded = True
+    BLOCK_RUNS.put((saved_runs() + [run])[-limits.MAX_SAVED_RUNS:])
+    LIVE_MODEL.put(lm)                            # Generate samples from the latest run, Inside the model reads it
+    STATE["job_recorded"] = True
     mark_training(False)
 
 
@@ -299,32 +315,32 @@ if lost:
     again, never_mind = st.columns([1, 3])
     if again.button("Start again", icon=":material/replay:", type="primary", disabled=config is None):
         page.run_engine(checked_start)
-        if st.session_state.get("bb_job") is not None:
+        if STATE.get("job") is not None:
             st.rerun()   # the page without this sentence, with the new run's progress
     elif never_mind.button("Dismiss", icon=":material/close:"):
         mark_training(False)
         st.rerun()
-job = st.session_state.get("bb_job")
-running = job is not None and not st.session_state.get("bb_job_recorded", True)
+job = STATE.get("job")
+running = training_now()
 
 buttons = st.columns([1, 1, 1, 4])
 if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disabled=running or config is None):
     page.run_engine(checked_start)
-    job = st.session_state.get("bb_job")
-    running = job is not None and not st.session_state.get("bb_job_recorded", True)
+    job = STATE.get("job")
+    running = training_now()
 if buttons[1].button("Stop", icon=":material/stop:", disabled=not running):
     job.stop()
-if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not st.session_state.bb_runs):
-    st.session_state.bb_runs = []
+if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not saved_runs()):
+    BLOCK_RUNS.put([])
 
 baselines = page.run_engine(loaders.ngram_baselines) or {}
 
 
 def draw_training() -> None:
-    job = st.session_state.get("bb_job")
+    job = STATE.get("job")
     if job is None:
         return
-    if not st.session_state.get("bb_job_recorded", True):
+    if training_now():
         if job.state == "waiting":
             position = job.queue_position
             st.info(f"Waiting for a free slot: you are number {position} in line "
@@ -332,7 +348,7 @@ def draw_training() -> None:
                     icon=":material/hourglass_top:")
         elif job.state == "failed":
             st.error(f"The run failed: {job.error}", icon=":material/error:")
-            st.session_state.bb_job_recorded = True
+            STATE["job_recorded"] = True
             mark_training(False)
         else:
             latest = job.history[-1] if job.history else None
@@ -348,14 +364,14 @@ def draw_training() -> None:
         if job.finished and job.state != "failed":
             record(job)
             st.rerun()
-    runs = [dict(r) for r in st.session_state.bb_runs]
-    if not st.session_state.get("bb_job_recorded", True):
-        runs.append(history_of(st.session_state.bb_job_label + " (training)", job))
+    runs = [dict(r) for r in saved_runs()]
+    if training_now():
+        runs.append(history_of(STATE["job_label"] + " (training)", job))
     if any(r["steps"] for r in runs):
         charts.show(loss_curves(runs, baselines))
     steps = history_of("", job)["steps"]
     draw_formation(list(job.probes), steps[-1] if steps else 0,
-                   running_now=not st.session_state.get("bb_job_recorded", True))
+                   running_now=training_now())
 
 
 def draw_formation(points: list, last_step: int, running_now: bool) -> None:
@@ -377,7 +393,7 @@ if running:
 else:
     draw_training()
 
-runs = st.session_state.bb_runs
+runs = saved_runs()
 if runs:
     tables.table([{"run": r["label"], "parameters": count_parameters(r["config"]).total,
                    "steps": r["steps"][-1], "seconds": r["seconds"], "tokens/s": round(r["tokens_per_second"]),
@@ -402,7 +418,7 @@ if baselines and (runs or running):
 def code_section() -> None:
     """The code (sizes, switches, training settings), the challenges and GPT-2's line."""
     config = built()
-    runs = st.session_state.bb_runs
+    runs = saved_runs()
     if config is not None:
         arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
         code.show_code({"Python": f'''import math

@@ -11,6 +11,7 @@ from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar, ladder_sentences
 from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -51,7 +52,7 @@ def models_picked_changed() -> None:
     settings_only()
 
 
-live = st.session_state.get("live_model")
+live = LIVE_MODEL.get()
 available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
 if not set(STATE["gen_models"].split(",")) <= set(available):   # a link naming models this session lacks
     STATE.fall_back("gen_models", STATE.params["gen_models"].default)
@@ -178,7 +179,7 @@ st.subheader("The model ladder: held-out bits per character")
 rungs = page.run_engine(loaders.fixed_ladder)
 if rungs is not None:
     bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
-    for run in st.session_state.get("bb_runs", []):
+    for run in BLOCK_RUNS.get() or []:
         bars.append((run["label"][:40], run["rung"].bits_per_char, "your live runs"))
     smollm2 = None
     if st.toggle("Add SmolLM2-135M, a transformer pretrained on web text (scores 20,000 characters once, "

@@ -1,4 +1,8 @@
-"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interpret.interventions)."""
+"""Inside the model: change something inside SmolLM2 and read what the output does (engine.interpret.interventions).
+
+Each part computes through ui.inside_views (the warm-up calls the same functions with the page's examples); a part
+that reruns alone (ui.page.section) is defined where it is drawn and handed what the page's last whole run found.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -11,10 +15,12 @@ from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.pretrained.gguf_file import Config as SmolLM2Sizes
-from engine.interpret.interventions import MODES
+from engine.interpret.interventions import MODES, HeadEffects
 from engine.numbers import enough_digits
-from ui import challenges, charts, code, formula, loaders, page, tables, url_state, warmup
+from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
+from ui.inside_views import HeadScan
 from ui.pretrained_views import load_model, model_param, model_picker
+from ui.session_slots import LIVE_MODEL
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
 MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
@@ -69,7 +75,7 @@ STATE = url_state.PageState(
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
 EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
-EXACT_FOR = "inside.exact_for"           # (prompt, target, mode) of the knock-out scans a student asked to run exactly
+EXACT_FOR = "exact_for"                  # in STATE: the (model, prompt, target, mode) a student asked to scan exactly
 
 
 def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
@@ -79,7 +85,7 @@ def load_preset(chooser: str, presets: dict, fields: tuple[str, ...]) -> None:
             STATE[field] = value
 
 
-def knock_out_signature() -> tuple:
+def knock_out_signature(picked: str) -> tuple:
     """What the exact scan of every head depends on: the model, the prompt, the target and the ablation."""
     return picked, STATE["ko_text"], STATE["ko_target"], STATE["mode"]
 
@@ -169,8 +175,7 @@ right.text_input("Target token (one token: mind the leading space)", key=STATE.k
 lens_error = st.container()
 lens = reading = None
 if model is not None:
-    lens = page.run_engine(loaders.pretrained_logit_lens, picked, STATE["text"], STATE["target"], LENS_K,
-                           where=lens_error)
+    lens = page.run_engine(inside_views.lens, picked, STATE["text"], STATE["target"], where=lens_error)
 if lens is not None:
     reading = readings.read_lens(lens, STATE["target"])
     shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
@@ -206,10 +211,56 @@ if lens is not None:
         "print('top-1 from row', lens.first_top_layer(lens.target))\n")}, name="lens")
 
 
+# --- 2. knocking heads out -------------------------------------------------------------------------------
+st.subheader(PARTS["knock-out-heads"], anchor="knock-out-heads")
+st.markdown(
+    "Knocking out a head replaces its output: by zero, or by its average output over the text (mean), so the "
+    "rest of the model gets no information from it. If the prediction changes, the head was doing something for it.")
+st.selectbox("Start from an example", list(KNOCK_OUT_PRESETS), index=None, placeholder="Pick an example prompt...",
+             key=STATE.key("ko_preset"),
+             on_change=lambda: load_preset("ko_preset", KNOCK_OUT_PRESETS, ("ko_text", "ko_target", "source")))
+left, right = st.columns([3, 2])
+left.text_input(f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)", key=STATE.key("ko_text"),
+                max_chars=MAX_CHARS)
+right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
+knock_error = st.container()
+scan = exact = effects = knocked = chosen = None
+if model is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
+    scan = page.run_engine(inside_views.head_scan, picked, STATE["ko_text"], STATE["ko_target"], STATE["mode"],
+                           where=knock_error)
+if scan is not None and knock_out_signature(picked) in STATE.get(EXACT_FOR, ()):
+    exact = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
+                            STATE["mode"], where=knock_error)
+if scan is not None:
+    effects = exact if exact is not None else scan.estimate
+    groups = inside_views.head_groups(scan, effects)
+    pick, mode_column = st.columns([3, 1])
+    pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
+                     key=STATE.key("heads"), placeholder="Pick heads or a group...")
+    mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
+                      help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
+    st.caption(" · ".join(f"{name}: {', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+                          for name, heads in groups.items())
+               + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
+                 "random sequence.")
+    chosen = readings.chosen_heads(STATE["heads"], groups)
+    knocked = page.run_engine(inside_views.knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
+                              STATE["mode"])
+    if knocked is not None:
+        after = f"without {len(chosen)} head{'' if len(chosen) == 1 else 's'}"
+        charts.show(next_token_bars({"intact": knocked.before, after: knocked.after},
+                                    title=f"P(next token) after {visible(effects.tokens[-1])!r}", width=300))
+        st.markdown(knocked.sentence)
+
+
 @page.section(EFFECTS)
-def effects_section() -> None:
+def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
+                    chosen: tuple[tuple[int, int], ...]) -> None:
     """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
-    the heads and the mode rerun the whole page (the challenges read the knock-out too)."""
+    the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
+    heads' scan, the exact scan where one was asked for, and the heads chosen."""
+    estimate = scan.estimate
+    effects = exact if exact is not None else estimate
     n_heads, target = effects.effects.size, effects.target_token
     if exact is None:
         st.markdown(
@@ -220,7 +271,7 @@ def effects_section() -> None:
             "straight-line guess of the change (attribution patching).")
         if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
                      key="inside.exact_button", icon=":material/fact_check:"):
-            st.session_state.setdefault(EXACT_FOR, set()).add(knock_out_signature())
+            STATE.setdefault(EXACT_FOR, set()).add(knock_out_signature(picked))
             st.rerun()
     else:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
@@ -247,7 +298,7 @@ def effects_section() -> None:
             legend_orient="bottom"))
         st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
     with table_column:
-        rows = readings.effect_rows(effects, TOP_K, types=scored.types,
+        rows = readings.effect_rows(effects, TOP_K, types=scan.scored.types,
                                     attention=comparison.attention if comparison else None)
         top_layer, top_head, top_effect = effects.ranking(1)[0]
         if exact is None:
@@ -309,57 +360,15 @@ def effects_section() -> None:
         f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
         f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
 
-# --- 2. knocking heads out -------------------------------------------------------------------------------
-st.subheader(PARTS["knock-out-heads"], anchor="knock-out-heads")
-st.markdown(
-    "Knocking out a head replaces its output: by zero, or by its average output over the text (mean), so the "
-    "rest of the model gets no information from it. If the prediction changes, the head was doing something for it.")
-st.selectbox("Start from an example", list(KNOCK_OUT_PRESETS), index=None, placeholder="Pick an example prompt...",
-             key=STATE.key("ko_preset"),
-             on_change=lambda: load_preset("ko_preset", KNOCK_OUT_PRESETS, ("ko_text", "ko_target", "source")))
-left, right = st.columns([3, 2])
-left.text_input(f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)", key=STATE.key("ko_text"),
-                max_chars=MAX_CHARS)
-right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
-knock_error = st.container()
-scored = effects = estimate = exact = knocked = None
-if model is not None:
-    scored = page.run_engine(loaders.pretrained_head_types, picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS,
-                             where=knock_error)
-if scored is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
-    estimate = page.run_engine(loaders.pretrained_head_attribution, picked, STATE["ko_text"], STATE["ko_target"],
-                               STATE["mode"], where=knock_error)
-if estimate is not None and knock_out_signature() in st.session_state.get(EXACT_FOR, ()):
-    exact = page.run_engine(loaders.pretrained_head_effects, picked, STATE["ko_text"], STATE["ko_target"],
-                            STATE["mode"], where=knock_error)
-effects = exact if exact is not None else estimate
-if effects is not None:
-    groups = readings.head_groups(scored.types, effects, GROUP_SIZE)
-    pick, mode_column = st.columns([3, 1])
-    pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
-                     key=STATE.key("heads"), placeholder="Pick heads or a group...")
-    mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
-                      help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
-    st.caption(" · ".join(f"{name}: {', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
-                          for name, heads in groups.items())
-               + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
-                 "random sequence.")
-    chosen = readings.chosen_heads(STATE["heads"], groups)
-    knocked = page.run_engine(loaders.pretrained_knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
-                              STATE["mode"], TOP_K)
-    if knocked is not None:
-        after = f"without {len(chosen)} head{'' if len(chosen) == 1 else 's'}"
-        charts.show(next_token_bars({"intact": knocked.before, after: knocked.after},
-                                    title=f"P(next token) after {visible(effects.tokens[-1])!r}", width=300))
-        st.markdown(knocked.sentence)
 
-    effects_section()
+if scan is not None:
+    effects_section(picked, scan, exact, chosen)
 
 
 @page.section(PATCHING)
-def patching_section() -> None:
+def patching_section(model, picked: str) -> None:
     """The two prompts, their answers and where a patch brings the clean answer back: all that its example,
-    prompts and answers change."""
+    prompts and answers change (`model` None: it failed to load, and the page said why)."""
     st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
                  key=STATE.key("patch_preset"), on_change=load_patching_preset)
     left, right = st.columns([3, 1])
@@ -373,7 +382,7 @@ def patching_section() -> None:
     patch_error = st.container()
     patched = None
     if model is not None:
-        patched = page.run_engine(loaders.pretrained_patching, picked, STATE["clean"], STATE["corrupt"],
+        patched = page.run_engine(inside_views.patching, picked, STATE["clean"], STATE["corrupt"],
                                   STATE["clean_target"], STATE["corrupt_target"], where=patch_error)
     if patched is not None:
         route = readings.patching_route(patched)
@@ -415,27 +424,21 @@ st.markdown(
     "Run two prompts that differ in one fact: a clean one and a corrupted one. Then run the corrupted prompt again, "
     "but copy in the clean run's x at one row and one position. Where that single patch brings the clean answer "
     "back, that spot of the residual stream carries the fact.")
-patching_section()
+patching_section(model, picked)
 
 
-def copying_reading():
-    """The copying probe with and without the induction heads the sliders knock out, read from the state (the
-    sections that call it rerun alone when a slider moves); None without a model or after an error sentence."""
-    copying = None
-    if model is not None:
-        knocked_heads = tuple(readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"])))
-        length, seed = int(STATE["length"]), int(STATE["seed"])
-        intact = page.run_engine(loaders.pretrained_copying, picked, length, seed, ())
-        ablated = page.run_engine(loaders.pretrained_copying, picked, length, seed, knocked_heads)
-        if intact is not None and ablated is not None:
-            copying = readings.compare_copying(intact, ablated)
-    return copying
+def copying_reading(model, picked: str):
+    """The copying probe with and without the induction heads the sliders knock out (the sections that call it
+    rerun alone when a slider moves); None without a model or after an error sentence."""
+    if model is None:
+        return None
+    return page.run_engine(inside_views.copying, picked, int(STATE["k"]), int(STATE["length"]), int(STATE["seed"]))
 
 
 @page.section(COPYING)
-def copying_section() -> None:
+def copying_section(model, picked: str) -> None:
     """The loss of each next token read twice, with and without the knocked-out induction heads."""
-    copying = copying_reading()
+    copying = copying_reading(model, picked)
     if copying is not None:
         chart_column, words_column = st.columns([3, 2])
         with chart_column:
@@ -480,13 +483,13 @@ sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"),
                   on_change=page.only(STATE, COPYING, TRY))
 sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"),
                         on_change=page.only(STATE, COPYING, TRY))
-copying_section()
+copying_section(model, picked)
 
 
 @page.section(OWN)
-def own_section() -> None:
-    """Our own model read from the inside: what its model, example, prompt and target change."""
-    live = st.session_state.get("live_model")
+def own_section(live) -> None:
+    """Our own model read from the inside: what its model, example, prompt and target change. `live`: the
+    session's model from the Block builder (ui.session_slots.LIVE_MODEL), None before one is trained."""
     models = [SHIPPED] + ([LIVE] if live is not None else [])
     if STATE.get("own_model") not in models:
         STATE["own_model"] = SHIPPED
@@ -507,21 +510,10 @@ def own_section() -> None:
                      on_change=page.only(STATE, OWN))
     own_error = st.container()
     own_text, own_target = STATE["own_text"], STATE["own_target"]
-    if STATE["own_model"] == LIVE and live is not None:
-        from engine.interpret import interventions
-
-        kept = STATE.setdefault("own_results", {})
-        signature = (id(live), own_text, own_target)
-        if signature not in kept:
-            kept.clear()
-            kept[signature] = (page.run_engine(interventions.logit_lens, live, own_text, k=LENS_K, target=own_target,
-                                               where=own_error),
-                               page.run_engine(interventions.head_effects, live, own_text, own_target, where=own_error))
-        own_lens, own_effects = kept[signature]
-    else:
-        own_lens = page.run_engine(loaders.shipped_logit_lens, own_text, own_target, LENS_K, where=own_error)
-        own_effects = page.run_engine(loaders.shipped_head_effects, own_text, own_target, "zero",
-                                      where=own_error) if own_lens is not None else None
+    own_live = live if STATE["own_model"] == LIVE else None
+    found = page.run_engine(inside_views.own_model, own_text, own_target, own_live,
+                            STATE.setdefault("own_results", {}), where=own_error)
+    own_lens, own_effects = found if found is not None else (None, None)
     if own_lens is not None and own_effects is not None:
         own_reading = readings.read_lens(own_lens, own_target)
         charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
@@ -543,14 +535,21 @@ def own_section() -> None:
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------
 st.subheader(PARTS["your-own-model"], anchor="your-own-model")
-own_section()
+own_section(LIVE_MODEL.get())
+
+
+# --- try this, reading, next ------------------------------------------------------------------------------
+late_target = reading is not None and reading.first_top_row is not None and \
+    reading.first_top_row < len(reading.layers) - 1
+previous_token_knocked = effects is not None and "all previous-token heads" in STATE["heads"] and \
+    knocked is not None and knocked.rank_after > 0
 
 
 @page.section(TRY)
-def try_section() -> None:
-    """The challenges: the copying sliders rerun this too; the lens and the knock-out come from the last
-    whole run (their widgets rerun the whole page)."""
-    copying = copying_reading()
+def try_section(model, picked: str, late_target: bool, previous_token_knocked: bool) -> None:
+    """The challenges: the copying sliders rerun this too; what the lens and the knock-out found comes from the
+    last whole run (their widgets rerun the whole page)."""
+    copying = copying_reading(model, picked)
     copying_broken = copying is not None and 0 < int(STATE["k"]) <= 4 and \
         readings.bits(copying.ablated.second_copy_loss) > 7
     challenges.try_this([
@@ -573,12 +572,7 @@ def try_section() -> None:
     ])
 
 
-# --- try this, reading, next ------------------------------------------------------------------------------
-late_target = reading is not None and reading.first_top_row is not None and \
-    reading.first_top_row < len(reading.layers) - 1
-previous_token_knocked = effects is not None and "all previous-token heads" in STATE["heads"] and \
-    knocked is not None and knocked.rank_after > 0
-try_section()
+try_section(model, picked, late_target, previous_token_knocked)
 
 STATE.mirror()
 page.further_reading([

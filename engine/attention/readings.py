@@ -133,6 +133,15 @@ def overflow_solution(scores_row, factors) -> int | None:
     return next((int(f) for f in factors if top * f > EXP_OVERFLOW), None)
 
 
+def calculator_reading(row, labels: list[str], query: int, *, d_k: int, scaled: bool, digits: int = PRINTED_DIGITS,
+                       keys_are_inputs: bool = True) -> str:
+    """What the attention calculator says under its heatmap, on either front end: the query row's largest weight
+    (`largest_weight_sentence`), then that every row of α sums to 1 and whether the scores were divided by √d_k."""
+    scaling = "the scores divided by √d_k" if scaled else "the scores not scaled (the chapter's raw steps 1-3)"
+    return (f"{largest_weight_sentence(row, labels, query, digits=digits, keys_are_inputs=keys_are_inputs)} "
+            f"Each row of α sums to 1; d_k = {d_k}, {scaling}.")
+
+
 def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: int, scaled: bool,
                        digits: int = PRINTED_DIGITS) -> str:
     """What the sharpness beta did to the query's row, and why the 1/sqrt(d_k) keeps a model near beta = 1."""

@@ -296,12 +296,23 @@ def _short(value: float) -> str:
     return f"{value:.0f}"
 
 
+LADDER_KINDS = ("baseline", "n-gram", "transformer", "your live runs", "pretrained")   # in the order of their colours
+
+
+def ladder_colours(kinds) -> tuple[list[str], list[str]]:
+    """The ladder's kinds present and their colours (RUN_COLOURS, in LADDER_KINDS' order): a kind keeps its colour
+    whatever else is on the ladder, so a live run joining it does not repaint the n-grams. Other kinds follow."""
+    order = list(LADDER_KINDS) + [kind for kind in dict.fromkeys(kinds) if kind not in LADDER_KINDS]
+    present = [kind for kind in order if kind in set(kinds)]
+    return present, [RUN_COLOURS[order.index(kind) % len(RUN_COLOURS)] for kind in present]
+
+
 @styled
 def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
     """The model ladder: held-out bits per character per model (fewer is better), coloured by kind."""
     values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
               for name, bits, kind in rungs]
-    kinds = list(dict.fromkeys(kind for _, _, kind in rungs))
+    kinds, colours = ladder_colours([kind for _, _, kind in rungs])
     return {
         "data": {"values": values}, "width": 460, "height": {"step": 28},
         "encoding": {
@@ -312,8 +323,8 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
         "layer": [
             {"mark": {"type": "bar"}, "encoding": {
                 "color": {"field": "kind", "type": "nominal",
-                          "scale": {"domain": kinds, "range": RUN_COLOURS[:len(kinds)]},
-                          "legend": {"orient": "bottom", "title": None}},
+                          "scale": {"domain": kinds, "range": colours},
+                          "legend": {"orient": "bottom", "title": None, "columns": 2}},   # wraps: no kind cut off
                 "tooltip": [{"field": "model", "type": "nominal"},
                             {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
             {"mark": {"type": "text", "align": "left", "dx": 4},
@@ -330,7 +341,7 @@ def ladder_zoom(rungs: list[tuple[str, float, str]], *, within: float = 0.5) -> 
     close = [(name, bits, kind) for name, bits, kind in rungs if bits <= best + within]
     values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
               for name, bits, kind in close]
-    kinds = list(dict.fromkeys(kind for _, _, kind in rungs))  # the same colours as the full ladder
+    kinds, colours = ladder_colours([kind for _, _, kind in rungs])  # the same colours as the full ladder
     low, high = best - 0.02 * max(within, 0.05), max(bits for _, bits, _ in close) + 0.15 * within
     x = {"field": "bits per character", "type": "quantitative", "scale": {"domain": [low, high], "zero": False},
          "title": "held-out bits per character, zoomed (fewer is better)"}
@@ -344,7 +355,7 @@ def ladder_zoom(rungs: list[tuple[str, float, str]], *, within: float = 0.5) -> 
              "encoding": {"x": {"datum": low}, "x2": {"field": "bits per character"}}},
             {"mark": {"type": "point", "filled": True, "size": 110}, "encoding": {
                 "color": {"field": "kind", "type": "nominal",
-                          "scale": {"domain": kinds, "range": RUN_COLOURS[:len(kinds)]}, "legend": None},
+                          "scale": {"domain": kinds, "range": colours}, "legend": None},
                 "tooltip": [{"field": "model", "type": "nominal"},
                             {"field": "bits per character", "type": "quantitative", "format": ".3f"}]}},
             {"mark": {"type": "text", "align": "left", "dx": 9},

@@ -6,16 +6,12 @@ backpropagate, clip the gradient norm, AdamW. The learning rate warms up linearl
 follows a cosine down to a floor:  lr = lr_min + (lr_max - lr_min)(1 + cos(pi p)) / 2,
 where p is the fraction of the budget used (steps or seconds, whichever runs out first).
 
-Pages train in a worker thread (`TrainingJob`): the page stays live, shows progress and
-can stop the run. A gate lets at most `limits.MAX_TRAININGS_PER_MACHINE` runs go at once on
-the machine, across every server process behind a load balancer (`engine.machinery.machine_slots`); the
-others wait in line, first come first served within their process, and know their place.
+A page runs `train` in a worker thread behind a machine-wide gate: engine.machinery.training_jobs.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,8 +22,7 @@ import numpy as np
 import torch
 
 from engine import limits
-from engine.machinery.machine_slots import MachineSlots
-from engine.transformer.config import TransformerConfig, count_parameters, with_vocab
+from engine.transformer.config import TransformerConfig, count_parameters
 from engine.transformer.model import TransformerLM
 from engine.language.tokenizers import id_array
 
@@ -95,16 +90,6 @@ def live_schedule(batch_size: int, max_steps: int, max_seconds: float, learning_
                        learning_rate=float(learning_rate), min_learning_rate=float(learning_rate) / 10,
                        warmup_steps=min(100, int(max_steps) // 10), eval_every=max(10, int(max_steps) // 40),
                        eval_batches=4, seed=int(seed), threads=1)
-
-
-def live_job(config: TransformerConfig, vocab_size: int, train_ids, held_out_ids,
-             schedule: TrainConfig, probe: Callable[[TransformerLM, int], object] | None = None) -> "TrainingJob":
-    """A fresh model of `config` (its vocabulary the tokenizer's), seeded, training in a worker thread
-    (probed at each evaluation when a `probe` is given: see `train`)."""
-    check_trainable(config, schedule)               # the sentence names the sizes as the student set them
-    torch.manual_seed(schedule.seed)
-    return TrainingJob(TransformerLM(with_vocab(config, vocab_size)), train_ids, held_out_ids, schedule,
-                       probe=probe)
 
 
 def check_trainable(config: TransformerConfig, train: TrainConfig) -> None:
@@ -330,143 +315,6 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     result.seconds = time.perf_counter() - start
     model.train(False)
     return result
-
-
-# --- runs started from a page: a worker thread behind a machine-wide gate ----------------------
-
-class TrainingGate:
-    """At most `slots` trainings at once; the rest wait first come, first served.
-
-    Within the process a line of tickets; with `machine` (shared slots, `engine.machinery.machine_slots`)
-    the first in line, once one of this process's `slots` is free, also needs a machine slot
-    and polls for one every `POLL_S`, so all the processes of a machine together run at most
-    `machine.count`. Without `machine` the limit holds for this process only.
-    """
-
-    POLL_S = 0.2
-
-    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None, what: str = "trainings"):
-        self.slots, self.max_waiting, self.machine, self.what = slots, max_waiting, machine, what
-        self._condition = threading.Condition()
-        self._running: dict[int, int | None] = {}   # ticket -> machine slot it holds
-        self._waiting: list[int] = []
-
-    def join(self, ticket: int) -> None:
-        with self._condition:
-            if len(self._waiting) >= self.max_waiting:
-                raise ValueError(f"{len(self._running)} {self.what} are running and {len(self._waiting)} are waiting, "
-                                 "the most this server allows. Try again in a minute.")
-            self._waiting.append(ticket)
-
-    def position(self, ticket: int) -> int:
-        """0 when running or done; otherwise 1 for first in line, 2 for second, ..."""
-        with self._condition:
-            return self._waiting.index(ticket) + 1 if ticket in self._waiting else 0
-
-    def wait_turn(self, ticket: int, stop: threading.Event) -> bool:
-        """Block until this ticket may run (True) or its run was stopped while waiting (False)."""
-        with self._condition:
-            while True:
-                if self._waiting[0] == ticket and len(self._running) < self.slots:
-                    machine_slot = None if self.machine is None else self.machine.try_acquire()
-                    if self.machine is None or machine_slot is not None:
-                        self._waiting.pop(0)
-                        self._running[ticket] = machine_slot
-                        self._condition.notify_all()
-                        return True
-                if stop.is_set():
-                    self._waiting.remove(ticket)
-                    self._condition.notify_all()
-                    return False
-                self._condition.wait(timeout=self.POLL_S)
-
-    def leave(self, ticket: int) -> None:
-        with self._condition:
-            machine_slot = self._running.pop(ticket, None)
-            if machine_slot is not None:
-                self.machine.release(machine_slot)
-            self._condition.notify_all()
-
-    @property
-    def running(self) -> int:
-        with self._condition:
-            return len(self._running)
-
-
-GATE = TrainingGate(limits.MAX_TRAININGS_PER_MACHINE, limits.MAX_WAITING_TRAININGS,
-                    MachineSlots(limits.MAX_TRAININGS_PER_MACHINE))
-TRAINING_NICENESS = 15  # Linux nice value of a page-started training thread (0 = as urgent as a page)
-
-
-def yield_to_pages() -> None:
-    """Lower the calling thread's CPU priority, so a class's page reruns go first on a busy server.
-
-    Linux applies nice values per thread; torch runs a page-started training on this one
-    thread (set_num_threads(1)). The run still has its wall-clock budget: on an idle server
-    it loses nothing, on a busy one it makes fewer steps instead of slowing every page.
-    """
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), TRAINING_NICENESS)
-    except (AttributeError, OSError):  # not Linux, or not allowed: run at the usual priority
-        pass
-_tickets = iter(range(1, 1 << 62))
-_ticket_lock = threading.Lock()
-
-
-class TrainingJob:
-    """One page-started run in a worker thread: state to poll, a stop button to press.
-
-    state: "waiting" (in line), "running", "done" (budget used), "stopped", "failed".
-    """
-
-    def __init__(self, model: TransformerLM, train_ids, held_out_ids, config: TrainConfig,
-                 gate: TrainingGate = GATE, probe: Callable[[TransformerLM, int], object] | None = None):
-        check_trainable(model.config, config)
-        self.model, self.config, self.gate = model, config, gate
-        self._train_ids, self._held_out_ids = train_ids, held_out_ids
-        with _ticket_lock:
-            self.ticket = next(_tickets)
-        self.stop_event = threading.Event()
-        self.history: list[Progress] = []
-        self.probe, self.probes = probe, []      # probe's answers at each evaluation, as they come
-        self.result: TrainResult | None = None
-        self.error: str | None = None
-        self.state = "waiting"
-        gate.join(self.ticket)
-        self._thread = threading.Thread(target=self._run, name=f"training-{self.ticket}", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            yield_to_pages()
-            if not self.gate.wait_turn(self.ticket, self.stop_event):
-                self.state = "stopped"
-                return
-            self.state = "running"
-            try:
-                self.result = train(self.model, self._train_ids, self._held_out_ids, self.config,
-                                    stop=self.stop_event, on_progress=self.history.append,
-                                    probe=self.probe, on_probe=self.probes.append)
-            finally:
-                self.gate.leave(self.ticket)
-            self.state = "stopped" if self.result.stopped_by == "stop" else "done"
-        except Exception as error:        # a page shows the sentence; the server keeps serving
-            self.error = str(error)
-            self.state = "failed"
-
-    @property
-    def queue_position(self) -> int:
-        return self.gate.position(self.ticket)
-
-    @property
-    def finished(self) -> bool:
-        return self.state in ("done", "stopped", "failed")
-
-    def stop(self) -> None:
-        self.stop_event.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
 
 
 # --- checkpoints: safetensors for the numbers, JSON for everything else ---------------------------

@@ -5,6 +5,7 @@ import base64
 import re
 
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from ui.session_slots import BLOCK_RUNS
 
 PAGE = "views/block_builder.py"
 
@@ -82,7 +83,7 @@ def test_while_a_run_trains_a_switch_reruns_the_whole_page(run_page):
     at = run_page(PAGE, timeout=240)
     at.number_input(key="block.bb_batch").set_value(4)
     at.button[0].click().run()
-    job = at.session_state["bb_job"]
+    job = at.session_state["block.job"]
     try:
         at.toggle(key="block.bb_residual").set_value(False).run()
         no_exception(at)
@@ -111,12 +112,12 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     at.number_input(key="block.bb_batch").set_value(4)
     at.button[0].click().run()
     no_exception(at)
-    job = at.session_state["bb_job"]
+    job = at.session_state["block.job"]
     job.join(120)
     assert job.state == "done" and job.result.steps[-1] == 15
     at.run()
     no_exception(at)
-    runs = at.session_state["bb_runs"]
+    runs = at.session_state[BLOCK_RUNS.key]
     assert len(runs) == 1 and runs[0]["rung"].bits_per_char < 6.3     # below the uniform guess, log2(75)
     assert at.table[-1].value["steps"].tolist() == ["15"]     # a short table: cells as shown (ui.tables)
     # watch heads form: the probe ran at each evaluation, its chart and sentence are drawn
@@ -124,10 +125,10 @@ def test_a_short_live_run_is_kept_and_compared(run_page):
     assert "Watch heads form" in texts(at) and "the strongest induction head is L" in texts(at)
     at.toggle(key="block.bb_residual").set_value(False).run()       # reruns only the block's sections
     whole_page(at).button[0].click().run()
-    at.session_state["bb_job"].join(120)
+    at.session_state["block.job"].join(120)
     at.run()
     no_exception(at)
-    assert len(at.session_state["bb_runs"]) == 2
+    assert len(at.session_state[BLOCK_RUNS.key]) == 2
     assert "with and without" not in texts(at)
     assert "residual switch, and compare their curves.** Done." in texts(at).replace(" **Done.**", "** Done.")
 
@@ -145,14 +146,14 @@ def test_a_training_lost_with_its_server_is_said_and_can_start_again(run_page):
     again = next(b for b in at.button if b.label == "Start again")
     again.click().run()
     no_exception(at)
-    job = at.session_state["bb_job"]
+    job = at.session_state["block.job"]
     assert at.query_params["bb_training"] in ("1", ["1"])
     job.join(120)
     assert job.state == "done" and job.result.steps[-1] == 5       # the link's settings
     at.run()
     no_exception(at)
     assert not any(lost in w.value for w in at.warning)
-    assert at.query_params["bb_training"] in ("0", ["0"]) and len(at.session_state["bb_runs"]) == 1
+    assert at.query_params["bb_training"] in ("0", ["0"]) and len(at.session_state[BLOCK_RUNS.key]) == 1
 
 
 def test_a_lost_training_can_be_dismissed(run_page):
@@ -160,4 +161,20 @@ def test_a_lost_training_can_be_dismissed(run_page):
     next(b for b in at.button if b.label == "Dismiss").click().run()
     no_exception(at)
     assert not any("training stopped" in w.value for w in at.warning)
-    assert at.query_params["bb_training"] in ("0", ["0"]) and "bb_job" not in at.session_state
+    assert at.query_params["bb_training"] in ("0", ["0"]) and "block.job" not in at.session_state
+
+
+def test_a_class_move_that_forgets_a_training_stops_it(run_page):
+    """The runs and the job live in the page's state: a class that moves the student here opens the page afresh
+    (ui.url_state.open_afresh), which forgets them, and the run it forgets stops instead of training unseen."""
+    from ui import url_state
+
+    at = run_page(PAGE, query={"bb_steps": "100000", "bb_seconds": "120", "bb_batch": "4"}, timeout=240)
+    at.button[0].click().run()
+    job = at.session_state["block.job"]
+    assert not job.finished
+    at.session_state[url_state._AFRESH] = True
+    at.run()
+    no_exception(at)
+    job.join(60)
+    assert job.state == "stopped" and "block.job" not in at.session_state

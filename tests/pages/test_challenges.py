@@ -3,6 +3,7 @@ applied as a student would apply it (ui.challenges.Challenge.solution: the widge
 before the page runs, as a student's typing or a link would set them)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from tests.pages.conftest import ROOT, no_exception
 from ui.challenges import SHOWN
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")
                if "Challenge(" in p.read_text())
@@ -132,7 +134,7 @@ def _train(at, **widgets):
         at.session_state[f"block.{key}"] = value
     at.run()
     at.button[0].click().run()
-    job = at.session_state["bb_job"]
+    job = at.session_state["block.job"]
     job.join(900)
     assert job.state == "done", job.state
     return at.run()
@@ -162,7 +164,7 @@ def test_the_held_out_challenges_hint_gets_a_run_below_3_3_bits(monkeypatch, tmp
     done, solution, _ = _challenges(at)[held_out]
     assert not done
     at = _train(at, **{key.removeprefix("block."): value for key, value in solution.items()})
-    assert _challenges(at)[held_out][0], at.session_state["bb_runs"][-1]["rung"].bits_per_char
+    assert _challenges(at)[held_out][0], at.session_state[BLOCK_RUNS.key][-1]["rung"].bits_per_char
 
 
 def test_a_live_model_trained_on_the_block_builder_completes_generates_challenge(monkeypatch, tmp_path):
@@ -170,13 +172,15 @@ def test_a_live_model_trained_on_the_block_builder_completes_generates_challenge
     session with 'your live model' picked."""
     monkeypatch.setenv("PLAYGROUND_LOCKS", str(tmp_path))
     at = _train(_run("views/block_builder.py", {"block.bb_steps": 15, "block.bb_batch": 4}))
-    live = at.session_state["live_model"]
+    live, runs = at.session_state[LIVE_MODEL.key], at.session_state[BLOCK_RUNS.key]
     page = "views/generate.py"
-    first = _run(page, {"live_model": live})
+    first = _run(page, {LIVE_MODEL.key: live, BLOCK_RUNS.key: runs})
+    ladder = json.dumps([chart.proto.spec for chart in first.get("vega_lite_chart")])
+    assert runs[0]["label"][:40] in ladder and "your live runs" in ladder      # the run's rung on Generate's ladder
     prompt = next(p for p in _challenges(first) if p.startswith("Train a model on the Block builder"))
     assert not _challenges(first)[prompt][0]
     _, solution, _ = _challenges(first)[prompt]
-    done = _run(page, {"live_model": live} | solution)
+    done = _run(page, {LIVE_MODEL.key: live, BLOCK_RUNS.key: runs} | solution)
     no_exception(done)
     assert _challenges(done)[prompt][0]
 

@@ -7,6 +7,7 @@ import pytest
 
 from engine.interpret import readings
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from ui.session_slots import LIVE_MODEL
 
 PAGE = "views/inside_the_model.py"
 TIMEOUT = 300
@@ -171,7 +172,7 @@ def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
     from tests.pages.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
-    at.session_state["live_model"] = shipped_model()[0]          # any trained TransformerLanguageModel
+    at.session_state[LIVE_MODEL.key] = shipped_model()[0]          # any trained TransformerLanguageModel
     at.run()
     at.radio(key="inside.own_model").set_value("your live model (Block builder)").run()
     no_exception(at)

@@ -8,7 +8,7 @@ import pytest
 from engine import limits
 from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention, weights_by_sharpness
 from engine.attention.readings import (
-    clear_winner, favourite_neighbour_sentence, largest_weight_sentence, leaders, overflow_solution,
+    calculator_reading, clear_winner, favourite_neighbour_sentence, largest_weight_sentence, leaders, overflow_solution,
 )
 from engine.attention.learning import LEARNING_RATE, learn_query_key, loss_and_gradients
 
@@ -129,3 +129,13 @@ def test_overflow_solution_is_the_smallest_factor_that_overflows():
     crane = self_attention(CHAPTER_X).scaled[CRANE]    # largest scaled score 0.468: x1,000 = 468 < 709.78
     assert overflow_solution(crane, [1, 10, 100, 1_000, 10_000]) == 10_000
     assert overflow_solution([-5.0, -1.0], [1, 10]) is None
+
+
+def test_the_calculator_reading_says_how_the_scores_were_scaled():
+    scaled, raw = self_attention(CHAPTER_X), self_attention(CHAPTER_X, scale=False)
+    said = calculator_reading(scaled.weights[CRANE], CHAPTER_TOKENS, CRANE, d_k=scaled.d_k, scaled=True)
+    assert said.startswith(largest_weight_sentence(scaled.weights[CRANE], CHAPTER_TOKENS, CRANE))
+    assert said.endswith("Each row of α sums to 1; d_k = 3, the scores divided by √d_k.")
+    said = calculator_reading(raw.weights[CRANE], CHAPTER_TOKENS, CRANE, d_k=raw.d_k, scaled=False)
+    assert "d_k = 3, the scores not scaled" in said and "√d_k" not in said
+

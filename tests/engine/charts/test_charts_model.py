@@ -56,6 +56,21 @@ def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
 
 
+def test_a_kind_keeps_its_colour_whatever_else_is_on_the_ladder():
+    """A live run joining Generate's ladder (sorted by bits, so it can come before the n-grams) leaves the n-grams',
+    the transformer's and the baseline's colours as they were."""
+    plain = [("uniform", 6.2, "baseline"), ("2-gram", 3.5, "n-gram"), ("shipped", 1.8, "transformer")]
+    with_run = plain[:1] + [("#1: d=32", 4.7, "your live runs")] + plain[1:]
+
+    def colours(spec):
+        scale = spec["layer"][0]["encoding"]["color"]["scale"]
+        return dict(zip(scale["domain"], scale["range"]))
+    before, after = colours(ladder_bars(plain)), colours(assert_valid(ladder_bars(with_run)))
+    assert {kind: after[kind] for kind in before} == before and after["your live runs"] not in before.values()
+    zoomed = ladder_zoom(with_run, within=0.5)
+    assert colours({"layer": [zoomed["layer"][1]]}) == after
+
+
 def test_ladder_zoom_keeps_only_the_rungs_near_the_best_on_an_axis_that_starts_near_them():
     rungs = [("uniform", 6.2, "baseline"), ("5-gram", 2.07, "n-gram"), ("7-gram", 1.968, "n-gram"),
              ("shipped", 1.997, "transformer")]

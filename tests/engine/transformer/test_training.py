@@ -1,9 +1,8 @@
-"""engine.transformer.training: the loss falls, budgets and the stop flag end a run, the gate queues, checkpoints
-round-trip."""
+"""engine.transformer.training: the loss falls, budgets and the stop flag end a run, checkpoints round-trip (the
+worker threads and the gate that run it for a page: tests/engine/machinery/test_training_jobs.py)."""
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -14,8 +13,7 @@ from engine import limits
 from engine.transformer.config import PRESETS, TransformerConfig
 from engine.transformer.model import TransformerLM
 from engine.transformer.training import (
-    GATE, TrainConfig, Trainer, TrainingGate, TrainingJob, check_trainable, learning_rate, load_checkpoint,
-    random_windows, save_checkpoint, train
+    TrainConfig, Trainer, check_trainable, learning_rate, load_checkpoint, random_windows, save_checkpoint, train
 )
 
 CONFIG = TransformerConfig(vocab_size=5, context_length=16, d_model=32, n_heads=4, d_ff=64, n_layers=2,
@@ -142,42 +140,6 @@ def test_ids_outside_the_vocabulary_are_refused():
         train(model(), pattern_ids(10), pattern_ids(100), TrainConfig(max_steps=1))
 
 
-def test_the_gate_queues_and_lets_waiting_runs_leave():
-    gate = TrainingGate(slots=1, max_waiting=2)
-    never = threading.Event()
-    gate.join(1)
-    assert gate.position(1) == 1
-    assert gate.wait_turn(1, never) and gate.position(1) == 0 and gate.running == 1
-    gate.join(2)
-    gate.join(3)
-    assert (gate.position(2), gate.position(3)) == (1, 2)
-    with pytest.raises(ValueError, match="Try again"):
-        gate.join(4)
-    cancelled = threading.Event()
-    cancelled.set()
-    assert gate.wait_turn(3, cancelled) is False and gate.position(2) == 1
-    gate.leave(1)
-    assert gate.wait_turn(2, never) and gate.running == 1
-
-
-def test_jobs_run_in_worker_threads_behind_the_gate():
-    gate = TrainingGate(slots=1, max_waiting=4)
-    slow = TrainConfig(max_steps=20_000, eval_every=10_000, eval_batches=1, batch_size=2)
-    first = TrainingJob(model(), pattern_ids(3000), pattern_ids(500, 1), slow, gate=gate)
-    second = TrainingJob(model(1), pattern_ids(3000), pattern_ids(500, 1),
-                         TrainConfig(max_steps=3, eval_every=3, eval_batches=1), gate=gate)
-    deadline = time.time() + 10
-    while first.state != "running" and time.time() < deadline:
-        time.sleep(0.01)
-    assert first.state == "running" and second.state == "waiting" and second.queue_position == 1
-    first.stop()
-    first.join(10)
-    second.join(10)
-    assert first.state == "stopped" and first.result.stopped_by == "stop"
-    assert second.state == "done" and second.result.steps[-1] == 3 and gate.running == 0
-    assert GATE.slots == GATE.machine.count == limits.MAX_TRAININGS_PER_MACHINE
-
-
 def test_checkpoint_round_trip(tmp_path):
     for config in (CONFIG, replace(CONFIG, tied_head=False, positional="sinusoidal", layer_norm="post")):
         original = model(2, config).eval()
@@ -208,25 +170,3 @@ def test_damaged_checkpoints_say_so(tmp_path):
     (tmp_path / "other.safetensors").write_bytes((tmp_path / "other_small.safetensors").read_bytes())
     with pytest.raises(ValueError, match="do not match"):
         load_checkpoint(tmp_path / "other")
-
-
-def test_page_trainings_yield_the_cpu_to_page_reruns_on_linux():
-    import os
-    import sys
-    import threading
-
-    from engine.transformer.training import TRAINING_NICENESS, yield_to_pages
-
-    seen = {}
-
-    def worker():
-        yield_to_pages()
-        seen["worker"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    thread = threading.Thread(target=worker)
-    thread.start()
-    thread.join()
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before  # only that thread
-    if sys.platform.startswith("linux"):
-        assert seen["worker"] >= min(before + TRAINING_NICENESS, 19)
