@@ -159,11 +159,21 @@ def _made(make: Callable[[dict], bytes | str], spec: dict) -> Callable[[], bytes
     return lambda: make(plain(spec))
 
 
+DOWNLOADS_SWITCH = "PLAYGROUND_DOWNLOADS"   # "0": no Download boxes, no handout (a kiosk; bench.browser --downloads)
+
+
+def downloads_offered() -> bool:
+    """Whether this server offers the charts' Download boxes and the page's handout (on unless switched off)."""
+    return os.environ.get(DOWNLOADS_SWITCH, "1").strip().lower() not in ("0", "off", "no")
+
+
 def downloads(spec: dict, name: str) -> None:
     """A folded "Download" box under a chart: SVG, PNG (2x, white) and the Data table as CSV, drawn on the
     server from this spec (engine.charts.export) only when a button is clicked."""
     from engine.charts import export
 
+    if not downloads_offered():
+        return
     box = page.folded("Download", f"download.{name}", icon=":material/download:")
     if not box.open:
         return

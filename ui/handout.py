@@ -160,10 +160,10 @@ def file_name(title: str, paper: str) -> str:
 def control(link: str | None) -> None:
     """The sidebar's folded "Take this page home (PDF)" box: the paper, a button that makes the handout (the
     PDF is made on the server then, never on a rerun), and its download. A failure is a sentence; the page stays."""
-    from ui import page
+    from ui import charts, page
 
     kept = record()
-    if kept is None or not kept.title:
+    if kept is None or not kept.title or not charts.downloads_offered():
         return
     box = page.folded("Take this page home (PDF)", "app.handout", icon=":material/picture_as_pdf:")
     if not box.open:

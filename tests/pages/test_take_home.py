@@ -21,3 +21,15 @@ def test_show_the_code_names_the_parts_notebook_and_each_chart_downloads(file, n
     assert f"`{notebook}`" in texts(at)
     labels = [button.proto.label for button in at.get("download_button")]
     assert labels.count("SVG") == labels.count("PNG") == labels.count("CSV") == charts
+
+
+def test_a_server_that_switches_downloads_off_draws_no_box(monkeypatch):
+    """PLAYGROUND_DOWNLOADS=0 (a kiosk, or bench.browser --downloads measuring what the boxes cost): the same
+    charts, no Download box under any of them."""
+    from ui.charts import DOWNLOADS_SWITCH
+
+    monkeypatch.setenv(DOWNLOADS_SWITCH, "0")
+    at = run_file("views/attention_calculator.py")
+    no_exception(at)
+    assert at.get("vega_lite_chart")
+    assert not [key for key in at.session_state if key.startswith("folded.download.")]
