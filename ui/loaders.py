@@ -137,7 +137,7 @@ def smollm2():
     return pretrained.load()
 
 
-@st.cache_resource(show_spinner="Packing SmolLM2's 4-bit weights for sampling (once per server)...")
+@st.cache_resource(show_spinner="Preparing SmolLM2's weights for sampling (once per server)...")
 def smollm2_sampler():
     """SmolLM2 in the format the pages sample with (engine.pretrained.weight_formats.SAMPLING_FORMAT): it draws the
     tokens; every probability a page prints stays float32's."""

@@ -7,7 +7,7 @@ format with fewer bytes per weight reads less:
     bfloat16   2 bytes   the same exponent, 8 bits of mantissa: x W computed as bf16(x) bf16(W)
     int8       1 byte    torch's dynamic quantization of each Linear (torch.ao.quantization.quantize_dynamic,
                          weights per output channel, each input row quantized to 8 bits as it comes)
-    int4       ~0.6 byte the file's own numbers, never dequantized: SmolLM2's GGUF file stores each matrix as
+    int4       0.75 byte the file's own numbers, never dequantized: SmolLM2's GGUF file stores each matrix as
                          Q4_1 blocks (32 weights, w = d q + m, q 4 bits) and the output layer as Q8_0 (w = d q,
                          q 8 bits); torch's 4-bit and 8-bit kernels multiply float32 rows by them directly
 `formatted(model, "int4")` is the same model (tokenizer, embedding, norms shared, not copied) whose
@@ -16,9 +16,13 @@ with it and still prints float32's probabilities. Measured here (`python -m benc
 tests/engine/pretrained/test_weight_formats.py): bfloat16 keeps the logits within about 0.85 of float32 on the
 pages' prompts but is no quicker on one thread; int8 is quicker, but SmolLM2's activations have a few channels
 20-30 times their typical size, so 8 bits per input row lose the small ones (3-8 % error per product) and the
-logits end up 10-40 away from float32's: its samples are gibberish. int4 is the float32 model itself (the
-float32 weights are these numbers dequantized, so only the order of the sums differs: logits within about 0.001)
-read from a seventh of the bytes; the pages sample with it (SAMPLING_FORMAT).
+logits end up 10-40 away from float32's: its samples are gibberish (8-bit weights alone, per output channel, with
+float32 rows: still 1.5 away). int4 is the float32 model itself (the float32 weights are these numbers
+dequantized, so only the order of the sums differs: logits within 0.001, the same tokens drawn), but torch
+2.13's 4-bit kernel takes a slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32
+product at the same load): 20 tokens take 4-5 times float32's time. No format is both within
+FORMAT_LOGIT_TOLERANCE and quicker, so the pages sample in float32 (SAMPLING_FORMAT); the loader
+(ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ import torch
 from engine.pretrained.llama import Llama, rms_norm
 
 FORMATS = ("float32", "bfloat16", "int8", "int4")
-SAMPLING_FORMAT = "int4"                 # what the pages sample with: the file's own numbers, close and quicker
+SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker
 FORMAT_LOGIT_TOLERANCE = 0.01            # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS
 PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
     "Once upon a time",                                               # Generate: the sampling panel
