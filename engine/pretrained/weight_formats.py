@@ -36,7 +36,8 @@ from engine.pretrained.llama import Llama, rms_norm
 
 FORMATS = ("float32", "bfloat16", "int8", "int4")
 SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker
-FORMAT_LOGIT_TOLERANCE = 0.01            # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS
+FORMAT_LOGIT_TOLERANCE = 0.01            # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS:
+                                         # every probability it draws from then within e^(2 x 0.01) - 1, about 2 %
 PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
     "Once upon a time",                                               # Generate: the sampling panel
     "Mary had a little",                                              # Tokens, Inside the model
