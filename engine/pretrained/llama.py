@@ -28,6 +28,8 @@ from engine import limits, lm
 from engine.pretrained.gguf_file import Config
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine.pretrained.gguf_tokenizer import GGUFTokenizer
 
 END_OF_TEXT = 0  # <|endoftext|>: the separator between the documents SmolLM2 was trained on
@@ -183,7 +185,7 @@ class Llama:
     """
 
     def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: GGUFTokenizer, *,
-                 name: str = DEFAULT_NAME, start_id: int = END_OF_TEXT, path=None):
+                 name: str = DEFAULT_NAME, start_id: int = END_OF_TEXT, path: Path | None = None):
         import torch
 
         def tensor(name):
