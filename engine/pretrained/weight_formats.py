@@ -20,7 +20,7 @@ logits end up 10-40 away from float32's: its samples are gibberish (8-bit weight
 float32 rows: still 1.5 away). int4 is the float32 model itself (the float32 weights are these numbers
 dequantized, so only the order of the sums differs: logits within 0.001, the same tokens drawn), but torch
 2.13's 4-bit kernel takes a slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32
-product at the same load): 20 tokens take 4-5 times float32's time. No format is both within
+product at the same load): 20 tokens take about 4 times float32's time. No format is both within
 FORMAT_LOGIT_TOLERANCE and quicker, so the pages sample in float32 (SAMPLING_FORMAT); the loader
 (ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
 """
