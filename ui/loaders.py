@@ -137,6 +137,15 @@ def smollm2():
     return pretrained.load()
 
 
+@st.cache_resource(show_spinner="Preparing SmolLM2's weights for sampling (once per server)...")
+def smollm2_sampler():
+    """SmolLM2 in the format the pages sample with (engine.pretrained.weight_formats.SAMPLING_FORMAT): it draws the
+    tokens; every probability a page prints stays float32's."""
+    from engine.pretrained import weight_formats
+
+    return weight_formats.formatted(smollm2(), weight_formats.SAMPLING_FORMAT)
+
+
 @dataclass(frozen=True)
 class HeadWeights:
     """What the head viewer keeps of one forward pass: the tokens and every head's weights."""

@@ -50,9 +50,11 @@ def _candidates(text: str, candidates: tuple[str, ...]):
 
 @st.cache_data(max_entries=64, show_spinner="SmolLM2 writes, one token at a time...")
 def _generation(prompt: str, length: int, temperature: float, top_k: int, seed: int):
-    """A seed fixes the draw, so one generation per settings serves every session (about 55 ms a token)."""
+    """A seed fixes the draw, so one generation per settings serves every session. SmolLM2 draws in the pages'
+    sampling format (loaders.smollm2_sampler: float32 until a cheaper one qualifies); the probabilities shown are
+    float32's."""
     return pretrained.sample_text(prompt, max_new_tokens=length, temperature=temperature, top_k=top_k, seed=seed,
-                               model=loaders.smollm2())
+                                  model=loaders.smollm2(), sampler=loaders.smollm2_sampler())
 
 
 

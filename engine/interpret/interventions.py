@@ -662,16 +662,16 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
     out = np.full((L + 1, len(positions)), np.nan)
     cells = []                                              # (row r, column) of each copy, in the order they join
     for layer in range(L):
+        joining = [x]
         for column, t in enumerate(positions):              # the copies patched at x_layer join here
             if not differs[layer, t]:
                 continue
             cells.append((layer, column))
-            copy = corrupt[layer, t:].clone()
-            copy[0] = clean[layer, t]
-            x = torch.cat((x, copy))
+            joining += [clean[layer, t:t + 1], corrupt[layer, t + 1:]]       # the clean row t, then corrupted rows
             copy_of.extend([n_copies] * (T - t))
             position_of.extend(range(t, T))
             n_copies += 1
+        x = torch.cat(joining)                                 # one copy of the rows per block, not one per joiner
         copy_index, position = torch.tensor(copy_of), torch.tensor(position_of)
         block, eps = model.blocks[layer], config.norm_eps
         last = layer == L - 1

@@ -102,6 +102,21 @@ def _dequantize(file, tensor: StoredTensor, rows_per_chunk: int = 256) -> np.nda
     return out if len(tensor.shape) > 1 else out[0]
 
 
+def stored_blocks(path: Path | str) -> dict[str, tuple[str, np.ndarray]]:
+    """{name: (its type's name, e.g. 'Q4_1', its bytes as stored, (rows, bytes per row))} for every matrix of a
+    GGUF file: the quantized numbers themselves, never dequantized (engine.pretrained.weight_formats packs them)."""
+    path = Path(path)
+    blocks = {}
+    with open(path, "rb") as file:
+        for tensor in _read_header(path)[2]:
+            if len(tensor.logical_shape) != 2:
+                continue
+            file.seek(tensor.offset)
+            stored = np.frombuffer(file.read(tensor.n_bytes), dtype=np.uint8)
+            blocks[tensor.name] = (tensor.tensor_type.name, stored.reshape(tensor.logical_shape[0], -1))
+    return blocks
+
+
 def plain_view(reader_class):
     """A GGUFReader subclass parsing over a plain ndarray view of its memory map.
 

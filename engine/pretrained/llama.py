@@ -28,6 +28,8 @@ from engine import limits, lm
 from engine.pretrained.gguf_file import Config
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine.pretrained.gguf_tokenizer import GGUFTokenizer
 
 END_OF_TEXT = 0  # <|endoftext|>: the separator between the documents SmolLM2 was trained on
@@ -183,7 +185,7 @@ class Llama:
     """
 
     def __init__(self, config: Config, weights: dict[str, np.ndarray], tokenizer: GGUFTokenizer, *,
-                 name: str = DEFAULT_NAME, start_id: int = END_OF_TEXT):
+                 name: str = DEFAULT_NAME, start_id: int = END_OF_TEXT, path: Path | None = None):
         import torch
 
         def tensor(name):
@@ -192,6 +194,7 @@ class Llama:
                 return torch.from_numpy(weights[name])
 
         self.config, self.tokenizer, self.name, self.start_id = config, tokenizer, name, int(start_id)
+        self.path = path              # the GGUF file the weights came from (its own 4-bit numbers: weight_formats)
         self.token_embedding = tensor("token_embd.weight")            # (V, d)
         self.final_norm = tensor("output_norm.weight")
         # W_vocab (V, d): tied to E (SmolLM2), or the file's own output layer

@@ -122,7 +122,8 @@ def _build(path: str, name: str) -> Llama:
     about = meta["tokenizer"]
     tokenizer = GGUFTokenizer(meta["tokens"], meta["merges"], arrays["tokenizer.token_type"].tolist(),
                               kind=about["model"], pre=about["pre"], add_space_prefix=about["add_space_prefix"])
-    return Llama(Config(**meta["config"]), weights, tokenizer, name=name, start_id=meta["start_id"])
+    return Llama(Config(**meta["config"]), weights, tokenizer, name=name, start_id=meta["start_id"],
+                 path=Path(path))
 
 
 # --- what the pages ask -------------------------------------------------------------------------
