@@ -23,7 +23,8 @@ import tempfile
 
 import pytest
 
-MAX_WORKERS = 4                      # more would start more servers and browsers than they save time
+BROWSER_TESTS = "tests/e2e/"           # their units start first (pytest_xdist_make_scheduler)
+MAX_WORKERS = 4                        # each starts its own app server and browser for the browser tests
 _SHARED_CACHE = "PLAYGROUND_TEST_CACHE"   # the session's cache folder, handed by pytest to its xdist workers
 
 if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(_SHARED_CACHE):
@@ -63,15 +64,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`--dist loadgroup`, with each test file one unit of work (its module fixtures made once, its record files
-    written by one process) where xdist would hand out ungrouped tests one by one."""
+    written by one process) where xdist would hand out ungrouped tests one by one. The browser tests' units go
+    first (a browser test costs seconds where most others cost milliseconds), then the rest, most tests first, so
+    the workers finish on small files together rather than one waiting on the other's long last file."""
     if config.getvalue("dist") != "loadgroup":
         return None
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadGroupScheduling
 
     class ByGroupOrFile(LoadGroupScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
             return nodeid.split("::")[0] if scope == nodeid else scope
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:      # the queue is made, most tests first: browser units to the front, stably
+                browser = {"tour"} | {scope for scope in self.workqueue if scope.startswith(BROWSER_TESTS)}
+                self.workqueue = OrderedDict(sorted(self.workqueue.items(), key=lambda unit: unit[0] not in browser))
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return ByGroupOrFile(config, log)
 
