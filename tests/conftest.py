@@ -44,7 +44,7 @@ atexit.register(shutil.rmtree, _locks, ignore_errors=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker per core, at most MAX_WORKERS; none (this process alone) on one core or for a run of
     one file, where starting workers would cost more than it saves. PYTEST_XDIST_AUTO_NUM_WORKERS still wins."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
         return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     files = {arg.split("::")[0] for arg in config.args}
