@@ -24,11 +24,14 @@ import sys
 import time
 from pathlib import Path
 
+from bench.anatomy import SIDEBAR, Anatomy, of_change
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 GOAL_RATIO = 1.5
+GOAL_FLOOR_RATIO = 1.25   # issue 30: each page within 1.25 x Streamlit's floor for the same anatomy
 TIMEOUT_MS = 120_000
 
 WATCH = """() => {
@@ -131,35 +134,70 @@ def one_change(page, widget, how: str, trial: int) -> float:
     return result["last"] - result["start"]
 
 
-def measure(browser, url: str, path: str, repeats: int, query: str = "") -> tuple[str, list[float]]:
+def listen(page) -> list:
+    """Every ForwardMsg the page's server sends from now on, decoded, in order (a list that grows)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    received: list = []
+
+    def decode(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            message = ForwardMsg()
+            message.ParseFromString(bytes(payload))
+            received.append(message)
+
+    page.on("websocket", lambda socket: socket.on("framereceived", decode))
+    return received
+
+
+WIDGET_KINDS = {"toggle": "checkbox", "radio": "radio", "slider": "slider"}   # the protocol's name of each
+
+
+def measure(browser, url: str, path: str, repeats: int, query: str = "") -> tuple[str, list[float], Anatomy | None]:
+    """(change, times, the change's anatomy): the typical change made repeats + 1 times; the first warms up,
+    and what Streamlit sent for it gives the anatomy (bench/anatomy.py)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
+    received = listen(page)
     page.goto(f"{url}/{path}{query}")
     page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     time.sleep(1.0)
     widget, how = target(page, path)
     if widget is None:
         context.close()
-        return "(no typical change listed)", []
+        return "(no typical change listed)", [], None
     if how == "radio":
         widget.nth(1).click()       # start from the second choice, so trial 0 clicks a new one
         page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     name = f"{how}: {CHANGES[path][1]}"
-    times = [one_change(page, widget, how, trial) for trial in range(repeats + 1)][1:]   # the first warms up
+    in_sidebar = widget.first.evaluate("(e) => e.closest(\"[data-testid='stSidebar']\") !== null")
+    before = len(received)
+    times = [one_change(page, widget, how, 0)]
+    anatomy = of_change(received[:before], received[before:])
+    anatomy.widget = (SIDEBAR if in_sidebar else "") + WIDGET_KINDS[how]
+    times += [one_change(page, widget, how, trial) for trial in range(1, repeats + 1)]
     context.close()
-    return name, times
+    return name, times[1:], anatomy
 
 
 def against_trivial(browser, trivial_url: str, url: str, path: str, repeats: int,
-                    query: str = "") -> tuple[str, list[float], float]:
-    """(change, times, the trivial page's median): the trivial page first, then the page, interleaved so
-    that both see the same load."""
-    _, reference = measure(browser, trivial_url, "", repeats)
-    name, times = measure(browser, url, path, repeats, query=query)
+                    query: str = "") -> tuple[str, list[float], float, Anatomy | None]:
+    """(change, times, the trivial page's median, the change's anatomy): the trivial page first, then the
+    page, interleaved so that both see the same load."""
+    _, reference, _ = measure(browser, trivial_url, "", repeats)
+    name, times, anatomy = measure(browser, url, path, repeats, query=query)
     shown = f"{statistics.median(times):.0f} ms" if times else "no typical change listed"
     print(f"  measured {path}{query}: {shown}", file=sys.stderr, flush=True)
-    return name, times, statistics.median(reference)
+    return name, times, statistics.median(reference), anatomy
+
+
+def on_the_floor(browser, floor_url: str, anatomy: Anatomy, repeats: int) -> float:
+    """The median change on bench/floor_page.py built with the anatomy (its switch, a toggle, stands for
+    the page's widget)."""
+    _, times, _ = measure(browser, floor_url, "", repeats, query=anatomy.query())
+    print(f"  measured its floor: {statistics.median(times):.0f} ms", file=sys.stderr, flush=True)
+    return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         return floor(options.repeats)
     app, app_url = serve("app.py")
     trivial, trivial_url = serve("bench/trivial_page.py")
+    floor_app, floor_url = serve("bench/floor_page.py")
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
@@ -191,21 +230,31 @@ def main(argv: list[str] | None = None) -> int:
             warm.close()
             rows = []
             for path in options.pages:
-                name, times, reference = against_trivial(browser, trivial_url, app_url, path, options.repeats)
+                name, times, reference, anatomy = against_trivial(browser, trivial_url, app_url, path,
+                                                                  options.repeats)
                 if times:
-                    rows.append((path, name, statistics.median(times), reference))
+                    floor_ms = on_the_floor(browser, floor_url, anatomy, options.repeats)
+                    rows.append((path, name, statistics.median(times), reference, floor_ms, anatomy))
             browser.close()
     finally:
-        stop([app, trivial])
+        stop([app, trivial, floor_app])
     print(f"Browser round trip, widget change -> app idle (median of {options.repeats}, Chromium, this machine)")
     print(f"Optional packages: {optional_packages()}")
-    print(f"{'page':<14}{'change':<42}{'ms':>7}{'trivial ms':>12}{'ratio':>8}  goal <= {GOAL_RATIO}")
-    for path, name, ms, reference in rows:
+    print("Each page's change, as Streamlit sent it (kept elements, redrawn ones by kind; bench/anatomy.py):")
+    for path, _, _, _, _, anatomy in rows:
+        print(f"  {path:<12}{anatomy.describe()}")
+    print(f"{'page':<14}{'change':<42}{'ms':>7}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}  "
+          f"goals <= {GOAL_RATIO} trivial, <= {GOAL_FLOOR_RATIO}x floor")
+    for path, name, ms, reference, floor_ms, _ in rows:
         ratio = ms / reference
         verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
-        print(f"{path:<14}{name:<42}{ms:>7.0f}{reference:>12.0f}{ratio:>8.2f}  {verdict}")
-    worst = max(ms / reference for _, _, ms, reference in rows)
+        print(f"{path:<14}{name:<42}{ms:>7.0f}{reference:>12.0f}{ratio:>8.2f}{floor_ms:>10.0f}  {verdict:<7}"
+              f"{ms / floor_ms:.2f}x floor")
+    worst = max(ms / reference for _, _, ms, reference, _, _ in rows)
     print(f"worst ratio to the trivial page: {worst:.2f} (goal {GOAL_RATIO})")
+    worst_floor = max(rows, key=lambda row: row[2] / row[4])
+    print(f"worst ratio to the floor: {worst_floor[2] / worst_floor[4]:.2f}x floor ({worst_floor[0]}; "
+          f"goal {GOAL_FLOOR_RATIO}x)")
     return 0
 
 
@@ -237,7 +286,7 @@ def floor(repeats: int) -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             for label, query in FLOOR.items():
-                _, times, reference = against_trivial(browser, trivial_url, floor_url, "", repeats, query)
+                _, times, reference, _ = against_trivial(browser, trivial_url, floor_url, "", repeats, query)
                 rows.append((label.strip(), statistics.median(times), reference))
             browser.close()
     finally:
