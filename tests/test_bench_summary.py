@@ -74,3 +74,17 @@ def test_the_calculators_handout_time_and_pages_against_the_budget():
     assert row.met == "NO"
     row, = handout_rows(None)
     assert row.met == "?"
+
+
+def test_each_page_against_its_floor():
+    from bench.summary import floor_rows
+
+    text = ("page          change     ms  trivial ms   ratio  floor ms  goals\n"
+            "attention     toggle: Causal mask   330   32   10.18   208  MISSED 1.58x floor\n"
+            "context       slider: Window half-width   120   32   3.75   110  MISSED 1.09x floor\n"
+            "worst ratio to the floor: 1.58x floor (attention; goal 1.25x)\n")
+    row, = floor_rows(Outcome("browser", "ok", 1.0, text))
+    assert row.met == "NO" and row.figure == "worst 1.58x floor; over: attention 1.58x"
+    row, = floor_rows(Outcome("browser", "ok", 1.0, text.replace("1.58x floor\n", "1.20x floor\n", 1)))
+    assert row.met == "yes" and row.figure == "worst 1.20x floor"
+    assert floor_rows(None)[0].met == "?"
