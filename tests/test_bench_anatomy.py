@@ -120,3 +120,15 @@ def test_the_floor_page_has_the_anatomy_its_link_names(sent, whole):
         asked.same["sidebar.slider"] -= 1
         asked.same["sidebar.checkbox"] += 1
     assert (change.same, change.changed) == (+asked.same, asked.changed)
+
+
+def test_server_time_spans_a_change_s_script_runs():
+    from bench.browser import server_ms
+
+    finished = ForwardMsg()
+    finished.script_finished = 0
+    stream = [delta([0, 0], "markdown", "old"), new_session(), finished, new_session("s"),
+              delta([0, 0], "markdown", "m"), finished]
+    arrived = [0.0, 1.000, 1.010, 1.020, 1.030, 1.250]
+    assert server_ms(stream, arrived, 1) == pytest.approx(250)
+    assert server_ms(stream, arrived, 5) is None
