@@ -2,6 +2,7 @@
 
     python -m bench.browser [--repeats 7] [--pages attention ngram ...]
     python -m bench.browser --floor      # Streamlit's own floor (bench/floor_page.py), no page of ours
+    python -m bench.browser --pages attention --against /tmp/before   # a lever's before and after, one run
 
 Starts `streamlit run app.py` and, on the same machine, a trivial three-widget Streamlit page
 (bench/trivial_page.py) as the reference. On each page it makes one typical change (CHANGES: the
@@ -13,6 +14,11 @@ charts), once `data-test-script-state` is `notRunning` and nothing has changed f
 The median of `--repeats` changes per page is printed beside the trivial page's, measured
 interleaved, and their ratio, against the goal of 1.5 x the trivial page. Both servers run with
 PLAYGROUND_WARM_UP=0 after a first visit to every page, so the figures are reruns, not first loads.
+
+Each page is also measured against Streamlit's floor for its own anatomy (issue 30): what Streamlit sent
+for the first change (bench/anatomy.py: elements kept, redrawn as they were, redrawn changed, by kind) is
+rebuilt on bench/floor_page.py, a page with nothing of ours, whose same change is timed right after the
+page's; each page's line ends with the ratio, `1.18x floor`, against the goal of GOAL_FLOOR_RATIO.
 """
 from __future__ import annotations
 
@@ -240,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
+    parser.add_argument("--against", metavar="CHECKOUT",
+                        help="also measure every page of another checkout's app.py (a before), interleaved")
     parser.add_argument("--floor", action="store_true",
                         help="only Streamlit's own floor: bench/floor_page.py's sections against the trivial page")
     options = parser.parse_args(argv)
@@ -251,28 +259,33 @@ def main(argv: list[str] | None = None) -> int:
     app, app_url = serve("app.py")
     trivial, trivial_url = serve("bench/trivial_page.py")
     floor_app, floor_url = serve("bench/floor_page.py")
+    apps = {"": (app, app_url)}
+    if options.against:   # its own folder comes first on the server's sys.path, so its ui/, views/ and engine/
+        apps[" (against)"] = serve(str(Path(options.against).resolve() / "app.py"))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             warm = browser.new_page()
-            for path in options.pages:             # every shared cache filled once, as after a class's first minute
-                warm.goto(f"{app_url}/{path}")
-                warm.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+            for _, url in apps.values():
+                for path in options.pages:         # every shared cache filled once, as after a class's first minute
+                    warm.goto(f"{url}/{path}")
+                    warm.wait_for_function(IDLE, timeout=TIMEOUT_MS)
             warm.close()
             rows = []
             for path in options.pages:
-                measured, reference = against_trivial(browser, trivial_url, app_url, path, options.repeats)
-                if measured.times:
-                    rows.append((path, measured, reference,
-                                 on_the_floor(browser, floor_url, measured.anatomy, options.repeats)))
+                for which, (_, url) in apps.items():
+                    measured, reference = against_trivial(browser, trivial_url, url, path, options.repeats)
+                    if measured.times:
+                        rows.append((path + which, measured, reference,
+                                     on_the_floor(browser, floor_url, measured.anatomy, options.repeats)))
             browser.close()
     finally:
-        stop([app, trivial, floor_app])
+        stop([process for process, _ in apps.values()] + [trivial, floor_app])
     print(f"Browser round trip, widget change -> app idle (median of {options.repeats}, Chromium, this machine)")
     print(f"Optional packages: {optional_packages()}")
     print("Each page's change, as Streamlit sent it (kept elements, redrawn ones by kind; bench/anatomy.py):")
     for path, measured, _, _ in rows:
-        print(f"  {path:<12}{measured.anatomy.describe()}")
+        print(f"  {path:<23}{measured.anatomy.describe()}")
     print("(server ms: from a change's first script run starting to its last one ending, as the socket shows them)")
     print(f"{'page':<14}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
           f"{'server':>8}  goals <= {GOAL_RATIO} trivial, <= {GOAL_FLOOR_RATIO}x floor")
