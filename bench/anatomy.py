@@ -28,6 +28,7 @@ class Anatomy:
     same: Counter = field(default_factory=Counter)
     changed: Counter = field(default_factory=Counter)
     whole: bool = False   # the change reran the whole page, not sections
+    sent_bytes: int = 0   # the change's deltas as sent (a cached element sent again is a short reference)
     widget: str = "checkbox"   # the changed widget's kind (set by bench.browser; the floor's switch stands for it)
 
     def query(self) -> str:
@@ -42,7 +43,7 @@ class Anatomy:
         kinds = ", ".join(f"{n} {kind}" for kind, n in redrawn.most_common())
         run = "whole page" if self.whole else "sections"
         return (f"{sum(self.keep.values())} kept, {sum(redrawn.values())} redrawn ({run}; "
-                f"{sum(self.changed.values())} changed): {kinds}")
+                f"{sum(self.changed.values())} changed; {self.sent_bytes / 1000:.0f} kB): {kinds}")
 
 
 def counts_text(counts: Counter) -> str:
@@ -114,7 +115,8 @@ def of_change(before: list, after: list) -> Anatomy:
     redrawn: dict = {}
     for _, drawn in change_runs:
         redrawn.update(drawn)
-    anatomy = Anatomy(whole=any(whole for whole, _ in change_runs))
+    anatomy = Anatomy(whole=any(whole for whole, _ in change_runs),
+                      sent_bytes=sum(m.ByteSize() for m in after if m.WhichOneof("type") in ("delta", "ref_hash")))
     for path, (kind, content) in redrawn.items():
         (anatomy.same if page.get(path) == (kind, content) else anatomy.changed)[kind] += 1
     cleared = [path for path, (kind, _) in redrawn.items() if kind.removeprefix(SIDEBAR) in BLOCKS]

@@ -56,7 +56,8 @@ def test_a_change_is_counted_from_the_deltas_it_brought():
     assert anatomy.keep == Counter(heading=1, markdown=1)   # the markdown the section dropped is not kept
     assert anatomy.same == Counter({"flex_container": 1, "latex": 1, "sidebar.imgs": 1})
     assert anatomy.changed == Counter(vega_lite_chart=1) and not anatomy.whole
-    assert "2 kept, 4 redrawn (sections; 1 changed)" in anatomy.describe()
+    assert "2 kept, 4 redrawn (sections; 1 changed; 0 kB)" in anatomy.describe()
+    assert anatomy.sent_bytes == sum(message.ByteSize() for message in change[1:])
     whole = of_change(page, [new_session(), *change[1:]])
     assert whole.whole and not whole.keep
 
