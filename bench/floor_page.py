@@ -178,7 +178,7 @@ def anatomy_page() -> None:
     whole = st.query_params.get("whole", "0") == "1"
     widget = st.query_params.get("widget", "checkbox")
     keep["heading"] -= 1                                   # the title
-    next(c for c in (keep, same, changed, keep) if c[widget] > 0)[widget] -= 1   # the switch
+    next((c for c in (keep, same, changed) if c[widget] > 0), keep)[widget] -= 1   # the switch
     if not whole:   # each section is a container of its own (drawn again as it was, as a rule)
         for where, region in zip(("", SIDEBAR), split(same + changed)):
             if region:

@@ -103,7 +103,7 @@ ASKED = Anatomy(keep=Counter({"heading": 4, "markdown": 12, "latex": 2, "expanda
 
 @pytest.mark.parametrize("whole", [False, True])
 def test_the_floor_page_has_the_anatomy_its_link_names(sent, whole):
-    asked = Anatomy(ASKED.keep.copy(), ASKED.same.copy(), ASKED.changed.copy(), whole, ASKED.widget)
+    asked = Anatomy(ASKED.keep.copy(), ASKED.same.copy(), ASKED.changed.copy(), whole=whole, widget=ASKED.widget)
     at = AppTest.from_file(FLOOR_PAGE, default_timeout=30)
     at.query_params.update(dict(parse_qsl(asked.query().lstrip("?"))))
     at.run()
