@@ -107,10 +107,12 @@ def of_change(before: list, after: list) -> Anatomy:
     """The anatomy of one change: `before`, the messages up to the change (the page's last whole run there
     is the page as it stood); `after`, the messages the change brought."""
     by_hash: dict[str, str] = {}
-    whole_runs = [drawn for whole, drawn in runs(before, by_hash) if whole and drawn]
-    if not whole_runs:
-        raise ValueError("no whole run of the page before the change")
-    page = whole_runs[-1]
+    page: dict | None = None
+    for whole, drawn in runs(before, by_hash):   # the last whole run, then the sections that reran since
+        if drawn:
+            page = dict(drawn) if whole or page is None else redraw(page, drawn)
+    if page is None:
+        raise ValueError("no run of the page before the change")
     change_runs = [(whole, drawn) for whole, drawn in runs(after, by_hash) if drawn]
     redrawn: dict = {}
     for _, drawn in change_runs:
@@ -119,8 +121,16 @@ def of_change(before: list, after: list) -> Anatomy:
                       sent_bytes=sum(m.ByteSize() for m in after if m.WhichOneof("type") in ("delta", "ref_hash")))
     for path, (kind, content) in redrawn.items():
         (anatomy.same if page.get(path) == (kind, content) else anatomy.changed)[kind] += 1
-    cleared = [path for path, (kind, _) in redrawn.items() if kind.removeprefix(SIDEBAR) in BLOCKS]
-    for path, (kind, _) in page.items():   # a block drawn again drops what it held and was not drawn again
-        if path not in redrawn and not anatomy.whole and not any(path[:len(c)] == c for c in cleared):
-            anatomy.keep[kind] += 1
+    if not anatomy.whole:
+        for path, (kind, _) in redraw(page, redrawn).items():
+            if path not in redrawn:
+                anatomy.keep[kind] += 1
     return anatomy
+
+
+def redraw(page: dict, drawn: dict) -> dict:
+    """The page (path -> (kind, content)) after a section run drew `drawn`: a block drawn again drops what
+    it held and was not drawn again."""
+    cleared = [path for path, (kind, _) in drawn.items() if kind.removeprefix(SIDEBAR) in BLOCKS]
+    kept = {path: element for path, element in page.items() if not any(path[:len(c)] == c for c in cleared)}
+    return kept | drawn

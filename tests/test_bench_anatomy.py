@@ -62,11 +62,16 @@ def test_a_change_is_counted_from_the_deltas_it_brought():
     assert whole.whole and not whole.keep
 
 
-def test_the_page_before_a_change_is_its_last_whole_run():
-    earlier = [new_session(), delta([0, 0], "heading", "t")]
-    later = [new_session(), delta([0, 0], "markdown", "m"), new_session("s"), delta([0, 0], "markdown", "n")]
+def test_the_page_before_a_change_is_its_last_whole_run_and_the_sections_run_since():
+    earlier = [new_session(), delta([0, 0], "heading", "t"), delta([0, 1], "markdown", "old")]
+    later = [new_session(), delta([0, 0], "markdown", "m"), delta([0, 1], "flex_container", "s"),
+             delta([0, 1, 0], "latex", "a"), new_session("s"), delta([0, 1], "flex_container", "s"),
+             delta([0, 1, 1], "latex", "b")]
     assert [whole for whole, _ in runs(earlier + later)] == [True, True, False]
-    assert of_change(earlier + later, [new_session("s"), delta([0, 0], "markdown", "m")]).same == Counter(markdown=1)
+    change = of_change(earlier + later, [new_session("s"), delta([0, 1], "flex_container", "s"),
+                                         delta([0, 1, 1], "latex", "b")])
+    assert (change.keep, change.same, change.changed) == (Counter(markdown=1), Counter(flex_container=1, latex=1),
+                                                          Counter())   # latex a went when its section reran
     with pytest.raises(ValueError):
         of_change([new_session("s")], [])
 
