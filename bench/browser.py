@@ -287,14 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     for path, measured, _, _ in rows:
         print(f"  {path:<23}{measured.anatomy.describe()}")
     print("(server ms: from a change's first script run starting to its last one ending, as the socket shows them)")
-    print(f"{'page':<14}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
+    print(f"{'page':<22}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
           f"{'server':>8}  goals <= {GOAL_RATIO} trivial, <= {GOAL_FLOOR_RATIO}x floor")
     worst, worst_floor = (0.0, ""), (0.0, "")
     for path, measured, reference, on_floor in rows:
         ms, floor_ms = statistics.median(measured.times), statistics.median(on_floor.times)
         ratio = ms / reference
         verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
-        print(f"{path:<14}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
+        print(f"{path:<22}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
               f"{ratio:>8.2f}{floor_ms:>10.0f}{median_or_nan(on_floor.server):>8.0f}  {verdict:<7}"
               f"{ms / floor_ms:.2f}x floor")
         worst, worst_floor = max(worst, (ratio, path)), max(worst_floor, (ms / floor_ms, path))
