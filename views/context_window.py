@@ -52,21 +52,14 @@ STATE = url_state.PageState(
     url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
     url_state.Param("scaled", True, url_state.parse_bool),
 )
-# The sections that rerun alone (ui.page.section), each with what changes it: the bars (token, window,
-# scaling); the heatmap and its reading (token, scaling: every window is drawn); the window's context vector
-# (token, window); attention's (token, scaling); the code and the challenges (all three).
-BARS, HEATMAP, WINDOW, ATTENTION = "context.bars", "context.heatmap", "context.window", "context.attention"
-TAIL = "context.tail"
-BY_TOKEN = (BARS, HEATMAP, WINDOW, ATTENTION, TAIL)
-BY_WINDOW = (BARS, WINDOW, TAIL)
-BY_SCALING = (BARS, HEATMAP, ATTENTION, TAIL)
+RESULT = "context.result"   # the section the window, the scaling and the token rerun alone (ui.page.section)
 STATE.init()
 if "x" not in STATE:
     load_sentence(keep_query=True)
 
 with st.sidebar:
     st.header("Settings")
-    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, *BY_SCALING),
+    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
                    "Off: the raw dot products of steps 1-3.")
 
@@ -86,126 +79,93 @@ labels = [name or f"token {i}" for i, name in enumerate(labels)]
 T = len(labels)
 
 
-STATE["query"] = min(int(STATE["query"]), T - 1)
-# beside the charts they change, not in the sidebar: on a phone the sidebar is folded away
-token_column, window_column = st.columns(2)
-token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
-                       format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, *BY_TOKEN))
-window_column.slider("Window half-width k", 0, CONTEXT_MAX_K, key=STATE.key("k"),
-                     help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, *BY_WINDOW))
+@page.section(RESULT)
+def result_section() -> None:
+    """Token, weights, context vectors, code, challenges: all that the window, the scaling and the token
+    change. X comes from the last full run (the sentence and its editor rerun the whole page)."""
+    STATE["query"] = min(int(STATE["query"]), T - 1)
+    # beside the chart they change, not in the sidebar: on a phone the sidebar is folded away
+    token_column, window_column = st.columns(2)
+    token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+                           format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
+    window_column.slider("Window half-width k", 0, CONTEXT_MAX_K, key=STATE.key("k"),
+                         help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, RESULT))
+    t = STATE["query"]
+    k = int(STATE["k"])
 
-
-def attended():
-    """Attention over X with the sidebar's scaling (None after an error sentence), read from the state: the
-    sections that call it rerun alone."""
-    return page.run_engine(attention, x, x, x, scale=STATE["scaled"])
-
-
-@page.section(BARS)
-def bars_section() -> None:
-    """How much the token takes from each token: its window's weights beside its attention weights."""
-    t, k, result = STATE["query"], int(STATE["k"]), attended()
-    if result is not None:
-        charts.show(compare_bars({f"window k = {k}": window_weights(T, k)[t], "attention": result.weights[t]},
-                                 labels, title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
-                    width="stretch")
-
-
-@page.section(HEATMAP)
-def heatmap_section() -> None:
-    """Every window up to CONTEXT_WINDOWS_SHOWN and attention, by token, and what attention's row says."""
-    t, result = STATE["query"], attended()
+    attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
     windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)]))
-    if result is None or windows is None:
-        return
-    rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-    charts.show(heatmap_spec(np.vstack([windows, result.weights[t]]), rows, labels, domain=(0, 1),
-                            title=f"Weights on each token for '{labels[t]}': the window by position, "
-                                  "attention by content",
-                            y_title="method", x_title="token"), width="content")
-    reading = page.run_engine(context_reading, result.weights[t], labels, t)
-    if reading is not None:
-        st.markdown(reading)
+    if attended is not None and windows is not None:
+        window_row = window_weights(T, k)[t]
+        attention_row = attended.weights[t]
+        charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
+                                     title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
+                    width="stretch")
+        rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+                                title=f"Weights on each token for '{labels[t]}': the window by position, "
+                                      "attention by content",
+                                y_title="method", x_title="token"), width="content")
 
+        reading = page.run_engine(context_reading, attention_row, labels, t)
+        if reading is not None:
+            st.markdown(reading)
 
-@page.section(WINDOW)
-def window_section() -> None:
-    """The window's context vector for the token."""
-    t, k = STATE["query"], int(STATE["k"])
-    formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
-                                 rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = "
-                                 rf"{formula.latex_vector(window_weights(T, k)[t] @ x)}",
-                                 caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
-                                         "edges (the chapter's 1/(2k+1)), "
-                                         "fewer near the start or end of the sentence.")
-
-
-@page.section(ATTENTION)
-def attention_section() -> None:
-    """Attention's context vector for the token."""
-    t, result = STATE["query"], attended()
-    if result is not None:
+        window_context = window_row @ x
+        st.subheader("The two context vectors")
+        formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
+                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = "
+                                     rf"{formula.latex_vector(window_context)}",
+                                     caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
+                                             "edges (the chapter's 1/(2k+1)), "
+                                             "fewer near the start or end of the sentence.")
         formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
                                      rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
-                                     rf"{formula.latex_vector(result.context[t])}",
+                                     rf"{formula.latex_vector(attended.context[t])}",
                                      caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                              "(divided by sqrt(d) when scaling is on): weights chosen by content, "
                                              "not position.")
+        code.show_code({"Python": (
+            "import numpy as np\n\n"
+            f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
+            f"t, k = {t}, {k}\n"
+            "T = len(x)\n"
+            "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
+            "window = inside / inside.sum(axis=1, keepdims=True)\n"
+            f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
+            "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
+            "weights /= weights.sum(axis=1, keepdims=True)\n"
+            "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
+            "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
+
+        crane = labels.index("crane") if "crane" in labels else None
+        lake = labels.index("lake") if "lake" in labels else None
+        by = labels.index("by") if "by" in labels else None
+        doubled = format_matrix(2 * (x[crane:crane + 1] if crane is not None else FIRST_X[:1]), ["by"])
+        challenges.try_this([
+            challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
+                                 "from *crane*.",
+                                 done=crane is not None and lake is not None and t == crane and
+                                 k == abs(lake - crane),
+                                 hint="Pick crane as the token and raise k one step at a time.",
+                                 solution={STATE.key("query"): 0, STATE.key("k"): 3}),
+            challenges.Challenge("Edit the vectors so that *crane* puts more weight on *lake* than on itself.",
+                                 done=crane is not None and lake is not None and
+                                 beats(attended.weights[crane], lake, crane),
+                                 hint="Make lake reach further along crane's direction than crane itself: type "
+                                      f"`{format_matrix(LAKE_FURTHER, ['lake'])}` as lake's row.",
+                                 solution={STATE.key("x"): SOLVED_LAKE}),
+            challenges.Challenge("Edit the vectors so that *crane* attends most to *by*.",
+                                 done=crane is not None and by is not None
+                                 and clear_winner(attended.weights[crane]) == by,
+                                 hint=f"Point by's vector the same way as crane's and make it longer: type `{doubled}` "
+                                      "as by's row (crane's numbers doubled; pointing the same way at the same length "
+                                      "only ties).",
+                                 solution={STATE.key("x"): SOLVED_BY}),
+        ])
 
 
-@page.section(TAIL)
-def tail_section() -> None:
-    """The code and the challenges: the token, the window and the scaling change them."""
-    t, k, result = STATE["query"], int(STATE["k"]), attended()
-    if result is None:
-        return
-    code.show_code({"Python": (
-        "import numpy as np\n\n"
-        f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
-        f"t, k = {t}, {k}\n"
-        "T = len(x)\n"
-        "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
-        "window = inside / inside.sum(axis=1, keepdims=True)\n"
-        f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
-        "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
-        "weights /= weights.sum(axis=1, keepdims=True)\n"
-        "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
-        "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
-    attended_weights = result.weights
-
-    crane = labels.index("crane") if "crane" in labels else None
-    lake = labels.index("lake") if "lake" in labels else None
-    by = labels.index("by") if "by" in labels else None
-    doubled = format_matrix(2 * (x[crane:crane + 1] if crane is not None else FIRST_X[:1]), ["by"])
-    challenges.try_this([
-        challenges.Challenge("With 'crane by the lake', find the smallest k whose window reaches *lake* "
-                             "from *crane*.",
-                             done=crane is not None and lake is not None and t == crane and
-                             k == abs(lake - crane),
-                             hint="Pick crane as the token and raise k one step at a time.",
-                             solution={STATE.key("query"): 0, STATE.key("k"): 3}),
-        challenges.Challenge("Edit the vectors so that *crane* puts more weight on *lake* than on itself.",
-                             done=crane is not None and lake is not None and
-                             beats(attended_weights[crane], lake, crane),
-                             hint="Make lake reach further along crane's direction than crane itself: type "
-                                  f"`{format_matrix(LAKE_FURTHER, ['lake'])}` as lake's row.",
-                             solution={STATE.key("x"): SOLVED_LAKE}),
-        challenges.Challenge("Edit the vectors so that *crane* attends most to *by*.",
-                             done=crane is not None and by is not None
-                             and clear_winner(attended_weights[crane]) == by,
-                             hint=f"Point by's vector the same way as crane's and make it longer: type `{doubled}` "
-                                  "as by's row (crane's numbers doubled; pointing the same way at the same length "
-                                  "only ties).",
-                             solution={STATE.key("x"): SOLVED_BY}),
-    ])
-
-
-bars_section()
-heatmap_section()
-st.subheader("The two context vectors")
-window_section()
-attention_section()
-tail_section()
+result_section()
 STATE.mirror()
 
 page.further_reading([
