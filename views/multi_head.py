@@ -52,11 +52,9 @@ STATE = url_state.PageState(
     url_state.Param("line", "To be, or not to be", url_state.text(SENTENCE_CHARS)),
     url_state.Param("layer", 1, url_state.between(1, 64, int)),
 )
-# The sections that rerun alone (ui.page.section): each head's weights; the shapes at every step (only h
-# changes them); each head's numbers; the shipped model's heads; the cost of h heads with the code and the
-# challenges (these read the heads' result too).
-HEADS, SHAPES, NUMBERS = "multihead.heads", "multihead.shapes", "multihead.numbers"
-TRAINED, COSTS, TAIL = "multihead.trained", "multihead.costs", "multihead.tail"
+# The sections that rerun alone (ui.page.section): each head's weights and numbers; the shipped model's
+# heads; the cost of h heads with the code and the challenges (these read the heads' result too).
+HEADS, TRAINED, COSTS, TAIL = "multihead.heads", "multihead.trained", "multihead.costs", "multihead.tail"
 STATE.init()
 if STATE["h"] not in divisors:
     STATE["h"] = 2
@@ -64,15 +62,15 @@ if STATE["h"] not in divisors:
 with st.sidebar:
     st.header("Settings")
     st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"),
-                     on_change=page.only(STATE, HEADS, SHAPES, NUMBERS, TAIL))
+                     on_change=page.only(STATE, HEADS, TAIL))
     st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get,
-             on_change=page.only(STATE, HEADS, NUMBERS, TAIL))
+             on_change=page.only(STATE, HEADS, TAIL))
     st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key=STATE.key("gain"),
-              on_change=page.only(STATE, HEADS, NUMBERS, TAIL),
+              on_change=page.only(STATE, HEADS, TAIL),
               help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
     st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"),
-                    on_change=page.only(STATE, HEADS, NUMBERS, TAIL))
-    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, NUMBERS, TAIL))
+                    on_change=page.only(STATE, HEADS, TAIL))
+    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
     st.subheader("Cost of one attention layer")
     costs_only = page.only(STATE, COSTS, TAIL)
     st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
@@ -103,7 +101,8 @@ def heads_result():
 
 @page.section(HEADS)
 def heads_section() -> None:
-    """Each head's weights: what the sidebar's heads, weights, gain, seed and mask change."""
+    """Each head's weights, the shapes at every step and the numbers: what the sidebar's heads, weights,
+    gain, seed and mask change."""
     result = heads_result()
     if result is None:
         return
@@ -124,14 +123,6 @@ def heads_section() -> None:
         st.markdown("**Untrained heads:** random projections give each head its own arbitrary notion of similarity. "
                    "Training is what turns these into the interpretable heads the chapter describes.")
 
-
-@page.section(SHAPES)
-def shapes_section() -> None:
-    """The shapes at every step: only the number of heads (and the sentence) change them."""
-    result = heads_result()
-    if result is None:
-        return
-    h, tokens, d_head = int(STATE["h"]), sentence.tokens, result.d_head
     st.subheader("Shapes at every step")
     trace_col, formula_col = st.columns([3, 2])
     with trace_col:
@@ -148,14 +139,6 @@ def shapes_section() -> None:
         st.caption(f"T = {len(tokens)} tokens, d = {d}, h = {h}: each W^Q_m (heads m = 1 .. {h}) is {d} x {d_head}, "
                    f"the columns {d_head}(m - 1) .. {d_head}m - 1 of W^Q (counting columns from 0).")
 
-
-@page.section(NUMBERS)
-def numbers_section() -> None:
-    """Each head's output and the result: what the heads, weights, gain, seed and mask change."""
-    result = heads_result()
-    if result is None:
-        return
-    tokens, d_head = sentence.tokens, result.d_head
     st.markdown("**The numbers**: each head's output, side by side, then times W_O")
     formula.formula_with_numbers(
         r"[\operatorname{head}_1 \cdots \operatorname{head}_h]_{\text{row 0}}",
@@ -287,8 +270,6 @@ def tail_section() -> None:
 
 
 heads_section()
-shapes_section()
-numbers_section()
 trained_section()
 costs_section()
 tail_section()
