@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
         print(f"{path:<22}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
               f"{ratio:>8.2f}{floor_ms:>10.0f}{median_or_nan(on_floor.server):>8.0f}  {verdict:<7}"
-              f"{ms / floor_ms:.2f}x floor")
+              f"{'met' if ms / floor_ms <= GOAL_FLOOR_RATIO else 'MISSED':<7}{ms / floor_ms:.2f}x floor")
         worst, worst_floor = max(worst, (ratio, path)), max(worst_floor, (ms / floor_ms, path))
     print(f"worst ratio to the trivial page: {worst[0]:.2f} (goal {GOAL_RATIO})")
     print(f"worst ratio to the floor: {worst_floor[0]:.2f}x floor ({worst_floor[1]}; goal {GOAL_FLOOR_RATIO}x)")
