@@ -2,6 +2,7 @@
 
     python -m bench.browser [--repeats 7] [--pages attention ngram ...]
     python -m bench.browser --floor      # Streamlit's own floor (bench/floor_page.py), no page of ours
+    python -m bench.browser --pages attention --against /tmp/before   # a lever's before and after, one run
 
 Starts `streamlit run app.py` and, on the same machine, a trivial three-widget Streamlit page
 (bench/trivial_page.py) as the reference. On each page it makes one typical change (CHANGES: the
@@ -13,6 +14,11 @@ charts), once `data-test-script-state` is `notRunning` and nothing has changed f
 The median of `--repeats` changes per page is printed beside the trivial page's, measured
 interleaved, and their ratio, against the goal of 1.5 x the trivial page. Both servers run with
 PLAYGROUND_WARM_UP=0 after a first visit to every page, so the figures are reruns, not first loads.
+
+Each page is also measured against Streamlit's floor for its own anatomy (issue 30): what Streamlit sent
+for the first change (bench/anatomy.py: elements kept, redrawn as they were, redrawn changed, by kind) is
+rebuilt on bench/floor_page.py, a page with nothing of ours, whose same change is timed right after the
+page's; each page's line ends with the ratio, `1.18x floor`, against the goal of GOAL_FLOOR_RATIO.
 """
 from __future__ import annotations
 
@@ -22,13 +28,17 @@ import socket
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.anatomy import SIDEBAR, Anatomy, of_change
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 GOAL_RATIO = 1.5
+GOAL_FLOOR_RATIO = 1.25   # issue 30: each page within 1.25 x Streamlit's floor for the same anatomy
 TIMEOUT_MS = 120_000
 
 WATCH = """() => {
@@ -131,35 +141,100 @@ def one_change(page, widget, how: str, trial: int) -> float:
     return result["last"] - result["start"]
 
 
-def measure(browser, url: str, path: str, repeats: int, query: str = "") -> tuple[str, list[float]]:
+def listen(page) -> tuple[list, list[float]]:
+    """Every ForwardMsg the page's server sends from now on, decoded, in order, and when this process got
+    each (perf_counter seconds): two lists that grow."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    received: list = []
+    arrived: list[float] = []
+
+    def decode(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            message = ForwardMsg()
+            message.ParseFromString(bytes(payload))
+            received.append(message)
+            arrived.append(time.perf_counter())
+
+    page.on("websocket", lambda socket: socket.on("framereceived", decode))
+    return received, arrived
+
+
+def server_ms(received: list, arrived: list[float], start: int) -> float | None:
+    """ms from the first script run's start to the last one's end among the messages from index `start`
+    (the server's share of a change, seen from here: both ends cross the same socket); None if no run."""
+    began = [arrived[i] for i in range(start, len(received)) if received[i].WhichOneof("type") == "new_session"]
+    ended = [arrived[i] for i in range(start, len(received)) if received[i].WhichOneof("type") == "script_finished"]
+    return 1000 * (ended[-1] - began[0]) if began and ended else None
+
+
+WIDGET_KINDS = {"toggle": "checkbox", "radio": "radio", "slider": "slider"}   # the protocol's name of each
+
+
+@dataclass
+class Measured:
+    """One page's typical change, made repeats + 1 times (the first warms up and gives the anatomy)."""
+    change: str
+    times: list[float]                          # ms, input to idle again, in the browser
+    anatomy: Anatomy | None = None
+    server: list[float] = field(default_factory=list)   # ms of each change's script runs (server_ms)
+
+
+def measure(browser, url: str, path: str, repeats: int, query: str = "") -> Measured:
+    """The typical change made repeats + 1 times; what Streamlit sent for the first gives the anatomy
+    (bench/anatomy.py)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
+    received, arrived = listen(page)
     page.goto(f"{url}/{path}{query}")
     page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     time.sleep(1.0)
     widget, how = target(page, path)
     if widget is None:
         context.close()
-        return "(no typical change listed)", []
+        return Measured("(no typical change listed)", [])
     if how == "radio":
         widget.nth(1).click()       # start from the second choice, so trial 0 clicks a new one
         page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     name = f"{how}: {CHANGES[path][1]}"
-    times = [one_change(page, widget, how, trial) for trial in range(repeats + 1)][1:]   # the first warms up
+    in_sidebar = widget.first.evaluate("(e) => e.closest(\"[data-testid='stSidebar']\") !== null")
+    before = len(received)
+    one_change(page, widget, how, 0)
+    anatomy = of_change(received[:before], received[before:])
+    anatomy.widget = (SIDEBAR if in_sidebar else "") + WIDGET_KINDS[how]
+    measured = Measured(name, [], anatomy)
+    for trial in range(1, repeats + 1):
+        start = len(received)
+        measured.times.append(one_change(page, widget, how, trial))
+        server = server_ms(received, arrived, start)
+        if server is not None:
+            measured.server.append(server)
     context.close()
-    return name, times
+    return measured
 
 
 def against_trivial(browser, trivial_url: str, url: str, path: str, repeats: int,
-                    query: str = "") -> tuple[str, list[float], float]:
-    """(change, times, the trivial page's median): the trivial page first, then the page, interleaved so
-    that both see the same load."""
-    _, reference = measure(browser, trivial_url, "", repeats)
-    name, times = measure(browser, url, path, repeats, query=query)
-    shown = f"{statistics.median(times):.0f} ms" if times else "no typical change listed"
+                    query: str = "") -> tuple[Measured, float]:
+    """(the page's change, the trivial page's median): the trivial page first, then the page, interleaved
+    so that both see the same load."""
+    reference = measure(browser, trivial_url, "", repeats)
+    measured = measure(browser, url, path, repeats, query=query)
+    shown = f"{statistics.median(measured.times):.0f} ms" if measured.times else "no typical change listed"
     print(f"  measured {path}{query}: {shown}", file=sys.stderr, flush=True)
-    return name, times, statistics.median(reference)
+    return measured, statistics.median(reference.times)
+
+
+def on_the_floor(browser, floor_url: str, anatomy: Anatomy, repeats: int) -> Measured:
+    """The change on bench/floor_page.py built with the anatomy (its switch, a toggle, stands for the page's
+    widget)."""
+    measured = measure(browser, floor_url, "", repeats, query=anatomy.query())
+    print(f"  measured its floor: {statistics.median(measured.times):.0f} ms", file=sys.stderr, flush=True)
+    return measured
+
+
+def median_or_nan(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
+    parser.add_argument("--against", metavar="CHECKOUT",
+                        help="also measure every page of another checkout's app.py (a before), interleaved")
     parser.add_argument("--floor", action="store_true",
                         help="only Streamlit's own floor: bench/floor_page.py's sections against the trivial page")
     options = parser.parse_args(argv)
@@ -181,31 +258,48 @@ def main(argv: list[str] | None = None) -> int:
         return floor(options.repeats)
     app, app_url = serve("app.py")
     trivial, trivial_url = serve("bench/trivial_page.py")
+    floor_app, floor_url = serve("bench/floor_page.py")
+    apps = {"": (app, app_url)}
+    if options.against:   # its own folder comes first on the server's sys.path, so its ui/, views/ and engine/
+        apps[" (against)"] = serve(str(Path(options.against).resolve() / "app.py"))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             warm = browser.new_page()
-            for path in options.pages:             # every shared cache filled once, as after a class's first minute
-                warm.goto(f"{app_url}/{path}")
-                warm.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+            for _, url in apps.values():
+                for path in options.pages:         # every shared cache filled once, as after a class's first minute
+                    warm.goto(f"{url}/{path}")
+                    warm.wait_for_function(IDLE, timeout=TIMEOUT_MS)
             warm.close()
             rows = []
             for path in options.pages:
-                name, times, reference = against_trivial(browser, trivial_url, app_url, path, options.repeats)
-                if times:
-                    rows.append((path, name, statistics.median(times), reference))
+                for which, (_, url) in apps.items():
+                    measured, reference = against_trivial(browser, trivial_url, url, path, options.repeats)
+                    if measured.times:
+                        rows.append((path + which, measured, reference,
+                                     on_the_floor(browser, floor_url, measured.anatomy, options.repeats)))
             browser.close()
     finally:
-        stop([app, trivial])
+        stop([process for process, _ in apps.values()] + [trivial, floor_app])
     print(f"Browser round trip, widget change -> app idle (median of {options.repeats}, Chromium, this machine)")
     print(f"Optional packages: {optional_packages()}")
-    print(f"{'page':<14}{'change':<42}{'ms':>7}{'trivial ms':>12}{'ratio':>8}  goal <= {GOAL_RATIO}")
-    for path, name, ms, reference in rows:
+    print("Each page's change, as Streamlit sent it (kept elements, redrawn ones by kind; bench/anatomy.py):")
+    for path, measured, _, _ in rows:
+        print(f"  {path:<23}{measured.anatomy.describe()}")
+    print("(server ms: from a change's first script run starting to its last one ending, as the socket shows them)")
+    print(f"{'page':<22}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
+          f"{'server':>8}  goals <= {GOAL_RATIO} trivial, <= {GOAL_FLOOR_RATIO}x floor")
+    worst, worst_floor = (0.0, ""), (0.0, "")
+    for path, measured, reference, on_floor in rows:
+        ms, floor_ms = statistics.median(measured.times), statistics.median(on_floor.times)
         ratio = ms / reference
         verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
-        print(f"{path:<14}{name:<42}{ms:>7.0f}{reference:>12.0f}{ratio:>8.2f}  {verdict}")
-    worst = max(ms / reference for _, _, ms, reference in rows)
-    print(f"worst ratio to the trivial page: {worst:.2f} (goal {GOAL_RATIO})")
+        print(f"{path:<22}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
+              f"{ratio:>8.2f}{floor_ms:>10.0f}{median_or_nan(on_floor.server):>8.0f}  {verdict:<7}"
+              f"{'met' if ms / floor_ms <= GOAL_FLOOR_RATIO else 'MISSED':<7}{ms / floor_ms:.2f}x floor")
+        worst, worst_floor = max(worst, (ratio, path)), max(worst_floor, (ms / floor_ms, path))
+    print(f"worst ratio to the trivial page: {worst[0]:.2f} (goal {GOAL_RATIO})")
+    print(f"worst ratio to the floor: {worst_floor[0]:.2f}x floor ({worst_floor[1]}; goal {GOAL_FLOOR_RATIO}x)")
     return 0
 
 
@@ -237,8 +331,8 @@ def floor(repeats: int) -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             for label, query in FLOOR.items():
-                _, times, reference = against_trivial(browser, trivial_url, floor_url, "", repeats, query)
-                rows.append((label.strip(), statistics.median(times), reference))
+                measured, reference = against_trivial(browser, trivial_url, floor_url, "", repeats, query)
+                rows.append((label.strip(), statistics.median(measured.times), reference))
             browser.close()
     finally:
         stop([floor_app, trivial])

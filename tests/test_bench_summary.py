@@ -74,3 +74,22 @@ def test_the_calculators_handout_time_and_pages_against_the_budget():
     assert row.met == "NO"
     row, = handout_rows(None)
     assert row.met == "?"
+
+
+def test_each_page_against_its_floor():
+    from bench.summary import floor_rows
+
+    from bench.summary import browser_rows
+
+    text = ("page          change     ms  trivial ms   ratio  floor ms  goals\n"
+            "attention     toggle: Causal mask   330   32   10.18   208  MISSED MISSED 1.58x floor\n"
+            "context       slider: Window half-width   45   32   1.41   110  met    met    1.09x floor\n"
+            "worst ratio to the trivial page: 10.18 (goal 1.5)\n"
+            "worst ratio to the floor: 1.58x floor (attention; goal 1.25x)\n")
+    row, = floor_rows(Outcome("browser", "ok", 1.0, text))
+    assert row.met == "NO" and row.figure == "worst 1.58x floor; over: attention 1.58x"
+    row, = floor_rows(Outcome("browser", "ok", 1.0, text.replace("1.58x floor\n", "1.20x floor\n", 1)))
+    assert row.met == "yes" and row.figure == "worst 1.20x floor"
+    assert floor_rows(None)[0].met == "?"
+    trivial, = browser_rows(Outcome("browser", "ok", 1.0, text))
+    assert trivial.met == "NO" and trivial.figure == "worst ratio 10.18; over: attention"
