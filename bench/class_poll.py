@@ -1,0 +1,192 @@
+"""What one idle poll of a class costs the server, ours against Streamlit's own floor.
+
+    python -m bench.class_poll [--students 40] [--seconds 30] [--profile FOLDER]
+
+A student's page in a class reruns its class fragment every CLASS_POLL_S (st.fragment(run_every=...)), also
+when nothing changed. This bench starts one `streamlit run` per case on a free loopback port, holds N student
+sessions on it (bench/wsclient.py, the app's websocket protocol) that poll on their pages' own timers, and reads
+the server process's CPU over a window of idle polling:
+
+- floor, empty: a page whose fragment draws nothing (bench/poll_floor_page.py?draw=0): Streamlit's floor;
+- floor, one line: the same fragment drawing one line of text;
+- class, waiting: the app, N students joined to a class with no question yet;
+- class, question: the same with a question open that every student has answered (the radio and
+  "answer received" on screen), the state a class idles in while the rest of the room answers.
+
+It prints, per case, the server's CPU per poll (ms) and per student per minute, and each case against the
+empty floor. `--profile FOLDER` samples each case's server with py-spy (when installed): FOLDER/<case>.txt.
+Timings on a shared machine are noisy: read the ratios, taken in one run.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench.browser import free_port
+from bench.classroom import cpu_seconds
+from bench.wsclient import Session, widget_state
+from engine import limits
+from engine.classroom.store import Question
+
+HOST = "127.0.0.1"
+SETTLE_S = 3.0
+
+
+def serve(script: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    from deploy.serve import start, wait_healthy
+
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+               "--server.address", HOST, "--server.headless", "true", "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+    process = start(command, env=dict(os.environ) | env | {"PLAYGROUND_WARM_UP": "0"})
+    wait_healthy(f"http://{HOST}:{port}", process, script)
+    return process, port
+
+
+async def poll(s: Session, until: float, counter: list[int]) -> None:
+    """Rerun the page's timed fragments on their own periods until `until` (what the browser's timer does)."""
+    next_at = {f: time.time() + i for f, i in s.auto_reruns.items()}
+    while time.time() < until:
+        next_at = {f: next_at.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
+        if not next_at:
+            await asyncio.sleep(0.2)
+            continue
+        fragment = min(next_at, key=next_at.get)
+        await asyncio.sleep(max(0.0, next_at[fragment] - time.time()))
+        if time.time() >= until:
+            break
+        next_at[fragment] += s.auto_reruns[fragment]
+        await s.rerun(fragment, auto=True)
+        counter[0] += 1
+
+
+async def measure(port: int, pid: int, page: str, query: str, students: int, seconds: float,
+                  before_idle=None, profile: str | None = None) -> dict:
+    """Open `students` sessions on page?query, let them poll, and read the server's CPU over `seconds`."""
+    sessions = [Session(HOST, port, timeout=120) for _ in range(students)]
+    for s in sessions:
+        await s.__aenter__()
+    try:
+        for i, s in enumerate(sessions):
+            await s.open(page, query)
+            await asyncio.sleep(limits.CLASS_POLL_S / students)      # spread the timers over one period
+        if before_idle is not None:
+            await before_idle(sessions)
+        counter = [0]
+        settle = time.time() + SETTLE_S
+        until = settle + seconds
+        tasks = [asyncio.create_task(poll(s, until, counter)) for s in sessions]
+        await asyncio.sleep(max(0.0, settle - time.time()))
+        profiler = None
+        if profile and shutil.which("py-spy"):
+            profiler = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", profile,
+                                         "--duration", str(int(seconds)), "--rate", "250"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        cpu0, polls0, t0 = cpu_seconds([pid]), counter[0], time.time()
+        await asyncio.gather(*tasks)
+        cpu, polls, wall = cpu_seconds([pid]) - cpu0, counter[0] - polls0, time.time() - t0
+        if profiler is not None:
+            profiler.wait(timeout=60)
+    finally:
+        for s in sessions:
+            await s.__aexit__()
+    return {"cpu_s": cpu, "polls": polls, "wall_s": wall, "students": students}
+
+
+def report(name: str, row: dict, floor: dict | None) -> None:
+    per_poll = 1000 * row["cpu_s"] / max(row["polls"], 1)
+    per_minute = 1000 * row["cpu_s"] / row["students"] / (row["wall_s"] / 60)
+    line = (f"{name:<28} {row['polls']:>6} polls in {row['wall_s']:.0f} s, server CPU {row['cpu_s']:.2f} s: "
+            f"{per_poll:.2f} ms a poll, {per_minute:.0f} ms per student per minute")
+    if floor is not None and floor["polls"]:
+        floor_poll = 1000 * floor["cpu_s"] / floor["polls"]
+        line += f" ({per_poll / floor_poll:.2f} x the empty floor)"
+    print(line, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--profile", help="a folder for py-spy's raw stacks of each case's server over its idle window "
+                                          "(py-spy must be installed; it adds its own sampling cost to the figures)")
+    parser.add_argument("--cases", nargs="+", default=["floor0", "floor1", "waiting", "question"],
+                        choices=["floor0", "floor1", "waiting", "question"])
+    args = parser.parse_args(argv)
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; students poll every "
+          f"{limits.CLASS_POLL_S:g} s; {args.students} students, {args.seconds:g} s of idle polling per case")
+    data = tempfile.TemporaryDirectory(prefix="bench-class-poll-")
+    env = {"PLAYGROUND_DATA": data.name}
+    rows: dict[str, dict] = {}
+
+    def profile(case: str) -> str | None:
+        if not args.profile:
+            return None
+        os.makedirs(args.profile, exist_ok=True)
+        return os.path.join(args.profile, f"{case}.txt")
+    try:
+        for case, draw in (("floor0", "0"), ("floor1", "1")):
+            if case not in args.cases:
+                continue
+            process, port = serve("bench/poll_floor_page.py", env)
+            try:
+                rows[case] = asyncio.run(measure(port, process.pid, "", f"draw={draw}", args.students, args.seconds,
+                                                    profile=profile(case)))
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+        if {"waiting", "question"} & set(args.cases):
+            from engine.classroom.sqlite_store import SqliteStore
+
+            store = SqliteStore(os.path.join(data.name, "classes.sqlite3"))
+            process, port = serve("app.py", env)
+            try:
+                if "waiting" in args.cases:
+                    code, key = store.create_class()
+                    rows["waiting"] = asyncio.run(measure(port, process.pid, "", f"class={code}", args.students,
+                                                          args.seconds, profile=profile("waiting")))
+                    store.end(code, key)
+                if "question" in args.cases:
+                    code, key = store.create_class()
+                    store.ask(code, key, Question("attention", "Which key gets the largest weight?",
+                                                  ("crane", "by", "the", "lake"), answer=3))
+
+                    async def answer(sessions):
+                        """Each student answers through the page's radio (the fragment's rerun, as a click sends)."""
+                        for i, s in enumerate(sessions):
+                            fragment = next(iter(s.auto_reruns))
+                            widget = next((w for w in s.widgets.values() if w.key.startswith("class.answer.")), None)
+                            if widget is None:
+                                await s.rerun(fragment, auto=True)
+                                widget = next(w for w in s.widgets.values() if w.key.startswith("class.answer."))
+                            s.states[widget.id] = widget_state(widget, i % 4)
+                            await s.rerun(fragment)
+                    rows["question"] = asyncio.run(measure(port, process.pid, "", f"class={code}", args.students,
+                                                           args.seconds, before_idle=answer,
+                                                           profile=profile("question")))
+                    counts = store.counts(code, store.state(code).question_id, 1, key)
+                    print(f"(question case: {sum(counts)} of {args.students} answers counted)")
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+                store.close()
+    finally:
+        data.cleanup()
+    floor = rows.get("floor0")
+    names = {"floor0": "floor, fragment draws nothing", "floor1": "floor, fragment draws a line",
+             "waiting": "class, no question yet", "question": "class, question answered"}
+    for case, row in rows.items():
+        report(names[case], row, floor if case != "floor0" else None)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
