@@ -11,7 +11,9 @@ the server process's CPU over a window of idle polling:
 - floor, one line: the same fragment drawing one line of text;
 - class, waiting: the app, N students joined to a class with no question yet;
 - class, question: the same with a question open that every student has answered (the radio and
-  "answer received" on screen), the state a class idles in while the rest of the room answers.
+  "answer received" on screen), the state a class idles in while the rest of the room answers;
+- follow: the teacher moves the class to another page three times; each student's delay until their page is
+  there, and the server's CPU per student per move beyond the polling (each move is a run of the whole page).
 
 It prints, per case, the server's CPU per poll (ms) and per student per minute, and each case against the
 empty floor. `--profile FOLDER` samples each case's server with py-spy (when installed): FOLDER/<case>.txt.
@@ -50,26 +52,33 @@ def serve(script: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
     return process, port
 
 
-async def poll(s: Session, until: float, counter: list[int]) -> None:
-    """Rerun the page's timed fragments on their own periods until `until` (what the browser's timer does)."""
+async def poll(s: Session, until, counter: list[int], moves: list | None = None) -> None:
+    """Rerun the page's timed fragments on their own periods until `until` (a time, or a function that says when
+    to stop: what the browser's timer does); `moves` gets (time, page) whenever a rerun moved the page."""
+    if not callable(until):
+        until = (lambda at: lambda: time.time() >= at)(until)
     next_at = {f: time.time() + i for f, i in s.auto_reruns.items()}
-    while time.time() < until:
+    while not until():
         next_at = {f: next_at.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
         if not next_at:
             await asyncio.sleep(0.2)
             continue
         fragment = min(next_at, key=next_at.get)
         await asyncio.sleep(max(0.0, next_at[fragment] - time.time()))
-        if time.time() >= until:
+        if until():
             break
         next_at[fragment] += s.auto_reruns[fragment]
+        page = s.page
         await s.rerun(fragment, auto=True)
         counter[0] += 1
+        if moves is not None and s.page != page:
+            moves.append((time.time(), s.page))
 
 
 async def measure(port: int, pid: int, page: str, query: str, students: int, seconds: float,
-                  before_idle=None, profile: str | None = None) -> dict:
-    """Open `students` sessions on page?query, let them poll, and read the server's CPU over `seconds`."""
+                  before_idle=None, profile: str | None = None, keep_open: bool = False) -> dict:
+    """Open `students` sessions on page?query, let them poll, and read the server's CPU over `seconds`
+    (`keep_open`: the sessions come back open, under "sessions")."""
     sessions = [Session(HOST, port, timeout=120) for _ in range(students)]
     for s in sessions:
         await s.__aenter__()
@@ -94,10 +103,76 @@ async def measure(port: int, pid: int, page: str, query: str, students: int, sec
         cpu, polls, wall = cpu_seconds([pid]) - cpu0, counter[0] - polls0, time.time() - t0
         if profiler is not None:
             profiler.wait(timeout=60)
+    except BaseException:
+        keep_open = False
+        raise
     finally:
+        if not keep_open:
+            for s in sessions:
+                await s.__aexit__()
+    row = {"cpu_s": cpu, "polls": polls, "wall_s": wall, "students": students}
+    return row | {"sessions": sessions} if keep_open else row
+
+
+FOLLOW_LINKS = ("attention", "context?k=2", "attention")   # where the teacher takes the class, one move each
+MOVE_CAP_S = 120.0
+
+
+async def measure_follow(port: int, pid: int, store, students: int, profile: str | None = None) -> dict:
+    """`students` sessions in a class on the home page; the teacher moves the class (store.follow, what the
+    teacher's run publishes) through FOLLOW_LINKS, waiting each time until every student's page is there.
+    Returns each student's delay from the teacher's move to their page there, and the server's CPU per move
+    beyond the idle polling (measured just before)."""
+    code, key = store.create_class()
+    async with Session(HOST, port, timeout=120) as warm:       # every page's first visit in this process
+        for link in FOLLOW_LINKS:
+            await warm.open(*link.partition("?")[::2])
+    idle = await measure(port, pid, "", f"class={code}", students, 10.0, keep_open=True)
+    sessions, counter = idle.pop("sessions"), [0]
+    delays, cpu_moves, walls = [], [], []
+    profiler = None
+    if profile and shutil.which("py-spy"):
+        profiler = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", profile,
+                                     "--rate", "250"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        for link in FOLLOW_LINKS:
+            path = link.partition("?")[0]
+            moves: list[tuple[float, str]] = []
+            done = {"at": None}
+
+            def stop(d=done) -> bool:
+                return d["at"] is not None and time.time() > d["at"]
+            tasks = [asyncio.create_task(poll(s, stop, counter, moves)) for s in sessions]
+            cpu0, t0 = cpu_seconds([pid]), time.time()
+            store.follow(code, key, link)
+            while len({id(s) for s in sessions if s.page == path}) < students and time.time() < t0 + MOVE_CAP_S:
+                await asyncio.sleep(0.05)
+            wall = time.time() - t0
+            cpu_moves.append(cpu_seconds([pid]) - cpu0 - idle["cpu_s"] / idle["wall_s"] * wall)
+            walls.append(wall)
+            done["at"] = time.time()
+            await asyncio.gather(*tasks)                # a rerun that moved a page records it once it finished
+            delays.extend(t - t0 for t, page in moves if page == path)
+            await asyncio.sleep(2.0)
+    finally:
+        if profiler is not None:
+            profiler.send_signal(2)
+            profiler.wait(timeout=60)
         for s in sessions:
             await s.__aexit__()
-    return {"cpu_s": cpu, "polls": polls, "wall_s": wall, "students": students}
+        store.end(code, key)
+    return {"delays": delays, "cpu_moves": cpu_moves, "walls": walls, "students": students}
+
+
+def report_follow(row: dict) -> None:
+    from bench.classroom import percentile
+
+    n, delays = row["students"], row["delays"]
+    per_move = [1000 * c / n for c in row["cpu_moves"]]
+    print(f"follow the teacher, {n} students, {len(row['cpu_moves'])} moves ({', '.join(FOLLOW_LINKS)}): "
+          f"{len(delays)} page moves seen, p50 {percentile(delays, 0.5):.2f} s, p95 {percentile(delays, 0.95):.2f} s; "
+          f"last student there after {', '.join(f'{w:.1f}' for w in row['walls'])} s; server CPU beyond the polling "
+          f"{', '.join(f'{c:.0f}' for c in per_move)} ms per student per move")
 
 
 def report(name: str, row: dict, floor: dict | None) -> None:
@@ -117,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--profile", help="a folder for py-spy's raw stacks of each case's server over its idle window "
                                           "(py-spy must be installed; it adds its own sampling cost to the figures)")
-    parser.add_argument("--cases", nargs="+", default=["floor0", "floor1", "waiting", "question"],
-                        choices=["floor0", "floor1", "waiting", "question"])
+    parser.add_argument("--cases", nargs="+", default=["floor0", "floor1", "waiting", "question", "follow"],
+                        choices=["floor0", "floor1", "waiting", "question", "follow"])
     args = parser.parse_args(argv)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; students poll every "
           f"{limits.CLASS_POLL_S:g} s; {args.students} students, {args.seconds:g} s of idle polling per case")
@@ -142,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 process.terminate()
                 process.wait(timeout=30)
-        if {"waiting", "question"} & set(args.cases):
+        if {"waiting", "question", "follow"} & set(args.cases):
             from engine.classroom.sqlite_store import SqliteStore
 
             store = SqliteStore(os.path.join(data.name, "classes.sqlite3"))
@@ -173,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                                                            profile=profile("question")))
                     counts = store.counts(code, store.state(code).question_id, 1, key)
                     print(f"(question case: {sum(counts)} of {args.students} answers counted)")
+                if "follow" in args.cases:
+                    rows["follow"] = asyncio.run(measure_follow(port, process.pid, store, args.students,
+                                                                profile=profile("follow")))
             finally:
                 process.terminate()
                 process.wait(timeout=30)
@@ -183,7 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     names = {"floor0": "floor, fragment draws nothing", "floor1": "floor, fragment draws a line",
              "waiting": "class, no question yet", "question": "class, question answered"}
     for case, row in rows.items():
-        report(names[case], row, floor if case != "floor0" else None)
+        if case == "follow":
+            report_follow(row)
+        else:
+            report(names[case], row, floor if case != "floor0" else None)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
