@@ -52,12 +52,13 @@ def serve(script: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
     return process, port
 
 
-async def poll(s: Session, until, counter: list[int], moves: list | None = None) -> None:
+async def poll(s: Session, until, counter: list[int], moves: list | None = None, phase: float = 1.0) -> None:
     """Rerun the page's timed fragments on their own periods until `until` (a time, or a function that says when
-    to stop: what the browser's timer does); `moves` gets (time, page) whenever a rerun moved the page."""
+    to stop: what the browser's timer does), the first after `phase` of a period (browsers' timers started when
+    each page loaded, so a room's polls are spread); `moves` gets (time, page) whenever a rerun moved the page."""
     if not callable(until):
         until = (lambda at: lambda: time.time() >= at)(until)
-    next_at = {f: time.time() + i for f, i in s.auto_reruns.items()}
+    next_at = {f: time.time() + phase * i for f, i in s.auto_reruns.items()}
     while not until():
         next_at = {f: next_at.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
         if not next_at:
@@ -91,7 +92,8 @@ async def measure(port: int, pid: int, page: str, query: str, students: int, sec
         counter = [0]
         settle = time.time() + SETTLE_S
         until = settle + seconds
-        tasks = [asyncio.create_task(poll(s, until, counter)) for s in sessions]
+        tasks = [asyncio.create_task(poll(s, until, counter, phase=(i + 1) / students))
+                 for i, s in enumerate(sessions)]
         await asyncio.sleep(max(0.0, settle - time.time()))
         profiler = None
         if profile and shutil.which("py-spy"):
@@ -129,7 +131,7 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
             await warm.open(*link.partition("?")[::2])
     idle = await measure(port, pid, "", f"class={code}", students, 10.0, keep_open=True)
     sessions, counter = idle.pop("sessions"), [0]
-    delays, cpu_moves, walls = [], [], []
+    delays, cpu_moves, walls, clients = [], [], [], []
     profiler = None
     if profile and shutil.which("py-spy"):
         profiler = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", profile,
@@ -142,14 +144,16 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
 
             def stop(d=done) -> bool:
                 return d["at"] is not None and time.time() > d["at"]
-            tasks = [asyncio.create_task(poll(s, stop, counter, moves)) for s in sessions]
-            cpu0, t0 = cpu_seconds([pid]), time.time()
+            tasks = [asyncio.create_task(poll(s, stop, counter, moves, phase=(i + 1) / students))
+                     for i, s in enumerate(sessions)]
+            cpu0, client0, t0 = cpu_seconds([pid]), time.process_time(), time.time()
             store.follow(code, key, link)
             while len({id(s) for s in sessions if s.page == path}) < students and time.time() < t0 + MOVE_CAP_S:
                 await asyncio.sleep(0.05)
             wall = time.time() - t0
             cpu_moves.append(cpu_seconds([pid]) - cpu0 - idle["cpu_s"] / idle["wall_s"] * wall)
             walls.append(wall)
+            clients.append(time.process_time() - client0)
             done["at"] = time.time()
             await asyncio.gather(*tasks)                # a rerun that moved a page records it once it finished
             delays.extend(t - t0 for t, page in moves if page == path)
@@ -161,7 +165,7 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
         for s in sessions:
             await s.__aexit__()
         store.end(code, key)
-    return {"delays": delays, "cpu_moves": cpu_moves, "walls": walls, "students": students}
+    return {"delays": delays, "cpu_moves": cpu_moves, "walls": walls, "clients": clients, "students": students}
 
 
 def report_follow(row: dict) -> None:
@@ -172,7 +176,8 @@ def report_follow(row: dict) -> None:
     print(f"follow the teacher, {n} students, {len(row['cpu_moves'])} moves ({', '.join(FOLLOW_LINKS)}): "
           f"{len(delays)} page moves seen, p50 {percentile(delays, 0.5):.2f} s, p95 {percentile(delays, 0.95):.2f} s; "
           f"last student there after {', '.join(f'{w:.1f}' for w in row['walls'])} s; server CPU beyond the polling "
-          f"{', '.join(f'{c:.0f}' for c in per_move)} ms per student per move")
+          f"{', '.join(f'{c:.0f}' for c in per_move)} ms per student per move (this bench's own client, which a "
+          f"browser replaces, used {', '.join(f'{1000 * c / n:.0f}' for c in row['clients'])} ms per student per move)")
 
 
 def report(name: str, row: dict, floor: dict | None) -> None:

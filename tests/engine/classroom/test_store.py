@@ -659,6 +659,44 @@ def test_sqlite_reuses_connections_across_threads(tmp_path, monkeypatch):
     assert len(opened) == 1
 
 
+def test_sqlite_keeps_the_connections_of_a_burst_of_polls(tmp_path, monkeypatch):
+    """A class following its teacher polls from many threads at once: the connections that burst opened are kept
+    for the next one (up to POOL_SIZE), not closed and opened again."""
+    import sqlite3
+    import threading
+
+    from engine.classroom import sqlite_store
+    st = SqliteStore(tmp_path / "classes.sqlite3")
+    code, _ = st.create_class()
+    opened = []
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: opened.append(1) or real_connect(*a, **k))
+    at_once = min(20, sqlite_store.POOL_SIZE)
+
+    def burst():
+        inside = threading.Barrier(at_once)
+        real_take = st._take
+
+        def take():
+            conn = real_take()
+            inside.wait(timeout=10)              # every thread holds a connection at the same moment
+            return conn
+        monkeypatch.setattr(st, "_take", take)
+        polls = [threading.Thread(target=st.version, args=(code,)) for _ in range(at_once)]
+        for poll in polls:
+            poll.start()
+        for poll in polls:
+            poll.join()
+        monkeypatch.setattr(st, "_take", real_take)
+
+    burst()
+    first = len(opened)
+    assert first == at_once - 1                  # the pool held one connection: the rest were opened
+    burst()
+    assert len(opened) == first                  # the second burst found them all kept
+    st.close()
+
+
 def test_a_store_that_does_not_answer_gets_a_sentence_not_a_traceback(tmp_path):
     from engine.classroom.store import StoreUnavailable
     if REDIS_SERVER is not None:
