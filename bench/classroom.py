@@ -373,7 +373,12 @@ def report(r: Result) -> dict:
         print(f"error: {error}")
     refused = [v for v in r.votes if v.ok is False]
     if refused:
-        print(f"votes refused with a sentence: {len(refused)} ({'; '.join(r.errors)[:300]})")
+        by_round: dict[tuple[int, int], list[Vote]] = {}
+        for v in refused:
+            by_round.setdefault((v.question_id, v.round), []).append(v)
+        print(f"votes not confirmed (refused with a sentence, or no 'answer received'): {len(refused)}: "
+              + "; ".join(f"question {q} round {rd}: {len(vs)} ({vs[0].error[:120]})"
+                          for (q, rd), vs in sorted(by_round.items())))
     print(f"vote to histogram p50 {p50:.2f} s, p95 {p95:.2f} s over {len(delays)} votes "
           f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {r.teacher_poll_s:g} s)")
     print(f"follow the teacher p50 {f50:.2f} s, p95 {f95:.2f} s over {len(r.follow_delays)} page changes seen")

@@ -219,8 +219,9 @@ class Session:
                 for _, element in sorted(self.shown.items()):
                     self._element(element[1], run)
                 self.widgets = run.widgets
-                if whole:
-                    self.states = {i: s for i, s in self.states.items() if i in run.widgets}
+                # as the browser does after every run (a section's too): values of widgets no longer shown are
+                # dropped, never sent again (a class's radio of an old round would vote in it once more)
+                self.states = {i: s for i, s in self.states.items() if i in run.widgets}
                 return run
 
     @staticmethod

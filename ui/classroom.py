@@ -280,9 +280,14 @@ def _vote(code: str, question_id: int, round_: int, key: str) -> None:
     option = st.session_state.get(key)
     if option is None:
         return
-    done = _remember_error("vote", code, student_id(), question_id, round_, int(option))
-    if ERROR not in st.session_state or done is not None:
-        st.session_state.setdefault(MY_VOTE, {})[(code, question_id, round_)] = int(option)
+    try:
+        class_store().vote(code, student_id(), question_id, round_, int(option))
+    except ValueError as error:        # refused, not counted: the sentence shows on the next run
+        st.session_state[ERROR] = str(error)
+        return
+    # counted: "answer received", whatever another callback of the same run left in ERROR (vote returns None,
+    # so its result cannot tell a counted vote from a refused one)
+    st.session_state.setdefault(MY_VOTE, {})[(code, question_id, round_)] = int(option)
 
 
 def _my_vote(code: str, state: ClassState) -> int | None:
