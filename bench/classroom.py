@@ -142,8 +142,8 @@ class Vote:
     sent: float          # wall time the student sent it
     question_id: int
     round: int
-    first: bool          # their first answer of this round (a change does not add to the count)
-    ok: bool
+    student: str         # who sent it: a student counts once per round, however often they change their mind
+    ok: bool | None      # the page (or the store) confirmed it; None: the connection broke with it in flight
     error: str = ""
 
 
@@ -168,17 +168,36 @@ class Result:
     student_poll_s: float = limits.CLASS_POLL_S
     errors: list[str] = field(default_factory=list)
 
+    def first_votes(self) -> dict[tuple[str, int, int], float]:
+        """(student, question, round) -> when that student's first confirmed vote of the round was sent. A vote
+        refused with a sentence does not count, and a later change of mind replaces a vote without adding one:
+        so these are the votes the store must count (the check is sent == counted), whatever the order of a
+        student's refusals, changes and confirmations."""
+        first: dict[tuple[str, int, int], float] = {}
+        for v in sorted(self.votes, key=lambda v: v.sent):
+            if v.ok:
+                first.setdefault((v.student, v.question_id, v.round), v.sent)
+        return first
+
     @property
     def sent(self) -> int:
-        return sum(1 for v in self.votes if v.ok and v.first)
+        return len(self.first_votes())
+
+    @property
+    def in_doubt(self) -> int:
+        """Votes whose connection broke in flight, by students with no confirmed vote in that round: the store may
+        or may not have counted them (sent == counted is then no check, and the report says so)."""
+        confirmed = self.first_votes()
+        return len({(v.student, v.question_id, v.round) for v in self.votes if v.ok is None}
+                   - confirmed.keys())
 
     def delays(self) -> list[float]:
-        """For each counted first vote: its send time to the first projector reading that includes it."""
+        """For each counted vote (a student's first confirmed one in a round): its send time to the first
+        projector reading that includes it."""
         out = []
         by_round: dict[tuple[int, int], list[float]] = {}
-        for v in self.votes:
-            if v.ok and v.first:
-                by_round.setdefault((v.question_id, v.round), []).append(v.sent)
+        for (_, qid, round_), sent in self.first_votes().items():
+            by_round.setdefault((qid, round_), []).append(sent)
         for key, times in by_round.items():
             seen = [(t, n) for t, q, r, n in self.projector if (q, r) == key]
             for rank, sent in enumerate(sorted(times), start=1):
@@ -231,7 +250,7 @@ def store_students(kind: str, spec: str, code: str, first: int, count: int, seed
     votes: list[Vote] = []
     seen_link: dict[str, int] = {}
     follows: list[tuple[float, int]] = []               # (time seen, link_version), per student
-    plans: dict[str, list] = {}                         # student -> [(due, qid, round, option, first)]
+    plans: dict[str, list] = {}                         # student -> [(due, qid, round, option)]
     answered: set[tuple[str, int, int]] = set()
     next_poll = {sid: time.time() + rng.uniform(0, limits.CLASS_POLL_S) for sid in ids}
     joined = 0
@@ -248,13 +267,13 @@ def store_students(kind: str, spec: str, code: str, first: int, count: int, seed
         due_votes = [(p, s) for s, ps in plans.items() for p in ps if p[0] <= now]
         for plan, s_id in due_votes:
             plans[s_id].remove(plan)
-            _, qid, r, option, first_vote = plan
+            _, qid, r, option = plan
             sent = time.time()
             try:
                 store.vote(code, s_id, qid, r, option)
-                votes.append(Vote(sent, qid, r, first_vote, True))
+                votes.append(Vote(sent, qid, r, s_id, True))
             except ValueError as error:
-                votes.append(Vote(sent, qid, r, first_vote, False, str(error)))
+                votes.append(Vote(sent, qid, r, s_id, False, str(error)))
         wait = next_poll[sid] - time.time()
         upcoming = [p[0] for ps in plans.values() for p in ps]
         if upcoming:
@@ -273,9 +292,9 @@ def store_students(kind: str, spec: str, code: str, first: int, count: int, seed
             answered.add((sid, state.question_id, state.round))
             due = time.time() + rng.uniform(*THINK_S)
             option = rng.randrange(len(state.question.options))
-            plan = [(due, state.question_id, state.round, option, True)]
+            plan = [(due, state.question_id, state.round, option)]
             if rng.random() < CHANGE_SHARE:
-                plan.append((due + rng.uniform(0.3, 2.0), state.question_id, state.round, (option + 1) % 4, False))
+                plan.append((due + rng.uniform(0.3, 2.0), state.question_id, state.round, (option + 1) % 4))
             plans.setdefault(sid, []).extend(plan)
     store.close()
     idle_cpu_s = (idle_cpu[1] - idle_cpu[0]) if None not in idle_cpu else float("nan")
@@ -319,7 +338,7 @@ def run_store_level(kind: str, students: int, processes: int, questions: int, id
             result.follow_delays.extend(t - asked[v] for t, v in follows if v in asked)
         for w in workers:
             w.join(timeout=30)
-        result.errors = sorted({v.error for v in result.votes if not v.ok})
+        result.errors = sorted({v.error for v in result.votes if v.ok is False})
         store.close()
     finally:
         setup.close()
@@ -336,20 +355,30 @@ def report(r: Result) -> dict:
     share = idle_total / r.idle_wall_s / cores if r.idle_wall_s else float("nan")
     p50, p95 = percentile(delays, 0.5), percentile(delays, 0.95)
     f50, f95 = percentile(r.follow_delays, 0.5), percentile(r.follow_delays, 0.95)
-    counted_ok = r.counted == r.sent
+    counted_ok = r.counted == r.sent and not r.in_doubt
+    changes = sum(1 for v in r.votes if v.ok) - r.sent
     print(f"\n== store {r.store}, level {r.level}: {r.students} students on {r.processes} process"
           f"{'es' if r.processes > 1 else ''} ==")
     print(f"joined {r.joined} of {r.students}")
     print(f"votes sent {r.sent}, counted {r.counted}" + ("" if counted_ok else "   <-- NOT EQUAL")
-          + f" (and {sum(1 for v in r.votes if v.ok and not v.first)} changes of mind, which replace a vote)")
+          + f" (one per student and round, confirmed on the student's page; and {changes} changes of mind, which "
+          "replace a vote)")
+    if r.in_doubt:
+        print(f"{r.in_doubt} votes in doubt (the connection broke while they were in flight): sent == counted is no "
+              "check in this run")
     if r.level == "browser":
         print(f"(the bench's own client processes used {r.client_idle_cpu_s:.1f} CPU-s in the idle window, "
               "not counted above: a browser does that work on the student's phone)")
     for error in r.errors[:5]:
         print(f"error: {error}")
-    refused = [v for v in r.votes if not v.ok]
+    refused = [v for v in r.votes if v.ok is False]
     if refused:
-        print(f"votes refused with a sentence: {len(refused)} ({'; '.join(r.errors)[:300]})")
+        by_round: dict[tuple[int, int], list[Vote]] = {}
+        for v in refused:
+            by_round.setdefault((v.question_id, v.round), []).append(v)
+        print(f"votes not confirmed (refused with a sentence, or no 'answer received'): {len(refused)}: "
+              + "; ".join(f"question {q} round {rd}: {len(vs)} ({vs[0].error[:120]})"
+                          for (q, rd), vs in sorted(by_round.items())))
     print(f"vote to histogram p50 {p50:.2f} s, p95 {p95:.2f} s over {len(delays)} votes "
           f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {r.teacher_poll_s:g} s)")
     print(f"follow the teacher p50 {f50:.2f} s, p95 {f95:.2f} s over {len(r.follow_delays)} page changes seen")
@@ -360,7 +389,7 @@ def report(r: Result) -> dict:
           f"class), so the polling adds {polling:.1f} CPU-s = {1000 * per_student_minute:.0f} ms of CPU per student "
           "per minute" + (" (the teacher's page polls too)" if r.level == "browser" else ""))
     return {"store": r.store, "level": r.level, "students": r.students, "processes": r.processes, "joined": r.joined,
-            "sent": r.sent, "counted": r.counted, "p50": p50, "p95": p95, "follow_p95": f95,
+            "sent": r.sent, "counted": r.counted, "in_doubt": r.in_doubt, "p50": p50, "p95": p95, "follow_p95": f95,
             "idle_ms_per_student_minute": 1000 * per_student_minute, "idle_share": share}
 
 
@@ -410,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
                                        args.port)
         rows.append(report(result))
     side_by_side(rows)
-    ok = all(r["sent"] == r["counted"] and r["joined"] == r["students"] for r in rows)
+    ok = all(r["sent"] == r["counted"] and not r["in_doubt"] and r["joined"] == r["students"] for r in rows)
     return 0 if ok else 1
 
 

@@ -51,7 +51,8 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
     votes: list[Vote] = []
     pages: list[tuple[float, str]] = []
     answered: set[str] = set()
-    due: list[tuple[float, str, int, bool]] = []        # (when, widget key, option, first)
+    due: list[tuple[float, str, int]] = []             # (when, widget key, option)
+    in_flight: Vote | None = None                       # a vote sent whose page has not come back yet
     try:
         async with Session(HOST, port, timeout=TIMEOUT_S) as s:
             run = await s.open(JOIN_PAGE, f"class={code}")
@@ -64,9 +65,9 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                     answered.add(key)
                     when = time.time() + rng.uniform(*THINK_S)
                     option = rng.randrange(len(OPTIONS))
-                    due.append((when, key, option, True))
+                    due.append((when, key, option))
                     if rng.random() < CHANGE_SHARE:
-                        due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS), False))
+                        due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS)))
                 if any("has ended" in t for t in run.infos):
                     break
                 next_poll = {f: next_poll.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
@@ -75,19 +76,23 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                 now = time.time()
                 ready = [d for d in due if d[0] <= now]
                 if ready:
-                    when, key, option, first = ready[0]
+                    when, key, option = ready[0]
                     due.remove(ready[0])
                     widget = s.find(key, kind="radio")
                     if widget is None or widget.proto.disabled:
-                        continue
+                        continue                        # not on this page now (or locked): not sent, not counted
                     _, _, qid, round_ = key.rsplit(".", 3)
                     s.states[widget.id] = widget_state(widget, option)
                     before = set(run.errors + run.exceptions)
-                    sent = time.time()
+                    in_flight = Vote(time.time(), int(qid), int(round_), f"student {index}", None)
                     run = await s.rerun(fragment_of(s, widget.id))
                     problems = [e for e in run.errors + run.exceptions if e not in before]
-                    votes.append(Vote(sent, int(qid), int(round_), first, not problems,
-                                      "; ".join(problems) or repr((run.errors, run.exceptions))))
+                    # counted only when the page says so: "Answer received: <this option>"
+                    received = any(t.startswith(f"Answer received: {OPTIONS[option]}.") for t in run.successes)
+                    in_flight.ok = received and not problems
+                    in_flight.error = "" if in_flight.ok else ("; ".join(problems) or "no 'Answer received' shown")
+                    votes.append(in_flight)
+                    in_flight = None
                 else:
                     fragment = min(next_poll, key=next_poll.get) if next_poll else None
                     if fragment is None:
@@ -99,6 +104,8 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                     pages.append((time.time(), s.page))
     except (ProtocolError, OSError) as error:
         out["errors"].append(f"student {index}: {error}")
+        if in_flight is not None:
+            votes.append(in_flight)                     # ok None: it may or may not have been counted
     out["votes"].extend(votes)
     out["pages"].extend(pages)
 

@@ -69,6 +69,7 @@ class Run:
     errors: list[str] = field(default_factory=list)     # st.error sentences
     warnings: list[str] = field(default_factory=list)   # st.warning sentences
     infos: list[str] = field(default_factory=list)      # st.info sentences
+    successes: list[str] = field(default_factory=list)  # st.success sentences
     texts: list[str] = field(default_factory=list)      # markdown bodies
     widgets: dict[str, Widget] = field(default_factory=dict)
     elements: int = 0                                   # elements this rerun sent
@@ -218,8 +219,9 @@ class Session:
                 for _, element in sorted(self.shown.items()):
                     self._element(element[1], run)
                 self.widgets = run.widgets
-                if whole:
-                    self.states = {i: s for i, s in self.states.items() if i in run.widgets}
+                # as the browser does after every run (a section's too): values of widgets no longer shown are
+                # dropped, never sent again (a class's radio of an old round would vote in it once more)
+                self.states = {i: s for i, s in self.states.items() if i in run.widgets}
                 return run
 
     @staticmethod
@@ -227,7 +229,8 @@ class Session:
         """Sort one shown element into the run's texts, sentences and widgets."""
         kind = element.WhichOneof("type")
         if kind == "alert":
-            buckets = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos}
+            buckets = {Alert.ERROR: run.errors, Alert.WARNING: run.warnings, Alert.INFO: run.infos,
+                       Alert.SUCCESS: run.successes}
             bucket = buckets.get(element.alert.format)
             if bucket is not None:
                 bucket.append(element.alert.body)

@@ -5,8 +5,9 @@
 - Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code; each browser
   session gets an anonymous random id, nothing else.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
-  view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=
-  CLASS_POLL_S)`: one state row per second, and only in a class: a page outside a class polls nothing.
+  view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=...)`, and only
+  in a class: a page outside a class polls nothing. A student's poll reads the class's version (one small read)
+  and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
 - "Everyone follow me": the teacher's page link (path and query) goes to the store on each change: at the start
   of the teacher's run, before the page draws (the values its PageState will hold), and again once the page
   mirrored them (only if they differ); a settings change in a section of the page goes from its callback. A
@@ -47,6 +48,8 @@ SUMMARY = "class.summary"          # the ended class's summary (list of Question
 MY_VOTE = "class.my_vote"          # {(code, question, round): option}: this student's answers
 SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big above the page
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
+VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
+                                   # same version reuses it (one small read instead of the whole state)
 HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
 BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
 STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
@@ -261,7 +264,7 @@ def _student_panel() -> None:
               help="On: this page moves with the teacher's (within about 2 s). Off: explore on your own; "
                    "switch it on again to come back.")
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
-        for name in (JOINED, SEEN, MY_VOTE, COUNTS):
+        for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW):
             st.session_state.pop(name, None)
         for name in (CLASS_PARAM, STUDENT_PARAM):
             if name in st.query_params:
@@ -277,9 +280,14 @@ def _vote(code: str, question_id: int, round_: int, key: str) -> None:
     option = st.session_state.get(key)
     if option is None:
         return
-    done = _remember_error("vote", code, student_id(), question_id, round_, int(option))
-    if ERROR not in st.session_state or done is not None:
-        st.session_state.setdefault(MY_VOTE, {})[(code, question_id, round_)] = int(option)
+    try:
+        class_store().vote(code, student_id(), question_id, round_, int(option))
+    except ValueError as error:        # refused, not counted: the sentence shows on the next run
+        st.session_state[ERROR] = str(error)
+        return
+    # counted: "answer received", whatever another callback of the same run left in ERROR (vote returns None,
+    # so its result cannot tell a counted vote from a refused one)
+    st.session_state.setdefault(MY_VOTE, {})[(code, question_id, round_)] = int(option)
 
 
 def _my_vote(code: str, state: ClassState) -> int | None:
@@ -300,13 +308,28 @@ def _student_live() -> None:
     if not code:
         return
     _show_error()
-    state = _call("state", code)
+    state = _student_state(code)
     if state is None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
     with st.container(border=True, key="class_student"):
         _student_question(code, state)
+
+
+def _student_state(code: str) -> ClassState | None:
+    """The class as this student's page shows it. Most polls find nothing changed: they read the class's version
+    (one small read) and reuse the state read when it last moved; only a new version reads the whole state."""
+    version = _call("version", code)
+    if version is None:
+        return None
+    seen = st.session_state.get(VIEW)
+    if seen is not None and seen[0] == code and seen[1] == version:
+        return seen[2]
+    state = _call("state", code)
+    if state is not None:
+        st.session_state[VIEW] = (code, version, state)   # read after the version: at least as new
+    return state
 
 
 def _follow(code: str, state: ClassState) -> None:

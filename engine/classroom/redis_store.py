@@ -3,7 +3,7 @@
 Keys of one class (all expire with the class, CLASS_LIFETIME_S after it started):
 
     tp:class:<code>                 hash: key_hash, expires_at, ended, link, link_version, question_id,
-                                          round, locked, revealed, live, students
+                                          round, locked, revealed, live, students, version
     tp:class:<code>:students        set of anonymous student ids
     tp:class:<code>:q:<qid>         hash: body (the Question as JSON), n (options), rounds, revealed
     tp:class:<code>:v:<qid>:<round> hash: student id -> option
@@ -166,6 +166,7 @@ class RedisStore(ClassStore):
                 raise s.ended(code)
             pipe.multi()
             change(f, pipe)
+            pipe.hincrby(class_key, "version", 1)
 
         self.r.transaction(attempt, class_key)
         return self.state(code)
@@ -209,6 +210,13 @@ class RedisStore(ClassStore):
         if not f or float(f["expires_at"]) <= self.clock():
             raise s.unknown_code(code)
         return self._to_state(code, f, answered)
+
+    def version(self, code: str) -> int:
+        code = s.normalise_code(code)
+        version, expires_at = self.r.hmget(self._k(code), "version", "expires_at")
+        if expires_at is None or float(expires_at) <= self.clock():
+            raise s.unknown_code(code)
+        return int(version or 0)
 
     def join(self, code: str, student_id: str, client: str = "") -> ClassState:
         client = s.check_client(client)

@@ -46,6 +46,7 @@ REDIS_URL_ENV = "PLAYGROUND_REDIS_URL"
 DATA_ENV = "PLAYGROUND_DATA"
 # 32 characters without look-alikes (no I, O, 0, 1): 8 of them carry 40 bits
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+_CODE_CHARS = frozenset(CODE_ALPHABET)
 FAILURE_WINDOW_S = 60.0           # wrong codes are counted over this sliding window
 
 
@@ -100,7 +101,7 @@ class StoreUnavailable(ValueError):
 def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
     """Class decorator: the public methods turn the backend's own failures (`errors`) into StoreUnavailable."""
     def decorate(cls):
-        for name in ("create_class", "state", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
+        for name in ("create_class", "state", "version", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
                      "vote_again", "show_live", "counts", "summary", "end"):
             setattr(cls, name, _guarded(getattr(cls, name), errors, where))
         return cls
@@ -144,6 +145,8 @@ def normalise_code(code: object) -> str:
     """The code as stored: upper case, spaces and dashes dropped. Raises ValueError when it cannot be one."""
     if not isinstance(code, str):
         raise ValueError("A class code is text, like K7QM2XPA.")
+    if len(code) == limits.CLASS_CODE_CHARS and _CODE_CHARS.issuperset(code):
+        return code                    # already as stored (every poll): no regular expression
     text = re.sub(r"[\s\-]", "", code).upper()
     if len(text) != limits.CLASS_CODE_CHARS or any(ch not in CODE_ALPHABET for ch in text):
         shown = code.strip()[:20]
@@ -320,6 +323,11 @@ class ClassStore(ABC):
     @abstractmethod
     def state(self, code: str) -> ClassState:
         """The class as every page sees it (no answers, no key)."""
+
+    @abstractmethod
+    def version(self, code: str) -> int:
+        """A number every teacher action raises (follow, ask, lock, reveal, vote again, live, end); joins and votes
+        leave it. A page that polls reads it (one small read) and reads `state` only when it moved."""
 
     @abstractmethod
     def join(self, code: str, student_id: str, client: str = "") -> ClassState:

@@ -290,3 +290,19 @@ def test_a_lesson_file_that_does_not_parse_is_a_sentence(data):
                         (b"\xff\xfe", "not text")]:
         with pytest.raises(ValueError, match=words):
             parse_lesson(text)
+
+
+def test_a_counted_vote_says_answer_received_even_after_another_callbacks_sentence(data):
+    """A run whose callbacks first left a refusal's sentence (an old round's answer, say) and then counted this
+    round's vote: the student sees the sentence and 'answer received', and the store holds the vote."""
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    S = session({"class": code})
+    ask_page_question(T)
+    S.run()
+    S.session_state["class.error"] = "Question 1, round 0 is no longer open."   # left by an earlier callback
+    answer_radio(S).set_value(1).run()
+    assert not S.exception, [e.value for e in S.exception]
+    assert any(s.value.startswith("Answer received:") for s in S.success), [s.value for s in S.success]
+    assert class_store().my_vote(code, S.session_state["class.student"], 1, 1) == 1

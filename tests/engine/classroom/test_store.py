@@ -286,6 +286,69 @@ def teacher_actions(store, code, key):
     }
 
 
+def test_the_version_moves_with_every_teacher_change_and_only_then(store):
+    """What a polling page relies on: an unchanged version means an unchanged state, apart from the counts
+    of joins and answers (which a student's page does not show)."""
+    code, key = store.create_class()
+    versions = [store.version(code)]
+    store.join(code, "s1")
+    store.join(code, "s2")
+    assert store.version(code) == versions[-1]                 # joins leave it
+    changes = {"follow": lambda: store.follow(code, key, "attention?n=3"), "ask": lambda: store.ask(code, key, Q3),
+               "show_live": lambda: store.show_live(code, key, True), "lock": lambda: store.lock(code, key),
+               "unlock": lambda: store.lock(code, key, False)}
+    for name, change in changes.items():
+        before = store.state(code)
+        change()
+        assert store.state(code) != before, name
+        versions.append(store.version(code))
+        assert versions[-1] > versions[-2], name
+    store.vote(code, "s1", 1, 1, 2)
+    store.vote(code, "s1", 1, 1, 1)                            # a change of mind
+    assert store.version(code) == versions[-1]                 # votes leave it
+    for name, change in {"reveal": lambda: store.reveal(code, key), "vote_again": lambda: store.vote_again(code, key),
+                         "end": lambda: store.end(code, key)}.items():
+        change()
+        versions.append(store.version(code))
+        assert versions[-1] > versions[-2], name
+    with refused("Only the teacher who started class"):
+        store.follow(code, "not-the-key", "context")
+    assert store.version(code) == versions[-1]                 # a refused action changes nothing
+
+
+def test_the_version_of_an_unknown_or_expired_class_gets_a_sentence(store, clock):
+    code, _ = store.create_class()
+    assert store.version(code.lower()) == store.version(code)
+    with refused("No open class has the code"):
+        store.version("ABCDEFGH" if code != "ABCDEFGH" else "HGFEDCBA")
+    with refused("is not a class code"):
+        store.version("K7Q")
+    clock.advance(limits.CLASS_LIFETIME_S + 1)
+    with refused("No open class has the code"):
+        store.version(code)
+
+
+def test_a_file_from_before_the_version_gets_its_column(tmp_path):
+    """A data folder written by an older version of the app (classes without a version) still opens."""
+    import sqlite3
+
+    path = tmp_path / "classes.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE classes (code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, created_at REAL NOT NULL, "
+                 "expires_at REAL NOT NULL, ended INTEGER NOT NULL DEFAULT 0, link TEXT, "
+                 "link_version INTEGER NOT NULL DEFAULT 0, question_id INTEGER, round INTEGER NOT NULL DEFAULT 0, "
+                 "locked INTEGER NOT NULL DEFAULT 0, revealed INTEGER NOT NULL DEFAULT 0, "
+                 "live INTEGER NOT NULL DEFAULT 0, students INTEGER NOT NULL DEFAULT 0)")
+    conn.close()
+    st = SqliteStore(path)
+    code, key = st.create_class()
+    assert st.version(code) == 0
+    st.follow(code, key, "context")
+    assert st.version(code) == 1
+    SqliteStore(path).close()                                  # opened again: the column is there, nothing to add
+    st.close()
+
+
 @pytest.mark.parametrize("wrong", ["", "s1", "not-the-key", None])
 def test_every_teacher_action_needs_the_teacher_key(store, wrong):
     code, key = with_question(store)
@@ -594,6 +657,44 @@ def test_sqlite_reuses_connections_across_threads(tmp_path, monkeypatch):
         poll.start()
         poll.join()
     assert len(opened) == 1
+
+
+def test_sqlite_keeps_the_connections_of_a_burst_of_polls(tmp_path, monkeypatch):
+    """A class following its teacher polls from many threads at once: the connections that burst opened are kept
+    for the next one (up to POOL_SIZE), not closed and opened again."""
+    import sqlite3
+    import threading
+
+    from engine.classroom import sqlite_store
+    st = SqliteStore(tmp_path / "classes.sqlite3")
+    code, _ = st.create_class()
+    opened = []
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: opened.append(1) or real_connect(*a, **k))
+    at_once = min(20, sqlite_store.POOL_SIZE)
+
+    def burst():
+        inside = threading.Barrier(at_once)
+        real_take = st._take
+
+        def take():
+            conn = real_take()
+            inside.wait(timeout=10)              # every thread holds a connection at the same moment
+            return conn
+        monkeypatch.setattr(st, "_take", take)
+        polls = [threading.Thread(target=st.version, args=(code,)) for _ in range(at_once)]
+        for poll in polls:
+            poll.start()
+        for poll in polls:
+            poll.join()
+        monkeypatch.setattr(st, "_take", real_take)
+
+    burst()
+    first = len(opened)
+    assert first == at_once - 1                  # the pool held one connection: the rest were opened
+    burst()
+    assert len(opened) == first                  # the second burst found them all kept
+    st.close()
 
 
 def test_a_store_that_does_not_answer_gets_a_sentence_not_a_traceback(tmp_path):
