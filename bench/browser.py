@@ -3,6 +3,7 @@
     python -m bench.browser [--repeats 7] [--pages attention ngram ...]
     python -m bench.browser --floor      # Streamlit's own floor (bench/floor_page.py), no page of ours
     python -m bench.browser --pages attention --against /tmp/before   # a lever's before and after, one run
+    python -m bench.browser --downloads  # each page also without its Download boxes: what they cost a change
 
 Starts `streamlit run app.py` and, on the same machine, a trivial three-widget Streamlit page
 (bench/trivial_page.py) as the reference. On each page it makes one typical change (CHANGES: the
@@ -81,9 +82,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(script: str, warm_up: bool = False):
+def serve(script: str, warm_up: bool = False, **environment: str):
     """(process, url) of `streamlit run script` on a free loopback port, once it answers (the background
-    warm-up of ui/warmup.py off unless asked for)."""
+    warm-up of ui/warmup.py off unless asked for; `environment`: more variables for the server)."""
     import os
 
     from deploy.serve import start, wait_healthy
@@ -92,7 +93,7 @@ def serve(script: str, warm_up: bool = False):
     command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
                "--browser.gatherUsageStats", "false"]
-    process = start(command, env=dict(os.environ, PLAYGROUND_WARM_UP="1" if warm_up else "0"))
+    process = start(command, env=dict(os.environ, PLAYGROUND_WARM_UP="1" if warm_up else "0", **environment))
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, process, script)
     return process, url
@@ -248,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
     parser.add_argument("--against", metavar="CHECKOUT",
                         help="also measure every page of another checkout's app.py (a before), interleaved")
+    parser.add_argument("--downloads", action="store_true",
+                        help="also measure every page served without its Download boxes and handout "
+                             "(PLAYGROUND_DOWNLOADS=0), interleaved: what they cost a change")
     parser.add_argument("--floor", action="store_true",
                         help="only Streamlit's own floor: bench/floor_page.py's sections against the trivial page")
     options = parser.parse_args(argv)
@@ -262,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     apps = {"": (app, app_url)}
     if options.against:   # its own folder comes first on the server's sys.path, so its ui/, views/ and engine/
         apps[" (against)"] = serve(str(Path(options.against).resolve() / "app.py"))
+    if options.downloads:
+        from ui.charts import DOWNLOADS_SWITCH
+
+        apps[" (no downloads)"] = serve("app.py", **{DOWNLOADS_SWITCH: "0"})
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
@@ -285,19 +293,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Optional packages: {optional_packages()}")
     print("Each page's change, as Streamlit sent it (kept elements, redrawn ones by kind; bench/anatomy.py):")
     for path, measured, _, _ in rows:
-        print(f"  {path:<23}{measured.anatomy.describe()}")
+        print(f"  {path:<27}{measured.anatomy.describe()}")
     print("(server ms: from a change's first script run starting to its last one ending, as the socket shows them)")
-    print(f"{'page':<22}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
+    print(f"{'page':<26}{'change':<42}{'ms':>7}{'server':>8}{'trivial ms':>12}{'ratio':>8}{'floor ms':>10}"
           f"{'server':>8}  goals <= {GOAL_RATIO} trivial, <= {GOAL_FLOOR_RATIO}x floor")
     worst, worst_floor = (0.0, ""), (0.0, "")
     for path, measured, reference, on_floor in rows:
         ms, floor_ms = statistics.median(measured.times), statistics.median(on_floor.times)
         ratio = ms / reference
         verdict = "met" if ratio <= GOAL_RATIO else "MISSED"
-        print(f"{path:<22}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
+        print(f"{path:<26}{measured.change:<42}{ms:>7.0f}{median_or_nan(measured.server):>8.0f}{reference:>12.0f}"
               f"{ratio:>8.2f}{floor_ms:>10.0f}{median_or_nan(on_floor.server):>8.0f}  {verdict:<7}"
               f"{'met' if ms / floor_ms <= GOAL_FLOOR_RATIO else 'MISSED':<7}{ms / floor_ms:.2f}x floor")
-        worst, worst_floor = max(worst, (ratio, path)), max(worst_floor, (ms / floor_ms, path))
+        if path in options.pages:   # this checkout's own pages, not a before or a variant
+            worst, worst_floor = max(worst, (ratio, path)), max(worst_floor, (ms / floor_ms, path))
+    medians = {path: statistics.median(measured.times) for path, measured, _, _ in rows}
+    for path in options.pages:
+        without = medians.get(path + " (no downloads)")
+        if without and path in medians:
+            print(f"{path}: {medians[path]:.0f} ms with its Download boxes and handout, {without:.0f} ms without: "
+                  f"{medians[path] / without:.2f}x")
     print(f"worst ratio to the trivial page: {worst[0]:.2f} (goal {GOAL_RATIO})")
     print(f"worst ratio to the floor: {worst_floor[0]:.2f}x floor ({worst_floor[1]}; goal {GOAL_FLOOR_RATIO}x)")
     return 0
