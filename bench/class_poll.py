@@ -58,22 +58,12 @@ async def poll(s: Session, until, counter: list[int], moves: list | None = None,
     each page loaded, so a room's polls are spread); `moves` gets (time, page) whenever a rerun moved the page."""
     if not callable(until):
         until = (lambda at: lambda: time.time() >= at)(until)
-    next_at = {f: time.time() + phase * i for f, i in s.auto_reruns.items()}
-    while not until():
-        next_at = {f: next_at.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
-        if not next_at:
-            await asyncio.sleep(0.2)
-            continue
-        fragment = min(next_at, key=next_at.get)
-        await asyncio.sleep(max(0.0, next_at[fragment] - time.time()))
-        if until():
-            break
-        next_at[fragment] += s.auto_reruns[fragment]
-        page = s.page
-        await s.rerun(fragment, auto=True)
+    page = s.page
+    async for _ in s.timed_reruns(until, phase):
         counter[0] += 1
         if moves is not None and s.page != page:
             moves.append((time.time(), s.page))
+        page = s.page
 
 
 async def measure(port: int, pid: int, page: str, query: str, students: int, seconds: float,

@@ -131,16 +131,7 @@ def client_process(port: int, code: str, first: int, count: int, seed: int, arri
 # --- the teacher (this process) -----------------------------------------------------------------------
 async def teacher_poll(t: Session, until, record=None) -> None:
     """The teacher's live view on its own timers until `until()`; `record(answered)` after each."""
-    next_poll = {f: time.time() + i for f, i in t.auto_reruns.items()}
-    while not until():
-        next_poll = {f: next_poll.get(f, time.time() + i) for f, i in t.auto_reruns.items()}
-        if not next_poll:
-            await asyncio.sleep(0.2)
-            continue
-        fragment = min(next_poll, key=next_poll.get)
-        await asyncio.sleep(max(0.0, next_poll[fragment] - time.time()))
-        next_poll[fragment] += t.auto_reruns.get(fragment, 1.0)
-        run = await t.rerun(fragment, auto=True)
+    async for run in t.timed_reruns(until):
         if record is not None:
             found = [ANSWERED.search(text) for text in run.texts]
             numbers = [int(m.group(1)) for m in found if m]

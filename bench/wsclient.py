@@ -148,6 +148,22 @@ class Session:
             if widget.kind == "button":
                 self.states.pop(widget.id, None)   # a trigger fires once
 
+    async def timed_reruns(self, until, phase: float = 1.0):
+        """What the browser's timers do: rerun each timed fragment (st.fragment(run_every=...)) on its own period
+        until `until()` says stop, the first after `phase` of a period; yields each run."""
+        next_at = {f: time.time() + phase * i for f, i in self.auto_reruns.items()}
+        while not until():
+            next_at = {f: next_at.get(f, time.time() + i) for f, i in self.auto_reruns.items()}
+            if not next_at:
+                await asyncio.sleep(0.2)
+                continue
+            fragment = min(next_at, key=next_at.get)
+            await asyncio.sleep(max(0.0, next_at[fragment] - time.time()))
+            if until():
+                break
+            next_at[fragment] += self.auto_reruns.get(fragment, 1.0)
+            yield await self.rerun(fragment, auto=True)
+
     async def rerun(self, fragment_id: str = "", auto: bool = False) -> Run:
         message = BackMsg()
         client = message.rerun_script
