@@ -46,6 +46,7 @@ from engine.classroom.store import Question
 HOST = "127.0.0.1"
 P95_GOAL_S = 2.0
 IDLE_SHARE_GOAL = 0.25
+QUESTION_SEEN_GOAL_S = 2.0               # issue 28: a student sees an open question within 2 s of it being asked
 THINK_S = (1.0, 6.0)          # a student reads the question before answering
 CHANGE_SHARE = 0.2            # ... and this share changes their answer once
 QUESTION_CAP_S = 60.0         # the teacher waits at most this long for every answer
@@ -158,6 +159,7 @@ class Result:
     counted: int = 0
     projector: list[tuple[float, int, int, int]] = field(default_factory=list)   # (t, qid, round, answered)
     follow_delays: list[float] = field(default_factory=list)
+    question_delays: list[float] = field(default_factory=list)   # teacher asks -> the student's page shows it
     idle_cpu_s: float = 0.0
     idle_wall_s: float = 0.0
     idle_store_cpu_s: float = 0.0
@@ -382,6 +384,11 @@ def report(r: Result) -> dict:
     print(f"vote to histogram p50 {p50:.2f} s, p95 {p95:.2f} s over {len(delays)} votes "
           f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {r.teacher_poll_s:g} s)")
     print(f"follow the teacher p50 {f50:.2f} s, p95 {f95:.2f} s over {len(r.follow_delays)} page changes seen")
+    if r.question_delays:
+        q50, q95 = percentile(r.question_delays, 0.5), percentile(r.question_delays, 0.95)
+        print(f"question seen (the teacher asks, the student's page shows it) p50 {q50:.2f} s, p95 {q95:.2f} s, "
+              f"last {max(r.question_delays):.2f} s over {len(r.question_delays)} "
+              f"(goal: within {QUESTION_SEEN_GOAL_S:g} s)")
     print(f"idle polling (students poll every {r.student_poll_s:g} s): {idle_total:.1f} CPU-s in {r.idle_wall_s:.0f} s "
           f"with {r.students} students (store server {r.idle_store_cpu_s:.1f} of it) = {100 * share:.0f} % of this "
           f"{cores}-core machine (goal <= {100 * IDLE_SHARE_GOAL:.0f} %)")
@@ -390,6 +397,7 @@ def report(r: Result) -> dict:
           "per minute" + (" (the teacher's page polls too)" if r.level == "browser" else ""))
     return {"store": r.store, "level": r.level, "students": r.students, "processes": r.processes, "joined": r.joined,
             "sent": r.sent, "counted": r.counted, "in_doubt": r.in_doubt, "p50": p50, "p95": p95, "follow_p95": f95,
+            "seen_p95": percentile(r.question_delays, 0.95) if r.question_delays else float("nan"),
             "idle_ms_per_student_minute": 1000 * per_student_minute, "idle_share": share}
 
 
@@ -400,6 +408,7 @@ def side_by_side(rows: list[dict]) -> None:
     lines = (("joined", "joined", "{}"), ("votes sent", "sent", "{}"), ("votes counted", "counted", "{}"),
              ("vote to histogram p50 (s)", "p50", "{:.2f}"), ("vote to histogram p95 (s)", "p95", "{:.2f}"),
              ("follow p95 (s)", "follow_p95", "{:.2f}"),
+             ("question seen p95 (s)", "seen_p95", "{:.2f}"),
              ("idle ms CPU / student / minute", "idle_ms_per_student_minute", "{:.0f}"),
              ("idle share of the machine", "idle_share", "{:.0%}"))
     for label, key, fmt in lines:

@@ -63,6 +63,7 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                 for key in [w.key for w in run.widgets.values()
                             if w.key.startswith(ANSWER_KEY) and not w.proto.disabled and w.key not in answered]:
                     answered.add(key)
+                    out["seen"].append((time.time(), key))      # the question (this round) is on the page
                     when = time.time() + rng.uniform(*THINK_S)
                     option = rng.randrange(len(OPTIONS))
                     due.append((when, key, option))
@@ -112,7 +113,7 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
 
 def client_process(port: int, code: str, first: int, count: int, seed: int, arrive_s: float, stop_at: float,
                    idle: tuple[float, float], queue) -> None:
-    out = {"joined": 0, "votes": [], "pages": [], "errors": []}
+    out = {"joined": 0, "votes": [], "pages": [], "errors": [], "seen": []}
 
     async def main():
         cpu = {}
@@ -174,6 +175,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         result.idle_store_cpu_s = result_store_cpu(result) - store_cpu0
         result.idle_wall_s = idle_s
         follow_log: list[tuple[float, str]] = []
+        asked: dict[tuple[int, int], float] = {}        # (question, round) -> when the teacher's click was done
         for i in range(questions):
             page = PAGES[i % len(PAGES)]
             follow_log.append((time.time(), page))      # the teacher's click: its link goes out as its run starts
@@ -189,6 +191,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
                     await t.set("class_again", True, kind="button")
                     state = store.state(code)
                 qid, round_ = state.question_id, state.round
+                asked[(qid, round_)] = time.time()      # the store holds it (the button's run has come back)
                 seen = {"n": 0}
                 deadline = time.time() + QUESTION_CAP_S
 
@@ -206,6 +209,10 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
             result.votes.extend(out["votes"])
             result.errors.extend(out["errors"])
             result.client_idle_cpu_s += out["client_idle_cpu_s"]
+            for seen_at, key in out["seen"]:
+                _, _, qid, round_ = key.rsplit(".", 3)
+                if (int(qid), int(round_)) in asked:
+                    result.question_delays.append(seen_at - asked[(int(qid), int(round_))])
             for seen_at, page in out["pages"]:
                 asked = [at for at, p in follow_log if p == page and at <= seen_at]
                 if asked:

@@ -153,6 +153,7 @@ CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minu
 # a student's page asks the store for news this often (a Streamlit fragment rerun costs about 2 ms of
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
+CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
 
 # --- class mode: lessons (engine.classroom.lesson) ---

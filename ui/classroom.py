@@ -29,7 +29,7 @@ import streamlit as st
 
 from engine import limits
 from engine.classroom.chart import answers_chart
-from engine.classroom.store import ClassState, Question, open_store, summary_csv
+from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
 from ui import page, url_state
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
 
@@ -59,6 +59,12 @@ STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares
 def class_store():
     """One store per server process (SQLite in the data folder, or Redis: engine.classroom.store.open_store)."""
     return open_store()
+
+
+@st.cache_resource(show_spinner=False)
+def shared_versions() -> SharedVersions:
+    """The class versions this process's student polls read, one store read per class per CLASS_VERSION_SHARE_S."""
+    return SharedVersions(class_store())
 
 
 def _call(method: str, *args, where=None, **kwargs):
@@ -216,7 +222,9 @@ def above_page(url_path: str) -> None:
         finally:
             st.session_state.pop(BEFORE_PAGE, None)
     elif st.session_state.get(JOINED):
-        _student_live()
+        # the box is drawn once by the page's run; each poll redraws only what is inside it
+        with st.container(border=True, key="class_student"):
+            _student_live()
 
 
 def sidebar() -> None:
@@ -313,15 +321,17 @@ def _student_live() -> None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
-    with st.container(border=True, key="class_student"):
-        _student_question(code, state)
+    _student_question(code, state)
 
 
 def _student_state(code: str) -> ClassState | None:
     """The class as this student's page shows it. Most polls find nothing changed: they read the class's version
-    (one small read) and reuse the state read when it last moved; only a new version reads the whole state."""
-    version = _call("version", code)
-    if version is None:
+    (one small read, shared by this process's polls: SharedVersions) and reuse the state read when it last moved;
+    only a new version reads the whole state."""
+    try:
+        version = shared_versions().version(code)
+    except ValueError as error:
+        st.error(str(error), icon=":material/error:")
         return None
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:

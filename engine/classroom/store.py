@@ -35,6 +35,7 @@ import json
 import os
 import re
 import secrets
+import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -380,6 +381,28 @@ class ClassStore(ABC):
 
     def close(self) -> None:
         """Let go of connections (a store is also fine left to the garbage collector)."""
+
+
+class SharedVersions:
+    """The class versions one server process's polling pages read, shared: a class's version is read from the
+    store at most once per `ttl_s` (the room's polls on this process take turns reading it; each poll's news is
+    at most `ttl_s` older). A refusal (unknown or expired code) is not kept: the next poll asks again."""
+
+    def __init__(self, store: ClassStore, ttl_s: float | None = None, clock=time.monotonic):
+        self.store, self.clock = store, clock
+        self.ttl_s = limits.CLASS_VERSION_SHARE_S if ttl_s is None else ttl_s
+        self._read: dict[str, tuple[float, int]] = {}    # code -> (when read, version)
+
+    def version(self, code: str) -> int:
+        code, now = normalise_code(code), self.clock()
+        kept = self._read.get(code)
+        if kept is not None and now - kept[0] < self.ttl_s:
+            return kept[1]
+        version = self.store.version(code)
+        if len(self._read) >= limits.CLASS_MAX_OPEN_PER_SERVER:   # ended classes' codes do not pile up
+            self._read.clear()
+        self._read[code] = (now, version)
+        return version
 
 
 def summary_csv(summaries: list[QuestionSummary]) -> str:

@@ -14,14 +14,19 @@ ATTENTION = "views/attention_calculator.py"
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
-    """A fresh store for each test (the app opens one per process: its cache is cleared)."""
+    """A fresh store for each test (the app opens one per process: its cache is cleared). These sessions take
+    turns far quicker than a poll: each run reads the class's version afresh (the store's tests check the
+    sharing of version reads between a process's polls, CLASS_VERSION_SHARE_S)."""
     monkeypatch.setenv("PLAYGROUND_DATA", str(tmp_path))
     monkeypatch.setenv("PLAYGROUND_WARM_UP", "0")
-    from ui.classroom import class_store
+    monkeypatch.setattr("engine.limits.CLASS_VERSION_SHARE_S", 0.0)
+    from ui.classroom import class_store, shared_versions
 
     class_store.clear()
+    shared_versions.clear()
     yield tmp_path
     class_store.clear()
+    shared_versions.clear()
 
 
 def session(query: dict[str, str] | None = None, page: str | None = ATTENTION) -> AppTest:

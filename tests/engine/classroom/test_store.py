@@ -328,6 +328,32 @@ def test_the_version_of_an_unknown_or_expired_class_gets_a_sentence(store, clock
         store.version(code)
 
 
+def test_the_polls_of_a_process_share_one_version_read_per_class_for_a_moment(store):
+    """SharedVersions: within CLASS_VERSION_SHARE_S the room's polls get the version read first (one store read);
+    after it, a teacher's change shows; a refusal is said every time, never kept."""
+    code, key = store.create_class()
+    other, _ = store.create_class()
+    reads = []
+    original = store.version
+    store.version = lambda c: reads.append(c) or original(c)
+    now = [100.0]
+    shared = store_module.SharedVersions(store, ttl_s=0.2, clock=lambda: now[0])
+    first = shared.version(code)
+    store.follow(code, key, "attention")
+    assert [shared.version(code.lower()) for _ in range(50)] == [first] * 50    # the same class, one read
+    assert shared.version(other) == original(other)                           # each class its own
+    now[0] += 0.2
+    assert shared.version(code) == original(code) > first                     # then the change is there
+    assert reads == [code, other, code]
+    unknown = "ABCDEFGH" if code != "ABCDEFGH" else "HGFEDCBA"
+    for _ in range(2):
+        with refused("No open class has the code"):
+            shared.version(unknown)
+    with refused("is not a class code"):
+        shared.version("K7Q")
+    assert store_module.SharedVersions(store).ttl_s == limits.CLASS_VERSION_SHARE_S < limits.CLASS_POLL_S
+
+
 def test_a_file_from_before_the_version_gets_its_column(tmp_path):
     """A data folder written by an older version of the app (classes without a version) still opens."""
     import sqlite3
