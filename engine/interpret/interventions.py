@@ -66,6 +66,10 @@ class _Runner:
     def block(self, layer: int, x: torch.Tensor, edit_heads: Callable | None = None, past=None) -> torch.Tensor: ...
     def logits(self, x: torch.Tensor) -> torch.Tensor: ...
 
+    def logits_of(self, x: torch.Tensor, token_ids: list[int]) -> torch.Tensor:
+        """logits(x)[..., token_ids]: the scores of a few tokens only."""
+        return self.logits(x)[..., token_ids]
+
     def stream_with_keys(self, ids: list[int]) -> tuple[torch.Tensor, list[tuple[torch.Tensor, torch.Tensor]]]:
         """x_0 .. x_L of a plain pass, (L + 1, T, d), and each block's keys and values, (heads, T, d_k) each."""
         ...
@@ -113,6 +117,13 @@ class _SmolLM2Runner(_Runner):
         # Llama.logits without its inference mode: head_attribution differentiates through this
         model = self.model
         return rms_norm(x, model.final_norm, model.config.norm_eps) @ model.output.T
+
+    def logits_of(self, x, token_ids):
+        from engine.pretrained.llama import rms_norm
+
+        # only the rows of W_vocab asked for: two tokens' scores need 2 of its 49,152 rows
+        model = self.model
+        return rms_norm(x, model.final_norm, model.config.norm_eps) @ model.output[token_ids].T
 
     def stream_with_keys(self, ids):
         from engine.pretrained.llama import KVCache
@@ -590,8 +601,8 @@ def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_ta
         raise ValueError("The clean and corrupted targets are the same token: their logit difference is always 0.")
 
     def logit_diff(x):                                               # x (..., T, d) -> LD at the last position
-        last = runner.logits(x[..., -1, :]).double()
-        return last[..., good] - last[..., bad]
+        scores = runner.logits_of(x[..., -1, :], [good, bad]).double()
+        return scores[..., 0] - scores[..., 1]
 
     with torch.inference_mode():
         clean = _stream(runner, clean_ids)                                     # (L + 1, T, d)
@@ -705,10 +716,10 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
             z_g = (torch.softmax(scores, dim=-1) @ V_g).unflatten(2, (g, -1))        # (copies, h_kv, g, q, d_k)
             z[query:query + asked].view(copies, -1, h_kv, g, d_k).copy_(z_g.permute(0, 3, 1, 2, 4))
             row, query = row + rows, query + asked
-        x.addmm_(z.flatten(1), block.W_o)                                                      # x += attention
+        x += z.flatten(1) @ block.W_o                                                          # attention
         hidden = rms_norm(x, block.ffn_norm, eps)
         gate = torch.nn.functional.silu(hidden @ block.W_gate, inplace=True)
-        x.addmm_(gate.mul_(hidden @ block.W_up), block.W_down)                                  # x += SwiGLU FFN
+        x += gate.mul_(hidden @ block.W_up) @ block.W_down                                     # SwiGLU FFN
     out = np.full((L + 1, len(positions)), np.nan)
     cells = [(r, column) for column, t in enumerate(positions) for r in joined[t]]             # x's rows' order
     if cells:
