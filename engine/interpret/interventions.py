@@ -667,13 +667,18 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
     model, config = runner.model, runner.model.config
     L, T = runner.n_layers, corrupt.shape[1]
     h, h_kv, g, d_k, eps = config.n_head, config.n_kv_head, config.group_size, config.d_k, config.norm_eps
-    turn_all = torch.complex(*rotary_angles(torch.arange(T), d_k, config.rope_base))      # (T, d_k/2)
+    # e^(i t theta_j) per position t and pair j, (T, d_k/2)
+    turn_all = torch.complex(*rotary_angles(torch.arange(T), d_k, config.rope_base))
 
-    def rotate(M, heads):           # llama.rotate_pairs, each pair (x_2i, x_2i+1) read as x_2i + i x_2i+1
+    def rotate(M, heads, turn):     # llama.rotate_pairs, each pair (x_2i, x_2i+1) read as x_2i + i x_2i+1
         pairs = torch.view_as_complex(M.unflatten(-1, (heads, d_k // 2, 2)))
         return torch.view_as_real(pairs * turn[:, None]).flatten(-2)                   # (rows, heads, d_k)
 
     key_position = torch.arange(T)
+    # per position t: the positions of a copy's rows, and which keys each of its g x (T - t) queries may not read
+    rows_at = {t: key_position[t:] for t in positions}
+    future = {t: (key_position > key_position[t:, None]).repeat(g, 1) for t in positions}
+    runs = differs.tolist()                                   # runs[r][t]: the cell (r, t) changes something
     joined: dict[int, list[int]] = {t: [] for t in positions}   # group t: the row r of each of its copies
     x = corrupt.new_empty(0, corrupt.shape[-1])
     for layer in range(L):
@@ -682,24 +687,24 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
             rows = len(joined[t]) * (T - t)
             pieces.append(x[start:start + rows])
             start += rows
-            if differs[layer, t]:
+            if runs[layer][t]:
                 joined[t].append(layer)
                 pieces += [clean[layer, t:t + 1], corrupt[layer, t + 1:]]
-        if any(differs[layer, t] for t in positions):
+        if any(runs[layer][t] for t in positions):
             x = torch.cat(pieces)                             # a new matrix, which the block then changes in place
         groups = [(t, len(joined[t])) for t in positions if joined[t]]
         if not groups:
             continue
-        position = torch.cat([torch.arange(t, T).repeat(copies) for t, copies in groups])      # each row's
+        position = torch.cat([rows_at[t].repeat(copies) for t, copies in groups])              # each row's
         block, last = model.blocks[layer], layer == L - 1
         normed = rms_norm(x, block.attn_norm, eps)
         turn = turn_all[position]
-        K = rotate(normed @ block.W_k, h_kv)                                                   # (rows, h_kv, d_k)
+        K = rotate(normed @ block.W_k, h_kv, turn)                                             # (rows, h_kv, d_k)
         V = (normed @ block.W_v).unflatten(-1, (h_kv, d_k))
         if last:                                              # the last row of each copy is all LD reads
             queries = torch.nonzero(position == T - 1)[:, 0]
             x, normed, turn = x[queries], normed[queries], turn[queries]
-        Q = rotate(normed @ block.W_q, h)                                                      # (queries, h, d_k)
+        Q = rotate(normed @ block.W_q, h, turn)                                                # (queries, h, d_k)
         z = torch.empty_like(Q)
         K_past, V_past = keys[layer]                                                           # (h_kv, T, d_k)
         row = query = 0
@@ -712,7 +717,7 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
             Q_g = Q[query:query + asked].view(copies, -1, h_kv, g, d_k).permute(0, 2, 3, 1, 4).flatten(2, 3)
             scores = Q_g @ K_g.transpose(-2, -1) / math.sqrt(d_k)                              # (copies, h_kv, g q, T)
             if not last:
-                scores.masked_fill_((key_position > key_position[t:, None]).repeat(g, 1), float("-inf"))
+                scores.masked_fill_(future[t], float("-inf"))
             z_g = (torch.softmax(scores, dim=-1) @ V_g).unflatten(2, (g, -1))        # (copies, h_kv, g, q, d_k)
             z[query:query + asked].view(copies, -1, h_kv, g, d_k).copy_(z_g.permute(0, 3, 1, 2, 4))
             row, query = row + rows, query + asked
