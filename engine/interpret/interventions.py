@@ -66,6 +66,10 @@ class _Runner:
     def block(self, layer: int, x: torch.Tensor, edit_heads: Callable | None = None, past=None) -> torch.Tensor: ...
     def logits(self, x: torch.Tensor) -> torch.Tensor: ...
 
+    def logits_of(self, x: torch.Tensor, token_ids: list[int]) -> torch.Tensor:
+        """logits(x)[..., token_ids]: the scores of a few tokens only."""
+        return self.logits(x)[..., token_ids]
+
     def stream_with_keys(self, ids: list[int]) -> tuple[torch.Tensor, list[tuple[torch.Tensor, torch.Tensor]]]:
         """x_0 .. x_L of a plain pass, (L + 1, T, d), and each block's keys and values, (heads, T, d_k) each."""
         ...
@@ -113,6 +117,13 @@ class _SmolLM2Runner(_Runner):
         # Llama.logits without its inference mode: head_attribution differentiates through this
         model = self.model
         return rms_norm(x, model.final_norm, model.config.norm_eps) @ model.output.T
+
+    def logits_of(self, x, token_ids):
+        from engine.pretrained.llama import rms_norm
+
+        # only the rows of W_vocab asked for: two tokens' scores need 2 of its 49,152 rows
+        model = self.model
+        return rms_norm(x, model.final_norm, model.config.norm_eps) @ model.output[token_ids].T
 
     def stream_with_keys(self, ids):
         from engine.pretrained.llama import KVCache
@@ -590,8 +601,8 @@ def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_ta
         raise ValueError("The clean and corrupted targets are the same token: their logit difference is always 0.")
 
     def logit_diff(x):                                               # x (..., T, d) -> LD at the last position
-        last = runner.logits(x[..., -1, :]).double()
-        return last[..., good] - last[..., bad]
+        scores = runner.logits_of(x[..., -1, :], [good, bad]).double()
+        return scores[..., 0] - scores[..., 1]
 
     with torch.inference_mode():
         clean = _stream(runner, clean_ids)                                     # (L + 1, T, d)
@@ -642,61 +653,81 @@ def _patched_packed(runner: _SmolLM2Runner, clean, corrupt, keys, positions: lis
                     differs: torch.Tensor) -> np.ndarray:
     """The same numbers as _patched_by_position for SmolLM2, every position in one pass per block.
 
-    The rows a patched run must compute (t .. T-1 of each copy, for every position t) are packed into one
-    matrix (rows, d), so each of a block's matrices is one large product instead of one per position;
-    attention, the one step that mixes rows, places each copy's rows among the corrupted run's keys and
-    values (its rows before t) in a (copies, h, T, T) grid. Block L-1 computes the last row only (all the
-    logit difference reads) and the keys and values of the others. A cell where both runs' rows are the same
-    (`differs` False) is not run: its patch changes nothing, and the caller writes the corrupted LD there.
+    One copy of the corrupted run per cell (row r, position t) joins before block r: the clean row t, then the
+    corrupted rows after it (its rows before t are the corrupted run's, read through that run's keys and
+    values). Every copy's rows are packed into one matrix x (rows, d), grouped by position (group t: its
+    copies in the order they joined, T - t rows each), so each of a block's weight matrices is one product over
+    all copies; attention, the one step that mixes rows, runs per group: the copies read the corrupted run's
+    keys and values before t, then their own. Block L-1 computes the last row only (all the logit difference
+    reads) and the keys and values of the others. A cell where both runs' rows are the same (`differs` False)
+    is not run: its patch changes nothing, and the caller writes the corrupted LD there.
     """
-    from engine.pretrained.llama import feed_forward, rms_norm, rotary_angles, rotate_pairs
+    from engine.pretrained.llama import rms_norm, rotary_angles
 
     model, config = runner.model, runner.model.config
-    L, T, d = runner.n_layers, corrupt.shape[1], corrupt.shape[-1]
-    h, h_kv, d_k = config.n_head, config.n_kv_head, config.d_k
-    # one copy per (row r, position t); copy r joins before block r with rows t .. T-1
-    copy_of, position_of = [], []                           # per packed row: its copy, its position
-    x = corrupt.new_empty(0, d)
-    n_copies = 0
-    cos_all, sin_all = rotary_angles(torch.arange(T), d_k, config.rope_base)      # (T, d_k/2)
-    out = np.full((L + 1, len(positions)), np.nan)
-    cells = []                                              # (row r, column) of each copy, in the order they join
+    L, T = runner.n_layers, corrupt.shape[1]
+    h, h_kv, g, d_k, eps = config.n_head, config.n_kv_head, config.group_size, config.d_k, config.norm_eps
+    # e^(i t theta_j) per position t and pair j, (T, d_k/2)
+    turn_all = torch.complex(*rotary_angles(torch.arange(T), d_k, config.rope_base))
+
+    def rotate(M, heads, turn):     # llama.rotate_pairs, each pair (x_2i, x_2i+1) read as x_2i + i x_2i+1
+        pairs = torch.view_as_complex(M.unflatten(-1, (heads, d_k // 2, 2)))
+        return torch.view_as_real(pairs * turn[:, None]).flatten(-2)                   # (rows, heads, d_k)
+
+    key_position = torch.arange(T)
+    # per position t: the positions of a copy's rows, and which keys each of its g x (T - t) queries may not read
+    rows_at = {t: key_position[t:] for t in positions}
+    future = {t: (key_position > key_position[t:, None]).repeat(g, 1) for t in positions}
+    runs = differs.tolist()                                   # runs[r][t]: the cell (r, t) changes something
+    joined: dict[int, list[int]] = {t: [] for t in positions}   # group t: the row r of each of its copies
+    x = corrupt.new_empty(0, corrupt.shape[-1])
     for layer in range(L):
-        joining = [x]
-        for column, t in enumerate(positions):              # the copies patched at x_layer join here
-            if not differs[layer, t]:
-                continue
-            cells.append((layer, column))
-            joining += [clean[layer, t:t + 1], corrupt[layer, t + 1:]]       # the clean row t, then corrupted rows
-            copy_of.extend([n_copies] * (T - t))
-            position_of.extend(range(t, T))
-            n_copies += 1
-        x = torch.cat(joining)                                 # one copy of the rows per block, not one per joiner
-        copy_index, position = torch.tensor(copy_of), torch.tensor(position_of)
-        block, eps = model.blocks[layer], config.norm_eps
-        last = layer == L - 1
+        pieces, start = [], 0
+        for t in positions:                                   # the copies patched at x_layer join their group
+            rows = len(joined[t]) * (T - t)
+            pieces.append(x[start:start + rows])
+            start += rows
+            if runs[layer][t]:
+                joined[t].append(layer)
+                pieces += [clean[layer, t:t + 1], corrupt[layer, t + 1:]]
+        if any(runs[layer][t] for t in positions):
+            x = torch.cat(pieces)                             # a new matrix, which the block then changes in place
+        groups = [(t, len(joined[t])) for t in positions if joined[t]]
+        if not groups:
+            continue
+        position = torch.cat([rows_at[t].repeat(copies) for t, copies in groups])              # each row's
+        block, last = model.blocks[layer], layer == L - 1
         normed = rms_norm(x, block.attn_norm, eps)
-        cos, sin = cos_all[position], sin_all[position]
-        K_rows = rotate_pairs((normed @ block.W_k).unflatten(-1, (h_kv, d_k)), cos[:, None], sin[:, None])
-        V_rows = (normed @ block.W_v).unflatten(-1, (h_kv, d_k))
-        # every copy's keys and values: the corrupted run's, then its own rows from t on
-        K_past, V_past = keys[layer]                                                    # (h_kv, T, d_k)
-        K = K_past.transpose(0, 1).repeat(n_copies, 1, 1, 1)                            # (copies, T, h_kv, d_k)
-        V = V_past.transpose(0, 1).repeat(n_copies, 1, 1, 1)
-        K[copy_index, position], V[copy_index, position] = K_rows, V_rows
-        queries = torch.nonzero(position == T - 1)[:, 0] if last else torch.arange(len(position))
-        at = (copy_index[queries], position[queries])                                   # each query's cell
-        Q = x.new_zeros(n_copies, T, h, d_k)
-        Q[at] = rotate_pairs((normed[queries] @ block.W_q).unflatten(-1, (h, d_k)), cos[queries, None],
-                             sin[queries, None])
-        Q = Q.unflatten(2, (h_kv, config.group_size))          # query head j reads key/value head j // group_size
-        scores = torch.einsum("cqigd,ckid->cigqk", Q, K) / math.sqrt(d_k)              # (copies, h_kv, g, T, T)
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-        z = torch.einsum("cigqk,ckid->cqigd", torch.softmax(scores, dim=-1), V).flatten(2, 3)  # (copies, T, h, d_k)
-        z = z[at]                                                                        # (queries, h, d_k)
-        y = x[queries] + z.flatten(-2) @ block.W_o
-        x = y + feed_forward(rms_norm(y, block.ffn_norm, eps), block)
-    if cells:                                               # x holds each copy's last row now, in the copies' order
+        turn = turn_all[position]
+        K = rotate(normed @ block.W_k, h_kv, turn)                                             # (rows, h_kv, d_k)
+        V = (normed @ block.W_v).unflatten(-1, (h_kv, d_k))
+        if last:                                              # the last row of each copy is all LD reads
+            queries = torch.nonzero(position == T - 1)[:, 0]
+            x, normed, turn = x[queries], normed[queries], turn[queries]
+        Q = rotate(normed @ block.W_q, h, turn)                                                # (queries, h, d_k)
+        z = torch.empty_like(Q)
+        K_past, V_past = keys[layer]                                                           # (h_kv, T, d_k)
+        row = query = 0
+        for t, copies in groups:
+            rows, asked = copies * (T - t), copies * (1 if last else T - t)
+            own_K, own_V = (M[row:row + rows].view(copies, T - t, h_kv, d_k).transpose(1, 2) for M in (K, V))
+            K_g = torch.cat((K_past[:, :t].expand(copies, -1, -1, -1), own_K), dim=2)         # (copies, h_kv, T, d_k)
+            V_g = torch.cat((V_past[:, :t].expand(copies, -1, -1, -1), own_V), dim=2)
+            # query head j reads key/value head j // g: the g heads of a group side by side as g x q queries
+            Q_g = Q[query:query + asked].view(copies, -1, h_kv, g, d_k).permute(0, 2, 3, 1, 4).flatten(2, 3)
+            scores = Q_g @ K_g.transpose(-2, -1) / math.sqrt(d_k)                              # (copies, h_kv, g q, T)
+            if not last:
+                scores.masked_fill_(future[t], float("-inf"))
+            z_g = (torch.softmax(scores, dim=-1) @ V_g).unflatten(2, (g, -1))        # (copies, h_kv, g, q, d_k)
+            z[query:query + asked].view(copies, -1, h_kv, g, d_k).copy_(z_g.permute(0, 3, 1, 2, 4))
+            row, query = row + rows, query + asked
+        x += z.flatten(1) @ block.W_o                                                          # attention
+        hidden = rms_norm(x, block.ffn_norm, eps)
+        gate = torch.nn.functional.silu(hidden @ block.W_gate, inplace=True)
+        x += gate.mul_(hidden @ block.W_up) @ block.W_down                                     # SwiGLU FFN
+    out = np.full((L + 1, len(positions)), np.nan)
+    cells = [(r, column) for column, t in enumerate(positions) for r in joined[t]]             # x's rows' order
+    if cells:
         rows, columns = zip(*cells)
         out[list(rows), list(columns)] = logit_diff(x[:, None, :]).numpy()
     # patched after the last block: only the last position is read, and there the clean run's row is the clean LD

@@ -400,6 +400,25 @@ def test_smollm2_patching_in_one_pass_per_block_gives_the_numbers_of_one_batch_p
     assert np.all(shown[~ran] == result.corrupt_logit_diff)     # cells where both runs agree: nothing to patch
 
 
+def test_packed_patching_of_a_random_llama_equals_one_patched_run_per_cell(tmp_path):
+    """_patched_packed on a small random Llama: positions that join at the embedding (their tokens differ) and
+    after block 0 (the same token, read after a different one), the last position among them, cells skipped
+    where both runs agree. Every cell equals the corrupted run with the clean row put in and run on."""
+    from engine.pretrained import smollm2 as P
+    from tests.gguf_models import Shape, write_llama
+
+    model = P.load(write_llama(tmp_path / "random.gguf", Shape(n_layer=4, n_head=4, n_kv_head=2), seed=3))
+    clean, corrupt = [0, 5, 6, 7, 8, 9, 10, 11], [0, 5, 20, 7, 8, 21, 10, 22]     # tokens 2, 5 and 7 differ
+    result = I.activation_patching(model, clean, corrupt, 30, 40)
+    ran = result.patched_logit_diff != result.corrupt_logit_diff
+    assert ran[0].tolist() == [False, False, True, False, False, True, False, True]
+    assert ran[1, 3] and ran[1, 4] and not ran[:, :2].any()
+    for layer in range(5):
+        for t in range(8):
+            naive = logit_difference(I.patch_residual(model, clean, corrupt, layer, [t]), 30, 40)
+            assert result.patched_logit_diff[layer, t] == pytest.approx(naive, abs=1e-4), (layer, t)
+
+
 def test_smollm2_targets_name_their_tokens(smollm2):
     assert I.single_token(smollm2.tokenizer, " Paris") == smollm2.tokenizer.encode(" Paris")[0]
     with pytest.raises(ValueError, match="'Parisian' becomes 2 tokens: 'Paris', 'ian'"):
