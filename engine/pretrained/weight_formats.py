@@ -27,8 +27,12 @@ per input row lose the small ones and its samples are gibberish (8-bit weights a
 float32 or bfloat16 rows: still 7-12 % of the probability moved, a top token changed). int4 is the float32
 model itself (only the order of the sums differs: logits within 0.001), but torch 2.13's 4-bit kernel takes a
 slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32 product at the same load): 20
-tokens take about 4 times float32's time. So the pages sample in float16 (SAMPLING_FORMAT; the loader
-ui.loaders.smollm2_sampler builds it once per process).
+tokens take about 4 times float32's time. float16 is close but no quicker where it counts: fbgemm's product
+streams half the bytes yet runs at about float32's speed for one row (0.8-1.3x per matrix, 0.78x per token, load
+3-7), and a sample drawn with it still needs the float32 pass over the sample for the probabilities a page prints
+(0.23 s for 20 tokens at load 4): 20 tokens took 1.35x float32's time in one run at load 4 (`python -m
+bench.smollm2_formats`), 1.01x in another. No format is both close and quicker, so the pages sample in float32
+(SAMPLING_FORMAT); the loader (ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ from engine import limits
 from engine.pretrained.llama import Llama, rms_norm
 
 FORMATS = ("float32", "float16", "bfloat16", "int8", "int4")
-SAMPLING_FORMAT = "float16"              # what the pages sample with: close (`closeness`) and quicker than float32
+SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker
 PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
     "Once upon a time",                                               # Generate: the sampling panel
     "Mary had a little",                                              # Tokens, Inside the model

@@ -92,7 +92,8 @@ def test_each_format_s_distance_on_the_pages_prompts_and_the_sampling_format_wit
     assert not close["bfloat16"].may_sample              # ... nor in bfloat16
     assert close["int4"].may_sample and close["int4"].largest_logit_error < 0.01   # float32's numbers, reordered sums
     assert close["float16"].largest_distance < limits.SAMPLING_FORMAT_MAX_TVD / 2   # with room to spare
-    assert close[W.SAMPLING_FORMAT].may_sample
+    if W.SAMPLING_FORMAT != "float32":
+        assert close[W.SAMPLING_FORMAT].may_sample
 
 
 def test_the_file_s_own_numbers_and_float16_draw_float32_s_tokens_on_the_generate_page_s_default(smollm2):
