@@ -30,8 +30,8 @@ slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32 pr
 tokens take about 4 times float32's time. float16 is close but no quicker where it counts: fbgemm's product
 streams half the bytes yet runs at about float32's speed for one row (0.8-1.3x per matrix, 0.78x per token, load
 3-7), and a sample drawn with it still needs the float32 pass over the sample for the probabilities a page prints
-(0.23 s for 20 tokens at load 4): 20 tokens took 1.35x float32's time in one run at load 4 (`python -m
-bench.smollm2_formats`), 1.01x in another. No format is both close and quicker, so the pages sample in float32
+(0.22 s for 20 tokens): 20 tokens took 1.07x float32's time in one run at load 1.3 (`python -m
+bench.smollm2_formats`), 1.35x in one at load 3.7. No format is both close and quicker, so the pages sample in float32
 (SAMPLING_FORMAT); the loader (ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
 """
 from __future__ import annotations
