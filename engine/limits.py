@@ -91,6 +91,11 @@ PRETRAINED_MAX_EVAL_CHARS = 20_000
 PRETRAINED_MAX_NEW_TOKENS = 64       # tokens SmolLM2 writes in one generate call
 PRETRAINED_MAX_TEMPERATURE = 5.0     # sampling temperature for SmolLM2
 PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribution
+# a cheaper weight format may draw SmolLM2's samples (engine.pretrained.weight_formats.closeness) when at every
+# position of the pages' prompts its next-token distribution at T = 1 is within this total variation distance of
+# float32's (half the summed |P - P_float32|: no set of tokens gains or loses more than 0.01 of probability) and
+# its most likely token is float32's; every probability a page prints stays float32's
+SAMPLING_FORMAT_MAX_TVD = 0.01
 HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 # models brought along (PLAYGROUND_MODELS): any Llama-architecture GGUF file

@@ -4,40 +4,50 @@ Writing one token reads every matrix of the model once (about 540 MB of float32 
 and multiplies it by a single row: the time goes into reading memory, not into arithmetic. A
 format with fewer bytes per weight reads less:
     float32    4 bytes   the weights as dequantized from the file; every number a page shows
+    float16    2 bytes   W rounded to half precision (11 significant bits), x and the sums stay float32 (fbgemm's
+                         product, torch.ops.quantized.linear_dynamic_fp16: nothing about x is rounded)
     bfloat16   2 bytes   the same exponent, 8 bits of mantissa: x W computed as bf16(x) bf16(W)
     int8       1 byte    torch's dynamic quantization of each Linear (torch.ao.quantization.quantize_dynamic,
                          weights per output channel, each input row quantized to 8 bits as it comes)
     int4       0.75 byte the file's own numbers, never dequantized: SmolLM2's GGUF file stores each matrix as
                          Q4_1 blocks (32 weights, w = d q + m, q 4 bits) and the output layer as Q8_0 (w = d q,
                          q 8 bits); torch's 4-bit and 8-bit kernels multiply float32 rows by them directly
-`formatted(model, "int4")` is the same model (tokenizer, embedding, norms shared, not copied) whose
+`formatted(model, "float16")` is the same model (tokenizer, embedding, norms shared, not copied) whose
 matrices, the output layer included, are kept in that format; `Llama._generate(..., sampler=...)` draws
-with it and still prints float32's probabilities. Measured here (`python -m bench.smollm2_formats`,
-tests/engine/pretrained/test_weight_formats.py): bfloat16 keeps the logits within about 0.85 of float32 on the
-pages' prompts but is no quicker on one thread; int8 is quicker, but SmolLM2's activations have a few channels
-20-30 times their typical size, so 8 bits per input row lose the small ones (3-8 % error per product) and the
-logits end up 10-40 away from float32's: its samples are gibberish (8-bit weights alone, per output channel, with
-float32 rows: still 1.5 away). int4 is the float32 model itself (the float32 weights are these numbers
-dequantized, so only the order of the sums differs: logits within 0.001, the same tokens drawn), but torch
-2.13's 4-bit kernel takes a slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32
-product at the same load): 20 tokens take about 4 times float32's time. No format is both within
-FORMAT_LOGIT_TOLERANCE and quicker, so the pages sample in float32 (SAMPLING_FORMAT); the loader
-(ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
+with it and still prints float32's probabilities (one float32 pass over the sample).
+
+A format may draw the pages' samples when it is close where sampling looks (`closeness`): at every position of
+the pages' prompts its next-token distribution at T = 1 lies within limits.SAMPLING_FORMAT_MAX_TVD of float32's in
+total variation distance (half the summed |P - P_float32|: the most probability any set of tokens gains or loses) and
+its most likely token is float32's. Measured here (`python -m bench.smollm2_formats`,
+tests/engine/pretrained/test_weight_formats.py): float16 moves at most 0.3 % of the probability (logits within
+0.07) and draws the Generate page's default sample token for token; bfloat16 moves 3 % and changes a most likely
+token; int8 is quicker, but SmolLM2's activations have a few channels 20-30 times their typical size, so 8 bits
+per input row lose the small ones and its samples are gibberish (8-bit weights alone, per output channel, with
+float32 or bfloat16 rows: still 7-12 % of the probability moved, a top token changed). int4 is the float32
+model itself (only the order of the sums differs: logits within 0.001), but torch 2.13's 4-bit kernel takes a
+slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32 product at the same load): 20
+tokens take about 4 times float32's time. float16 is close but no quicker where it counts: fbgemm's product
+streams half the bytes yet runs at about float32's speed for one row (0.8-1.3x per matrix, 0.78x per token, load
+3-7), and a sample drawn with it still needs the float32 pass over the sample for the probabilities a page prints
+(0.22 s for 20 tokens): 20 tokens took 1.07x float32's time in one run at load 1.3 (`python -m
+bench.smollm2_formats`), 1.35x in one at load 3.7. No format is both close and quicker, so the pages sample in float32
+(SAMPLING_FORMAT); the loader (ui.loaders.smollm2_sampler) and `sampler=` are ready for one that is.
 """
 from __future__ import annotations
 
 import dataclasses
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from engine import limits
 from engine.pretrained.llama import Llama, rms_norm
 
-FORMATS = ("float32", "bfloat16", "int8", "int4")
+FORMATS = ("float32", "float16", "bfloat16", "int8", "int4")
 SAMPLING_FORMAT = "float32"              # what the pages sample with: no cheaper format is both close and quicker
-FORMAT_LOGIT_TOLERANCE = 0.01            # largest |logit - float32 logit| a sampling format may have on PAGE_PROMPTS:
-                                         # every probability it draws from then within e^(2 x 0.01) - 1, about 2 %
 PAGE_PROMPTS = (                         # the prompts the pages give SmolLM2 by default
     "Once upon a time",                                               # Generate: the sampling panel
     "Mary had a little",                                              # Tokens, Inside the model
@@ -105,7 +115,11 @@ class Matrix:
 
     def __init__(self, W: torch.Tensor, number_format: str):
         self.shape = tuple(W.shape)
-        if number_format == "bfloat16":
+        if number_format == "float16":
+            # fbgemm's half-precision product: W kept as float16, each row of x stays float32, the sums float32
+            self.weight = torch.ops.quantized.linear_prepack_fp16(W.T.contiguous(), None)
+            self.apply = lambda x: torch.ops.quantized.linear_dynamic_fp16(x, self.weight)
+        elif number_format == "bfloat16":
             self.weight = W.to(torch.bfloat16)
             self.apply = lambda x: (x.to(torch.bfloat16) @ self.weight).to(torch.float32)
         elif number_format == "int8":
@@ -168,11 +182,28 @@ def formatted(model: Llama, number_format: str) -> Llama:
     return FormattedLlama(model, number_format)
 
 
-def largest_logit_error(model: Llama, other: Llama, prompts=PAGE_PROMPTS) -> float:
-    """max |logit_other - logit_model| over every position and token of `prompts` (each read as a document)."""
-    largest = 0.0
+@dataclass(frozen=True)
+class Closeness:
+    """How far a format's next-token predictions are from float32's, over every position of some prompts."""
+    largest_distance: float          # max total variation distance, 1/2 sum_w |P(w) - P_float32(w)|, at T = 1
+    same_top_tokens: bool            # the most likely token is float32's at every position
+    largest_logit_error: float       # max |logit - float32 logit| over every token and position
+
+    @property
+    def may_sample(self) -> bool:
+        """Whether the pages may draw their samples with this format (limits.SAMPLING_FORMAT_MAX_TVD)."""
+        return self.same_top_tokens and self.largest_distance <= limits.SAMPLING_FORMAT_MAX_TVD
+
+
+def closeness(model: Llama, other: Llama, prompts=PAGE_PROMPTS) -> Closeness:
+    """`other`'s next-token distributions against `model`'s at every position of `prompts` (each read as a
+    document)."""
+    distance, same, logit_error = 0.0, True, 0.0
     for prompt in prompts:
         ids = model.encode_text(prompt)[0]
         reference, changed = (m.logits(m._run(ids, keep_weights=False, keep_hidden=False)[0]) for m in (model, other))
-        largest = max(largest, float((changed - reference).abs().max()))
-    return largest
+        P, Q = (torch.softmax(z.double(), dim=-1) for z in (reference, changed))
+        distance = max(distance, float(0.5 * (P - Q).abs().sum(dim=-1).max()))
+        same = same and bool((reference.argmax(dim=-1) == changed.argmax(dim=-1)).all())
+        logit_error = max(logit_error, float((changed - reference).abs().max()))
+    return Closeness(largest_distance=distance, same_top_tokens=same, largest_logit_error=logit_error)
