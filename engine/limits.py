@@ -154,6 +154,10 @@ CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minu
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
+# a class that follows its teacher opens one link in every student's session at once: pure results (engine
+# calls, chart texts) are kept per server process for the next session (ui/shared_results.py)
+SHARED_RESULTS_MAX = 512             # results kept (least recently used dropped)
+SHARED_RESULT_MAX_BYTES = 256_000    # a larger result is computed again each time (at most 128 MB kept)
 
 # --- class mode: lessons (engine.classroom.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
