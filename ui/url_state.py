@@ -145,6 +145,7 @@ class PageState:
         for name in list(st.query_params):
             if name not in self.params and name not in APP_PARAMS:
                 del st.query_params[name]
+        changed = {}
         for name in self.params if names is None else names:
             key = self.key(name)
             if key not in st.session_state:
@@ -153,7 +154,9 @@ class PageState:
             kept[name] = value
             text = self.params[name].dump(value)
             if st.query_params.get(name) != text:
-                st.query_params[name] = text
+                changed[name] = text
+        if changed:   # one message to the browser, not one per value (a first visit, a class's move, a preset)
+            st.query_params.update(changed)
 
 
 def open_afresh() -> None:
