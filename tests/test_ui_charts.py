@@ -139,3 +139,33 @@ def test_a_failing_export_check_leaves_the_page_whole(monkeypatch):
     assert not at.exception
     assert [caption.value for caption in at.caption] == ["This chart cannot be downloaded."]
     assert "after the chart" in [markdown.value for markdown in at.markdown]
+
+
+def test_hoisted_moves_nested_rows_to_named_datasets_and_keeps_the_json_when_only_numbers_change():
+    from engine.charts.heatmaps import heatmap_panels
+    from ui.charts import HOISTED, hoisted
+
+    def panels(weight: float) -> dict:
+        return heatmap_panels({"head 1": (np.array([[weight, 1 - weight]]), ["q"], ["a", "b"]),
+                               "head 2": (np.array([[1 - weight, weight]]), ["q"], ["a", "b"])})
+
+    before, after = hoisted(as_arrow(panels(0.25))), hoisted(as_arrow(panels(0.75)))
+    without_rows = [{name: value for name, value in spec.items() if name != "datasets"} for spec in (before, after)]
+    assert without_rows[0] == without_rows[1]   # the JSON Streamlit sends is the same: the browser swaps the rows
+    assert set(before["datasets"]) == set(after["datasets"]) and len(before["datasets"]) == 2
+    nested = before["vconcat"][0]["hconcat"][0]
+    assert before["datasets"][nested["data"]["name"]].to_pylist() == \
+        panels(0.25)["vconcat"][0]["hconcat"][0]["data"]["values"]
+    assert "datasets" not in panels(0.25)   # the builder's spec is left alone
+
+    # a layer's own rows beside top-level rows: both named (Streamlit's browser code puts unnamed rows into a
+    # chart's only named dataset)
+    layered = {"data": {"values": [{"x": 1}, {"x": 2}]},
+               "layer": [{"mark": "point"}, {"data": {"values": [{"x": 1.5}]}, "mark": "rule"}]}
+    drawn = hoisted(as_arrow(layered))
+    assert drawn["data"] == {"name": HOISTED} and drawn["datasets"][HOISTED].to_pylist() == [{"x": 1}, {"x": 2}]
+    assert drawn["datasets"][drawn["layer"][1]["data"]["name"]].to_pylist() == [{"x": 1.5}]
+    assert drawn["layer"][0] == {"mark": "point"}
+
+    single = heatmap_spec([[0.5, 0.5]], ["q"], ["a", "b"])   # no nested rows: as it was
+    assert hoisted(single) == single

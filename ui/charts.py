@@ -53,6 +53,48 @@ def as_arrow(spec: dict) -> dict:
     return spec
 
 
+NESTED_VIEWS = ("layer", "hconcat", "vconcat", "concat")   # lists of views inside a view
+HOISTED = "_nested"   # the names of datasets hoisted out of nested views: `_nested.layer.1`, ...
+
+
+def hoisted(spec: dict) -> dict:
+    """The spec with the rows of its nested views (a layer's own data, each panel of a concatenation, a facet's or
+    repeat's inner `spec`) moved into top-level named datasets as Arrow tables, each view naming its dataset by its
+    place in the spec (a shallow copy; the spec is not changed). Streamlit sends datasets apart from the spec's JSON,
+    and its browser code keeps a chart's Vega view and only swaps its data when the JSON and the row counts are as
+    they were: a change of numbers alone then redraws marks instead of compiling and building the chart again."""
+    datasets = dict(spec.get("datasets") or {})
+
+    def visit(view: dict, place: str, top: bool) -> dict:
+        out = view
+        data = view.get("data")
+        if not top and isinstance(data, dict) and set(data) == {"values"}:
+            rows = arrow_rows(data["values"])
+            name = f"{HOISTED}{place}"
+            if isinstance(rows, pa.Table) and name not in datasets:
+                datasets[name] = rows
+                out = out | {"data": {"name": name}}
+        for part in NESTED_VIEWS:
+            if isinstance(view.get(part), list):
+                out = out | {part: [visit(inner, f"{place}.{part}.{i}", False) if isinstance(inner, dict) else inner
+                                    for i, inner in enumerate(view[part])]}
+        if isinstance(view.get("spec"), dict):
+            out = out | {"spec": visit(view["spec"], f"{place}.spec", False)}
+        return out
+
+    before = len(datasets)
+    spec = visit(spec, "", True)
+    if len(datasets) == before:
+        return spec
+    data = spec.get("data")
+    if isinstance(data, dict) and "values" in data and HOISTED not in datasets:
+        # the top-level rows named too: Streamlit's browser code puts unnamed rows into a chart's only named
+        # dataset, where there is one (every view then drew the top-level rows)
+        datasets[HOISTED] = data["values"]
+        spec = spec | {"data": {key: value for key, value in data.items() if key != "values"} | {"name": HOISTED}}
+    return spec | {"datasets": datasets}
+
+
 def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     """The spec with its top-level rows already serialised to Arrow IPC bytes (moved into named
     datasets, which Streamlit passes on as they are): for a spec cached with st.cache_resource and
@@ -129,7 +171,7 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     words = spec.get(TEXT_KEY) or shared_results.call(chart_text, spec)   # a class's followers: made once
     spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
-    drawn = st.vega_lite_chart(as_arrow(spec), width=width, key=key, **selection)
+    drawn = st.vega_lite_chart(hoisted(as_arrow(spec)), width=width, key=key, **selection)
     st.html(words[1])
     handout.add(paper_handout.Chart(spec, words[0]))   # for the page's handout (rows back from Arrow only then)
     downloads(spec, key or _position(drawn))

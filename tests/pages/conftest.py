@@ -56,3 +56,20 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+
+
+def chart_rows(chart, view: dict | None = None):
+    """The rows a chart's view draws, as Streamlit sent them (an Arrow table): the top-level data by default, or a
+    nested view's (a layer's) given its spec. ui.charts.show sends a nested view's rows as a named dataset, and then
+    the top-level rows too (ui.charts.hoisted); a chart with no nested rows sends its top-level rows unnamed."""
+    import json
+
+    import pyarrow as pa
+
+    data = (view if view is not None else json.loads(chart.spec)).get("data") or {}
+    if "name" in data:
+        named = {dataset.name: dataset.data.data for dataset in chart.datasets}
+        return pa.ipc.open_stream(named[data["name"]]).read_all()
+    if view is not None:
+        return pa.table({key: [row[key] for row in data["values"]] for key in data["values"][0]})
+    return pa.ipc.open_stream(chart.data.data).read_all()

@@ -1,12 +1,11 @@
 """Bring your own model in the head viewer: PLAYGROUND_MODELS names a folder of GGUF files, the page offers them."""
 from __future__ import annotations
 
-import pyarrow as pa
 import pytest
 
 from engine.pretrained.llama import DEFAULT_NAME
 from tests.gguf_models import Shape, write_llama
-from tests.pages.conftest import no_exception, unfold
+from tests.pages.conftest import chart_rows, no_exception, unfold
 
 PAGE = "views/head_viewer.py"
 
@@ -26,7 +25,7 @@ def _subheaders(at):
 
 def _pictures(at) -> int:
     chart = at.get("vega_lite_chart")[0].proto
-    return pa.ipc.open_stream(chart.data.data).read_all().num_rows   # the model view: one picture per head
+    return chart_rows(chart).num_rows   # the model view: one picture per head
 
 
 def test_the_picker_offers_the_folders_models_and_picking_one_draws_its_grid(run_page, models):

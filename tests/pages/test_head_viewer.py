@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine import limits
 from engine.pretrained.llama import DEFAULT_NAME
-from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from tests.pages.conftest import chart_rows, no_exception, texts, whole_page, unfold
 
 PAGE = "views/head_viewer.py"
 
@@ -43,8 +43,8 @@ def test_choosing_another_head_changes_the_view(run_page):
 def model_view_rows(at):
     """The heads the model view draws (Streamlit moves a spec's data into Arrow), and its framed head."""
     chart = at.get("vega_lite_chart")[0].proto
-    framed = json.loads(chart.spec)["layer"][2]["data"]["values"][0]
-    return pa.ipc.open_stream(chart.data.data).read_all(), (framed["layer"], framed["head"])
+    framed = chart_rows(chart, json.loads(chart.spec)["layer"][2]).to_pylist()[0]
+    return chart_rows(chart), (framed["layer"], framed["head"])
 
 
 def test_the_layers_shown_rerun_only_the_model_view_and_the_rest_stays(run_page):
@@ -139,7 +139,7 @@ def test_type_filter_leaves_only_those_heads_in_the_model_view(run_page):
     at.multiselect(key="heads.types_shown").set_value(["induction"]).run()
     no_exception(at)
     chart = at.get("vega_lite_chart")[0].proto
-    pictures = pa.ipc.open_stream(chart.data.data).read_all()   # Streamlit moves a spec's data into Arrow
+    pictures = chart_rows(chart)   # Streamlit moves a spec's data into Arrow
     assert pictures.num_rows == 9 and set(pictures.column("type").to_pylist()) == {"induction"}
 
 
