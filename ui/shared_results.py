@@ -3,13 +3,14 @@
 When the teacher moves a class ("Everyone follow me"), every following student's session runs the same page
 with the same link values within a second or two: each would compute the same engine results and chart texts.
 `call` keeps a result per process, keyed by the function and its pickled inputs, for the next session that asks;
-each caller gets its own copy (unpickled), so a page that changes what it got changes nothing another sees.
+each caller gets its own copy (copy.deepcopy), so a page that changes what it got changes nothing another sees.
 Bounded: SHARED_RESULTS_MAX entries (least recently used dropped), none over SHARED_RESULT_MAX_BYTES.
 A call of a lambda or a nested function, or whose inputs or result do not pickle (a model), simply
 runs; an error is raised, never kept.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import pickle
 import threading
@@ -20,7 +21,7 @@ from engine import limits
 
 T = TypeVar("T")
 
-_KEPT: OrderedDict[bytes, bytes] = OrderedDict()   # key digest -> the pickled result
+_KEPT: OrderedDict[bytes, object] = OrderedDict()  # key digest -> a copy of the result, which nobody else holds
 _LOCK = threading.Lock()                           # script threads of many sessions read and write at once
 
 
@@ -47,15 +48,16 @@ def call(fn: Callable[..., T], *args, **kwargs) -> T:
         if kept is not None:
             _KEPT.move_to_end(key)
     if kept is not None:
-        return pickle.loads(kept)
+        return copy.deepcopy(kept)
     result = fn(*args, **kwargs)
     try:
-        data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:   # a result that does not pickle: not shared
+        size = len(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))   # its size only
+        kept = copy.deepcopy(result)
+    except Exception:   # a result that does not pickle or copy: not shared
         return result
-    if len(data) <= limits.SHARED_RESULT_MAX_BYTES:
+    if size <= limits.SHARED_RESULT_MAX_BYTES:
         with _LOCK:
-            _KEPT[key] = data
+            _KEPT[key] = kept
             _KEPT.move_to_end(key)
             while len(_KEPT) > limits.SHARED_RESULTS_MAX:
                 _KEPT.popitem(last=False)
