@@ -59,7 +59,7 @@ def test_an_error_is_raised_each_time_never_kept():
     assert len(CALLS) == 2
 
 
-def test_inputs_that_do_not_pickle_just_run():
+def test_inputs_whose_contents_are_not_read_just_run():
     lock = threading.Lock()
 
     def held(lock: threading.Lock, n: int) -> int:
@@ -108,3 +108,23 @@ def test_engine_results_shared_equal_the_engine_s_own():
     again = shared_results.call(learn_query_key, CHAPTER_X, CHAPTER_TOKENS, 0, 3, steps=5)
     assert [s.loss for s in again.steps] == [s.loss for s in run.steps]
     np.testing.assert_array_equal(again.steps[-1].W_q, run.steps[-1].W_q)
+
+
+def test_the_pages_shared_results_are_kept_and_equal_inputs_of_another_container_are_another_key():
+    shared_results.call(weights_by_sharpness, CHAPTER_X, None, None, query=0, sharpnesses=(0.5, 1.0),
+                        scale=True, causal=False)
+    shared_results.call(learn_query_key, CHAPTER_X, CHAPTER_TOKENS, 0, 3, steps=5)
+    assert len(shared_results._KEPT) == 2          # an array, and a run of dataclasses holding arrays: both sized
+    shared_results.call(counted, np.ones(2), scale=1.0)
+    shared_results.call(counted, np.ones(2), scale=1)      # an int where a float was: another key, run again
+    assert len(CALLS) == 2
+
+
+def test_a_result_we_cannot_size_is_returned_not_kept():
+    def opaque(n: int) -> object:
+        CALLS.append((n,))
+        return threading.Lock()
+    opaque.__qualname__ = "opaque"
+    shared_results.call(opaque, 1)
+    shared_results.call(opaque, 1)
+    assert len(CALLS) == 2 and not shared_results._KEPT

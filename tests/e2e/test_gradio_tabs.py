@@ -90,8 +90,10 @@ def test_the_take_home_box_gives_the_tabs_handout_and_its_charts(gradio_url, bro
     panel = page.locator("[role=tabpanel]:visible").last
     panel.get_by_text("Take this tab home").click()
     panel.get_by_role("button", name="Make the handout (PDF)").click()
-    settle(page)
+    # each file's link is what to wait for: on a loaded machine an event can be queued before it is marked pending
+    panel.locator("a[download='attention-calculator-handout-a4.pdf']").wait_for(timeout=180_000)
     panel.get_by_role("button", name="Download the charts (SVG, PNG, CSV)").click()
+    panel.locator("a[download='alpha-each-row-sums-to-1.csv']").wait_for(timeout=180_000)
     settle(page)
     assert not page.locator(".toast-body").all_inner_texts()
     names = panel.locator("a[download]").evaluate_all("links => links.map(link => link.getAttribute('download'))")
