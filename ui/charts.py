@@ -24,7 +24,7 @@ from streamlit import dataframe_util
 from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
-from ui import handout, page, shared_results
+from ui import handout, page
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -168,7 +168,7 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
         # into its plot's height, title above the top edge; that one keeps its own size.
         fits = width == "stretch" or isinstance(spec.get("width"), (int, float))
         spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"} if fits else {"type": "pad"}}
-    words = spec.get(TEXT_KEY) or shared_results.call(chart_text, spec)   # a class's followers: made once
+    words = spec.get(TEXT_KEY) or chart_text(spec)
     spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     drawn = st.vega_lite_chart(hoisted(as_arrow(spec)), width=width, key=key, **selection)

@@ -17,7 +17,7 @@ from engine.charts.lines import lines_by
 from engine.attention.learning import LEARNING_RATE, learn_query_key
 from engine.attention.code import attention_code
 from engine.attention.typed_matrices import format_matrix
-from ui import challenges, charts, code, formula, page, shared_results, tables, url_state
+from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.matrix import last_good, matrix_editor
 
 PRESETS = {
@@ -133,8 +133,8 @@ def result_section() -> None:
         st.select_slider("Sharpness β: multiply every score by it before softmax (1: the chapter's attention)",
                          SHARPNESS, key=STATE.key("sharp"), format_func=lambda value: f"{value:g}",
                          on_change=page.only(STATE, RESULT))
-        charts.show(shared_results.call(heatmap_spec, result.weights, labels, labels, title="alpha: each row sums to 1",
-                                        digits=digits, domain=(0, 1), mask=result.mask), width="content")
+        charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1",
+                                 digits=digits, domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
         st.markdown(calculator_reading(weights_row, labels, q, d_k=result.d_k, scaled=STATE["scaled"], digits=digits,
                                        keys_are_inputs=not STATE["proj"]))

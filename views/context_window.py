@@ -12,7 +12,7 @@ from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.embeddings.hand_vectors import sentence_vectors
 from engine.attention.typed_matrices import format_matrix
-from ui import challenges, charts, code, formula, page, shared_results, url_state
+from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
 SENTENCES = list(CONTEXT_SENTENCES)
@@ -102,10 +102,9 @@ def result_section() -> None:
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
         rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-        charts.show(shared_results.call(heatmap_spec, np.vstack([windows, attention_row]), rows, labels,
-                                        domain=(0, 1), title=f"Weights on each token for '{labels[t]}': the window "
-                                                             "by position, attention by content",
-                                        y_title="method", x_title="token"), width="content")
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+                                 title=f"Weights on each token for '{labels[t]}': the window by position, attention "
+                                       "by content", y_title="method", x_title="token"), width="content")
 
         reading = page.run_engine(context_reading, attention_row, labels, t)
         if reading is not None:
