@@ -14,7 +14,7 @@ DRAW = st.query_params.get("draw", "0") == "1"
 @st.fragment(run_every=CLASS_POLL_S)
 def poll() -> None:
     if DRAW:
-        st.markdown("You are in. The teacher's question will appear here.")
+        st.markdown("Class ABCD2345: joined. The teacher's questions appear in this box.")
 
 
 st.title("Polling floor")

@@ -222,8 +222,11 @@ def above_page(url_path: str) -> None:
         finally:
             st.session_state.pop(BEFORE_PAGE, None)
     elif st.session_state.get(JOINED):
-        # the box is drawn once by the page's run; each poll redraws only what is inside it
+        # the box and its first line are drawn once by the page's run; each poll redraws only what is below it,
+        # and while no question is open that is nothing (Streamlit's cheapest poll)
         with st.container(border=True, key="class_student"):
+            st.markdown(f":material/groups: **Class {st.session_state[JOINED]}**: joined. The teacher's questions "
+                        "appear in this box.")
             _student_live()
 
 
@@ -358,8 +361,7 @@ def _student_question(code: str, state: ClassState) -> None:
         st.info(f"Class {code} has ended. Thank you for taking part.", icon=":material/check_circle:")
         return
     question = state.question
-    if question is None:
-        st.markdown(f":material/groups: **Class {code}**: you are in. The teacher's question will appear here.")
+    if question is None:   # the box's first line (above_page) says the question comes here
         return
     st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
                 + f": {question.prompt}")

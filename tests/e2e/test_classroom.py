@@ -75,6 +75,9 @@ def test_a_class_teacher_projector_and_two_phones(class_app, browser):
         wait_for_app(phone, 120_000)
         students.append(phone)
     until(lambda: "2 joined" in teacher.locator(".st-key-class_teacher").inner_text())
+    waiting = student_text(students[0])               # the box's first line, drawn once; its polls draw nothing yet
+    assert f"Class {code}: joined" in waiting and "Question" not in waiting
+    screenshot(students[0], "class-phone-waiting", full_page=False)
 
     teacher.get_by_text("Ask the class", exact=True).click()
     teacher.get_by_role("button", name="Questions about this example").click()
