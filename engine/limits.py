@@ -160,10 +160,6 @@ CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minu
 CLASS_POLL_S = 1.5
 CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
-# a class that follows its teacher opens one link in every student's session at once: pure results (engine
-# calls) are kept per server process for the next session (ui/shared_results.py)
-SHARED_RESULTS_MAX = 512             # results kept (least recently used dropped)
-SHARED_RESULT_MAX_BYTES = 256_000    # a larger result is computed again each time (at most 128 MB kept)
 
 # --- class mode: lessons (engine.classroom.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file

@@ -36,14 +36,6 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
         return None
 
 
-def run_shared(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
-    """run_engine for a pure engine function of small inputs: computed once per server process for the same
-    inputs (ui.shared_results), as a class that follows its teacher asks for it in every student's session."""
-    from ui import shared_results
-
-    return run_engine(shared_results.call, fn, *args, where=where, **kwargs)
-
-
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
 
 

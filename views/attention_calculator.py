@@ -50,6 +50,18 @@ STATE = url_state.PageState(
     url_state.Param("learn_target", 3, url_state.between(1, len(CHAPTER_TOKENS) - 1)),
 )
 
+# pure and cheap to key: computed once per server process (a class that follows its teacher asks for the same ones
+# in every student's session); a ValueError is raised each time, never kept
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_sweep(*args, **kwargs) -> np.ndarray:
+    return weights_by_sharpness(*args, **kwargs)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_learning(target: int, steps: int):
+    return learn_query_key(CHAPTER_X, CHAPTER_TOKENS, 0, target, steps=steps)
+
+
 RESULT = "attention.result"   # the section the sidebar's toggles and the query rerun alone (ui.page.section)
 LEARN = "attention.learn"     # "Learn W_Q and W_K": its target and steps rerun it alone
 
@@ -138,7 +150,7 @@ def result_section() -> None:
         top = int(np.argmax(weights_row))
         st.markdown(calculator_reading(weights_row, labels, q, d_k=result.d_k, scaled=STATE["scaled"], digits=digits,
                                        keys_are_inputs=not STATE["proj"]))
-        sweep = page.run_shared(weights_by_sharpness, x, W["W_q"], W["W_k"], query=q, sharpnesses=SHARPNESS,
+        sweep = page.run_engine(cached_sweep, x, W["W_q"], W["W_k"], query=q, sharpnesses=SHARPNESS,
                                 scale=STATE["scaled"], causal=STATE["causal"])
         if sweep is not None:
             charts.show(lines_by(SHARPNESS, {label: sweep[:, j] for j, label in enumerate(labels)},
@@ -265,7 +277,7 @@ def learn_section() -> None:
         st.slider("Gradient steps", 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
                   on_change=page.only(STATE, LEARN))
     target, steps = int(STATE["learn_target"]), int(STATE["learn_steps"])
-    run = page.run_shared(learn_query_key, CHAPTER_X, CHAPTER_TOKENS, 0, target, steps=steps)
+    run = page.run_engine(cached_learning, target, steps)
     if run is None:
         return
     numbers = [s.step for s in run.steps]
