@@ -27,18 +27,10 @@ import numpy as np
 
 from engine.charts.images import data_url, patch_overlay
 from engine.beyond.modalities import image_attention, resize_square
+from bench.timing import median_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {196: {"side": 224, "patch": 16}, 1024: {"side": 0, "patch": 16}}   # astronaut: 224 / 16, 512 / 16
-
-
-def median_ms(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def in_process(runs: int) -> None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import time
 
 import numpy as np
+from bench.timing import median_ms
 
 
 def charts() -> dict[str, dict]:
@@ -51,15 +51,6 @@ def pictures() -> dict[str, dict]:
     return {"patch overlay 14x14": overlay,
             "spectrogram 94 frames": spectrogram_with_frames(frames.source, 6, frames.attention.weights[6],
                                                              sound.segments)}
-
-
-def median_ms(make, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        make()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def page_handout(view: str, link: str, query: dict[str, str] | None = None):

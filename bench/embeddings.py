@@ -15,17 +15,9 @@ import numpy as np
 
 from engine.embeddings import glove as E
 from engine import limits
+from bench.timing import median_ms
 
 QUERIES = 50
-
-
-def median_ms(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
 
 
 def main() -> None:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from bench.timing import median_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,16 +76,6 @@ TEXT = ("It is a truth universally acknowledged, that a single man in possession
         "considered as the rightful property of some one or other of their daughters. ") * 4
 
 
-def median_s(fn, runs: int) -> float:
-    fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def matmuls(x, W, repeats: int) -> None:
     """The reference: `repeats` products x W, each dropped at once (it measures time, not memory)."""
     for _ in range(repeats):
@@ -119,15 +109,15 @@ def main() -> None:
     for threads in args.threads:
         torch.set_num_threads(threads)
         for T in (16, 64, 256):
-            seconds = median_s(lambda: model.forward(ids[:T]), args.runs)
+            seconds = median_seconds(lambda: model.forward(ids[:T]), args.runs, warm=True)
             x = torch.randn(T, 576)
             W = torch.randn(576, 4096)
             repeats = round(n_linear / W.numel())
-            reference = median_s(lambda: matmuls(x, W, repeats), args.runs)
+            reference = median_seconds(lambda: matmuls(x, W, repeats), args.runs, warm=True)
             print(f"threads {threads}  T={T:3d}: forward with all weights {seconds * 1000:7.1f} ms"
                   f"{'  (target < 300 ms)' if T == 64 else ''};  same FLOPs as one matmul "
                   f"{reference * 1000:6.1f} ms;  ratio {seconds / reference:4.2f}")
-        seconds = median_s(lambda: model.sample(20, seed=0, prompt=ids[:8]), max(1, args.runs // 2))
+        seconds = median_seconds(lambda: model.sample(20, seed=0, prompt=ids[:8]), max(1, args.runs // 2), warm=True)
         print(f"threads {threads}  generate 20 tokens (KV cache): {seconds:.2f} s")
 
 

@@ -28,6 +28,7 @@ import torch
 
 from engine import limits, lm
 from engine.pretrained import smollm2 as pretrained, weight_formats
+from bench.timing import median_seconds
 
 PROMPT = "Once upon a time"          # ui.pretrained_views.SAMPLE_DEFAULTS["prompt"]
 TOKENS = 20
@@ -86,45 +87,35 @@ def main() -> None:
           f"(TVD limit {limits.SAMPLING_FORMAT_MAX_TVD})")
 
 
-def _median(work, runs: int = 7) -> float:
-    work()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def parts(model) -> None:
     """Where one float32 token's time goes on one thread, each part the median of 7."""
     from engine.pretrained.llama import KVCache
 
     big = torch.rand(256 * 1024 * 1024)                                            # 1 GiB
-    seconds = _median(big.sum, 5)
+    seconds = median_seconds(big.sum, 5, warm=True)
     print(f"memory read by one thread (a sum over 1 GiB): {big.numel() * 4 / seconds / 1e9:.1f} GB/s")
     del big
     matrices = [getattr(block, name) for block in model.blocks for name in weight_formats.MATRICES]
     size = sum(W.numel() * 4 for W in matrices)
-    products = _median(lambda: [torch.ones(1, W.shape[0]) @ W for W in matrices])
+    products = median_seconds(lambda: [torch.ones(1, W.shape[0]) @ W for W in matrices], 7, warm=True)
     print(f"the {len(matrices)} block products for one row: {products * 1e3:.1f} ms ({size / 1e6:.0f} MB, "
           f"{size / products / 1e9:.1f} GB/s)")
-    head = _median(lambda: model.logits(torch.ones(1, model.config.d_model)))
+    head = median_seconds(lambda: model.logits(torch.ones(1, model.config.d_model)), 7, warm=True)
     print(f"the output layer for one row: {head * 1e3:.1f} ms ({model.output.numel() * 4 / head / 1e9:.1f} GB/s)")
     ids = model.encode_text(PROMPT, keep="end")[0]
     cache = KVCache()
     model._run(ids, cache=cache, keep_weights=False, keep_hidden=False)
-    step = _median(lambda: model._run([42], cache=KVCache(K=list(cache.K), V=list(cache.V)), keep_weights=False,
-                                      keep_hidden=False))
+    step = median_seconds(lambda: model._run([42], cache=KVCache(K=list(cache.K), V=list(cache.V)), keep_weights=False,
+                                             keep_hidden=False), 7, warm=True)
     print(f"one token through the blocks: {step * 1e3:.1f} ms ({products / step:.0%} of it the products)")
     probs = torch.softmax(model.logits(torch.ones(1, model.config.d_model))[0].double(), dim=-1).numpy()
     rng = np.random.default_rng(0)
-    draw = _median(lambda: rng.choice(probs.size, p=lm.apply_temperature_top_k(probs, 0.8, 40)))
+    draw = median_seconds(lambda: rng.choice(probs.size, p=lm.apply_temperature_top_k(probs, 0.8, 40)), 7, warm=True)
     print(f"temperature, top-k and a draw over {probs.size} tokens: {draw * 1e3:.1f} ms")
     tokens = model.sample(TOKENS, seed=0, temperature=0.8, top_k=40, prompt=ids)
-    whole = _median(lambda: model.sample(TOKENS, seed=0, temperature=0.8, top_k=40, prompt=ids), 3)
+    whole = median_seconds(lambda: model.sample(TOKENS, seed=0, temperature=0.8, top_k=40, prompt=ids), 3, warm=True)
     print(f"{TOKENS} float32 tokens: {whole:.2f} s ({whole / TOKENS * 1e3:.0f} ms a token)")
-    reread = _median(lambda: model._reread(model.document(ids), tokens, 0.8, 40), 3)
+    reread = median_seconds(lambda: model._reread(model.document(ids), tokens, 0.8, 40), 3, warm=True)
     print(f"the float32 pass after a cheaper format: {reread:.2f} s; load average {os.getloadavg()[0]:.1f}")
 
 
