@@ -27,7 +27,10 @@ per input row lose the small ones and its samples are gibberish (8-bit weights a
 float32 or bfloat16 rows: still 7-12 % of the probability moved, a top token changed). int4 is the float32
 model itself (only the order of the sums differs: logits within 0.001), but torch 2.13's 4-bit kernel takes a
 slow path for float32 rows (0.7 GFLOP/s measured, against 37-45 for a float32 product at the same load): 20
-tokens take about 4 times float32's time. float16 is close but no quicker where it counts: fbgemm's product
+tokens take about 4 times float32's time. Its path for bfloat16 rows is quick (the blocks' products 3.6x quicker
+than float32's, one thread), but rows and products rounded to 8 bits move 3.4 % of the probability, as bfloat16
+does, and 20 tokens still took 1.20-1.35 s against float32's 1.53-1.65 s in the same run (the float32 output layer
+and the float32 pass over the sample stay). float16 is close but no quicker where it counts: fbgemm's product
 streams half the bytes yet runs at about float32's speed for one row (0.8-1.3x per matrix, 0.78x per token, load
 3-7), and a sample drawn with it still needs the float32 pass over the sample for the probabilities a page prints
 (0.22 s for 20 tokens): 20 tokens took 1.07x float32's time in one run at load 1.3 (`python -m
