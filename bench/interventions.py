@@ -18,19 +18,28 @@ arithmetic follows: its float32 operations (counted by torch's FlopCounterMode),
 reached, and one float32 product of the heatmap's typical shape timed in the same run (what the core
 gives now): the heatmap can go no quicker than its operations at that rate.
 `--threads 2` runs the same on two torch threads (the server keeps one).
+
+    python -m bench.interventions --threads-under-load
+
+times instead the page's default patching heatmap on one and on two torch threads, first on the machine as it is
+and then with one other process busy on a core (a plain Python loop, as another student's page run would be):
+why the server keeps one thread although two are quicker on an idle machine.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 import torch
 
 from engine.interpret import interventions
 from engine.pretrained import smollm2 as pretrained
-from engine.interpret.readings import BARS_TOP_K, compare_rankings
+from engine.interpret.readings import BARS_TOP_K, PATCHING_EXAMPLES, compare_rankings
+from bench.timing import median_seconds
 
 MARY = "Mary had a little"
 CLEAN_10, CORRUPT_10 = "The Eiffel Tower is in the city of", "The Colosseum is in the city of"
@@ -53,11 +62,38 @@ def timed(call, runs: int) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
+def threads_under_load(model, runs: int) -> None:
+    """The page's default patching heatmap on 1 and 2 torch threads, idle and with one core taken by a busy loop."""
+    clean, corrupt, good, bad = next(iter(PATCHING_EXAMPLES.values()))
+    T = len(model.encode_text(clean)[0])
+
+    def on(threads: int) -> float:
+        torch.set_num_threads(threads)
+        return median_seconds(lambda: interventions.activation_patching(model, clean, corrupt, good, bad), runs,
+                              warm=True)
+
+    for label, busy in (("the machine as it is", 0), ("one core busy", 1)):
+        loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+        try:
+            one, two = on(1), on(2)
+        finally:
+            for loop in loops:
+                loop.kill()
+        print(f"patching heatmap, the page's example ({T} tokens), {label}: 1 thread {one:.2f} s, "
+              f"2 threads {two:.2f} s ({two / one:.2f}x one)")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the server runs SmolLM2 on 1)")
+    parser.add_argument("--threads-under-load", action="store_true",
+                        help="the page's patching heatmap on 1 and 2 threads, idle and with one core busy")
     args = parser.parse_args()
+    if args.threads_under_load:
+        threads_under_load(pretrained.load(), args.runs)
+        return
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     model = pretrained.load()
