@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -53,13 +52,7 @@ def timed(call, runs: int) -> tuple[float, float]:
     """(seconds of the first call, median seconds of the next `runs` calls)."""
     start = time.perf_counter()
     call()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return first, statistics.median(times)
+    return time.perf_counter() - start, median_seconds(call, runs)
 
 
 def threads_under_load(model, runs: int) -> None:
