@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_74, ORANGE, PAIR_COLOURS, RUN_COLOURS
-from engine.charts.style import panel, styled, unique_labels, value_scale, visible
+from engine.charts.style import one_character_labels, panel, styled, unique_labels, value_scale, visible
 from engine.numbers import SIGNIFICANT_FORMAT, fixed, significant
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
@@ -76,13 +76,14 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
     largest = max([0.0] + [max(row["probability"], row.get(SAMPLED, 0.0)) for row in values])
     x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
          "scale": value_scale(largest, headroom=1.25, cap=1.0)}
-    # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}
-    y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None}
-    # characters: ',' and '.' readable from afar; a config entry of its own (axisY: the token axis), which the
-    # text config (engine.charts.style.with_text) keeps, at either text size
+    # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}; every bar named
+    # (Vega dropped every second label of large characters as overlapping: the second likeliest went unnamed)
+    y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None,
+         "axis": {"labelOverlap": False}}
+    # one-character tokens (',' '.' '↵') readable from afar, among words too; a config entry of its own (axisY: the
+    # token axis), which the text config (engine.charts.style.with_text) keeps, at either text size
     characters = bool(values) and all(len(row["token"]) == 1 for row in values)
-    config = {"axisY": {"labelFontSize": CHARACTER_LABEL_SIZE, "labelFont": "monospace",
-                        "labelFontWeight": "bold"}} if characters else {}
+    config = {"axisY": one_character_labels(CHARACTER_LABEL_SIZE, font="monospace" if characters else None)}
     if sampled:  # orange is the tick's
         colour = {"value": BLUE}
     else:

@@ -120,11 +120,14 @@ def every_builder_spec() -> dict[str, dict]:
 
 
 def font_sizes(node, path: str = "") -> list[tuple[str, float]]:
-    """Every (path, value) of a key ending in 'fontsize' (fontSize, labelFontSize, titleFontSize, ...)."""
+    """Every (path, value) of a key ending in 'fontsize' (fontSize, labelFontSize, titleFontSize, ...); both sizes
+    of a conditional one (engine.charts.style.one_character_labels)."""
     found = []
     if isinstance(node, dict):
         for key, value in node.items():
-            if key.lower().endswith("fontsize"):
+            if key.lower().endswith("fontsize") and isinstance(value, dict):   # one size by condition, one else
+                found += [(f"{path}.{key}.condition", value["condition"]["value"]), (f"{path}.{key}", value["value"])]
+            elif key.lower().endswith("fontsize"):
                 found.append((f"{path}.{key}", value))
             found += font_sizes(value, f"{path}.{key}")
     elif isinstance(node, list):

@@ -93,6 +93,23 @@ def test_one_character_tokens_are_labelled_large_enough_to_read():
     from engine.charts.bars import CHARACTER_LABEL_SIZE
 
     spec = assert_valid(next_token_bars({"4-gram": [(",", 0.5, 0.6), (".", 0.2, 0.1), ("\n", 0.1, 0.1)]}))
-    assert spec["config"]["axisY"]["labelFontSize"] == CHARACTER_LABEL_SIZE >= 16
-    words = assert_valid(next_token_bars({"words": [(" lamb", 0.5), (" bit", 0.2)]}))
-    assert "axisY" not in words["config"]
+    size = spec["config"]["axisY"]["labelFontSize"]
+    assert size["condition"] == {"test": "length(datum.label) == 1", "value": CHARACTER_LABEL_SIZE}
+    assert CHARACTER_LABEL_SIZE >= 16 and spec["config"]["axisY"]["labelFont"] == "monospace"
+
+
+def test_one_character_tokens_among_words_are_large_and_words_keep_the_text_size():
+    """The Tokens page's bars mix words and ',' '.': the one-character labels were 13 px specks (2-3 px of ink).
+    Each label's size follows its length; the others keep the chart text size, on a projector too."""
+    from engine.charts.bars import CHARACTER_LABEL_SIZE
+    from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
+
+    spec = assert_valid(next_token_bars({"words": [(",", 0.3), ("lamb", 0.2), (".", 0.1)]}))
+    size = spec["config"]["axisY"]["labelFontSize"]
+    assert size == {"condition": {"test": "length(datum.label) == 1", "value": CHARACTER_LABEL_SIZE},
+                    "value": TEXT_SIZE}
+    assert "labelFont" not in spec["config"]["axisY"]          # words keep the chart's font
+    projected = with_text(spec, PROJECTOR_TEXT_SIZE)["config"]["axisY"]["labelFontSize"]
+    assert projected["value"] == PROJECTOR_TEXT_SIZE and projected["condition"]["value"] == CHARACTER_LABEL_SIZE
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False if "encoding" in spec else \
+        spec["layer"][0]["encoding"]["y"]["axis"]["labelOverlap"] is False
