@@ -367,7 +367,6 @@ def ladder_tab():
     rungs = engine_call(loaders.ladder)
     bars = [(r.model, r.bits_per_char, "n-gram" if "gram" in r.model else "transformer") for r in rungs]
     bars.append(("uniform guess (1/V)", math.log2(loaders.tokens("characters")[0].vocab_size), "baseline"))
-    bars.sort(key=lambda bar: -bar[1])
     rows = [{"model": r.model, "bits per character": round(r.bits_per_char, 4),
              "nats per token": round(r.nats_per_token, 4), "held-out characters": r.n_characters} for r in rungs]
     sentences = " ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED))

@@ -20,7 +20,7 @@ from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
 from ui.inside_views import HeadScan
 from ui.pretrained_views import load_model, model_param, model_picker
-from ui.session_slots import LIVE_MODEL
+from ui.session_slots import LIVE_MODEL, LIVE_MODEL_NOTE
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
 MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
@@ -500,7 +500,7 @@ def own_section(live) -> None:
         f"of at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
     st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
     if live is None:
-        st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
+        st.caption(LIVE_MODEL_NOTE)
     st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
                  key=STATE.key("own_preset"), on_change=load_own_preset)
     left, right = st.columns([3, 2])

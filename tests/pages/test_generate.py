@@ -116,3 +116,20 @@ def test_a_line_break_is_drawn_as_everywhere_else(run_page):
     data = next(h.value for h in at.get("html") if "chart-data" in h.value)   # the bars' numbers (ui.charts)
     assert "<td>\u21b5</td>" in data and "\\n" not in data
     assert r"P(\texttt{'↵'})" in " ".join(x.value for x in at.get("latex"))
+
+
+def test_the_live_model_is_said_to_live_in_the_tab_that_trained_it(at):
+    """A student who trained in another tab found no 'your live model' here: the page says where it lives."""
+    from ui.session_slots import LIVE_MODEL_NOTE
+
+    no_exception(at)
+    assert LIVE_MODEL_NOTE in [caption.value for caption in at.sidebar.caption]
+    assert "in this browser tab" in LIVE_MODEL_NOTE and "another tab, or a reload, starts without it" in LIVE_MODEL_NOTE
+
+
+def test_the_ladder_says_it_is_sorted_by_score(at):
+    import json
+
+    ladder = next(json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")
+                  if "held-out bits per character (fewer is better)" in chart.proto.spec)
+    assert ladder["title"] == "Sorted by score: the fewest bits at the bottom"

@@ -49,10 +49,14 @@ def test_distribution_bars_one_panel_per_model_in_rank_order():
         [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
 
 
-def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
-    spec = assert_valid(ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]))
-    assert spec["encoding"]["y"]["sort"] == ["2-gram", "shipped"]
-    assert [r["text"] for r in data_rows(spec)] == ["3.500", "2.300"]
+def test_ladder_bars_are_sorted_by_score_say_so_and_colour_by_kind():
+    """By score the n-grams read 5-, 8-, 6-, 7-gram: the chart sorts them itself and its title says by what."""
+    spec = assert_valid(ladder_bars([("shipped", 1.795, "transformer"), ("8-gram", 1.979, "n-gram"),
+                                     ("2-gram", 3.5, "n-gram"), ("7-gram", 1.968, "n-gram"),
+                                     ("5-gram", 2.065, "n-gram"), ("6-gram", 1.974, "n-gram")]))
+    assert spec["encoding"]["y"]["sort"] == ["2-gram", "5-gram", "8-gram", "6-gram", "7-gram", "shipped"]
+    assert spec["title"] == "Sorted by score: the fewest bits at the bottom"
+    assert [r["text"] for r in data_rows(spec)][:2] == ["3.500", "2.065"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
 
 
