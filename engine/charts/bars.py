@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_74, ORANGE, PAIR_COLOURS, RUN_COLOURS
 from engine.charts.style import one_character_labels, panel, styled, unique_labels, value_scale, visible
-from engine.numbers import SIGNIFICANT_FORMAT, fixed, significant
+from engine.numbers import SIGNIFICANT_FORMAT, alike, fixed
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
     from engine.attention.mechanism import AttentionCost
@@ -193,10 +193,11 @@ def accuracy_bars(rows: list[dict]) -> dict:
 @styled
 def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
     """max |c_B(word) - c_A(word)| for each word of the shuffled sentence, as a Vega-Lite spec (redrawn on
-    every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
+    every edit, so written plainly rather than through Altair); printed, since zero bars are invisible, all in one
+    format (engine.numbers.alike)."""
     labels = unique_labels(list(tokens))
     values = [float(v) for v in np.asarray(difference, dtype=float)]
-    records = [{"word": w, "difference": v, "text": significant(v)} for w, v in zip(labels, values)]
+    records = [{"word": w, "difference": v, "text": text} for w, v, text in zip(labels, values, alike(values))]
     top = max(max(values) * 1.25, 0.05)
     return {
         "title": title, "height": 240, "data": {"values": records},

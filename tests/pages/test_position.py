@@ -128,3 +128,22 @@ def test_rotary_scores_depend_only_on_the_offset(run_page):
     assert shown.group(1) == "0" or float(shown.group(2)) * 10 ** int(shown.group(3)) < 1e-12
     first, second = re.findall(r"s_\{\d+,\d+\} = (-?[0-9.]+)", numbers)
     assert first == second
+
+
+def whisper(at: AppTest) -> bool:
+    """Whether the third challenge ("make order a whisper") is ticked."""
+    from ui.challenges import SHOWN
+
+    return next(done for prompt, (done, _, _) in at.session_state[SHOWN].items() if "a whisper" in prompt)
+
+
+def test_the_whisper_challenge_counts_a_change_as_the_page_does():
+    """At s = 0 every change is rounding (5.55e-17): the page says A and B cannot be told apart, so the challenge
+    is not done; its hint's 0.05 is a step the slider can reach, and does it."""
+    at = run(enc="sinusoidal", strength="0")
+    assert not at.exception and not at.error
+    assert "attention cannot tell A from B" in at.success[0].value
+    assert not whisper(at)
+    at = run(enc="sinusoidal", strength="0.05")
+    assert not at.success and whisper(at)
+    assert at.slider(key="position.strength").step == 0.05

@@ -117,3 +117,10 @@ def test_one_character_tokens_among_words_are_large_and_words_keep_the_text_size
     assert projected["value"] == PROJECTOR_TEXT_SIZE and projected["condition"]["value"] == CHARACTER_LABEL_SIZE
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False if "encoding" in spec else \
         spec["layer"][0]["encoding"]["y"]["axis"]["labelOverlap"] is False
+
+
+def test_difference_bars_print_every_label_in_one_format():
+    from engine.charts.bars import difference_bars
+
+    spec = assert_valid(difference_bars([0.1700, 0.3752, 0.0443, 0.0988, 0.7494], ["the", "cat", "saw", "the", "owl"]))
+    assert [row["text"] for row in data_rows(spec)] == ["0.170", "0.375", "0.044", "0.099", "0.749"]
