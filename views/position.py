@@ -11,7 +11,6 @@ from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
-from engine.numbers import alike, significant
 from engine.transformer.code import position_code
 from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, OffsetDotProducts, diagonal_spread, dot_products_by_offset, permutation_between,
@@ -120,8 +119,8 @@ def check_section() -> None:
     tokens_a = sentence_a.tokens
     tokens_b = [tokens_a[j] for j in check.perm]
     st.subheader("Every word's context vector: in A, and in B")
-    largest = (f"{significant(check.max_difference)}, under the rounding tolerance {check.tolerance:.0e}"
-               if check.equivariant else significant(check.max_difference))
+    largest = (f"{check.largest_written}, under the rounding tolerance {check.tolerance:.0e}" if check.equivariant
+               else check.largest_written)
     verdict = f"Largest change of any word's context vector: **{largest}**. "
     if check.equivariant:
         st.success(verdict + "Same bag of words, same context vectors, only listed in another order: "
@@ -134,7 +133,7 @@ def check_section() -> None:
 
     charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
                                 "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
-                               domain=(0.0, 1.0), cell=44, columns=2, causal=STATE["causal"]))
+                               domain=(0.0, 1.0), cell=44, columns=2, causal=STATE["causal"], digits=3))
     st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
 
     worst = int(np.argmax(check.difference))
@@ -158,7 +157,7 @@ def check_section() -> None:
                                 "c_B": (check.shuffled.context, tokens_b, features)},
                                value_name="c", x_title="feature", y_title="word", cell=48, columns=1))
     table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
-                          "largest change": alike(check.difference)})
+                          "largest change": check.written})
     tables.table(table)
 
 

@@ -121,3 +121,20 @@ def test_trained_heads_of_the_shipped_model():
     assert not at.exception and not at.error
     at.text_input(key="multihead.line").set_value("To be? {}").run()
     assert not at.exception and "never saw" in at.error[0].value
+
+
+def test_each_heads_weights_print_three_decimals_and_their_rows_add_up_to_one():
+    """Two decimals made rows visibly sum to 0.97-0.98; three, as every weight elsewhere, add up to 1 within the
+    rounding of T numbers."""
+    import pyarrow as pa
+
+    at = run()
+    grid = next(chart.proto for chart in at.get("vega_lite_chart") if "head 1" in chart.proto.spec)
+    panels = [pa.ipc.open_stream(dataset.data.data).read_all().to_pylist() for dataset in grid.datasets]
+    sums = {}
+    for number, cells in enumerate(panels):
+        for cell in cells:
+            assert re.fullmatch(r"\d\.\d{3}", cell["text"]), cell["text"]
+            sums.setdefault((number, cell["row"]), []).append(float(cell["text"]))
+    assert len(panels) == 2 and sums
+    assert all(abs(sum(row) - 1) <= 0.0005 * len(row) for row in sums.values())
