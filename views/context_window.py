@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine import limits
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
-from engine.attention.mechanism import attention, window_weights
+from engine.attention.mechanism import attention, window_inside, window_weights
 from engine.attention.readings import beats, clear_winner, context_reading
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -102,9 +102,12 @@ def result_section() -> None:
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
         rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+        seen = np.vstack([[window_inside(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)], np.ones(T, bool)])
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1), mask=seen,
                                  title=f"Weights on each token for '{labels[t]}': the window by position, attention "
                                        "by content", y_title="method", x_title="token"), width="content")
+        st.caption("Each row is coloured against an even share of what it sees: a window shares evenly (white) "
+                   "among the tokens inside it and never looks outside (grey); attention chooses among all of them.")
 
         reading = page.run_engine(context_reading, attention_row, labels, t)
         if reading is not None:

@@ -193,8 +193,10 @@ def window_average(x, k: int) -> np.ndarray:
     return window_weights(X.shape[0], k) @ X
 
 
-def window_weights(T: int, k: int) -> np.ndarray:
-    """(T, T) weights of the window average: 1/(window size) inside |t - j| <= k, 0 outside."""
+def window_inside(T: int, k: int) -> np.ndarray:
+    """(T, T) True where token j is inside token t's window, |t - j| <= k: the keys a window average sees. Outside
+    it the average's 0 is no choice (as a causal mask's future is not): a chart draws it as outside, not as a weight
+    below 1/T."""
     if not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError("The window half-width k must be a whole number, 0 or more.")
     if k > limits.MAX_WINDOW:
@@ -202,7 +204,12 @@ def window_weights(T: int, k: int) -> np.ndarray:
     if T < 1 or T > limits.MAX_TOKENS:
         raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
     positions = np.arange(T)
-    inside = np.abs(positions[:, None] - positions[None, :]) <= k
+    return np.abs(positions[:, None] - positions[None, :]) <= k
+
+
+def window_weights(T: int, k: int) -> np.ndarray:
+    """(T, T) weights of the window average: 1/(window size) inside |t - j| <= k, 0 outside."""
+    inside = window_inside(T, k)
     return inside / inside.sum(axis=1, keepdims=True)
 
 

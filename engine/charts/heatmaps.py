@@ -58,7 +58,7 @@ def uniform_shades(weights: np.ndarray, mask: np.ndarray | None = None) -> np.nd
 
 
 def uniform_colours(shades: np.ndarray) -> np.ndarray:
-    """Shades from uniform_shades -> (..., 3) RGB 0..255 along palette.UNIFORM_SCALE (orange at -1, white
+    """Shades from uniform_shades -> (..., 3) RGB 0..255 along palette.UNIFORM_SCALE (pale orange at -1, white
     at 0, blue at +1), interpolated in RGB as the specs ask Vega to; masked grey where a shade is NaN."""
     shades = np.asarray(shades, dtype=float)
     stops = np.array([rgb(colour) for colour in UNIFORM_SCALE])
@@ -78,8 +78,9 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
 
     color_by "all": one colour scale for every cell (`scheme`, on `domain` or the data's range).
     "uniform": attention weights against their row's uniform weight 1/T (uniform_shades): white at 1/T,
-    blue above it up to 1, orange below it down to 0, so a uniform row is white, a near-uniform one pale
-    and only a decisive row reaches the ends; the numbers printed and in the tooltip stay the true values.
+    blue above it up to 1, orange below it down to a pale, quiet orange at 0, so a uniform row is white, a
+    near-uniform one pale, only a decisive row reaches full blue, and a row of zeros never looks strong; the
+    numbers printed and in the tooltip stay the true values.
     None (the default): "uniform" for attention weights (every row a distribution, on no domain or 0..1),
     "all" for anything else (scores, cosines). `mask` (True where a key is visible, as in
     engine.attention.mechanism) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
