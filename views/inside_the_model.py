@@ -293,10 +293,11 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
         charts.show(layer_heatmap(
             effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
             [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
-            scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
+            numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
             label_angle=0, title="Knocked out alone" if exact is not None else "Estimated, knocked out alone",
             legend_orient="bottom"))
-        st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
+        st.caption(f"Orange: {effects.target_token!r} loses without the head; blue: it gains (as on every page, "
+                   "orange is less and blue is more).")
     with table_column:
         rows = readings.effect_rows(effects, TOP_K, types=scan.scored.types,
                                     attention=comparison.attention if comparison else None)
@@ -522,7 +523,7 @@ def own_section(live) -> None:
             charts.show(layer_heatmap(
                 own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
                 [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
-                diverging=True, scheme="blueorange", digits=2, cell_width=52, cell_height=28, x_title="head",
+                diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
                 y_title="", label_angle=0, legend_orient="bottom",
                 title=f"Each head knocked out alone: {own_effects.target_token!r}"))
         with words_column:

@@ -74,6 +74,9 @@ MASKED = "#ebebeb"   # the future a causal head cannot see
 # heatmap, mostly zeros, came out a wall of orange round its few blue cells).
 QUIET_ORANGE = ORANGE_TINT
 UNIFORM_SCALE = [QUIET_ORANGE, WHITE, BLUE]
+# A signed change (a head knocked out: the change in ln P; a patch: the share restored): orange where it fell,
+# white at 0, blue where it rose, the meaning the pair has on every page (blue more, orange less).
+CHANGE_SCALE = [ORANGE, WHITE, BLUE]
 # Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
 VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
                     [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]]) / 255

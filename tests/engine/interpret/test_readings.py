@@ -234,11 +234,30 @@ def test_layer_heatmap_prints_the_given_text_and_clamps_its_colours():
     assert [r["ink"] for r in rows] == ["black", "white", "white", "black"]
     assert spec["layer"][0]["encoding"]["color"]["scale"] == {"scheme": "blues", "domain": [0.0, 1.0], "clamp": True}
     diverging = assert_valid(layer_heatmap(np.array([[-2.0, 0.5]]), ["layer 0"], ["H0", "H1"], diverging=True,
-                                           scheme="blueorange", numbers=False, legend_orient="bottom"))
-    assert diverging["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 2.0]
-    assert len(diverging["layer"]) == 1 and [r["ink"] for r in data_rows(diverging)] == ["white", "black"]
+                                           numbers=False, legend_orient="bottom"))
+    assert diverging["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 0, 2.0]
+    assert len(diverging["layer"]) == 1 and [r["ink"] for r in data_rows(diverging)] == ["black", "black"]
     with pytest.raises(ValueError, match="row and column labels"):
         layer_heatmap(values, ["one"], ["a", "b"])
+
+
+def test_a_knocked_out_heads_loss_is_orange_and_a_gain_blue_as_on_every_other_page():
+    """The knock-out heatmap drew "the target loses" in blue, the opposite of every other page (blue more, orange
+    less): a negative change in ln P is orange, a positive one blue, 0 white; each number in the ink of its cell."""
+    from engine.charts.heatmaps import CHANGE, change_colours, heatmap_spec
+    from engine.charts.palette import BLUE, ORANGE, WHITE, rgb
+
+    effects = np.array([[-0.97, 0.0, 0.4]])
+    spec = assert_valid(layer_heatmap(effects, ["layer 0"], ["0", "1", "2"], value_name="change in ln P",
+                                      diverging=True, digits=2))
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["domain"] == [-0.97, 0, 0.97] and scale["range"] == [ORANGE, WHITE, BLUE]
+    colours = change_colours(effects.ravel(), -0.97, 0.97)
+    assert tuple(colours[0]) == tuple(rgb(ORANGE)) and tuple(colours[1]) == tuple(rgb(WHITE))
+    assert colours[2][2] > colours[2][0]                                        # bluish where it gains
+    patched = assert_valid(heatmap_spec(np.array([[1.0, -0.5]]), ["p"], ["0", "1"], scheme=CHANGE, domain=(-1, 1)))
+    assert patched["layer"][0]["encoding"]["color"]["scale"]["range"] == [ORANGE, WHITE, BLUE]
+    assert [r["ink"] for r in data_rows(patched)] == ["white", "black"]         # white on full blue
 
 
 def test_rank_by_layer_counts_ranks_from_one_on_a_reversed_log_axis():
