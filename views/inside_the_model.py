@@ -235,11 +235,14 @@ if scan is not None:
     effects = exact if exact is not None else scan.estimate
     groups = inside_views.head_groups(scan, effects)
     pick, mode_column = st.columns([3, 1])
+    effect_label = readings.largest_effect_label(GROUP_SIZE, effects.estimated)   # estimated until checked below
     pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
-                     key=STATE.key("heads"), placeholder="Pick heads or a group...")
+                     key=STATE.key("heads"), placeholder="Pick heads or a group...",
+                     format_func=lambda option: effect_label if option == EFFECT_GROUP else option)
     mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
                       help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
-    st.caption(" · ".join(f"{name}: {', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+    st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
+                          f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
                           for name, heads in groups.items())
                + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
                  "random sequence.")
@@ -253,12 +256,9 @@ if scan is not None:
         st.markdown(knocked.sentence)
 
 
-@page.section(EFFECTS)
-def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
-                    chosen: tuple[tuple[int, int], ...]) -> None:
-    """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
-    the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
-    heads' scan, the exact scan where one was asked for, and the heads chosen."""
+def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
+    """Every head knocked out alone (estimated, or exact once asked for) and where each looks, against what
+    it does: a second read, folded in the section that draws it."""
     estimate = scan.estimate
     effects = exact if exact is not None else estimate
     n_heads, target = effects.effects.size, effects.target_token
@@ -348,6 +348,19 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
             change = "change in ln P" if exact is not None else "estimated change in ln P"
             tables.table([{"matters most": readings.head_label(*pair), change: float(comparison.effects[pair])}
                           for pair in comparison.by_effect], digits=2, where=matters)
+
+
+@page.section(EFFECTS)
+def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
+                    chosen: tuple[tuple[int, int], ...]) -> None:
+    """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
+    the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
+    heads' scan, the exact scan where one was asked for, and the heads chosen."""
+    box = page.folded("Every head knocked out alone, and where each one looks", "inside.every_head",
+                      icon=":material/grid_on:")
+    if box.open:   # a second read: folded, so a first read of the page stays short
+        with box:
+            every_head(picked, scan, exact)
     code.show_code({"Python": (
         "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
         "model = pretrained.load()\n"
@@ -448,15 +461,20 @@ def copying_section(model, picked: str) -> None:
         with words_column:
             for sentence in copying.sentences:
                 st.markdown(sentence)
-        nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
-        tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats), digits=2)
-        formula.formula_with_numbers(
-            r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
-            r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
-            rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
-            rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
-            r"\ \text{nats} / \ln 2",
-            caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
+        box = page.folded("Each copy's loss in bits and in nats, and the formula", "inside.copying_numbers",
+                          icon=":material/table:")
+        if box.open:   # the sentences beside the chart say the numbers; these are for a second read
+            with box:
+                nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
+                tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats),
+                             digits=2)
+                formula.formula_with_numbers(
+                    r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
+                    r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
+                    rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
+                    rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
+                    r"\ \text{nats} / \ln 2",
+                    caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
         code.show_code({"Python": (
             "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n"
             "from engine.machinery import prepare\n"
@@ -499,39 +517,45 @@ def own_section(live) -> None:
         f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
         f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt "
         f"of at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
-    st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
-    if live is None:
-        st.caption(LIVE_MODEL_NOTE)
-    st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
-                 key=STATE.key("own_preset"), on_change=load_own_preset)
-    left, right = st.columns([3, 2])
-    left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
-                    on_change=page.only(STATE, OWN))
-    right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
-                     on_change=page.only(STATE, OWN))
-    own_error = st.container()
-    own_text, own_target = STATE["own_text"], STATE["own_target"]
-    own_live = live if STATE["own_model"] == LIVE else None
-    found = page.run_engine(inside_views.own_model, own_text, own_target, own_live,
-                            STATE.setdefault("own_results", {}), where=own_error)
-    own_lens, own_effects = found if found is not None else (None, None)
-    if own_lens is not None and own_effects is not None:
-        own_reading = readings.read_lens(own_lens, own_target)
-        charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
-        heads_column, words_column = st.columns([2, 3])
-        with heads_column:
-            charts.show(layer_heatmap(
-                own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
-                [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
-                diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
-                y_title="", label_angle=0, legend_orient="bottom",
-                title=f"Each head knocked out alone: {own_effects.target_token!r}"))
-        with words_column:
-            for sentence in own_reading.sentences[:2]:
-                st.markdown(sentence)
-            effects_top = readings.effect_rows(own_effects, 3)
-            st.markdown("The heads it needs most here: " + ", ".join(
-                f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top) + ".")
+    box = page.folded("Read our model's layers and knock out its heads", "inside.own",
+                      icon=":material/model_training:")
+    if not box.open:   # a fifth experiment, on another model: for a second read
+        return
+    with box:
+        st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
+        if live is None:
+            st.caption(LIVE_MODEL_NOTE)
+        st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
+                     key=STATE.key("own_preset"), on_change=load_own_preset)
+        left, right = st.columns([3, 2])
+        left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
+                        on_change=page.only(STATE, OWN))
+        right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
+                         on_change=page.only(STATE, OWN))
+        own_error = st.container()
+        own_text, own_target = STATE["own_text"], STATE["own_target"]
+        own_live = live if STATE["own_model"] == LIVE else None
+        found = page.run_engine(inside_views.own_model, own_text, own_target, own_live,
+                                STATE.setdefault("own_results", {}), where=own_error)
+        own_lens, own_effects = found if found is not None else (None, None)
+        if own_lens is not None and own_effects is not None:
+            own_reading = readings.read_lens(own_lens, own_target)
+            charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
+            heads_column, words_column = st.columns([2, 3])
+            with heads_column:
+                charts.show(layer_heatmap(
+                    own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
+                    [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
+                    diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
+                    y_title="", label_angle=0, legend_orient="bottom",
+                    title=f"Each head knocked out alone: {own_effects.target_token!r}"))
+            with words_column:
+                for sentence in own_reading.sentences[:2]:
+                    st.markdown(sentence)
+                effects_top = readings.effect_rows(own_effects, 3)
+                st.markdown("The heads it needs most here: " + ", ".join(
+                    f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top)
+                    + ".")
 
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------
