@@ -231,9 +231,6 @@ def single_token(tokenizer, text: str) -> int:
     ids = tokenizer.encode(text)
     if len(ids) == 1:
         return int(ids[0])
-    if characters:
-        raise ValueError(f"This model reads one character a token: the target must be one character, not {text!r} "
-                         f"({len(text)} characters). Try {text[0]!r}, its first.")
     pieces = ", ".join(repr(_display(tokenizer, i)) for i in ids)
     hint = ""
     if not text.startswith(" ") and len(tokenizer.encode(" " + text)) == 1:

@@ -184,7 +184,7 @@ def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
     assert not at.error
     assert "'e' is the top prediction after 'b'" in texts(at)
     at.text_input(key="inside.own_target").input("ee").run()
-    assert any("the target must be one character, not 'ee'" in e.value for e in at.error)
+    assert any("The target must be one token" in e.value for e in at.error)
 
 
 def test_the_code_shown_reproduces_the_lens(run_page, capsys):
@@ -272,4 +272,4 @@ def test_a_character_models_empty_target_asks_for_a_character_not_a_word(run_pag
     errors = [e.value for e in at.error]
     assert any("Type the target character" in e for e in errors) and not any("Paris" in e for e in errors)
     at.text_input(key="inside.own_target").input("ab").run()
-    assert any("the target must be one character, not 'ab'" in e.value for e in at.error)
+    assert any("The target must be one token: 'ab' becomes 2 tokens: 'a', 'b'" in e.value for e in at.error)
