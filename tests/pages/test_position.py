@@ -147,3 +147,9 @@ def test_the_whisper_challenge_counts_a_change_as_the_page_does():
     at = run(enc="sinusoidal", strength="0.05")
     assert not at.success and whisper(at)
     assert at.slider(key="position.strength").step == 0.05
+
+
+def test_a_sentence_of_digits_says_what_is_wrong():
+    at = first_run(a="99999999")
+    assert not at.exception
+    assert any("'99999999' has no words" in e.value for e in at.error)
