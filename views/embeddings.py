@@ -29,6 +29,7 @@ PRESETS: dict[str, tuple[str, str, str, str, str]] = {
 }
 CUSTOM = "(your own)"
 EXTRA_CHARS = 600   # the other words on the map
+DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
@@ -54,7 +55,7 @@ wv = loaders.glove()
 # --- settings ---------------------------------------------------------------------------
 STATE = url_state.PageState(
     "embeddings",
-    url_state.Param("vocab", 50_000, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
+    url_state.Param("vocab", DEFAULT_VOCAB, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
     url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
     url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
     *(url_state.Param(name, word, url_state.text(limits.MAX_WORD_CHARS * 2))
@@ -471,7 +472,10 @@ def code_and_challenges() -> None:
             solution={STATE.key("leave_out"): False, STATE.key("query"): "king - man + woman"}),
         challenges.Challenge(
             "Change the vocabulary size until the top answer of your analogy changes.",
-            done=bool(result is not None and len(set(others.values())) > 1),
+            # done only once the size moved and the answer with it: an analogy whose answers differ across sizes
+            # ticked this before the size was changed at all
+            done=bool(result is not None and STATE["vocab"] != DEFAULT_VOCAB
+                      and others.get(STATE["vocab"]) != others.get(DEFAULT_VOCAB)),
             hint="canada : ottawa :: kenya : ? (expect nairobi) answers differently with all 400,000 words.",
             solution={STATE.key("preset"): CUSTOM, STATE.key("a"): "canada", STATE.key("b"): "ottawa",
                       STATE.key("c"): "kenya", STATE.key("d"): "nairobi", STATE.key("vocab"): 400_000}),
