@@ -226,13 +226,19 @@ def window_reach(T: int, t: int, j: int) -> tuple[int, float]:
     return k, 1.0 / size
 
 
-def window_reach_sentence(T: int, t: int, j: int) -> str:
-    """What a window must do to take anything from token j for token t: the sentence the Context page prints."""
+def window_reach_sentence(T: int, t: int, j: int, *, attention_weight: float | None = None,
+                          name: str = "it") -> str:
+    """What a window must do to take anything from token j for token t: the sentence the Context page prints.
+    `attention_weight`, attention's weight on j: where the window gives j no less than attention does (a near window
+    can give a neighbour more), the sentence says both numbers instead of "only"; `name` is how j is called."""
     k, weight = window_reach(T, t, j)
     beyond = (f" (wider than any window drawn here: the window average stops at k = {limits.MAX_WINDOW})"
               if k > limits.MAX_WINDOW else "")
-    return (f"A window needs k = {k}{beyond} to reach it, and then gives it only {weight:.3f}, the same as every "
-            "other token inside.")
+    if attention_weight is None or round(weight, 3) < round(attention_weight, 3):
+        return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it only {weight:.3f}, the same as "
+                "every other token inside.")
+    return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it {weight:.3f}, the same as every other "
+            f"token inside (attention gives it {attention_weight:.3f}).")
 
 
 # --- several heads ----------------------------------------------------------------------

@@ -130,3 +130,17 @@ def test_the_window_slider_sits_beside_its_chart_not_in_the_sidebar(run_page):
     at = run_page(PAGE)
     assert [s.key for s in at.main.slider] == ["context.k"]
     assert not [s for s in at.sidebar.slider if s.key == "context.k"]
+
+
+def test_crane_of_zeros_is_said_to_prefer_no_token(run_page):
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X
+    from engine.attention.typed_matrices import format_matrix
+
+    at = run_page(PAGE)
+    x = CHAPTER_X.copy()
+    x[0] = 0
+    at.text_area(key="context.x").input(format_matrix(x, CHAPTER_TOKENS)).run()
+    no_exception(at)
+    words = texts(whole_page(at))
+    assert "**crane** gives every token the same weight, 0.250, itself included" in words
+    assert "favourite neighbours of **crane**" not in words
