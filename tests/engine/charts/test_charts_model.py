@@ -30,6 +30,9 @@ def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
     assert rule["data"]["values"][0]["text"] == f"4-gram: {1.73 / bits:.2f}" and rule["data"]["values"][0]["step"] == 3
     assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
     assert len(assert_valid(loss_curves(runs, {}))["layer"]) == 2
+    # the line styles' legend above the plot: beside the runs' legend under it, it ran past the chart ("trainin…")
+    assert lines["encoding"]["strokeDash"]["legend"]["orient"] == "top"
+    assert lines["encoding"]["color"]["legend"]["orient"] == "bottom"
 
 
 def test_parameter_bars_print_each_count():
