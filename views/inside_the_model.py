@@ -8,13 +8,16 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.interpret import readings
+from engine.interpret.code import copying_code, effects_code, lens_code, patching_code
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
 from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
+from engine.pretrained import smollm2 as pretrained
 from engine.pretrained.gguf_file import Config as SmolLM2Sizes
+from engine.pretrained.llama import DEFAULT_NAME
 from engine.interpret.interventions import MODES, HeadEffects
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
@@ -124,6 +127,11 @@ def column_labels(tokens, first: int = 0) -> list[str]:
     return [f"{first + i}: {token}" for i, token in enumerate(shown)]
 
 
+def model_path(picked: str) -> str | None:
+    """The GGUF file of a brought model, for the code's load line (None: SmolLM2, which loads by default)."""
+    return None if picked == DEFAULT_NAME else str(pretrained.available_models()[picked])
+
+
 def row_names(layers: list[str]) -> list[str]:
     return [f"{row}: {name}" for row, name in enumerate(layers)]
 
@@ -201,14 +209,8 @@ if lens is not None:
         rf"{formula.number(float(reading.probabilities[-2]))}",
         caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
                 f"block l, so row {last} is what the model itself outputs.", stacked=True)
-    code.show_code({"Python": (
-        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        "model = pretrained.load()  # SmolLM2-135M\n"
-        f"lens = interventions.logit_lens(model, {STATE['text']!r}, k={LENS_K}, target={STATE['target']!r})\n"
-        "for row, name in enumerate(lens.layers):  # the last position\n"
-        "    print(f\"{row:2} {name:>15}: {lens.top_tokens[row, -1, 0]!r:>12} \"\n"
-        "          f\"P = {lens.top_probabilities[row, -1, 0]:.3f}, target rank {lens.target_ranks[row, -1] + 1}\")\n"
-        "print('top-1 from row', lens.first_top_layer(lens.target))\n")}, name="lens")
+    code.show_code({"Python": lens_code(model_path(picked), STATE["text"], STATE["target"], LENS_K, lens=lens)},
+                   name="lens")
 
 
 # --- 2. knocking heads out -------------------------------------------------------------------------------
@@ -361,18 +363,9 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
     if box.open:   # a second read: folded, so a first read of the page stays short
         with box:
             every_head(picked, scan, exact)
-    code.show_code({"Python": (
-        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        "model = pretrained.load()\n"
-        f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
-        f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
-        "intact = interventions.ablate_heads(model, prompt)\n"
-        "t = model.tokenizer.encode(target)[0]\n"
-        "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
-        f"estimate = interventions.head_attribution(model, prompt, target, mode={STATE['mode']!r})  # 2 passes\n"
-        f"print(estimate.ranking({TOP_K}))  # (layer, head, estimated change in ln P), largest drop first\n"
-        f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
-        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
+    code.show_code({"Python": effects_code(model_path(picked), STATE["ko_text"], STATE["ko_target"], list(chosen),
+                                           STATE["mode"], TOP_K, model=lambda: loaders.pretrained_model(picked),
+                                           estimate=scan.estimate, exact=exact)}, name="effects")
 
 
 if scan is not None:
@@ -422,14 +415,9 @@ def patching_section(model, picked: str) -> None:
             caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
                     f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
                     "0: the patch changed nothing.", stacked=True)
-        code.show_code({"Python": (
-            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-            "model = pretrained.load()\n"
-            f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
-            f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
-            "print(result.clean_tokens)\n"
-            "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")},
-            name="patching")
+        code.show_code({"Python": patching_code(model_path(picked), STATE["clean"], STATE["corrupt"],
+                                                STATE["clean_target"], STATE["corrupt_target"], patched=patched)},
+                       name="patching")
 
 
 # --- 3. activation patching ------------------------------------------------------------------------------
@@ -475,17 +463,10 @@ def copying_section(model, picked: str) -> None:
                     rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
                     r"\ \text{nats} / \ln 2",
                     caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
-        code.show_code({"Python": (
-            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n"
-            "from engine.machinery import prepare\n"
-            "from engine.interpret.readings import top_heads\n\n"
-            "model = pretrained.load()\n"
-            f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
-            f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
-            f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
-            "print(heads)\n"
-            "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")},
-            name="copying")
+        knocked_heads = readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"]))
+        code.show_code({"Python": copying_code(model_path(picked), int(STATE["k"]), int(STATE["length"]),
+                                               int(STATE["seed"]), heads=knocked_heads, copying=copying)},
+                       name="copying")
 
 
 # --- 4. the copying probe --------------------------------------------------------------------------------

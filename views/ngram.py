@@ -11,6 +11,7 @@ from engine import limits
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
+from engine.language.code import ngram_code
 from engine.language.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
 from engine.language.ngram import (
@@ -222,22 +223,11 @@ def code_and_challenges() -> None:
     """The code and the challenges: they rerun with the sample section (the settings show here, and `sample_ids`
     and `loop` are the ones it just drew). The table sizes and the held-out scores come from the last full run."""
     n, smoothing, k = model_settings()
-    code.show_code({"Python": (
-        "import numpy as np\n"
-        "from engine.language.corpus import load_corpus\n"
-        "from engine.language.ngram import NGramModel, find_loop, sample_context\n"
-        "from engine.language.tokenizers import tokenizer_for\n\n"
-        "corpus = load_corpus()  # or corpus.play('Hamlet'); the split: last 10% of each play held out\n"
-        f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
-        f"model = NGramModel({n}, {smoothing!r}, k={k:g}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-        f"ids = model.sample({int(STATE['length'])}, seed={int(STATE['seed'])}, "
-        f"temperature={float(STATE['temperature']):g},\n"
-        f"                   prompt=sample_context(tokenizer, {STATE['prompt']!r}))  # no prompt: after a line break\n"
-        "print(tokenizer.decode(ids))\n"
-        "print(find_loop(ids))\n"
-        "print([(row.order, row.seen, row.possible) for row in model.table_stats()])\n"
-        "score = model.score(tokenizer.encode(corpus.validation))\n"
-        "print(score.nats, score.bits, score.perplexity)\n")})
+    if model is not None:
+        code.show_code({"Python": ngram_code(
+            source, level, n, smoothing, k, length=int(STATE["length"]),
+            seed=int(STATE["seed"]), temperature=float(STATE["temperature"]), prompt=STATE["prompt"],
+            min_loop=MIN_LOOP[level], model=model, tokenizer=tokenizer, validation_ids=validation_ids)})
 
     challenges.try_this([
         challenges.Challenge("The default sample falls into a loop. Get out of it: change n or the temperature until "

@@ -245,13 +245,12 @@ def code_section() -> None:
     """The code and the challenges: they read the check too, so its settings rerun this as well."""
     check = checked()
     kind, strength, seed = STATE["enc"], float(STATE["strength"]), int(STATE["seed"])
-    check_printed = f"{check.max_difference:.6g}" if check is not None else "..."
     words = {w: vocabulary.vector(w).tolist() for w in sentence_a.tokens} if sentence_a is not None else {}
     b_words = " ".join(sentence_a.tokens[j] for j in perm) if perm is not None else STATE["b"]
     code.show_code({"Python": position_code(
         words, sentence_a.tokens if sentence_a is not None else [], b_words, encoding=kind, strength=strength,
         seed=seed, projections=STATE["proj"], causal=STATE["causal"],
-        perm=check.perm.tolist() if check is not None else [], difference=check_printed)})
+        perm=check.perm.tolist() if check is not None else [])})
 
     difference = check.max_difference if check is not None else 0.0
     challenges.try_this([

@@ -9,6 +9,7 @@ from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
 from engine.language.corpus import ALL_PLAYS
+from engine.language.code import tokens_code
 from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.language.tokenizers import (
     LEVELS, WordTokenizer, fewest_merges_for, token_text, tokenize, tokens_by_merges, train_bpe,
@@ -261,19 +262,10 @@ def code_and_challenges() -> None:
     `distribution` is the one it just made). The text and the BPE come from the last full run."""
     level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
     if distribution is not None:
-        code.show_code({"Python": (
-            "from engine.language.corpus import load_corpus\n"
-            "from engine.language.ngram import NGramModel, prompt_ids\n"
-            f"from engine.language.tokenizers import tokenizer_for\n\n"
-            "corpus = load_corpus()\n"
-            f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
-            f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-            f"context = prompt_ids(tokenizer, {STATE['prompt']!r})\n"
-            f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
-            "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
-            "\n"
-            "from engine.language.tokenizers import gpt2_tokenizer\n"
-            f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
+        tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
+        model = NGramModel.from_counts(loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
+        code.show_code({"Python": tokens_code(level, n, smoothing, STATE["prompt"], text, model=model,
+                                              tokenizer=tokenizer, gpt2=gpt2)})
 
     challenges.try_this([
         challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",

@@ -25,13 +25,14 @@ def run(**query) -> AppTest:
 
 
 def printed_by_the_code(at: AppTest) -> tuple[float, float]:
-    """Run the 'Show the code' snippet; return (what it prints, what its comment says it prints)."""
-    source = at.code[0].value
+    """Run the 'Show the code' program; return (what it prints, what the page shows it prints under it)."""
+    source, shown = at.code[0].value, at.code[1].value
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(source, "show-the-code", "exec"), {})
-    claimed = float(re.search(r"# (\S+)\s*$", source.strip()).group(1))
-    return float(out.getvalue().strip()), claimed
+    printed = re.fullmatch(r"largest change: (\S+)", out.getvalue().strip()).group(1)
+    assert out.getvalue().strip() == shown
+    return float(printed), float(re.fullmatch(r"largest change: (\S+)", shown).group(1))
 
 
 def test_defaults_the_owl_and_the_cat_share_their_contexts():
@@ -51,7 +52,7 @@ def test_adding_the_sinusoidal_encoding_breaks_the_equality():
     assert not at.success
     assert "0.749" in at.warning[0].value
     printed, claimed = printed_by_the_code(at)
-    assert printed == pytest.approx(claimed, rel=1e-5) and printed == pytest.approx(0.7494, abs=1e-4)
+    assert printed == claimed == 0.749
 
 
 @pytest.mark.parametrize("query", [
@@ -64,7 +65,7 @@ def test_the_code_reproduces_the_number_on_screen_for_other_settings(query):
     shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
     printed, claimed = printed_by_the_code(at)
     assert printed == pytest.approx(shown, rel=1e-2)
-    assert printed == pytest.approx(claimed, rel=1e-5)
+    assert printed == claimed
 
 
 def test_the_strength_reruns_only_the_check_and_the_code_and_the_rest_stays():
@@ -76,7 +77,7 @@ def test_the_strength_reruns_only_the_check_and_the_code_and_the_rest_stays():
     shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
     assert shown != pytest.approx(0.7494, abs=1e-3)
     printed, claimed = printed_by_the_code(at)
-    assert printed == pytest.approx(shown, rel=1e-2) and printed == pytest.approx(claimed, rel=1e-5)
+    assert printed == pytest.approx(shown, rel=1e-2) and printed == claimed
     assert at.query_params["strength"] in (["0.5"], "0.5")
     at = whole_page(at)
     assert not at.exception and at.title[0].value == "Position"

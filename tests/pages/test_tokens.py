@@ -90,7 +90,7 @@ def test_n_reruns_only_the_next_token_sections_and_the_rest_stays(run_page):
     no_exception(at)
     assert not at.title and not chips(at)  # only the sections were sent, not the tokenizers
     assert "the context 'little' was followed 456 times by some token (order 2)" in texts(at)
-    assert "NGramModel(2, 'kneser-ney'" in at.code[0].value
+    assert "prepare.corpus_counts('words'), 2, 'kneser-ney'" in at.code[0].value
     assert at.query_params["n"] == "2"
     whole_page(at)
     no_exception(at)
