@@ -105,7 +105,8 @@ def next_token_prediction() -> None:
     others = other_distributions(STATE["prompt"])
     shown.update(others)
     if shown:
-        charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
+        title = f"P(next token | '{STATE['prompt'][-40:]}')"
+        charts.show(next_token_bars(shown, title=title if len(shown) > 1 else f"{next(iter(shown))}: {title}"))
     if model is not None and context is None and others:
         st.caption("Only the n-gram is refused: it knows only the plays' words. SmolLM2 cuts any word into subword "
                    "pieces it knows, so it still answers.")

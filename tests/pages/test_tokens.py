@@ -120,6 +120,7 @@ def test_a_word_the_plays_never_use_refuses_only_the_ngram(run_page, smollm2_ins
 
     bars = [chart.proto for chart in at.get("vega_lite_chart") if "P(next token" in chart.proto.spec]
     assert len(bars) == 1 and set(chart_rows(bars[0]).column("model").to_pylist()) == {"SmolLM2-135M, web text"}
+    assert '"SmolLM2-135M, web text: P(next token | ' in bars[0].spec          # the one model named
     assert "Only the n-gram is refused" in texts(at)
 
 
