@@ -8,7 +8,9 @@ import gradio as gr
 from engine import limits
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
-from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids
+from engine.language.ngram import (
+    SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids, sample_context,
+)
 from engine.language.tokenizers import LEVELS, check_typed_text, token_text, tokenize, train_bpe
 from gradio_tabs import loaders
 from gradio_tabs.common import results, engine_call, plot, question, refuse, table, whole
@@ -134,7 +136,7 @@ def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length:
     n = whole(n, 1, limits.MAX_NGRAM_ORDER, "order n")
     model = engine_call(NGramModel.from_counts, loaders.counts("characters"), n, smoothing or "kneser-ney",
                         tokenizer=tokenizer)
-    context = engine_call(prompt_ids, tokenizer, prompt or "")
+    context = engine_call(sample_context, tokenizer, prompt or "")   # no prompt: after a line break, as the page
     length = whole(length, 0, limits.MAX_SAMPLE_TOKENS, "sample length")
     seed = whole(seed, 0, 2**31 - 1, "seed")
     ids = engine_call(model.sample, length, seed=seed, temperature=float(temperature), prompt=context)

@@ -10,7 +10,7 @@ import numpy as np
 from engine import limits
 from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
-from engine.charts.heatmaps import heatmap_spec
+from engine.charts.heatmaps import CHANGE, heatmap_spec
 from engine.charts.style import unique_labels, visible
 from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
@@ -113,8 +113,8 @@ def head_effects_tab(text: str, target: str, mode: str):
     largest = float(np.abs(effects.effects).max()) or 1.0
     heatmap = heatmap_spec(effects.effects.T, [f"head {j}" for j in range(h)], [str(layer) for layer in range(L)],
                            title=f"Δ ln P('{visible(effects.target_token)}') with one head knocked out "
-                                 "(blue: the head helped; numbers in the table)",
-                           x_title="layer", y_title="head", value_name="Δ ln P", scheme="blueorange",
+                                 "(orange: the head helped; numbers in the table)",
+                           x_title="layer", y_title="head", value_name="Δ ln P", scheme=CHANGE,
                            domain=(-largest, largest), digits=2, cell=28, max_cells_with_numbers=0)
     return table(rows), plot(heatmap), summary
 
@@ -137,7 +137,7 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
     heatmap = heatmap_spec(result.restored.T, positions, [str(r) for r in range(len(result.layers))],
                            title="Share of the clean answer restored (columns: 0 = embedding, l = after block l - 1)",
                            x_title="residual stream row", y_title="position", value_name="restored",
-                           scheme="blueorange", domain=(-1, 1), digits=1, cell=30)
+                           scheme=CHANGE, domain=(-1, 1), digits=1, cell=30)
     return rows, plot(heatmap), summary
 
 

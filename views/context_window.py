@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import limits
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
-from engine.attention.mechanism import attention, window_weights
+from engine.attention.mechanism import attention, window_inside, window_weights
+from engine.attention.code import context_code
 from engine.attention.readings import beats, clear_winner, context_reading
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -102,9 +103,12 @@ def result_section() -> None:
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
         rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+        seen = np.vstack([[window_inside(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)], np.ones(T, bool)])
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1), mask=seen,
                                  title=f"Weights on each token for '{labels[t]}': the window by position, attention "
                                        "by content", y_title="method", x_title="token"), width="content")
+        st.caption("Each row is coloured against an even share of what it sees: a window shares evenly (white) "
+                   "among the tokens inside it and never looks outside (grey); attention chooses among all of them.")
 
         reading = page.run_engine(context_reading, attention_row, labels, t)
         if reading is not None:
@@ -124,18 +128,7 @@ def result_section() -> None:
                                      caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                              "(divided by sqrt(d) when scaling is on): weights chosen by content, "
                                              "not position.")
-        code.show_code({"Python": (
-            "import numpy as np\n\n"
-            f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
-            f"t, k = {t}, {k}\n"
-            "T = len(x)\n"
-            "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
-            "window = inside / inside.sum(axis=1, keepdims=True)\n"
-            f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
-            "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
-            "weights /= weights.sum(axis=1, keepdims=True)\n"
-            "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
-            "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
+        code.show_code({"Python": context_code(x, labels, t, k, STATE["scaled"])})
 
         crane = labels.index("crane") if "crane" in labels else None
         lake = labels.index("lake") if "lake" in labels else None

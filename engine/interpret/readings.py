@@ -158,15 +158,37 @@ class KnockOut:
                     "group above to see what they do.")
         n = len(self.heads)
         word = "head" if n == 1 else "heads"
-        if self.target_after < self.target_before:
-            change = f"{self.target_before / self.target_after:.1f} times smaller" if self.target_after > 0 else "to 0"
+        # three significant digits each, and the ratio worked from them: "0.802 to 0.001 (764.3 times smaller)"
+        # did not follow from the numbers printed
+        before, after = probability_text(self.target_before), probability_text(self.target_after)
+        if before == after:
+            change = "the same to 3 significant digits"
+        elif float(after) == 0 or float(before) == 0:
+            change = "to 0" if float(after) == 0 else "up from 0"
+        elif float(after) < float(before):
+            change = f"{ratio_text(float(before) / float(after))} times smaller"   # of the numbers as printed
         else:
-            change = f"{self.target_after / self.target_before:.2f} times larger" if self.target_before > 0 else "up"
+            change = f"{ratio_text(float(after) / float(before))} times larger"
         top, p_top = self.after[0]
         now = ("it is still the top prediction" if self.rank_after == 0 else
                f"it is now ranked {self.rank_after + 1:,}, behind {top!r} ({p_top:.3f})")
         return (f"Knocking out {n} {word} ({self.mode} ablation) takes P({self.target_token!r}) from "
-                f"{self.target_before:.3f} to {self.target_after:.3f} ({change}); {now}.")
+                f"{before} to {after} ({change}); {now}.")
+
+
+def probability_text(p: float) -> str:
+    """A probability to three significant digits, its zeros kept (0.802, 0.00105, 1.000, 1.23e-07): a small one
+    keeps digits enough for a ratio worked from it to mean something."""
+    p = float(p)
+    if p <= 0:
+        return "0"
+    decimals = max(3, 2 - math.floor(math.log10(p)))
+    return fixed(p, decimals) if decimals <= 6 else f"{p:.2e}"   # 0.000123, then 1.23e-07
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio to three significant digits (1.25, 12.5, 764), past a thousand in whole numbers (12,345)."""
+    return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
 
 
 def knock_out(model, text, target, heads=(), mode: str = "zero", k: int = 10) -> KnockOut:
@@ -209,7 +231,15 @@ def head_groups(types: np.ndarray, effects: HeadEffects | None = None, k: int = 
 
 
 def largest_effect_group(k: int) -> str:
+    """The group's name as a link and the page's choices keep it (head_groups' key)."""
     return f"the {k} heads with the largest effect"
+
+
+def largest_effect_label(k: int, estimated: bool) -> str:
+    """The group as the page shows it: picked by the estimate until every head is knocked out in turn (the estimate
+    can miss the head whose removal costs most and pick one that does nothing), by the exact changes after."""
+    return (f"the {k} heads with the largest estimated effect" if estimated else
+            f"the {k} heads with the largest effect (each knocked out in turn)")
 
 
 def chosen_heads(choices, groups: dict[str, list[tuple[int, int]]]) -> tuple[tuple[int, int], ...]:

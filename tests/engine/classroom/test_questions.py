@@ -127,15 +127,17 @@ def test_tokens_questions(sources):
 
 def test_ngram_questions(sources):
     from engine.language.corpus import ALL_PLAYS
-    from engine.language.ngram import NGramModel, find_loop
+    from engine.language.ngram import NGramModel, find_loop, sample_context
 
     loop, held = questions_for("ngram", {"n": "2", "temperature": "0", "seed": "3"}, sources)
     valid(loop, "ngram")
     tokenizer = sources.tokenized(ALL_PLAYS, "words", None)[0]
     model = NGramModel.from_counts(sources.ngram_counts(ALL_PLAYS, "words", None), 2, "kneser-ney", 1.0, tokenizer)
-    sample = model.sample(200, seed=3, temperature=0.0)
+    sample = model.sample(200, seed=3, temperature=0.0, prompt=sample_context(tokenizer, ""))   # as the page does
     assert (loop.answer == 0) == (find_loop(sample, min_length=8) is not None)
     assert loop.answer == 0     # greedy bigrams always fall into a loop
+    longer, _ = questions_for("ngram", {"n": "6"}, sources)          # the page's escape from its opening loop
+    assert "τ = 0, seed 0" in longer.prompt and longer.answer == 1
     rows = [r for r in sources.held_out(ALL_PLAYS, "words", None) if r.smoothing == "kneser-ney"]
     assert answer_of(held) == f"n = {min(rows, key=lambda r: r.bits).n}"
     with pytest.raises(ValueError, match="not in the link"):
