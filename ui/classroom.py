@@ -1,9 +1,13 @@
 """Class mode in the app: predict, vote and reveal with the whole room (app.py draws it around every page).
 
+- Who is who: the browser. The app's signed, HttpOnly cookie (ui.app_server) gives every browser an id; a student
+  is their browser (every tab, a reload, another server process: one student, the same answers) and a teacher is
+  the browser that started the class, so a reload, another page or another process is still the teacher (the
+  session finds the class again: `_find_my_class`). No link carries an identity; another device becomes a teacher
+  only with a teacher link, shown in the teacher's own panel and never while projecting or in a QR code. Without
+  the cookie (AppTest, a browser that refuses cookies) the id lasts one session.
 - The teacher starts a class in the sidebar ("Class"): a code, its join link and QR code for the projector.
-  The teacher key stays in this browser session's state; no link, QR code or page a student sees holds it.
-- Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code; each browser
-  session gets an anonymous random id, nothing else.
+- Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=...)`, and only
   in a class: a page outside a class polls nothing. A student's poll reads the class's version (one small read)
@@ -22,20 +26,24 @@ The store (engine.classroom.store) enforces every rule; its ValueError sentences
 """
 from __future__ import annotations
 
-import secrets
+import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
 from engine import limits
+from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
-from ui import page, url_state
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
+from ui import app_server, page, url_state
+from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
 
-STUDENT = "class.student"          # this browser session's anonymous id
+SESSION_BROWSER = "class.session_browser"   # an id for this session alone, where the browser sent no cookie
+LOOKED_UP = "class.looked_up"      # this session asked the store once which class its browser teaches
 JOINED = "class.joined"            # the code this session joined as a student
-TEACHER = "class.teacher"          # (code, key) of the class this session teaches: never in a link
+TEACHER = "class.teacher"          # (code, credential) of the class this browser teaches: never in a link
+TOUCHED = "class.touched"          # when the teacher's screen last told the store it is there (time.monotonic)
+TEACHER_LINK = "class.teacher_link"   # (code, link) the teacher made for another device: shown to them alone
 FOLLOW = "class.follow"            # the student's switch: go where the teacher goes
 SEEN = "class.seen"                # the teacher's link version this student last followed (and arrived at)
 MOVING = "class.moving"            # (link version, url path) of the move under way: done once a run is there
@@ -50,7 +58,7 @@ SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big abo
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM)   # not part of the link a class follows
 BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
 STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
 
@@ -91,27 +99,65 @@ def _show_error() -> None:
         st.error(message, icon=":material/error:")
 
 
+def browser() -> str:
+    """This browser's id: the app's signed cookie, else an id for this session alone (AppTest, or a browser that
+    refuses cookies: there a reload is a new student, and a teacher's reload loses the class)."""
+    found = app_server.browser_id()
+    if found is None:
+        found = st.session_state.setdefault(SESSION_BROWSER, identity.new_id())
+    return found
+
+
 def student_id() -> str:
-    """This student's anonymous id: a random one, kept in the link (?sid=) once joined, so that a reload, even
-    onto another server process, is the same student with the same answers (nothing else identifies them)."""
-    if STUDENT not in st.session_state:
-        linked = st.query_params.get(STUDENT_PARAM, "")
-        usable = 8 <= len(linked) <= limits.CLASS_MAX_STUDENT_ID_CHARS and linked.replace("-", "").replace(
-            "_", "").isalnum()
-        st.session_state[STUDENT] = linked if usable else secrets.token_urlsafe(12)
-    return st.session_state[STUDENT]
+    """This browser as a student: every tab of it, a reload and another server process are one student."""
+    return identity.student_id(browser())
 
 
-def _client() -> str:
-    try:
-        address = st.context.ip_address
-    except Exception:   # no browser (a bare script)
-        return ""
-    return address if isinstance(address, str) else ""
+def teacher_credential() -> str:
+    """What this browser shows the store to act as the teacher of the classes it started (or claimed)."""
+    return identity.teacher_credential(browser())
 
 
 def teaching() -> tuple[str, str] | None:
     return st.session_state.get(TEACHER)
+
+
+def _teach(code: str) -> None:
+    """This session teaches class `code` from now on (never also a student of a class)."""
+    st.session_state[TEACHER] = (code, teacher_credential())
+    for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW, SUMMARY):
+        st.session_state.pop(name, None)
+
+
+def _find_my_class() -> None:
+    """Once per session, where the browser has its id: the open class this browser teaches, if any, so a reload,
+    a new tab or another server process is still its teacher (one small store read per session)."""
+    if teaching() or st.session_state.get(LOOKED_UP) or app_server.browser_id() is None:
+        return
+    st.session_state[LOOKED_UP] = True
+    try:
+        code = class_store().teacher_class(teacher_credential())
+        state = class_store().state(code) if code else None
+    except ValueError:                 # the store is away: a plain visitor's page, said nowhere
+        return
+    if state is not None and not state.ended:
+        _teach(code)
+
+
+def _claim_from_link() -> None:
+    """A teacher link (?class=CODE&teach=KEY) opened on another device: this browser becomes a teacher of the class.
+    The key leaves the address bar at once (so it is never in a QR code, a copied link or the history's next
+    page); a wrong key is a sentence."""
+    key = st.query_params.get(TEACH_PARAM)
+    if key is None:
+        return
+    del st.query_params[TEACH_PARAM]
+    code = st.query_params.get(CLASS_PARAM, "")
+    if CLASS_PARAM in st.query_params:
+        del st.query_params[CLASS_PARAM]
+    state = _call("claim", code, key, teacher_credential())
+    if state is not None:
+        _teach(state.code)
 
 
 def page_values() -> dict[str, str]:
@@ -140,13 +186,15 @@ def early_link(url_path: str) -> str | None:
     return link_of(url_path, state.link_values() if state is not None else {})
 
 
-def join_link(code: str) -> str:
-    """The app's address with ?class=CODE (the QR code's link); a relative one outside a browser."""
+def join_link(code: str, teacher_key: str | None = None) -> str:
+    """The app's address with ?class=CODE (the QR code's link), or a teacher link with the key as well; a relative
+    one outside a browser."""
     try:
         parts = urlsplit(st.context.url or "")
     except Exception:
         parts = urlsplit("")
-    return urlunsplit((parts.scheme, parts.netloc, "/", urlencode({CLASS_PARAM: code}), "")) or f"/?class={code}"
+    query = urlencode({CLASS_PARAM: code} | ({TEACH_PARAM: teacher_key} if teacher_key else {}))
+    return urlunsplit((parts.scheme, parts.netloc, "/", query, "")) or f"/?{query}"
 
 
 def _page_file(url: str) -> str | None:
@@ -167,7 +215,8 @@ def go_to(link: str, code: str | None) -> None:
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
-        params[STUDENT_PARAM] = student_id()
+    if st.query_params.get(PRESENT_PARAM):        # projector mode stays on, page after page
+        params[PRESENT_PARAM] = st.query_params[PRESENT_PARAM]
     st.switch_page(file, query_params=params)
 
 
@@ -175,12 +224,11 @@ def go_to(link: str, code: str | None) -> None:
 
 def join(code: str) -> None:
     """Join as a student (the typed code or the link's); the store's sentence on a bad code."""
-    state = _call("join", code.strip().upper(), student_id(), client=_client())
+    state = _call("join", code.strip().upper(), student_id(), address=app_server.client_address())
     if state is not None:
         st.session_state[JOINED] = state.code
         st.session_state.setdefault(FOLLOW, True)
         st.query_params[CLASS_PARAM] = state.code
-        st.query_params[STUDENT_PARAM] = student_id()
 
 
 def _join_from_link() -> None:
@@ -200,6 +248,8 @@ def above_page(url_path: str) -> None:
     st.session_state[PAGE] = url_path
     url_state.start_run()
     url_state.end_afresh()
+    _claim_from_link()
+    _find_my_class()
     scene = st.session_state.pop(GO, None)
     if scene is not None and teaching():
         go_to(scene, None)             # a lesson's next or previous scene, before this page draws anything
@@ -258,10 +308,9 @@ def _start_or_join() -> None:
                 st.rerun()
     if st.button("Start a class (teacher)", icon=":material/co_present:", key="class_start",
                  help="A class code, its link and QR code for the projector; this browser keeps the teacher key."):
-        made = _call("create_class")
+        made = _call("create_class", teacher_credential(), app_server.client_address())
         if made is not None:
-            st.session_state[TEACHER] = made
-            st.session_state.pop(SUMMARY, None)
+            _teach(made[0])
             st.rerun()
 
 
@@ -277,9 +326,8 @@ def _student_panel() -> None:
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW):
             st.session_state.pop(name, None)
-        for name in (CLASS_PARAM, STUDENT_PARAM):
-            if name in st.query_params:
-                del st.query_params[name]
+        if CLASS_PARAM in st.query_params:
+            del st.query_params[CLASS_PARAM]
         st.rerun()
 
 
@@ -439,16 +487,54 @@ def _teacher_panel() -> None:
     st.toggle("Everyone follow me", key=LEAD, value=True,
               help="Students who follow see this page, with these settings, within about 2 s of each change.")
     state = _call("state", code)
+    if state is not None and state.ended:
+        _class_over(code, key)
     if state is not None:
         _round_controls(state)
     _ask_panel(code, key)
     _lesson_panel(code, key)
+    _teacher_link_panel(code, key)
     if st.button("End the class", icon=":material/stop_circle:", key="class_end", type="secondary"):
         summaries = _call("end", code, key)
         if summaries is not None:
             st.session_state[SUMMARY] = (code, summaries)
             st.session_state.pop(TEACHER, None)
             st.rerun()
+
+
+def _class_over(code: str, key: str) -> None:
+    """The class ended without this session's End button (by itself, CLASS_IDLE_S after the teacher's last action,
+    or from the teacher's other device): its summary, and this session teaches no more."""
+    summaries = _call("summary", code, key)
+    st.session_state.pop(TEACHER, None)
+    st.session_state[SUMMARY] = (code, summaries or [])
+    st.session_state[ERROR] = (f"Class {code} has ended: by itself, {limits.CLASS_IDLE_S // 60} minutes after its "
+                               "teacher's last action, or from another of your devices. Its summary is below.")
+    st.rerun()
+
+
+def _teacher_link_panel(code: str, key: str) -> None:
+    """A teacher link for another device (a tablet at the front, a second laptop): shown here alone, never while
+    projecting; making a new one retires the last."""
+    from ui.shell import projector_on
+
+    box = page.folded("Teach from another device", "class.teacher_link", icon=":material/devices:")
+    if not box.open:
+        return
+    with box:
+        if projector_on():
+            st.caption("Turn projector mode off to make a teacher link: whoever opens it runs this class, so it is "
+                       "never shown while projecting.")
+            return
+        if st.button("Make a teacher link", icon=":material/link:", key="class_make_teacher_link"):
+            fresh = _call("new_teacher_key", code, key)
+            if fresh is not None:
+                st.session_state[TEACHER_LINK] = (code, join_link(code, fresh))
+        made = st.session_state.get(TEACHER_LINK)
+        if made is not None and made[0] == code:
+            st.code(made[1], language=None, wrap_lines=True)
+            st.caption("Open it on your other device: that browser then teaches this class too. A new link retires "
+                       "this one. Never project it, put it in a QR code or send it to a student.")
 
 
 def publish_link() -> None:
@@ -548,9 +634,15 @@ def _teacher_live() -> None:
     if not st.session_state.get(BEFORE_PAGE):
         publish_link()                 # a section's change the callback did not publish (its store call failed)
     _show_error()
+    touched = st.session_state.get(TOUCHED)
+    if touched is None or time.monotonic() - touched >= limits.CLASS_TEACHER_TOUCH_S:
+        st.session_state[TOUCHED] = time.monotonic()   # the teacher's screen is open: the class is not idle
+        _remember_error("touch", code, key)
     state = _call("state", code)
     if state is None:
         return
+    if state.ended:
+        _class_over(code, key)
     from ui.shell import projector_on
 
     big = 28 if projector_on() else 18

@@ -121,7 +121,7 @@ def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kep
     from bench.wsclient import Session
 
     store = SqliteStore(hall.data / "classes.sqlite3")
-    code, key = store.create_class()
+    code, key = store.create_class("the-teacher")
     store.ask(code, key, QUESTION)
 
     async def lesson():

@@ -1,15 +1,63 @@
-"""Class mode in AppTest: a teacher session and student sessions side by side on one SQLite store in a temp
-folder: join, ask, vote, change the answer, lock, reveal, vote again, follow, end with a CSV; every bad
-input a sentence, never a traceback."""
+"""Class mode in AppTest: a teacher session and student sessions side by side on one store (SQLite in a temp
+folder; the tests about who is who run on Redis too): join, ask, vote, change the answer, lock, reveal, vote again,
+follow, end with a CSV; every bad input a sentence, never a traceback.
+
+AppTest sends no cookie, so each session is a browser of its own (ui.classroom.browser's per-session id) unless a
+test opens it as a named browser (`session(..., browser="phone")`): `Browsers` stands in for the app's signed
+cookie then, as a real browser's tabs and reloads send the same one."""
 from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.classroom import identity
+from tests import redis_server
 from tests.pages.conftest import ROOT
+from ui.classroom import class_store as CACHED_STORE, shared_versions as CACHED_VERSIONS
 
 APP = str(ROOT / "app.py")
 ATTENTION = "views/attention_calculator.py"
+
+redis_url = redis_server.redis_url      # the fixture: a private redis-server for this test session
+
+
+class Browsers:
+    """ui.app_server.browser_id for AppTest: the id of the browser each AppTest session stands for (None: a browser
+    without the cookie). A session is known by its state object, which its script runs see."""
+
+    def __init__(self):
+        self.ids: dict[int, str] = {}
+        self.sessions: list[AppTest] = []        # kept alive: their ids stay theirs
+
+    def __call__(self) -> str | None:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return None if ctx is None else self.ids.get(id(ctx.session_state))
+
+    def open(self, at: AppTest, browser: str) -> None:
+        self.ids[id(at._session_state)] = browser
+        self.sessions.append(at)
+
+
+BROWSERS = Browsers()
+
+
+def _fresh_store(monkeypatch, tmp_path, redis: str | None) -> None:
+    monkeypatch.setenv("PLAYGROUND_DATA", str(tmp_path))
+    if redis:
+        import redis as redis_client
+
+        redis_client.Redis.from_url(redis).flushdb()
+        monkeypatch.setenv("PLAYGROUND_REDIS_URL", redis)
+    else:
+        monkeypatch.delenv("PLAYGROUND_REDIS_URL", raising=False)
+
+
+def another_process() -> None:
+    """What a second server process has: its own store connection and its own shared reads (nothing in memory)."""
+    CACHED_STORE.clear()
+    CACHED_VERSIONS.clear()
 
 
 @pytest.fixture
@@ -17,20 +65,29 @@ def data(tmp_path, monkeypatch):
     """A fresh store for each test (the app opens one per process: its cache is cleared). These sessions take
     turns far quicker than a poll: each run reads the class's version afresh (the store's tests check the
     sharing of version reads between a process's polls, CLASS_VERSION_SHARE_S)."""
-    monkeypatch.setenv("PLAYGROUND_DATA", str(tmp_path))
+    _fresh_store(monkeypatch, tmp_path, None)
     monkeypatch.setenv("PLAYGROUND_WARM_UP", "0")
     monkeypatch.setattr("engine.limits.CLASS_VERSION_SHARE_S", 0.0)
-    from ui.classroom import class_store, shared_versions
-
-    class_store.clear()
-    shared_versions.clear()
+    monkeypatch.setattr("ui.app_server.browser_id", BROWSERS)
+    another_process()
     yield tmp_path
-    class_store.clear()
-    shared_versions.clear()
+    another_process()
 
 
-def session(query: dict[str, str] | None = None, page: str | None = ATTENTION) -> AppTest:
+@pytest.fixture(params=["sqlite", "redis"])
+def both(request, data, monkeypatch):
+    """`data` on each store in turn: SQLite, then Redis (skipped without redis-server)."""
+    if request.param == "redis":
+        _fresh_store(monkeypatch, data, request.getfixturevalue("redis_url"))
+        another_process()
+    return request.param
+
+
+def session(query: dict[str, str] | None = None, page: str | None = ATTENTION, browser: str | None = None) -> AppTest:
+    """A new browser tab: `browser` names the browser it belongs to (its cookie), else a browser of its own."""
     at = AppTest.from_file(APP, default_timeout=90)
+    if browser is not None:
+        BROWSERS.open(at, browser)
     for name, value in (query or {}).items():
         at.query_params[name] = value
     at.run()
@@ -40,15 +97,29 @@ def session(query: dict[str, str] | None = None, page: str | None = ATTENTION) -
     return at
 
 
-def teacher() -> tuple[AppTest, str]:
-    at = session()
+def teacher(browser: str | None = None) -> tuple[AppTest, str]:
+    at = session(browser=browser)
     at.button(key="class_start").click().run()
     code, _ = at.session_state["class.teacher"]
     return at, code
 
 
+def student_of(at: AppTest) -> str:
+    """The student id the store keeps for this session's browser."""
+    browser = BROWSERS.ids.get(id(at._session_state)) or at.session_state["class.session_browser"]
+    return identity.student_id(browser)
+
+
 def markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
+
+
+def successes(at: AppTest) -> str:
+    return "\n".join(s.value for s in at.success)
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
 
 
 def answer_radio(at: AppTest):
@@ -263,9 +334,8 @@ def test_a_vote_in_a_locked_round_is_refused_with_a_sentence(data):
     ask_page_question(T)
     S.run()
     T.button(key="class_lock").click().run()
-    sid = S.session_state["class.student"]
     with pytest.raises(ValueError, match="lock"):
-        class_store().vote(code, sid, 1, 1, 0)
+        class_store().vote(code, student_of(S), 1, 1, 0)
     S.run()
     assert answer_radio(S).disabled
 
@@ -310,4 +380,4 @@ def test_a_counted_vote_says_answer_received_even_after_another_callbacks_senten
     answer_radio(S).set_value(1).run()
     assert not S.exception, [e.value for e in S.exception]
     assert any(s.value.startswith("Answer received:") for s in S.success), [s.value for s in S.success]
-    assert class_store().my_vote(code, S.session_state["class.student"], 1, 1) == 1
+    assert class_store().my_vote(code, student_of(S), 1, 1) == 1
