@@ -33,10 +33,10 @@ class Browsers:
         from streamlit.runtime.scriptrunner import get_script_run_ctx
 
         ctx = get_script_run_ctx()
-        return None if ctx is None else self.ids.get(id(ctx.session_state))
+        return None if ctx is None else self.ids.get(id(ctx.session_state._state))
 
     def open(self, at: AppTest, browser: str) -> None:
-        self.ids[id(at._session_state)] = browser
+        self.ids[id(at._session_state._state)] = browser
         self.sessions.append(at)
 
 
@@ -106,7 +106,7 @@ def teacher(browser: str | None = None) -> tuple[AppTest, str]:
 
 def student_of(at: AppTest) -> str:
     """The student id the store keeps for this session's browser."""
-    browser = BROWSERS.ids.get(id(at._session_state)) or at.session_state["class.session_browser"]
+    browser = BROWSERS.ids.get(id(at._session_state._state)) or at.session_state["class.session_browser"]
     return identity.student_id(browser)
 
 
@@ -381,3 +381,155 @@ def test_a_counted_vote_says_answer_received_even_after_another_callbacks_senten
     assert not S.exception, [e.value for e in S.exception]
     assert any(s.value.startswith("Answer received:") for s in S.success), [s.value for s in S.success]
     assert class_store().my_vote(code, student_of(S), 1, 1) == 1
+
+
+# --- who is who: the browser (issue 39, points 1, 3, 4 and 5) -------------------------------------------------
+
+def test_a_reload_another_page_and_another_process_keep_the_teacher(both):
+    from ui.classroom import class_store
+
+    T, code = teacher(browser="teacher-laptop")
+    ask_page_question(T)
+    S = session({"class": code}, browser="phone")
+    answer_radio(S).set_value(0).run()
+    reloaded = session(browser="teacher-laptop")          # a reload: a new session of the same browser
+    assert reloaded.session_state["class.teacher"][0] == code and "Question 1" in markdown(reloaded)
+    reloaded.switch_page("views/context_window.py").run()  # another page
+    assert reloaded.session_state["class.teacher"][0] == code and "class_reveal" in [b.key for b in reloaded.button]
+    another_process()                                     # the teacher's server process is lost: another one
+    elsewhere = session(browser="teacher-laptop")
+    elsewhere.button(key="class_reveal").click().run()
+    assert "The answer: 0: crane" in markdown(elsewhere)
+    elsewhere.button(key="class_end").click().run()
+    ended_code, summaries = elsewhere.session_state["class.summary"]
+    assert ended_code == code and summaries[0].counts[0][0] == 1 == sum(summaries[0].counts[0])
+    assert "class.teacher" not in session(browser="teacher-laptop").session_state    # an ended class stays ended
+    assert "class.teacher" not in S.run().session_state and class_store().state(code).ended
+
+
+def test_a_teacher_link_is_the_only_way_another_device_teaches_and_it_is_never_projected(both):
+    from urllib.parse import parse_qs, urlsplit
+
+    from ui.shell import PROJECTOR_KEY
+
+    T, code = teacher(browser="laptop")
+    S = session({"class": code}, browser="phone")
+    assert "class.teacher" not in S.session_state and "class_reveal" not in [b.key for b in S.button]
+    T.session_state["folded.class.teacher_link"] = True
+    T.session_state[PROJECTOR_KEY] = True
+    T.run()
+    assert "class_make_teacher_link" not in [b.key for b in T.button]          # projecting: no link shown
+    assert any("projector mode off" in c.value for c in T.caption)
+    T.session_state[PROJECTOR_KEY] = False
+    T.run()
+    T.button(key="class_make_teacher_link").click().run()
+    link = [c.value for c in T.code if "teach=" in c.value][0]
+    query = parse_qs(urlsplit(link).query)
+    assert query["class"] == [code]
+    wrong = session({"class": code, "teach": "a-guess"}, page=None, browser="stranger")
+    assert "Only the teacher" in errors(wrong) and "class.teacher" not in wrong.session_state
+    assert "teach" not in wrong.query_params
+    tablet = session({"class": code, "teach": query["teach"][0]}, page=None, browser="tablet")
+    assert tablet.session_state["class.teacher"][0] == code
+    assert "teach" not in tablet.query_params and "class" not in tablet.query_params   # the key left the link
+    assert "class.teacher" in session(browser="tablet").session_state                 # and the tablet stays one
+    T.button(key="class_make_teacher_link").click().run()                              # a new link retires the old
+    late = session({"class": code, "teach": query["teach"][0]}, page=None, browser="late")
+    assert "class.teacher" not in late.session_state
+
+
+def test_every_tab_of_a_students_browser_is_one_student_with_one_vote(both):
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    ask_page_question(T)
+    first = session({"class": code}, browser="phone")
+    answer_radio(first).set_value(3).run()
+    for option in (1, 2, 0, 4, 1):                        # new tabs (or reloads) of the same browser, each voting
+        tab = session({"class": code}, browser="phone")
+        assert answer_radio(tab).value is not None and "Answer received" in successes(tab)   # its own answer shown
+        answer_radio(tab).set_value(option).run()
+    state = class_store().state(code)
+    assert (state.students, state.answered) == (1, 1)
+    assert class_store().counts(code, 1, 1, key=T.session_state["class.teacher"][1]) == (0, 1, 0, 0, 0)
+    T.run()
+    assert "**1** of 1 answered" in markdown(T)
+
+
+def test_after_a_reload_the_radio_shows_the_students_answer_beside_answer_received(both):
+    T, code = teacher()
+    ask_page_question(T)
+    S = session({"class": code}, browser="phone")
+    answer_radio(S).set_value(3).run()
+    again = session({"class": code}, browser="phone")
+    radio = answer_radio(again)
+    assert radio.value == 3 and radio.index == 3
+    assert "Answer received: 3: lake" in successes(again)
+
+
+def test_a_student_id_in_a_link_acts_as_nobody(both):
+    from ui.classroom import class_store
+
+    T, code = teacher()
+    ask_page_question(T)
+    owner = session({"class": code}, browser="owner")
+    answer_radio(owner).set_value(3).run()
+    thief = session({"class": code, "sid": student_of(owner)}, browser="thief")
+    assert answer_radio(thief).value is None and "Answer received" not in successes(thief)
+    answer_radio(thief).set_value(0).run()
+    assert class_store().my_vote(code, student_of(owner), 1, 1) == 3          # the owner's answer is untouched
+    assert class_store().state(code).students == 2 and "sid" not in thief.query_params
+
+
+def test_wrong_codes_from_one_browser_do_not_stop_another_browser_at_the_same_address(both):
+    from engine import limits
+    from engine.classroom.store import CODE_ALPHABET
+
+    T, code = teacher()
+    guesser = session(page=None, browser="guesser")
+    for i in range(limits.CLASS_JOIN_FAILURES_PER_MINUTE + 1):
+        wrong = (CODE_ALPHABET[i % 32] * 8) if CODE_ALPHABET[i % 32] * 8 != code else "ABCDEFGH"
+        [t for t in guesser.text_input if t.label == "Class code"][0].input(wrong)
+        [b for b in guesser.button if b.label == "Join the class"][0].click().run()
+    assert "Too many wrong class codes from this browser" in errors(guesser)
+    neighbour = session({"class": code}, page=None, browser="neighbour")   # the QR code's link, same network
+    assert neighbour.session_state["class.joined"] == code and not neighbour.error
+
+
+def test_joining_an_ended_class_says_so(both):
+    T, code = teacher()
+    T.button(key="class_end").click().run()
+    S = session({"class": code}, page=None)
+    assert f"Class {code} has ended" in errors(S) and "class.joined" not in S.session_state
+
+
+def test_a_class_left_alone_ends_itself_and_its_teacher_gets_the_summary(data, monkeypatch):
+    import time
+
+    from ui.classroom import class_store
+
+    monkeypatch.setattr("engine.limits.CLASS_IDLE_S", 1.5)
+    T, code = teacher(browser="laptop")
+    S = session({"class": code}, page=None, browser="phone")
+    time.sleep(1.6)
+    S.run()
+    assert "has ended" in "\n".join(i.value for i in S.info)
+    T.run()
+    assert f"Class {code} has ended" in errors(T) and "the summary" in "\n".join(h.value for h in T.subheader)
+    assert "class.teacher" not in T.session_state and class_store().state(code).ended
+    T.button(key="class_start").click().run()                                  # its slot is free again
+    assert T.session_state["class.teacher"][0] != code
+
+
+def test_a_visitor_with_a_cookie_asks_the_store_once_per_session_which_class_it_teaches(data, monkeypatch):
+    from ui import classroom
+
+    asked = []
+    store = classroom.class_store()
+    real = type(store).teacher_class
+    monkeypatch.setattr(type(store), "teacher_class", lambda self, t: asked.append(t) or real(self, t))
+    at = session(browser="visitor")
+    for _ in range(3):
+        at.run()
+    at.switch_page("views/context_window.py").run()
+    assert len(asked) == 1 and "class.teacher" not in at.session_state
