@@ -174,6 +174,7 @@ CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks f
 # --- class mode: lessons (engine.classroom.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
+LESSON_MAX_DEPTH = 8                 # brackets nested in a lesson file (the app's own files nest 3 deep)
 
 # --- uploads, as the server takes them ---------------------------------------------------
 # Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.

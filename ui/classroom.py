@@ -26,6 +26,7 @@ The store (engine.classroom.store) enforces every rule; its ValueError sentences
 """
 from __future__ import annotations
 
+import re
 import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -91,6 +92,16 @@ def _remember_error(method: str, *args, **kwargs):
     except ValueError as error:
         st.session_state[ERROR] = str(error)
         return None
+
+
+_MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^])")
+
+
+def _plain(text: str) -> str:
+    """A question's text as plain text on a page that renders Markdown: every character Markdown, LaTeX ($) or
+    HTML would read as markup is escaped, so a teacher's `![](https://...)` is its characters, not an image every
+    phone fetches, and no link is made (a URL's ':' and '.' are escaped too)."""
+    return _MARKUP.sub(r"\\\1", text)
 
 
 def _show_error() -> None:
@@ -205,6 +216,24 @@ def _page_file(url: str) -> str | None:
     return next((idea.file for idea in ideas() if idea.url == url), None)
 
 
+def _open_afresh(url_path: str) -> None:
+    """This run's page opens its link as a first visit would: every value the link does not name at its default,
+    whatever this session held there before (a scene, a followed teacher). Said before the page runs; the values
+    are dropped at once where this process knows the page's state, so the link published early is the page's."""
+    declared = STATE_OF.get(url_path)
+    state = url_state.DECLARED.get(declared) if declared else None
+    if state is not None:
+        state.forget()
+    url_state.open_afresh()
+
+
+def _arrived(link: str, url_path: str) -> bool:
+    """Whether this run is on `link`: its page, with every value the link names."""
+    path, _, query = link.partition("?")
+    return path == url_path and all(st.query_params.get(name) == value
+                                    for name, value in parse_qsl(query, keep_blank_values=True))
+
+
 def go_to(link: str, code: str | None) -> None:
     """Open 'page?query' (a followed link, a question's page), keeping the class in the link."""
     path, _, query = link.partition("?")
@@ -250,18 +279,18 @@ def above_page(url_path: str) -> None:
     url_state.end_afresh()
     _claim_from_link()
     _find_my_class()
-    scene = st.session_state.pop(GO, None)
-    if scene is not None and teaching():
-        go_to(scene, None)             # a lesson's next or previous scene, before this page draws anything
+    if teaching():
+        _open_scene(url_path)          # a lesson's next or previous scene, before this page draws anything
     moving = st.session_state.pop(MOVING, None)
     if moving is not None and moving[1] == url_path and st.session_state.get(JOINED):
         st.session_state[SEEN] = moving[0]
-        url_state.open_afresh()        # the teacher's values, not what this student had on the page
+        _open_afresh(url_path)         # the teacher's values, not what this student had on the page
     if teaching() and st.session_state.get(LEAD, True):
         link = early_link(url_path)
         if link is not None:
             _publish(link)
     _join_from_link()
+    _veil(url_path)                    # the parts of the page the class's open question veils, before it draws
     _show_error()
     if st.session_state.get(SUMMARY) is not None:
         _summary()
@@ -372,25 +401,57 @@ def _student_live() -> None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
+    if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
+        st.rerun()                     # a question asked or revealed: the page draws its veiled parts anew
     _student_question(code, state)
 
 
-def _student_state(code: str) -> ClassState | None:
+def _student_state(code: str, quiet: bool = False) -> ClassState | None:
     """The class as this student's page shows it. Most polls find nothing changed: they read the class's version
     (one small read, shared by this process's polls: SharedVersions) and reuse the state read when it last moved;
-    only a new version reads the whole state."""
+    only a new version reads the whole state. `quiet`: a refusal raises (the poll says it, not this caller)."""
     try:
         version = shared_versions().version(code)
     except ValueError as error:
+        if quiet:
+            raise
         st.error(str(error), icon=":material/error:")
         return None
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:
         return seen[2]
-    state = _call("state", code)
+    state = class_store().state(code) if quiet else _call("state", code)
     if state is not None:
         st.session_state[VIEW] = (code, version, state)   # read after the version: at least as new
     return state
+
+
+def _veils(state: ClassState | None, url_path: str) -> frozenset[str]:
+    """The parts of the page at `url_path` this class veils now: those its open question names, on its page, until
+    the reveal; for the teacher, only in projector mode (the teacher's own screen shows them)."""
+    question = state.question if state is not None else None
+    if question is None or state.revealed or state.ended or question.page != url_path:
+        return frozenset()
+    if teaching():
+        from ui.shell import projector_on
+
+        if not projector_on():
+            return frozenset()
+    return frozenset(question.veils)
+
+
+def _veil(url_path: str) -> None:
+    """Before the page runs: which of its parts the class's open question veils in this run (ui.page.veiled reads
+    it). A store that does not answer veils nothing; the class's own box says why."""
+    state = None
+    try:
+        if teaching():
+            state = class_store().state(teaching()[0])
+        elif st.session_state.get(JOINED):
+            state = _student_state(st.session_state[JOINED], quiet=True)
+    except ValueError:
+        state = None
+    st.session_state[page.VEILED] = _veils(state, url_path)
 
 
 def _follow(code: str, state: ClassState) -> None:
@@ -411,21 +472,23 @@ def _student_question(code: str, state: ClassState) -> None:
     question = state.question
     if question is None:   # the box's first line (above_page) says the question comes here
         return
+    if state.revealed and state.link is not None and state.link.partition("?")[0] != question.page:
+        return             # the teacher has moved on to another page: the last reveal leaves with it
     st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
-                + f": {question.prompt}")
+                + f": {_plain(question.prompt)}")
     mine = _my_vote(code, state)
     if not state.revealed:
         key = f"class.answer.{code}.{state.question_id}.{state.round}"
-        if key not in st.session_state and mine is not None:
-            st.session_state[key] = mine
-        st.radio("Your answer", range(len(question.options)), format_func=lambda i: question.options[i],
+        if st.session_state.get(key) is None and mine is not None:
+            st.session_state[key] = mine          # a reload, a new tab: the radio shows the answer the store holds
+        st.radio("Your answer", range(len(question.options)), format_func=lambda i: _plain(question.options[i]),
                  index=None, key=key, disabled=state.locked,
                  on_change=_vote, args=(code, state.question_id, state.round, key))
         if state.locked:
             st.caption("Answers are locked: the reveal is coming.")
         elif mine is not None:
-            st.success(f"Answer received: {question.options[mine]}. You may change it until the teacher locks "
-                       "the round.", icon=":material/task_alt:")
+            st.success(f"Answer received: {_plain(question.options[mine])}. You may change it until the teacher "
+                       "locks the round.", icon=":material/task_alt:")
         if state.round > 1:
             st.caption("Round 2: talk with your neighbour, then answer again.")
         return
@@ -457,16 +520,16 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
         return
     if question.answer is not None:
         shares = [f"round {r + 1}: {_share(c, question.answer)}" for r, c in enumerate(rounds)]
-        st.markdown(f":material/check_circle: **The answer: {question.options[question.answer]}**. "
+        st.markdown(f":material/check_circle: **The answer: {_plain(question.options[question.answer])}**. "
                     "Right: " + "; ".join(shares) + ".")
         if mine is not None:
             st.markdown("Yours was right." if mine == question.answer else
-                        f"Yours was {question.options[mine]}.")
+                        f"Yours was {_plain(question.options[mine])}.")
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
     if question.explanation:
-        st.markdown(question.explanation)
+        st.markdown(_plain(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
                 "Open the page as it was asked", icon=":material/open_in_new:", key=f"class.open.{state.question_id}"):
@@ -566,7 +629,7 @@ def _ask_panel(code: str, key: str) -> None:
             questions = built.get(link) or []
             if questions:
                 picked = st.radio("This page's questions", range(len(questions)), key=f"class.pick.{link}",
-                                  format_func=lambda i: questions[i].prompt)
+                                  format_func=lambda i: _plain(questions[i].prompt))
                 if st.button("Ask this question", icon=":material/send:", key="class_ask_page"):
                     if _call("ask", code, key, questions[picked]) is not None:
                         st.rerun()
@@ -643,23 +706,33 @@ def _teacher_live() -> None:
         return
     if state.ended:
         _class_over(code, key)
+    if not st.session_state.get(BEFORE_PAGE) and (
+            st.session_state.get(GO) is not None                  # a scene's move got lost: a whole run makes it
+            or _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset())):
+        st.rerun()                     # (or the page's veils changed: asked, revealed, from another device)
     from ui.shell import projector_on
 
     big = 28 if projector_on() else 18
+    question = state.question
+    if question is not None and state.revealed and question.page != st.session_state.get(PAGE):
+        question = None                # the last reveal leaves with the page: this page is the next idea
     with st.container(border=True, key="class_teacher"):
         if st.session_state.get(SHOW_JOIN, True) and state.question is None:
             _join_banner(code, state)  # big, with the QR code, until the first question; then one line
         else:
             st.markdown(f"Join: **{code}** at {join_link(code)} · {state.students} joined")
-        if state.question is None:
+        if question is None:
             st.caption("Ask the class a question from the sidebar.")
             return
-        question = state.question
         st.markdown(f"#### Question {state.question_id}" + (f", round {state.round}" if state.round > 1 else "")
-                    + f": {question.prompt}")
-        st.markdown(" · ".join(f"**{chr(65 + i)}.** {option}" for i, option in enumerate(question.options)))
+                    + f": {_plain(question.prompt)}")
+        st.markdown(" · ".join(f"**{chr(65 + i)}.** {_plain(option)}" for i, option in enumerate(question.options)))
         status = "revealed" if state.revealed else ("locked" if state.locked else "open")
         st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
+        if question.veils and not state.revealed and question.page == st.session_state.get(PAGE):
+            st.caption(":material/visibility_off: The parts of this page that give the answer away are veiled on "
+                       "the students' screens" + (" and here" if projector_on() else " and in projector mode")
+                       + " until you reveal it.")
         if state.revealed:
             _reveal(code, state, question, None, teacher_key=key, font_size=big)
         elif state.live:
@@ -698,7 +771,7 @@ def _summary() -> None:
             question = item.question
             shares = ", ".join(f"round {r + 1}: " + ("-" if s is None else f"{100 * s:.0f}% right")
                                for r, s in enumerate(item.correct_share))
-            st.markdown(f"**{item.question_id}. {question.prompt}** ({shares})")
+            st.markdown(f"**{item.question_id}. {_plain(question.prompt)}** ({shares})")
             from ui import charts
 
             charts.show(answers_chart(question.options, item.counts, question.answer, title=f"Question "
@@ -713,7 +786,8 @@ def _summary() -> None:
 LESSON = "class.lesson"             # the lesson this teacher steps through (engine.classroom.lesson.Lesson)
 SCENE = "class.scene"               # the index of the scene on screen
 MY_LESSON = "class.my_lesson"       # the scenes this teacher collected
-GO = "class.go"                     # the scene link the teacher's next run opens
+GO = "class.go"                     # (scene link, moves made): the scene the teacher's next runs open
+SCENE_MOVES = 3                     # a move to a scene lost this often (the browser's own rerun won): given up
 
 
 def _lesson() -> object:
@@ -729,7 +803,26 @@ def _step(by: int) -> None:
     lesson = _lesson()
     index = min(max(st.session_state.get(SCENE, -1) + by, 0), len(lesson.scenes) - 1)
     st.session_state[SCENE] = index
-    st.session_state[GO] = lesson.scenes[index].link
+    st.session_state[GO] = (lesson.scenes[index].link, 0)
+
+
+def _open_scene(url_path: str) -> None:
+    """The scene the teacher stepped to: the first run after the step moves there (st.switch_page with the scene's
+    link and projector mode); the run that is there opens the link afresh, every other value at its default. A move
+    that got lost (a rerun the browser asked for at that moment, still on the old page) is made again, a few times."""
+    go = st.session_state.get(GO)
+    if go is None:
+        return
+    link, moves = go
+    if moves and _arrived(link, url_path):
+        st.session_state.pop(GO)
+        _open_afresh(url_path)
+        return
+    if moves >= SCENE_MOVES:
+        st.session_state.pop(GO)
+        return
+    st.session_state[GO] = (link, moves + 1)
+    go_to(link, None)
 
 
 def _ask_scene() -> None:
@@ -785,12 +878,12 @@ def _lesson_panel(code: str, key: str) -> None:
         st.caption(lesson.title)
         if index is not None:
             st.markdown(f"Scene {index + 1} of {len(lesson.scenes)}: **{lesson.scenes[index].title}**")
-        left, right = st.columns(2)
-        left.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
-                    on_click=_step, args=(-1,), disabled=not index)
-        right.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
-                     shortcut="PageDown", on_click=_step, args=(1,),
-                     disabled=index is not None and index >= len(lesson.scenes) - 1)
+        # one under the other, the whole width: each label reads in full beside its key (a presenter's clicker)
+        st.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
+                  on_click=_step, args=(-1,), disabled=not index, width="stretch", help="Previous scene (PageUp)")
+        st.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
+                  shortcut="PageDown", on_click=_step, args=(1,), width="stretch", help="Next scene (PageDown)",
+                  disabled=index is not None and index >= len(lesson.scenes) - 1)
         if index is not None:
             st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
                       type="primary")

@@ -7,6 +7,8 @@ test opens it as a named browser (`session(..., browser="phone")`): `Browsers` s
 cookie then, as a real browser's tabs and reloads send the same one."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -110,12 +112,17 @@ def student_of(at: AppTest) -> str:
     return identity.student_id(browser)
 
 
+def shown(markdown_text: str) -> str:
+    """Markdown's text as the browser shows it: a question's text is sent escaped (ui.classroom._plain)."""
+    return re.sub(r"\\(.)", r"\1", markdown_text)
+
+
 def markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return shown("\n".join(m.value for m in at.markdown))
 
 
 def successes(at: AppTest) -> str:
-    return "\n".join(s.value for s in at.success)
+    return shown("\n".join(s.value for s in at.success))
 
 
 def errors(at: AppTest) -> str:
@@ -165,7 +172,7 @@ def test_join_ask_vote_change_lock_reveal_vote_again(data):
         assert "Query 'crane'" in markdown(s)
     first, second = students
     answer_radio(first).set_value(3).run()            # lake, then changes its mind
-    assert "Answer received: 3: lake" in "\n".join(x.value for x in first.success)
+    assert "Answer received: 3: lake" in successes(first)
     answer_radio(first).set_value(0).run()
     answer_radio(second).set_value(3).run()
     assert class_store().counts(code, 1, 1, key=key) == (1, 0, 0, 1, 0)
@@ -362,9 +369,30 @@ def test_a_lesson_file_that_does_not_parse_is_a_sentence(data):
     for text, words in [("{not json", "not valid JSON"), ('{"scenes": []}', "no scenes"),
                         ('{"scenes": [{"link": "nowhere?x=1"}]}', "does not exist"),
                         ('{"scenes": [{"link": "attention", "question": 7}]}', "offers questions"),
-                        (b"\xff\xfe", "not text")]:
+                        (b"\xff\xfe", "not text"), ("[" * 30_000 + "]" * 30_000, "more than 8 deep"),
+                        ('{"scenes": [{"link": "attention", "title": ' + "[" * 9 + "]" * 9 + "}]}",
+                         "more than 8 deep")]:
         with pytest.raises(ValueError, match=words):
             parse_lesson(text)
+    brackets_in_text = '{"title": "[[[[[[[[[[[[", "scenes": [{"link": "attention", "title": "{{{{{{{{{{{{{{{"}]}'
+    assert parse_lesson(brackets_in_text).scenes[0].title == "{" * 15      # inside strings they are text
+
+
+def test_a_nested_lesson_file_gets_a_sentence_and_the_page_stays(data):
+    """Issue 39: a 60 KB file of nested brackets (under the size limit) raised a RecursionError whose traceback
+    replaced the teacher's whole page."""
+    from engine import limits
+
+    T, code = teacher()
+    T.session_state["class.lesson_file"] = None
+    nested = ("[" * 30_000 + "]" * 30_000).encode()
+    assert len(nested) < limits.LESSON_MAX_BYTES
+    before = T.session_state["class.lesson"] if "class.lesson" in T.session_state else None
+    T.file_uploader(key="class.lesson_file").upload("lesson.json", nested, "application/json").run()
+    assert not T.exception, [e.value for e in T.exception]
+    assert "more than 8 deep" in errors(T)
+    assert [x.value for x in T.title] == ["Attention calculator"] and T.session_state["class.teacher"][0] == code
+    assert (T.session_state["class.lesson"] if "class.lesson" in T.session_state else None) == before
 
 
 def test_a_counted_vote_says_answer_received_even_after_another_callbacks_sentence(data):
@@ -533,3 +561,189 @@ def test_a_visitor_with_a_cookie_asks_the_store_once_per_session_which_class_it_
         at.run()
     at.switch_page("views/context_window.py").run()
     assert len(asked) == 1 and "class.teacher" not in at.session_state
+
+
+# --- the lesson's scenes (issue 39, point 6) -----------------------------------------------------------------
+
+def step(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_scene_opens_its_link_exactly_every_other_value_at_its_default(data):
+    """Issue 39: turn the causal mask on, go to scene 5: the mask was still on and the scene's question revealed
+    "'crane' gets 1.000"."""
+    from engine.classroom.lesson import chapter_lesson, scene_question
+    from engine.classroom.questions import EngineSources
+
+    T, code = teacher()
+    T.toggle(key="attention.causal").set_value(True).run()
+    T.run()
+    assert T.query_params["causal"] == "1"
+    step(T, "class_next")                                   # scene 1
+    for _ in range(4):
+        step(T, "class_next")                               # scenes 2, 3, 4, 5
+    scene = chapter_lesson().scenes[4]
+    assert T.session_state["class.scene"] == 4 and scene.page == "attention"
+    assert [x.value for x in T.title] == ["Attention calculator"]
+    assert T.session_state["attention.causal"] is False and T.query_params.get("causal", "0") == "0"
+    assert {name: T.query_params[name] for name in scene.values} == scene.values
+    step(T, "class_ask_scene")
+    asked = T.session_state["class.teacher"] and __import__("ui.classroom", fromlist=["x"]).class_store().state(code)
+    expected = scene_question(scene, None, EngineSources())
+    assert asked.question.prompt == expected.prompt and asked.question.answer == expected.answer
+    assert "1.000" not in asked.question.explanation
+
+
+def test_every_press_moves_exactly_one_scene_and_projector_mode_stays(data):
+    from engine.classroom.lesson import chapter_lesson
+
+    scenes = chapter_lesson().scenes
+    T = session({"present": "1"}, page=None)
+    step(T, "class_start")
+    pages = []
+    step(T, "class_next")
+    for _ in range(len(scenes) + 1):                        # one more press than scenes: the last stays the last
+        pages.append((T.session_state["class.scene"], T.query_params.get("present")))
+        if not T.button(key="class_next").disabled:
+            step(T, "class_next")
+    assert [p for p, _ in pages] == [*range(len(scenes)), len(scenes) - 1][:len(pages)]
+    assert {present for _, present in pages} == {"1"}      # projector mode on every scene's page
+    for back in range(len(scenes) - 2, len(scenes) - 5, -1):
+        step(T, "class_previous")
+        assert T.session_state["class.scene"] == back and T.query_params.get("present") == "1"
+        link = scenes[back]
+        assert {name: T.query_params[name] for name in link.values} == link.values
+    labels = {b.key: (b.label, b.help) for b in T.button if b.key in ("class_previous", "class_next")}
+    assert labels == {"class_previous": ("Previous", "Previous scene (PageUp)"),
+                      "class_next": ("Next", "Next scene (PageDown)")}
+
+
+# --- predict, then reveal: the parts that give the answer away are veiled (issue 39, point 8) -------------------
+
+def page_text(at: AppTest) -> str:
+    """Everything the page shows as text, charts' data and specs included, outside the class's own box."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [x.value for x in at.get("latex")]
+    parts += [str(t.proto) for t in at.get("table")] + [str(c.proto) for c in at.get("vega_lite_chart")]
+    parts += [str(c.proto) for c in at.get("arrow_vega_lite_chart")]
+    return "\n".join(parts)
+
+
+def veil_notes(at: AppTest) -> int:
+    from ui.page import VEIL_NOTE
+
+    return sum(m.value == VEIL_NOTE for m in at.markdown)
+
+
+def asked_on(T: AppTest, page_file: str, which: int = 0) -> None:
+    T.switch_page(page_file).run()
+    T.button(key="class_build").click().run()
+    T.radio(key=[r.key for r in T.radio if r.key and r.key.startswith("class.pick.")][0]).set_value(which).run()
+    T.button(key="class_ask_page").click().run()
+    assert not T.exception, [e.value for e in T.exception]
+
+
+def test_the_answer_is_veiled_on_the_projector_and_on_a_phone_until_the_reveal(data):
+    """Issue 39: "crane puts its largest weight, 0.298, on crane" stood one scroll below the open question."""
+    T = session({"present": "1"}, page=None)
+    T.button(key="class_start").click().run()
+    code = T.session_state["class.teacher"][0]
+    S = session({"class": code})
+    assert "0.298" in page_text(S)                                   # before the question: the page as always
+    asked_on(T, ATTENTION)
+    S.run()
+    assert "Query 'crane'" in markdown(S)
+    for screen in (S, T):                                            # a phone, and the projector
+        text = page_text(screen)
+        assert "0.298" not in text and "0.203" not in text, "the weights give the answer away"
+        assert veil_notes(screen) == 2                                # the result and the learning sections
+        assert [x.value for x in screen.title] == ["Attention calculator"]    # the rest of the page is there
+    T.session_state["app.projector"] = False
+    T.run()
+    assert "0.298" in page_text(T) and veil_notes(T) == 0             # the teacher's own screen shows it
+    assert any("veiled on the students' screens" in c.value for c in T.caption)
+    T.session_state["app.projector"] = True
+    T.run()
+    T.button(key="class_reveal").click().run()
+    S.run()
+    for screen in (S, T):
+        assert "0.298" in page_text(screen) and veil_notes(screen) == 0
+        assert "The answer: 0: crane" in markdown(screen)
+
+
+@pytest.mark.parametrize("page_file, answer", [("views/embeddings.py", "rome"), ("views/beyond_words.py", "38,416")])
+def test_other_answers_stay_veiled_until_the_reveal(data, page_file, answer):
+    """Issue 39: "rome comes out on top" on the Embedding explorer, "T^2 = 38,416 scores" on Beyond words."""
+    T, code = teacher()
+    asked_on(T, page_file)
+    S = session({"class": code}, page=None)
+    assert S.session_state["class.page"] == T.session_state["class.page"]         # followed the teacher there
+    assert answer not in page_text(S) and veil_notes(S) >= 1
+    T.button(key="class_reveal").click().run()
+    S.run()
+    assert answer in page_text(S) and veil_notes(S) == 0
+
+
+def test_the_last_reveal_leaves_with_the_next_page(data):
+    T, code = teacher()
+    ask_page_question(T)
+    S = session({"class": code})
+    T.button(key="class_reveal").click().run()
+    S.run()
+    assert "The answer: 0: crane" in markdown(S) and "The answer" in markdown(T)
+    T.switch_page("views/context_window.py").run()
+    assert "The answer" not in markdown(T) and "#### Question 1" not in markdown(T)   # (the sidebar keeps its line)
+    S.run()
+    assert [x.value for x in S.title] == ["Context: window vs attention"]
+    assert "The answer" not in markdown(S) and "Question 1" not in markdown(S)
+
+
+@pytest.mark.parametrize("page_file", ["views/tokens.py", "views/ngram.py", "views/embeddings.py",
+                                       "views/context_window.py", "views/attention_calculator.py",
+                                       "views/multi_head.py", "views/position.py", "views/block_builder.py",
+                                       "views/generate.py", "views/beyond_words.py"])
+def test_every_part_a_question_veils_is_one_its_page_draws(data, monkeypatch, page_file):
+    check_veils_drawn(monkeypatch, page_file)
+
+
+@pytest.mark.parametrize("page_file", ["views/head_viewer.py", "views/inside_the_model.py"])
+def test_veils_on_smollm2_pages(data, monkeypatch, smollm2_installed, page_file):
+    check_veils_drawn(monkeypatch, page_file)
+
+
+def check_veils_drawn(monkeypatch, page_file: str) -> None:
+    """Each question's veils name parts its page draws (ui.page.veiled is asked for each), and a page whose parts
+    are all veiled at once still runs whole (a section that sets what a later one reads included). SmolLM2's pages
+    (heads, inside) are checked in test_veils_on_smollm2_pages."""
+    from engine.classroom.questions import questions_for
+    from ui import loaders, page
+    from ui.path import ideas
+
+    url = next(i.url for i in ideas() if i.file == page_file)
+    veils = {v for question in questions_for(url, {}, loaders) for v in question.veils}
+    asked = []
+    real = page.veiled
+    monkeypatch.setattr(page, "veiled", lambda key, note=True: asked.append(key) or real(key, note))
+    at = AppTest.from_file(str(ROOT / page_file), default_timeout=120)
+    at.session_state[page.VEILED] = frozenset(veils)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert veils <= set(asked), veils - set(asked)
+    assert veil_notes(at) >= 1
+
+
+def test_a_free_question_is_plain_text(data):
+    """Issue 39: a markdown image in a teacher's question made every phone fetch its URL."""
+    T, code = teacher()
+    S = session({"class": code})
+    T.text_input(key="class.free_prompt").input("What is ![x](http://203.0.113.9/x.png) <b>really</b> $x^2$?").run()
+    T.text_area(key="class.free_options").input("[a link](http://203.0.113.9)\nhttps://203.0.113.9/y\n**bold**").run()
+    T.button(key="class_ask_free").click().run()
+    S.run()
+    body = "\n".join(m.value for m in S.markdown)
+    assert "![x](" not in body and "<b>" not in body and "$x^2$" not in body
+    assert "What is \\!\\[x\\]\\(http\\:" in body
+    assert "What is ![x](http://203.0.113.9/x.png) <b>really</b> $x^2$?" in markdown(S)   # every character shown
+    labels = answer_radio(S).options
+    assert labels[0].startswith("\\[a link\\]\\(") and "https\\:" in labels[1] and labels[2] == "\\*\\*bold\\*\\*"
