@@ -95,12 +95,17 @@ def _remember_error(method: str, *args, **kwargs):
 
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^])")
+_AUTOLINK = re.compile(r"(://|(?i:www)\.|@)")    # where GitHub's Markdown makes a link of plain text
+WORD_JOINER = "\u2060"                            # invisible, and no link starts across it
 
 
 def _plain(text: str) -> str:
     """A question's text as plain text on a page that renders Markdown: every character Markdown, LaTeX ($) or
     HTML would read as markup is escaped, so a teacher's `![](https://...)` is its characters, not an image every
-    phone fetches, and no link is made (a URL's ':' and '.' are escaped too)."""
+    phone fetches; and a word joiner after the ':' of '://', the 'www' of 'www.' and the '@' of an address keeps
+    Markdown from making a link of them (escapes alone do not stop its plain-text links)."""
+    text = _AUTOLINK.sub(lambda found: found.group(1)[:-1] + WORD_JOINER + found.group(1)[-1]
+                         if found.group(1)[0] in "wW" else found.group(1)[0] + WORD_JOINER + found.group(1)[1:], text)
     return _MARKUP.sub(r"\\\1", text)
 
 
@@ -290,6 +295,7 @@ def above_page(url_path: str) -> None:
         if link is not None:
             _publish(link)
     _join_from_link()
+    lesson_bar()                       # before the page: a press during a heavy page's run is not lost
     _veil(url_path)                    # the parts of the page the class's open question veils, before it draws
     _show_error()
     if st.session_state.get(SUMMARY) is not None:
@@ -799,9 +805,12 @@ def _lesson() -> object:
 
 
 def _step(by: int) -> None:
-    """Next or previous scene: the teacher's page moves there (followers move with it)."""
+    """Next or previous scene: the teacher's page moves there (followers move with it). Each press counts, also one
+    made before the page of the last has drawn (a presenter's clicker pressed twice moves two scenes)."""
     lesson = _lesson()
     index = min(max(st.session_state.get(SCENE, -1) + by, 0), len(lesson.scenes) - 1)
+    if st.session_state.get(SCENE) == index:
+        return                         # the first or the last scene already
     st.session_state[SCENE] = index
     st.session_state[GO] = (lesson.scenes[index].link, 0)
 
@@ -867,26 +876,47 @@ def _add_scene() -> None:
         st.session_state[ERROR] = str(error)
 
 
+def _scene_buttons(index: int | None) -> None:
+    """Previous and Next (Start before the first scene), keys PageUp and PageDown as a presenter's clicker sends:
+    one under the other, the whole width, so each label reads in full beside its key."""
+    lesson = _lesson()
+    st.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
+              on_click=_step, args=(-1,), disabled=not index, width="stretch", help="Previous scene (PageUp)")
+    st.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
+              shortcut="PageDown", on_click=_step, args=(1,), width="stretch",
+              help="Next scene (PageDown)", disabled=index is not None and index >= len(lesson.scenes) - 1)
+
+
+def lesson_bar() -> None:
+    """While a lesson runs: its scene and the Previous and Next buttons at the top of the teacher's sidebar, drawn
+    before the page runs. A page switch clears the last page's elements in the browser, buttons and their keys with
+    them, until the new run draws them again: drawn after a heavy page (seconds on a first visit), a press made
+    meanwhile was lost."""
+    index = st.session_state.get(SCENE)
+    if not teaching() or index is None:
+        return
+    lesson = _lesson()
+    with st.sidebar.container(key="class_lesson_bar"):
+        st.markdown(f":material/slideshow: Scene {index + 1} of {len(lesson.scenes)}: "
+                    f"**{_plain(lesson.scenes[index].title)}**")
+        _scene_buttons(index)
+        st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
+                  type="primary", width="stretch")
+
+
 def _lesson_panel(code: str, key: str) -> None:
-    """The lesson: scenes stepped with Previous and Next (keys PageUp and PageDown, as a presenter's clicker
-    sends), the scene's question, saving and loading a lesson file."""
+    """The lesson: started here (its scenes are then stepped from the top of the sidebar, `lesson_bar`); saving and
+    loading a lesson file; this page added to the teacher's own lesson."""
     from engine.classroom.lesson import dump_lesson
 
-    with st.expander("Lesson", icon=":material/slideshow:", expanded=st.session_state.get(SCENE) is not None):
+    with st.expander("Lesson", icon=":material/slideshow:", expanded=False):
         lesson = _lesson()
         index = st.session_state.get(SCENE)
         st.caption(lesson.title)
-        if index is not None:
-            st.markdown(f"Scene {index + 1} of {len(lesson.scenes)}: **{lesson.scenes[index].title}**")
-        # one under the other, the whole width: each label reads in full beside its key (a presenter's clicker)
-        st.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
-                  on_click=_step, args=(-1,), disabled=not index, width="stretch", help="Previous scene (PageUp)")
-        st.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
-                  shortcut="PageDown", on_click=_step, args=(1,), width="stretch", help="Next scene (PageDown)",
-                  disabled=index is not None and index >= len(lesson.scenes) - 1)
-        if index is not None:
-            st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
-                      type="primary")
+        if index is None:
+            _scene_buttons(index)
+        else:
+            st.caption("Previous and Next are at the top of the sidebar (keys PageUp and PageDown).")
         st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson,
                          max_upload_size=page.upload_megabytes(limits.LESSON_MAX_BYTES))
         st.text_input("Title of this page as a scene", key="class.scene_title", max_chars=80)
