@@ -449,9 +449,11 @@ def _veils(state: ClassState | None, url_path: str) -> frozenset[str]:
 def _veil(url_path: str) -> None:
     """Before the page runs: which of its parts the class's open question veils in this run (ui.page.veiled reads
     it). A store that does not answer veils nothing; the class's own box says why."""
+    from ui.shell import projector_on
+
     state = None
     try:
-        if teaching():
+        if teaching() and projector_on():          # the teacher's own screen veils nothing
             state = class_store().state(teaching()[0])
         elif st.session_state.get(JOINED):
             state = _student_state(st.session_state[JOINED], quiet=True)
