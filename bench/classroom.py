@@ -257,7 +257,7 @@ def store_students(kind: str, spec: str, code: str, first: int, count: int, seed
     next_poll = {sid: time.time() + rng.uniform(0, limits.CLASS_POLL_S) for sid in ids}
     joined = 0
     for sid in ids:
-        store.join(code, sid, client=f"10.1.{first // 200}.{rng.randrange(250)}")
+        store.join(code, sid, address=f"10.1.{first // 200}.{rng.randrange(250)}")
         joined += 1
     idle_cpu = [None, None]
     while True:
@@ -308,7 +308,7 @@ def run_store_level(kind: str, students: int, processes: int, questions: int, id
     result = Result(kind, "store", students, processes)
     try:
         store = setup.open()
-        code, key = store.create_class()
+        code, key = store.create_class("bench-teacher")
         context = multiprocessing.get_context("spawn")
         queue = context.Queue()
         ramp_s = 5.0 + students / 100

@@ -6,7 +6,10 @@ the server runs the real page script in that session and streams `ForwardMsg`s (
 with elements, navigation, query-string changes) until `script_finished`. This client
 does the same, so one Python process can hold dozens of real sessions on the server.
 Like the browser, a session first loads the page over HTTP and sends the cookies it got back
-with the websocket: behind a load balancer (deploy/) that cookie picks the session's process.
+with the websocket: behind a load balancer (deploy/) that cookie picks the session's process, and the
+app's own (ui/app_server.py) is the browser's identity: each Session is a new browser, a new student of a
+class, unless it is given another's cookies (`Session(..., cookies=old.cookies)`: a reload or a new tab of
+the same browser).
 
     async with Session("127.0.0.1", 8501) as s:
         run = await s.open("attention")                 # the page script ran in full
@@ -78,7 +81,7 @@ class Run:
 class Session:
     """One student's browser tab, spoken in Streamlit's protocol."""
 
-    def __init__(self, host: str, port: int, timeout: float = 120.0):
+    def __init__(self, host: str, port: int, timeout: float = 120.0, cookies: dict[str, str] | None = None):
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError("The load client only talks to a server on this machine.")
         self.url = f"ws://{host}:{port}/_stcore/stream"
@@ -91,11 +94,11 @@ class Session:
         self.states: dict[str, WidgetState] = {}   # widget id -> the value we set
         self.widgets: dict[str, Widget] = {}       # widget id -> widget from the last run
         self.auto_reruns: dict[str, float] = {}    # fragment id -> interval (s)
-        self.cookies: dict[str, str] = {}          # what loading the page set (a balancer's sticky cookie)
+        self.cookies: dict[str, str] = dict(cookies or {})   # the browser's: a balancer's, the app's identity
         self.shown: dict[tuple[int, ...], tuple[str, Any]] = {}   # delta path -> (fragment id, element)
 
     async def __aenter__(self) -> "Session":
-        self.cookies = await asyncio.to_thread(self._load_page)
+        self.cookies |= await asyncio.to_thread(self._load_page)
         cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
                                            open_timeout=self.timeout, ping_interval=None,
@@ -103,9 +106,12 @@ class Session:
         return self
 
     def _load_page(self) -> dict[str, str]:
-        """GET / as the browser does before it opens the websocket; the cookies set in reply."""
+        """GET / as the browser does before it opens the websocket, with the cookies it holds; those set in reply."""
         page = self.url.replace("ws://", "http://", 1).removesuffix("/_stcore/stream") + "/"
-        with urllib.request.urlopen(page, timeout=self.timeout) as reply:
+        request = urllib.request.Request(page)
+        if self.cookies:
+            request.add_header("Cookie", "; ".join(f"{name}={value}" for name, value in self.cookies.items()))
+        with urllib.request.urlopen(request, timeout=self.timeout) as reply:
             reply.read()
             pairs = (header.split(";", 1)[0].partition("=") for header in reply.headers.get_all("Set-Cookie") or [])
             return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}

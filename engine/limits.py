@@ -145,7 +145,13 @@ CLASS_MAX_STUDENTS = 500             # students who may join one class
 CLASS_MAX_QUESTIONS = 200            # questions asked in one class
 CLASS_MAX_ROUNDS = 4                 # rounds of one question (vote again: peer instruction)
 CLASS_MAX_OPEN_PER_SERVER = 200      # classes open at once in one store (one SQLite file or one Redis)
-CLASS_LIFETIME_S = 4 * 3600          # a class ends by itself this long after it started
+CLASS_OPEN_PER_TEACHER = 3           # open classes one teacher's browser may have started (a class or two a period)
+CLASS_OPEN_PER_ADDRESS = 30          # open classes started from one network address (a school's teachers share one)
+CLASS_LIFETIME_S = 4 * 3600          # a class ends by itself this long after it started (its record then goes)
+CLASS_IDLE_S = 30 * 60               # ... or this long after its teacher's last action (or last look at its screen)
+CLASS_TEACHER_TOUCH_S = 60.0         # the teacher's open screen tells the store it is there at most this often
+CLASS_ENDED_KEPT_S = 24 * 3600       # an ended class's code alone is remembered this long: joining it says so
+CLASS_MAX_TEACHER_DEVICES = 4        # browsers that may teach one class (the one that started it, then teacher links)
 CLASS_MAX_ANSWER_CHARS = 120         # one option of a question
 CLASS_MAX_PROMPT_CHARS = 300         # the question's text
 CLASS_MAX_EXPLANATION_CHARS = 600    # the sentence shown at the reveal
@@ -154,7 +160,11 @@ CLASS_MAX_OPTIONS = 6                # options of one question
 CLASS_MIN_OPTIONS = 2
 CLASS_CODE_CHARS = 8                 # a class code: 8 of 32 characters = 40 bits (from `secrets`)
 CLASS_MAX_STUDENT_ID_CHARS = 64      # a student's anonymous id
-CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minute (guessing codes)
+CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one browser may type in a minute (guessing codes)
+# the generous ceilings per network address (a room of 500 shares one behind NAT; a client that drops its cookie
+# to look like many browsers is held here); codes have 40 bits, so guessing at this pace stays hopeless
+CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE = 600
+CLASS_JOINS_PER_ADDRESS_PER_MINUTE = 1_000    # new students joining from one address in a minute
 # a student's page asks the store for news this often (a Streamlit fragment rerun costs about 2 ms of
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
@@ -164,6 +174,7 @@ CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks f
 # --- class mode: lessons (engine.classroom.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
+LESSON_MAX_DEPTH = 8                 # brackets nested in a lesson file (the app's own files nest 3 deep)
 
 # --- uploads, as the server takes them ---------------------------------------------------
 # Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.

@@ -39,6 +39,7 @@ STATE.init()
 SAMPLES = "generate.samples"   # the generations: each step's distribution and the samples side by side
 CODE = "generate.code"         # the code with the settings, and the challenges
 SMOLLM2 = "generate.smollm2"   # SmolLM2's sampling panel, whose own widgets change only it
+LADDER = "generate.ladder"     # the model ladder: veiled while a class predicts which model scores best
 settings_only = page.only(STATE, SAMPLES, CODE)
 
 
@@ -100,13 +101,6 @@ def language_model(name: str):
     return loaders.char_ngrams()[NGRAM_CHOICES[name]]
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def shared_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
-    """The shipped model and the n-grams are the same for everyone and a seed fixes the draw: one
-    generation per settings for every session of the server (a class opening the page together)."""
-    return generate(language_model(name), prompt, length, seed=seed, temperature=temperature, top_k=top_k)
-
-
 def cached_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
     """One generation per (model, settings) per session: moving the step slider does not resample."""
     lm = language_model(name)
@@ -115,7 +109,9 @@ def cached_generation(name: str, prompt: str, temperature: float, top_k: int | N
     if signature not in cache:
         if len(cache) > 16:
             cache.clear()
-        cache[signature] = (shared_generation(name, prompt, temperature, top_k, length, seed) if name != LIVE else
+        # the shipped model and the n-grams are the same for everyone and a seed fixes the draw: one generation per
+        # settings for every session of the server (ui.loaders.generation; a class's question reads it too)
+        cache[signature] = (loaders.generation(name, prompt, temperature, top_k, length, seed) if name != LIVE else
                             generate(lm, prompt, length, seed=seed, temperature=temperature, top_k=top_k))
     return cache[signature]
 
@@ -177,7 +173,7 @@ samples_section()
 
 # --- the ladder ---------------------------------------------------------------------------------------
 st.subheader("The model ladder: held-out bits per character")
-rungs = page.run_engine(loaders.fixed_ladder)
+rungs = page.run_engine(loaders.fixed_ladder) if not page.veiled(LADDER) else None
 if rungs is not None:
     bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
     for run in BLOCK_RUNS.get() or []:

@@ -78,6 +78,8 @@ STATE = url_state.PageState(
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
 EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
+# parts drawn outside a section that a class's open question veils: the lens, and the knock-out's named groups
+LENS, KNOCK_OUT = "inside.lens", "inside.knock_out"
 EXACT_FOR = "exact_for"                  # in STATE: the (model, prompt, target, mode) a student asked to scan exactly
 
 
@@ -184,7 +186,7 @@ lens_error = st.container()
 lens = reading = None
 if model is not None:
     lens = page.run_engine(inside_views.lens, picked, STATE["text"], STATE["target"], where=lens_error)
-if lens is not None:
+if lens is not None and not page.veiled(LENS):
     reading = readings.read_lens(lens, STATE["target"])
     shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
     if len(lens.tokens) > LENS_COLUMNS:
@@ -243,11 +245,12 @@ if scan is not None:
                      format_func=lambda option: effect_label if option == EFFECT_GROUP else option)
     mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
                       help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
-    st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
-                          f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
-                          for name, heads in groups.items())
-               + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
-                 "random sequence.")
+    if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
+        st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
+                              f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+                              for name, heads in groups.items())
+                   + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
+                     "random sequence.")
     chosen = readings.chosen_heads(STATE["heads"], groups)
     knocked = page.run_engine(inside_views.knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
                               STATE["mode"])

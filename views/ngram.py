@@ -64,6 +64,7 @@ STATE = url_state.PageState(
 )
 # sections that rerun alone (ui.page.section): the sample; the frequent contexts, the V^n entries and the held-out
 # cross-entropy of the chosen n; the code and the challenges
+HELD_OUT = "ngram.held_out"   # the held-out chart, its table and sentences: veiled while a class predicts the best n
 SAMPLE, CONTEXTS, SIZE, HELD, TAIL = ("ngram.sample", "ngram.contexts", "ngram.table_size", "ngram.held_out_numbers",
                                       "ngram.tail")
 STATE.init()
@@ -110,6 +111,9 @@ if counts is not None:
 
 
 # --- the sample, loops highlighted ------------------------------------------------------------------
+model = sample_ids = loop = None   # what the sample section sets for the sections after it (none while it is veiled)
+
+
 @page.section(SAMPLE)
 def the_sample() -> None:
     """The model of the chosen n, and its sample: what n, k, the temperature, the seed, the length and the
@@ -282,7 +286,7 @@ if counts is not None:
 
     st.subheader("Held-out cross-entropy: what a longer context buys")
     held = page.run_engine(loaders.held_out, source, level, own_text)
-    if held:
+    if held and not page.veiled(HELD_OUT):
         charts.show(held_out_lines([(r.n, smoothing_name(r.smoothing, HELD_OUT_K), r.bits) for r in held],
                                    title="Cross-entropy on the held-out 10% (lower is better)"))
         bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
@@ -295,9 +299,7 @@ if counts is not None:
         for sentence in held_out_sentences(held, HELD_OUT_K):
             st.markdown(sentence)
         held_out_numbers()
-        best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
-    else:
-        best_kn = None
+    best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats) if held else None
 
     sparse = next((r for r in growth if r.fraction < 1e-3), None)
     code_and_challenges()

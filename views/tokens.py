@@ -63,6 +63,7 @@ STATE = url_state.PageState(
 # sections that rerun alone (ui.page.section): the next-token prediction, watching BPE learn, and the code and
 # challenges, which show the next-token settings too
 NEXT, STEPS, TAIL = "tokens.next", "tokens.bpe_steps", "tokens.tail"
+TOKENIZERS = "tokens.tokenizers"   # the four tokenizers' chips and table: veiled while a class predicts a count
 STATE.init()
 
 with st.sidebar:
@@ -183,21 +184,24 @@ gpt2 = loaders.gpt2_tokenizer()
 
 rows = []
 tokenizations = {}
+hidden = page.veiled(TOKENIZERS)   # a class's open question asks what these show: predict first
 for label, tokenizer, note in [
     ("Characters", char_vocab, "one token per character of the corpus's alphabet"),
     ("Words", words_vocab, "words and punctuation of the corpus; a dashed chip is a word it never uses (<unk>, id 0)"),
     (f"BPE, {merges} merges", bpe, "bytes, merged pair by pair in the order learned"),
     ("GPT-2 BPE", gpt2, "GPT-2's own 50,000 merges (the real thing)"),
 ]:
-    st.markdown(f"**{label}**: {note}")
+    if not hidden:
+        st.markdown(f"**{label}**: {note}")
     where = st.container()
     result = page.run_engine(tokenize, tokenizer, text, where=where) if tokenizer is not None else None
     if result is not None:
         tokenizations[label] = result
-        chips.token_chips(result.tokens, result.ids, result.unknown_id)
+        if not hidden:
+            chips.token_chips(result.tokens, result.ids, result.unknown_id)
         rows.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2)))
 
-if rows:
+if rows and not hidden:
     tables.table(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
                                              "characters per token"]),
                  formats={"vocabulary size V": "localized", "characters per token": "%.2f"})

@@ -28,6 +28,22 @@ def new_id() -> str:
     return secrets.token_urlsafe(ID_BYTES)
 
 
+def _derived(role: str, browser_id: str) -> str:
+    return hashlib.sha256(f"{role}:{browser_id}".encode()).hexdigest()[:40]
+
+
+def student_id(browser_id: str) -> str:
+    """The id a class store keeps for this browser as a student: derived, so the store never holds the cookie's
+    secret itself, and one browser (all its tabs) is one student."""
+    return _derived("student", browser_id)
+
+
+def teacher_credential(browser_id: str) -> str:
+    """What this browser shows a class store to act as the teacher of the classes it started or claimed (the store
+    keeps only its hash). Derived apart from the student id: one never gives the other away."""
+    return _derived("teacher", browser_id)
+
+
 def _signature(browser_id: str, secret: bytes) -> str:
     return hmac.new(secret, browser_id.encode(), hashlib.sha256).hexdigest()[:32]
 

@@ -14,6 +14,7 @@ sentence saying which scene and why.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -52,6 +53,24 @@ def _pages() -> dict[str, int]:
     return {page: len(builders) for page, builders in BUILDERS.items()}
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str, stop_above: int = limits.LESSON_MAX_DEPTH) -> int:
+    """How deep the JSON text's brackets nest outside its strings, counted without recursion (json.loads recurses
+    once per level, and a file of a few thousand brackets raised RecursionError); stops counting above
+    `stop_above`."""
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > stop_above:
+                break
+    return deepest
+
+
 def parse_lesson(text: str | bytes) -> Lesson:
     """A lesson file's text -> Lesson; ValueError with a sentence for anything that is not one."""
     if isinstance(text, bytes):
@@ -65,6 +84,9 @@ def parse_lesson(text: str | bytes) -> Lesson:
     if len(text) > limits.LESSON_MAX_BYTES:
         raise ValueError(f"This lesson file has {len(text):,} characters; a lesson is at most "
                          f"{limits.LESSON_MAX_BYTES:,}.")
+    if nesting_depth(text) > limits.LESSON_MAX_DEPTH:
+        raise ValueError(f"This lesson file nests its brackets more than {limits.LESSON_MAX_DEPTH} deep, more than a "
+                         "lesson does (the app saves one 3 deep): save the lesson again from the app.")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

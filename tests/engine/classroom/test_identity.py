@@ -29,3 +29,11 @@ def test_the_secret_comes_from_the_environment_else_one_file_made_once(tmp_path)
     assert len(first) == 64 and identity.load_secret(tmp_path, env={}) == first     # a restart keeps it
     mode = (tmp_path / identity.SECRET_FILE).stat().st_mode
     assert not mode & (stat.S_IRGRP | stat.S_IROTH)                                  # its owner's alone
+
+
+def test_a_browser_is_one_student_and_its_teacher_credential_is_another_thing():
+    browser, other = identity.new_id(), identity.new_id()
+    assert identity.student_id(browser) == identity.student_id(browser) != identity.student_id(other)
+    assert identity.teacher_credential(browser) != identity.student_id(browser)
+    assert browser not in identity.student_id(browser) and browser not in identity.teacher_credential(browser)
+    assert len(identity.student_id(browser)) <= 64          # engine.limits.CLASS_MAX_STUDENT_ID_CHARS
