@@ -234,7 +234,7 @@ def code_section() -> None:
     models_picked, prompt, temperature, top_k, length, seed = settings()
     code.show_code({"Python": generate_code(
         prompt, length, seed=seed, temperature=temperature, top_k=top_k,
-        generation=lambda: shared_generation(SHIPPED, prompt, temperature, top_k, length, seed))})
+        generation=lambda: loaders.generation(SHIPPED, prompt, temperature, top_k, length, seed))})
 
     challenges.try_this([
         challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
