@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
 
+from engine import markup
+
 
 ERROR_TITLE = "That input does not work"
 
@@ -20,12 +22,13 @@ def engine_call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as error:
-        raise gr.Error(str(error), title=ERROR_TITLE) from None
+        raise gr.Error(markup.html_text(str(error)), title=ERROR_TITLE) from None
 
 
 def refuse(sentence: str):
-    """Bad input found here rather than in the engine: the same kind of sentence, the same way."""
-    raise gr.Error(sentence, title=ERROR_TITLE)
+    """Bad input found here rather than in the engine: the same kind of sentence, the same way. Gradio's error box
+    reads its message as HTML: what the sentence quotes of the input (a `<img src=...>`) is escaped (engine.markup)."""
+    raise gr.Error(markup.html_text(sentence), title=ERROR_TITLE)
 
 
 def whole(value, low: int, high: int, what: str) -> int:

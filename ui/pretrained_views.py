@@ -189,8 +189,9 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None
-    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
-                f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
+    # HTML, not Markdown: a blank line in the sample would end an HTML block, and what follows would be Markdown
+    st.html(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
+            f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>")
     box = page.folded("The distribution at each step", f"{key}_steps", icon=":material/bar_chart:")
     if box.open:
         with box:

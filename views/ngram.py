@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
@@ -139,7 +139,7 @@ def the_sample() -> None:
         tau = float(STATE["temperature"])
         tempered = page.run_engine(apply_temperature_top_k, first.probs, tau, None)
         top = first.top(3)
-        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}"
+        first_text = ", ".join(f"{markup.said(visible(token_text(tokenizer, i)))} {p:.3f}"
                                + (f" -> {tempered[i]:.3f}" if tempered is not None else "") for i, p, _ in top)
         formula.formula_with_numbers(
             r"w_t \sim \frac{P(w \mid c_t)^{1/\tau}}{\sum_{v} P(v \mid c_t)^{1/\tau}}",

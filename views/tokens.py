@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
@@ -123,7 +123,7 @@ def next_token_prediction() -> None:
                         "count, which is why the seen tokens keep so little.")
         else:
             mixture = model.mixture(context)
-            parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
+            parts = [(markup.quoted(" ".join(pieces[len(pieces) - (c.order - 1):])) if c.order > 1 else
                       ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
                      for c in mixture.components]
             formula.formula_with_numbers(
@@ -133,8 +133,8 @@ def next_token_prediction() -> None:
                         "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
                         "some. Shares of this prediction: "
                         + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
-        st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
-                   f"{S:,} times by some token (order {distribution.order_used}).")
+        st.caption(f"Counted on the training split of all 38 plays; the context {markup.quoted(' '.join(pieces))} "
+                   f"was followed {S:,} times by some token (order {distribution.order_used}).")
 
 
 next_token_prediction()
