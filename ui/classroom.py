@@ -27,11 +27,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
 from ui import page, url_state
+from ui.page import show_error
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
+
+md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
 
 STUDENT = "class.student"          # this browser session's anonymous id
 JOINED = "class.joined"            # the code this session joined as a student
@@ -72,7 +75,7 @@ def _call(method: str, *args, where=None, **kwargs):
     try:
         return getattr(class_store(), method)(*args, **kwargs)
     except ValueError as error:
-        (where or st).error(str(error), icon=":material/error:")
+        show_error(str(error), where)
         return None
 
 
@@ -88,7 +91,7 @@ def _remember_error(method: str, *args, **kwargs):
 def _show_error() -> None:
     message = st.session_state.pop(ERROR, None)
     if message:
-        st.error(message, icon=":material/error:")
+        show_error(message)
 
 
 def student_id() -> str:
@@ -162,7 +165,7 @@ def go_to(link: str, code: str | None) -> None:
     path, _, query = link.partition("?")
     file = _page_file(path)
     if file is None:
-        st.error(f"There is no page called '{path}'.", icon=":material/error:")
+        show_error(f"There is no page called '{path}'.")
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
@@ -334,7 +337,7 @@ def _student_state(code: str) -> ClassState | None:
     try:
         version = shared_versions().version(code)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return None
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:
@@ -364,19 +367,19 @@ def _student_question(code: str, state: ClassState) -> None:
     if question is None:   # the box's first line (above_page) says the question comes here
         return
     st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
-                + f": {question.prompt}")
+                + f": {md(question.prompt)}")
     mine = _my_vote(code, state)
     if not state.revealed:
         key = f"class.answer.{code}.{state.question_id}.{state.round}"
         if key not in st.session_state and mine is not None:
             st.session_state[key] = mine
-        st.radio("Your answer", range(len(question.options)), format_func=lambda i: question.options[i],
+        st.radio("Your answer", range(len(question.options)), format_func=lambda i: md(question.options[i]),
                  index=None, key=key, disabled=state.locked,
                  on_change=_vote, args=(code, state.question_id, state.round, key))
         if state.locked:
             st.caption("Answers are locked: the reveal is coming.")
         elif mine is not None:
-            st.success(f"Answer received: {question.options[mine]}. You may change it until the teacher locks "
+            st.success(f"Answer received: {md(question.options[mine])}. You may change it until the teacher locks "
                        "the round.", icon=":material/task_alt:")
         if state.round > 1:
             st.caption("Round 2: talk with your neighbour, then answer again.")
@@ -405,20 +408,20 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
     try:
         rounds = _round_counts(code, state, teacher_key)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return
     if question.answer is not None:
         shares = [f"round {r + 1}: {_share(c, question.answer)}" for r, c in enumerate(rounds)]
-        st.markdown(f":material/check_circle: **The answer: {question.options[question.answer]}**. "
+        st.markdown(f":material/check_circle: **The answer: {md(question.options[question.answer])}**. "
                     "Right: " + "; ".join(shares) + ".")
         if mine is not None:
             st.markdown("Yours was right." if mine == question.answer else
-                        f"Yours was {question.options[mine]}.")
+                        f"Yours was {md(question.options[mine])}.")
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
     if question.explanation:
-        st.markdown(question.explanation)
+        st.markdown(md(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
                 "Open the page as it was asked", icon=":material/open_in_new:", key=f"class.open.{state.question_id}"):
@@ -480,7 +483,7 @@ def _ask_panel(code: str, key: str) -> None:
             questions = built.get(link) or []
             if questions:
                 picked = st.radio("This page's questions", range(len(questions)), key=f"class.pick.{link}",
-                                  format_func=lambda i: questions[i].prompt)
+                                  format_func=lambda i: md(questions[i].prompt))
                 if st.button("Ask this question", icon=":material/send:", key="class_ask_page"):
                     if _call("ask", code, key, questions[picked]) is not None:
                         st.rerun()
@@ -505,7 +508,7 @@ def _build_questions(url: str) -> list[Question]:
         with st.spinner("The engine works out the answers..."):
             return questions_for(url, page_values(), loaders)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return []
 
 
@@ -564,8 +567,8 @@ def _teacher_live() -> None:
             return
         question = state.question
         st.markdown(f"#### Question {state.question_id}" + (f", round {state.round}" if state.round > 1 else "")
-                    + f": {question.prompt}")
-        st.markdown(" · ".join(f"**{chr(65 + i)}.** {option}" for i, option in enumerate(question.options)))
+                    + f": {md(question.prompt)}")
+        st.markdown(" · ".join(f"**{chr(65 + i)}.** {md(option)}" for i, option in enumerate(question.options)))
         status = "revealed" if state.revealed else ("locked" if state.locked else "open")
         st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
         if state.revealed:
@@ -574,7 +577,7 @@ def _teacher_live() -> None:
             try:
                 rounds = [class_store().counts(code, state.question_id, state.round, key=key)]
             except ValueError as error:
-                st.error(str(error), icon=":material/error:")
+                show_error(str(error))
                 return
             from ui import charts
 
@@ -606,7 +609,7 @@ def _summary() -> None:
             question = item.question
             shares = ", ".join(f"round {r + 1}: " + ("-" if s is None else f"{100 * s:.0f}% right")
                                for r, s in enumerate(item.correct_share))
-            st.markdown(f"**{item.question_id}. {question.prompt}** ({shares})")
+            st.markdown(f"**{item.question_id}. {md(question.prompt)}** ({shares})")
             from ui import charts
 
             charts.show(answers_chart(question.options, item.counts, question.answer, title=f"Question "
