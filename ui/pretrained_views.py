@@ -11,7 +11,7 @@ import html
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
@@ -82,6 +82,8 @@ def model_picker(state, key: str) -> str:
     if len(names) > 1:
         st.selectbox("Model", names, key=state.key(key),
                      help="SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS.")
+    for sentence in pretrained.refused_models().values():   # links that leave the folder, things that are not files
+        st.caption(markup.markdown(sentence))
     return state[key]
 
 

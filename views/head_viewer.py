@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.interpret import heads
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.heatmaps import heatmap_spec
@@ -78,7 +78,7 @@ with st.sidebar:
     picked = model_picker(STATE, "model")
 model = load_model(picked)
 config = model.config if model is not None else Config()     # SmolLM2's sizes until a model is there
-short = "SmolLM2" if picked == DEFAULT_NAME else picked
+short = "SmolLM2" if picked == DEFAULT_NAME else markup.markdown(picked)   # a file's name, in Markdown below
 with title:
     page.header(f"Head viewer: {short}",
                 f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")
