@@ -116,6 +116,10 @@ MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
 # screenshot (3840 x 2160) fits, at about 80 MB. A JPEG is decoded at 1/2 to 1/8 scale, just above the kept side.
 MAX_IMAGE_PIXELS = 8_500_000
 MAX_JPEG_PIXELS = 64_000_000
+# ... and each side, and their ratio, from the same header: an 8,000,000 x 1 PNG (31 kB) fits the pixel count but cost
+# 2.6 s and +426 MB to decode, and shrunk to 1024 x 1 it leaves no room for a patch of MIN_PATCH_SIZE
+MAX_IMAGE_FILE_SIDE = 16_384         # width or height in the file (a 48-megapixel photo is 8,000 x 6,000)
+MAX_IMAGE_ASPECT = 20                # longer side / shorter side: a wide panorama is about 10
 MAX_IMAGE_SIDE = 1024                # longer side kept after loading; larger pictures are shrunk to it
 MIN_PATCH_SIZE = 2                   # side of one square patch, in pixels
 MAX_PATCH_SIZE = 128

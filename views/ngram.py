@@ -54,8 +54,9 @@ STATE = url_state.PageState(
     url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
     url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
     url_state.Param("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float)),
-    # a low temperature opens on the chapter's second failure, a loop; above the limit the engine says why
-    url_state.Param("temperature", 0.2, url_state.between(0.0, 1e12, float)),
+    # a low temperature opens on the chapter's second failure, a loop; a typed one above the limit gets the engine's
+    # sentence, a link's falls back to the default with the link's sentence
+    url_state.Param("temperature", 0.2, url_state.between(0.0, limits.MAX_TEMPERATURE, float)),
     url_state.Param("seed", 0, url_state.between(0, 2**31 - 1, int)),
     url_state.Param("length", 100, url_state.between(10, 500, int)),
     url_state.Param("prompt", "", url_state.text(PROMPT_CHARS)),
