@@ -175,6 +175,24 @@ LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
 # Each file_uploader also gets its own limit (ui.page.upload_megabytes), so the browser refuses a bigger file
 # before sending it.
 MAX_UPLOAD_MEGABYTES = 8
+# What one session (a browser tab) may hold in uploads at once, all its uploaders together (ui.door refuses more before
+# reading it): 60 uploads of 7 MB into one session were all kept (+402 MB). A student holds a text, a picture and a
+# recording at most (2 + 8 + 5 MB); replacing a file frees the old one.
+MAX_SESSION_UPLOAD_BYTES = 32_000_000
+MAX_SESSION_UPLOADS = 12
+# Any other request body the server takes (ui.door): no page posts one; Streamlit's agent API (off) would.
+MAX_REQUEST_BODY_BYTES = 64_000
+# A page's link as the browser sends it (the query string): Streamlit 1.67 ignores a longer one whole; the page says
+# so (ui.door). The calculator's largest matrix (MAX_MATRIX_TEXT_CHARS) fits encoded three times over.
+LINK_MAX_CHARS = 512 * 1024
+LINK_MAX_VALUES = 1000
+# The websocket, both ways (.streamlit/config.toml, in MB): server.maxMessageSize bounds a message the server sends
+# (the largest a page sends, measured in tests/test_server_settings.py, is far below it) and, in uvicorn, a message a
+# client sends, refused from its frame header before it is read (a 150 MB message peaked at +309 MB under the old
+# 200); server.maxWidgetStateSize bounds every widget value a client sends in one run (the largest box takes
+# MAX_MATRIX_TEXT_CHARS, at most 80 kB).
+MAX_MESSAGE_MEGABYTES = 16
+MAX_WIDGET_STATE_MEGABYTES = 1
 
 # --- downloads: a chart as SVG, PNG and CSV (engine/charts/export.py) ---------------------
 EXPORT_MAX_ROWS = 50_000             # data rows of one chart drawn on the server (a bigger one gets a sentence)
