@@ -143,6 +143,16 @@ GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head 
 # the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab); its heavy
 # SmolLM2 questions wait in the engine's line (MAX_HEAVY_CALLS_PER_MACHINE), as the Streamlit pages' do
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)
+# an upload leaves the disk when the call that reads it ends (30 uploads left 201 MB in Gradio's temp folder, never
+# cleaned); the bytes of the last few stay in memory, so asking again with another slider needs no new upload
+GRADIO_KEPT_UPLOADS = 4
+# uploads no call read are deleted after this long (Gradio's delete_cache, checked every GRADIO_SWEEP_S), and all of
+# them when the server stops
+GRADIO_UPLOAD_MAX_AGE_S = 3600
+GRADIO_SWEEP_S = 600
+# any other request body (an API call's JSON: its longest text box takes MAX_MATRIX_TEXT_CHARS), refused from its
+# Content-Length before it is read, or as soon as a body sent without one grows past it
+GRADIO_MAX_REQUEST_BYTES = 1_000_000
 
 # --- class mode: predict, vote, reveal (engine.classroom; enforced by the class store) ---
 CLASS_MAX_STUDENTS = 500             # students who may join one class
