@@ -10,10 +10,11 @@ through `latex_text` before it joins a formula. Nothing it holds can then format
 it reads as typed.
 
 - `markdown(text)`: every character that could start a Markdown construct is escaped with a backslash (CommonMark
-  lets any ASCII punctuation be escaped, and the escaped character reads as itself), the `://` of a web address,
-  the dot of `www.` and the `@` of an e-mail address too (GitHub's automatic links), a marker at the start of a line
-  (a heading, a quote, a list); a colon before a word and a colon or bracket (Streamlit's `:smile:`,
-  `:material/home:` and `:red[...]`) gets an invisible word joiner after it, which nothing reads as a shortcode.
+  lets any ASCII punctuation be escaped, and the escaped character reads as itself), and a marker at the start of a
+  line (a heading, a quote, a list); an invisible word joiner goes inside the `://` of a web address, the `www.` and
+  after the `@` of an e-mail address (GitHub's automatic links are found after escapes are read, so no escape stops
+  them) and after a colon before a word and a colon or bracket (Streamlit's `:smile:`, `:material/home:` and
+  `:red[...]`), which nothing then reads as a link or a shortcode.
 - `unmarked(text)`: the text as typed again (for paper: the handout prints the characters, not the escapes).
 - `quoted(text, max_chars)`: 'text' for a sentence, escaped, cut at `max_chars` with an ellipsis.
 - `said(token)`: a token as Python writes it (' Paris', '\\n'), escaped: a token whose spaces and line breaks matter.
@@ -34,19 +35,20 @@ WORD_JOINER = "\u2060"
 # everything inline that formats, links or typesets (a link or picture needs a bracket, a formula a dollar, HTML an
 # angle bracket): \ ` * _ [ ] < > $ ~ |
 _INLINE = re.compile(r"([\\`*_\[\]<>$~|])")
-_WEB = re.compile(r"(?<=[A-Za-z0-9])(:)(?=//)|(?<![\w.])(www)(\.)|(@)", re.IGNORECASE)
+# GitHub's automatic links are found in the text after escapes are read (remark-gfm finds them in text nodes): an
+# escape cannot stop one, an invisible word joiner inside "://", "www." or after "@" does
+_WEB = re.compile(r"(?<=[A-Za-z0-9]:)(?=//)|(?<=(?<![\w.])www)(?=\.)|(?<=@)", re.IGNORECASE)
 _SHORTCODE = re.compile(r":(?=[\w+/-]+[:\[])")      # :smile: :material/home: :red[...]
 # "# x", "- x", "+ x", "1. x", "1) x" at a line's start, and a line of = or - under another: the mark escaped
 _LINE_START = re.compile(r"^([ \t]*\d*)([#+-]|(?<=\d)[.)])(?=[ \t]|$)|^([ \t]*)([=-])(?=[=-]*[ \t]*$)",
                          re.MULTILINE)
-_ESCAPE = re.compile(r"\\([\\`*_\[\]<>$~|#+=.:@)-])")
+_ESCAPE = re.compile(r"\\([\\`*_\[\]<>$~|#+=.)-])")
 
 
 def markdown(text: object) -> str:
     """`text` (anything: it is read as str) as it reads, inside any Markdown a front end renders."""
     text = _INLINE.sub(r"\\\1", str(text))
-    text = _WEB.sub(lambda m: "".join("\\" + part if part in (":", ".", "@") else part
-                                      for part in m.groups() if part), text)
+    text = _WEB.sub(WORD_JOINER, text)
     text = _SHORTCODE.sub(":" + WORD_JOINER, text)
     return _LINE_START.sub(lambda m: f"{m[1] or m[3] or ''}\\{m[2] or m[4]}", text)
 

@@ -35,8 +35,10 @@ def test_shortcodes_directives_and_line_starts_are_broken():
 
 
 def test_web_addresses_are_not_linked_by_themselves():
+    """remark-gfm links a web address found in the text after escapes are read (Chromium followed the escaped
+    `http\\://`): an invisible word joiner breaks it."""
     escaped = markup.markdown("see http://b.invalid/x, www.b.invalid and me@b.invalid")
-    assert escaped == r"see http\://b.invalid/x, www\.b.invalid and me\@b.invalid"
+    assert escaped == "see http:\u2060//b.invalid/x, www\u2060.b.invalid and me@\u2060b.invalid"   # word joiners
 
 
 def test_a_code_span_holds_any_backticks():
