@@ -13,7 +13,7 @@ import streamlit as st  # noqa: E402
 
 from pathlib import Path  # noqa: E402
 
-from ui import app_server, classroom, handout, shell, warmup  # noqa: E402
+from ui import app_server, classroom, door, handout, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
@@ -46,6 +46,8 @@ def main() -> None:
     shell.navigation(home_page, pages)     # the same groups as links (ui/shell.py says why)
     shell.projector_switch()
     warmup.prefetch("every page's first view")  # once per server, in the background (ui/warmup.py)
+    for sentence in door.said_at_the_door():   # what the server refused for this tab (ui/door.py)
+        st.warning(sentence, icon=":material/block:")
     try:
         classroom.above_page(navigation.url_path)   # a class's question or live view; nothing outside a class
         navigation.run()
@@ -59,4 +61,5 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:                                        # imported by `streamlit run app.py` to find its server
-    app = st.App(__file__, routes=app_server.routes(), middleware=app_server.middleware())
+    app = st.App(__file__, routes=app_server.routes(), middleware=app_server.middleware(),
+                 lifespan=app_server.lifespan())

@@ -89,9 +89,20 @@ class BrowserIdentity:
 
 
 def middleware() -> list:
+    """Our middleware, outermost first: the browser's identity, then the door (ui.door: sizes, a session's uploads,
+    what a websocket sends), then Streamlit."""
     from starlette.middleware import Middleware
 
-    return [Middleware(BrowserIdentity)]
+    from ui.door import Door
+
+    return [Middleware(BrowserIdentity), Middleware(Door)]
+
+
+def lifespan():
+    """st.App's lifespan: what runs beside the server while it serves (ui.door's closed-session reaper)."""
+    from ui.door import lifespan
+
+    return lifespan
 
 
 def routes() -> list:

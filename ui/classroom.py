@@ -26,18 +26,20 @@ The store (engine.classroom.store) enforces every rule; its ValueError sentences
 """
 from __future__ import annotations
 
-import re
 import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
 from ui import app_server, page, url_state
+from ui.page import show_error
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
+
+md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
 
 SESSION_BROWSER = "class.session_browser"   # an id for this session alone, where the browser sent no cookie
 LOOKED_UP = "class.looked_up"      # this session asked the store once which class its browser teaches
@@ -81,7 +83,7 @@ def _call(method: str, *args, where=None, **kwargs):
     try:
         return getattr(class_store(), method)(*args, **kwargs)
     except ValueError as error:
-        (where or st).error(str(error), icon=":material/error:")
+        show_error(str(error), where)
         return None
 
 
@@ -94,25 +96,10 @@ def _remember_error(method: str, *args, **kwargs):
         return None
 
 
-_MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^])")
-_AUTOLINK = re.compile(r"(://|(?i:www)\.|@)")    # where GitHub's Markdown makes a link of plain text
-WORD_JOINER = "\u2060"                            # invisible, and no link starts across it
-
-
-def _plain(text: str) -> str:
-    """A question's text as plain text on a page that renders Markdown: every character Markdown, LaTeX ($) or
-    HTML would read as markup is escaped, so a teacher's `![](https://...)` is its characters, not an image every
-    phone fetches; and a word joiner after the ':' of '://', the 'www' of 'www.' and the '@' of an address keeps
-    Markdown from making a link of them (escapes alone do not stop its plain-text links)."""
-    text = _AUTOLINK.sub(lambda found: found.group(1)[:-1] + WORD_JOINER + found.group(1)[-1]
-                         if found.group(1)[0] in "wW" else found.group(1)[0] + WORD_JOINER + found.group(1)[1:], text)
-    return _MARKUP.sub(r"\\\1", text)
-
-
 def _show_error() -> None:
     message = st.session_state.pop(ERROR, None)
     if message:
-        st.error(message, icon=":material/error:")
+        show_error(message)
 
 
 def browser() -> str:
@@ -244,7 +231,7 @@ def go_to(link: str, code: str | None) -> None:
     path, _, query = link.partition("?")
     file = _page_file(path)
     if file is None:
-        st.error(f"There is no page called '{path}'.", icon=":material/error:")
+        show_error(f"There is no page called '{path}'.")
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
@@ -421,7 +408,7 @@ def _student_state(code: str, quiet: bool = False) -> ClassState | None:
     except ValueError as error:
         if quiet:
             raise
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return None
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:
@@ -483,19 +470,19 @@ def _student_question(code: str, state: ClassState) -> None:
     if state.revealed and state.link is not None and state.link.partition("?")[0] != question.page:
         return             # the teacher has moved on to another page: the last reveal leaves with it
     st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
-                + f": {_plain(question.prompt)}")
+                + f": {md(question.prompt)}")
     mine = _my_vote(code, state)
     if not state.revealed:
         key = f"class.answer.{code}.{state.question_id}.{state.round}"
         if st.session_state.get(key) is None and mine is not None:
             st.session_state[key] = mine          # a reload, a new tab: the radio shows the answer the store holds
-        st.radio("Your answer", range(len(question.options)), format_func=lambda i: _plain(question.options[i]),
+        st.radio("Your answer", range(len(question.options)), format_func=lambda i: md(question.options[i]),
                  index=None, key=key, disabled=state.locked,
                  on_change=_vote, args=(code, state.question_id, state.round, key))
         if state.locked:
             st.caption("Answers are locked: the reveal is coming.")
         elif mine is not None:
-            st.success(f"Answer received: {_plain(question.options[mine])}. You may change it until the teacher "
+            st.success(f"Answer received: {md(question.options[mine])}. You may change it until the teacher "
                        "locks the round.", icon=":material/task_alt:")
         if state.round > 1:
             st.caption("Round 2: talk with your neighbour, then answer again.")
@@ -524,20 +511,20 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
     try:
         rounds = _round_counts(code, state, teacher_key)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return
     if question.answer is not None:
         shares = [f"round {r + 1}: {_share(c, question.answer)}" for r, c in enumerate(rounds)]
-        st.markdown(f":material/check_circle: **The answer: {_plain(question.options[question.answer])}**. "
+        st.markdown(f":material/check_circle: **The answer: {md(question.options[question.answer])}**. "
                     "Right: " + "; ".join(shares) + ".")
         if mine is not None:
             st.markdown("Yours was right." if mine == question.answer else
-                        f"Yours was {_plain(question.options[mine])}.")
+                        f"Yours was {md(question.options[mine])}.")
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
     if question.explanation:
-        st.markdown(_plain(question.explanation))
+        st.markdown(md(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
                 "Open the page as it was asked", icon=":material/open_in_new:", key=f"class.open.{state.question_id}"):
@@ -637,7 +624,7 @@ def _ask_panel(code: str, key: str) -> None:
             questions = built.get(link) or []
             if questions:
                 picked = st.radio("This page's questions", range(len(questions)), key=f"class.pick.{link}",
-                                  format_func=lambda i: _plain(questions[i].prompt))
+                                  format_func=lambda i: md(questions[i].prompt))
                 if st.button("Ask this question", icon=":material/send:", key="class_ask_page"):
                     if _call("ask", code, key, questions[picked]) is not None:
                         st.rerun()
@@ -662,7 +649,7 @@ def _build_questions(url: str) -> list[Question]:
         with st.spinner("The engine works out the answers..."):
             return questions_for(url, page_values(), loaders)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return []
 
 
@@ -733,8 +720,8 @@ def _teacher_live() -> None:
             st.caption("Ask the class a question from the sidebar.")
             return
         st.markdown(f"#### Question {state.question_id}" + (f", round {state.round}" if state.round > 1 else "")
-                    + f": {_plain(question.prompt)}")
-        st.markdown(" · ".join(f"**{chr(65 + i)}.** {_plain(option)}" for i, option in enumerate(question.options)))
+                    + f": {md(question.prompt)}")
+        st.markdown(" · ".join(f"**{chr(65 + i)}.** {md(option)}" for i, option in enumerate(question.options)))
         status = "revealed" if state.revealed else ("locked" if state.locked else "open")
         st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
         if question.veils and not state.revealed and question.page == st.session_state.get(PAGE):
@@ -747,7 +734,7 @@ def _teacher_live() -> None:
             try:
                 rounds = [class_store().counts(code, state.question_id, state.round, key=key)]
             except ValueError as error:
-                st.error(str(error), icon=":material/error:")
+                show_error(str(error))
                 return
             from ui import charts
 
@@ -779,7 +766,7 @@ def _summary() -> None:
             question = item.question
             shares = ", ".join(f"round {r + 1}: " + ("-" if s is None else f"{100 * s:.0f}% right")
                                for r, s in enumerate(item.correct_share))
-            st.markdown(f"**{item.question_id}. {_plain(question.prompt)}** ({shares})")
+            st.markdown(f"**{item.question_id}. {md(question.prompt)}** ({shares})")
             from ui import charts
 
             charts.show(answers_chart(question.options, item.counts, question.answer, title=f"Question "
@@ -900,7 +887,7 @@ def lesson_bar() -> None:
     lesson = _lesson()
     with st.sidebar.container(key="class_lesson_bar"):
         st.markdown(f":material/slideshow: Scene {index + 1} of {len(lesson.scenes)}: "
-                    f"**{_plain(lesson.scenes[index].title)}**")
+                    f"**{md(lesson.scenes[index].title)}**")
         _scene_buttons(index)
         st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
                   type="primary", width="stretch")

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 import streamlit as st
 from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
+from engine import markup
+
 if TYPE_CHECKING:
     from ui.url_state import PageState
 
@@ -32,8 +34,14 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
     try:
         return fn(*args, **kwargs)
     except ValueError as error:
-        (where or st).error(str(error), icon=":material/error:")
+        show_error(str(error), where)
         return None
+
+
+def show_error(sentence: str, where=None) -> None:
+    """An engine's error sentence on the page: plain text, escaped whole (engine.markup), so nothing it quotes from
+    the student's input (a `$x$`, a picture's address) is rendered as a formula, a link or a picture."""
+    (where or st).error(markup.markdown(sentence), icon=":material/error:")
 
 
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value

@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import streamlit as st
 
+from engine import markup
+
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
 CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
@@ -182,8 +184,8 @@ def declared_this_run() -> PageState | None:
 
 
 def _said_cannot_use(name: str, raw: str, default: Any, why: str) -> None:
-    st.warning(f"The link's value for '{name}' ({raw[:40]!r}) {why}; "
-               f"using the default ({_default_dump(default)[:40]!r}).", icon=":material/link_off:")
+    st.warning(f"The link's value for '{name}' ({markup.markdown(repr(raw[:40]))}) {why}; "
+               f"using the default ({markup.markdown(repr(_default_dump(default)[:40]))}).", icon=":material/link_off:")
 
 
 def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:

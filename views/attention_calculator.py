@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
     softmax_rows, weights_by_sharpness,
@@ -162,7 +162,7 @@ def result_section() -> None:
 
         Qn, Kn, Vn = ("q", "k", "v") if STATE["proj"] else ("x", "x", "x")
         name = [formula.word(label) for label in labels]
-        st.subheader("Step by step for the query " + labels[q])
+        st.subheader("Step by step for the query " + markup.markdown(labels[q]))
         st.markdown("**Step 1. Scores:** how much the query points the same way as each key.")
         j = top
         products = " + ".join(f"{formula.number(a, digits)}\\cdot{formula.number(b, digits)}"
@@ -235,16 +235,16 @@ def result_section() -> None:
                                  "(make *crane* look at *by*).",
                                  done=len(labels) > 1 and clear_winner(result.weights[0], digits) == 1,
                                  hint=f"Make row 2 point the same way as row 1 and reach further: type "
-                                      f"`{second}` (row 1's numbers doubled: its score with row 1 is then twice "
-                                      "row 1's own).",
+                                      f"{markup.code(second)} (row 1's numbers doubled: its score with row 1 is "
+                                      "then twice row 1's own).",
                                  solution={STATE.key("x"): format_matrix(np.vstack([CHAPTER_X[:1], 2 * CHAPTER_X[:1],
                                                                          CHAPTER_X[2:]]), CHAPTER_TOKENS)}),
             challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                                  "0.01 of 1/T.",
                                  done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01))
                                  and not STATE["causal"],
-                                 hint=f"Type 0, 0, 0 as row 1's numbers (`{labels[0]}: 0, 0, 0`): every score in its "
-                                      "row is then 0, and softmax of equal scores is uniform.",
+                                 hint=f"Type 0, 0, 0 as row 1's numbers ({markup.code(f'{labels[0]}: 0, 0, 0')}): "
+                                      "every score in its row is then 0, and softmax of equal scores is uniform.",
                                  solution={STATE.key("x"): format_matrix(np.vstack([np.zeros((1, 3)), CHAPTER_X[1:]]),
                                                               CHAPTER_TOKENS)}),
             challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",

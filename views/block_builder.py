@@ -348,7 +348,7 @@ def draw_training() -> None:
                     f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).",
                     icon=":material/hourglass_top:")
         elif job.state == "failed":
-            st.error(f"The run failed: {job.error}", icon=":material/error:")
+            page.show_error(f"The run failed: {job.error}")
             STATE["job_recorded"] = True
             mark_training(False)
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
 from engine.attention.mechanism import attention, window_inside, window_weights
 from engine.attention.code import context_code
@@ -69,9 +69,9 @@ st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pic
 st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
               on_change=load_sentence, max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
 if STATE.get("sentence_error"):
-    st.error(STATE["sentence_error"] + " The vectors below are kept.", icon=":material/error:")
+    page.show_error(STATE["sentence_error"] + " The vectors below are kept.")
 if STATE.get("unknown"):
-    st.info("No hand-picked vector for: " + ", ".join(STATE["unknown"]) +
+    st.info("No hand-picked vector for: " + ", ".join(markup.markdown(word) for word in STATE["unknown"]) +
             ". They start at 0, 0, 0: give them numbers below.", icon=":material/edit:")
 
 labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)),
@@ -117,13 +117,13 @@ def result_section() -> None:
         window_context = window_row @ x
         st.subheader("The two context vectors")
         formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
-                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = "
+                                     rf"c_{{{formula.word(labels[t])}}}^{{\,\mathrm{{window}}}} = "
                                      rf"{formula.latex_vector(window_context)}",
                                      caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
                                              "edges (the chapter's 1/(2k+1)), "
                                              "fewer near the start or end of the sentence.")
         formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
-                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
+                                     rf"c_{{{formula.word(labels[t])}}}^{{\,\mathrm{{attention}}}} = "
                                      rf"{formula.latex_vector(attended.context[t])}",
                                      caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                              "(divided by sqrt(d) when scaling is on): weights chosen by content, "

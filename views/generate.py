@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.transformer.code import generate_code
 from engine.transformer.generation import generate
@@ -139,8 +139,8 @@ def samples_section() -> None:
         first = next(iter(generations.values()))
         so_far = prompt + tokenizer.decode(first.ids[:step_index])
         st.caption(f"Each model's context at step {t} is the prompt plus its own {step_index} earlier draws "
-                   f"(ending '{so_far[-40:]}' for the {first.model}). Bars: P(next character); orange ticks: the "
-                   "distribution after temperature and top-k, the one actually sampled.")
+                   f"(ending {markup.quoted(so_far[-40:])} for the {first.model}). Bars: P(next character); orange "
+                   "ticks: the distribution after temperature and top-k, the one actually sampled.")
 
         def label(token_id: int) -> str:   # next_token_bars draws it as every token is drawn (visible)
             return tokenizer.decode([token_id])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.interpret import heads
 from engine.interpret.code import head_viewer_code
 from engine.pretrained import smollm2 as pretrained
@@ -79,7 +79,8 @@ with st.sidebar:
     picked = model_picker(STATE, "model")
 model = load_model(picked)
 config = model.config if model is not None else Config()     # SmolLM2's sizes until a model is there
-model_name = "SmolLM2" if picked == DEFAULT_NAME else picked   # what the page calls the model shown
+# what the page calls the model shown (a file's name, in Markdown below)
+model_name = "SmolLM2" if picked == DEFAULT_NAME else markup.markdown(picked)
 with title:
     page.header(f"Head viewer: {model_name}",
                 f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")

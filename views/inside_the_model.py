@@ -10,6 +10,7 @@ import streamlit as st
 from engine.interpret import readings
 from engine.interpret.code import copying_code, effects_code, lens_code, patching_code
 from engine import limits
+from engine.markup import said
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
 from engine.charts.lines import loss_by_position, rank_by_layer
@@ -271,8 +272,8 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
         st.markdown(
             f"**Every head, one at a time, estimated.** Knocking out each of the {n_heads} heads in turn "
             f"({STATE['mode']}) takes {n_heads} passes of the model. One pass forward and one backward give an "
-            f"estimate: the gradient of ln P({target!r}) with respect to a head's output says how fast ln P changes "
-            "as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
+            f"estimate: the gradient of ln P({said(target)}) with respect to a head's output says how fast ln P "
+            "changes as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
             "straight-line guess of the change (attribution patching).")
         if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
                      key="inside.exact_button", icon=":material/fact_check:"):
@@ -280,7 +281,7 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
             st.rerun()
     else:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
-                    f"({STATE['mode']}): how much does ln P({target!r}) change?")
+                    f"({STATE['mode']}): how much does ln P({said(target)}) change?")
         agreement = readings.compare_rankings(estimate, exact, TOP_K)
         st.markdown(agreement.sentence)
         if agreement.disagreements:
@@ -301,7 +302,7 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
             numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
             label_angle=0, title="Knocked out alone" if exact is not None else "Estimated, knocked out alone",
             legend_orient="bottom"))
-        st.caption(f"Orange: {effects.target_token!r} loses without the head; blue: it gains (as on every page, "
+        st.caption(f"Orange: {said(effects.target_token)} loses without the head; blue: it gains (as on every page, "
                    "orange is less and blue is more).")
     with table_column:
         rows = readings.effect_rows(effects, TOP_K, types=scan.scored.types,
@@ -324,7 +325,8 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
                 r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
                 rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
                 rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
-                caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is "
+                caption=f"P is the probability of {said(effects.target_token)} at the last position; P without (l, j) "
+                        "is "
                         "the same with head j of block l knocked out. Negative: the head helped the target. The "
                         f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
                         "change to 3.", stacked=True)
@@ -415,9 +417,9 @@ def patching_section(model, picked: str) -> None:
             r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
             rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
             rf" = {restored}",
-            caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
-                    f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
-                    "0: the patch changed nothing.", stacked=True)
+            caption=f"LD is the logit difference logit[{said(patched.clean_target_token)}] - "
+                    f"logit[{said(patched.corrupt_target_token)}] at the last position. 1: the clean answer is fully "
+                    "back; 0: the patch changed nothing.", stacked=True)
         code.show_code({"Python": patching_code(model_path(picked), STATE["clean"], STATE["corrupt"],
                                                 STATE["clean_target"], STATE["corrupt_target"], patched=patched)},
                        name="patching")

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
@@ -56,8 +56,9 @@ STATE = url_state.PageState(
     url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
     url_state.Param("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float)),
     # the page opens on the chapter's second failure, a loop of words from a short context (always the likeliest
-    # token: engine.language.ngram.LOOP_EXAMPLE_*); above the limit the engine says why
-    url_state.Param("temperature", LOOP_EXAMPLE_TEMPERATURE, url_state.between(0.0, 1e12, float)),
+    # token: engine.language.ngram.LOOP_EXAMPLE_*); a link's above the limit falls
+    # back to the default with the link's sentence, a typed one gets the engine's
+    url_state.Param("temperature", LOOP_EXAMPLE_TEMPERATURE, url_state.between(0.0, limits.MAX_TEMPERATURE, float)),
     url_state.Param("seed", 0, url_state.between(0, 2**31 - 1, int)),
     url_state.Param("length", 100, url_state.between(10, 500, int)),
     url_state.Param("prompt", "", url_state.text(PROMPT_CHARS)),
@@ -153,7 +154,7 @@ def the_sample() -> None:
         tau = float(STATE["temperature"])
         tempered = page.run_engine(apply_temperature_top_k, first.probs, tau, None)
         top = first.top(3)
-        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}"
+        first_text = ", ".join(f"{markup.said(visible(token_text(tokenizer, i)))} {p:.3f}"
                                + (f" -> {tempered[i]:.3f}" if tempered is not None else "") for i, p, _ in top)
         formula.formula_with_numbers(
             r"w_t \sim \frac{P(w \mid c_t)^{1/\tau}}{\sum_{v} P(v \mid c_t)^{1/\tau}}",

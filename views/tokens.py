@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
@@ -132,9 +132,10 @@ def counting_formulas(distribution, model, tokenizer, top) -> None:
         formula.formula_with_numbers(
             r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
             rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_count / S:.3f}",
-            caption=f"{where}. Counted on the training split of all 38 plays: the context '{context_text}' was "
-                    f"followed {S:,} times by some token (order {distribution.order_used}), {best_count:,} times by "
-                    "this one." + (" Tokens never seen after it get probability 0." if smoothing == "none" else ""))
+            caption=f"{where}. Counted on the training split of all 38 plays: the context "
+                    f"{markup.quoted(context_text)} was followed {S:,} times by some token (order "
+                    f"{distribution.order_used}), {best_count:,} times by this one."
+                    + (" Tokens never seen after it get probability 0." if smoothing == "none" else ""))
     if smoothing == "add-k":
         formula.formula_with_numbers(
             r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
@@ -150,7 +151,7 @@ def counting_formulas(distribution, model, tokenizer, top) -> None:
         if box.open:
             with box:
                 mixture = model.mixture(list(distribution.context))
-                parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
+                parts = [(markup.quoted(" ".join(pieces[len(pieces) - (c.order - 1):])) if c.order > 1 else
                           ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
                          for c in mixture.components]
                 formula.formula_with_numbers(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import markup
 from engine.attention.mechanism import window_reach, window_reach_sentence
 
 PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
@@ -43,9 +44,15 @@ def beats(row, j: int, k: int, digits: int = PRINTED_DIGITS) -> bool:
     return float(printed(row[j], digits)) > float(printed(row[k], digits))
 
 
+def _shown(labels: list[str]) -> list[str]:
+    """Token labels as a sentence shows them: typed by a student, so escaped (engine.markup): a label such as
+    `$x$` or a picture's Markdown reads as typed."""
+    return [markup.markdown(label) for label in labels]
+
+
 def names(labels: list[str], indices: list[int]) -> str:
-    """'**a**', '**a** and **b**', '**a**, **b** and **c**'."""
-    bold = [f"**{labels[j]}**" for j in indices]
+    """'**a**', '**a** and **b**', '**a**, **b** and **c**' (the labels as typed: they are escaped here)."""
+    bold = [f"**{markup.markdown(labels[j])}**" for j in indices]
     return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
 
 
@@ -57,9 +64,10 @@ def largest_weight_sentence(row, labels: list[str], query: int, *, digits: int =
     keys_are_inputs: the queries and keys are X itself (no projections), so the self-score is |x|^2."""
     row = np.asarray(row, dtype=float)
     top = leaders(row, digits)
-    who = labels[query]
+    who = _shown(labels)[query]
     if len(top) == 1:
-        sentence = f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, on **{labels[top[0]]}**"
+        sentence = (f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, "
+                    f"on **{_shown(labels)[top[0]]}**")
     else:
         sentence = f"**{who}**'s largest weights tie: {names(labels, top)} at **{printed(row[top[0]], digits)}**"
     others = [j for j in range(len(row)) if j != query and row[j] > 0]
@@ -92,9 +100,9 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
     far away, and whether the query's own weight is larger still (and why that is not a rule)."""
     row = np.asarray(row, dtype=float)
     best = favourite_neighbours(row, query, digits)
-    who = labels[query]
+    who = _shown(labels)[query]
     if len(best) == 1:
-        sentence = (f"Attention's favourite neighbour of **{who}** is **{labels[best[0]]}** "
+        sentence = (f"Attention's favourite neighbour of **{who}** is **{_shown(labels)[best[0]]}** "
                     f"({printed(row[best[0]], digits)}), {abs(best[0] - query)} position(s) away.")
     else:
         distances = [str(abs(j - query)) for j in best]
@@ -161,7 +169,7 @@ def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: 
     uniform = 1 / np.count_nonzero(row > 0) if np.any(row > 0) else 1.0
     raw = (f" With scaling on, β = √{d_k} ≈ {np.sqrt(d_k):.2f} would give back the unscaled scores of steps 1-3."
            if scaled else "")
-    return (f"At β = {beta:g} the largest weight in **{labels[query]}**'s row is **{printed(top, digits)}** "
+    return (f"At β = {beta:g} the largest weight in **{_shown(labels)[query]}**'s row is **{printed(top, digits)}** "
             f"(uniform would be {printed(uniform, digits)}); softmax's slope there, α(1 − α), is "
             f"{printed(top * (1 - top), digits)} (at most 0.250, at α = 0.5). Why divide by √d_k: the dot product "
             "of two random vectors of d_k numbers, each of variance 1, has variance d_k, so unscaled scores grow "
@@ -173,7 +181,7 @@ def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: 
 def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
     """Where the learned projections left the query's attention after the run's last step."""
     last = run.steps[-1]
-    who, target = run.tokens[run.query], run.tokens[run.target]
+    who, target = markup.markdown(run.tokens[run.query]), markup.markdown(run.tokens[run.target])
     winner = clear_winner(last.weights, digits)
     first = run.first_step_on_target
     if winner == run.target:

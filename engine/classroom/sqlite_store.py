@@ -7,17 +7,33 @@ write. A busy file is waited for (`timeout`), never reported as an error. `synch
 keeps every committed vote when a server process is killed (only a power cut may lose the last
 commits). Connections are pooled per process (a forked child opens its own): Streamlit runs each rerun
 on a new thread, so a connection per thread would be opened again on every poll.
+
+Before any call touches SQLite, the store looks at its files (`_check_files`, a stat and two access checks, about
+10 µs). A file deleted or replaced while classes ran (another inode at the path) is not written on any further:
+the process leaves its connections to the old file, takes the one now at the path (creating it where it is gone, as
+a new process would; `_adopt`, in turn with the machine's other processes) and writes there the codes of the classes
+it knew (`lost_classes`), so every process, one started afterwards too, ends those classes with a sentence that says
+why; nothing goes on in the old file beside a new one (a class split in two). SQLite finds a file's -wal and -shm by
+its name and would replay a dead file's -wal into a new one: `<path>.generation` names the file they belong to.
+
+A -shm or -wal file that cannot be written (made immutable, a read-only mount) is refused with a sentence before
+SQLite maps it: SQLite reads the WAL index through a memory map of -shm, and a -shm it cannot grow killed the process
+with SIGBUS. The checks never open the files themselves: closing any descriptor of a file drops
+every POSIX lock the process holds on it, SQLite's included.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
 from typing import Callable
 
 from engine import limits
+from engine.machinery import file_lock
 from engine.classroom import store as s
 from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
 
@@ -94,9 +110,73 @@ ADDED_COLUMNS = {"version": "INTEGER NOT NULL DEFAULT 0", "active_until": "REAL 
                  "started_by": "TEXT NOT NULL DEFAULT ''", "address": "TEXT NOT NULL DEFAULT ''"}
 
 
-@s.guard_store_errors((sqlite3.OperationalError, sqlite3.DatabaseError, OSError), "SQLite")
+LOST_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lost_classes (
+    code TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    until REAL NOT NULL
+);
+"""
+
+
+def _identity_of(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None where there is none."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def lost(code: str, reason: str) -> ValueError:
+    return ValueError(f"Class {code} has ended: {reason} Start or join a new class.")
+
+
+def _file_changes(method):
+    """A public method, after `_check_files` (the file replaced or removed, its -shm or -wal unusable); a class the
+    file lost, asked about by its code, is a sentence saying so, not an unknown code."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        self._check_files()
+        try:
+            result = method(self, *args, **kwargs)
+        except s.StoreUnavailable:
+            raise
+        except ValueError:
+            code = _code_of(args, kwargs)
+            reason = self._lost_reason(code) if code else None
+            if reason is not None:
+                raise lost(code, reason) from None
+            raise
+        code = _code_of(args, kwargs)
+        if code:
+            self._seen.add(code)
+        return result
+    return call
+
+
+def _code_of(args: tuple, kwargs: dict) -> str | None:
+    """The class code a call names (its `code`, or its first argument when that can be one)."""
+    raw = kwargs.get("code", args[0] if args else None)
+    try:
+        return s.normalise_code(raw)
+    except ValueError:
+        return None
+
+
+def _watch_the_file(cls):
+    """Class decorator: every public method of the store runs after the file checks (`_file_changes`)."""
+    for name, member in list(vars(cls).items()):
+        if callable(member) and not name.startswith("_") and name != "close":
+            setattr(cls, name, _file_changes(member))
+    return cls
+
+
+@s.guard_store_errors((sqlite3.Error, OSError), "SQLite")
+@_watch_the_file
 class SqliteStore(ClassStore):
     """The class store in the SQLite file `path` (created with its folder)."""
+    _identity: tuple[int, int] | None = None   # (device, inode) of the file this store's connections are on
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time):
         self.path = Path(path)
@@ -114,6 +194,8 @@ class SqliteStore(ClassStore):
     # --- connections and transactions -----------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        if self._identity is None:       # the store's first connection, or the first since its file changed
+            return self._adopt()
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -147,6 +229,109 @@ class SqliteStore(ClassStore):
             pool, self._pool = self._pool, []
         for conn in pool:
             conn.close()
+
+    # --- the files themselves ---------------------------------------------------------------
+
+    @property
+    def _seen(self) -> set[str]:
+        """The class codes this process has served (the classes to say 'ended' for if the file goes)."""
+        if "_seen_codes" not in self.__dict__:
+            self.__dict__["_seen_codes"] = set()
+        return self.__dict__["_seen_codes"]
+
+    def _check_files(self) -> None:
+        """Before SQLite touches anything: -shm and -wal writable regular files, and the file the one this store is
+        on (see the module's docstring). Raises StoreUnavailable for files SQLite must not map."""
+        for suffix in ("-shm", "-wal"):
+            side = Path(f"{self.path}{suffix}")
+            try:
+                kind = side.lstat().st_mode
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(kind) or not os.access(side, os.R_OK | os.W_OK):
+                raise s.StoreUnavailable(
+                    f"The class store's file {side.name} cannot be written (it is read-only, locked against changes "
+                    "or not a file), so class mode is paused on this server: nothing was saved. Tell whoever runs "
+                    "it; classes go on once the file can be written again.")
+        identity = _identity_of(self.path)
+        if identity is None or (self._identity is not None and identity != self._identity):
+            self._move_to_the_new_file("its file was deleted" if identity is None else "its file was replaced")
+
+    def _move_to_the_new_file(self, what: str) -> None:
+        """The file at the path is not the one this store's connections are on: leave the old one, open (or create)
+        the one at the path, and write there the classes the old one held, as lost."""
+        with self._pool_lock:
+            old, self._pool = self._pool, []
+        codes = set(self._seen)
+        for conn in old:
+            try:
+                codes.update(row[0] for row in conn.execute("SELECT code FROM classes WHERE ended = 0"))
+            except sqlite3.Error:
+                pass
+        # never closed: the last connection to a file checkpoints it and deletes "<path>-wal" and "-shm" by name,
+        # which are the new file's now
+        self.__dict__.setdefault("_abandoned", []).extend(old)
+        reason = (f"the server's class record was lost ({what} while the class ran), so its questions and votes "
+                  "are gone.")
+        self._identity = None
+        self._questions = {}
+        self._give(self._adopt(codes, reason))
+
+    def _adopt(self, lost: set[str] | frozenset = frozenset(), reason: str = "") -> sqlite3.Connection:
+        """A connection to the file now at the path, taken as this store's, with the machine's processes in turn (a
+        lock file beside it). SQLite finds "-wal" and "-shm" by the file's name, and replays a -wal into whatever file
+        has that name: where the file is gone, or is not the one `<path>.generation` names (another was moved onto
+        the path), the -wal and -shm there are a dead file's and are deleted before anything opens it. The lost
+        classes' codes are written into the file (`lost_classes`); the file's identity into `<path>.generation`."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            file_lock.lock(fd)
+            generation = Path(f"{self.path}.generation")
+            found = _identity_of(self.path)
+            try:
+                named = tuple(int(part) for part in generation.read_text().split(":"))
+            except (OSError, ValueError):
+                named = None
+            if found is None or (named is not None and named != found):
+                for suffix in ("-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+                conn.executescript((SCHEMA if found is None else "") + LOST_SCHEMA)   # a new file: all of it
+                if lost:
+                    until = self.clock() + limits.CLASS_LIFETIME_S
+                    conn.executemany("INSERT OR IGNORE INTO lost_classes (code, reason, until) VALUES (?, ?, ?)",
+                                     [(code, reason, until) for code in sorted(lost)])
+                identity = _identity_of(self.path)
+                if identity != named:
+                    written = Path(f"{generation}.{os.getpid()}")
+                    written.write_text(f"{identity[0]}:{identity[1]}")
+                    os.replace(written, generation)
+            except BaseException:
+                conn.close()
+                raise
+            self._identity = identity
+            return conn
+        finally:
+            os.close(fd)
+
+    def _lost_reason(self, code: str) -> str | None:
+        """Why the class `code` ended with the file it was in, if it did."""
+        conn = self._take()
+        try:
+            row = conn.execute("SELECT reason FROM lost_classes WHERE code = ? AND until > ?",
+                               (code, self.clock())).fetchone()
+        except sqlite3.OperationalError:          # no such table: this file never lost a class
+            row = None
+        except BaseException:
+            conn.close()
+            raise
+        self._give(conn)
+        return None if row is None else row[0]
 
     # --- helpers (inside a transaction) ----------------------------------------------------
 

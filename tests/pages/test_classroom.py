@@ -114,7 +114,7 @@ def student_of(at: AppTest) -> str:
 
 def shown(markdown_text: str) -> str:
     """Markdown's text as the browser shows it: a question's text is sent escaped, with invisible word joiners where
-    it could start a link (ui.classroom._plain)."""
+    it could start a link (engine.markup.markdown)."""
     return re.sub(r"\\(.)", r"\1", markdown_text).replace("\u2060", "")
 
 

@@ -147,3 +147,13 @@ def test_the_bigram_loop_of_newlines_is_drawn(run_page):
     assert marks.count("\u21b5") >= 50                  # the newlines of the loop, each visible
     assert "\n\n" not in box                            # no run of bare line breaks anywhere in the sample
     assert "overflow-wrap:anywhere" in box               # and the row of 99 marks wraps inside the box
+
+
+def test_a_link_temperature_past_the_limit_falls_back_with_a_sentence(run_page):
+    """`ngram?temperature=1e12` showed the engine's error instead of opening the page as usual."""
+    at = run_page("views/ngram.py", query={"temperature": "1e12"})
+    no_exception(at)
+    assert not at.error
+    assert any("The link's value for 'temperature' ('1e12')" in w.value and "using the default ('0.2')" in w.value
+               for w in at.warning)
+    assert at.number_input(key="ngram.temperature").value == 0.2
