@@ -738,14 +738,20 @@ def test_a_free_question_is_plain_text(data):
     """Issue 39: a markdown image in a teacher's question made every phone fetch its URL."""
     T, code = teacher()
     S = session({"class": code})
-    T.text_input(key="class.free_prompt").input("What is ![x](http://203.0.113.9/x.png) <b>really</b> $x^2$?").run()
-    T.text_area(key="class.free_options").input("[a link](http://203.0.113.9)\nhttps://203.0.113.9/y\n**bold**").run()
+    T.text_input(key="class.free_prompt").input("What is ![x](http://b.invalid/x.png) <b>really</b> $x^2$?").run()
+    T.text_area(key="class.free_options").input("[a link](http://b.invalid)\nhttps://b.invalid/y\n**bold**").run()
     T.button(key="class_ask_free").click().run()
     S.run()
     body = "\n".join(m.value for m in S.markdown)
     assert "![x](" not in body and "<b>" not in body and "$x^2$" not in body
-    assert "What is \\!\\[x\\]\\(http\\:\u2060//" in body                # no image, no link
-    assert "What is ![x](http://203.0.113.9/x.png) <b>really</b> $x^2$?" in markdown(S)   # every character shown
+    from tests.markdown_leaks import rendered_leaks
+
+    assert not rendered_leaks(body, "![x](http://b.invalid/x.png) <b>really</b> $x^2$")   # no image, no link
+    assert "What is ![x](http://b.invalid/x.png) <b>really</b> $x^2$?" in markdown(S)   # every character shown
     labels = answer_radio(S).options
-    assert labels[0].startswith("\\[a link\\]\\(") and "https\\:\u2060//" in labels[1]
-    assert labels[2] == "\\*\\*bold\\*\\*"
+    from engine.markup import unmarked
+
+    assert [unmarked(label) for label in labels[:3]] == ["[a link](http://b.invalid)", "https://b.invalid/y",
+                                                         "**bold**"]
+    assert not any(rendered_leaks(label, "[a link](http://b.invalid) https://b.invalid/y **bold**")
+                   for label in labels[:3])

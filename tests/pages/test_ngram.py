@@ -154,6 +154,10 @@ def test_a_link_temperature_past_the_limit_falls_back_with_a_sentence(run_page):
     at = run_page("views/ngram.py", query={"temperature": "1e12"})
     no_exception(at)
     assert not at.error
-    assert any("The link's value for 'temperature' ('1e12')" in w.value and "using the default ('0.2')" in w.value
-               for w in at.warning)
-    assert at.number_input(key="ngram.temperature").value == 0.2
+    from engine.language.ngram import LOOP_EXAMPLE_TEMPERATURE
+
+    default = f"{LOOP_EXAMPLE_TEMPERATURE}"
+    warned = [w.value.replace("\\", "") for w in at.warning]
+    assert any("The link's value for 'temperature' ('1e12')" in w and f"using the default ('{default}')" in w
+               for w in warned), warned
+    assert at.number_input(key="ngram.temperature").value == LOOP_EXAMPLE_TEMPERATURE

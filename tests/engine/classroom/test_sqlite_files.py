@@ -20,7 +20,7 @@ ENDED = r"Class {code} has ended: the server's class record was lost \(its file 
 
 def _class(path: Path) -> tuple[SqliteStore, str, str]:
     store = SqliteStore(path)
-    code, key = store.create_class()
+    code, key = store.create_class("teacher-browser")
     store.join(code, "student-1")
     store.state(code)
     return store, code, key
@@ -53,7 +53,7 @@ def test_a_file_gone_mid_class_ends_the_class_with_a_sentence_in_every_process(t
     else:                                   # another file moved onto the path (a restore, a copy from elsewhere)
         other = tmp_path / "elsewhere" / "classes.sqlite3"
         made = SqliteStore(other)
-        made.create_class()
+        made.create_class("teacher-browser")
         made.close()
         os.replace(other, path)
     ended = ENDED.format(code=code, how=how.split(" with")[0])
@@ -66,7 +66,7 @@ def test_a_file_gone_mid_class_ends_the_class_with_a_sentence_in_every_process(t
     again = SqliteStore(path)                       # and a second store of this process
     with pytest.raises(ValueError, match=ended):
         again.join(code, "student-2")
-    new_code, _ = store.create_class()              # the store itself goes on, on the file now at the path
+    new_code, _ = store.create_class("teacher-browser")              # the store itself goes on, on the file now at the path
     assert _other_process(path, new_code).startswith("ClassState(")
     assert again.state(new_code).students == 0
 
@@ -95,7 +95,7 @@ def test_an_immutable_shm_file_is_a_sentence_not_a_sigbus(tmp_path, truncated):
 import os, subprocess, sys
 from engine.classroom.sqlite_store import SqliteStore
 store = SqliteStore({str(path)!r})
-code, key = store.create_class()
+code, key = store.create_class("teacher-browser")
 held = store._take()                       # a connection in use keeps -shm mapped, as a serving process does
 held.execute("SELECT 1").fetchall()
 if {truncated}:
