@@ -28,7 +28,6 @@ import functools
 import math
 import re
 from typing import Callable, Mapping, Sequence
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -761,6 +760,8 @@ def beyond_scores(values: Values, sources) -> Question:
 
 
 # --- the table ------------------------------------------------------------------------------------
+# Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
+# engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
@@ -775,27 +776,3 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "generate": (generate_variety, generate_ladder),
     "beyond": (beyond_scores,),
 }
-
-
-def questions_for(page: str, values: Values, sources=None) -> list[Question]:
-    """The page's questions about the state in `values` (its link's values), each answered by the engine.
-    A builder that cannot ask about this state (a text of one's own, a sentence of one word) is left out;
-    when none can, the first one's sentence is raised as a ValueError."""
-    if page not in BUILDERS:
-        raise ValueError(f"There is no page called {page!r} to ask about.")
-    sources = sources if sources is not None else EngineSources()
-    link = urlencode(dict(values))
-    asked: list[Question] = []
-    refusals: list[str] = []
-    for build in BUILDERS[page]:
-        try:
-            question = build(values, sources)
-        except ValueError as error:
-            refusals.append(str(error))
-            continue
-        asked.append(Question(question.page, question.prompt[:limits.CLASS_MAX_PROMPT_CHARS],
-                              tuple(o[:limits.CLASS_MAX_ANSWER_CHARS] for o in question.options), question.answer,
-                              question.explanation[:limits.CLASS_MAX_EXPLANATION_CHARS], link, question.veils))
-    if not asked:
-        raise ValueError(refusals[0] if refusals else "This page has no question about this state.")
-    return asked
