@@ -425,51 +425,6 @@ def context_attention(values: Values, sources) -> Question:
 
 # --- Attention calculator ----------------------------------------------------------------------------
 
-def _calculator(values: Values, *, scale: bool | None = None):
-    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
-    from engine.attention.typed_matrices import format_matrix, parse_matrix
-
-    labels, X = parse_matrix(_text(values, "x", format_matrix(CHAPTER_X, CHAPTER_TOKENS)), what="X")
-    labels = [name or f"token {i}" for i, name in enumerate(labels)]
-    q = min(max(_int(values, "query", 0), 0), len(labels) - 1)
-    scaled = _bool(values, "scaled", True) if scale is None else scale
-    result = self_attention(X, scale=scaled, causal=_bool(values, "causal", False))
-    return labels, q, result
-
-
-def _projections_note(values: Values) -> str:
-    return " (queries, keys and values = X: projections off)" if _bool(values, "proj", False) else ""
-
-
-def attention_largest(values: Values, sources) -> Question:
-    labels, q, result = _calculator(values)
-    row = result.weights[q]
-    options, answer, leaders = _top_choice([f"{j}: {name}" for j, name in enumerate(labels)], row, keep=5,
-                                           tolerance=TIE_TOLERANCE)
-    tied = ", ".join(f"'{labels[j]}'" for j in leaders)
-    why = (f"{tied} tie at {row[leaders[0]]:.3f}." if len(leaders) > 1 else
-           f"'{labels[leaders[0]]}' gets {row[leaders[0]]:.3f}, the largest in row {q} of alpha.")
-    return Question("attention", f"Query '{labels[q]}': which key gets the largest attention weight"
-                                 f"{_projections_note(values)}?", options, answer,
-                    why + " The heatmap of alpha on the page shows the whole row.",
-                    veils=("attention.result", "attention.learn"))
-
-
-def attention_scaling(values: Values, sources) -> Question:
-    scaled = _bool(values, "scaled", True)
-    labels, q, now = _calculator(values)
-    _, _, other = _calculator(values, scale=not scaled)
-    before, after = float(now.weights[q].max()), float(other.weights[q].max())
-    options = ("It rises", "It falls", "It stays the same")
-    answer = 2 if abs(after - before) < TIE_TOLERANCE else (0 if after > before else 1)
-    switch = "off" if scaled else "on"
-    return Question("attention", f"Turn the 1/sqrt(d_k) scaling {switch}: what happens to the largest weight of "
-                                 f"query '{labels[q]}' (now {before:.3f})?", options, answer,
-                    f"It becomes {after:.3f}: dividing the scores by sqrt(d_k) = {math.sqrt(now.d_k):.3f} flattens "
-                    "the softmax; without it the scores are larger and the weights sharper.",
-                    veils=("attention.result",))
-
-
 # --- Multi-head attention ----------------------------------------------------------------------------
 
 def multi_head_parameters(values: Values, sources) -> Question:
@@ -767,7 +722,6 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
     "context": (context_reach, context_attention),
-    "attention": (attention_largest, attention_scaling),
     "multi-head": (multi_head_parameters,),
     "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
