@@ -8,7 +8,8 @@ notebook can call the running app with `gradio_client`:
 
     from gradio_client import Client
     client = Client("http://127.0.0.1:7860/")
-    weights, context, summary, chart = client.predict(CHAPTER_MATRIX, True, False, 0, api_name="/attention")
+    weights, context, summary, chart = client.predict(CHAPTER_MATRIX, True, False, 0, 1.0, False, "identity", 0,
+                                                      api_name="/attention")
 
 Bad input raises `gr.Error` with the engine's own sentence (the page shows it; the API
 caller gets it as the error message). The engine is untouched: every tab only calls
@@ -25,7 +26,7 @@ import gradio as gr  # noqa: E402
 
 from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
-from gradio_tabs.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
+from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
 from gradio_tabs.common import check_types, engine_call  # noqa: E402,F401  (engine_call kept importable from here)
 from gradio_tabs.door import guard_inputs, middleware as door_middleware  # noqa: E402
 from gradio_tabs.take_home import take_home_box  # noqa: E402

@@ -54,7 +54,8 @@ class AfterThePage:
 def measure(page: str, runs: int) -> dict:
     import torch
 
-    from engine.classroom.questions import EngineSources, questions_for
+    from engine.chapter.questions import questions_for
+    from engine.classroom.questions import EngineSources
 
     torch.set_num_threads(1)                       # the server's torch (ui/loaders.py)
     sources = EngineSources()
@@ -71,7 +72,7 @@ def measure(page: str, runs: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from engine.classroom.questions import BUILDERS
+    from engine.chapter.questions import BUILDERS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)

@@ -185,7 +185,7 @@ CLASS_POLL_S = 1.5
 CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
 
-# --- class mode: lessons (engine.classroom.lesson) ---
+# --- class mode: lessons (engine.chapter.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
 LESSON_MAX_DEPTH = 8                 # brackets nested in a lesson file (the app's own files nest 3 deep)

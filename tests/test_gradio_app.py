@@ -66,8 +66,8 @@ def test_one_tab_per_page_in_the_chapters_order():
 def test_attention_endpoint_reproduces_the_chapter(client):
     import gradio_app
 
-    weights, context, summary, chart = client.predict(gradio_app.CHAPTER_MATRIX, True, False, 0,
-                                                      api_name="/attention")
+    weights, context, summary, chart = client.predict(gradio_app.CHAPTER_MATRIX, True, False, 0, 1.0, False,
+                                                      "identity", 0, api_name="/attention")
     headers, rows = table(weights)
     assert headers == ["query", "crane", "by", "the", "lake"]
     assert rows[0] == ["crane", 0.298, 0.203, 0.206, 0.293]
@@ -75,13 +75,14 @@ def test_attention_endpoint_reproduces_the_chapter(client):
     assert "**crane** puts its largest weight, **0.298**" in summary
     assert chart["type"] == "altair"
     tied = gradio_app.CHAPTER_MATRIX.replace("by: 0, 1, 0.1", "by: 0.8, 0.1, 0.4")   # by = crane: a tie
-    summary = client.predict(tied, True, False, 0, api_name="/attention")[2]
+    summary = client.predict(tied, True, False, 0, 1.0, False, "identity", 0, api_name="/attention")[2]
     assert "**crane**'s largest weights tie: **crane** and **by** at **0.272**" in summary     # the engine's sentence
     assert "puts its largest weight" not in summary
 
 
 def test_attention_endpoint_with_a_causal_mask_sees_no_future(client):
-    weights, *_ = client.predict("a: 1, 0\nb: 0, 1\nc: 1, 1", False, True, 2, api_name="/attention")
+    weights, *_ = client.predict("a: 1, 0\nb: 0, 1\nc: 1, 1", False, True, 2, 1.0, False, "identity", 0,
+                                 api_name="/attention")
     rows = np.array([row[1:] for row in table(weights)[1]], dtype=float)
     assert np.allclose(np.triu(rows, 1), 0)
     assert np.allclose(rows.sum(axis=1), 1, atol=2e-3)
@@ -94,7 +95,7 @@ def test_attention_endpoint_with_a_causal_mask_sees_no_future(client):
 ])
 def test_attention_endpoint_answers_bad_input_with_a_sentence(client, x, query, sentence):
     with pytest.raises(gradio_client.exceptions.AppError, match=sentence):
-        client.predict(x, True, False, query, api_name="/attention")
+        client.predict(x, True, False, query, 1.0, False, "identity", 0, api_name="/attention")
 
 
 def test_analogy_endpoint_finds_the_queen(client):
@@ -438,7 +439,8 @@ def test_beyond_words_endpoints_on_a_bundled_and_an_uploaded_picture_a_sound_and
 def test_the_server_still_answers_after_every_refusal(client):
     """One bad call to each kind of endpoint, then a good one to the same endpoint: nothing got stuck."""
     calls = [("/tokenize", ("", 10, "the text above"), ("owl", 10, "the text above")),
-             ("/attention", ("a: x", True, False, 0), ("a: 1, 0", True, False, 0)),
+             ("/attention", ("a: x", True, False, 0, 1.0, False, "identity", 0),
+              ("a: 1, 0", True, False, 0, 1.0, False, "identity", 0)),
              ("/heads", ("", 0, 0), ("The owl.", 0, 0)),
              ("/generate", ("ROMEO:", [], 0.8, 0, 5, 0, 1), ("ROMEO:", ["2-gram"], 0.8, 0, 5, 0, 1)),
              ("/residue_attention", ("", 0, 0, 0), ("GIVEQ", 0, 0, 0))]
@@ -687,10 +689,11 @@ def test_typed_text_reads_as_typed_in_the_summaries_and_the_error_box(client):
     from tests.markdown_leaks import HOSTILE, rendered_leaks
 
     x = f"{HOSTILE['dollars']}: 1, 0\n{HOSTILE['image']}: 0, 1"
-    summary = client.predict(x, True, False, 0, api_name="/attention")[2]
+    summary = client.predict(x, True, False, 0, 1.0, False, "identity", 0, api_name="/attention")[2]
     assert r"\$x\$" in summary and not rendered_leaks(summary, HOSTILE["dollars"] + " " + HOSTILE["image"])
     with pytest.raises(gradio_client.exceptions.AppError) as refused:
-        client.predict(f"{HOSTILE['html']}: 1, oops", True, False, 0, api_name="/attention")
+        client.predict(f"{HOSTILE['html']}: 1, oops", True, False, 0, 1.0, False, "identity", 0,
+                       api_name="/attention")
     assert "<img" not in str(refused.value)
 
 

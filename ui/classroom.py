@@ -19,7 +19,7 @@
   would (the link's values win over what the student had on that page). A move counts as done only when the
   student's next run is on the link's page: a move that got lost (a rerun the browser asked for at the same
   moment, carrying the old page) is made again at the next poll.
-- A lesson (engine.classroom.lesson): scenes, each a page link and its question, stepped with next and
+- A lesson (engine.chapter.lesson): scenes, each a page link and its question, stepped with next and
   previous.
 
 The store (engine.classroom.store) enforces every rule; its ValueError sentences are shown with st.error.
@@ -611,7 +611,7 @@ def _publish(link: str) -> None:
 
 
 def _ask_panel(code: str, key: str) -> None:
-    from engine.classroom.questions import BUILDERS
+    from engine.chapter.questions import BUILDERS
 
     with st.expander("Ask the class", icon=":material/quiz:", expanded=False):
         url = st.session_state.get(PAGE, "")
@@ -642,7 +642,7 @@ def _ask_panel(code: str, key: str) -> None:
 
 
 def _build_questions(url: str) -> list[Question]:
-    from engine.classroom.questions import questions_for
+    from engine.chapter.questions import questions_for
     from ui import loaders
 
     try:
@@ -778,7 +778,7 @@ def _summary() -> None:
             st.rerun()
 
 
-LESSON = "class.lesson"             # the lesson this teacher steps through (engine.classroom.lesson.Lesson)
+LESSON = "class.lesson"             # the lesson this teacher steps through (engine.chapter.lesson.Lesson)
 SCENE = "class.scene"               # the index of the scene on screen
 MY_LESSON = "class.my_lesson"       # the scenes this teacher collected
 GO = "class.go"                     # (scene link, moves made): the scene the teacher's next runs open
@@ -786,7 +786,7 @@ SCENE_MOVES = 3                     # a move to a scene lost this often (the bro
 
 
 def _lesson() -> object:
-    from engine.classroom.lesson import chapter_lesson
+    from engine.chapter.lesson import chapter_lesson
 
     if LESSON not in st.session_state:
         st.session_state[LESSON] = chapter_lesson()
@@ -824,7 +824,7 @@ def _open_scene(url_path: str) -> None:
 
 
 def _ask_scene() -> None:
-    from engine.classroom.lesson import scene_question
+    from engine.chapter.lesson import scene_question
     from ui import loaders
 
     lesson, index = _lesson(), st.session_state.get(SCENE)
@@ -842,7 +842,7 @@ def _ask_scene() -> None:
 
 
 def _load_lesson() -> None:
-    from engine.classroom.lesson import parse_lesson
+    from engine.chapter.lesson import parse_lesson
 
     file = st.session_state.get("class.lesson_file")
     if file is None:
@@ -855,7 +855,7 @@ def _load_lesson() -> None:
 
 
 def _add_scene() -> None:
-    from engine.classroom.lesson import Lesson, Scene, add_scene
+    from engine.chapter.lesson import Lesson, Scene, add_scene
 
     mine = st.session_state.get(MY_LESSON) or Lesson("My lesson", ())
     title = st.session_state.get("class.scene_title", "").strip() or st.session_state.get(PAGE, "") or "home"
@@ -896,7 +896,7 @@ def lesson_bar() -> None:
 def _lesson_panel(code: str, key: str) -> None:
     """The lesson: started here (its scenes are then stepped from the top of the sidebar, `lesson_bar`); saving and
     loading a lesson file; this page added to the teacher's own lesson."""
-    from engine.classroom.lesson import dump_lesson
+    from engine.chapter.lesson import dump_lesson
 
     with st.expander("Lesson", icon=":material/slideshow:", expanded=False):
         lesson = _lesson()

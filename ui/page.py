@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
 from engine import markup
+from engine.chapter.spec import PageSpec
 
 if TYPE_CHECKING:
     from ui.url_state import PageState
@@ -16,10 +17,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def header(title: str, question: str) -> None:
-    """Title and the one question the page answers."""
+def header(title: str | PageSpec, question: str | None = None) -> None:
+    """Title and the one question the page answers: a page's spec (engine.chapter) gives both."""
     from ui import handout
 
+    if isinstance(title, PageSpec):
+        title, question = title.title, question or title.question
     st.title(title)
     st.markdown(f"##### {question}")
     handout.begin(title, question)

@@ -28,7 +28,6 @@ import functools
 import math
 import re
 from typing import Callable, Mapping, Sequence
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -426,51 +425,6 @@ def context_attention(values: Values, sources) -> Question:
 
 # --- Attention calculator ----------------------------------------------------------------------------
 
-def _calculator(values: Values, *, scale: bool | None = None):
-    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
-    from engine.attention.typed_matrices import format_matrix, parse_matrix
-
-    labels, X = parse_matrix(_text(values, "x", format_matrix(CHAPTER_X, CHAPTER_TOKENS)), what="X")
-    labels = [name or f"token {i}" for i, name in enumerate(labels)]
-    q = min(max(_int(values, "query", 0), 0), len(labels) - 1)
-    scaled = _bool(values, "scaled", True) if scale is None else scale
-    result = self_attention(X, scale=scaled, causal=_bool(values, "causal", False))
-    return labels, q, result
-
-
-def _projections_note(values: Values) -> str:
-    return " (queries, keys and values = X: projections off)" if _bool(values, "proj", False) else ""
-
-
-def attention_largest(values: Values, sources) -> Question:
-    labels, q, result = _calculator(values)
-    row = result.weights[q]
-    options, answer, leaders = _top_choice([f"{j}: {name}" for j, name in enumerate(labels)], row, keep=5,
-                                           tolerance=TIE_TOLERANCE)
-    tied = ", ".join(f"'{labels[j]}'" for j in leaders)
-    why = (f"{tied} tie at {row[leaders[0]]:.3f}." if len(leaders) > 1 else
-           f"'{labels[leaders[0]]}' gets {row[leaders[0]]:.3f}, the largest in row {q} of alpha.")
-    return Question("attention", f"Query '{labels[q]}': which key gets the largest attention weight"
-                                 f"{_projections_note(values)}?", options, answer,
-                    why + " The heatmap of alpha on the page shows the whole row.",
-                    veils=("attention.result", "attention.learn"))
-
-
-def attention_scaling(values: Values, sources) -> Question:
-    scaled = _bool(values, "scaled", True)
-    labels, q, now = _calculator(values)
-    _, _, other = _calculator(values, scale=not scaled)
-    before, after = float(now.weights[q].max()), float(other.weights[q].max())
-    options = ("It rises", "It falls", "It stays the same")
-    answer = 2 if abs(after - before) < TIE_TOLERANCE else (0 if after > before else 1)
-    switch = "off" if scaled else "on"
-    return Question("attention", f"Turn the 1/sqrt(d_k) scaling {switch}: what happens to the largest weight of "
-                                 f"query '{labels[q]}' (now {before:.3f})?", options, answer,
-                    f"It becomes {after:.3f}: dividing the scores by sqrt(d_k) = {math.sqrt(now.d_k):.3f} flattens "
-                    "the softmax; without it the scores are larger and the weights sharper.",
-                    veils=("attention.result",))
-
-
 # --- Multi-head attention ----------------------------------------------------------------------------
 
 def multi_head_parameters(values: Values, sources) -> Question:
@@ -761,12 +715,13 @@ def beyond_scores(values: Values, sources) -> Question:
 
 
 # --- the table ------------------------------------------------------------------------------------
+# Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
+# engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
     "context": (context_reach, context_attention),
-    "attention": (attention_largest, attention_scaling),
     "multi-head": (multi_head_parameters,),
     "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
@@ -775,27 +730,3 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "generate": (generate_variety, generate_ladder),
     "beyond": (beyond_scores,),
 }
-
-
-def questions_for(page: str, values: Values, sources=None) -> list[Question]:
-    """The page's questions about the state in `values` (its link's values), each answered by the engine.
-    A builder that cannot ask about this state (a text of one's own, a sentence of one word) is left out;
-    when none can, the first one's sentence is raised as a ValueError."""
-    if page not in BUILDERS:
-        raise ValueError(f"There is no page called {page!r} to ask about.")
-    sources = sources if sources is not None else EngineSources()
-    link = urlencode(dict(values))
-    asked: list[Question] = []
-    refusals: list[str] = []
-    for build in BUILDERS[page]:
-        try:
-            question = build(values, sources)
-        except ValueError as error:
-            refusals.append(str(error))
-            continue
-        asked.append(Question(question.page, question.prompt[:limits.CLASS_MAX_PROMPT_CHARS],
-                              tuple(o[:limits.CLASS_MAX_ANSWER_CHARS] for o in question.options), question.answer,
-                              question.explanation[:limits.CLASS_MAX_EXPLANATION_CHARS], link, question.veils))
-    if not asked:
-        raise ValueError(refusals[0] if refusals else "This page has no question about this state.")
-    return asked

@@ -365,7 +365,7 @@ def test_the_lesson_steps_and_asks_the_scenes_question(data):
 
 
 def test_a_lesson_file_that_does_not_parse_is_a_sentence(data):
-    from engine.classroom.lesson import parse_lesson
+    from engine.chapter.lesson import parse_lesson
 
     for text, words in [("{not json", "not valid JSON"), ('{"scenes": []}', "no scenes"),
                         ('{"scenes": [{"link": "nowhere?x=1"}]}', "does not exist"),
@@ -575,7 +575,7 @@ def step(at: AppTest, key: str) -> AppTest:
 def test_a_scene_opens_its_link_exactly_every_other_value_at_its_default(data):
     """Issue 39: turn the causal mask on, go to scene 5: the mask was still on and the scene's question revealed
     "'crane' gets 1.000"."""
-    from engine.classroom.lesson import chapter_lesson, scene_question
+    from engine.chapter.lesson import chapter_lesson, scene_question
     from engine.classroom.questions import EngineSources
 
     T, code = teacher()
@@ -598,7 +598,7 @@ def test_a_scene_opens_its_link_exactly_every_other_value_at_its_default(data):
 
 
 def test_every_press_moves_exactly_one_scene_and_projector_mode_stays(data):
-    from engine.classroom.lesson import chapter_lesson
+    from engine.chapter.lesson import chapter_lesson
 
     scenes = chapter_lesson().scenes
     T = session({"present": "1"}, page=None)
@@ -717,7 +717,7 @@ def check_veils_drawn(monkeypatch, page_file: str) -> None:
     """Each question's veils name parts its page draws (ui.page.veiled is asked for each), and a page whose parts
     are all veiled at once still runs whole (a section that sets what a later one reads included). SmolLM2's pages
     (heads, inside) are checked in test_veils_on_smollm2_pages."""
-    from engine.classroom.questions import questions_for
+    from engine.chapter.questions import questions_for
     from ui import loaders, page
     from ui.path import ideas
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from engine import limits
-from engine.classroom.lesson import chapter_lesson, scene_question
-from engine.classroom.questions import BITS_TIE, BUILDERS, TIE, EngineSources, questions_for
+from engine.chapter.lesson import chapter_lesson, scene_question
+from engine.chapter.questions import BUILDERS, questions_for
+from engine.classroom.questions import BITS_TIE, TIE, EngineSources
 from engine.classroom.store import Question, check_question
 
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl
 
 from engine import limits
 
-CHAPTER_LESSON = Path(files("engine.classroom") / "data" / "chapter_lesson.json")
+CHAPTER_LESSON = Path(files("engine.chapter") / "data" / "chapter_lesson.json")
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Lesson:
 
 def _pages() -> dict[str, int]:
     """Every page a scene may name, and how many questions its builders ask at most."""
-    from engine.classroom.questions import BUILDERS
+    from engine.chapter.questions import BUILDERS
 
     return {page: len(builders) for page, builders in BUILDERS.items()}
 
@@ -145,7 +145,7 @@ def add_scene(lesson: Lesson, scene: Scene) -> Lesson:
 def scene_question(scene: Scene, values: dict[str, str] | None = None, sources=None):
     """The scene's question, built by the engine from the page's state (`values`: what the page holds now,
     else the scene's own link values)."""
-    from engine.classroom.questions import questions_for
+    from engine.chapter.questions import questions_for
 
     asked = questions_for(scene.page, scene.values if values is None else values, sources)
     return asked[min(scene.question, len(asked) - 1)]
