@@ -66,7 +66,7 @@ def test_a_file_gone_mid_class_ends_the_class_with_a_sentence_in_every_process(t
     again = SqliteStore(path)                       # and a second store of this process
     with pytest.raises(ValueError, match=ended):
         again.join(code, "student-2")
-    new_code, _ = store.create_class("teacher-browser")              # the store itself goes on, on the file now at the path
+    new_code, _ = store.create_class("teacher-browser")   # the store goes on, on the file now at the path
     assert _other_process(path, new_code).startswith("ClassState(")
     assert again.state(new_code).students == 0
 
