@@ -31,7 +31,7 @@ import tempfile
 import time
 
 from bench.browser import free_port
-from bench.classroom import cpu_seconds
+from bench.class_common import cpu_seconds, percentile
 from bench.wsclient import Session, widget_state
 from engine import limits
 from engine.classroom.store import Question
@@ -159,7 +159,6 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
 
 
 def report_follow(row: dict) -> None:
-    from bench.classroom import percentile
 
     n, delays = row["students"], row["delays"]
     per_move = [1000 * c / n for c in row["cpu_moves"]]

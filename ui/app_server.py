@@ -18,7 +18,7 @@ import functools
 import ipaddress
 
 from engine.classroom import identity
-from engine.classroom.store import data_folder
+from engine.classroom.stores import data_folder
 
 CLIENT_HEADER = "x-playground-client"      # the client's address as our server resolved it
 _LOOPBACK_PEERS = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}

@@ -34,7 +34,8 @@ import streamlit as st
 from engine import limits, markup
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
-from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
+from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
+from engine.classroom.stores import open_store
 from ui import app_server, page, url_state
 from ui.page import show_error
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
@@ -68,7 +69,7 @@ STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares
 
 @st.cache_resource(show_spinner=False)
 def class_store():
-    """One store per server process (SQLite in the data folder, or Redis: engine.classroom.store.open_store)."""
+    """One store per server process (SQLite in the data folder, or Redis: engine.classroom.stores.open_store)."""
     return open_store()
 
 

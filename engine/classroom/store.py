@@ -30,7 +30,7 @@ with no teacher action for CLASS_IDLE_S ends by itself and frees its slot; its r
 after it started, and only its code is remembered for CLASS_ENDED_KEPT_S more, so joining it says it ended
 (not a wrong code).
 
-    store = open_store()
+    store = stores.open_store()                           # engine.classroom.stores
     code, key = store.create_class(teacher, address)      # `teacher`: the teacher browser's credential
     store.join(code, student_id, address=address)         # a student
     store.ask(code, teacher, Question("attention", "Which key ...?", ("a", "b"), answer=1))
@@ -45,19 +45,14 @@ import hashlib
 import hmac
 import io
 import json
-import os
 import re
 import secrets
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Mapping
 
 from engine import limits
 
-REDIS_URL_ENV = "PLAYGROUND_REDIS_URL"
-DATA_ENV = "PLAYGROUND_DATA"
 # 32 characters without look-alikes (no I, O, 0, 1): 8 of them carry 40 bits
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_CHARS = frozenset(CODE_ALPHABET)
@@ -490,23 +485,3 @@ def summary_csv(summaries: list[QuestionSummary]) -> str:
                 writer.writerow([s.question_id, s.question.page, s.question.prompt, r + 1, i + 1,
                                  s.question.options[i], n, correct, share])
     return out.getvalue()
-
-
-def data_folder(env: Mapping[str, str] | None = None) -> Path:
-    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder
-    (read from `env`, default this process's environment)."""
-    env = os.environ if env is None else env
-    if env.get(DATA_ENV):
-        return Path(env[DATA_ENV])
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "transformer-playground"
-
-
-def open_store() -> ClassStore:
-    """Redis when PLAYGROUND_REDIS_URL is set, else SQLite in WAL mode in the data folder."""
-    url = os.environ.get(REDIS_URL_ENV, "").strip()
-    if url:
-        from engine.classroom.redis_store import RedisStore
-        return RedisStore(url)
-    from engine.classroom.sqlite_store import SqliteStore
-    return SqliteStore(data_folder() / "classes.sqlite3")

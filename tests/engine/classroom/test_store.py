@@ -18,6 +18,7 @@ import pytest
 
 from engine import limits
 from engine.classroom import store as store_module
+from engine.classroom import stores
 from engine.classroom.sqlite_store import SqliteStore
 from engine.classroom.store import CODE_ALPHABET, Question, summary_csv
 from tests import redis_server
@@ -780,9 +781,9 @@ def _racing_voter(kind, spec, code, first, count):
 # --- which store ----------------------------------------------------------------------------
 
 def test_open_store_is_sqlite_in_the_data_folder_unless_a_redis_url_is_set(tmp_path, monkeypatch):
-    monkeypatch.delenv(store_module.REDIS_URL_ENV, raising=False)
-    monkeypatch.setenv(store_module.DATA_ENV, str(tmp_path / "data"))
-    st = store_module.open_store()
+    monkeypatch.delenv(stores.REDIS_URL_ENV, raising=False)
+    monkeypatch.setenv(stores.DATA_ENV, str(tmp_path / "data"))
+    st = stores.open_store()
     assert isinstance(st, SqliteStore) and st.path == tmp_path / "data" / "classes.sqlite3"
     code, _ = start(st)
     assert SqliteStore(tmp_path / "data" / "classes.sqlite3").state(code).code == code   # another process's view
@@ -791,8 +792,8 @@ def test_open_store_is_sqlite_in_the_data_folder_unless_a_redis_url_is_set(tmp_p
 
 def test_open_store_uses_redis_when_playground_redis_url_is_set(redis_url, monkeypatch):
     from engine.classroom.redis_store import RedisStore
-    monkeypatch.setenv(store_module.REDIS_URL_ENV, redis_url)
-    st = store_module.open_store()
+    monkeypatch.setenv(stores.REDIS_URL_ENV, redis_url)
+    st = stores.open_store()
     assert isinstance(st, RedisStore)
     code, _ = start(st)
     assert RedisStore(redis_url).state(code).code == code
