@@ -110,6 +110,14 @@ def _given(value) -> str:
     return {str: "text", list: "a list", dict: "a set of named values"}.get(type(value), "something else")
 
 
+def _numeric_choice(component, value) -> bool:
+    """Whether `value` is a number and the component's choices are numbers (the sharpness β): Gradio hands it on."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    values = [c[1] if isinstance(c, tuple) else c for c in component.choices]
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
 def _sentence_for(component, value) -> str | None:
     """None when `value` has the type `component` hands a tab, else the sentence saying what it takes."""
     for kind, (types, wanted) in _EXPECTED.items():
@@ -120,6 +128,8 @@ def _sentence_for(component, value) -> str | None:
                 return None
             wanted = "a list of its choices"
         elif isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+            return None
+        elif "choices" in wanted and _numeric_choice(component, value):
             return None
         if "choices" in wanted and getattr(component, "allow_custom_value", False):
             wanted = "text"

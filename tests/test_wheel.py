@@ -48,7 +48,9 @@ def installed(tmp_path_factory):
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
-    ours = [p for p in site.getsitepackages() if Path(p).is_dir() and str(ROOT) not in p]
+    # the repository itself never (the engine must come from the wheel); a venv inside it (.venv, as the README's
+    # command makes) does
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir() and Path(p).resolve() != ROOT]
     (Path(purelib) / "tests-environment.pth").write_text("\n".join(ours) + "\n")
     run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
          str(wheel)])
