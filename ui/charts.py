@@ -24,7 +24,8 @@ from streamlit import dataframe_util
 from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
-from ui import handout, page
+from ui import page, recording
+from ui.projector import PROJECTOR_KEY
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -130,8 +131,6 @@ def cell_size(cell: int, across: int) -> int:
 
 def text_size() -> int:
     """The chart text size of this session: PROJECTOR_TEXT_SIZE in projector mode (ui/shell.py), else TEXT_SIZE."""
-    from ui.shell import PROJECTOR_KEY
-
     try:
         return PROJECTOR_TEXT_SIZE if st.session_state.get(PROJECTOR_KEY) else TEXT_SIZE
     except Exception:  # no session (a bare script, a test): the default
@@ -173,7 +172,7 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     drawn = st.vega_lite_chart(hoisted(as_arrow(spec)), width=width, key=key, **selection)
     st.html(words[1])
-    handout.add(paper_handout.Chart(spec, words[0]))   # for the page's handout (rows back from Arrow only then)
+    recording.add(paper_handout.Chart(spec, words[0]))   # for the page's handout (rows back from Arrow only then)
     downloads(spec, key or _position(drawn))
 
 
