@@ -1,92 +1,20 @@
-"""Attention: Context (window vs attention) and Multi-head attention (views/context_window.py,
-views/multi_head.py)."""
+"""Attention: Multi-head attention (views/multi_head.py)."""
 from __future__ import annotations
 
 import gradio as gr
 
 from engine import limits
-from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
 from engine.attention.mechanism import (
-    attention, compare_head_costs, identity_projections, multi_head_attention,
-    random_projections, shape_trace, window_average, window_weights,
+    compare_head_costs, identity_projections, multi_head_attention,
+    random_projections, shape_trace,
 )
-from engine.attention.readings import context_reading
-from engine.charts.bars import compare_bars, cost_comparison
+from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid
-from engine.charts.style import unique_labels
-from engine.embeddings.hand_vectors import sentence_vectors
-from engine.attention.typed_matrices import format_matrix, parse_matrix
 from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
 
 
 
-def _x(x_text: str) -> tuple[list[str], object]:
-    """X typed as text (one row per token, `name: numbers`): its labels, unnamed rows 'token i' and a
-    repeated word numbered (table columns must differ), and the matrix."""
-    labels, x = engine_call(parse_matrix, x_text or "", what="X")
-    return unique_labels([name or f"token {i}" for i, name in enumerate(labels)]), x
-
-
-# --- context: a window against attention ---------------------------------------------------------------
-SENTENCES = list(CONTEXT_SENTENCES)
-
-
-def hand_vectors_tab(sentence: str):
-    """A sentence as X from the hand-picked 3-number vectors (nature, function word, people/action)."""
-    tokens, x, unknown = engine_call(sentence_vectors, sentence or "")
-    note = ("No hand-picked vector for: " + ", ".join(unknown) + ". They start at 0, 0, 0: give them numbers."
-            if unknown else "")
-    return format_matrix(x, tokens), tokens.index("crane") if "crane" in tokens else 0, note
-
-
-def context_tab(x_text: str, k: float, query: float, scaled: bool):
-    """Token `query`'s context two ways: the average of a window of half-width k, and attention's weights."""
-    labels, x = _x(x_text)
-    T = len(labels)
-    k = whole(k, 0, CONTEXT_MAX_K, "window half-width k")
-    t = whole(query, 0, T - 1, "token")
-    attended = engine_call(attention, x, x, x, scale=bool(scaled))
-    windows = {f"window k = {r}": engine_call(window_weights, T, r)[t]
-               for r in sorted({*range(CONTEXT_WINDOWS_SHOWN + 1), k})}
-    weights = windows | {"attention": attended.weights[t]}
-    rows = [[method, *map(float, row.round(3))] for method, row in weights.items()]
-    contexts = [[f"window k = {k}", *map(float, engine_call(window_average, x, k)[t].round(3))],
-                ["attention", *map(float, attended.context[t].round(3))]]
-    row = attended.weights[t]
-    summary = engine_call(context_reading, row, labels, t)
-    bars = compare_bars({f"window k = {k}": weights[f"window k = {k}"], "attention": row}, labels,
-                        title=f"How much '{labels[t]}' takes from each token", domain=(0, 1))
-    return (table(rows, ["method", *labels]), table(contexts, ["method", *[f"c[{i}]" for i in range(x.shape[1])]]),
-            plot(bars, width=480), summary)
-
-
-def context_window_tab(demo: gr.Blocks) -> None:
-    question("Which words should *crane* borrow meaning from?",
-             "Average a fixed window around a token, then let relevance choose: softmax of x_t . x_j.")
-    with gr.Row():
-        sentence = gr.Dropdown(SENTENCES, value=SENTENCES[0], allow_custom_value=True, scale=3,
-                               label="Sentence (words get hand-picked 3-number vectors you can edit below)")
-        load = gr.Button("Load its vectors")
-    note = gr.Markdown(label="note")
-    x_text = gr.Textbox(hand_vectors_tab(SENTENCES[0])[0], lines=5, max_length=limits.MAX_MATRIX_TEXT_CHARS,
-                        label="X (one row per token: nature, function word, people/action)")
-    with gr.Row():
-        k = gr.Slider(0, CONTEXT_MAX_K, value=1, step=1, label="Window half-width k")
-        query = gr.Number(0, label="Token whose context we build (row)", precision=0, minimum=0)
-        scaled = gr.Checkbox(True, label="Scale scores by 1/sqrt(d)")
-    go = gr.Button("Compare", variant="primary")
-    summary = gr.Markdown(label="summary")
-    bars = chart(label="Window weights against attention weights")
-    weights = gr.Dataframe(label="Weights on each token")
-    contexts = gr.Dataframe(label="The two context vectors")
-    load.click(hand_vectors_tab, [sentence], [x_text, query, note], api_name="hand_vectors")
-    inputs, outputs = [x_text, k, query, scaled], [weights, contexts, bars, summary]
-    go.click(context_tab, inputs, outputs, api_name="context")
-    demo.load(context_tab, inputs, outputs, api_visibility="private")
-
-
-# --- the attention calculator ----------------------------------------------------------------------------
 # --- multi-head attention ----------------------------------------------------------------------------------
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features", "random": "seeded random (untrained)"}
 
