@@ -121,12 +121,14 @@ def calculation(values: Mapping[str, Any]) -> Context:
 
 def reach(link: Mapping[str, str], sources) -> Question:
     """The smallest window around the page's token that reaches lake (else attention's favourite)."""
-    shown = calculation(PAGE.values(link))
+    values = PAGE.values(link)
+    shown = calculation(values)
     tokens, t, T = shown.labels, shown.query, len(shown.labels)
+    names = x_of(values)[0]                      # as typed: a repeated lake is still lake (shown 'lake (1)')
     others = [j for j in range(T) if j != t]
     if not others:
         raise ValueError("The sentence has one word: no window to widen.")
-    target = next((j for j in others if tokens[j] == "lake"), None)
+    target = next((j for j in others if names[j] == "lake"), None)
     if target is None:
         target = max(others, key=lambda j: shown.weights[j])
     k, share = window_reach(T, t, target)
