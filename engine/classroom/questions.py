@@ -378,23 +378,6 @@ def embeddings_analogy(values: Values, sources) -> Question:
 
 # --- Attention calculator ----------------------------------------------------------------------------
 
-# --- Multi-head attention ----------------------------------------------------------------------------
-
-def multi_head_parameters(values: Values, sources) -> Question:
-    from engine.attention.mechanism import attention_cost
-
-    T, d, h = _int(values, "cost_T", 1024), _int(values, "cost_d", 768), _int(values, "cost_h", 12)
-    cost = attention_cost(T, d, h)
-    wide = attention_cost(T, d, h, d_head=d)
-    options, answer = _numbers(cost.params, [cost.params_qkv, wide.params, cost.params // h, cost.params + 4 * d])
-    return Question("multi-head", f"One attention layer with d = {d} and h = {h} heads of width d/h = "
-                                  f"{cost.d_head}: how many parameters (W_Q, W_K, W_V and W_O, no biases)?",
-                    options, answer,
-                    f"3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {cost.params:,}, whatever h: splitting into heads "
-                    f"costs nothing extra (h heads each as wide as d would need {wide.params:,}).",
-                    veils=("multihead.costs", "multihead.tail"))
-
-
 # --- Head viewer and Inside the model (SmolLM2; the pages' cached results) --------------------------
 HEADS_TEXT = "The animal didn't cross the street because it was too tired"
 
@@ -674,7 +657,6 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
-    "multi-head": (multi_head_parameters,),
     "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
