@@ -70,6 +70,7 @@ MAX_PROMPT_CHARS = 300              # characters of a prompt
 MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
 # positional encodings, the tiny vocabulary, the multi-head and position pages
 MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages
+MAX_MULTI_HEAD_SENTENCE_CHARS = 200  # characters of a sentence (and of the shipped model's line) on the multi-head page
 MAX_POSITIONS = 256            # rows T of a positional-encoding table drawn or compared
 MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
 MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
