@@ -35,7 +35,7 @@ OUT = ROOT / "artifacts" / "bench"
 RESULTS = ROOT / "bench" / "RESULTS.md"
 OPTIONAL_TOOLS = ("chromium", "haproxy", "redis-server")   # what some benchmarks need (the README's optional packages)
 NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint", "trivial_page", "floor_page",
-                  "anatomy", "two_pages"}   # helpers, a recipe, pages
+                  "anatomy", "two_pages", "class_common", "timing", "poll_floor_page"}   # helpers, a recipe, pages
 QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
               "browser": ["--repeats", "3"], "downloads": ["--repeats", "3"], "load": ["--sessions", "1", "10"]}
 LIMITS_S = {"load": 1500, "train": 900, "browser": 900}   # browser: each page, the trivial page and its floor
@@ -194,7 +194,7 @@ def handout_rows(out: Outcome | None) -> list[Row]:
 def train_rows(out: Outcome | None) -> list[Row]:
     budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
     if out is None:
-        return [Row(budget, "not measured (no bench/train.py yet)", "?", "bench.train")]
+        return [Row(budget, "not measured (not run)", "?", "bench.train")]
     lines = [line for line in out.output.splitlines() if re.search(r"tok/s .*ratio", line)]
     if not lines:
         return [Row(budget, f"no figures ({out.status})", "?", "bench.train")]
