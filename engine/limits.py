@@ -226,3 +226,10 @@ HANDOUT_MAX_CHARTS = 16              # charts one handout draws (each is a vl-co
 HANDOUT_MAX_PAGES = 12               # pages of one handout (the calculator's default view takes two)
 HANDOUT_TABLE_ROWS = 30              # rows printed of one table (the rest: a line saying how many)
 HANDOUT_CODE_LINES = 80              # lines printed of one code box
+
+
+def body_refused(size: int | None, limit: int) -> str:
+    """The sentence both servers' doors answer a request body over `limit` bytes with (`size` None: it grew past the
+    limit while it arrived, no length given up front)."""
+    what = f"is {size:,} bytes" if size is not None else "grew past that as it arrived"
+    return f"Request refused: a request's body may be at most {limit:,} bytes; this one {what}."
