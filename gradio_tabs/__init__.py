@@ -4,7 +4,8 @@
     embeddings    Embedding explorer
     attention     Context: window vs attention, Multi-head attention
     attention_calculator  Attention calculator
-    smollm2       Head viewer (SmolLM2), Inside the model
+    head_viewer   Head viewer (SmolLM2)
+    smollm2       Inside the model
     transformer   Position, Block builder (a short live training, streamed), Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
@@ -21,7 +22,8 @@ from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond import beyond_words_tab
 from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.language import ngram_sampler_tab, tokens_tab
-from gradio_tabs.smollm2 import head_viewer_tab, inside_the_model_tab
+from gradio_tabs.head_viewer import head_viewer_tab
+from gradio_tabs.smollm2 import inside_the_model_tab
 from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
 
 TABS = {
