@@ -97,7 +97,8 @@ PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribu
 # float32's (half the summed |P - P_float32|: no set of tokens gains or loses more than 0.01 of probability) and
 # its most likely token is float32's; every probability a page prints stays float32's
 SAMPLING_FORMAT_MAX_TVD = 0.01
-HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+# tokens the head viewer reads and draws, in every front end (30 x 9 heatmaps of T x T; engine.chapter.heads)
+HEAD_VIEWER_MAX_TOKENS = 40
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 # models brought along (PLAYGROUND_MODELS): any Llama-architecture GGUF file
 MAX_LOADED_MODELS = 3                # of them held loaded per process beside SmolLM2 (least recently used goes)
@@ -140,7 +141,6 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load -------------------------------------------------------
-GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
 # the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab); its heavy
 # SmolLM2 questions wait in the engine's line (MAX_HEAVY_CALLS_PER_MACHINE), as the Streamlit pages' do
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)

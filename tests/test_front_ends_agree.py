@@ -52,3 +52,52 @@ def test_the_calculator_says_and_shows_the_same_in_both_front_ends_and_the_class
     best = max(range(len(row)), key=lambda j: row[j])
     assert f"{row[best]:.3f}" in largest.explanation
     assert ("tie" in largest.explanation) == (largest.options[largest.answer].startswith("Two or more"))
+
+
+HEAD_VIEWER = "views/head_viewer.py"
+REPEATED = ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
+            "violet gravel oyster tundra sprocket lantern walnut pebble orbit")
+
+
+@pytest.mark.parametrize("link", [
+    {},                                                                        # the coreference sentence, 16/0
+    {"text": "The cat sat on the mat because the cat was tired.", "layer": "3", "head": "2"},
+    {"text": REPEATED, "layer": "18", "head": "6"},                            # an induction head with a copy
+    {"text": "the owl saw the cat " * 12, "layer": "99", "head": "4"},        # past the token limit; no layer 99
+])
+def test_the_head_viewer_reads_the_same_head_in_both_front_ends_and_the_class(link, smollm2_installed):
+    """One link, three readers of SmolLM2's head: the page (its head, its sentence, its heatmap), the Gradio tab
+    (engine.chapter.heads.head_view on its own pass) and the class questions read the same weights, type and
+    sentence, and all three cut the text at the one token limit, limits.HEAD_VIEWER_MAX_TOKENS."""
+    import numpy as np
+
+    from engine import limits
+    from engine.chapter.heads import PAGE, head_sentence, head_view
+    from engine.chapter.questions import questions_for
+    from engine.classroom.questions import EngineSources
+    from gradio_tabs.head_viewer import from_link
+    from tests.pages.conftest import chart_rows
+
+    values = PAGE.values(link)
+    sources = EngineSources()
+    result = sources.pretrained_heads(values["model"], values["text"], limits.HEAD_VIEWER_MAX_TOKENS)
+    view = head_view(values, result, sources.pretrained_head_types(values["model"], values["text"],
+                                                                    limits.HEAD_VIEWER_MAX_TOKENS))
+    T = len(view.tokens)
+    assert T <= limits.HEAD_VIEWER_MAX_TOKENS and (T == limits.HEAD_VIEWER_MAX_TOKENS) == (result.note is not None)
+    at = run_file(HEAD_VIEWER, link, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"Layer {view.layer}, head {view.head}: {view.kind}" in [s.value for s in at.subheader]
+    assert any(head_sentence(view) in c.value for c in at.caption)                 # the page's sentence
+    heatmap = next(c.proto for c in at.get("vega_lite_chart") if "same weights as a heatmap" in c.proto.spec)
+    cells = sorted((cell for cell in chart_rows(heatmap).to_pylist() if cell["i"] == T - 1), key=lambda c: c["j"])
+    assert len(cells) == T and np.allclose([cell["weight"] or 0.0 for cell in cells], view.alpha[-1], atol=1e-6)
+    rows, gradio_says, _ = from_link(values)
+    assert head_sentence(view) in gradio_says and f"**{view.kind}**" in gradio_says            # the Gradio tab's
+    assert len(rows) == T and np.allclose(rows.iloc[-1, 1:].astype(float), view.alpha[-1].round(3), atol=1e-3)
+    kind, looks = questions_for("heads", link, sources)                                    # the class's
+    assert kind.options[kind.answer] == view.kind
+    assert f"layer {view.layer}, head {view.head}?" in kind.prompt
+    best = int(np.argmax(view.alpha[-1]))
+    assert looks.options[looks.answer].startswith(f"{best}: ") or looks.options[looks.answer].startswith("Two")
+    assert f"{view.alpha[-1][best]:.3f}" in looks.explanation

@@ -376,48 +376,13 @@ def embeddings_analogy(values: Values, sources) -> Question:
                            "embeddings.tail"))
 
 
-# --- Attention calculator ----------------------------------------------------------------------------
-
-# --- Head viewer and Inside the model (SmolLM2; the pages' cached results) --------------------------
-HEADS_TEXT = "The animal didn't cross the street because it was too tired"
+# --- Inside the model (SmolLM2; the page's cached results) -----------------------------------------
 
 
 def _model_name(values: Values) -> str:
     from engine.pretrained.llama import DEFAULT_NAME
 
     return _text(values, "model", DEFAULT_NAME)
-
-
-def heads_type(values: Values, sources) -> Question:
-    from engine.interpret import heads
-
-    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
-    scored = sources.pretrained_head_types(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    layer = min(max(_int(values, "layer", 16), 0), scored.n_layer - 1)
-    head = min(max(_int(values, "head", 0), 0), scored.n_head - 1)
-    kind = str(scored.types[layer, head])
-    options = tuple(heads.TYPES)
-    scores = ", ".join(f"{p} {float(scored.scores[p][layer, head]):.2f}" for p in heads.PATTERNS
-                       if not math.isnan(float(scored.scores[p][layer, head])))
-    return Question("heads", f"On this sentence, what kind of head is layer {layer}, head {head}?", options,
-                    options.index(kind), f"Its pattern scores: {scores}. The model view on the page colours every "
-                                         "head by its type.", veils=("heads.grid", "heads.head"))
-
-
-def heads_last_token(values: Values, sources) -> Question:
-    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
-    result = sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    weights = np.asarray(result.weights)
-    layer = min(max(_int(values, "layer", 16), 0), weights.shape[0] - 1)
-    head = min(max(_int(values, "head", 0), 0), weights.shape[1] - 1)
-    row = weights[layer, head, -1]
-    tokens = list(result.tokens)
-    options, answer, leaders = _top_choice([f"{j}: {_quote(tok)}" for j, tok in enumerate(tokens)], row, keep=4,
-                                           tolerance=TIE_TOLERANCE)
-    return Question("heads", f"Layer {layer}, head {head}: which token does the last token, {_quote(tokens[-1])}, "
-                             "look at most?", options, answer,
-                    f"{_quote(tokens[leaders[0]])} gets {row[leaders[0]]:.3f} of the last row's weight; the heatmap "
-                    "of this head on the page shows every row.", veils=("heads.grid", "heads.head"))
 
 
 def inside_heads(values: Values, sources) -> Question:
@@ -657,7 +622,6 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
-    "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
