@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -41,7 +40,6 @@ BITS_TIE = 0.01               # held-out bits closer than this are the same for 
 LOOP_MIN_TOKENS = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop
 VARIETY_TAUS = (0.2, 1.0, 1.8)            # the Generate page's question compares these, the page's own in one's place
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
-NEXT_TOKENS_SHOWN = 10        # the bars of the Tokens page (views/tokens.py): a question picks its options there
 SHIPPED = "shipped transformer"                                # the Generate page's models, as its link names them
 GENERATE_NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
 
@@ -246,58 +244,6 @@ class EngineSources:
         from engine.beyond import modalities as patches
 
         return patches.bundled_picture(name)
-
-
-# --- Tokens & next-token prediction ---------------------------------------------------------------
-TOKENS_PROMPT = "Mary had a little"
-TOKENS_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
-               "the lamb was sure to go.")
-
-
-def tokens_next(values: Values, sources) -> Question:
-    from engine.language.corpus import ALL_PLAYS
-    from engine.language.ngram import NGramModel, prompt_ids
-    from engine.language.tokenizers import token_text
-
-    level, n = _text(values, "level", "words"), _int(values, "n", 3)
-    smoothing, prompt = _text(values, "smoothing", "kneser-ney"), _text(values, "prompt", TOKENS_PROMPT)
-    tokenizer = sources.tokenized(ALL_PLAYS, level, None)[0]
-    model = NGramModel.from_counts(sources.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
-    shown = model.distribution(prompt_ids(tokenizer, prompt)).top(NEXT_TOKENS_SHOWN)   # the page's bars
-    texts = {i: token_text(tokenizer, i) for i, _, _ in shown}
-    best_p = shown[0][1]
-    tied = [s for s in shown if s[1] >= best_p - TIE_TOLERANCE]     # the page prints 3 decimals: these tie
-    rest = sorted((s for s in shown if s not in tied), key=lambda s: (not _has_word(texts[s[0]]), -s[1]))
-    picked = (tied + rest)[:max(4, min(len(tied) + 1, 5))]           # words before punctuation among the rest
-    if sum(_has_word(texts[i]) for i, _, _ in picked) < 2:
-        raise ValueError(f"After {_quote(prompt[-60:])} the {n}-gram model's likeliest tokens are punctuation marks: "
-                         "no question worth asking about them.")
-    picked.sort(key=lambda s: texts[s[0]])                            # alphabetical: the best is not always first
-    options, answer, leaders = _top_choice([_quote(texts[i]) for i, _, _ in picked], [p for _, p, _ in picked],
-                                           keep=len(picked), tolerance=TIE_TOLERANCE)
-    best = picked[leaders[0]]
-    return Question("tokens", f"After {_quote(prompt[-60:])}, which next token does the {n}-gram model "
-                              f"({level}, counted on Shakespeare) rank first?", options, answer,
-                    f"P({_quote(texts[best[0]])}) = {best[1]:.3f}, the largest; the bars on the page show the "
-                    f"{len(shown)} best.", veils=("tokens.next", "tokens.tail"))
-
-
-def tokens_gpt2(values: Values, sources) -> Question:
-    text = _text(values, "text", TOKENS_TEXT)
-    words = re.findall(r"[A-Za-z]+", text)
-    if not words:
-        raise ValueError("The text has no word made of letters to ask about.")
-    gpt2 = sources.gpt2_tokenizer()
-    split = {word: gpt2.tokens(" " + word) for word in dict.fromkeys(words)}
-    word = max(split, key=lambda w: (len(split[w]), len(w)))        # the word cut into most pieces, then longest
-    pieces = split[word]
-    count = len(pieces)
-    top = max(4, count)
-    options = tuple(str(i) for i in range(top - 3, top + 1))
-    return Question("tokens", f"Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
-                    options, options.index(str(count)),
-                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".",
-                    veils=("tokens.tokenizers", "tokens.tail"))
 
 
 # --- N-gram sampler ---------------------------------------------------------------------------------
@@ -718,7 +664,6 @@ def beyond_scores(values: Values, sources) -> Question:
 # Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
 # engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
-    "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
     "context": (context_reach, context_attention),
