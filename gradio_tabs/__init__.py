@@ -1,7 +1,7 @@
 """The Gradio Space's tabs, one per page of ui/path.py, each calling the same engine functions as its page.
 
     tokens        Tokens & next-token prediction
-    language      N-gram sampler
+    ngram         N-gram sampler
     embeddings    Embedding explorer
     attention     Context: window vs attention, Multi-head attention
     attention_calculator  Attention calculator
@@ -21,7 +21,7 @@ from gradio_tabs.attention import context_window_tab, multi_head_attention_tab
 from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond import beyond_words_tab
 from gradio_tabs.embeddings import embeddings_tab
-from gradio_tabs.language import ngram_sampler_tab
+from gradio_tabs.ngram import ngram_sampler_tab
 from gradio_tabs.tokens import tokens_tab
 from gradio_tabs.smollm2 import head_viewer_tab, inside_the_model_tab
 from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab

@@ -6,6 +6,8 @@ slider's range and the two-sentence reading; a change to one copy left the other
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES
@@ -150,3 +152,49 @@ def test_both_front_ends_refuse_a_context_past_the_engines_limit():
     assert not at.exception, [e.value for e in at.exception]
     assert at.text_input(key="tokens.prompt").value == DEFAULT_PROMPT
     assert "'prompt'" in texts(at) + "".join(w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("link", [
+    {},                                                           # the chapter's loop: a 3-gram of words at τ = 0
+    {"n": "6"},                                                   # five words of context: no loop in 100 tokens
+    {"level": "characters", "temperature": "1.0", "seed": "3", "length": "200"},
+    {"prompt": "Romeo", "n": "2", "smoothing": "add-k", "k": "0.5"},
+])
+def test_the_ngram_sampler_draws_and_says_the_same_in_both_front_ends_and_the_class(link):
+    """One link, three readers: the page's sample and its loop sentence, the Gradio tab's sample and sentence, and
+    the class question's loop all come from engine.chapter.ngram.sampled."""
+    import html
+
+    from engine.chapter.ngram import PAGE, sampled
+    from engine.chapter.questions import questions_for
+    from engine.classroom.questions import EngineSources
+    from engine.language.ngram import loop_sentence
+    from gradio_tabs.ngram import from_link
+    from ui.chips import NEWLINE
+
+    values = PAGE.values(link)
+    sources = EngineSources()
+    tokenizer = sources.tokenized(values["source"], values["level"], None)[0]
+    shown = sampled(values, tokenizer, sources.ngram_counts(values["source"], values["level"], None))
+    unit = "character(s)" if values["level"] == "characters" else "token(s)"
+    said = loop_sentence(shown.loop, values["n"], values["temperature"], unit) if shown.loop else None
+
+    at = run_file("views/ngram.py", link, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.get("html")[0].value                                        # the page's sample
+    if said is None:
+        assert "<mark" not in box and "No loop of" in box
+    else:
+        assert html.escape("Highlighted: " + loop_sentence(shown.loop, values["n"], values["temperature"])) in box
+        marked = html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<mark[^>]*>(.*?)</mark>", box, re.S).group(1)))
+        looped = tokenizer.decode(shown.ids[shown.loop.start:shown.loop.end])
+        assert marked.replace(NEWLINE, "").replace("\n", "") == looped.replace("\n", "")
+
+    text, _, gradio_says = from_link(values)                             # the Gradio tab's
+    assert text == values["prompt"] + tokenizer.decode(shown.ids)
+    assert (said in gradio_says) if said else ("falls into" not in gradio_says)
+
+    looping = next(q for q in questions_for("ngram", link, sources) if "fall into a loop" in q.prompt)
+    assert looping.answer == (0 if shown.loop else 1)                    # the class's, as revealed
+    if shown.loop:
+        assert f"From token {shown.loop.start} on, a cycle of {shown.loop.period} token(s)" in looping.explanation
