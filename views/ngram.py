@@ -8,7 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, markup
-from engine.chapter.ngram import LENGTH_STEP, MAX_LENGTH, MIN_LENGTH, MIN_LOOP, PAGE, sample_start
+from engine.chapter.ngram import (
+    LENGTH_STEP, MAX_LENGTH, MIN_LENGTH, MIN_LOOP, NGRAM_CHAPTER, PAGE, sample_start,
+)
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
@@ -298,9 +300,8 @@ page.further_reading([
      "https://people.math.harvard.edu/~ctm/home/text/others/shannon/entropy/entropy.pdf"),
     ("Chen & Goodman 1998: An empirical study of smoothing techniques for language modeling",
      "https://dash.harvard.edu/handle/1/25104739"),
-    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
-     "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    NGRAM_CHAPTER,
     ("Holtzman et al. 2020: The curious case of neural text degeneration", "https://arxiv.org/abs/1904.09751"),
 ])
 page.next_idea(__file__)
-warmup.prefetch("n-grams of the plays, every token level")  # ui.warmup
+warmup.prefetch(warmup.NGRAMS)  # ui.warmup

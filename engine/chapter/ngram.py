@@ -24,6 +24,9 @@ from engine.language.tokenizers import LEVELS
 
 MIN_LOOP = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop, per level
 MIN_LENGTH, MAX_LENGTH, LENGTH_STEP = 10, 500, 10      # the sample's length slider
+# further reading on both language pages (Tokens, N-gram sampler)
+NGRAM_CHAPTER = ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
+                 "https://web.stanford.edu/~jurafsky/slp3/3.pdf")
 
 
 def source(raw: str) -> str:
