@@ -20,6 +20,8 @@ MAX_SAMPLE_TOKENS = 2_000         # tokens sampled in one go
 MAX_TEMPERATURE = 100.0           # sampling temperature (0 means greedy)
 MAX_ADD_K = 100.0                 # k of add-k (Lidstone) smoothing
 MAX_TOP_K_VIEW = 50               # rows of a "top next tokens" view
+TOKENS_MAX_PROMPT_CHARS = 400     # the context the Tokens page's n-gram predicts after
+NGRAM_MAX_PROMPT_CHARS = 200      # the text the N-gram sampler's sample starts with
 
 # --- embeddings -------------------------------------------------------------------------
 VOCAB_SIZE_CHOICES = (10_000, 50_000, 400_000)  # the vocabulary-size control: most frequent words searched

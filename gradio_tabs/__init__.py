@@ -1,6 +1,7 @@
 """The Gradio Space's tabs, one per page of ui/path.py, each calling the same engine functions as its page.
 
-    language      Tokens & next-token prediction, N-gram sampler
+    tokens        Tokens & next-token prediction
+    ngram         N-gram sampler
     embeddings    Embedding explorer
     context_window        Context: window vs attention
     multi_head    Multi-head attention
@@ -23,9 +24,10 @@ from gradio_tabs.beyond import beyond_words_tab
 from gradio_tabs.context_window import context_window_tab
 from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.head_viewer import head_viewer_tab
-from gradio_tabs.language import ngram_sampler_tab, tokens_tab
 from gradio_tabs.multi_head import multi_head_attention_tab
+from gradio_tabs.ngram import ngram_sampler_tab
 from gradio_tabs.smollm2 import inside_the_model_tab
+from gradio_tabs.tokens import tokens_tab
 from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
 
 TABS = {

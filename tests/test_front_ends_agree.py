@@ -7,6 +7,8 @@ to one copy left the other front end saying something else.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.pages.conftest import run_file
@@ -101,3 +103,116 @@ def test_the_head_viewer_reads_the_same_head_in_both_front_ends_and_the_class(li
     best = int(np.argmax(view.alpha[-1]))
     assert looks.options[looks.answer].startswith(f"{best}: ") or looks.options[looks.answer].startswith("Two")
     assert f"{view.alpha[-1][best]:.3f}" in looks.explanation
+
+
+@pytest.mark.parametrize("link", [
+    {},                                                                 # the chapter's 'Mary had a little'
+    {"n": "2", "smoothing": "none"},                                    # plain counts after one word
+    {"level": "characters", "n": "5", "prompt": "O Romeo, Rome"},       # characters: the order the plays hold
+    {"prompt": "Good my", "merges": "40", "bpe_source": "the text above", "text": "low lower lowest slow slower"},
+])
+def test_the_tokens_page_says_and_shows_the_same_in_both_front_ends_and_the_class(link):
+    """One link, three readers: the page's bars and its sentence about the counts, the Gradio tab's rows and
+    sentence, and the class question's revealed answer all come from engine.chapter.tokens.prediction; the four
+    tokenizers count the same tokens on the page and in the tab."""
+    from engine.chapter.questions import questions_for
+    from engine.chapter.tokens import PAGE, counts_reading, prediction
+    from engine.classroom.questions import EngineSources, _quote
+    from engine.language.corpus import ALL_PLAYS
+    from gradio_tabs.tokens import from_link
+    from tests.pages.conftest import chart_rows, texts
+
+    values = PAGE.values(link)
+    sources = EngineSources()
+    shown = prediction(values, sources.tokenized(ALL_PLAYS, values["level"], None)[0],
+                       sources.ngram_counts(ALL_PLAYS, values["level"], None))
+    expected = counts_reading(shown)
+    name = f"{shown.model.name}, Shakespeare"
+    bars = [round(p, 3) for _, p, _ in shown.top]
+
+    at = run_file("views/tokens.py", link, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert expected in texts(at)                                         # the page's sentence
+    chart = next(c.proto for c in at.get("vega_lite_chart") if "P(next token" in c.proto.spec)
+    page_bars = [row for row in chart_rows(chart).to_pylist() if row["model"] == name]
+    assert [round(row["probability"], 3) for row in page_bars] == bars  # the page's bars
+
+    following, _, gradio_says, overview, _, _ = from_link(values)
+    assert expected in gradio_says and f"P = {bars[0]:.3f}" in gradio_says         # the Gradio tab's
+    assert [round(p, 3) for p in following[following["model"] == name]["P"]] == bars
+    page_counts = [int(c) for c in at.table[0].value["tokens for your text"].tolist()]
+    assert [int(c) for c in overview["tokens for your text"]] == page_counts
+
+    asked = questions_for("tokens", link, sources)                       # the class's, as revealed
+    nexts = [q for q in asked if q.prompt.startswith("After")]
+    assert nexts or values["level"] == "characters"     # single letters: no next-token question worth asking
+    if nexts:
+        best_id, best_p, _ = shown.top[0]
+        assert f"P({_quote(shown.text(best_id))}) = {best_p:.3f}" in nexts[0].explanation
+        assert f"the {values['n']}-gram model" in nexts[0].prompt
+
+
+def test_both_front_ends_refuse_a_context_past_the_engines_limit():
+    """Issue 40: the Tokens prompt limit (400) was the text boxes' alone; an API caller past it now gets the engine's
+    sentence, and a link past it opens the page at its default context with a sentence saying so."""
+    import gradio as gr
+
+    from engine import limits
+    from engine.chapter.tokens import DEFAULT_PROMPT
+    from gradio_tabs.tokens import next_token_tab
+    from tests.pages.conftest import texts
+
+    too_long = "the king " * 45
+    assert len(too_long) > limits.TOKENS_MAX_PROMPT_CHARS
+    with pytest.raises(gr.Error, match=f"the page predicts after at most {limits.TOKENS_MAX_PROMPT_CHARS}"):
+        next_token_tab(too_long, "words", 3, "kneser-ney", False)
+    at = run_file("views/tokens.py", {"prompt": too_long}, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_input(key="tokens.prompt").value == DEFAULT_PROMPT
+    assert "'prompt'" in texts(at) + "".join(w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("link", [
+    {},                                                           # the chapter's loop: a 3-gram of words at τ = 0
+    {"n": "6"},                                                   # five words of context: no loop in 100 tokens
+    {"level": "characters", "temperature": "1.0", "seed": "3", "length": "200"},
+    {"prompt": "Romeo", "n": "2", "smoothing": "add-k", "k": "0.5"},
+])
+def test_the_ngram_sampler_draws_and_says_the_same_in_both_front_ends_and_the_class(link):
+    """One link, three readers: the page's sample and its loop sentence, the Gradio tab's sample and sentence, and
+    the class question's loop all come from engine.chapter.ngram.sampled."""
+    import html
+
+    from engine.chapter.ngram import PAGE, sampled
+    from engine.chapter.questions import questions_for
+    from engine.classroom.questions import EngineSources
+    from engine.language.ngram import loop_sentence
+    from gradio_tabs.ngram import from_link
+    from ui.chips import NEWLINE
+
+    values = PAGE.values(link)
+    sources = EngineSources()
+    tokenizer = sources.tokenized(values["source"], values["level"], None)[0]
+    shown = sampled(values, tokenizer, sources.ngram_counts(values["source"], values["level"], None))
+    unit = "character(s)" if values["level"] == "characters" else "token(s)"
+    said = loop_sentence(shown.loop, values["n"], values["temperature"], unit) if shown.loop else None
+
+    at = run_file("views/ngram.py", link, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.get("html")[0].value                                        # the page's sample
+    if said is None:
+        assert "<mark" not in box and "No loop of" in box
+    else:
+        assert html.escape("Highlighted: " + loop_sentence(shown.loop, values["n"], values["temperature"])) in box
+        marked = html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<mark[^>]*>(.*?)</mark>", box, re.S).group(1)))
+        looped = tokenizer.decode(shown.ids[shown.loop.start:shown.loop.end])
+        assert marked.replace(NEWLINE, "").replace("\n", "") == looped.replace("\n", "")
+
+    text, _, gradio_says = from_link(values)                             # the Gradio tab's
+    assert text == values["prompt"] + tokenizer.decode(shown.ids)
+    assert (said in gradio_says) if said else ("falls into" not in gradio_says)
+
+    looping = next(q for q in questions_for("ngram", link, sources) if "fall into a loop" in q.prompt)
+    assert looping.answer == (0 if shown.loop else 1)                    # the class's, as revealed
+    if shown.loop:
+        assert f"From token {shown.loop.start} on, a cycle of {shown.loop.period} token(s)" in looping.explanation

@@ -33,7 +33,7 @@ def test_the_position_tab_writes_the_largest_change_as_the_page_does():
 
 
 def test_the_ngram_tab_blames_a_loop_on_the_temperature_too():
-    from gradio_tabs.language import ngram_tab
+    from gradio_tabs.ngram import ngram_tab
 
     _, _, summary = ngram_tab(2, "kneser-ney", 0.0, 0, 200, "Romeo:")
     assert "falls into a loop of" in summary and "at τ = 0" in summary

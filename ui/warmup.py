@@ -125,10 +125,12 @@ def _inside_the_model() -> None:
         inside_views.patching(DEFAULT_NAME, *pair)
 
 
+NGRAMS = "n-grams of the plays, every token level"     # the Tokens and N-gram pages prefetch it
+
 # name -> what it fills, each with the arguments its page passes
 TASKS: dict[str, Callable[[], None]] = {
     "every page's first view": _every_first_view,
-    "n-grams of the plays, every token level": _ngrams,
+    NGRAMS: _ngrams,
     "analogy accuracy, both scores": _analogy_accuracy,
     "SmolLM2's default sample": _smollm2_sample,
     "the model ladder": _ladder,

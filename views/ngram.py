@@ -8,6 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, markup
+from engine.chapter.ngram import (
+    LENGTH_STEP, MAX_LENGTH, MIN_LENGTH, MIN_LOOP, NGRAM_CHAPTER, PAGE, sample_start,
+)
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
@@ -15,8 +18,8 @@ from engine.language.code import ngram_code
 from engine.language.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
 from engine.language.ngram import (
-    HELD_OUT_K, LOOP_EXAMPLE_N, LOOP_EXAMPLE_TEMPERATURE, SMOOTHING_NAMES, SMOOTHINGS, NGramModel,
-    find_loop, held_out_sentences, loop_sentence, sample_context, smoothing_name,
+    HELD_OUT_K, SMOOTHING_NAMES, SMOOTHINGS, NGramModel,
+    find_loop, held_out_sentences, loop_sentence, smoothing_name,
 )
 from engine.numbers import enough_digits, worked
 from engine.language.tokenizers import LEVELS, decoded_pieces, token_text
@@ -24,7 +27,7 @@ from ui import challenges, charts, chips, code, formula, loaders, page, tables, 
 
 HEATMAP_TOKENS = 20
 CONTEXT_ROWS = 8
-MIN_LOOP = {"characters": 16, "words": 8, "BPE": 10}
+P = PAGE.by_name
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -43,26 +46,11 @@ def model_settings() -> tuple[int, str, float]:
     return int(STATE["n"]), STATE["smoothing"], 1.0 if STATE.get("k") is None else float(STATE["k"])
 
 
-page.header("N-gram sampler", "How far can counting the last n-1 tokens take a language model?")
+page.header(PAGE)
 
 corpus = loaders.corpus()
-PROMPT_CHARS = 200
 SOURCES = [ALL_PLAYS] + corpus.plays + [OWN_TEXT]
-STATE = url_state.PageState(
-    "ngram",
-    url_state.Param("source", ALL_PLAYS, url_state.one_of(SOURCES)),
-    url_state.Param("level", "words", url_state.one_of(LEVELS)),
-    url_state.Param("n", LOOP_EXAMPLE_N, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
-    url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
-    url_state.Param("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float)),
-    # the page opens on the chapter's second failure, a loop of words from a short context (always the likeliest
-    # token: engine.language.ngram.LOOP_EXAMPLE_*); a link's above the limit falls
-    # back to the default with the link's sentence, a typed one gets the engine's
-    url_state.Param("temperature", LOOP_EXAMPLE_TEMPERATURE, url_state.between(0.0, limits.MAX_TEMPERATURE, float)),
-    url_state.Param("seed", 0, url_state.between(0, 2**31 - 1, int)),
-    url_state.Param("length", 100, url_state.between(10, 500, int)),
-    url_state.Param("prompt", "", url_state.text(PROMPT_CHARS)),
-)
+STATE = url_state.PageState(PAGE)
 # sections that rerun alone (ui.page.section): the sample; the frequent contexts, the V^n entries and the held-out
 # cross-entropy of the chosen n; the code and the challenges
 HELD_OUT = "ngram.held_out"   # the held-out chart, its table and sentences: veiled while a class predicts the best n
@@ -72,21 +60,22 @@ STATE.init()
 
 with st.sidebar:
     st.header("Model")
-    st.selectbox("Corpus", SOURCES, key=STATE.key("source"))
-    st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True,
-             help="BPE: 500 merges learned from the start of the training text.")
-    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
+    st.selectbox(P["source"].label, SOURCES, key=STATE.key("source"))
+    st.radio(P["level"].label, LEVELS, key=STATE.key("level"), horizontal=True, help=P["level"].help)
+    st.slider(P["n"].label, 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
               on_change=page.only(STATE, SAMPLE, CONTEXTS, SIZE, HELD, TAIL))
-    st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
+    st.selectbox(P["smoothing"].label, SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get)
     if STATE["smoothing"] == "add-k":
-        st.number_input("k (add-k; 1 is Laplace)", min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f",
+        st.number_input(P["k"].label, min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f",
                         on_change=page.only(STATE, SAMPLE, CONTEXTS, TAIL))
     st.header("Sampling")
-    st.number_input("Temperature τ (0 = always the most likely token)", min_value=0.0, step=0.1,
+    st.number_input(P["temperature"].label, min_value=0.0, step=0.1,
                     key=STATE.key("temperature"), on_change=page.only(STATE, SAMPLE, TAIL))
-    st.number_input("Seed", min_value=0, step=1, key=STATE.key("seed"), on_change=page.only(STATE, SAMPLE, TAIL))
+    st.number_input(P["seed"].label, min_value=0, step=1, key=STATE.key("seed"),
+                    on_change=page.only(STATE, SAMPLE, TAIL))
     st.button("Resample (next seed)", on_click=resample, icon=":material/casino:")
-    st.slider("Tokens to sample", 10, 500, key=STATE.key("length"), step=10, on_change=page.only(STATE, SAMPLE, TAIL))
+    st.slider(P["length"].label, MIN_LENGTH, MAX_LENGTH, key=STATE.key("length"), step=LENGTH_STEP,
+              on_change=page.only(STATE, SAMPLE, TAIL))
 
 own_text = None
 if STATE["source"] == OWN_TEXT:
@@ -96,7 +85,7 @@ if STATE["source"] == OWN_TEXT:
     st.text_area("... or paste a text (the last 10% is held out for scoring)", key=STATE.key("own_text"), height=120)
     raw = uploaded.getvalue() if uploaded is not None else STATE.get("own_text", "")
     own_text = page.run_engine(user_text, raw)
-st.text_input("Start the sample with (optional)", key=STATE.key("prompt"), max_chars=PROMPT_CHARS,
+st.text_input(P["prompt"].label, key=STATE.key("prompt"), max_chars=limits.NGRAM_MAX_PROMPT_CHARS,
               on_change=page.only(STATE, SAMPLE, TAIL))
 STATE.mirror()
 
@@ -130,8 +119,9 @@ def the_sample() -> None:
         return
     st.subheader("A sample, and the second failure: a short context goes round in loops")
     # the typed prompt (a sentence where it cannot be read), or else a line break: shown is only what was typed
-    prompt = (page.run_engine(sample_context, tokenizer, STATE["prompt"]) if STATE["prompt"] else None) or []
-    start = prompt or sample_context(tokenizer, "")
+    values = {name: STATE[name] for name in P}
+    prompt = (page.run_engine(sample_start, values, tokenizer) if STATE["prompt"] else None) or []
+    start = prompt or sample_start(values | {"prompt": ""}, tokenizer)
     sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(STATE["length"]),
                                  int(STATE["seed"]), float(STATE["temperature"]), tuple(start), model)
     if sample_ids is not None:
@@ -310,9 +300,8 @@ page.further_reading([
      "https://people.math.harvard.edu/~ctm/home/text/others/shannon/entropy/entropy.pdf"),
     ("Chen & Goodman 1998: An empirical study of smoothing techniques for language modeling",
      "https://dash.harvard.edu/handle/1/25104739"),
-    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
-     "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    NGRAM_CHAPTER,
     ("Holtzman et al. 2020: The curious case of neural text degeneration", "https://arxiv.org/abs/1904.09751"),
 ])
 page.next_idea(__file__)
-warmup.prefetch("n-grams of the plays, every token level")  # ui.warmup
+warmup.prefetch(warmup.NGRAMS)  # ui.warmup

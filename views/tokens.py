@@ -5,28 +5,23 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, markup
+from engine.chapter.ngram import NGRAM_CHAPTER
+from engine.chapter.tokens import (
+    BPE_SOURCES, DEFAULT_TEXT, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction,
+    tokenizer_names,
+)
 from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
 from engine.language.corpus import ALL_PLAYS
 from engine.language.code import tokens_code
-from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
-from engine.language.tokenizers import (
-    LEVELS, WordTokenizer, fewest_merges_for, token_text, tokenize, tokens_by_merges, train_bpe,
-)
+from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS
+from engine.language.tokenizers import LEVELS, WordTokenizer, fewest_merges_for, tokenize, tokens_by_merges
 from ui import challenges, charts, chips, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
-DEFAULT_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
-                "the lamb was sure to go.")
-DEFAULT_PROMPT = "Mary had a little"
-BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")
 CORPUS_BPE_CHARS = limits.TOKENS_BPE_TRAIN_CHARS
 MAX_MERGES_SHOWN = limits.TOKENS_BPE_MERGES
-MERGE_STEP = 10   # the merges slider's step
-
-
-PROMPT_CHARS = 400
-TOP_SHOWN = 10
+P = PAGE.by_name
 
 
 def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
@@ -47,19 +42,14 @@ def merge_curve(source: str, merges: int, text: str, _bpe) -> tuple[list[int], l
     return tokens_by_merges(_bpe, text)
 
 
-page.header("Tokens & next-token prediction",
-            "What does a language model predict, and what exactly is a token?")
+def link_values() -> dict:
+    """The page's link values as its session holds them now (what the spec's functions read)."""
+    return {name: STATE[name] for name in P}
 
-STATE = url_state.PageState(
-    "tokens",
-    url_state.Param("text", DEFAULT_TEXT, url_state.text(limits.MAX_TOKENIZE_CHARS)),
-    url_state.Param("merges", 200, url_state.between(0, MAX_MERGES_SHOWN, int)),
-    url_state.Param("bpe_source", BPE_SOURCES[0], url_state.one_of(BPE_SOURCES)),
-    url_state.Param("level", "words", url_state.one_of(LEVELS)),
-    url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
-    url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
-    url_state.Param("prompt", DEFAULT_PROMPT, url_state.text(PROMPT_CHARS)),
-)
+
+page.header(PAGE)
+
+STATE = url_state.PageState(PAGE)
 # sections that rerun alone (ui.page.section): the next-token prediction, watching BPE learn, and the code and
 # challenges, which show the next-token settings too
 NEXT, STEPS, TAIL = "tokens.next", "tokens.bpe_steps", "tokens.tail"
@@ -68,63 +58,55 @@ STATE.init()
 
 with st.sidebar:
     st.header("Next-token model")
-    st.radio("Token level", LEVELS, key=STATE.key("level"), horizontal=True, on_change=page.only(STATE, NEXT, TAIL))
-    st.slider("n (the model sees the n-1 tokens before)", 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
-              on_change=page.only(STATE, NEXT, TAIL))
-    st.selectbox("Smoothing", SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get,
+    st.radio(P["level"].label, LEVELS, key=STATE.key("level"), horizontal=True,
+             on_change=page.only(STATE, NEXT, TAIL))
+    st.slider(P["n"].label, 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"), on_change=page.only(STATE, NEXT, TAIL))
+    st.selectbox(P["smoothing"].label, SMOOTHINGS, key=STATE.key("smoothing"), format_func=SMOOTHING_NAMES.get,
                  on_change=page.only(STATE, NEXT, TAIL))
     st.header("BPE")
-    st.slider("Merges to learn", 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=MERGE_STEP,
-              help="Each merge joins the most frequent adjacent pair of tokens into one new token.")
-    st.radio("Learn the merges from", BPE_SOURCES, key=STATE.key("bpe_source"))
+    st.slider(P["merges"].label, 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=MERGE_STEP,
+              help=P["merges"].help)
+    st.radio(P["bpe_source"].label, BPE_SOURCES, key=STATE.key("bpe_source"))
 
 # --- next-token prediction ---------------------------------------------------------------------------
 
 @page.section(NEXT)
 def next_token_prediction() -> None:
     """P(next token) after the context: what the sidebar's model settings, the context and the SmolLM2 switch
-    change. Sets `distribution` for the code and challenges section, which reruns with it."""
-    global distribution
+    change. Sets `predicted` (engine.chapter.tokens.Prediction) for the code and challenges section, which reruns
+    with it."""
+    global predicted
     st.subheader("Next-token prediction")
-    st.text_input("Context (the text so far)", key=STATE.key("prompt"), max_chars=PROMPT_CHARS,
+    st.text_input(P["prompt"].label, key=STATE.key("prompt"), max_chars=limits.TOKENS_MAX_PROMPT_CHARS,
                   on_change=page.only(STATE, NEXT, TAIL))
-    st.toggle("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)",
-              value=True, key=STATE.key("with_smollm2"))
-    level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
-    tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
-    model = page.run_engine(NGramModel.from_counts, loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing,
-                            tokenizer=tokenizer)
-    context = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) if model is not None else None
-    distribution = None
-    if context is not None:
-        distribution = page.run_engine(model.distribution, context)
+    st.toggle(WITH_SMOLLM2, value=True, key=STATE.key("with_smollm2"))
+    level = STATE["level"]
+    predicted = page.run_engine(prediction, link_values(), loaders.tokenized(ALL_PLAYS, level, None)[0],
+                                loaders.ngram_counts(ALL_PLAYS, level, None))
     shown = {}
-    if distribution is not None:
-        top = distribution.top(TOP_SHOWN)
-        shown[f"{model.name}, Shakespeare"] = [(token_text(tokenizer, i), p) for i, p, _ in top]
+    if predicted is not None:
+        shown[f"{predicted.model.name}, Shakespeare"] = [(predicted.text(i), p) for i, p, _ in predicted.top]
     # SmolLM2 reads any text, cut into its own subword pieces: a word the plays never use refuses only the n-gram
     others = other_distributions(STATE["prompt"])
     shown.update(others)
     if shown:
         title = f"P(next token | '{STATE['prompt'][-40:]}')"
         charts.show(next_token_bars(shown, title=title if len(shown) > 1 else f"{next(iter(shown))}: {title}"))
-    if model is not None and context is None and others:
+    if predicted is None and others:
         st.caption("Only the n-gram is refused: it knows only the plays' words. SmolLM2 cuts any word into subword "
                    "pieces it knows, so it still answers.")
-    if distribution is not None:
-        counting_formulas(distribution, model, tokenizer, top)
+    if predicted is not None:
+        counting_formulas(predicted)
 
 
-def counting_formulas(distribution, model, tokenizer, top) -> None:
+def counting_formulas(shown) -> None:
     """The chapter's plain counts for the most likely token, first; then what the smoothing does to them, its
     detail (Kneser-Ney's discounts and shorter contexts) folded for a second read."""
+    distribution, model, tokenizer = shown.distribution, shown.model, shown.tokenizer
     smoothing = model.smoothing
-    used = list(distribution.context)
-    pieces = [visible(token_text(tokenizer, i)) for i in used]
-    best_id, best_p, best_count = top[0]
-    best = chips.latex_text(token_text(tokenizer, best_id))
-    context_text = (" ".join(pieces[len(pieces) - (distribution.order_used - 1):])
-                    if distribution.order_used > 1 else "")
+    pieces = [visible(shown.text(i)) for i in distribution.context]
+    best_id, best_p, best_count = shown.top[0]
+    best = chips.latex_text(shown.text(best_id))
     S = distribution.context_count
     where = (f"c = the last {distribution.order_used - 1} token(s), the longest context the corpus has seen"
              if distribution.order_used > 1 else "c = no context at all: each token by its own count")
@@ -132,9 +114,7 @@ def counting_formulas(distribution, model, tokenizer, top) -> None:
         formula.formula_with_numbers(
             r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
             rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_count / S:.3f}",
-            caption=f"{where}. Counted on the training split of all 38 plays: the context "
-                    f"{markup.quoted(context_text)} was followed {S:,} times by some token (order "
-                    f"{distribution.order_used}), {best_count:,} times by this one."
+            caption=f"{where}. {counts_reading(shown)}"
                     + (" Tokens never seen after it get probability 0." if smoothing == "none" else ""))
     if smoothing == "add-k":
         formula.formula_with_numbers(
@@ -168,8 +148,8 @@ next_token_prediction()
 
 # --- tokens: what the model reads ----------------------------------------------------------------
 st.subheader("What exactly is a token?")
-st.text_area("Your text", key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
-             help="Type anything: every tokenizer below cuts it up as you go.")
+st.text_area(P["text"].label, key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
+             help=P["text"].help)
 STATE.mirror()
 text = STATE["text"]
 merges = int(STATE["merges"])
@@ -177,21 +157,16 @@ merges = int(STATE["merges"])
 # --- the four tokenizers -------------------------------------------------------------------------
 char_vocab = loaders.corpus_characters()
 words_vocab = loaders.tokenized(ALL_PLAYS, "words", None)[0]
-if STATE["bpe_source"] == BPE_SOURCES[0]:
-    bpe = loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS).truncated(merges)
-else:
-    bpe = page.run_engine(train_bpe, text, merges)
+bpe = page.run_engine(learned_bpe, link_values(), loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS))
 gpt2 = loaders.gpt2_tokenizer()
 
 rows = []
 tokenizations = {}
 hidden = page.veiled(TOKENIZERS)   # a class's open question asks what these show: predict first
-for label, tokenizer, note in [
-    ("Characters", char_vocab, "one token per character of the corpus's alphabet"),
-    ("Words", words_vocab, "words and punctuation of the corpus; a dashed chip is a word it never uses (<unk>, id 0)"),
-    (f"BPE, {merges} merges", bpe, "bytes, merged pair by pair in the order learned"),
-    ("GPT-2 BPE", gpt2, "GPT-2's own 50,000 merges (the real thing)"),
-]:
+NOTES = ("one token per character of the corpus's alphabet",
+         "words and punctuation of the corpus; a dashed chip is a word it never uses (<unk>, id 0)",
+         "bytes, merged pair by pair in the order learned", "GPT-2's own 50,000 merges (the real thing)")
+for label, tokenizer, note in zip(tokenizer_names(merges), (char_vocab, words_vocab, bpe, gpt2), NOTES):
     if not hidden:
         st.markdown(f"**{label}**: {note}")
     where = st.container()
@@ -245,13 +220,14 @@ def watch_bpe_learn() -> None:
                         "into a new token, repeat. Bytes first, so any text can be encoded.")
 
 
-text_ok = "GPT-2 BPE" in tokenizations  # GPT-2 encodes any text, so this fails only for empty or long text
+GPT2 = tokenizer_names(merges)[-1]
+text_ok = GPT2 in tokenizations  # GPT-2 encodes any text, so this fails only for empty or long text
 if bpe is not None and text_ok:
     watch_bpe_learn()
 
 # --- show the code, challenges ---------------------------------------------------------------------------
-gpt2_result = tokenizations.get("GPT-2 BPE")
-bpe_result = next((r for label, r in tokenizations.items() if label.startswith("BPE")), None)
+gpt2_result = tokenizations.get(GPT2)
+bpe_result = tokenizations.get(tokenizer_names(merges)[2])
 # the fewest merges (in the slider's steps) that spell ' the' as one token in this text, with these merges' source
 fewest_the = fewest_merges_for(bpe, text, " the", MERGE_STEP) if bpe is not None and bpe_result is not None else None
 split_word = None
@@ -265,13 +241,10 @@ if gpt2_result is not None:
 @page.section(TAIL)
 def code_and_challenges() -> None:
     """The code and the challenges: they rerun with the next-token section (its settings show here, and
-    `distribution` is the one it just made). The text and the BPE come from the last full run."""
-    level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
-    if distribution is not None:
-        tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
-        model = NGramModel.from_counts(loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
-        code.show_code({"Python": tokens_code(level, n, smoothing, STATE["prompt"], text, model=model,
-                                              tokenizer=tokenizer, gpt2=gpt2)})
+    `predicted` is the one it just made). The text and the BPE come from the last full run."""
+    if predicted is not None:
+        code.show_code({"Python": tokens_code(STATE["level"], int(STATE["n"]), STATE["smoothing"], STATE["prompt"],
+                                              text, model=predicted.model, tokenizer=predicted.tokenizer, gpt2=gpt2)})
 
     challenges.try_this([
         challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",
@@ -281,13 +254,13 @@ def code_and_challenges() -> None:
         challenges.Challenge("Find the fewest merges (in the slider's steps of 10) at which our BPE spells ' the' as "
                              "one token in your text.",
                              done=fewest_the is not None and merges == fewest_the,
-                             hint="Slide 'Merges to learn' to 0, then up one step at a time, and stop as soon as "
+                             hint=f"Slide '{P['merges'].label}' to 0, then up one step at a time, and stop as soon as "
                                   "' the' is one chip in the BPE row (drawn ␣the: ␣ is the space).",
                              solution={STATE.key("merges"): fewest_merges_for(
                                  loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS), DEFAULT_TEXT, " the",
                                  MERGE_STEP)}),
         challenges.Challenge("Find a context whose most likely next token has probability above 0.5.",
-                             done=distribution is not None and distribution.top(1)[0][1] > 0.5,
+                             done=predicted is not None and predicted.top[0][1] > 0.5,
                              hint="Set phrases leave few possibilities: type 'Good my' as the context.",
                              solution={STATE.key("prompt"): "Good my"}),
     ])
@@ -299,9 +272,8 @@ page.further_reading([
     ("Sennrich, Haddow, Birch 2016: byte-pair encoding for rare words", "https://arxiv.org/abs/1508.07909"),
     ("Radford et al. 2019: GPT-2 and byte-level BPE",
      "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
-    ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
-     "https://web.stanford.edu/~jurafsky/slp3/3.pdf"),
+    NGRAM_CHAPTER,
     ("Stanford CME 295, lecture 1: tokens and language models", "https://cme295.stanford.edu/"),
 ])
 page.next_idea(__file__)
-warmup.prefetch("n-grams of the plays, every token level")  # ui.warmup
+warmup.prefetch(warmup.NGRAMS)  # ui.warmup

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -38,10 +37,8 @@ Values = Mapping[str, str]
 TIE = "Two or more tie for first"
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
 BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
-LOOP_MIN_TOKENS = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop
 VARIETY_TAUS = (0.2, 1.0, 1.8)            # the Generate page's question compares these, the page's own in one's place
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
-NEXT_TOKENS_SHOWN = 10        # the bars of the Tokens page (views/tokens.py): a question picks its options there
 SHIPPED = "shipped transformer"                                # the Generate page's models, as its link names them
 GENERATE_NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
 
@@ -246,113 +243,6 @@ class EngineSources:
         from engine.beyond import modalities as patches
 
         return patches.bundled_picture(name)
-
-
-# --- Tokens & next-token prediction ---------------------------------------------------------------
-TOKENS_PROMPT = "Mary had a little"
-TOKENS_TEXT = ("Mary had a little lamb, its fleece was white as snow; and everywhere that Mary went, "
-               "the lamb was sure to go.")
-
-
-def tokens_next(values: Values, sources) -> Question:
-    from engine.language.corpus import ALL_PLAYS
-    from engine.language.ngram import NGramModel, prompt_ids
-    from engine.language.tokenizers import token_text
-
-    level, n = _text(values, "level", "words"), _int(values, "n", 3)
-    smoothing, prompt = _text(values, "smoothing", "kneser-ney"), _text(values, "prompt", TOKENS_PROMPT)
-    tokenizer = sources.tokenized(ALL_PLAYS, level, None)[0]
-    model = NGramModel.from_counts(sources.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
-    shown = model.distribution(prompt_ids(tokenizer, prompt)).top(NEXT_TOKENS_SHOWN)   # the page's bars
-    texts = {i: token_text(tokenizer, i) for i, _, _ in shown}
-    best_p = shown[0][1]
-    tied = [s for s in shown if s[1] >= best_p - TIE_TOLERANCE]     # the page prints 3 decimals: these tie
-    rest = sorted((s for s in shown if s not in tied), key=lambda s: (not _has_word(texts[s[0]]), -s[1]))
-    picked = (tied + rest)[:max(4, min(len(tied) + 1, 5))]           # words before punctuation among the rest
-    if sum(_has_word(texts[i]) for i, _, _ in picked) < 2:
-        raise ValueError(f"After {_quote(prompt[-60:])} the {n}-gram model's likeliest tokens are punctuation marks: "
-                         "no question worth asking about them.")
-    picked.sort(key=lambda s: texts[s[0]])                            # alphabetical: the best is not always first
-    options, answer, leaders = _top_choice([_quote(texts[i]) for i, _, _ in picked], [p for _, p, _ in picked],
-                                           keep=len(picked), tolerance=TIE_TOLERANCE)
-    best = picked[leaders[0]]
-    return Question("tokens", f"After {_quote(prompt[-60:])}, which next token does the {n}-gram model "
-                              f"({level}, counted on Shakespeare) rank first?", options, answer,
-                    f"P({_quote(texts[best[0]])}) = {best[1]:.3f}, the largest; the bars on the page show the "
-                    f"{len(shown)} best.", veils=("tokens.next", "tokens.tail"))
-
-
-def tokens_gpt2(values: Values, sources) -> Question:
-    text = _text(values, "text", TOKENS_TEXT)
-    words = re.findall(r"[A-Za-z]+", text)
-    if not words:
-        raise ValueError("The text has no word made of letters to ask about.")
-    gpt2 = sources.gpt2_tokenizer()
-    split = {word: gpt2.tokens(" " + word) for word in dict.fromkeys(words)}
-    word = max(split, key=lambda w: (len(split[w]), len(w)))        # the word cut into most pieces, then longest
-    pieces = split[word]
-    count = len(pieces)
-    top = max(4, count)
-    options = tuple(str(i) for i in range(top - 3, top + 1))
-    return Question("tokens", f"Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
-                    options, options.index(str(count)),
-                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".",
-                    veils=("tokens.tokenizers", "tokens.tail"))
-
-
-# --- N-gram sampler ---------------------------------------------------------------------------------
-
-def _ngram_model(values: Values, sources):
-    from engine.language.corpus import ALL_PLAYS, OWN_TEXT
-    from engine.language.ngram import LOOP_EXAMPLE_N, NGramModel
-
-    source, level = _text(values, "source", ALL_PLAYS), _text(values, "level", "words")
-    if source == OWN_TEXT:
-        raise ValueError("A text of your own is not in the link: pick a play to ask about.")
-    n, smoothing = _int(values, "n", LOOP_EXAMPLE_N), _text(values, "smoothing", "kneser-ney")
-    k = _float(values, "k", 1.0)
-    tokenizer = sources.tokenized(source, level, None)[0]
-    model = NGramModel.from_counts(sources.ngram_counts(source, level, None), n, smoothing, k, tokenizer)
-    return source, level, n, smoothing, tokenizer, model
-
-
-def ngram_loop(values: Values, sources) -> Question:
-    from engine.language.ngram import LOOP_EXAMPLE_TEMPERATURE, find_loop, sample_context
-
-    _, level, n, _, tokenizer, model = _ngram_model(values, sources)
-    tau, seed = _float(values, "temperature", LOOP_EXAMPLE_TEMPERATURE), _int(values, "seed", 0)
-    length = min(max(_int(values, "length", 100), 10), 500)          # the page's sample, as long as it shows it
-    prompt = sample_context(tokenizer, _text(values, "prompt", ""))   # as the page samples: no prompt, a line break
-    ids = model.sample(length, seed=seed, temperature=tau, prompt=prompt)
-    loop = find_loop(ids, min_length=LOOP_MIN_TOKENS.get(level, 8))
-    options = ("Yes: it falls into a loop", f"No: no loop within its {length} tokens")
-    why = (f"From token {loop.start} on, a cycle of {loop.period} token(s) repeats {loop.repeats:.1f} times "
-           f"({loop.end - loop.start} tokens)." if loop is not None else
-           f"No stretch of {LOOP_MIN_TOKENS.get(level, 8)} or more tokens repeats in the {length} sampled.")
-    return Question("ngram", f"The {n}-gram model ({level}) samples {length} tokens at temperature "
-                             f"\u03c4 = {tau:g}, seed {seed}. Does the sample fall into a loop?",
-                    options, 0 if loop is not None else 1, why, veils=("ngram.sample", "ngram.tail"))
-
-
-def ngram_held_out(values: Values, sources) -> Question:
-    source, level, _, smoothing, _, _ = _ngram_model(values, sources)
-    rows = [row for row in sources.held_out(source, level, None) if row.smoothing == smoothing]
-    if len(rows) < 2:
-        raise ValueError("There are not two orders n to compare for this smoothing.")
-    rows.sort(key=lambda row: row.n)
-    rows = [row for row in rows if math.isfinite(row.bits)]
-    if len(rows) < 2:
-        raise ValueError("There are not two orders n with a finite score to compare for this smoothing.")
-    kept = sorted(sorted(rows, key=lambda row: (row.bits, row.n))[:5], key=lambda row: row.n)   # with a tie: six
-    options, answer, leaders = _top_choice([f"n = {row.n}" for row in kept], [-row.bits for row in kept],
-                                           keep=len(kept), tolerance=BITS_TIE)
-    scores = "; ".join(f"n = {row.n}: {row.bits:.3f}" for row in kept)     # as the page's table prints them
-    verdict = (f"n = {kept[leaders[0]].n} scores fewest" if len(leaders) == 1 else
-               " and ".join(f"n = {kept[i].n}" for i in leaders) + f" lie within {BITS_TIE} bits: a tie")
-    return Question("ngram", f"With {smoothing} smoothing ({level}), which n scores the fewest bits per token "
-                             f"on held-out text (within {BITS_TIE} bits counts as a tie)?", options, answer,
-                    f"{verdict}. Bits per token, {scores}; the held-out chart and table on the page show every n.",
-                    veils=("ngram.held_out", "ngram.tail"))   # the held-out part holds its numbers' section
 
 
 # --- Embedding explorer -----------------------------------------------------------------------------
@@ -619,8 +509,6 @@ def beyond_scores(values: Values, sources) -> Question:
 # Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
 # engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
-    "tokens": (tokens_next, tokens_gpt2),
-    "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),

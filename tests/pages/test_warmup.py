@@ -34,7 +34,9 @@ def test_every_page_prefetches_known_tasks_and_each_task_is_asked_for():
     asked = set()
     root = Path(warmup.__file__).resolve().parents[1]
     for page in [*root.glob("views/*.py"), root / "app.py"]:   # app.py: what every page opens on
-        asked |= set(re.findall(r'warmup\.prefetch\("([^"]+)"\)', page.read_text()))
+        source = page.read_text()
+        asked |= set(re.findall(r'warmup\.prefetch\("([^"]+)"\)', source))
+        asked |= {getattr(warmup, name) for name in re.findall(r"warmup\.prefetch\(warmup\.([A-Z_]+)\)", source)}
     assert asked == set(warmup.TASKS)
 
 
