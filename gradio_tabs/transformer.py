@@ -230,7 +230,7 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     """Train the block on the plays' characters for a few seconds, streaming progress (a generator: the
     queue sends each update); the block's sizes and switches, then the schedule. The budget and sizes are
     limited as on the Block builder (engine.limits)."""
-    from engine.machinery.training_jobs import live_job
+    from engine.transformer.training_jobs import live_job
     from engine.transformer.training import live_schedule
 
     config = _config(locals())

@@ -45,7 +45,7 @@ def test_the_repository_keeps_its_layers():
     ("engine/machinery/cache.py", "from engine.language import corpus",
      "cache, file locks and machine slots import no part of the engine"),
     # a cycle: training_jobs runs transformer.training, so the loop may not start a job
-    ("engine/transformer/training.py", "from engine.machinery.training_jobs import live_job",
+    ("engine/transformer/training.py", "from engine.transformer.training_jobs import live_job",
      "the chapter's parts import neither the prepare command nor the training jobs"),
     # the pages stand on the class store, never the other way
     ("engine/classroom/store.py", "from engine.chapter import pages",

@@ -161,7 +161,7 @@ def prefetch(*names: str) -> None:
 
 
 def _work() -> None:
-    from engine.machinery.training_jobs import yield_to_pages
+    from engine.transformer.training_jobs import yield_to_pages
     from ui.server import return_freed_memory
 
     yield_to_pages()

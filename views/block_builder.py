@@ -252,7 +252,7 @@ def mark_training(on: bool) -> None:
 
 def start_training() -> None:
     from engine.transformer.language_model import TransformerLanguageModel
-    from engine.machinery.training_jobs import live_job
+    from engine.transformer.training_jobs import live_job
     from engine.transformer.training import live_schedule
 
     tokenizer, train_ids, held_out_ids, _ = loaders.char_corpus()

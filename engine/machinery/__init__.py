@@ -4,5 +4,4 @@
 - prepare: the command that fills it (`python -m engine.machinery.prepare`).
 - machine_slots: slots shared by every process of a machine (live trainings, heavy questions at once).
 - file_lock: an exclusive lock on a file (fcntl where there is one, a fallback elsewhere).
-- training_jobs: trainings started from a page, each in a worker thread behind the machine-wide gate.
 """

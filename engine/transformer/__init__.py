@@ -3,7 +3,8 @@
 - config: a transformer's sizes and switches, presets, parameter counts (no torch).
 - model: the decoder-only transformer in torch (positions, attention with its cache, FFN, block, stack).
 - language_model: a trained model behind the app's language-model interface (engine.lm).
-- training: next-token training, checkpoints, the training gate and job of a page.
+- training: next-token training and checkpoints.
+- training_jobs: trainings started from a page, each in a worker thread behind the machine-wide gate.
 - positional: permutation checks, sinusoidal and rotary encodings.
 - generation: one token at a time from any language model; the ladder's rungs.
 - ladder: the sentences under the ladder, computed from its bars.

@@ -6,7 +6,7 @@ backpropagate, clip the gradient norm, AdamW. The learning rate warms up linearl
 follows a cosine down to a floor:  lr = lr_min + (lr_max - lr_min)(1 + cos(pi p)) / 2,
 where p is the fraction of the budget used (steps or seconds, whichever runs out first).
 
-A page runs `train` in a worker thread behind a machine-wide gate: engine.machinery.training_jobs.
+A page runs `train` in a worker thread behind a machine-wide gate: engine.transformer.training_jobs.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Training slots shared by the processes of one machine (engine.machinery.machine_slots,
-engine.machinery.training_jobs.TrainingGate).
+engine.transformer.training_jobs.TrainingGate).
 
 Other processes are real ones: each imports engine.machinery.machine_slots alone (no torch), takes what it
 can, says how many it got, and holds them until it is killed."""
@@ -15,7 +15,7 @@ import pytest
 
 from engine import limits
 from engine.machinery.machine_slots import LOCKS_ENV, MachineSlots, lock_folder
-from engine.machinery.training_jobs import GATE, TrainingGate
+from engine.transformer.training_jobs import GATE, TrainingGate
 
 ROOT = Path(__file__).resolve().parents[3]
 HOLDER = """

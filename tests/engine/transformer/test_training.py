@@ -1,5 +1,5 @@
 """engine.transformer.training: the loss falls, budgets and the stop flag end a run, checkpoints round-trip (the
-worker threads and the gate that run it for a page: tests/engine/machinery/test_training_jobs.py)."""
+worker threads and the gate that run it for a page: tests/engine/transformer/test_training_jobs.py)."""
 from __future__ import annotations
 
 import threading

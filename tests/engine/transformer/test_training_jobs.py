@@ -1,4 +1,4 @@
-"""engine.machinery.training_jobs: the gate queues, jobs train in worker threads behind it and yield the CPU to
+"""engine.transformer.training_jobs: the gate queues, jobs train in worker threads behind it and yield the CPU to
 page reruns (the gate with other processes holding the machine's slots: test_machine_slots.py)."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from engine import limits
-from engine.machinery.training_jobs import (
+from engine.transformer.training_jobs import (
     GATE, TRAINING_NICENESS, TrainingGate, TrainingJob, live_job, yield_to_pages
 )
 from engine.transformer.config import PRESETS, TransformerConfig
