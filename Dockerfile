@@ -16,7 +16,7 @@ USER user
 ENV HOME=/home/user PYTHONUNBUFFERED=1 PLAYGROUND_CACHE=/home/user/cache
 # The prepared cache baked into the image (engine/machinery/cache.py): SmolLM2's float32 weights, the corpus's
 # token ids and n-gram counts, the ladder's scores. Every server process memory-maps the same files.
-RUN python -m engine.machinery.prepare
+RUN python -m engine.prepare
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \

@@ -3,7 +3,7 @@ server processes that map the same arrays.
 
     python -m bench.prepared [--processes 3] [--cache DIR] [--no-preload]
 
-1. `python -m engine.machinery.prepare` fills the cache (a no-op when it is already there).
+1. `python -m engine.prepare` fills the cache (a no-op when it is already there).
 2. A fresh `streamlit run app.py`; one browser opens the home page, which starts the background
    warm-up (ui/warmup.py); the bench waits until the server's CPU is quiet (the warm-up done).
 3. Each page of ui/path.py in a fresh browser context (a new student's first visit): seconds
@@ -97,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.cache:
         os.environ["PLAYGROUND_CACHE"] = options.cache
     begin = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "engine.machinery.prepare"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    print(f"python -m engine.machinery.prepare: {time.perf_counter() - begin:.1f} s (a no-op when the cache is there)")
+    subprocess.run([sys.executable, "-m", "engine.prepare"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    print(f"python -m engine.prepare: {time.perf_counter() - begin:.1f} s (a no-op when the cache is there)")
     paths = [idea.url for idea in ideas()]
     servers, totals = [], []
 

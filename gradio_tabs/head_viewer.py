@@ -24,7 +24,7 @@ LOADS = "The first use loads the model (a few seconds; more on a machine that ha
 @functools.lru_cache(maxsize=1)
 def _induction():
     """Each head's induction score on the fixed repeated random sequence (the prepared cache), as the page's."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     return prepare.induction_scores()
 

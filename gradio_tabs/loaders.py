@@ -11,8 +11,8 @@ from engine import limits
 # --- the plays ------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
 def tokens(level: str):
-    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level (engine.machinery.prepare)."""
-    from engine.machinery import prepare
+    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level (engine.prepare)."""
+    from engine import prepare
 
     return prepare.corpus_tokens(level)
 
@@ -20,7 +20,7 @@ def tokens(level: str):
 @functools.lru_cache(maxsize=None)
 def counts(level: str):
     """Every k-gram count, k = 1..MAX_NGRAM_ORDER, of the plays' training ids at a level."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     return prepare.corpus_counts(level)
 
@@ -86,7 +86,7 @@ def smollm2():
 @functools.lru_cache(maxsize=1)
 def shipped():
     """(the shipped character transformer as a language model, its notes)."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     _one_thread()
     return prepare.shipped_model()
@@ -95,6 +95,6 @@ def shipped():
 @functools.lru_cache(maxsize=1)
 def ladder():
     """Every character n-gram and the shipped transformer on the ladder's held-out passages."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     return prepare.model_ladder(lambda: shipped()[0])

@@ -16,7 +16,7 @@
 
 # %%
 # the engine, installed once: `pip install -e ".[model]"` in the repository (or its wheel)
-from engine.machinery import prepare
+from engine import prepare
 from engine.pretrained import smollm2 as pretrained
 from engine.language.ngram import NGramModel, find_loop, sample_context
 

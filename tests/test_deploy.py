@@ -224,14 +224,14 @@ def test_streamlit_config_keeps_usage_stats_off():
 
 
 def test_the_image_bakes_the_prepared_cache():
-    """The Dockerfile prepares the cache (engine.machinery.prepare) as the user who runs the app, into the folder
+    """The Dockerfile prepares the cache (engine.prepare) as the user who runs the app, into the folder
     PLAYGROUND_CACHE names, after the code is copied: the image starts with every array mapped, not computed."""
     steps = dockerfile()
     env = " ".join(rest for instruction, rest in steps if instruction == "ENV")
     assert "PLAYGROUND_CACHE=/home/user/cache" in env
     prepare = [i for i, (instruction, rest) in enumerate(steps)
-               if instruction == "RUN" and "python -m engine.machinery.prepare" in rest]
-    assert prepare, "the Dockerfile does not run python -m engine.machinery.prepare"
+               if instruction == "RUN" and "python -m engine.prepare" in rest]
+    assert prepare, "the Dockerfile does not run python -m engine.prepare"
     copy_code = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "COPY")
     user = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "USER")
     assert prepare[0] > copy_code and prepare[0] > user

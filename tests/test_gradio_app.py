@@ -182,7 +182,7 @@ def test_tokenize_endpoint_cuts_the_text_four_ways_as_the_engine_does(client):
 
 def test_next_token_endpoint_gives_the_ngrams_distribution_beside_smollm2s(client):
     from engine.pretrained import smollm2 as pretrained
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.language.ngram import NGramModel, prompt_ids
 
     following, chart, summary = client.predict("Mary had a little", "words", 3, "kneser-ney", True,
@@ -371,7 +371,7 @@ def test_train_endpoint_streams_a_short_run_and_keeps_the_limits(client):
 
 
 def test_generate_and_ladder_endpoints(client):
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.transformer.generation import generate
 
     samples, following, bars, summary, texts = client.predict("ROMEO:", ["shipped transformer", "2-gram"], 0.8, 0,

@@ -159,8 +159,8 @@ def test_compose_runs_the_app_image_twice_behind_haproxy(compose):
 
 def test_every_replica_maps_the_prepared_cache_baked_into_the_image():
     """Compose services and Kubernetes pods run the Dockerfile's image, which prepares the cache at
-    build time (engine.machinery.prepare): a replica starts with its arrays ready to map, not to compute."""
-    assert "python -m engine.machinery.prepare" in (ROOT / "Dockerfile").read_text()
+    build time (engine.prepare): a replica starts with its arrays ready to map, not to compute."""
+    assert "python -m engine.prepare" in (ROOT / "Dockerfile").read_text()
 
 
 # --- Kubernetes -------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def corpus_bpe(n_merges: int, n_chars: int):
 def tokenized(source: str, level: str, own_text: str | None):
     """(tokenizer, train ids, validation ids) of a source at a token level, the ids read-only in
     the smallest integer type of the vocabulary (the plays' characters: 4 MB, not 35)."""
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.language.corpus import ALL_PLAYS, source_split
     from engine.language.tokenizers import id_array, tokenizer_for
 
@@ -57,7 +57,7 @@ def tokenized(source: str, level: str, own_text: str | None):
 def ngram_counts(source: str, level: str, own_text: str | None):
     """Counts of every k-gram, k = 1..6 (fewer for a very short text), of the training ids."""
     from engine import limits
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.language.corpus import ALL_PLAYS
     from engine.language.ngram import count_ngrams
 
@@ -70,7 +70,7 @@ def ngram_counts(source: str, level: str, own_text: str | None):
 @st.cache_resource(show_spinner="Scoring the held-out text for every n and smoothing ...", max_entries=12)
 def held_out(source: str, level: str, own_text: str | None):
     """Held-out cross-entropy rows (engine.language.ngram.held_out_rows) for n = 1..6 and each smoothing."""
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.language.corpus import ALL_PLAYS
     from engine.language.ngram import held_out_rows
 
@@ -117,7 +117,7 @@ def glove():
 @st.cache_resource(show_spinner="Scoring the classic analogies ...")
 def analogy_accuracy(method: str) -> list[dict]:
     """Top-1 and top-5 accuracy on the analogy set at each vocabulary size, as chart rows."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     return prepare.analogy_accuracy(method)
 
@@ -166,7 +166,7 @@ def smollm2_heads(text: str, max_tokens: int) -> HeadWeights:
 @st.cache_resource(show_spinner="Looking for induction heads on a repeated random sequence...")
 def smollm2_induction_scores():
     """Each head's induction score on a fixed random sequence repeated twice, (layers, heads)."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     return prepare.induction_scores()
 
@@ -243,7 +243,7 @@ def _brought_heads(name: str, text: str, max_tokens: int) -> HeadWeights:
 
 @st.cache_resource(max_entries=8, show_spinner="Looking for induction heads on a repeated random sequence...")
 def _brought_induction_scores(name: str):
-    from engine.machinery import prepare
+    from engine import prepare
 
     _loaded(name)
     return prepare.induction_scores(_brought_path(name))
@@ -336,7 +336,7 @@ def char_corpus():
     The same arrays as the N-gram sampler's "all plays, characters" (one copy in memory).
     """
     from engine.language.corpus import ALL_PLAYS
-    from engine.machinery.prepare import held_out_passages
+    from engine.prepare import held_out_passages
 
     tokenizer, train_ids, held_out_ids = tokenized(ALL_PLAYS, "characters", None)
     return tokenizer, train_ids, held_out_ids, held_out_passages(corpus().validation)
@@ -347,7 +347,7 @@ def shipped_transformer():
     """The small character-level transformer trained off-line (bench/ship_checkpoint.py) and its notes."""
     import torch
 
-    from engine.machinery.prepare import shipped_model
+    from engine.prepare import shipped_model
 
     # A server shared by a class: torch on 1 thread per request degrades gently when cores are busy;
     # on 2 threads one busy core turns 5 ms forwards into 0.5 s (bench/load.py measures it).
@@ -390,8 +390,8 @@ def ngram_baselines() -> dict[str, float]:
 @st.cache_resource(show_spinner="Scoring every model on held-out text ...")
 def fixed_ladder():
     """Every Kneser-Ney character n-gram, n = 1..LADDER_MAX_NGRAM_ORDER, and the shipped transformer on the
-    ladder's held-out passages (engine.machinery.prepare.model_ladder: scored once per machine)."""
-    from engine.machinery import prepare
+    ladder's held-out passages (engine.prepare.model_ladder: scored once per machine)."""
+    from engine import prepare
 
     return prepare.model_ladder(lambda: shipped_transformer()[0])
 

@@ -8,7 +8,7 @@ names the caches behind its own controls (`prefetch`), and one background thread
 each of them once, at the lowest CPU priority (any page's rerun goes first). And when the
 server's first session starts (app.py), one task loads what every page opens on: torch,
 SmolLM2, GloVe, the shipped transformer, the ladder, the counts. With the prepared cache
-(engine.machinery.prepare) that is memory-mapping files, a second or two; every page's first visit
+(engine.prepare) that is memory-mapping files, a second or two; every page's first visit
 afterwards is a rerun, not a computation.
 
 Off with PLAYGROUND_WARM_UP=0 (the browser tests set it); nothing runs outside a

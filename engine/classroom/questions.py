@@ -124,7 +124,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def tokenized(self, source: str, level: str, own_text: str | None):
-        from engine.machinery import prepare
+        from engine import prepare
         from engine.language.corpus import ALL_PLAYS, source_split
         from engine.language.tokenizers import id_array, tokenizer_for
 
@@ -137,7 +137,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def ngram_counts(self, source: str, level: str, own_text: str | None):
-        from engine.machinery import prepare
+        from engine import prepare
         from engine.language.corpus import ALL_PLAYS
         from engine.language.ngram import count_ngrams
 
@@ -148,7 +148,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def held_out(self, source: str, level: str, own_text: str | None):
-        from engine.machinery import prepare
+        from engine import prepare
         from engine.language.corpus import ALL_PLAYS
         from engine.language.ngram import held_out_rows
 
@@ -165,7 +165,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def glove(self):
-        from engine.machinery.prepare import glove
+        from engine.prepare import glove
 
         return glove()
 
@@ -185,7 +185,7 @@ class EngineSources:
     @functools.lru_cache(maxsize=None)
     def pretrained_head_types(self, name: str, text: str, max_tokens: int):
         from engine.interpret import heads
-        from engine.machinery import prepare
+        from engine import prepare
         from engine.pretrained import smollm2 as pretrained
 
         result = self.pretrained_heads(name, text, max_tokens)
@@ -206,7 +206,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def shipped_transformer(self):
-        from engine.machinery import prepare
+        from engine import prepare
 
         return prepare.shipped_model()
 
@@ -234,7 +234,7 @@ class EngineSources:
 
     @functools.lru_cache(maxsize=None)
     def fixed_ladder(self):
-        from engine.machinery import prepare
+        from engine import prepare
 
         return prepare.model_ladder(lambda: self.shipped_transformer()[0])
 

@@ -132,7 +132,7 @@ def copying_code(path: str | None, knocked_out: int, length: int, seed: int, *, 
     readings.compare_copying of the two probes."""
     scores = "prepare.induction_scores()" if path is None else f"prepare.induction_scores({path!r})"
     source = (
-        f"{IMPORTS}from engine.machinery import prepare\nfrom engine.interpret.readings import top_heads\n\n"
+        f"{IMPORTS}from engine import prepare\nfrom engine.interpret.readings import top_heads\n\n"
         f"{load_line(path)}"
         f"heads = top_heads({scores}, {knocked_out})  # highest induction score first\n"
         f"intact = interventions.copying_probe(model, {length}, {seed})\n"

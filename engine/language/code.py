@@ -1,6 +1,6 @@
 """'Show the code' of the Tokens page and the N-gram sampler: programs that redo the page's numbers with the engine,
 and what they print (engine.shown_code.Program), worked out with the same calls on the objects the page holds: the
-plays' tokens and counts as prepared once (engine.machinery.prepare, which the programs call and the page's loaders
+plays' tokens and counts as prepared once (engine.prepare, which the programs call and the page's loaders
 read), a play's as the page counts them."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def tokens_code(level: str, n: int, smoothing: str, prompt: str, text: str, *, m
     source = (
         "from engine.language.ngram import NGramModel, prompt_ids\n"
         "from engine.language.tokenizers import gpt2_tokenizer\n"
-        "from engine.machinery import prepare\n\n"
+        "from engine import prepare\n\n"
         f"tokenizer, train_ids, validation_ids = prepare.corpus_tokens({level!r})   # the 38 plays, prepared once\n"
         f"model = NGramModel.from_counts(prepare.corpus_counts({level!r}), {n}, {smoothing!r}, tokenizer=tokenizer)\n"
         f"context = prompt_ids(tokenizer, {prompt!r})\n"
@@ -46,7 +46,7 @@ def ngram_code(source: str, level: str, n: int, smoothing: str, k: float, *, len
     `model`, `tokenizer`, `validation_ids`: the page's, counted from the same split as the program counts."""
     if source == ALL_PLAYS:
         setup = ("from engine.language.ngram import NGramModel, find_loop, sample_context\n"
-                 "from engine.machinery import prepare\n\n"
+                 "from engine import prepare\n\n"
                  f"tokenizer, train_ids, validation_ids = prepare.corpus_tokens({level!r})   # the 38 plays\n"
                  f"counts = prepare.corpus_counts({level!r})   # every k-gram, k = 1 to 6, counted once\n")
     else:

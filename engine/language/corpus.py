@@ -121,7 +121,7 @@ def split_point(text: str, fraction: float = VALIDATION_FRACTION) -> int:
 
 def play_files() -> list[Path]:
     """The plays' Markdown files, by genre, in the fixed order the corpus joins them (also the prepared
-    cache's inputs: engine.machinery.prepare)."""
+    cache's inputs: engine.prepare)."""
     folder = plays_folder()
     return [path for genre in GENRES for path in sorted((folder / genre).glob("*.md"))]
 

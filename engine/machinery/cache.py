@@ -5,7 +5,7 @@ its quantized file, the corpus's token ids, n-gram counts) and holds them in its
 four processes would hold four copies. Here each such array is written once into a folder
 (`PLAYGROUND_CACHE`, default `~/.cache/transformer-playground`) as a plain `.npy` file and read
 back with `numpy.load(mmap_mode="r")`: every process on the machine maps the same file, and the
-kernel keeps one physical copy in its page cache. `python -m engine.machinery.prepare` fills the folder
+kernel keeps one physical copy in its page cache. `python -m engine.prepare` fills the folder
 ahead of time (the Dockerfile runs it); without it, the first process that needs an entry
 builds and writes it, exactly as it used to compute it.
 

@@ -173,7 +173,7 @@ def test_mean_ablation_and_another_source_token(run_page):
 def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
     from streamlit.testing.v1 import AppTest
 
-    from engine.machinery.prepare import shipped_model
+    from engine.prepare import shipped_model
     from tests.pages.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)

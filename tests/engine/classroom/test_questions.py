@@ -260,7 +260,7 @@ def smollm2(smollm2_installed, sources):
 
 def test_head_viewer_questions(smollm2):
     from engine.interpret import heads
-    from engine.machinery import prepare
+    from engine import prepare
     from engine.pretrained import smollm2 as pretrained
 
     kind, looks = questions_for("heads", {}, smollm2)

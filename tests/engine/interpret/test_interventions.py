@@ -429,7 +429,7 @@ def test_smollm2_targets_name_their_tokens(smollm2):
 
 def test_smollm2_copies_and_its_induction_heads_do_it(smollm2):
     from engine.interpret import heads
-    from engine.machinery import prepare
+    from engine import prepare
 
     scores = prepare.induction_scores()                      # engine.interpret.heads.induction_probe, cached
     order = np.argsort(-scores, axis=None)[:5]

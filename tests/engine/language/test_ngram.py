@@ -328,7 +328,7 @@ def test_tempered_draws_follow_the_distribution_on_a_large_vocabulary():
 def test_a_cold_kneser_ney_sample_of_the_plays_words_never_fails_on_rounding():
     """Words, Kneser-Ney, n = 6, tau = 0.2: where a context's own tokens hold almost all of the level below's
     mass, 1 - exp(d) rounded to 0 and its log raised 'math domain error' (seeds 7, 20, 25 and 39 of 0-39)."""
-    from engine.machinery import prepare
+    from engine import prepare
 
     tokenizer, _, _ = prepare.corpus_tokens("words")
     model = NGramModel.from_counts(prepare.corpus_counts("words"), 6, "kneser-ney", tokenizer=tokenizer)
@@ -367,7 +367,7 @@ def test_the_loop_sentence_blames_the_short_context_and_says_what_the_temperatur
 def test_the_opening_example_loops_on_words_and_a_longer_context_does_not():
     """The N-gram page's opening (LOOP_EXAMPLE_*): a loop of words within 100 tokens, none at n = 6."""
     from engine.language.ngram import LOOP_EXAMPLE_N, LOOP_EXAMPLE_TEMPERATURE, NGramModel, find_loop, sample_context
-    from engine.machinery import prepare
+    from engine import prepare
 
     tokenizer, _, _ = prepare.corpus_tokens("words")
     counts = prepare.corpus_counts("words")

@@ -1,4 +1,4 @@
-"""The prepared cache (engine.machinery.cache, engine.machinery.prepare): memory-mapped arrays equal freshly computed
+"""The prepared cache (engine.machinery.cache, engine.prepare): memory-mapped arrays equal freshly computed
 ones bit for bit; a truncated or corrupt file is found and rebuilt; two processes preparing at
 once leave one valid entry; a read-only or missing folder still works; nothing is pickled."""
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.machinery import cache, prepare
+from engine import prepare
+from engine.machinery import cache
 from engine.language import corpus, ngram, tokenizers
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -132,7 +133,7 @@ def test_no_pickle_anywhere():
 
 def test_two_processes_preparing_at_once_leave_one_valid_entry(tmp_path, monkeypatch):
     env = dict(os.environ, PLAYGROUND_CACHE=str(tmp_path / "shared"))
-    command = [sys.executable, "-m", "engine.machinery.prepare", "--only", "corpus", "tokens-words"]
+    command = [sys.executable, "-m", "engine.prepare", "--only", "corpus", "tokens-words"]
     runs = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(2)]
     outputs = [run.communicate(timeout=300) for run in runs]
@@ -223,10 +224,10 @@ def test_smollm2_weights_equal_the_dequantized_file(folder):
 
 
 def test_the_command_lists_what_it_prepared(folder):
-    run = subprocess.run([sys.executable, "-m", "engine.machinery.prepare", "--only", "corpus", "held-out-characters"],
+    run = subprocess.run([sys.executable, "-m", "engine.prepare", "--only", "corpus", "held-out-characters"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "corpus" in run.stdout and "held-out-characters" in run.stdout and "MiB" in run.stdout
-    wrong = subprocess.run([sys.executable, "-m", "engine.machinery.prepare", "--only", "nonsense"],
+    wrong = subprocess.run([sys.executable, "-m", "engine.prepare", "--only", "nonsense"],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "No entry called nonsense" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -1,6 +1,6 @@
-"""Prepare every heavy array once per machine: `python -m engine.machinery.prepare` (the Dockerfile runs it).
+"""Prepare every heavy array once per machine: `python -m engine.prepare` (the Dockerfile runs it).
 
-    python -m engine.machinery.prepare [--cache DIR] [--only NAME ...] [--list]
+    python -m engine.prepare [--cache DIR] [--only NAME ...] [--list]
 
 Each function below returns what a page's first visit used to compute for seconds, through the
 prepared cache (engine.machinery.cache): read memory-mapped when it is there, built and written when it is
@@ -207,7 +207,7 @@ def tasks() -> dict[str, Callable[[], object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.machinery.prepare", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m engine.prepare", description=__doc__.splitlines()[0])
     parser.add_argument("--cache", help=f"the cache folder (default: ${cache.ENVIRONMENT_VARIABLE} or "
                                          "~/.cache/transformer-playground)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="prepare only these entries")
