@@ -52,6 +52,7 @@ def preset_changed() -> None:
 def reset_projections() -> None:
     for name in PROJECTIONS:
         STATE[name] = ""
+        st.session_state.pop(f"{STATE.key(name)}__last_good", None)   # refill from the new start, not an error
 
 
 page.header(PAGE)
@@ -79,15 +80,20 @@ labels = token_labels(labels)
 d = x.shape[1]
 
 W: dict[str, np.ndarray | None] = dict.fromkeys(PROJECTIONS)
-if STATE["proj"]:
+if not STATE["proj"]:
+    for name in PROJECTIONS:   # hidden: shown again, an editor Streamlit emptied refills from its start
+        st.session_state.pop(f"{STATE.key(name)}__last_good", None)
+else:
     defaults = (page.run_engine(starting_projections, STATE["w_start"], d, int(STATE["w_seed"]))
                 or {name: np.eye(d) for name in W})
     columns = st.columns(3)
     for name, column in zip(W, columns):
         with column:
             default = defaults[name]
-            if not STATE[name].strip() or last_good(STATE.key(name), default).shape[0] != d:
+            never_drawn = f"{STATE.key(name)}__last_good" not in st.session_state
+            if (never_drawn and not STATE[name].strip()) or last_good(STATE.key(name), default).shape[0] != d:
                 STATE[name] = format_matrix(default)   # as it starts, or X changed width: the old one no longer fits
+            # emptied by the student: the editor says so and keeps the last good matrix
             _, W[name] = matrix_editor(STATE.key(name), default,
                                        label=PAGE.param(name).label.replace("(d rows)", f"({d} rows)"),
                                        max_rows=limits.MAX_DIM)
