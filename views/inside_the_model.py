@@ -20,10 +20,9 @@ from engine.pretrained import smollm2 as pretrained
 from engine.pretrained.llama import DEFAULT_NAME
 from engine.interpret.interventions import HeadEffects
 from engine.chapter.inside import (COPY_LENGTHS, EFFECT_GROUP, EFFECTS, HEAD_OPTIONS, KNOCK_OUT, LENS, MAX_ABLATED,
-                                   MAX_CHARS, MAX_SEED, MODES, PAGE)
+                                   MAX_CHARS, MAX_SEED, MODES, PAGE, HeadScan)
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
-from ui.inside_views import HeadScan
 from ui.pretrained_views import load_model, model_picker
 from ui.session_slots import LIVE_MODEL, LIVE_MODEL_NOTE
 

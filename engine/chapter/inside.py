@@ -10,17 +10,23 @@ itself (PAGE) closes the file.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping
 
 from engine import limits
 from engine.chapter.heads import MODEL
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.classroom.questions import TIE_TOLERANCE, _quote, _top_choice
 from engine.classroom.store import Question
-from engine.interpret.choices import (COPYING_EXAMPLE, EXAMPLE_GROUP_SIZE, GROUP_PATTERNS, KNOCK_OUT_EXAMPLES,
-                                      LENS_EXAMPLE, LENS_TOP_K, MODES, OWN_EXAMPLES, PATCHING_EXAMPLES,
-                                      every_head_label, head_label, largest_effect_group)
+from engine.interpret.choices import (BARS_TOP_K, COPYING_EXAMPLE, EXAMPLE_GROUP_SIZE, GROUP_PATTERNS,
+                                      KNOCK_OUT_EXAMPLES, LENS_EXAMPLE, LENS_TOP_K, MODES, OWN_EXAMPLES,
+                                      PATCHING_EXAMPLES, every_head_label, head_label, largest_effect_group)
 from engine.pretrained.gguf_file import Config as SmolLM2Sizes
+
+if TYPE_CHECKING:
+    from engine.interpret.heads import HeadScores
+    from engine.interpret.interventions import HeadEffects
+    from engine.interpret.readings import CopyingComparison, KnockOut
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
 MAX_CHARS = limits.MAX_PROMPT_CHARS      # a prompt typed here (the engine counts its tokens)
@@ -55,6 +61,46 @@ def parse_heads(raw: str) -> list[str]:
     if unknown:
         raise ValueError(f"unknown heads {unknown[:3]}")
     return list(dict.fromkeys(chosen))
+
+
+# --- what the page computes where it is more than one engine call -------------------------------------------
+# `sources` gives the heavy objects and cached results: ui.loaders on the page (ui.inside_views), the same names
+# and arguments anywhere else.
+
+@dataclass(frozen=True)
+class HeadScan:
+    """Part 2: every head of the model named, and its effect on the target estimated (attribution, two passes)."""
+    scored: HeadScores
+    estimate: HeadEffects
+
+
+def head_scan(sources, picked: str, text_: str, target: str, mode: str) -> HeadScan:
+    """Part 2's first computation: the heads' types on the prompt, then every head's estimated effect."""
+    scored = sources.pretrained_head_types(picked, text_, limits.HEAD_VIEWER_MAX_TOKENS)
+    return HeadScan(scored, sources.pretrained_head_attribution(picked, text_, target, mode))
+
+
+def head_groups(scan: HeadScan, effects: HeadEffects) -> dict[str, list[tuple[int, int]]]:
+    """The groups a student can knock out at once (each head type, the largest effects on `effects`)."""
+    from engine.interpret import readings
+
+    return readings.head_groups(scan.scored.types, effects, EXAMPLE_GROUP_SIZE)
+
+
+def knock_out(sources, picked: str, text_: str, target: str, chosen: tuple[tuple[int, int], ...],
+              mode: str) -> KnockOut:
+    """Part 2's bars: the top next tokens intact and with the `chosen` heads knocked out."""
+    return sources.pretrained_knock_out(picked, text_, target, chosen, mode, BARS_TOP_K)
+
+
+def copying(sources, picked: str, knocked_out: int, length: int, seed: int) -> CopyingComparison:
+    """Part 4: a random sequence read twice, intact and without the `knocked_out` heads of highest induction
+    score."""
+    from engine.interpret import readings
+
+    heads = tuple(readings.top_heads(sources.pretrained_induction_scores(picked), knocked_out))
+    return readings.compare_copying(sources.pretrained_copying(picked, length, seed, ()),
+                                    sources.pretrained_copying(picked, length, seed, heads))
 
 
 # --- the class's questions (SmolLM2; the page's cached results through `sources`) ----------------------------
