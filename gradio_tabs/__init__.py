@@ -7,7 +7,7 @@
     multi_head    Multi-head attention
     attention_calculator  Attention calculator
     head_viewer   Head viewer (SmolLM2)
-    smollm2       Inside the model
+    inside_the_model      Inside the model
     transformer   Position, Block builder (a short live training, streamed), Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
@@ -26,7 +26,7 @@ from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.head_viewer import head_viewer_tab
 from gradio_tabs.multi_head import multi_head_attention_tab
 from gradio_tabs.ngram import ngram_sampler_tab
-from gradio_tabs.smollm2 import inside_the_model_tab
+from gradio_tabs.inside_the_model import inside_the_model_tab
 from gradio_tabs.tokens import tokens_tab
 from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
 

@@ -550,7 +550,7 @@ def test_heavy_questions_wait_in_the_engines_line_and_past_its_length_get_a_sent
     import gradio_app
     from engine.interpret import interventions
     from engine.machinery.machine_slots import MachineLine
-    from gradio_tabs import smollm2
+    from gradio_tabs import inside_the_model
 
     for api_name in ("head_effects", "patching"):
         event = next(f for f in gradio_app.demo.fns.values() if f.api_name == api_name)
@@ -559,9 +559,9 @@ def test_heavy_questions_wait_in_the_engines_line_and_past_its_length_get_a_sent
     monkeypatch.setattr(interventions, "HEAVY_LINE", line)
     with line.turn():                                             # another student's ranking is being computed
         with pytest.raises(gradio.Error, match="The server is busy: 1 runs of the model per head .* Try again"):
-            smollm2.head_effects_tab("Mary had a little", " lamb", "zero")
+            inside_the_model.head_effects_tab("Mary had a little", " lamb", "zero")
         with pytest.raises(gradio.Error, match="The server is busy"):
-            smollm2.patching_tab("The capital of France is", "The capital of Italy is", " Paris", " Rome")
+            inside_the_model.patching_tab("The capital of France is", "The capital of Italy is", " Paris", " Rome")
 
 
 @pytest.mark.parametrize("position, said", [(2, "you are number 2 in line"), (0, "Your turn: the run is starting.")])

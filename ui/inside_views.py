@@ -1,4 +1,5 @@
-"""The Inside-the-model page's computations, one function per part, each the one home of that part's view.
+"""The Inside-the-model page's computations, one function per part, through the page's caches (ui.loaders); where a
+part is more than one engine call, engine.chapter.inside holds it (the page's spec) and this passes it the caches.
 
 The page calls them with its state; the warm-up (ui.warmup) calls the same functions with the page's examples
 (engine.interpret.readings), so what it fills is exactly what a student's first view reads. Each goes through the
@@ -7,16 +8,15 @@ sentence for the page to show (ui.page.run_engine).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine import limits
+from engine.chapter import inside
 from engine.interpret import readings
 from ui import loaders
 
 if TYPE_CHECKING:
-    from engine.interpret.heads import HeadScores
-    from engine.interpret.interventions import HeadEffects, LogitLens
+    from engine.chapter.inside import HeadScan
+    from engine.interpret.interventions import LogitLens
     from engine.interpret.readings import CopyingComparison, KnockOut
     from engine.transformer.language_model import TransformerLanguageModel
 
@@ -26,27 +26,17 @@ def lens(picked: str, text: str, target: str) -> LogitLens:
     return loaders.pretrained_logit_lens(picked, text, target, readings.LENS_TOP_K)
 
 
-@dataclass(frozen=True)
-class HeadScan:
-    """Part 2: every head of the model named, and its effect on the target estimated (attribution, two passes)."""
-    scored: HeadScores
-    estimate: HeadEffects
-
-
 def head_scan(picked: str, text: str, target: str, mode: str) -> HeadScan:
-    """Part 2's first computation: the heads' types on the prompt, then every head's estimated effect."""
-    scored = loaders.pretrained_head_types(picked, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    return HeadScan(scored, loaders.pretrained_head_attribution(picked, text, target, mode))
+    """Part 2's first computation (engine.chapter.inside.head_scan) through the page's caches."""
+    return inside.head_scan(loaders, picked, text, target, mode)
 
 
-def head_groups(scan: HeadScan, effects: HeadEffects) -> dict[str, list[tuple[int, int]]]:
-    """The groups a student can knock out at once (each head type, the largest effects on `effects`)."""
-    return readings.head_groups(scan.scored.types, effects, readings.EXAMPLE_GROUP_SIZE)
+head_groups = inside.head_groups   # the groups a student can knock out at once
 
 
 def knock_out(picked: str, text: str, target: str, chosen: tuple[tuple[int, int], ...], mode: str) -> KnockOut:
-    """Part 2's bars: the top next tokens intact and with the `chosen` heads knocked out."""
-    return loaders.pretrained_knock_out(picked, text, target, chosen, mode, readings.BARS_TOP_K)
+    """Part 2's bars (engine.chapter.inside.knock_out) through the page's caches."""
+    return inside.knock_out(loaders, picked, text, target, chosen, mode)
 
 
 def patching(picked: str, clean: str, corrupt: str, clean_target: str, corrupt_target: str):
@@ -55,11 +45,8 @@ def patching(picked: str, clean: str, corrupt: str, clean_target: str, corrupt_t
 
 
 def copying(picked: str, knocked_out: int, length: int, seed: int) -> CopyingComparison:
-    """Part 4: a random sequence read twice, intact and without the `knocked_out` heads of highest induction
-    score."""
-    heads = tuple(readings.top_heads(loaders.pretrained_induction_scores(picked), knocked_out))
-    return readings.compare_copying(loaders.pretrained_copying(picked, length, seed, ()),
-                                    loaders.pretrained_copying(picked, length, seed, heads))
+    """Part 4 (engine.chapter.inside.copying) through the page's caches."""
+    return inside.copying(loaders, picked, knocked_out, length, seed)
 
 
 def own_model(text: str, target: str, live: TransformerLanguageModel | None = None, kept: dict | None = None):

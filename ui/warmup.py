@@ -126,6 +126,7 @@ def _inside_the_model() -> None:
 
 
 NGRAMS = "n-grams of the plays, every token level"     # the Tokens and N-gram pages prefetch it
+INSIDE = "the Inside-the-model page's examples"        # the Inside-the-model page prefetches it
 
 # name -> what it fills, each with the arguments its page passes
 TASKS: dict[str, Callable[[], None]] = {
@@ -134,7 +135,7 @@ TASKS: dict[str, Callable[[], None]] = {
     "analogy accuracy, both scores": _analogy_accuracy,
     "SmolLM2's default sample": _smollm2_sample,
     "the model ladder": _ladder,
-    "the Inside-the-model page's examples": _inside_the_model,
+    INSIDE: _inside_the_model,
 }
 
 

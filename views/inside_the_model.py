@@ -17,70 +17,31 @@ from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
 from engine.pretrained import smollm2 as pretrained
-from engine.pretrained.gguf_file import Config as SmolLM2Sizes
 from engine.pretrained.llama import DEFAULT_NAME
-from engine.interpret.interventions import MODES, HeadEffects
+from engine.interpret.interventions import HeadEffects
+from engine.chapter.inside import (COPY_LENGTHS, EFFECT_GROUP, EFFECTS, HEAD_OPTIONS, KNOCK_OUT, LENS, MAX_ABLATED,
+                                   MAX_CHARS, MAX_SEED, MODES, PAGE, HeadScan)
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
-from ui.inside_views import HeadScan
-from ui.pretrained_views import load_model, model_param, model_picker
+from ui.pretrained_views import load_model, model_picker
 from ui.session_slots import LIVE_MODEL, LIVE_MODEL_NOTE
 
-SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
-MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
 LENS_K = readings.LENS_TOP_K             # tokens kept per cell of the logit lens (the tooltip shows two)
 LENS_COLUMNS = 12                        # positions drawn in the lens heatmap (the last ones)
 ROOM = 680                               # px of cells a full-width heatmap may take (main area at 1400 px)
 TOP_K = readings.BARS_TOP_K              # bars, ranked heads
 GROUP_SIZE = readings.EXAMPLE_GROUP_SIZE  # "the 5 heads with the largest effect"
-MAX_ABLATED = 20                         # induction heads the copying probe may knock out
-EFFECT_GROUP = readings.largest_effect_group(GROUP_SIZE)
-HEAD_OPTIONS = [*readings.GROUP_PATTERNS, EFFECT_GROUP, *readings.every_head_label(SIZES.n_layer, SIZES.n_head)]
 
 KNOCK_OUT_PRESETS, PATCHING_PRESETS, OWN_PRESETS = (readings.KNOCK_OUT_EXAMPLES, readings.PATCHING_EXAMPLES,
                                                     readings.OWN_EXAMPLES)
 SHIPPED, LIVE = "the shipped character model", "your live model (Block builder)"
-
-
-def parse_heads(raw: str) -> list[str]:
-    """A link's 'L17H4,all induction heads' -> the multiselect's choices; anything unknown is refused."""
-    chosen = [item.strip() for item in raw.split(",") if item.strip()]
-    unknown = [item for item in chosen if item not in HEAD_OPTIONS]
-    if unknown:
-        raise ValueError(f"unknown heads {unknown[:3]}")
-    return list(dict.fromkeys(chosen))
-
-
-LENS_TEXT, LENS_TARGET = readings.LENS_EXAMPLE
-KO_TEXT, KO_TARGET, KO_SOURCE = next(iter(KNOCK_OUT_PRESETS.values()))
-CLEAN, CORRUPT, CLEAN_TARGET, CORRUPT_TARGET = next(iter(PATCHING_PRESETS.values()))
-COPY_LENGTH, COPY_SEED, COPY_HEADS = readings.COPYING_EXAMPLE
-OWN_TEXT, OWN_TARGET = next(iter(OWN_PRESETS.values()))
-STATE = url_state.PageState(
-    "inside",
-    url_state.Param("text", LENS_TEXT, url_state.text(MAX_CHARS)),
-    url_state.Param("target", LENS_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
-    url_state.Param("ko_text", KO_TEXT, url_state.text(MAX_CHARS)),
-    url_state.Param("ko_target", KO_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
-    url_state.Param("source", KO_SOURCE, url_state.between(0, limits.HEAD_EFFECTS_MAX_TOKENS - 1)),
-    url_state.Param("heads", [EFFECT_GROUP], parse_heads, ",".join),
-    url_state.Param("mode", "zero", url_state.one_of(MODES)),
-    url_state.Param("clean", CLEAN, url_state.text(MAX_CHARS)),
-    url_state.Param("corrupt", CORRUPT, url_state.text(MAX_CHARS)),
-    url_state.Param("clean_target", CLEAN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
-    url_state.Param("corrupt_target", CORRUPT_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
-    url_state.Param("k", COPY_HEADS, url_state.between(0, MAX_ABLATED)),
-    url_state.Param("length", COPY_LENGTH, url_state.between(10, 50)),
-    url_state.Param("seed", COPY_SEED, url_state.between(0, 999)),
-    url_state.Param("own_text", OWN_TEXT, url_state.text(limits.HEAD_EFFECTS_MAX_TOKENS)),
-    url_state.Param("own_target", OWN_TARGET, url_state.text(limits.TARGET_MAX_CHARS)),
-    model_param("model"),
-)
+P = PAGE.by_name
+STATE = url_state.PageState(PAGE)
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
-EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
+PATCHING, COPYING, OWN, TRY = "inside.patching", "inside.copying", "inside.own", "inside.try"
 # parts drawn outside a section that a class's open question veils: the lens, and the knock-out's named groups
-LENS, KNOCK_OUT = "inside.lens", "inside.knock_out"
+# (LENS, KNOCK_OUT: the spec's)
 EXACT_FOR = "exact_for"                  # in STATE: the (model, prompt, target, mode) a student asked to scan exactly
 
 
@@ -160,7 +121,7 @@ PARTS = {   # the page's parts, in order: anchor -> heading
     "your-own-model": "5. Your own model",
 }
 
-page.header("Inside the model", "What does a head *do*, not only where does it look?")
+page.header(PAGE)
 page.beyond_the_chapter(__file__)
 STATE.init()
 st.markdown(
@@ -180,8 +141,8 @@ st.markdown(
     "x into next-token probabilities with RMSNorm and W_vocab. Apply that same last step to x after *any* block "
     "and you read what the model would say if it stopped there.")
 left, right = st.columns([3, 2])
-left.text_input("Text", key=STATE.key("text"), max_chars=MAX_CHARS)
-right.text_input("Target token (one token: mind the leading space)", key=STATE.key("target"),
+left.text_input(P["text"].label, key=STATE.key("text"), max_chars=MAX_CHARS)
+right.text_input(P["target"].label, key=STATE.key("target"),
                  max_chars=limits.TARGET_MAX_CHARS)
 lens_error = st.container()
 lens = reading = None
@@ -225,9 +186,9 @@ st.selectbox("Start from an example", list(KNOCK_OUT_PRESETS), index=None, place
              key=STATE.key("ko_preset"),
              on_change=lambda: load_preset("ko_preset", KNOCK_OUT_PRESETS, ("ko_text", "ko_target", "source")))
 left, right = st.columns([3, 2])
-left.text_input(f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)", key=STATE.key("ko_text"),
+left.text_input(P["ko_text"].label, key=STATE.key("ko_text"),
                 max_chars=MAX_CHARS)
-right.text_input("Target token", key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
+right.text_input(P["ko_target"].label, key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
 knock_error = st.container()
 scan = exact = effects = knocked = chosen = None
 if model is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
@@ -241,11 +202,10 @@ if scan is not None:
     groups = inside_views.head_groups(scan, effects)
     pick, mode_column = st.columns([3, 1])
     effect_label = readings.largest_effect_label(GROUP_SIZE, effects.estimated)   # estimated until checked below
-    pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
+    pick.multiselect(P["heads"].label, HEAD_OPTIONS,
                      key=STATE.key("heads"), placeholder="Pick heads or a group...",
                      format_func=lambda option: effect_label if option == EFFECT_GROUP else option)
-    mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
-                      help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
+    mode_column.radio(P["mode"].label, MODES, key=STATE.key("mode"), horizontal=True, help=P["mode"].help)
     if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
         st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
                               f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
@@ -333,7 +293,7 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
 
     st.markdown("**Where a head looks against what it does.**")
     source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
-    st.columns([2, 3])[0].selectbox("Source token (what the last token should read)", list(source_labels),
+    st.columns([2, 3])[0].selectbox(P["source"].label, list(source_labels),
                                     format_func=source_labels.get, key=STATE.key("source"),
                                     on_change=page.only(STATE, EFFECTS))
     if comparison is not None:
@@ -384,12 +344,12 @@ def patching_section(model, picked: str) -> None:
     st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
                  key=STATE.key("patch_preset"), on_change=load_patching_preset)
     left, right = st.columns([3, 1])
-    left.text_input("Clean prompt", key=STATE.key("clean"), max_chars=MAX_CHARS, on_change=page.only(STATE, PATCHING))
-    right.text_input("Clean answer", key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS,
+    left.text_input(P["clean"].label, key=STATE.key("clean"), max_chars=MAX_CHARS, on_change=page.only(STATE, PATCHING))
+    right.text_input(P["clean_target"].label, key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS,
                      on_change=page.only(STATE, PATCHING))
-    left.text_input("Corrupted prompt (the same number of tokens)", key=STATE.key("corrupt"), max_chars=MAX_CHARS,
+    left.text_input(P["corrupt"].label, key=STATE.key("corrupt"), max_chars=MAX_CHARS,
                     on_change=page.only(STATE, PATCHING))
-    right.text_input("Corrupted answer", key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS,
+    right.text_input(P["corrupt_target"].label, key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS,
                      on_change=page.only(STATE, PATCHING))
     patch_error = st.container()
     patched = None
@@ -482,11 +442,11 @@ st.markdown(
     "token. The Head viewer found the heads that look in that way: induction heads. Knock them out and see whether "
     "the copying goes with them.")
 sliders = st.columns(3)
-sliders[0].slider("Induction heads knocked out (highest induction score first)", 0, MAX_ABLATED,
+sliders[0].slider(P["k"].label, 0, MAX_ABLATED,
                   key=STATE.key("k"), on_change=page.only(STATE, COPYING, TRY))
-sliders[1].slider("Random tokens in each copy", 10, 50, key=STATE.key("length"),
+sliders[1].slider(P["length"].label, *COPY_LENGTHS, key=STATE.key("length"),
                   on_change=page.only(STATE, COPYING, TRY))
-sliders[2].number_input("Seed of the random sequence", 0, 999, key=STATE.key("seed"),
+sliders[2].number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"),
                         on_change=page.only(STATE, COPYING, TRY))
 copying_section(model, picked)
 
@@ -514,9 +474,9 @@ def own_section(live) -> None:
         st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
                      key=STATE.key("own_preset"), on_change=load_own_preset)
         left, right = st.columns([3, 2])
-        left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
+        left.text_input(P["own_text"].label, key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
                         on_change=page.only(STATE, OWN))
-        right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
+        right.text_input(P["own_target"].label, key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
                          on_change=page.only(STATE, OWN))
         own_error = st.container()
         own_text, own_target = STATE["own_text"], STATE["own_target"]
@@ -568,8 +528,7 @@ def try_section(model, picked: str, late_target: bool, previous_token_knocked: b
                              "last block.", done=late_target,
                              hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
                                   "' Paris'.",
-                             solution={STATE.key("text"): "The Eiffel Tower is in the city of",
-                                       STATE.key("target"): " Paris"}),
+                             solution={STATE.key("text"): readings.EIFFEL, STATE.key("target"): " Paris"}),
         challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
                              done=previous_token_knocked,
                              hint="Load 'Mary had a little' and pick the group 'all previous-token heads'.",
@@ -599,4 +558,4 @@ page.further_reading([
     ("Jain & Wallace 2019, Attention is not explanation", "https://arxiv.org/abs/1902.10186"),
 ])
 page.next_idea(__file__)
-warmup.prefetch("the Inside-the-model page's examples")
+warmup.prefetch(warmup.INSIDE)

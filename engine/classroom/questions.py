@@ -266,74 +266,6 @@ def embeddings_analogy(values: Values, sources) -> Question:
                            "embeddings.tail"))
 
 
-# --- Inside the model (SmolLM2; the page's cached results) -----------------------------------------
-
-
-def _model_name(values: Values) -> str:
-    from engine.pretrained.llama import DEFAULT_NAME
-
-    return _text(values, "model", DEFAULT_NAME)
-
-
-def inside_heads(values: Values, sources) -> Question:
-    from engine.interpret.readings import KNOCK_OUT_EXAMPLES, head_label
-
-    text, target, source = next(iter(KNOCK_OUT_EXAMPLES.values()))
-    name = _model_name(values)
-    text, target = _text(values, "ko_text", text), _text(values, "ko_target", target)
-    source = _int(values, "source", source)
-    mode = _text(values, "mode", "zero")
-    effects = sources.pretrained_head_attribution(name, text, target, mode)   # the estimate the page draws
-    weights = np.asarray(sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS).weights)
-    source = min(max(source, 0), weights.shape[-1] - 1)
-    looked = weights[:, :, -1, source]                               # (L, h): how much the last token reads there
-    by_attention = np.argsort(-looked, axis=None, kind="stable")[:3]
-    n_head = looked.shape[1]
-    top_layer, top_head, _ = effects.ranking(1)[0]
-    candidates = sorted({(int(i // n_head), int(i % n_head)) for i in by_attention} | {(top_layer, top_head)})
-    drops = [-float(effects.effects[layer, head]) for layer, head in candidates]
-    options, answer, leaders = _top_choice([head_label(layer, head) for layer, head in candidates], drops,
-                                           keep=len(candidates), tolerance=TIE_TOLERANCE)   # the page prints 3 places
-    best = candidates[leaders[0]]
-    token = effects.tokens[source] if source < len(effects.tokens) else "?"
-    return Question("inside", f"After {_quote(text[-60:])}, which of these heads matters most for "
-                              f"{_quote(target)}, as the page estimates it? (Knocking it out alone lowers "
-                              f"P({_quote(target)}) most.)",
-                    options, answer,
-                    "Estimated (one pass forward and one back, as the page draws it): knocking out "
-                    f"{head_label(*best)} changes ln P by {effects.effects[best]:+.3f}; "
-                    + "; ".join(f"{head_label(*lh)} reads {_quote(token)} with weight {looked[lh]:.2f}, "
-                                f"effect {effects.effects[lh]:+.3f}" for lh in candidates if lh != best)
-                    + ". Looking at a token is not the same as mattering for the answer.",
-                    veils=("inside.effects", "inside.knock_out"))
-
-
-def inside_lens(values: Values, sources) -> Question:
-    from engine.interpret.readings import LENS_EXAMPLE, LENS_TOP_K
-
-    text, target = _text(values, "text", LENS_EXAMPLE[0]), _text(values, "target", LENS_EXAMPLE[1])
-    lens = sources.pretrained_logit_lens(_model_name(values), text, target, LENS_TOP_K)
-    if lens.target_ranks is None:
-        raise ValueError("The logit lens follows no target token here.")
-    ranks = np.asarray(lens.target_ranks)[:, -1]
-    first = next((r for r in range(ranks.size) if ranks[r] == 0), None)
-    blocks = ranks.size - 1                                          # row 0 is the embedding
-    third = math.ceil(blocks / 3)
-    spans = [(1 + i * third, min(blocks, (i + 1) * third)) for i in range(3)]
-    options = ("Already at the embedding", *(f"Blocks {a - 1}-{b - 1}" for a, b in spans), "Never, not even at the end")
-    if first is None:
-        answer = 4
-    elif first == 0:
-        answer = 0
-    else:
-        answer = 1 + next(i for i, (a, b) in enumerate(spans) if a <= first <= b)
-    where = "never" if first is None else lens.layers[first]
-    return Question("inside", f"Logit lens on {_quote(text[-60:])}: from which layer on is {_quote(target)} the "
-                              "model's top next token (read through its output layer)?", options, answer,
-                    f"First at the top: {where}. The lens heatmap on the page shows each layer's guess.",
-                    veils=("inside.lens",))
-
-
 # --- Position -----------------------------------------------------------------------------------------
 
 def position_equivariance(values: Values, sources) -> Question:
@@ -510,7 +442,6 @@ def beyond_scores(values: Values, sources) -> Question:
 # engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "embeddings": (embeddings_analogy,),
-    "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
     "generate": (generate_variety, generate_ladder),

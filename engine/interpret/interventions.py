@@ -39,9 +39,8 @@ import numpy as np
 import torch
 
 from engine import limits, lm
+from engine.interpret.choices import MODES  # torch-free: the page's spec reads it at import
 from engine.machinery.machine_slots import MachineLine, lock_folder
-
-MODES = ("zero", "mean")
 
 
 # --- one residual-stream interface over both models -----------------------------------------------

@@ -27,12 +27,14 @@ from engine.markup import said   # a prompt's tokens are typed by a student; the
 from engine.interpret import interventions
 from engine.numbers import enough_digits, fixed, worked
 from engine.interpret.interventions import CopyingProbe, HeadEffects, LogitLens, Patching
+from engine.interpret.choices import (  # noqa: F401  (the page's examples and choices, read here by many)
+    BARS_TOP_K, COPYING_EXAMPLE, EIFFEL, EXAMPLE_GROUP_SIZE, GROUP_PATTERNS, KNOCK_OUT_EXAMPLES, LENS_EXAMPLE,
+    LENS_TOP_K, MARY, NAMES, OWN_EXAMPLES, PATCHING_EXAMPLES, every_head_label, head_label, largest_effect_group)
 
 NATS_PER_BIT = math.log(2)
 HEAD_LABEL = re.compile(r"^L(\d{1,3})H(\d{1,3})$")
 ARRIVING = 0.1          # a restored fraction from which a position counts as carrying part of the fact
 MIN_RUN = 3             # rows in a row with one top token before it is worth a sentence
-GROUP_PATTERNS = {"all previous-token heads": "previous-token", "all induction heads": "induction"}
 
 
 def bits(nats: float) -> float:
@@ -45,22 +47,12 @@ def bits_of(nats):
     return np.asarray(nats, dtype=float) / NATS_PER_BIT
 
 
-def head_label(layer: int, head: int) -> str:
-    """(17, 4) -> 'L17H4'."""
-    return f"L{int(layer)}H{int(head)}"
-
-
 def parse_head_label(label: str) -> tuple[int, int]:
     """'L17H4' -> (17, 4); anything else is a sentence."""
     found = HEAD_LABEL.match(str(label).strip())
     if not found:
         raise ValueError(f"Name a head as L<layer>H<head>, e.g. L17H4, not {str(label)[:40]!r}.")
     return int(found.group(1)), int(found.group(2))
-
-
-def every_head_label(n_layers: int, n_heads: int) -> list[str]:
-    """'L0H0', 'L0H1', ... layer by layer."""
-    return [head_label(layer, head) for layer in range(n_layers) for head in range(n_heads)]
 
 
 # --- the logit lens -------------------------------------------------------------------------------
@@ -229,11 +221,6 @@ def head_groups(types: np.ndarray, effects: HeadEffects | None = None, k: int = 
     if effects is not None:
         groups[largest_effect_group(k)] = top_heads(effects.effects, k, largest=False)
     return groups
-
-
-def largest_effect_group(k: int) -> str:
-    """The group's name as a link and the page's choices keep it (head_groups' key)."""
-    return f"the {k} heads with the largest effect"
 
 
 def largest_effect_label(k: int, estimated: bool) -> str:
@@ -565,30 +552,3 @@ def compare_copying(intact: CopyingProbe, ablated: CopyingProbe) -> CopyingCompa
     if intact.ids != ablated.ids or intact.heads_ablated:
         raise ValueError("Compare the copying probe on one sequence: first intact, then with heads knocked out.")
     return CopyingComparison(intact=intact, ablated=ablated)
-
-
-# --- the page's examples (each patching pair has equal token counts: tests/engine checks it) ---------------
-
-MARY = "Mary had a little"
-NAMES = "When Mary and John went to the store, John gave a drink to"
-EIFFEL = "The Eiffel Tower is in the city of"
-LENS_EXAMPLE = (MARY, " lamb")
-KNOCK_OUT_EXAMPLES = {      # prompt, target, source position (what the last token should read)
-    "Who gets the drink? (names, 15 tokens)": (NAMES, " Mary", 2),
-    "Mary had a little (5 tokens)": (MARY, " lamb", 1),
-    "The Eiffel Tower (10 tokens)": (EIFFEL, " Paris", 3),
-}
-PATCHING_EXAMPLES = {       # clean, corrupted, clean target, corrupted target
-    "Eiffel Tower -> Colosseum (10 tokens)": (EIFFEL, "The Colosseum is in the city of", " Paris", " Rome"),
-    "Capital of France -> Italy (6 tokens)": ("The capital of France is", "The capital of Italy is", " Paris", " Rome"),
-    "Who gets the drink? John -> Mary (15 tokens)": (
-        NAMES, "When Mary and John went to the store, Mary gave a drink to", " Mary", " John"),
-}
-COPYING_EXAMPLE = (30, 1, 5)   # random tokens per copy, seed, induction heads knocked out
-OWN_EXAMPLES = {            # a Shakespeare prompt of at most 24 characters and the character after it
-    "To be, or not to b -> e": ("To be, or not to b", "e"),
-    "And the king and the ki -> n (copying)": ("And the king and the ki", "n"),
-}
-EXAMPLE_GROUP_SIZE = 5         # the knock-out example's group: the 5 heads with the largest effect
-LENS_TOP_K = 3                 # tokens the page keeps per cell of a logit lens
-BARS_TOP_K = 10                # next tokens drawn before and after a knock-out

@@ -1,11 +1,16 @@
-"""A real trained model, SmolLM2-135M: Inside the model (views/inside_the_model.py; engine.pretrained.smollm2 and
-engine.interpret.interventions)."""
+"""Inside the model (views/inside_the_model.py) in the Gradio Space: the same spec (engine.chapter.inside: the
+prompts, targets, ablation modes and their limits, the question) and the same engine calls on SmolLM2-135M
+(engine.interpret.interventions), with the page's sentences (engine.interpret.readings). `*_from_link(values)` give
+each endpoint's outputs for a page's typed link values (PAGE.values)."""
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 import gradio as gr
 import numpy as np
 
 from engine import limits, markup
+from engine.chapter.inside import MAX_CHARS, PAGE, SHORT_KNOCK_OUT, SHORT_PATCHING
 from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
 from engine.charts.heatmaps import CHANGE, heatmap_spec
@@ -18,12 +23,25 @@ from gradio_tabs.common import engine_call, plot, question, results, table, whol
 md = markup.markdown   # tokens and sentences echoed in a Markdown summary read as typed
 
 
-# --- inside the model ---------------------------------------------------------------------------
-LENS_EXAMPLE = ("Mary had a little", " lamb")
-EFFECTS_EXAMPLE = ("The Eiffel Tower is in the city of", " Paris")
-PATCHING_EXAMPLE = ("The capital of France is", "The capital of Italy is", " Paris", " Rome")
-TEXT_CHARS = 300                 # a prompt typed here (the engine counts its tokens), as on the page
+P = PAGE.by_name
 TOP_HEADS = 5                    # heads named in the summary
+
+
+def lens_from_link(values: Mapping[str, Any], k: int = readings.LENS_TOP_K):
+    """/logit_lens's outputs for a page's link values: its text and target, read through SmolLM2 (the Space brings
+    no other model); `k` tokens per layer (the page keeps readings.LENS_TOP_K)."""
+    return logit_lens_tab(values["text"], values["target"], k)
+
+
+def effects_from_link(values: Mapping[str, Any]):
+    """/head_effects's outputs for a page's link values: every head of SmolLM2 knocked out alone on the knock-out's
+    prompt and target, by the link's mode (the exact scan the page runs when asked)."""
+    return head_effects_tab(values["ko_text"], values["ko_target"], values["mode"])
+
+
+def patching_from_link(values: Mapping[str, Any]):
+    """/patching's outputs for a page's link values: its clean and corrupted prompts and answers."""
+    return patching_tab(values["clean"], values["corrupt"], values["clean_target"], values["corrupt_target"])
 
 
 def logit_lens_tab(text: str, target: str, k: float):
@@ -43,7 +61,8 @@ def logit_lens_tab(text: str, target: str, k: float):
     summary = (f"After **{md(visible(lens.tokens[-1]))}** the model's own answer (after the last block) is "
                f"**{md(visible(lens.top_tokens[-1, -1, 0]))}**, P = {top_p[-1, 0]:.3f}. "
                + (f"**{said}** is the top prediction from *{lens.layers[first]}* on."
-                  if first is not None else f"**{said}** is not its final top prediction."))
+                  if first is not None else f"**{said}** is not its final top prediction.")
+               + " " + readings.read_lens(lens, target).sentences[0])   # the page's reading, word for word
     bars = score_bars(lens.layers, target_p, value_title=f"P('{name}')",
                       title=f"P('{name}' next), read after each layer")
     return table(rows), plot(bars, width=360), summary
@@ -99,14 +118,13 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
 
 
 def inside_the_model_tab(demo: gr.Blocks) -> None:
-    question("What does a head *do*, not only where does it look?",
+    question(PAGE.question,
              f"Change something inside SmolLM2 and read what the output does. {LOADS}")
     gr.Markdown("#### The logit lens: what would the model say if it stopped after each block?")
     with gr.Row():
-        lens_text = gr.Textbox(LENS_EXAMPLE[0], label="Text", max_length=TEXT_CHARS, scale=3)
-        lens_target = gr.Textbox(LENS_EXAMPLE[1], label="Target token (one token, mind the space)",
-                                 max_length=limits.TARGET_MAX_CHARS)
-        lens_k = gr.Slider(1, limits.LOGIT_LENS_MAX_TOP_K, value=3, step=1, label="tokens per layer")
+        lens_text = gr.Textbox(P["text"].default, label=P["text"].label, max_length=MAX_CHARS, scale=3)
+        lens_target = gr.Textbox(P["target"].default, label=P["target"].label, max_length=limits.TARGET_MAX_CHARS)
+        lens_k = gr.Slider(1, limits.LOGIT_LENS_MAX_TOP_K, value=readings.LENS_TOP_K, step=1, label="tokens per layer")
     read = gr.Button("Read every layer", variant="primary")
     read.click(logit_lens_tab, [lens_text, lens_target, lens_k],
                results("P(target) after each layer", "At the last position, layer by layer", max_height=360),
@@ -114,9 +132,9 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
 
     gr.Markdown(f"#### Knock out one head at a time (prompts up to {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)")
     with gr.Row():
-        effects_text = gr.Textbox(EFFECTS_EXAMPLE[0], label="Prompt", max_length=TEXT_CHARS, scale=3)
-        effects_target = gr.Textbox(EFFECTS_EXAMPLE[1], label="Target token", max_length=limits.TARGET_MAX_CHARS)
-        mode = gr.Radio(list(interventions.MODES), value="zero", label="Knock out by")
+        effects_text = gr.Textbox(SHORT_KNOCK_OUT[0], label="Prompt", max_length=MAX_CHARS, scale=3)
+        effects_target = gr.Textbox(SHORT_KNOCK_OUT[1], label=P["ko_target"].label, max_length=limits.TARGET_MAX_CHARS)
+        mode = gr.Radio(list(interventions.MODES), value=P["mode"].default, label=P["mode"].label, info=P["mode"].help)
     knock = gr.Button("Knock out each head", variant="primary")
     knock.click(head_effects_tab, [effects_text, effects_target, mode],
                 results("Change in ln P(target), every head", "Every head, largest drop first", max_height=320),
@@ -125,11 +143,11 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
     gr.Markdown("#### Activation patching: put the clean run back, one layer and position at a time "
                 "(two prompts with the same number of tokens)")
     with gr.Row():
-        clean = gr.Textbox(PATCHING_EXAMPLE[0], label="Clean prompt", max_length=TEXT_CHARS)
-        corrupt = gr.Textbox(PATCHING_EXAMPLE[1], label="Corrupted prompt", max_length=TEXT_CHARS)
+        clean = gr.Textbox(SHORT_PATCHING[0], label=P["clean"].label, max_length=MAX_CHARS)
+        corrupt = gr.Textbox(SHORT_PATCHING[1], label="Corrupted prompt", max_length=MAX_CHARS)
     with gr.Row():
-        clean_target = gr.Textbox(PATCHING_EXAMPLE[2], label="Clean target", max_length=limits.TARGET_MAX_CHARS)
-        corrupt_target = gr.Textbox(PATCHING_EXAMPLE[3], label="Corrupted target", max_length=limits.TARGET_MAX_CHARS)
+        clean_target = gr.Textbox(SHORT_PATCHING[2], label="Clean target", max_length=limits.TARGET_MAX_CHARS)
+        corrupt_target = gr.Textbox(SHORT_PATCHING[3], label="Corrupted target", max_length=limits.TARGET_MAX_CHARS)
     patch = gr.Button("Patch every cell", variant="primary")
     patch.click(patching_tab, [clean, corrupt, clean_target, corrupt_target],
                 results("Share restored, as a heatmap",
