@@ -33,7 +33,7 @@ P = PAGE.by_name
 
 
 def link_values() -> dict:
-    """The page's link values as its session holds them now (what the spec's functions read)."""
+    """The typed values of the page's settings, as the session holds them (engine.chapter.embeddings reads them)."""
     return {name: STATE[name] for name in P}
 
 with st.sidebar:
