@@ -31,6 +31,7 @@ MAX_NEIGHBOURS = 50           # k in "the k nearest words"
 MAX_SUM_TERMS = 10            # words in a composed vector sum such as paris - france + italy
 MAX_EXPRESSION_CHARS = 300    # the text of one composed sum
 MAX_MAP_WORDS = 30            # points on the 2-D map
+MAX_MAP_EXTRA_CHARS = 600     # the text of the map's other words (a, b, c, d ... separated by commas)
 MIN_MAP_WORDS = 3             # a 2-D projection needs at least three distinct words
 MAX_OFFSET_PAIRS = 10         # (a, b) pairs whose offsets b - a are compared
 MAX_SENSES = 4                # sense anchor words for one homonym

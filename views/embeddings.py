@@ -12,82 +12,39 @@ from engine.embeddings.code import analogy_code
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
+from engine.chapter.embeddings import (
+    ANALOGY, ANSWERS_SHOWN, CUSTOM, DEFAULT_VOCAB, HOMONYM, HOMONYMS, HOVER_NEIGHBOURS, MAP, METHOD_LABELS, NEIGHBOURS,
+    PAGE, PRESET_FIELDS, PRESETS, SIZE, TAIL, WITH_ANALOGY, analogy, analogy_reading, map_reading, neighbours_reading,
+    offset_map,
+)
+from engine.chapter.embeddings import neighbours as nearest_to_sum
 from engine.numbers import enough_digits, fixed, worked
 from ui import challenges, charts, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
 
 md = markup.markdown   # a word in a sentence: GloVe's words hold * _ $ [ ] < > too
 
-# a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
-# the second group lands second
-PRESETS: dict[str, tuple[str, str, str, str, str]] = {
-    "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
-    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
-    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
-    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
-    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
-    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly",
-                                                     "happy, happily, careful, carefully"),
-    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
-    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
-}
-CUSTOM = "(your own)"
-EXTRA_CHARS = 600   # the other words on the map
-DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
-METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
-# homonym -> its two senses, one word standing for each, and two sentences, one per sense
-HOMONYMS: dict[str, dict] = {
-    "crane": {"senses": {"bird": "heron", "machine": "gantry"},
-              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
-                      "sense, from people called Crane, that neither word above stands for.",
-              "sentences": ("The crane stood in the shallow water of the lake.",
-                            "The crane lifted the steel beams onto the roof.")},
-    "bank": {"senses": {"money": "loan", "river": "river"},
-             "sentences": ("She paid the cheque into her account at the bank.",
-                           "We sat on the grassy bank of the river and fished.")},
-    "pitcher": {"senses": {"baseball": "baseball", "jug": "jug"},
-                "sentences": ("The pitcher threw a fastball in the ninth inning.",
-                              "She poured lemonade from the pitcher into glasses.")},
-    "shark": {"senses": {"fish": "fish", "swindler": "swindler"},
-              "sentences": ("The shark swam past the divers near the reef.",
-                            "She is a real shark: she cheated every client out of money.")},
-}
-
-page.header("Embedding explorer", "Do word vectors know that Paris is to France as Rome is to Italy?")
+page.header(PAGE)
 wv = loaders.glove()
 
 # --- settings ---------------------------------------------------------------------------
-STATE = url_state.PageState(
-    "embeddings",
-    url_state.Param("vocab", DEFAULT_VOCAB, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
-    url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
-    url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
-    *(url_state.Param(name, word, url_state.text(limits.MAX_WORD_CHARS * 2))
-      for name, word in zip("abcd", PRESETS[next(iter(PRESETS))])),
-    url_state.Param("extra", PRESETS[next(iter(PRESETS))][4], url_state.text(EXTRA_CHARS)),
-    url_state.Param("query", "paris - france + italy", url_state.text(limits.MAX_EXPRESSION_CHARS)),
-    url_state.Param("leave_out", True, parse=url_state.parse_bool),
-    url_state.Param("homonym", "crane", url_state.one_of(HOMONYMS)),
-)
-# sections that rerun alone (ui.page.section), in the page's order; the analogy's words and score change the first
-# four of ANALOGY, MAP, SIZE, TAIL
-ANALOGY, MAP, NEIGHBOURS, HOMONYM, SIZE, TAIL = (
-    "embeddings.analogy", "embeddings.map", "embeddings.neighbours", "embeddings.homonyms", "embeddings.vocab_size",
-    "embeddings.tail")
-WITH_ANALOGY = (ANALOGY, MAP, SIZE, TAIL)
+STATE = url_state.PageState(PAGE)
 STATE.init()
+P = PAGE.by_name
+
+
+def link_values() -> dict:
+    """The typed values of the page's settings, as the session holds them (engine.chapter.embeddings reads them)."""
+    return {name: STATE[name] for name in P}
 
 with st.sidebar:
     st.header("Settings")
-    st.radio("Vocabulary searched", limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
+    st.radio(P["vocab"].label, limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
              format_func=lambda n: f"top {n:,} words" if n < len(wv) else f"all {n:,} words",
-             help="Answers come only from the most frequent words. Typed words may be any of the 400,000.",
-             on_change=page.only(STATE, ANALOGY, MAP, NEIGHBOURS, HOMONYM, TAIL))
-    st.radio("Analogy score", list(METHOD_LABELS), key=STATE.key("method"), format_func=METHOD_LABELS.get,
+             help=P["vocab"].help, on_change=page.only(STATE, ANALOGY, MAP, NEIGHBOURS, HOMONYM, TAIL))
+    st.radio(P["method"].label, list(METHOD_LABELS), key=STATE.key("method"), format_func=METHOD_LABELS.get,
              on_change=page.only(STATE, *WITH_ANALOGY))
     st.caption(f"GloVe 6B: {len(wv):,} lower-case words, {wv.dim} numbers each, trained on Wikipedia 2014 "
                "and Gigaword 5 (Pennington et al. 2014).")
-
-
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -99,7 +56,7 @@ def glove_call(name: str, *args, **kwargs):
 def apply_preset() -> None:
     choice = STATE["preset"]
     if choice in PRESETS:
-        for key, value in zip(("a", "b", "c", "d", "extra"), PRESETS[choice]):
+        for key, value in zip(PRESET_FIELDS, PRESETS[choice]):
             STATE[key] = value
 
 
@@ -138,14 +95,13 @@ def the_analogy() -> None:
     global result, expected, expected_rank, a, b, c, top
     vocab, method = STATE["vocab"], STATE["method"]
     st.subheader("a is to b as c is to ?")
-    st.selectbox("Preset", [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=preset_chosen)
+    st.selectbox(P["preset"].label, [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=preset_chosen)
     cols = st.columns(4)
-    for col, key, label in zip(cols, "abcd", ("a", "b", "c", "expected d (optional)")):
-        col.text_input(label, key=STATE.key(key), on_change=word_typed, args=(key,),
+    for col, key in zip(cols, "abcd"):
+        col.text_input(P[key].label, key=STATE.key(key), on_change=word_typed, args=(key,),
                        max_chars=limits.MAX_WORD_CHARS * 2)
     where_analogy = st.container()
-    result = page.run_engine(E.solve_analogy, wv, STATE["a"], STATE["b"], STATE["c"],
-                             k=5, method=method, vocab_size=vocab, where=where_analogy)
+    result = page.run_engine(analogy, link_values(), wv, where=where_analogy)
     expected = STATE["d"].strip().lower()
     expected_rank = None  # where d lands among the answers (0: it can never be one)
     if result is not None and expected:
@@ -172,7 +128,7 @@ def the_analogy() -> None:
                                icon=":material/info:")
         charts.show(score_bars(result.words, result.scores, highlight=expected or None,
                                value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
-                               title=f"{a} : {b} :: {c} : ?   top 5 of {result.vocab_size:,} words"),
+                               title=f"{a} : {b} :: {c} : ?   top {ANSWERS_SHOWN} of {result.vocab_size:,} words"),
                     width="stretch")
         rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
         st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
@@ -195,7 +151,7 @@ def the_analogy() -> None:
             f"cos(w,{b}) − cos(w,{a}) + cos(w,{c})": cos_add,
         })
         tables.table(table, digits=3)
-        st.caption("The three input words are never answers (as in gensim and in Mikolov et al.'s evaluation).")
+        st.caption(analogy_reading(result))
         if method == "3cosadd":
             formula.formula_with_numbers(
                 r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert} \qquad "
@@ -228,30 +184,22 @@ def the_map() -> None:
     (the analogy as the analogy section left it)."""
     vocab = STATE["vocab"]
     st.subheader("A 2-D map of the offsets")
-    st.text_input("Other words on the map (pairs become arrows: write them as a, b, c, d ...)",
-                  key=STATE.key("extra"), max_chars=EXTRA_CHARS,
-                  help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive "
-                       "words form pairs, drawn as arrows from the first to the second.",
-                  on_change=page.only(STATE, MAP))
-    extra = [w.strip() for w in STATE["extra"].split(",") if w.strip()]
+    st.text_input(P["extra"].label, key=STATE.key("extra"), max_chars=limits.MAX_MAP_EXTRA_CHARS,
+                  help=P["extra"].help, on_change=page.only(STATE, MAP))
     where_map = st.container()
     if result is None:
         where_map.caption("The map draws the analogy above: fix its words to see it.")
     else:
-        pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
-        map_words = [a, b, c, top, *extra]
-        projection = page.run_engine(E.project_2d, wv, map_words, vocab_size=vocab, where=where_map)
-        offsets = page.run_engine(E.offsets, wv, pairs, vocab_size=vocab, where=where_map) if projection else None
-        if projection is not None and offsets is not None:
-            hover = glove_call("nearest_many", projection.words, k=5, vocab_size=vocab)
-            roles = {w: "analogy word" for w in (a, b, c)} | {top: "answer"}
+        shown = page.run_engine(offset_map, link_values(), wv, result, where=where_map)
+        if shown is not None:
+            projection, offsets = shown.projection, shown.offsets
+            hover = glove_call("nearest_many", projection.words, k=HOVER_NEIGHBOURS, vocab_size=vocab)
             charts.show(embedding_map(
-                projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
+                projection.words, projection.coords, arrows=list(offsets.pairs), roles=shown.roles,
                 neighbours={w: ", ".join(n.words) for w, n in zip(projection.words, hover)},
                 explained=projection.explained, size=560))
-            st.caption(f"PCA of these {len(projection.words)} words' unit vectors: the plane along which they differ "
-                       f"most ({projection.explained.sum():.0%} of their spread; the rest is hidden). "
-                       "Hover a point for its 5 nearest words.")
+            st.caption(f"PCA of the words' unit vectors. {map_reading(shown)} Hover a point for its "
+                       f"{HOVER_NEIGHBOURS} nearest words.")
             labels = [f"{p} → {q}" for p, q in offsets.pairs]
             charts.show(heatmap_spec(offsets.cosines, labels, labels, value_name="cosine", x_title="offset",
                                      y_title="offset", scheme="blues", domain=(-1, 1), cell=84,
@@ -273,20 +221,14 @@ def nearest_words() -> None:
     """The nearest words to a word or a sum: what the sum, 'leave out' and the vocabulary change. Sets `total`
     and `neighbours` for the challenges, which rerun with it."""
     global total, neighbours
-    vocab = STATE["vocab"]
     st.subheader("Nearest words to a word or to a sum you compose")
     query_col, option_col = st.columns([3, 2])
-    query_col.text_input("A word, or words joined by + and −", key=STATE.key("query"),
+    query_col.text_input(P["query"].label, key=STATE.key("query"),
                          max_chars=limits.MAX_EXPRESSION_CHARS, on_change=page.only(STATE, NEIGHBOURS, TAIL))
-    option_col.checkbox("Leave out the words you typed", key=STATE.key("leave_out"),
+    option_col.checkbox(P["leave_out"].label, key=STATE.key("leave_out"),
                         on_change=page.only(STATE, NEIGHBOURS, TAIL))
     where_query = st.container()
-    total = page.run_engine(E.compose, wv, STATE["query"], vocab_size=vocab, where=where_query)
-    neighbours = None
-    if total is not None:
-        exclude = total.words if STATE["leave_out"] else ()
-        neighbours = page.run_engine(E.nearest, wv, total.vector, k=10, exclude=exclude, vocab_size=vocab,
-                                     where=where_query)
+    total, neighbours = page.run_engine(nearest_to_sum, link_values(), wv, where=where_query) or (None, None)
     if neighbours is not None:
         charts.show(score_bars(neighbours.words, neighbours.cosines, title=f"nearest to {total.text}"),
                     width="stretch")
@@ -296,8 +238,9 @@ def nearest_words() -> None:
             caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.",
             stacked=True)
         if neighbours.words[0] in total.words:
-            st.info(f"The nearest word is **{md(neighbours.words[0])}**, one of the words you typed: without "
-                    "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
+            st.info(neighbours_reading(total, neighbours), icon=":material/info:")
+        else:
+            st.markdown(neighbours_reading(total, neighbours))
 
 
 nearest_words()
@@ -346,7 +289,7 @@ def homonyms() -> None:
     st.subheader("One vector per word form: homonyms")
     st.markdown("A lookup table gives *crane* the same vector by a lake and on a building site, so that one "
                 "vector has to sit between the senses, pulled towards whichever sense the training text used most.")
-    homonym = st.radio("Word", list(HOMONYMS), key=STATE.key("homonym"), horizontal=True,
+    homonym = st.radio(P["homonym"].label, list(HOMONYMS), key=STATE.key("homonym"), horizontal=True,
                        on_change=page.only(STATE, HOMONYM))
     preset = HOMONYMS[homonym]
     (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()

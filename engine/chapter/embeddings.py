@@ -1,7 +1,174 @@
-"""Embedding explorer: the page's spec (engine.chapter.spec), read by every front end."""
+"""Embedding explorer: the page's spec, its presets and homonyms, what it computes from its link, and its question.
+
+Every value the page's link carries is a Param below (default, parser, label); `analogy(values, wv)`,
+`offset_map(values, wv, result)` and `neighbours(values, wv)` are what the page computes for those values, and
+`analogy_reading`, `map_reading` and `neighbours_reading` the sentences that read them, so the Streamlit page, the
+Gradio tab and the class question compute the same numbers and say the same sentences from the same link. The word
+vectors (engine.embeddings.glove.WordVectors) are passed in: each front end brings them from its own loaders. The
+spec itself (PAGE) closes the file.
+"""
 from __future__ import annotations
 
-from engine.chapter.spec import PageSpec
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from engine import limits, markup
+from engine.chapter.spec import PageSpec, Param, one_of, parse_bool, text
+from engine.classroom.questions import TIE_TOLERANCE, _top_choice
+from engine.classroom.store import Question
+from engine.embeddings import glove as E
+
+# a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
+# the second group lands second
+PRESETS: dict[str, tuple[str, str, str, str, str]] = {
+    "france : paris :: italy : ?": ("france", "paris", "italy", "rome", "germany, berlin, japan, tokyo"),
+    "man : king :: woman : ?": ("man", "king", "woman", "queen", "boy, prince, girl, princess"),
+    "germany : berlin :: japan : ?": ("germany", "berlin", "japan", "tokyo", "russia, moscow, egypt, cairo"),
+    "big : bigger :: small : ?  (lands second)": ("big", "bigger", "small", "smaller", "tall, taller, long, longer"),
+    "go : went :: see : ?  (lands second)": ("go", "went", "see", "saw", "take, took, give, gave"),
+    "quick : quickly :: slow : ?  (lands second)": ("quick", "quickly", "slow", "slowly",
+                                                     "happy, happily, careful, carefully"),
+    "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
+    "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
+}
+CUSTOM = "(your own)"
+PRESET_FIELDS = ("a", "b", "c", "d", "extra")          # the link values a preset sets, in its tuple's order
+FIRST_PRESET = next(iter(PRESETS))
+DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
+METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
+ANSWERS_SHOWN = 5       # the analogy's bars and table
+NEIGHBOURS_SHOWN = 10   # the nearest words to a sum
+HOVER_NEIGHBOURS = 5    # a map point's nearest words, on hover
+QUESTION_OPTIONS = 4    # the class question's words: the first of the analogy's bars
+# homonym -> its two senses, one word standing for each, and two sentences, one per sense
+HOMONYMS: dict[str, dict] = {
+    "crane": {"senses": {"bird": "heron", "machine": "gantry"},
+              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
+                      "sense, from people called Crane, that neither word above stands for.",
+              "sentences": ("The crane stood in the shallow water of the lake.",
+                            "The crane lifted the steel beams onto the roof.")},
+    "bank": {"senses": {"money": "loan", "river": "river"},
+             "sentences": ("She paid the cheque into her account at the bank.",
+                           "We sat on the grassy bank of the river and fished.")},
+    "pitcher": {"senses": {"baseball": "baseball", "jug": "jug"},
+                "sentences": ("The pitcher threw a fastball in the ninth inning.",
+                              "She poured lemonade from the pitcher into glasses.")},
+    "shark": {"senses": {"fish": "fish", "swindler": "swindler"},
+              "sentences": ("The shark swam past the divers near the reef.",
+                            "She is a real shark: she cheated every client out of money.")},
+}
+# the page's sections (ui.page.section keys), in its order; the analogy's words and score change WITH_ANALOGY
+ANALOGY, MAP, NEIGHBOURS, HOMONYM, SIZE, TAIL = (
+    "embeddings.analogy", "embeddings.map", "embeddings.neighbours", "embeddings.homonyms", "embeddings.vocab_size",
+    "embeddings.tail")
+WITH_ANALOGY = (ANALOGY, MAP, SIZE, TAIL)
+
+
+def _words(result: E.Analogy) -> tuple[str, str, str, str]:
+    """a, b, c and the top answer of an analogy b - a + c."""
+    return result.negative[0], *result.positive, result.words[0]
+
+
+# --- the analogy ---------------------------------------------------------------------------------------------
+
+def analogy(values: Mapping[str, Any], wv: E.WordVectors, k: int = ANSWERS_SHOWN) -> E.Analogy:
+    """a : b :: c : ? for the link's words, score and vocabulary: the `k` best answers, the inputs left out.
+    ValueError (a sentence) for a word the vectors do not know or a degenerate analogy."""
+    return E.solve_analogy(wv, values["a"], values["b"], values["c"], k=k, method=values["method"],
+                           vocab_size=values["vocab"])
+
+
+def analogy_reading(result: E.Analogy) -> str:
+    """The analogy's top answer, as both front ends say it."""
+    a, b, c, top = (markup.markdown(w) for w in _words(result))
+    return (f"**{a} : {b} :: {c} : {top}** by {METHOD_LABELS[result.method]}, searching the "
+            f"{result.vocab_size:,} most frequent words. The three input words are never answers (as in gensim and "
+            "in Mikolov et al.'s evaluation).")
+
+
+# --- the map of offsets --------------------------------------------------------------------------------------
+
+def map_words(extra: str) -> list[str]:
+    """The map's other words, typed 'a, b, c, d ...': at most MAX_MAP_EXTRA_CHARS characters, else a sentence."""
+    if len(extra) > limits.MAX_MAP_EXTRA_CHARS:
+        raise ValueError(f"The other words on the map are {len(extra):,} characters long; the limit is "
+                         f"{limits.MAX_MAP_EXTRA_CHARS}.")
+    return [w.strip() for w in extra.split(",") if w.strip()]
+
+
+@dataclass(frozen=True)
+class OffsetMap:
+    """The analogy's words, its answer and the other words on their PCA plane, and how parallel each pair's
+    offset is with every other in all dimensions (pairs: (a, b), (c, answer), then the other words two by two)."""
+    projection: E.Projection
+    offsets: E.Offsets
+    roles: dict[str, str]
+    dim: int
+
+
+def offset_map(values: Mapping[str, Any], wv: E.WordVectors, result: E.Analogy) -> OffsetMap:
+    """The map the page draws for the link's other words and its analogy's `result`."""
+    a, b, c, top = _words(result)
+    extra = map_words(values["extra"])
+    pairs = [(a, b), (c, top)] + [tuple(extra[i:i + 2]) for i in range(0, len(extra) - 1, 2)]
+    projection = E.project_2d(wv, [a, b, c, top, *extra], vocab_size=values["vocab"])
+    offsets = E.offsets(wv, pairs, vocab_size=values["vocab"])
+    return OffsetMap(projection, offsets, {w: "analogy word" for w in (a, b, c)} | {top: "answer"}, wv.dim)
+
+
+def map_reading(shown: OffsetMap) -> str:
+    """What the map shows and hides, and how parallel the analogy's two offsets are, as both front ends say it."""
+    (a, b), (c, top) = shown.offsets.pairs[:2]
+    a, b, c, top = (markup.markdown(w) for w in (a, b, c, top))
+    return (f"**{a} → {b}** and **{c} → {top}** on the plane along which these {len(shown.projection.words)} words "
+            f"differ most ({shown.projection.explained.sum():.0%} of their spread; the rest is hidden). In all "
+            f"{shown.dim} dimensions the two offsets have cosine **{shown.offsets.cosines[0, 1]:.3f}** (1: parallel).")
+
+
+# --- the nearest words to a sum ------------------------------------------------------------------------------
+
+def neighbours(values: Mapping[str, Any], wv: E.WordVectors,
+               k: int = NEIGHBOURS_SHOWN) -> tuple[E.VectorSum, E.Neighbours]:
+    """The link's sum (a word, or words joined by + and -) and its `k` nearest words, the typed words left out when
+    the link says so."""
+    total = E.compose(wv, values["query"], vocab_size=values["vocab"])
+    found = E.nearest(wv, total.vector, k=k, exclude=total.words if values["leave_out"] else (),
+                      vocab_size=values["vocab"])
+    return total, found
+
+
+def neighbours_reading(total: E.VectorSum, found: E.Neighbours) -> str:
+    """The nearest word to the sum, as both front ends say it (and why it may be one of the words typed)."""
+    word = markup.markdown(found.words[0])
+    numbers = (f"cosine {found.cosines[0]:.3f} with **{markup.markdown(total.text)}**, among the "
+               f"{found.vocab_size:,} most frequent words")
+    if found.words[0] in total.words:
+        return (f"The nearest word is **{word}**, one of the words you typed: without leaving them out, a sum "
+                f"usually stays closest to its own terms ({numbers}).")
+    return f"The nearest word is **{word}** ({numbers})."
+
+
+# --- the class's question ------------------------------------------------------------------------------------
+
+def analogy_top_answer(link: Mapping[str, str], sources) -> Question:
+    """Which of the analogy's first QUESTION_OPTIONS answers (the page's bars) comes first, options alphabetical;
+    scores closer than the page's 3 decimals tie."""
+    values = PAGE.values(link)
+    result = analogy(values, sources.glove())
+    a, b, c, _ = _words(result)
+    words, scores = result.words[:QUESTION_OPTIONS], [float(s) for s in result.scores[:QUESTION_OPTIONS]]
+    order = sorted(range(len(words)), key=lambda j: words[j])
+    options, answer, leaders = _top_choice([words[j] for j in order], [scores[j] for j in order],
+                                           tolerance=TIE_TOLERANCE)
+    best = order[leaders[0]]
+    return Question("embeddings", f"{a} : {b} :: {c} : ?  Which word comes first ({result.method}, "
+                                  f"{result.vocab_size:,} words)?", options, answer,
+                    f"{words[best]} scores {scores[best]:.3f}; the others: "
+                    + ", ".join(f"{w} {s:.3f}" for w, s in zip(words, scores) if w != words[best]) + ".",
+                    veils=(ANALOGY, MAP, NEIGHBOURS, SIZE, TAIL))
+
+
+_WORD = text(limits.MAX_WORD_CHARS * 2)     # the text box's limit: the engine says what is too long for a word
 
 PAGE = PageSpec(
     key="embeddings", url="embeddings", view="embeddings",
@@ -9,4 +176,22 @@ PAGE = PageSpec(
     question="Do word vectors know that Paris is to France as Rome is to Italy?",
     one_line="400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms.",
     icon=":material/scatter_plot:",
+    params=(
+        Param("vocab", DEFAULT_VOCAB, one_of(limits.VOCAB_SIZE_CHOICES, int), label="Vocabulary searched",
+              help="Answers come only from the most frequent words. Typed words may be any of the 400,000."),
+        Param("method", "3cosadd", one_of(METHOD_LABELS), label="Analogy score"),
+        Param("preset", FIRST_PRESET, one_of([*PRESETS, CUSTOM]), label="Preset"),
+        *(Param(name, word, _WORD, label=label)
+          for name, word, label in zip("abcd", PRESETS[FIRST_PRESET], ("a", "b", "c", "expected d (optional)"))),
+        Param("extra", PRESETS[FIRST_PRESET][4], text(limits.MAX_MAP_EXTRA_CHARS),
+              label="Other words on the map (pairs become arrows: write them as a, b, c, d ...)",
+              help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive words form pairs, "
+                   "drawn as arrows from the first to the second."),
+        Param("query", "paris - france + italy", text(limits.MAX_EXPRESSION_CHARS),
+              label="A word, or words joined by + and −"),
+        Param("leave_out", True, parse_bool, label="Leave out the words you typed"),
+        Param("homonym", "crane", one_of(HOMONYMS), label="Word"),
+    ),
+    presets=PRESETS,
+    questions=(analogy_top_answer,),
 )

@@ -245,25 +245,6 @@ class EngineSources:
         return patches.bundled_picture(name)
 
 
-# --- Embedding explorer -----------------------------------------------------------------------------
-
-def embeddings_analogy(values: Values, sources) -> Question:
-    from engine.embeddings.glove import solve_analogy
-
-    a, b, c = _text(values, "a", "france"), _text(values, "b", "paris"), _text(values, "c", "italy")
-    method, vocab = _text(values, "method", "3cosadd"), _int(values, "vocab", 50_000)
-    result = solve_analogy(sources.glove(), a, b, c, k=4, method=method, vocab_size=vocab)
-    order = sorted(range(len(result.words)), key=lambda j: result.words[j])
-    options, answer, leaders = _top_choice([result.words[j] for j in order],
-                                           [float(result.scores[j]) for j in order], tolerance=TIE_TOLERANCE)
-    best = order[leaders[0]]
-    return Question("embeddings", f"{a} : {b} :: {c} : ?  Which word comes first ({method}, "
-                                  f"{vocab:,} words)?", options, answer,
-                    f"{result.words[best]} scores {float(result.scores[best]):.3f}; the others: "
-                    + ", ".join(f"{w} {float(s):.3f}" for w, s in zip(result.words, result.scores)
-                                if w != result.words[best]) + ".",
-                    veils=("embeddings.analogy", "embeddings.map", "embeddings.neighbours", "embeddings.vocab_size",
-                           "embeddings.tail"))
 
 
 # --- Position -----------------------------------------------------------------------------------------
@@ -441,7 +422,6 @@ def beyond_scores(values: Values, sources) -> Question:
 # Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
 # engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
-    "embeddings": (embeddings_analogy,),
     "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
     "generate": (generate_variety, generate_ladder),
