@@ -6,7 +6,8 @@
     multi_head    Multi-head attention
     attention_calculator  Attention calculator
     smollm2       Head viewer (SmolLM2), Inside the model
-    transformer   Position, Block builder (a short live training, streamed), Generate
+    position      Position
+    transformer   Block builder (a short live training, streamed), Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
     loaders       one loader per heavy object, built once per process
@@ -24,7 +25,8 @@ from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.language import ngram_sampler_tab, tokens_tab
 from gradio_tabs.multi_head import multi_head_attention_tab
 from gradio_tabs.smollm2 import head_viewer_tab, inside_the_model_tab
-from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
+from gradio_tabs.position import position_page_tab
+from gradio_tabs.transformer import block_builder_tab, generate_page_tab
 
 TABS = {
     "tokens": tokens_tab,

@@ -479,33 +479,6 @@ def inside_lens(values: Values, sources) -> Question:
                     veils=("inside.lens",))
 
 
-# --- Position -----------------------------------------------------------------------------------------
-
-def position_equivariance(values: Values, sources) -> Question:
-    from engine.attention.mechanism import random_projections
-    from engine.transformer.positional import permutation_between, permutation_check
-    from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
-
-    vocabulary = load_vocabulary()
-    a, b = _text(values, "a", "the owl saw the cat"), _text(values, "b", "the cat saw the owl")
-    enc, seed = _text(values, "enc", "none"), _int(values, "seed", 0)
-    sentence = embed(a, vocabulary)
-    perm = permutation_between(sentence.tokens, tokenize(b))
-    W = random_projections(vocabulary.d, seed) if _bool(values, "proj", False) else {}
-    check = permutation_check(sentence.x, perm, enc, W_q=W.get("W_q"), W_k=W.get("W_k"), W_v=W.get("W_v"),
-                              causal=_bool(values, "causal", False), strength=_float(values, "strength", 1.0),
-                              seed=seed)
-    mask = ", causal mask on" if _bool(values, "causal", False) else ""
-    options = ("Yes: the same vectors, moved with their words", "No: some words' outputs change")
-    return Question("position", f"'{b}' holds the words of '{a}' in another order. With positional encoding "
-                                f"'{enc}'{mask}, does each word get the same attention output as in A?",
-                    options, 0 if check.equivariant else 1,
-                    f"The largest change of a word's output is {check.max_difference:.3f} "
-                    + ("(none: attention alone ignores order)." if check.equivariant else
-                       "(order now matters).") + " The bars on the page show each word's change.",
-                    veils=("position.check", "position.code"))
-
-
 # --- Block builder --------------------------------------------------------------------------------
 
 def _block_config(values: Values):
@@ -659,7 +632,6 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "embeddings": (embeddings_analogy,),
     "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
-    "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
     "generate": (generate_variety, generate_ladder),
     "beyond": (beyond_scores,),
