@@ -8,7 +8,7 @@
     smollm2       Head viewer (SmolLM2), Inside the model
     position      Position
     transformer   Block builder (a short live training, streamed), Generate
-    beyond        Beyond words
+    beyond_words  Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
     loaders       one loader per heavy object, built once per process
 
@@ -19,7 +19,7 @@ endpoint a notebook can call with gradio_client (README, "A second way: a Gradio
 from __future__ import annotations
 
 from gradio_tabs.attention_calculator import attention_calculator_tab
-from gradio_tabs.beyond import beyond_words_tab
+from gradio_tabs.beyond_words import beyond_words_tab
 from gradio_tabs.context_window import context_window_tab
 from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.language import ngram_sampler_tab, tokens_tab
