@@ -81,6 +81,7 @@ MAX_SINUSOID_BASE = 1e6        # ... and highest allowed
 MAX_ENCODING_STRENGTH = 10.0   # multiplier on p_t before adding it to x_t
 MAX_CHART_CELLS = 5_000        # cells of one drawn table (T x d, T x T): Altair refuses more rows
 MAX_DRAWN_POSITIONS = 64       # T and d of the encoding tables drawn on the Position page (64 x 64 < 5000)
+MAX_POSITION_SENTENCE_CHARS = 200   # each of the Position page's two sentences
 MAX_HEAD_VIEW_CHARS = 32       # characters read by the shipped model on the multi-head page (h T^2 cells drawn)
 MAX_COST_TOKENS = 1_000_000    # T in the parameter / FLOP counts (nothing is built)
 MAX_COST_WIDTH = 100_000       # d in the parameter / FLOP counts

@@ -526,7 +526,7 @@ def test_the_tabs_check_an_uploads_size_before_reading_it(tmp_path):
     """A file past the tab's limit (190 MB, sparse on disk) is refused by its size; it is never read."""
     import tracemalloc
 
-    from gradio_tabs.beyond import audio_attention_tab, image_attention_tab
+    from gradio_tabs.beyond_words import audio_attention_tab, image_attention_tab
 
     big = tmp_path / "big.png"
     with open(big, "wb") as file:

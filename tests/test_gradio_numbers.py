@@ -24,7 +24,7 @@ def test_the_position_tab_writes_the_largest_change_as_the_page_does():
     from engine.numbers import significant
     from engine.transformer.positional import permutation_check
     from engine.embeddings.tiny_vocabulary import embed
-    from gradio_tabs.transformer import position_tab
+    from gradio_tabs.position import position_tab
 
     for encoding in ("none", "sinusoidal"):   # rounding only (main: 5.6e-17 here, 5.55e-17 there), a real change
         *_, verdict = position_tab("the owl saw the cat", "the cat saw the owl", encoding, 1.0, False, False, 0)

@@ -16,7 +16,7 @@ from engine.charts import handout as paper_handout  # noqa: E402
 from gradio_tabs import take_home  # noqa: E402
 from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402
 from gradio_tabs.attention_calculator import attention_tab  # noqa: E402
-from gradio_tabs.beyond import residue_attention_tab  # noqa: E402
+from gradio_tabs.beyond_words import residue_attention_tab  # noqa: E402
 from tests.engine.charts.test_handout import page_count, pdf_text, qr_links  # noqa: E402
 from ui.path import ideas  # noqa: E402
 

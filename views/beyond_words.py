@@ -8,11 +8,13 @@ import streamlit as st
 
 from engine import limits
 from engine.beyond.code import audio_code, image_code, protein_code
+from engine.chapter.beyond import (
+    CUSTOM, FRAMES, HOPS, KINDS, MAX_SEED, PAGE, PATCH_SIZES_FOR_COST, PROJECTIONS, SAMPLE_RATE, SIDES, UPLOAD, audio,
+    image, protein,
+)
 from engine.charts.heatmaps import heatmap_spec
-from engine.charts.images import (OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture,
-                                  spectrogram_with_frames)
+from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture, spectrogram_with_frames
 from engine.charts.lines import cost_chart
-from engine.numbers import significant
 from engine.beyond.modalities import (
     FITS, PROTEIN_PRESETS, SIGNALS, frame_attention, image_attention, load_image, patch_costs, patch_grid_position,
     read_wav, residue_attention, resize_square, segment_of, synth_signal, weight_by_segment
@@ -20,16 +22,7 @@ from engine.beyond.modalities import (
 from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
-KINDS = {"image": ":material/image: Image patches", "audio": ":material/graphic_eq: Audio frames",
-         "protein": ":material/genetics: Protein residues"}
-UPLOAD = "upload your own"
-SIDES = {224: "224 x 224 (as ViT)", 128: "128 x 128", 384: "384 x 384", 0: "as it is"}
-PROJECTIONS = [0, 16, 32, 64, 128, 256]
-FRAMES = [128, 256, 512, 1024, 2048]
-HOPS = [32, 64, 128, 256, 512]
-PATCH_SIZES_FOR_COST = [4, 7, 8, 14, 16, 28, 32, 56, 64, 112, 128]
-CUSTOM = "your own (paste below)"
-MAX_SEED = 10_000
+P = PAGE.by_name
 
 
 # ---- cached engine calls: a click only picks a row of weights already computed --------------
@@ -47,7 +40,7 @@ def cached_image_attention(name: str, upload: bytes | None, side: int, patch: in
 
 @st.cache_resource(max_entries=3, show_spinner=False)
 def cached_frame_attention(name: str, upload: bytes | None, frame: int, hop: int, d: int | None, seed: int):
-    signal = read_wav(upload, "your recording") if upload is not None else synth_signal(name, 8000)
+    signal = read_wav(upload, "your recording") if upload is not None else synth_signal(name, SAMPLE_RATE)
     result = frame_attention(signal, frame, hop, d, seed)
     return signal, result, spectrogram_picture(result.source)
 
@@ -68,10 +61,8 @@ def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
                                         y_title="residue attending"))
 
 
-def cost_line(T: int, d: int, what: str, shrink: str) -> None:
-    st.markdown(f":material/functions: **Cost:** T = {T:,} {what} → T² = **{T * T:,} scores**, each a dot "
-                f"product of d = {d} numbers: {2 * T * T * d:,} multiply-adds for QKᵀ and αV, "
-                f"{significant(4 * T * T / 1e6)} MB to hold the weights α at 4 bytes each. {shrink}")
+def cost_line(cost: str, shrink: str) -> None:
+    st.markdown(f":material/functions: {cost} {shrink}")
 
 
 def set_from_selection(chart_key: str, field: str, targets: dict[str, callable]) -> None:
@@ -85,8 +76,7 @@ def set_from_selection(chart_key: str, field: str, targets: dict[str, callable])
             STATE[key] = convert(value)
 
 
-page.header("Beyond words", "Can attention compare image patches, sound frames and amino acids the way it "
-                            "compares words?")
+page.header(PAGE)
 st.markdown("Attention never asks what its vectors stand for: any list of vectors that are worth comparing "
             "will do. Here each kind of data becomes a matrix of tokens, one row each, "
             "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
@@ -94,27 +84,7 @@ st.markdown("Attention never asks what its vectors stand for: any list of vector
             "reads an image as patches, AST (Audio Spectrogram Transformer) a sound's spectrogram as patches, "
             "and ESM, a protein language model, a protein as its amino acids.")
 
-STATE = url_state.PageState(
-    "beyond",
-    url_state.Param("kind", "image", url_state.one_of(KINDS)),
-    url_state.Param("d", 64, url_state.one_of(PROJECTIONS, int)),
-    url_state.Param("seed", 0, url_state.between(0, MAX_SEED)),
-    url_state.Param("picture", "astronaut", url_state.one_of([*BUNDLED_PICTURES, UPLOAD])),
-    url_state.Param("side", 224, url_state.one_of(SIDES, int)),
-    url_state.Param("patch", 16, url_state.between(limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE)),
-    url_state.Param("fit", "crop", url_state.one_of(FITS)),
-    url_state.Param("overlay", "spotlight", url_state.one_of(OVERLAY_STYLES)),
-    url_state.Param("qrow", 4, url_state.between(0, limits.MAX_PATCH_TOKENS - 1)),   # the grid's own size: clamped
-    url_state.Param("qcol", 6, url_state.between(0, limits.MAX_PATCH_TOKENS - 1)),
-    url_state.Param("signal", "melody", url_state.one_of([*SIGNALS, UPLOAD])),
-    url_state.Param("frame", 512, url_state.one_of(FRAMES, int)),
-    url_state.Param("hop", 128, url_state.one_of(HOPS, int)),
-    url_state.Param("qframe", -1, url_state.between(-1, limits.MAX_AUDIO_FRAMES - 1)),   # -1: the page picks one
-    url_state.Param("protein", "Human insulin, A chain", url_state.one_of([*PROTEIN_PRESETS, CUSTOM])),
-    url_state.Param("sequence", PROTEIN_PRESETS["Human insulin, A chain"],
-                    url_state.text(limits.MAX_SEQUENCE_TEXT_CHARS)),
-    url_state.Param("residue", 0, url_state.between(0, limits.MAX_RESIDUES - 1)),
-)
+STATE = url_state.PageState(PAGE)
 STATE.init()
 
 # sections that rerun alone (ui.page.section): one per kind of data, and the picture inside the image's
@@ -151,6 +121,12 @@ def whole_run() -> None:
     only that section and leave the kind undrawn."""
 
 
+def values() -> dict:
+    """The page's typed values, as the state holds them now (another kind's, whose widgets are not drawn and so not
+    kept, at their defaults: only the kind's own values are read)."""
+    return {param.name: STATE.get(param.name, param.default) for param in PAGE.params}
+
+
 def projection() -> tuple[int | None, int]:
     """The projection's d (None: keep every raw number) and seed, read from session state (a section reruns
     alone)."""
@@ -158,46 +134,40 @@ def projection() -> tuple[int | None, int]:
 
 
 # the three kinds of data side by side at the top of the page, not hidden in the sidebar
-st.radio("Tokens from", list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True,
+st.radio(P["kind"].label, list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True,
          on_change=whole_run)
 
 with st.sidebar:
     st.header("Settings")
     kind = STATE["kind"]   # the kind's settings below: changing the kind redraws the sidebar, a whole run
-    st.selectbox("Projection to d numbers per token", PROJECTIONS, key=STATE.key("d"),
-                 format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d),
-                 help="A fixed random matrix W (drawn from the seed) maps each token's raw numbers to d numbers.",
+    st.selectbox(P["d"].label, PROJECTIONS, key=STATE.key("d"),
+                 format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d), help=P["d"].help,
                  on_change=only(SECTIONS[kind]))
-    st.number_input("Seed of the projection", 0, MAX_SEED, key=STATE.key("seed"), step=1,
+    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), step=1,
                     on_change=only(SECTIONS[kind]))
     if kind == "image":
         st.subheader("Image")
-        st.selectbox("Picture", list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
-                     help="Pictures bundled with scikit-image (public domain / CC0), or your own PNG or JPEG.",
+        st.selectbox(P["picture"].label, list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
+                     help=P["picture"].help, on_change=only(IMAGE))
+        st.selectbox(P["side"].label, list(SIDES), key=STATE.key("side"), format_func=SIDES.get, help=P["side"].help,
                      on_change=only(IMAGE))
-        st.selectbox("Resize to", list(SIDES), key=STATE.key("side"), format_func=SIDES.get,
-                     help="Shorter side to this size, then the centre square, as ViT prepares its inputs.",
-                     on_change=only(IMAGE))
-        st.number_input("Patch size p (pixels)", limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
-                        step=1,
-                        help="Each p x p square becomes one token of p*p*3 numbers.", on_change=only(IMAGE))
-        st.radio("When p does not divide the picture", FITS, key=STATE.key("fit"), horizontal=True,
+        st.number_input(P["patch"].label, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
+                        step=1, help=P["patch"].help, on_change=only(IMAGE))
+        st.radio(P["fit"].label, FITS, key=STATE.key("fit"), horizontal=True,
                  format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get,
                  on_change=only(IMAGE))
-        st.radio("Overlay", OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
-                 help="spotlight: dim what gets little weight; heat: colour by weight (viridis).",
-                 on_change=only(OVERLAY))
+        st.radio(P["overlay"].label, OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
+                 help=P["overlay"].help, on_change=only(OVERLAY))
     elif kind == "audio":
         st.subheader("Audio")
-        st.selectbox("Sound", list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
+        st.selectbox(P["signal"].label, list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
                      format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}", on_change=only(AUDIO))
-        st.select_slider("Frame length N (samples)", FRAMES, key=STATE.key("frame"),
-                         help="Longer frames: finer frequency, coarser time.", on_change=only(AUDIO))
-        st.select_slider("Hop between frames (samples)", HOPS, key=STATE.key("hop"),
-                         help="A smaller hop gives more frames, so more tokens.", on_change=only(AUDIO))
+        st.select_slider(P["frame"].label, FRAMES, key=STATE.key("frame"), help=P["frame"].help,
+                         on_change=only(AUDIO))
+        st.select_slider(P["hop"].label, HOPS, key=STATE.key("hop"), help=P["hop"].help, on_change=only(AUDIO))
     else:
         st.subheader("Protein")
-        st.selectbox("Sequence", list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"),
+        st.selectbox(P["protein"].label, list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"),
                      on_change=only(PROTEIN, then=lambda: STATE.__setitem__(
                          "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"]))))
 
@@ -241,12 +211,12 @@ def image_section() -> None:
     if computed is None:
         return
     pixels, result, url = computed
+    shown = image(values(), pixels, result)
     patches = result.source
     rows, cols = patches.rows, patches.cols
-    STATE["qrow"] = min(max(int(STATE["qrow"]), 0), rows - 1)
-    STATE["qcol"] = min(max(int(STATE["qcol"]), 0), cols - 1)
+    STATE["qrow"], STATE["qcol"] = shown.row, shown.col
     mirror()   # the query as it now fits the grid (the widget's callback mirrored it before this ran)
-    query = STATE["qrow"] * cols + STATE["qcol"]
+    query = shown.query
     height, width = pixels.shape[:2]
     edge = ""
     if any(patches.trimmed):
@@ -255,9 +225,7 @@ def image_section() -> None:
     elif any(patches.padded):
         edge = (f" {sum(patches.padded[:2])} black rows and {sum(patches.padded[2:])} black columns were added, "
                 "half on each side, so whole patches fit.")
-    st.markdown(f"**{height} x {width} pixels, p = {patch}: a grid of {rows} x {cols} = {patches.N} tokens, "
-                f"each {patch} x {patch} x {patches.channels} = {result.tokens.features.shape[1]:,} numbers"
-                f"{f', projected to d = {d}' if d else ''}.**{edge}")
+    st.markdown(shown.sizes + edge)
     cut_h, cut_w = patches.image.shape[:2]
     left, right = st.columns([3, 2])
     with left:
@@ -266,12 +234,11 @@ def image_section() -> None:
         st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                     "lit where it puts its attention.")
         a, b = st.columns(2)
-        a.number_input("Row", 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
-        b.number_input("Column", 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
+        a.number_input(P["qrow"].label, 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
+        b.number_input(P["qcol"].label, 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
         weights = result.attention.weights[query]
         strongest = result.strongest_others(query, 5)
-        st.markdown(f"Patch ({STATE['qrow']}, {STATE['qcol']}) keeps **{weights[query]:.4f}** "
-                    f"on itself; uniform would be {1 / patches.N:.4f}.")
+        st.markdown(shown.itself)
         tables.table({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
                       "weight α": [float(w) for _, w in strongest]}, digits=4)
     if not strongest:  # a patch as large as the picture: one token, nothing else to attend to
@@ -285,7 +252,7 @@ def image_section() -> None:
             rf"{{\sum_{{k=0}}^{{{patches.N - 1}}} \exp(x_{{{query}}} \cdot x_k / \sqrt{{d}})}} = {w:.4f}",
             caption="x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
                     "Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
-    cost_line(patches.N, result.tokens.d, "patches",
+    cost_line(shown.cost,
               "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
@@ -331,32 +298,27 @@ def audio_section() -> None:
         return
     signal, result, picture = computed
     spec = result.source
-    query = int(STATE["qframe"])
-    if not 0 <= query < spec.T:   # -1 (the page picks one), or a frame of a longer sound
-        last_label, last_start, last_end = signal.segments[-1]   # default: the middle of the last note
-        query = int(np.argmin(np.abs(spec.times - (last_start + last_end) / 2)))
+    heard = audio(values(), signal, result)   # -1 (the page picks one), or a frame of a longer sound: the last note's
+    query = heard.query
     # Written on every run, as the image's row and column are: a new T redraws the slider as a new widget (its
     # bounds are part of its identity), and that takes a value written in this run, else what the key held before
     # the slider was first drawn (-1: a traceback) or its minimum (0: the chart and the slider disagree).
     STATE["qframe"] = query
     mirror()   # the query frame as it now fits (the widget's callback mirrored it before this ran)
     st.audio(signal.samples, sample_rate=signal.sample_rate)
-    st.markdown(f"**{signal.seconds:.2f} s at {signal.sample_rate:,} samples/s; frames of N = {spec.frame} samples "
-                f"every {spec.hop}: T = {spec.T} tokens of {spec.db.shape[1]} frequency bins (dB)"
-                f"{f', projected to d = {d}' if d else ''}.**")
+    st.markdown(heard.sizes)
     chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
                                     picture_url=picture, selection="token")
     charts.show(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
         set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token")
-    st.slider("Query frame (or click a column of the spectrogram)", 0, spec.T - 1, key=STATE.key("qframe"),
+    st.slider(P["qframe"].label, 0, spec.T - 1, key=STATE.key("qframe"),
               on_change=only(AUDIO))
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
     here = segment_of(float(spec.times[query]), signal.segments)
     left, right = st.columns([2, 3])
     with left:
-        st.markdown(f"Frame {query} (t = {spec.times[query]:.3f} s{f', in {here}' if here else ''}) spreads its "
-                    "weight over the notes:")
+        st.markdown(heard.spread)
         tables.table({"part": [label for label, _ in by_note], "total weight": [float(w) for _, w in by_note]},
                      digits=3)
     with right:
@@ -369,7 +331,7 @@ def audio_section() -> None:
         rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {strongest[0][1]:.4f}",
         caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
                 "attention as for patches.")
-    cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
+    cost_line(heard.cost, "Halve the hop and T doubles, the scores four times.")
     code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query,
                                          upload)}, name="audio")
     best = strongest[0][0]
@@ -395,22 +357,21 @@ def audio_section() -> None:
 @page.section(PROTEIN)
 def protein_section() -> None:
     d, seed = projection()
-    st.text_area("Sequence (one-letter amino-acid codes; FASTA '>' lines are skipped)", key=STATE.key("sequence"),
+    st.text_area(P["sequence"].label, key=STATE.key("sequence"),
                  height=90,
                  max_chars=limits.MAX_SEQUENCE_TEXT_CHARS, on_change=only(PROTEIN))
     result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
     if result is None:
         return
+    read = protein(values(), result)
     residues = result.source
     labels = residues.labels
-    L = len(labels)
-    STATE["residue"] = min(max(int(STATE["residue"]), 0), L - 1)
+    STATE["residue"] = read.query
     mirror()   # the residue as it now fits the sequence (the widget's callback mirrored it before this ran)
-    query = int(STATE["residue"])
-    st.markdown(f"**L = {L} residues, each {result.tokens.features.shape[1]} numbers (20 one-hot letters, "
-                f"hydrophobicity, charge, volume){f', projected to d = {d}' if d else ''}.**")
+    query = read.query
+    st.markdown(read.sizes)
     charts.show(residue_heatmap_spec(STATE["sequence"], d, seed))
-    st.selectbox("Residue", range(L), key=STATE.key("residue"), format_func=lambda i: labels[i],
+    st.selectbox(P["residue"].label, range(len(labels)), key=STATE.key("residue"), format_func=lambda i: labels[i],
                  on_change=only(PROTEIN))
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
@@ -426,7 +387,7 @@ def protein_section() -> None:
                 "language model such as ESM learns heads whose weights trace which residues touch in the folded "
                 "protein. In insulin, cysteines 6 and 11 of the A chain are bonded to each other, while A7 and A20 "
                 "bond to cysteines of the B chain (B7, B19), a second sequence you can load from the list.")
-    cost_line(L, result.tokens.d, "residues", "A protein of 1,000 residues needs a million scores per head.")
+    cost_line(read.cost, "A protein of 1,000 residues needs a million scores per head.")
     code.show_code({"Python": protein_code(residues.sequence, d, seed, query)}, name="protein")
     challenges.try_this([
         challenges.Challenge("Choose a cysteine (C) and check that its strongest partner is another cysteine.",

@@ -247,33 +247,6 @@ class EngineSources:
 
 
 
-# --- Position -----------------------------------------------------------------------------------------
-
-def position_equivariance(values: Values, sources) -> Question:
-    from engine.attention.mechanism import random_projections
-    from engine.transformer.positional import permutation_between, permutation_check
-    from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
-
-    vocabulary = load_vocabulary()
-    a, b = _text(values, "a", "the owl saw the cat"), _text(values, "b", "the cat saw the owl")
-    enc, seed = _text(values, "enc", "none"), _int(values, "seed", 0)
-    sentence = embed(a, vocabulary)
-    perm = permutation_between(sentence.tokens, tokenize(b))
-    W = random_projections(vocabulary.d, seed) if _bool(values, "proj", False) else {}
-    check = permutation_check(sentence.x, perm, enc, W_q=W.get("W_q"), W_k=W.get("W_k"), W_v=W.get("W_v"),
-                              causal=_bool(values, "causal", False), strength=_float(values, "strength", 1.0),
-                              seed=seed)
-    mask = ", causal mask on" if _bool(values, "causal", False) else ""
-    options = ("Yes: the same vectors, moved with their words", "No: some words' outputs change")
-    return Question("position", f"'{b}' holds the words of '{a}' in another order. With positional encoding "
-                                f"'{enc}'{mask}, does each word get the same attention output as in A?",
-                    options, 0 if check.equivariant else 1,
-                    f"The largest change of a word's output is {check.max_difference:.3f} "
-                    + ("(none: attention alone ignores order)." if check.equivariant else
-                       "(order now matters).") + " The bars on the page show each word's change.",
-                    veils=("position.check", "position.code"))
-
-
 # --- Block builder --------------------------------------------------------------------------------
 
 def _block_config(values: Values):
@@ -382,48 +355,10 @@ def generate_ladder(values: Values, sources) -> Question:
                     "ranks every model.", veils=("generate.ladder", "generate.code"))
 
 
-# --- Beyond words ---------------------------------------------------------------------------------
-
-def beyond_scores(values: Values, sources) -> Question:
-    from engine.beyond import modalities as patches
-
-    kind, d = _text(values, "kind", "image"), _int(values, "d", 64)
-    if kind == "image":
-        name, side, patch = _text(values, "picture", "astronaut"), _int(values, "side", 224), _int(values, "patch", 16)
-        if name not in patches.BUNDLED_PICTURES:
-            raise ValueError("An uploaded picture is not in the link: pick a bundled one to ask about.")
-        height, width = (side, side) if side else sources.bundled_picture(name).shape[:2]
-        costs = patches.patch_costs(height, width, [patch], _text(values, "fit", "crop"))
-        if not costs:
-            raise ValueError(f"A {patch}-pixel patch does not fit this picture.")
-        T = costs[0][1]
-        what = f"a {width} x {height} picture cut into {patch} x {patch} patches ({T} tokens)"
-    elif kind == "audio":
-        signal = _text(values, "signal", "melody")
-        if signal not in patches.SIGNALS:
-            raise ValueError("An uploaded sound is not in the link: pick a bundled one to ask about.")
-        sound = patches.synth_signal(signal)
-        T = patches.spectrogram_frames(sound.samples, sound.sample_rate, _int(values, "frame", 512),
-                                       _int(values, "hop", 128)).T
-        what = f"the '{signal}' sound cut into {T} spectrogram frames"
-    else:
-        T = len(patches.parse_sequence(_text(values, "sequence", patches.PROTEIN_PRESETS["Human insulin, A chain"])))
-        what = f"a protein of {T} residues"
-    cost = patches.attention_cost(T, max(d, 1))
-    options, answer = _numbers(cost.scores, [T, 2 * T, T * (T - 1) // 2, cost.multiply_adds])
-    return Question("beyond", f"Attention over {what}: how many attention scores (weights) does one head "
-                              "compute?", options, answer,
-                    f"Every token scores every token: T\u00b2 = {T}\u00b2 = {cost.scores:,}, "
-                    f"{cost.megabytes:.2f} MB of weights in float32. The cost chart on the page grows with T\u00b2.",
-                    veils=(f"beyond.{kind if kind in ('image', 'audio') else 'protein'}",))
-
-
 # --- the table ------------------------------------------------------------------------------------
 # Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
 # engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
-    "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
     "generate": (generate_variety, generate_ladder),
-    "beyond": (beyond_scores,),
 }
