@@ -8,7 +8,8 @@
     attention_calculator  Attention calculator
     head_viewer   Head viewer (SmolLM2)
     smollm2       Inside the model
-    transformer   Position, Block builder (a short live training, streamed), Generate
+    transformer   Position, Block builder (a short live training, streamed)
+    generate      Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
     loaders       one loader per heavy object, built once per process
@@ -28,7 +29,8 @@ from gradio_tabs.multi_head import multi_head_attention_tab
 from gradio_tabs.ngram import ngram_sampler_tab
 from gradio_tabs.smollm2 import inside_the_model_tab
 from gradio_tabs.tokens import tokens_tab
-from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
+from gradio_tabs.generate import generate_page_tab
+from gradio_tabs.transformer import block_builder_tab, position_page_tab
 
 TABS = {
     "tokens": tokens_tab,

@@ -1,5 +1,5 @@
-"""The transformer: Position, the Block builder (with a short live training, streamed) and Generate
-(views/position.py, views/block_builder.py, views/generate.py)."""
+"""The transformer: Position and the Block builder, with a short live training, streamed (views/position.py,
+views/block_builder.py). Generate has its own module, gradio_tabs/generate.py."""
 from __future__ import annotations
 
 import math
@@ -9,12 +9,10 @@ import gradio as gr
 
 from engine import limits
 from engine.attention.mechanism import random_projections
-from engine.charts.bars import difference_bars, ladder_bars, next_token_bars, parameter_bars
+from engine.charts.bars import difference_bars, parameter_bars
 from engine.charts.heatmaps import encoding_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import loss_curves, offset_profile
-from engine.charts.style import side_by_side, visible
-from engine.transformer.generation import generate
-from engine.transformer.ladder import Bar, ladder_sentences
+from engine.charts.style import side_by_side
 from engine.language.ngram import nats_to_bits
 from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, diagonal_spread, dot_products_by_offset, permutation_between, permutation_check,
@@ -313,93 +311,3 @@ def block_builder_tab(demo: gr.Blocks) -> None:
     run = start.click(train_tab, [*sizes, seconds, steps, learning_rate, batch, train_seed],
                       [progress, history, curves], api_name="train")
     stop.click(None, cancels=[run])
-
-
-# --- generate ------------------------------------------------------------------------------------------------
-DEFAULT_PROMPT = "ROMEO:\nBut soft, what light"
-SHIPPED = "shipped transformer"
-NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
-MAX_MODELS = 4          # side by side, as on the page
-TOP_SHOWN = 8           # next characters drawn per model
-
-
-def _language_model(name: str):
-    if name == SHIPPED:
-        return loaders.shipped()[0]
-    if name in NGRAMS:
-        return loaders.char_ngram(NGRAMS[name])
-    refuse(f"Choose models among: {', '.join([SHIPPED, *NGRAMS])}; not {name!r}.")
-
-
-def generate_tab(prompt: str, models: list[str], temperature: float, top_k: float, length: float, seed: float,
-                 step: float):
-    """The same prompt and seed through each model, one character at a time: the samples, and each model's
-    P(next character) at one step (p as the model gives it, q after temperature and top-k)."""
-    models = list(dict.fromkeys(models or []))
-    if not 1 <= len(models) <= MAX_MODELS:
-        refuse(f"Choose 1 to {MAX_MODELS} models to compare side by side.")
-    length = whole(length, 1, limits.MAX_GENERATE_TOKENS, "number of characters")
-    seed = whole(seed, 0, 2**31 - 1, "seed")
-    top_k = whole(top_k, 0, 75, "top-k (0 keeps all)") or None
-    step = whole(step, 1, length, "step")
-    runs = {name: engine_call(generate, engine_call(_language_model, name), prompt or "", length, seed=seed,
-                              temperature=float(temperature), top_k=top_k) for name in models}
-    tokenizer = loaders.tokens("characters")[0]
-    samples = [{"model": name, "sample": (prompt or "") + g.text} for name, g in runs.items()]
-    tops = {name: [(tokenizer.decode([i]), p, q) for i, p, q in g.steps[step - 1].top(TOP_SHOWN)]
-            for name, g in runs.items()}
-    rows = [{"model": name, "character": visible(c), "P": round(p, 4), "q (sampled from)": round(q, 4)}
-            for name, top in tops.items() for c, p, q in top]
-    first = runs[models[0]].steps[step - 1].top(1)[0]
-    summary = (f"Step {step}: each model's context is the prompt plus its own {step - 1} earlier draws. For the "
-               f"{models[0]}, the likeliest next character is '{visible(tokenizer.decode([first[0]]))}', "
-               f"P = {first[1]:.3f} -> q = {first[2]:.3f} after temperature {float(temperature):g}"
-               + (f" and top-{top_k}" if top_k else "")
-               + ". The same seed draws the same random numbers for every model.")
-    texts = "\n\n".join(f"**{row['model']}**\n```text\n{row['sample']}\n```" for row in samples)
-    return table(samples), table(rows), plot(next_token_bars(tops, width=220)), summary, texts
-
-
-def ladder_tab():
-    """Every character n-gram (1 to 8) and the shipped transformer on the same held-out characters, in bits
-    per character (fewer is better), with a uniform guess as the floor."""
-    rungs = engine_call(loaders.ladder)
-    bars = [(r.model, r.bits_per_char, "n-gram" if "gram" in r.model else "transformer") for r in rungs]
-    bars.append(("uniform guess (1/V)", math.log2(loaders.tokens("characters")[0].vocab_size), "baseline"))
-    rows = [{"model": r.model, "bits per character": round(r.bits_per_char, 4),
-             "nats per token": round(r.nats_per_token, 4), "held-out characters": r.n_characters} for r in rungs]
-    sentences = " ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED))
-    return table(rows), plot(ladder_bars(bars)), sentences
-
-
-def generate_page_tab(demo: gr.Blocks) -> None:
-    question("How does a stack of blocks become text, and which model predicts Shakespeare best?",
-             "Characters of the plays only: every model here reads the same 75-character vocabulary.")
-    prompt = gr.Textbox(DEFAULT_PROMPT, label="Prompt", lines=2, max_length=limits.MAX_PROMPT_CHARS)
-    models = gr.Dropdown([SHIPPED, *NGRAMS], value=[SHIPPED, "4-gram", "2-gram"], multiselect=True,
-                         max_choices=MAX_MODELS, label="Models, side by side")
-    with gr.Row():
-        temperature = gr.Slider(0.0, 2.0, value=0.8, step=0.05, label="Temperature τ")
-        top_k = gr.Number(0, label="top-k (0 = keep all)", precision=0, minimum=0, maximum=75)
-        length = gr.Number(100, label="characters to generate", precision=0, minimum=1,
-                           maximum=limits.MAX_GENERATE_TOKENS)
-        seed = gr.Number(0, label="seed", precision=0, minimum=0)
-        step = gr.Number(1, label="step shown", precision=0, minimum=1)
-    go = gr.Button("Generate", variant="primary")
-    summary = gr.Markdown(label="summary")
-    texts = gr.Markdown(label="The samples, as text")
-    samples = gr.Dataframe(label="Samples from the same prompt and seed", visible=False)
-    bars = chart(label="P(next character) at that step (orange: q, what is sampled)")
-    following = gr.Dataframe(label="The likeliest next characters", max_height=360)
-    inputs = [prompt, models, temperature, top_k, length, seed, step]
-    outputs = [samples, following, bars, summary, texts]
-    go.click(generate_tab, inputs, outputs, api_name="generate")
-    demo.load(generate_tab, inputs, outputs, api_visibility="private")
-
-    gr.Markdown("#### The model ladder: held-out bits per character")
-    rank = gr.Button("Rank the models", variant="primary")
-    sentences = gr.Markdown(label="summary")
-    ladder_chart = chart(label="The ladder")
-    rungs = gr.Dataframe(label="Every model on the same held-out text")
-    rank.click(ladder_tab, [], [rungs, ladder_chart, sentences], api_name="ladder")
-    demo.load(ladder_tab, [], [rungs, ladder_chart, sentences], api_visibility="private")

@@ -37,7 +37,6 @@ Values = Mapping[str, str]
 TIE = "Two or more tie for first"
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
 BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
-VARIETY_TAUS = (0.2, 1.0, 1.8)            # the Generate page's question compares these, the page's own in one's place
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
 SHIPPED = "shipped transformer"                                # the Generate page's models, as its link names them
 GENERATE_NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
@@ -411,14 +410,7 @@ def block_largest_part(values: Values, sources) -> Question:
                     veils=("block.block", "block.code"))
 
 
-# --- Generate -------------------------------------------------------------------------------------
-GENERATE_PROMPT = "ROMEO:\nBut soft, what light"
-
-
-def variety(text: str) -> int:
-    """How varied a sample is: the number of distinct 3-character pieces in it (a loop repeats the same few)."""
-    return len({text[i:i + 3] for i in range(max(len(text) - 2, 0))})
-
+# --- Generate's models (engine.chapter.generate names them; the caches open them by name) -----------
 
 def generation_model(name: str, sources):
     """The Generate page's model called `name` (as its link names it): the shipped transformer or a character n-gram
@@ -429,44 +421,6 @@ def generation_model(name: str, sources):
         return sources.char_ngrams()[GENERATE_NGRAMS[name]]
     raise ValueError(f"'{name[:40]}' is not in the link (a live model lives in one browser): put the shipped "
                      "transformer or an n-gram first to ask about it.")
-
-
-def generate_variety(values: Values, sources) -> Question:
-    """The page's first model, prompt, length, seed and top-k, at the page's temperature and two others."""
-    prompt, seed = _text(values, "gen_prompt", GENERATE_PROMPT), _int(values, "gen_seed", 0)
-    length = min(max(_int(values, "gen_length", 100), 1), limits.MAX_GENERATE_TOKENS)
-    tau = min(max(_float(values, "gen_temperature", 0.8), 0.0), 2.0)
-    top_k = _int(values, "gen_top_k", 0) or None
-    name = _text(values, "gen_models", f"{SHIPPED},4-gram,2-gram").split(",")[0].strip()
-    generation_model(name, sources)                                  # a model a link can name, else a sentence
-    taus = list(VARIETY_TAUS)
-    taus[min(range(len(taus)), key=lambda i: abs(taus[i] - tau))] = tau   # the page's own, in the nearest's place
-    taus.sort()
-    # the page's own sample (at its τ) is in the page's cache already: the same call, shared
-    samples = [sources.generation(name, prompt, t, top_k, length, seed).text for t in taus]
-    scores = [variety(text) for text in samples]
-    options, answer, leaders = _top_choice([f"\u03c4 = {t:g}" + (" (the page's)" if t == tau else "") for t in taus],
-                                           scores, keep=3)
-    topk = f", top-k {top_k}" if top_k else ""
-    return Question("generate", f"The {name} writes {length} characters after the prompt (seed {seed}{topk}); the "
-                                f"page shows it at \u03c4 = {tau:g}. At which temperature \u03c4 is its sample most "
-                                "varied (the most different 3-character pieces)?", options, answer,
-                    "Distinct 3-character pieces: " + ", ".join(f"\u03c4 = {t:g}: {s}" for t, s in zip(taus, scores))
-                    + ". Low \u03c4 keeps to the likeliest paths and repeats; high \u03c4 wanders.")
-
-
-def generate_ladder(values: Values, sources) -> Question:
-    rungs = list(sources.fixed_ladder())
-    picked = [r for r in rungs if "gram" not in r.model][:1]
-    grams = sorted((r for r in rungs if "gram" in r.model), key=lambda r: r.bits_per_char)
-    picked += [grams[0]] + [r for r in grams if r.model.startswith(("2-gram", "4-gram"))][:2]
-    picked = list({r.model: r for r in picked}.values())
-    options, answer, leaders = _top_choice([r.model[:60] for r in picked], [-r.bits_per_char for r in picked],
-                                           keep=len(picked))
-    return Question("generate", "Which model predicts held-out Shakespeare best (fewest bits per character)?",
-                    options, answer,
-                    "; ".join(f"{r.model}: {r.bits_per_char:.3f}" for r in picked) + ". The ladder on the page "
-                    "ranks every model.", veils=("generate.ladder", "generate.code"))
 
 
 # --- Beyond words ---------------------------------------------------------------------------------
@@ -513,6 +467,5 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),
-    "generate": (generate_variety, generate_ladder),
     "beyond": (beyond_scores,),
 }
