@@ -8,7 +8,8 @@
     attention_calculator  Attention calculator
     head_viewer   Head viewer (SmolLM2)
     smollm2       Inside the model
-    transformer   Position, Block builder (a short live training, streamed)
+    block_builder Block builder (a short live training, streamed)
+    transformer   Position
     generate      Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond import beyond_words_tab
+from gradio_tabs.block_builder import block_builder_tab
 from gradio_tabs.context_window import context_window_tab
 from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.head_viewer import head_viewer_tab
@@ -30,7 +32,7 @@ from gradio_tabs.ngram import ngram_sampler_tab
 from gradio_tabs.smollm2 import inside_the_model_tab
 from gradio_tabs.tokens import tokens_tab
 from gradio_tabs.generate import generate_page_tab
-from gradio_tabs.transformer import block_builder_tab, position_page_tab
+from gradio_tabs.transformer import position_page_tab
 
 TABS = {
     "tokens": tokens_tab,

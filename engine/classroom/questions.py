@@ -360,56 +360,6 @@ def position_equivariance(values: Values, sources) -> Question:
                     veils=("position.check", "position.code"))
 
 
-# --- Block builder --------------------------------------------------------------------------------
-
-def _block_config(values: Values):
-    from dataclasses import fields
-
-    from engine.transformer.config import PRESETS, TransformerConfig
-
-    preset = PRESETS.get(_text(values, "bb_preset", ""), next(iter(PRESETS.values())))
-    settings = {}
-    for field in fields(TransformerConfig):
-        default = getattr(preset, field.name)
-        if isinstance(default, bool):
-            settings[field.name] = _bool(values, f"bb_{field.name}", default)
-        elif isinstance(default, int):
-            settings[field.name] = _int(values, f"bb_{field.name}", default)
-        elif isinstance(default, str):
-            settings[field.name] = _text(values, f"bb_{field.name}", default)
-        else:
-            settings[field.name] = default
-    return TransformerConfig(**settings)
-
-
-def block_parameters(values: Values, sources) -> Question:
-    from engine.transformer.config import count_parameters
-
-    config = _block_config(values)
-    count = count_parameters(config)
-    options, answer = _numbers(count.per_block, [count.attention_per_block, count.feed_forward_per_block,
-                                                 count.blocks, count.total])
-    return Question("block", f"One block with d_model = {config.d_model}, d_ff = {config.d_ff} and "
-                             f"{config.n_heads} heads: how many parameters does it learn?", options, answer,
-                    f"Attention {count.attention_per_block:,} + feed-forward {count.feed_forward_per_block:,} + "
-                    f"LayerNorms {count.layer_norms_per_block:,} = "
-                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.",
-                    veils=("block.block", "block.code"))
-
-
-def block_largest_part(values: Values, sources) -> Question:
-    from engine.transformer.config import count_parameters
-
-    config = _block_config(values)
-    parts = {name: value for name, value in count_parameters(config).parts().items() if value > 0}
-    names = list(parts)[:6]
-    options, answer, leaders = _top_choice(names, [parts[n] for n in names], keep=5)
-    return Question("block", f"In this model ({config.n_layers} blocks, d_model = {config.d_model}, vocabulary "
-                             f"{config.vocab_size:,}), which part holds the most parameters?", options, answer,
-                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.",
-                    veils=("block.block", "block.code"))
-
-
 # --- Generate's models (engine.chapter.generate names them; the caches open them by name) -----------
 
 def generation_model(name: str, sources):
@@ -466,6 +416,5 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "embeddings": (embeddings_analogy,),
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
-    "block": (block_parameters, block_largest_part),
     "beyond": (beyond_scores,),
 }
