@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits
-from engine.chapter.block import DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, config_of, shares
+from engine.chapter.block import DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, config_of, shares, waiting
 from engine.charts.bars import parameter_bars
 from engine.charts.lines import loss_curves
 from engine.language.ngram import nats_to_bits
@@ -73,12 +73,8 @@ def _progress(job, config_label: str, baselines: dict) -> tuple:
     rows = [(p.step, round(p.seconds, 2), round(nats_to_bits(p.train_loss), 4),
              None if p.held_out_loss is None else round(nats_to_bits(p.held_out_loss), 4)) for p in shown]
     latest = history[-1] if history else None
-    position = job.queue_position          # 0 once the line is behind it, though the run may not have begun yet
-    if job.state == "waiting" and position:
-        text = (f"Waiting for a free slot: you are number {position} in line "
-                f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).")
-    elif job.state == "waiting":
-        text = "Your turn: the run is starting."
+    if job.state == "waiting":             # place 0 once the line is behind it, though the run may not have begun
+        text = waiting(job.queue_position)
     elif latest is None:
         text = "Starting (the first run on a server also loads PyTorch's optimiser)."
     else:

@@ -9,7 +9,7 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.generate import (
-    MAX_SEED, NGRAMS, PAGE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, sampling, samples,
+    MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, sampling, samples,
 )
 from engine.charts.bars import ladder_bars, next_token_bars
 from engine.charts.style import visible
@@ -96,7 +96,7 @@ def generate_page_tab(demo: gr.Blocks) -> None:
     go = gr.Button("Generate", variant="primary")
     summary = gr.Markdown(label="summary")
     texts = gr.Markdown(label="The samples, as text")
-    samples_ = gr.Dataframe(label="Samples from the same prompt and seed", visible=False)
+    samples_ = gr.Dataframe(label=SAMPLES_TITLE, visible=False)
     bars = chart(label="P(next character) at that step (orange: q, what is sampled)")
     following = gr.Dataframe(label="The likeliest next characters", max_height=360)
     inputs = [prompt, models, temperature, top_k, length, seed, step]

@@ -13,7 +13,7 @@ from engine.charts.lines import head_formation_lines, loss_curves
 from engine.interpret.readings import formation_sentence
 from engine.transformer.code import block_code
 from engine.chapter.block import (
-    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, shares,
+    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, shares, waiting,
 )
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
@@ -307,10 +307,7 @@ def draw_training() -> None:
         return
     if training_now():
         if job.state == "waiting":
-            position = job.queue_position
-            st.info(f"Waiting for a free slot: you are number {position} in line "
-                    f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).",
-                    icon=":material/hourglass_top:")
+            st.info(waiting(job.queue_position), icon=":material/hourglass_top:")
         elif job.state == "failed":
             page.show_error(f"The run failed: {job.error}")
             STATE["job_recorded"] = True

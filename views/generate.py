@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import limits, markup
 from engine.chapter.generate import (
-    LIVE, MAX_SEED, NGRAMS, PAGE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, samples,
+    LIVE, MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, samples,
 )
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.transformer.code import generate_code
@@ -152,7 +152,7 @@ def samples_section() -> None:
                       "'Tied LM head' switch does)" if tied else "")
                    + "; for an n-gram, P is the row of its count table.")
 
-        st.subheader("Samples from the same prompt and seed")
+        st.subheader(SAMPLES_TITLE)
         columns = st.columns(len(generations))
         for column, (name, g) in zip(columns, generations.items()):
             with column:

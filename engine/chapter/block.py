@@ -78,6 +78,15 @@ def shares(c: TransformerConfig) -> str:
             f"than one full-width head: h = {c.n_heads} heads of d_k = {c.d_k} use the same 4d² numbers.")
 
 
+def waiting(position: int) -> str:
+    """What both front ends say of a run waiting for a training slot: its place in line, counted from one (a run at
+    place 0 has left the line and is starting)."""
+    if position:
+        return (f"Waiting for a free slot: you are number {position} in line "
+                f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).")
+    return "Your turn: the run is starting."
+
+
 # --- the class's questions ---------------------------------------------------------------------------------
 
 def block_parameters(link: Mapping[str, str], sources=None) -> Question:

@@ -34,6 +34,7 @@ TEMPERATURE_STEP = 0.05                   # the temperature slider's step
 MAX_SEED = 2**31 - 1
 TOP_SHOWN = 8                             # next characters drawn per model
 UNIFORM = "uniform guess (1/V)"           # the ladder's floor
+SAMPLES_TITLE = "Samples from the same prompt and seed"
 VARIETY_TAUS = (0.2, 1.0, 1.8)            # the class question compares these, the page's own in one's place
 VEILS = ("generate.ladder", "generate.code")
 

@@ -49,3 +49,11 @@ def test_a_link_naming_a_preset_opens_with_its_sizes_unless_it_names_a_size_too(
     assert config({"bb_preset": "GPT-2 small"}) == PRESETS["GPT-2 small"]
     assert config({"bb_preset": "GPT-2 small", "bb_n_layers": "2"}).n_layers == 2
     assert config({"bb_preset": "GPT-2 small", "bb_n_layers": "seven"}).n_layers == PRESETS["GPT-2 small"].n_layers
+
+
+def test_both_front_ends_count_a_waiting_runs_place_from_one():
+    """The page said 'number 0 in line' for a run that had left the line; both front ends now say the engine's."""
+    from engine.chapter.block import waiting
+
+    assert "you are number 2 in line" in waiting(2) and "number 0" not in waiting(0)
+    assert waiting(0) == "Your turn: the run is starting."
