@@ -70,6 +70,9 @@ MAX_WAITING_HEAVY_CALLS = 4
 MAX_SAVED_RUNS = 6                  # runs a student keeps to compare on one chart
 MAX_GENERATE_TOKENS = 400           # tokens sampled in one go
 MAX_PROMPT_CHARS = 300              # characters of a prompt
+GENERATE_MAX_MODELS = 4             # models sampled side by side on the Generate page
+GENERATE_MAX_TEMPERATURE = 2.0      # the Generate page's temperature (0 always takes the likeliest)
+GENERATE_MAX_TOP_K = 75             # the Generate page's top-k: the plays' 75 characters (0 keeps all)
 MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
 # positional encodings, the tiny vocabulary, the multi-head and position pages
 MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages

@@ -9,7 +9,8 @@
     head_viewer   Head viewer (SmolLM2)
     inside_the_model      Inside the model
     position      Position
-    transformer   Block builder (a short live training, streamed), Generate
+    block_builder Block builder (a short live training, streamed)
+    generate      Generate
     beyond_words  Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
     loaders       one loader per heavy object, built once per process
@@ -22,15 +23,16 @@ from __future__ import annotations
 
 from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond_words import beyond_words_tab
+from gradio_tabs.block_builder import block_builder_tab
 from gradio_tabs.context_window import context_window_tab
 from gradio_tabs.embeddings import embeddings_tab
+from gradio_tabs.generate import generate_page_tab
 from gradio_tabs.head_viewer import head_viewer_tab
-from gradio_tabs.multi_head import multi_head_attention_tab
 from gradio_tabs.inside_the_model import inside_the_model_tab
+from gradio_tabs.multi_head import multi_head_attention_tab
 from gradio_tabs.ngram import ngram_sampler_tab
 from gradio_tabs.position import position_page_tab
 from gradio_tabs.tokens import tokens_tab
-from gradio_tabs.transformer import block_builder_tab, generate_page_tab
 
 TABS = {
     "tokens": tokens_tab,

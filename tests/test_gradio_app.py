@@ -569,7 +569,7 @@ def test_a_waiting_training_counts_its_place_from_one(position, said):
     """Between leaving the line and starting, a run is still 'waiting' at place 0: no 'number 0 in line'."""
     from types import SimpleNamespace
 
-    from gradio_tabs.transformer import _progress
+    from gradio_tabs.block_builder import _progress
 
     job = SimpleNamespace(state="waiting", queue_position=position, history=[], result=None)
     text = _progress(job, "tiny", {})[0]

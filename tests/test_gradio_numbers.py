@@ -10,7 +10,7 @@ pytest.importorskip("gradio", reason="requirements-test.txt installs gradio")
 
 def test_the_block_tabs_presets_carry_every_column_their_count_needs():
     from engine.transformer.config import COUNT_RULE, PRESETS, scale_row
-    from gradio_tabs.transformer import FIELDS, block_tab
+    from gradio_tabs.block_builder import FIELDS, block_tab
 
     values = [getattr(PRESETS["baby GPT (nanoGPT on a CPU)"], field) for field in FIELDS]
     *_, scale, _, summary = block_tab(*values)

@@ -12,30 +12,19 @@ from engine.charts.diagrams import block_diagram
 from engine.charts.lines import head_formation_lines, loss_curves
 from engine.interpret.readings import formation_sentence
 from engine.transformer.code import block_code
+from engine.chapter.block import (
+    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, shares, waiting,
+)
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
     dataflow, scale_row,
 )
-from engine.transformer.training import LIVE_RECIPE
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
 from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
-page.header("Block builder", "What is inside a transformer block, what does each part cost, and what does it buy?")
-
-FIELDS = ["vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layers", "activation", "layer_norm",
-          "residual", "positional", "causal", "tied_head", "final_norm", "bias"]
-BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
-CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
-# the size inputs' bounds
-SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
-         "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
-DEFAULT_PRESET = "tiny (the chapter's block)"
+page.header(PAGE)
+P = PAGE.by_name
 BELOW_3_3 = "baby GPT (nanoGPT on a CPU)"   # the preset the held-out challenge's hint trains (the tiny one stalls)
-
-
-TRAINING = "bb_training"   # the link's mark of a training running
-LEARNING_RATES = ["0.0003", "0.001", "0.002", "0.003", "0.01"]
-NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
 
 
 def key(field: str) -> str:
@@ -43,28 +32,7 @@ def key(field: str) -> str:
     return STATE.key(f"bb_{field}")
 
 
-def parse_field(field: str):
-    """How a link's text becomes this field's value: a switch, one of the choices, or a size its input allows."""
-    if field in BOOLEAN:
-        return url_state.parse_bool
-    if field in CHOICES:
-        return url_state.one_of(CHOICES[field])
-    return url_state.between(*SIZES[field])
-
-
-STATE = url_state.PageState(
-    "block",
-    url_state.Param("bb_preset", DEFAULT_PRESET, url_state.one_of([*PRESETS, "custom"])),
-    *(url_state.Param(f"bb_{field}", getattr(PRESETS[DEFAULT_PRESET], field), parse_field(field)) for field in FIELDS),
-    url_state.Param("bb_seconds", int(LIVE_RECIPE.max_seconds), url_state.between(1, limits.MAX_TRAIN_SECONDS)),
-    url_state.Param("bb_steps", LIVE_RECIPE.max_steps, url_state.between(1, limits.MAX_TRAIN_STEPS)),
-    url_state.Param("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", url_state.one_of(LEARNING_RATES)),
-    url_state.Param("bb_batch", LIVE_RECIPE.batch_size, url_state.between(1, limits.MAX_TRAIN_BATCH)),
-    url_state.Param("bb_seed", 0, url_state.between(0, 2**31 - 1)),
-    # set while a training runs: a session that opens the link with it but holds no training lost one (its server
-    # process died, and HAProxy moved the tab to another) or got the link from someone who was training
-    url_state.Param(TRAINING, False, url_state.parse_bool),
-)
+STATE = url_state.PageState(PAGE)
 
 # sections that rerun alone (ui.page.section): the switches change these three, the learning rate the code
 CHANGED = "block.changed"   # the sidebar's line saying the switches no longer match the preset
@@ -142,26 +110,26 @@ def only(*sections: str) -> Callable[[], None]:
 switched = only(CHANGED, BLOCK, CODE)
 
 with st.sidebar:
-    st.selectbox("Preset", list(PRESETS) + ["custom"], key=key("preset"), on_change=load_preset,
-                 help="Load the sizes of a known model; change any switch to make it your own.")
+    st.selectbox(P["bb_preset"].label, list(PRESETS) + [CUSTOM], key=key("preset"), on_change=load_preset,
+                 help=P["bb_preset"].help)
     st.caption("Sizes")
     left, right = st.columns(2)
-    left.number_input("width d_model", *SIZES["d_model"], key=key("d_model"))
-    right.number_input("heads h", *SIZES["n_heads"], key=key("n_heads"))
-    left.number_input("FFN width d_ff", *SIZES["d_ff"], key=key("d_ff"))
-    right.number_input("blocks N", *SIZES["n_layers"], key=key("n_layers"))
-    left.number_input("context T", *SIZES["context_length"], key=key("context_length"))
-    right.number_input("vocabulary V", *SIZES["vocab_size"], key=key("vocab_size"))
+    left.number_input(P["bb_d_model"].label, *SIZES["d_model"], key=key("d_model"))
+    right.number_input(P["bb_n_heads"].label, *SIZES["n_heads"], key=key("n_heads"))
+    left.number_input(P["bb_d_ff"].label, *SIZES["d_ff"], key=key("d_ff"))
+    right.number_input(P["bb_n_layers"].label, *SIZES["n_layers"], key=key("n_layers"))
+    left.number_input(P["bb_context_length"].label, *SIZES["context_length"], key=key("context_length"))
+    right.number_input(P["bb_vocab_size"].label, *SIZES["vocab_size"], key=key("vocab_size"))
     st.caption("Switches")
-    st.radio("LayerNorm", LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
+    st.radio(P["bb_layer_norm"].label, LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
              on_change=switched)
-    st.radio("Activation in the FFN", ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
-    st.radio("Positions", POSITIONALS, key=key("positional"), horizontal=True)
-    st.toggle("Residual connections (x + sublayer(x))", key=key("residual"), on_change=switched)
-    st.toggle("Causal mask (no peeking ahead)", key=key("causal"), on_change=switched)
-    st.toggle("Tied LM head (W_vocab = Eᵀ, the embedding matrix reused)", key=key("tied_head"), on_change=switched)
-    st.toggle("Final LayerNorm before the head", key=key("final_norm"), on_change=switched)
-    st.toggle("Biases in linear layers and LayerNorm", key=key("bias"), on_change=switched)
+    st.radio(P["bb_activation"].label, ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
+    st.radio(P["bb_positional"].label, POSITIONALS, key=key("positional"), horizontal=True)
+    st.toggle(P["bb_residual"].label, key=key("residual"), on_change=switched)
+    st.toggle(P["bb_causal"].label, key=key("causal"), on_change=switched)
+    st.toggle(P["bb_tied_head"].label, key=key("tied_head"), on_change=switched)
+    st.toggle(P["bb_final_norm"].label, key=key("final_norm"), on_change=switched)
+    st.toggle(P["bb_bias"].label, key=key("bias"), on_change=switched)
     changed_section()
 STATE.mirror(["bb_preset"] + [f"bb_{f}" for f in FIELDS])
 
@@ -189,11 +157,7 @@ def block_section() -> None:
     with numbers:
         st.subheader(f"{count.total:,} parameters")
         charts.show(parameter_bars(count.parts()), width="stretch")   # fits a phone's column
-        attention_share = count.attention_per_block / max(count.per_block, 1)
-        st.markdown(f"Inside a block, attention holds **{attention_share:.0%}** of the parameters and the "
-                    f"feed-forward network **{count.feed_forward_per_block / max(count.per_block, 1):.0%}**. "
-                    f"Multi-head costs no more than one full-width head: h = {config.n_heads} heads of "
-                    f"d_k = {config.d_k} use the same 4d² numbers.")
+        st.markdown(shares(config))
         box = page.folded("Every stage, its formula, its output shape", "block.stages")
         if box.open:
             with box:
@@ -232,11 +196,11 @@ STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed", TRAINING)
 # the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
 # whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
 # rerun, and a rerun of the code alone would drop the click
-settings[0].number_input("time budget (s)", 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
-settings[1].number_input("max steps", 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
-settings[2].selectbox("peak learning rate", LEARNING_RATES, key=key("lr"), on_change=only(CODE))
-settings[3].number_input("batch B", 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
-settings[4].number_input("seed", 0, 2**31 - 1, key=key("seed"))
+settings[0].number_input(P["bb_seconds"].label, 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
+settings[1].number_input(P["bb_steps"].label, 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
+settings[2].selectbox(P["bb_lr"].label, LEARNING_RATES, key=key("lr"), on_change=only(CODE))
+settings[3].number_input(P["bb_batch"].label, 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
+settings[4].number_input(P["bb_seed"].label, 0, MAX_SEED, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
 job = STATE.get("job")
@@ -343,10 +307,7 @@ def draw_training() -> None:
         return
     if training_now():
         if job.state == "waiting":
-            position = job.queue_position
-            st.info(f"Waiting for a free slot: you are number {position} in line "
-                    f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).",
-                    icon=":material/hourglass_top:")
+            st.info(waiting(job.queue_position), icon=":material/hourglass_top:")
         elif job.state == "failed":
             page.show_error(f"The run failed: {job.error}")
             STATE["job_recorded"] = True

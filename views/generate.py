@@ -6,30 +6,22 @@ import math
 import streamlit as st
 
 from engine import limits, markup
+from engine.chapter.generate import (
+    LIVE, MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, samples,
+)
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
 from engine.transformer.code import generate_code
 from engine.transformer.generation import generate
-from engine.transformer.ladder import Bar, ladder_sentences
+from engine.transformer.ladder import Bar
 from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
 from ui.session_slots import BLOCK_RUNS, LIVE_MODEL, LIVE_MODEL_NOTE
 
-page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
-
-DEFAULT_PROMPT = "ROMEO:\nBut soft, what light"
-NGRAM_CHOICES = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
-SHIPPED, LIVE = "shipped transformer", "your live model"
+page.header(PAGE)
+P = PAGE.by_name
 
 # --- settings --------------------------------------------------------------------------------------
-STATE = url_state.PageState(
-    "generate",
-    url_state.Param("gen_prompt", DEFAULT_PROMPT, url_state.text(limits.MAX_PROMPT_CHARS)),
-    url_state.Param("gen_temperature", 0.8, url_state.between(0.0, 2.0, float)),
-    url_state.Param("gen_top_k", 0, url_state.between(0, 75, int)),
-    url_state.Param("gen_length", 100, url_state.between(1, limits.MAX_GENERATE_TOKENS, int)),
-    url_state.Param("gen_seed", 0, url_state.between(0, 2**31 - 1, int)),
-    url_state.Param("gen_models", f"{SHIPPED},4-gram,2-gram"),
-)
+STATE = url_state.PageState(PAGE)
 STATE.init()
 
 # sections that rerun alone (ui.page.section): the temperature and the models change the first two, not the
@@ -55,32 +47,37 @@ def models_picked_changed() -> None:
 
 
 live = LIVE_MODEL.get()
-available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAM_CHOICES)
+available = [SHIPPED] + ([LIVE] if live is not None else []) + list(NGRAMS)
 if not set(STATE["gen_models"].split(",")) <= set(available):   # a link naming models this session lacks
     STATE.fall_back("gen_models", STATE.params["gen_models"].default)
 chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] or [SHIPPED]
 
 with st.sidebar:
-    st.text_area("Prompt", key=STATE.key("gen_prompt"), height=90, max_chars=limits.MAX_PROMPT_CHARS,
-                 help="Characters of the plays only: every model here reads the same 75-character vocabulary.")
-    st.multiselect("Models, side by side", available, default=chosen_default, max_selections=4,
-                   key=STATE.key("gen_pick"), on_change=models_picked_changed)
-    st.slider("Temperature τ", 0.0, 2.0, step=0.05, key=STATE.key("gen_temperature"),
-              help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.",
-              on_change=settings_only)
-    st.number_input("top-k (0 = keep all)", 0, 75, key=STATE.key("gen_top_k"))
-    st.number_input("characters to generate", 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
+    st.text_area(P["gen_prompt"].label, key=STATE.key("gen_prompt"), height=90, max_chars=limits.MAX_PROMPT_CHARS,
+                 help=P["gen_prompt"].help)
+    st.multiselect(P["gen_models"].label, available, default=chosen_default,
+                   max_selections=limits.GENERATE_MAX_MODELS, key=STATE.key("gen_pick"),
+                   on_change=models_picked_changed)
+    st.slider(P["gen_temperature"].label, 0.0, limits.GENERATE_MAX_TEMPERATURE, step=TEMPERATURE_STEP,
+              key=STATE.key("gen_temperature"), help=P["gen_temperature"].help, on_change=settings_only)
+    st.number_input(P["gen_top_k"].label, 0, limits.GENERATE_MAX_TOP_K, key=STATE.key("gen_top_k"))
+    st.number_input(P["gen_length"].label, 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
                     help=window_sentence(loaders.shipped_transformer()[0]))
-    st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
+    st.number_input(P["gen_seed"].label, 0, MAX_SEED, key=STATE.key("gen_seed"))
     if live is None:
         st.caption(LIVE_MODEL_NOTE)
 remember_models()
 STATE.mirror()
 
 
+def values() -> dict:
+    """The page's typed link values as the sidebar holds them now (the models as picked): read from session state,
+    so that a section rerun alone sees them."""
+    return {name: STATE[name] for name in P} | {"gen_models": ",".join(STATE["gen_pick"])}
+
+
 def settings() -> tuple[list[str], str, float, int | None, int, int]:
-    """The models, prompt, temperature, top-k, length and seed as the sidebar holds them now: read from
-    session state, so that a section rerun alone sees them."""
+    """The models, prompt, temperature, top-k, length and seed as the sidebar holds them now."""
     return (STATE["gen_pick"], STATE["gen_prompt"], float(STATE["gen_temperature"]), int(STATE["gen_top_k"]) or None,
             int(STATE["gen_length"]), int(STATE["gen_seed"]))
 
@@ -98,7 +95,7 @@ def language_model(name: str):
         return loaders.shipped_transformer()[0]
     if name == LIVE:
         return live
-    return loaders.char_ngrams()[NGRAM_CHOICES[name]]
+    return loaders.char_ngrams()[NGRAMS[name]]
 
 
 def cached_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
@@ -122,18 +119,14 @@ def samples_section() -> None:
     """All that the prompt, models, temperature, top-k, length and seed change above the ladder; the step
     slider inside it reruns only this too."""
     models_picked, prompt, temperature, top_k, length, seed = settings()
-    generations = {}
-    for name in models_picked:
-        result = page.run_engine(cached_generation, name, prompt, temperature, top_k, length, seed)
-        if result is None:
-            break
-        generations[name] = result
+    shown = page.run_engine(samples, values(), cached_generation) if models_picked else None
+    generations = shown.generations if shown is not None else {}
 
     # --- the distribution at each step --------------------------------------------------------------
     if generations:
         tokenizer = loaders.char_corpus()[0]
         st.subheader("The next-token distribution, step by step")
-        steps_made = min(len(g.steps) for g in generations.values())
+        steps_made = shown.steps
         t = st.slider("step", 1, steps_made, 1, key=STATE.key("gen_step")) if steps_made > 1 else 1
         step_index = t - 1
         first = next(iter(generations.values()))
@@ -145,23 +138,21 @@ def samples_section() -> None:
         def label(token_id: int) -> str:   # next_token_bars draws it as every token is drawn (visible)
             return tokenizer.decode([token_id])
 
-        tops = {name: [(label(i), p, q) for i, p, q in g.steps[step_index].top(8)] for name, g in generations.items()}
-        charts.show(next_token_bars(tops, width=170))
-        shown = generations[models_picked[0]].steps[step_index]
-        best_id, best_p, best_q = shown.top(1)[0]
+        charts.show(next_token_bars(shown.top(t, tokenizer.decode), width=170))
+        best_id, best_p, best_q = generations[models_picked[0]].steps[step_index].top(1)[0]
         st.latex(r"P(w_{t+1} \mid w_{\le t}) = \mathrm{softmax}(h_t W_{\mathrm{vocab}})_w, \qquad "
                  r"q_w = \frac{P_w^{1/\tau}}{\sum_v P_v^{1/\tau}} \quad "
                  r"\text{(top-}k\text{: only the } k \text{ largest)}")
         st.latex(rf"P({chips.latex_text(label(best_id))}) = {best_p:.3f} \quad\rightarrow\quad q = {best_q:.3f}"
                  rf"\qquad (\tau = {temperature:g}{'' if top_k is None else f', k = {top_k}'})")
         tied = loaders.shipped_transformer()[0].model.config.tied_head
-        st.caption(f"{models_picked[0]}: the most likely next character at step {t}. For the transformer, h_t is the "
+        st.caption(f"{shown.likeliest(t, tokenizer.decode)} For the transformer, h_t is the "
                    "last position's vector after the final block and W_vocab (d x V) gives one score per character"
                    + (" (the shipped model ties it to the embedding matrix: W_vocab = Eᵀ, as the Block builder's "
                       "'Tied LM head' switch does)" if tied else "")
                    + "; for an n-gram, P is the row of its count table.")
 
-        st.subheader("Samples from the same prompt and seed")
+        st.subheader(SAMPLES_TITLE)
         columns = st.columns(len(generations))
         for column, (name, g) in zip(columns, generations.items()):
             with column:
@@ -175,17 +166,15 @@ samples_section()
 st.subheader("The model ladder: held-out bits per character")
 rungs = page.run_engine(loaders.fixed_ladder) if not page.veiled(LADDER) else None
 if rungs is not None:
-    bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
-    for run in BLOCK_RUNS.get() or []:
-        bars.append((run["label"][:40], run["rung"].bits_per_char, "your live runs"))
+    more = [Bar(run["label"][:40], run["rung"].bits_per_char, "your live runs") for run in BLOCK_RUNS.get() or []]
     smollm2 = None
     if st.toggle("Add SmolLM2-135M, a transformer pretrained on web text (scores 20,000 characters once, "
                  "about a minute)", key="ladder_smollm2"):
         smollm2 = pretrained_views.model_ladder_entry(loaders.char_corpus()[3])
         if smollm2 is not None:
-            bars.append(("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
-    uniform = math.log2(loaders.char_corpus()[0].vocab_size)
-    bars.append(("uniform guess (1/V)", uniform, "baseline"))
+            more.append(Bar("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
+    bars = [(bar.model, bar.bits_per_char, bar.kind) for bar in ladder(rungs, loaders.char_corpus()[0].vocab_size,
+                                                                        more)]
     charts.show(ladder_bars(bars))
     st.markdown("**The top of the ladder, zoomed**: the models within half a bit of the best, on an axis that starts "
                 "near them, so that the gaps the sentences below talk about can be seen.")
@@ -198,7 +187,7 @@ if rungs is not None:
         f"tokenizer could join (1 bit = ln 2 = 0.693 nats). Every n-gram order from 1 to "
         f"{limits.LADDER_MAX_NGRAM_ORDER} is counted on the training split and scored. The shipped transformer: "
         f"{shipped_summary(notes)}.")
-    st.markdown(" ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED)))
+    st.markdown(ladder_reading([Bar(*bar) for bar in bars]))
     if smollm2 is not None:
         st.caption(f"SmolLM2 reads the same {smollm2.n_characters:,} characters as {smollm2.n_tokens:,} subword "
                    f"tokens ({smollm2.nats_per_token / math.log(2):.2f} bits per token). It is not a fair rung: it "

@@ -1,7 +1,117 @@
-"""Block builder: the page's spec (engine.chapter.spec), read by every front end."""
+"""Block builder: the page's spec, its sizes and switches, what it counts from its link, the sentence both front ends
+say about the count, and its class questions.
+
+Every value the page's link carries is a Param below: the preset, each field of engine.transformer.config's
+TransformerConfig as `bb_<field>` (its widget's bounds and label), and the live run's schedule. `config(link)` is the
+model the page builds for a link (a preset the link names gives the sizes the link does not), so the Streamlit page,
+the Gradio tab and the class questions count the same parameters. The spec itself (PAGE) closes the file.
+"""
 from __future__ import annotations
 
-from engine.chapter.spec import PageSpec
+from typing import Any, Mapping
+
+from engine import limits
+from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool
+from engine.classroom.questions import _numbers, _top_choice
+from engine.classroom.store import Question
+from engine.transformer.config import (
+    ACTIVATIONS, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters,
+)
+from engine.transformer.recipe import LIVE_RECIPE
+
+FIELDS = ("vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layers", "activation", "layer_norm",
+          "residual", "positional", "causal", "tied_head", "final_norm", "bias")
+BOOLEAN = {"residual", "causal", "tied_head", "final_norm", "bias"}
+CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": POSITIONALS}
+# the size inputs' bounds
+SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
+         "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
+DEFAULT_PRESET = "tiny (the chapter's block)"
+CUSTOM = "custom"
+LEARNING_RATES = ("0.0003", "0.001", "0.002", "0.003", "0.01")
+NORM_NAMES = {"post": "post-norm (the chapter)", "pre": "pre-norm (GPT-2)", "none": "no LayerNorm"}
+MAX_SEED = 2**31 - 1
+TRAINING = "bb_training"   # the link's mark of a training running
+VEILS = ("block.block", "block.code")
+LABELS = {"d_model": "width d_model", "n_heads": "heads h", "d_ff": "FFN width d_ff", "n_layers": "blocks N",
+          "context_length": "context T", "vocab_size": "vocabulary V", "layer_norm": "LayerNorm",
+          "activation": "Activation in the FFN", "positional": "Positions",
+          "residual": "Residual connections (x + sublayer(x))", "causal": "Causal mask (no peeking ahead)",
+          "tied_head": "Tied LM head (W_vocab = Eᵀ, the embedding matrix reused)",
+          "final_norm": "Final LayerNorm before the head", "bias": "Biases in linear layers and LayerNorm"}
+
+
+def parse_field(field: str):
+    """How a link's text becomes this field's value: a switch, one of the choices, or a size its input allows."""
+    if field in BOOLEAN:
+        return parse_bool
+    if field in CHOICES:
+        return one_of(CHOICES[field])
+    return between(*SIZES[field])
+
+
+def settings(link: Mapping[str, str]) -> dict:
+    """A link's typed values as the page opens them: each size and switch the link gives (and can be read), the others
+    the preset's it names (the page opens a link naming a preset with its sizes)."""
+    values, fallbacks = PAGE.read(link)
+    preset = PRESETS.get(values["bb_preset"], PRESETS[DEFAULT_PRESET])
+    given = set(link) - {f.name for f in fallbacks}
+    return values | {f"bb_{field}": getattr(preset, field) for field in FIELDS if f"bb_{field}" not in given}
+
+
+def config_of(values: Mapping[str, Any]) -> TransformerConfig:
+    """The model typed values build; ValueError (the engine's sentence) for sizes that make no model."""
+    return TransformerConfig(**{field: values[f"bb_{field}"] for field in FIELDS})
+
+
+def config(link: Mapping[str, str]) -> TransformerConfig:
+    """The model the page builds for a link (settings)."""
+    return config_of(settings(link))
+
+
+def shares(c: TransformerConfig) -> str:
+    """What both front ends say of a block's parameters: attention's and the feed-forward network's shares."""
+    count = count_parameters(c)
+    per_block = max(count.per_block, 1)
+    return (f"Inside a block, attention holds **{count.attention_per_block / per_block:.0%}** of the parameters and "
+            f"the feed-forward network **{count.feed_forward_per_block / per_block:.0%}**. Multi-head costs no more "
+            f"than one full-width head: h = {c.n_heads} heads of d_k = {c.d_k} use the same 4d² numbers.")
+
+
+def waiting(position: int) -> str:
+    """What both front ends say of a run waiting for a training slot: its place in line, counted from one (a run at
+    place 0 has left the line and is starting)."""
+    if position:
+        return (f"Waiting for a free slot: you are number {position} in line "
+                f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).")
+    return "Your turn: the run is starting."
+
+
+# --- the class's questions ---------------------------------------------------------------------------------
+
+def block_parameters(link: Mapping[str, str], sources=None) -> Question:
+    """How many parameters one block of the page's model learns."""
+    c = config(link)
+    count = count_parameters(c)
+    options, answer = _numbers(count.per_block, [count.attention_per_block, count.feed_forward_per_block,
+                                                 count.blocks, count.total])
+    return Question("block", f"One block with d_model = {c.d_model}, d_ff = {c.d_ff} and "
+                             f"{c.n_heads} heads: how many parameters does it learn?", options, answer,
+                    f"Attention {count.attention_per_block:,} + feed-forward {count.feed_forward_per_block:,} + "
+                    f"LayerNorms {count.layer_norms_per_block:,} = "
+                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.", veils=VEILS)
+
+
+def block_largest_part(link: Mapping[str, str], sources=None) -> Question:
+    """Which part of the page's model holds the most parameters (its parameter chart's longest bar)."""
+    c = config(link)
+    parts = {name: value for name, value in count_parameters(c).parts().items() if value > 0}
+    names = list(parts)[:6]
+    options, answer, leaders = _top_choice(names, [parts[n] for n in names], keep=5)
+    return Question("block", f"In this model ({c.n_layers} blocks, d_model = {c.d_model}, vocabulary "
+                             f"{c.vocab_size:,}), which part holds the most parameters?", options, answer,
+                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.", veils=VEILS)
+
 
 PAGE = PageSpec(
     key="block", url="block", view="block_builder",
@@ -10,4 +120,21 @@ PAGE = PageSpec(
     one_line=("Attention, FFN, residuals and LayerNorm stacked N times: shapes, parameter counts, and a live "
               "training run."),
     icon=":material/view_agenda:",
+    params=(
+        Param("bb_preset", DEFAULT_PRESET, one_of([*PRESETS, CUSTOM]), label="Preset",
+              help="Load the sizes of a known model; change any switch to make it your own."),
+        *(Param(f"bb_{field}", getattr(PRESETS[DEFAULT_PRESET], field), parse_field(field), label=LABELS[field])
+          for field in FIELDS),
+        Param("bb_seconds", int(LIVE_RECIPE.max_seconds), between(1, limits.MAX_TRAIN_SECONDS),
+              label="time budget (s)"),
+        Param("bb_steps", LIVE_RECIPE.max_steps, between(1, limits.MAX_TRAIN_STEPS), label="max steps"),
+        Param("bb_lr", f"{LIVE_RECIPE.learning_rate:g}", one_of(LEARNING_RATES), label="peak learning rate"),
+        Param("bb_batch", LIVE_RECIPE.batch_size, between(1, limits.MAX_TRAIN_BATCH), label="batch B"),
+        Param("bb_seed", 0, between(0, MAX_SEED), label="seed"),
+        # set while a training runs: a session that opens the link with it but holds no training lost one (its server
+        # process died, and HAProxy moved the tab to another) or got the link from someone who was training
+        Param(TRAINING, False, parse_bool),
+    ),
+    presets=PRESETS,
+    questions=(block_parameters, block_largest_part),
 )

@@ -20,7 +20,7 @@ Values = Mapping[str, str]
 
 def builders() -> dict[str, tuple[Callable[[Values, object], Question], ...]]:
     """Every page's question builders, by its link path, in the chapter's order."""
-    return {spec.url: spec.questions or legacy.BUILDERS.get(spec.url, ()) for spec in pages()}
+    return {spec.url: spec.questions or () for spec in pages()}
 
 
 BUILDERS = builders()

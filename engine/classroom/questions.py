@@ -1,43 +1,32 @@
-"""Prediction questions about the example on screen, one to three per page, answered by the engine.
+"""What every page's class questions share: reading a link's values, options and ties, and where heavy things come
+from. Each page's questions live in its spec (engine.chapter.<page>.PAGE.questions); engine.chapter.questions
+asks them.
 
-A teacher clicks "Ask the class" on a page; the page's state (its link's values, `{"n": "3", ...}`)
-goes to `questions_for(page, values, sources)`, which builds each question from those values and
-computes its answer with the same engine functions the page calls, never a hand-typed one. Students
-predict, then the reveal shows the page's own chart that explains the answer.
+A question is built from the page's link values and answered with the engine functions the page calls, never a
+hand-typed one. `sources` gives the heavy objects and the cached results a page already computed: the Streamlit
+app passes its `ui.loaders` module (one cache per server), a notebook or a test passes `EngineSources()`, which
+loads the same things straight from the engine. Both answer the same calls, so a question never loads a model
+the page has not.
 
-`sources` gives the heavy objects and the cached results a page already computed: the Streamlit app
-passes its `ui.loaders` module (one cache per server), a notebook or a test passes `EngineSources()`,
-which loads the same things straight from the engine. Both answer the same calls
-(`sources.ngram_counts(source, level, own_text)`, `sources.pretrained_head_effects(name, text, target,
-mode)`, ...), so a question never loads a model the page has not.
-
-Options come in a natural order (positions, numbers, names), not best first; where the engine's
-numbers tie at the top, "two or more tie" is an option and may be the answer. A question reads exactly what its
-page shows: the page's own settings (temperature, length, seed, the estimate the page draws rather than an exact
-scan it does not), options as the page prints them (numbers closer than its printed precision tie), and options
-worth telling apart (never a choice between punctuation marks alone).
-
-Each question names the parts of its page that give its answer away (`Question.veils`: ui.page.section keys, or
-the keys pages give the parts drawn outside a section): a class veils them for students and on the projector until
-the reveal. Building a page's questions takes at most a couple of seconds once the page's models are loaded
-(bench/class_questions.py measures every page).
+Options come in a natural order (positions, numbers, names), not best first; where the engine's numbers tie at the
+top (closer than the page prints), "two or more tie" is an option and may be the answer. Each question names the
+parts of its page that give its answer away (`Question.veils`), which a class veils until the reveal.
+Building a page's questions takes at most a couple of seconds once its models are loaded (bench/class_questions.py).
 """
 from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from engine import limits
-from engine.classroom.store import Question
 
 Values = Mapping[str, str]
 TIE = "Two or more tie for first"
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
 BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
-VARIETY_TAUS = (0.2, 1.0, 1.8)            # the Generate page's question compares these, the page's own in one's place
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
 SHIPPED = "shipped transformer"                                # the Generate page's models, as its link names them
 GENERATE_NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
@@ -247,64 +236,7 @@ class EngineSources:
 
 
 
-# --- Block builder --------------------------------------------------------------------------------
-
-def _block_config(values: Values):
-    from dataclasses import fields
-
-    from engine.transformer.config import PRESETS, TransformerConfig
-
-    preset = PRESETS.get(_text(values, "bb_preset", ""), next(iter(PRESETS.values())))
-    settings = {}
-    for field in fields(TransformerConfig):
-        default = getattr(preset, field.name)
-        if isinstance(default, bool):
-            settings[field.name] = _bool(values, f"bb_{field.name}", default)
-        elif isinstance(default, int):
-            settings[field.name] = _int(values, f"bb_{field.name}", default)
-        elif isinstance(default, str):
-            settings[field.name] = _text(values, f"bb_{field.name}", default)
-        else:
-            settings[field.name] = default
-    return TransformerConfig(**settings)
-
-
-def block_parameters(values: Values, sources) -> Question:
-    from engine.transformer.config import count_parameters
-
-    config = _block_config(values)
-    count = count_parameters(config)
-    options, answer = _numbers(count.per_block, [count.attention_per_block, count.feed_forward_per_block,
-                                                 count.blocks, count.total])
-    return Question("block", f"One block with d_model = {config.d_model}, d_ff = {config.d_ff} and "
-                             f"{config.n_heads} heads: how many parameters does it learn?", options, answer,
-                    f"Attention {count.attention_per_block:,} + feed-forward {count.feed_forward_per_block:,} + "
-                    f"LayerNorms {count.layer_norms_per_block:,} = "
-                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.",
-                    veils=("block.block", "block.code"))
-
-
-def block_largest_part(values: Values, sources) -> Question:
-    from engine.transformer.config import count_parameters
-
-    config = _block_config(values)
-    parts = {name: value for name, value in count_parameters(config).parts().items() if value > 0}
-    names = list(parts)[:6]
-    options, answer, leaders = _top_choice(names, [parts[n] for n in names], keep=5)
-    return Question("block", f"In this model ({config.n_layers} blocks, d_model = {config.d_model}, vocabulary "
-                             f"{config.vocab_size:,}), which part holds the most parameters?", options, answer,
-                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.",
-                    veils=("block.block", "block.code"))
-
-
-# --- Generate -------------------------------------------------------------------------------------
-GENERATE_PROMPT = "ROMEO:\nBut soft, what light"
-
-
-def variety(text: str) -> int:
-    """How varied a sample is: the number of distinct 3-character pieces in it (a loop repeats the same few)."""
-    return len({text[i:i + 3] for i in range(max(len(text) - 2, 0))})
-
+# --- Generate's models (engine.chapter.generate names them; the caches open them by name) -----------
 
 def generation_model(name: str, sources):
     """The Generate page's model called `name` (as its link names it): the shipped transformer or a character n-gram
@@ -315,50 +247,3 @@ def generation_model(name: str, sources):
         return sources.char_ngrams()[GENERATE_NGRAMS[name]]
     raise ValueError(f"'{name[:40]}' is not in the link (a live model lives in one browser): put the shipped "
                      "transformer or an n-gram first to ask about it.")
-
-
-def generate_variety(values: Values, sources) -> Question:
-    """The page's first model, prompt, length, seed and top-k, at the page's temperature and two others."""
-    prompt, seed = _text(values, "gen_prompt", GENERATE_PROMPT), _int(values, "gen_seed", 0)
-    length = min(max(_int(values, "gen_length", 100), 1), limits.MAX_GENERATE_TOKENS)
-    tau = min(max(_float(values, "gen_temperature", 0.8), 0.0), 2.0)
-    top_k = _int(values, "gen_top_k", 0) or None
-    name = _text(values, "gen_models", f"{SHIPPED},4-gram,2-gram").split(",")[0].strip()
-    generation_model(name, sources)                                  # a model a link can name, else a sentence
-    taus = list(VARIETY_TAUS)
-    taus[min(range(len(taus)), key=lambda i: abs(taus[i] - tau))] = tau   # the page's own, in the nearest's place
-    taus.sort()
-    # the page's own sample (at its τ) is in the page's cache already: the same call, shared
-    samples = [sources.generation(name, prompt, t, top_k, length, seed).text for t in taus]
-    scores = [variety(text) for text in samples]
-    options, answer, leaders = _top_choice([f"\u03c4 = {t:g}" + (" (the page's)" if t == tau else "") for t in taus],
-                                           scores, keep=3)
-    topk = f", top-k {top_k}" if top_k else ""
-    return Question("generate", f"The {name} writes {length} characters after the prompt (seed {seed}{topk}); the "
-                                f"page shows it at \u03c4 = {tau:g}. At which temperature \u03c4 is its sample most "
-                                "varied (the most different 3-character pieces)?", options, answer,
-                    "Distinct 3-character pieces: " + ", ".join(f"\u03c4 = {t:g}: {s}" for t, s in zip(taus, scores))
-                    + ". Low \u03c4 keeps to the likeliest paths and repeats; high \u03c4 wanders.")
-
-
-def generate_ladder(values: Values, sources) -> Question:
-    rungs = list(sources.fixed_ladder())
-    picked = [r for r in rungs if "gram" not in r.model][:1]
-    grams = sorted((r for r in rungs if "gram" in r.model), key=lambda r: r.bits_per_char)
-    picked += [grams[0]] + [r for r in grams if r.model.startswith(("2-gram", "4-gram"))][:2]
-    picked = list({r.model: r for r in picked}.values())
-    options, answer, leaders = _top_choice([r.model[:60] for r in picked], [-r.bits_per_char for r in picked],
-                                           keep=len(picked))
-    return Question("generate", "Which model predicts held-out Shakespeare best (fewest bits per character)?",
-                    options, answer,
-                    "; ".join(f"{r.model}: {r.bits_per_char:.3f}" for r in picked) + ". The ladder on the page "
-                    "ranks every model.", veils=("generate.ladder", "generate.code"))
-
-
-# --- the table ------------------------------------------------------------------------------------
-# Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
-# engine.chapter.questions.questions_for asks them.
-BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
-    "block": (block_parameters, block_largest_part),
-    "generate": (generate_variety, generate_ladder),
-}

@@ -14,7 +14,7 @@ import json
 import math
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -24,63 +24,13 @@ import torch
 from engine import limits
 from engine.transformer.config import TransformerConfig, count_parameters
 from engine.transformer.model import TransformerLM
+# a run's settings and the live recipe hold no torch: the Block builder's spec reads them at import
+from engine.transformer.recipe import LIVE_RECIPE as LIVE_RECIPE
+from engine.transformer.recipe import PRECISIONS as PRECISIONS
+from engine.transformer.recipe import TrainConfig
 from engine.language.tokenizers import id_array
 
 CHECKPOINT_FORMAT = "transformer-playground/1"
-PRECISIONS = ("auto", "float32", "bfloat16")
-
-
-# --- settings and checks ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that decides a run besides the model: batch, schedule, budgets, seed."""
-    batch_size: int = 12
-    max_steps: int = 2000
-    max_seconds: float | None = None
-    learning_rate: float = 1e-3
-    min_learning_rate: float = 1e-4
-    warmup_steps: int = 100
-    weight_decay: float = 0.1
-    beta1: float = 0.9
-    beta2: float = 0.99
-    grad_clip: float = 1.0
-    seed: int = 0
-    eval_every: int = 100          # steps between held-out losses
-    eval_batches: int = 8          # fixed held-out batches, the same at every evaluation
-    threads: int | None = 1        # torch.set_num_threads for the run; None leaves torch's setting
-    precision: str = "auto"        # "bfloat16": mixed precision; "auto": bfloat16 where the CPU has AMX
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.batch_size <= limits.MAX_TRAIN_BATCH:
-            raise ValueError(f"The batch must hold 1 to {limits.MAX_TRAIN_BATCH} sequences; it is {self.batch_size}.")
-        if not 1 <= self.max_steps <= limits.MAX_TRAIN_STEPS:
-            raise ValueError(f"A run takes 1 to {limits.MAX_TRAIN_STEPS:,} steps; it is {self.max_steps}.")
-        if self.max_seconds is not None and not 0 < self.max_seconds:
-            raise ValueError("The time budget must be a positive number of seconds.")
-        if not (0 < self.learning_rate < 1 and 0 <= self.min_learning_rate <= self.learning_rate):
-            raise ValueError("The learning rate must lie between 0 and 1, with its floor no higher than its peak.")
-        if self.warmup_steps < 0 or self.eval_every < 1 or self.eval_batches < 1:
-            raise ValueError("Warm-up steps must be 0 or more, and evaluation every 1 or more steps "
-                             "on 1 or more batches.")
-        if self.grad_clip <= 0:
-            raise ValueError("The gradient clip must be a positive norm.")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"The precision must be one of {', '.join(PRECISIONS)}; it is {self.precision!r}.")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-# The schedule of live runs (the Block builder's defaults). With the baby GPT preset it beats the
-# Kneser-Ney 4-gram within 3 minutes on one thread of a CPU with AMX (bfloat16 mixed precision):
-# held-out 1.56 nats/char against the 4-gram's 1.64 (bench/train.py, a shared 2-core machine).
-# In float32 there it reaches about 1.66, and in one minute about 1.78: neither beats the 4-gram.
-# The clock ends the run; the step budget only caps it.
-LIVE_RECIPE = TrainConfig(batch_size=16, max_steps=10_000, max_seconds=180, learning_rate=3e-3,
-                          min_learning_rate=3e-4, warmup_steps=100)
-
-
 def live_schedule(batch_size: int, max_steps: int, max_seconds: float, learning_rate: float,
                   seed: int) -> TrainConfig:
     """A live run's schedule from the five settings a student picks (the Block builder, the Gradio tab):

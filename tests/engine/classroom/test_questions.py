@@ -225,7 +225,7 @@ def test_beyond_words_scores(sources):
 
 def test_generate_variety_reads_the_pages_model_temperature_and_length(sources):
     """Issue 39: the Generate page's question ignored the page's temperature and length."""
-    from engine.classroom.questions import variety
+    from engine.chapter.generate import variety
     from engine.transformer.generation import generate
 
     values = {"gen_seed": "2", "gen_models": "4-gram,2-gram", "gen_temperature": "0.5", "gen_length": "150",
@@ -245,7 +245,7 @@ def test_generate_variety_reads_the_pages_model_temperature_and_length(sources):
     assert answer_of(question) == (TIE if len(best) > 1 else question.options[best[0]])
     default = questions_for("generate", {}, sources)[0]                # the shipped transformer at 0.8, 100 chars
     assert "shipped transformer writes 100 characters" in default.prompt and "\u03c4 = 0.8" in default.prompt
-    from engine.classroom.questions import generate_variety
+    from engine.chapter.generate import generate_variety
 
     with pytest.raises(ValueError, match="not in the link"):
         generate_variety({"gen_models": "your live model"}, sources)
