@@ -19,3 +19,23 @@ def test_the_page_link_keeps_the_settings_and_the_class_but_never_a_students_id(
     assert link.startswith("http://room:8501/attention?")
     assert "x=crane" in link and "causal=1" in link and "class=ABCD2345" in link
     assert "sid" not in link and "s3cr3t" not in link
+
+
+def test_an_aligned_formula_is_drawn_line_by_line_on_a_phone():
+    """On a phone each line of an aligned block is its own formula, which may then break after = or + (ui/shell.py's
+    style): the calculator's steps were shrunk to 7-8 px to fit a 390 px screen as one unbreakable block."""
+    from ui.formula import aligned_lines
+
+    steps = (r"\begin{aligned} s_{\text{crane},\text{by}} &= 0.800\cdot0.000 + 0.100\cdot1.000 = 0.100"
+             r"\\ s_{\text{crane},\cdot} &= \begin{bmatrix}0.810 & 0.100 \\ 0.2 & 0.3\end{bmatrix} \end{aligned}")
+    assert aligned_lines(steps) == [r"s_{\text{crane},\text{by}} = 0.800\cdot0.000 + 0.100\cdot1.000 = 0.100",
+                                    r"s_{\text{crane},\cdot} = \begin{bmatrix}0.810 & 0.100 \\ 0.2 & 0.3\end{bmatrix}"]
+    assert aligned_lines(r"c = \{a \& b\}") == [r"c = \{a \& b\}"]
+
+
+def test_a_phone_lets_formulas_break_and_the_home_pages_descriptions_wrap():
+    from ui.shell import STYLE
+
+    phone = STYLE[STYLE.index("@media (max-width: 640px)"):]
+    assert ".katex-display > .katex" in phone and "white-space: normal" in phone
+    assert "[data-testid='stMain'] [data-testid='stPageLink'] p" in STYLE

@@ -160,7 +160,7 @@ def head_section() -> None:
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,
                                  cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16,
                                  title="The same weights as a heatmap",
-                                 x_title="key (attended to)", y_title="query (attending)"))
+                                 x_title="key (attended to)", y_title="query (attending)"), share=0.6)
 
     scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}
     numbers, formulas = st.columns([2, 3])

@@ -1,0 +1,115 @@
+"""How wide the reader's screen is, for the charts: the browser reports the width of the page's main column
+and the session keeps it, so every chart is fitted to its place (engine.charts.fitting) on a phone, a
+desktop and a projector.
+
+The server cannot see the browser (st.context has no viewport). A tiny components-v2 element (no iframe: its
+script runs in the page itself) measures the main column, rounds it down to a step of COLUMN_STEPS, and sends
+that step back only when it differs from the one the server already has: a phone's first page reruns once,
+and then only a change of width that crosses a step (turning the phone, opening the sidebar) reruns the page.
+Until the browser has spoken (the first run of a session, AppTest, a bare script), the column is unknown and
+every chart keeps the size its builder gave it, which is the desktop's and the handout's.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.charts.style import DESKTOP, Layout, layout_for
+
+COLUMN_KEY = "app.column"     # session: px of the main column, as the browser last reported it (rounded down)
+REPORTER_KEY = "app_screen"   # the reporting element's key (ui.shell hides its box: .st-key-app_screen)
+# px the reported width is rounded down to: every 10 px on a phone or a tablet, then about 8 % apart, so that a
+# chart sized for the step fits the column and fills at least 92 % of it
+COLUMN_STEPS = list(range(200, 700, 10)) + [round(700 * 1.08 ** k, -1) for k in range(0, 22)]
+
+_SCRIPT = """
+export default function (component) {
+  const { data, setStateValue } = component;
+  const screen = window.__playgroundScreen || (window.__playgroundScreen = {});
+  screen.known = data.known;                  // the step the server has now
+  screen.steps = data.steps;
+  screen.send = setStateValue;                // this mount's sender (a rerun mounts the element again)
+  const step = () => {
+    const main = document.querySelector("[data-testid='stMainBlockContainer']");
+    if (!main) return null;
+    const style = getComputedStyle(main);
+    const width = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const below = screen.steps.filter((s) => s <= width);
+    return below.length ? below[below.length - 1] : screen.steps[0];
+  };
+  screen.report = () => {
+    const now = step();
+    if (now === null || now === screen.known || now === screen.sent) return;
+    screen.sent = now;
+    screen.send("column", now);
+  };
+  if (!screen.observer) {                     // one observer per tab, reporting through the latest mount
+    let timer = null;
+    screen.observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => screen.report(), 150);
+    });
+    const watch = () => {
+      const main = document.querySelector("[data-testid='stMainBlockContainer']");
+      if (main && main !== screen.watched) {
+        if (screen.watched) screen.observer.unobserve(screen.watched);
+        screen.observer.observe(main);
+        screen.watched = main;
+      }
+    };
+    screen.watch = watch;
+  }
+  screen.watch();
+  screen.report();
+}
+"""
+
+_reporter = st.components.v2.component("playground_screen", js=_SCRIPT)
+
+
+def _remember() -> None:
+    reported = st.session_state.get(REPORTER_KEY)
+    column = getattr(reported, "column", None) if reported is not None else None
+    if column is None and isinstance(reported, dict):
+        column = reported.get("column")
+    if isinstance(column, (int, float)) and column > 0:
+        st.session_state[COLUMN_KEY] = int(column)
+
+
+def report() -> None:
+    """The element that reports the main column's width (app.py draws it before the page, on every run)."""
+    known = st.session_state.get(COLUMN_KEY)
+    _reporter(key=REPORTER_KEY, data={"known": known, "steps": COLUMN_STEPS}, on_column_change=_remember,
+              width="stretch", height=0)
+
+
+def column() -> int | None:
+    """px of this session's main column, as its browser last reported it; None before it has (or outside a
+    session)."""
+    try:
+        value = st.session_state.get(COLUMN_KEY)
+    except Exception:   # no session (a bare script, a test): not known
+        return None
+    return int(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def projector() -> bool:
+    """Whether this session is in projector mode (ui.shell's switch, or ?present=1)."""
+    from ui.shell import PROJECTOR_KEY
+
+    try:
+        return bool(st.session_state.get(PROJECTOR_KEY))
+    except Exception:   # no session: not on a projector
+        return False
+
+
+def layout(share: float | None = None) -> Layout:
+    """The layout a chart is drawn in on this session's screen: the main column's width (times `share` where the
+    chart sits in a column of the page that takes that share of it; on a phone Streamlit stacks columns, so the
+    whole width), the text size, and on a projector how far it may grow. DESKTOP where nothing is known."""
+    width, on_projector = column(), projector()
+    if width is None and not on_projector:
+        return DESKTOP
+    chosen = layout_for(width, on_projector)
+    if share is not None and chosen.width is not None and not chosen.narrow:
+        chosen = Layout(max(int(chosen.width * share), 1), chosen.text, chosen.grow)
+    return chosen
