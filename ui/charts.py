@@ -156,7 +156,7 @@ def layout(share: float | None = None, font_size: int | None = None) -> Layout:
     chosen = screen.layout(share)
     if share is None and not chosen.narrow and chosen.width is not None and in_column():
         chosen = Layout(None, chosen.text)
-    return chosen if font_size is None else Layout(chosen.width, font_size, chosen.grow)
+    return chosen if font_size is None else Layout(chosen.width, font_size, chosen.grow, chosen.narrow)
 
 
 def autosized(spec: dict, width: str) -> dict:

@@ -110,6 +110,4 @@ def layout(share: float | None = None) -> Layout:
     if width is None and not on_projector:
         return DESKTOP
     chosen = layout_for(width, on_projector)
-    if share is not None and chosen.width is not None and not chosen.narrow:
-        chosen = Layout(max(int(chosen.width * share), 1), chosen.text, chosen.grow)
-    return chosen
+    return chosen.share(share) if share is not None and not chosen.narrow else chosen

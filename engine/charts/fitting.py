@@ -8,7 +8,8 @@ of the spec, so no builder sizes its chart for each screen:
 - narrow (a phone): panels side by side go one under the other (hconcat -> vconcat, a facet's columns -> one
   column), legends beside a chart go under it and wrap into as many columns as fit, long titles wrap;
 - then the chart shrinks as far as its place needs (plot widths, cells and bars; its text keeps its size, and
-  numbers inside cells shrink to fit them, never under MIN_TEXT_SIZE), or on a projector grows to fill its
+  numbers inside cells shrink to fit them, never under MIN_TEXT_SIZE on a phone nor under TEXT_SIZE elsewhere), or
+  on a projector grows to fill its
   place, at most Layout.grow times, its text at the projector's size.
 
 A chart's width is estimated from its spec: labels measured with Helvetica's widths (style.text_width, wider
@@ -139,6 +140,8 @@ class _Chart:
     def __init__(self, spec: dict, layout: Layout):
         self.layout = layout
         self.text = layout.text
+        # the smallest a number in a cell is drawn: a phone's 11 px, else the desktop's 13 (the room's back row)
+        self.smallest_text = MIN_TEXT_SIZE if layout.narrow else min(TEXT_SIZE, layout.text)
         config = spec.get("config") or {}
         self.label_size = float((config.get("axis") or {}).get("labelFontSize", self.text))
         self.label_limit = float((config.get("axis") or {}).get("labelLimit", 180))
@@ -513,33 +516,33 @@ class _Chart:
             yield from self._cells(view["spec"], rows)
 
     def smallest_scale(self, spec: dict) -> float:
-        """The smallest scale at which every number printed in a cell still fits it at MIN_TEXT_SIZE."""
-        scales = [(MIN_TEXT_SIZE * widest + CELL_PAD) / float(view["width"]["step"])
+        """The smallest scale at which every number printed in a cell still fits it at its smallest size."""
+        scales = [(self.smallest_text * widest + CELL_PAD) / float(view["width"]["step"])
                   for view, (_, widest, numbers) in self._cells(spec, self.top_rows) if numbers]
         return max(scales, default=0.0)
 
     def without_numbers(self, spec: dict, scale: float) -> dict:
         """The spec without the numbers of the cells that would be too narrow for them at `scale`."""
         dropped = {id(layer) for view, (layer, widest, numbers) in self._cells(spec, self.top_rows)
-                   if numbers and (MIN_TEXT_SIZE * widest + CELL_PAD) / float(view["width"]["step"]) > scale}
+                   if numbers and (self.smallest_text * widest + CELL_PAD) / float(view["width"]["step"]) > scale}
         self.changed = True
         return _dropped(spec, dropped)
 
     def cells_fitted(self, spec: dict) -> dict:
         """Texts in cells at a size that fits the cells (no larger than the chart's text, never under
-        MIN_TEXT_SIZE); a word still wider than its cell (a token in a model's grid) ends in an ellipsis, a number
+        its smallest size); a word still wider than its cell (a token in a model's grid) ends in an ellipsis, a number
         never does."""
         sizes, limited = [], {}
         for view, (layer, widest, numbers) in self._cells(spec, self.top_rows):
             room = float(view["width"]["step"]) - CELL_PAD
             sizes.append(room / widest)
-            if not numbers and widest * max(MIN_TEXT_SIZE, min(self.text, room / widest)) > room:
+            if not numbers and widest * max(self.smallest_text, min(self.text, room / widest)) > room:
                 limited[id(layer)] = max(round(room), 1)
         out = spec
         size = min(sizes, default=self.text)
         if size < self.text:
             config = dict(spec.get("config") or {})
-            config["text"] = {**(config.get("text") or {}), "fontSize": max(MIN_TEXT_SIZE, math.floor(size))}
+            config["text"] = {**(config.get("text") or {}), "fontSize": max(self.smallest_text, math.floor(size))}
             out = spec | {"config": config}
         return _limited(out, limited) if limited else out
 

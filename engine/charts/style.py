@@ -21,16 +21,19 @@ PROJECTOR_COLUMN_PX = 1280  # the main column of a 1920 px projector, sidebar op
 @dataclass(frozen=True)
 class Layout:
     """Where a chart is drawn: the width of its place in px (None: not known, so the chart keeps the sizes its
-    builder gave it, as on paper and in a download), its text size, and how many times its size it may grow to
-    fill its place. engine.charts.fitting fits a spec to it."""
+    builder gave it, as on paper and in a download), its text size, how many times its size it may grow to fill
+    its place, and whether the screen is a phone's (narrow: panels one under the other, legends under their charts;
+    a chart in a part of a wider screen's column is not). engine.charts.fitting fits a spec to it."""
     width: int | None = None
     text: int = TEXT_SIZE
     grow: float = 1.0
+    narrow: bool = False
 
-    @property
-    def narrow(self) -> bool:
-        """A phone's column: panels one under the other, legends under their charts."""
-        return self.width is not None and self.width < NARROW_PX
+    def share(self, part: float) -> Layout:
+        """The layout of a place that takes `part` of this one's width (one of a page's columns)."""
+        if self.width is None:
+            return self
+        return Layout(max(int(self.width * part), 1), self.text, self.grow, self.narrow)
 
 
 DESKTOP = Layout()   # as built: what AppTest, the handout and the downloads draw
@@ -41,7 +44,7 @@ def layout_for(column_px: int | None, projector: bool) -> Layout:
     in projector mode or not: a projector's text at PROJECTOR_TEXT_SIZE, its charts grown to fill the column."""
     if projector:
         return Layout(column_px or PROJECTOR_COLUMN_PX, PROJECTOR_TEXT_SIZE, PROJECTOR_GROW)
-    return Layout(column_px)
+    return Layout(column_px, narrow=column_px is not None and column_px < NARROW_PX)
 # px left, top and right of each chart (Streamlit sets the bottom: 20 px, when the chart leaves it unset)
 CHART_PADDING = {"left": 5, "top": 5, "right": 5}
 AXIS_LABEL_LIMIT = 180     # px an axis label may take before Vega shortens it with "…"

@@ -152,4 +152,16 @@ def test_layouts():
     assert PHONE.narrow and PHONE.text == TEXT_SIZE and PHONE.grow == 1
     assert not PROJECTOR.narrow and PROJECTOR.grow > 1 and PROJECTOR.text == PROJECTOR_TEXT_SIZE
     assert layout_for(None, projector=True).width == PROJECTOR_COLUMN_PX
-    assert Layout(639).narrow and not Layout(style.NARROW_PX).narrow
+    assert layout_for(639, projector=False).narrow and not layout_for(style.NARROW_PX, projector=False).narrow
+    part = layout_for(1000, projector=False).share(0.5)
+    assert part.width == 500 and not part.narrow          # a column of a wide screen is no phone
+
+
+def test_beyond_a_phone_numbers_in_cells_keep_the_desktops_size():
+    """The head viewer's heatmap in 60 % of a 1400 px screen's column (528 px) was estimated a little too wide: its
+    numbers went to 11 px. Only a phone draws them under TEXT_SIZE."""
+    tokens = [f"w{i}" for i in range(13)]
+    spec = heatmaps.heatmap_spec(np.tril(np.ones((13, 13))) / np.arange(1, 14)[:, None], tokens, tokens, digits=2,
+                                 cell=30, causal=True, domain=(0, 1))
+    assert fitted(spec, Layout(480))["config"]["text"]["fontSize"] == TEXT_SIZE
+    assert fitted(spec, PHONE)["config"]["text"]["fontSize"] >= MIN_TEXT_SIZE
