@@ -52,6 +52,7 @@ MIN_STEP = 6             # px: no bar or cell is made thinner
 GROUP_PADDING = 0.2      # Vega-Lite's padding of a band whose bars are offset (grouped), inside and out
 TRANSPOSE_BELOW = 0.8    # a grid that may turn (usermeta.transposable) turns on a phone where it would shrink more
 LABELS_OVER_BARS = 0.35  # on a phone, bars whose names take more of the width than this get their names above them
+LONGEST_MEASURED = 24    # the texts of a chart measured for its widest: the longest by characters
 WORDS_OUTSIDE = 0.6      # the share of a point's word that may stand outside its plot (points keep off its edges)
 
 
@@ -150,6 +151,7 @@ class _Chart:
         self.datasets = dict(spec.get("datasets") or {})
         self.top_rows = self._own_rows(spec) or []
         self.changed = False
+        self.measured: dict[tuple[int, int], tuple[float, bool]] = {}
 
     # --- data ---------------------------------------------------------------------------------------------
     def _own_rows(self, view: dict) -> list[dict] | None:
@@ -496,10 +498,14 @@ class _Chart:
         text_layer = next((layer for layer in layers if _mark_type(layer) == "text"), None)
         if text_layer is None:
             return None
-        field = ((text_layer.get("encoding") or {}).get("text") or {}).get("field")
-        texts = [str(row.get(field, "")) for row in self.rows(text_layer, rows) if isinstance(row, dict)]
-        widest = max((text_width(text, 1.0) for text in texts), default=0.0)
-        numbers = all(_is_number(text) for text in texts if text)
+        key = id(text_layer), id(rows)
+        if key not in self.measured:   # asked for again by each step of fitted: measured once
+            field = ((text_layer.get("encoding") or {}).get("text") or {}).get("field")
+            texts = {str(row.get(field, "")) for row in self.rows(text_layer, rows) if isinstance(row, dict)}
+            longest = sorted(texts, key=len)[-LONGEST_MEASURED:]
+            self.measured[key] = (max((text_width(text, 1.0) for text in longest), default=0.0),
+                                  all(_is_number(text) for text in texts if text))
+        widest, numbers = self.measured[key]
         return (text_layer, widest, numbers) if widest > 0 else None
 
     def _cells(self, view: dict, inherited: list[dict]):
