@@ -4,8 +4,9 @@ code, and the styles and small script that keep the app readable and reachable b
 - Navigation: Streamlit's own sidebar navigation is a list whose markup fails WCAG's list rules
   (axe-core: `list`, `listitem`), so app.py hides it and draws the same groups with
   `st.page_link`s here.
-- Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts at
-  16 px, the settings' help icons hidden: for a washed-out screen at the back of a hall.
+- Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts grown to fill the main
+  column with their text and numbers at 24 px (ui.screen, engine.charts.fitting), the settings' help icons hidden:
+  for a washed-out screen at the back of a hall.
 - The QR code of the current page's link, its settings included, drawn offline with `segno`,
   so students open exactly the teacher's example on their phones; under it, the page's handout as a PDF
   (ui/handout.py), with the same link as its QR code.
@@ -202,8 +203,8 @@ def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
 def projector_switch() -> None:
     """The sidebar switch; while it is on, ?present=1 stays in the link a teacher copies."""
     st.sidebar.toggle("Projector mode", key=PROJECTOR_KEY,
-                      help="For a room: larger type, chart text at 16 px, settings' help icons hidden. "
-                           "A link with ?present=1 opens in this mode.")
+                      help="For a room: larger type, charts filling the page with their numbers at 24 px, "
+                           "settings' help icons hidden. A link with ?present=1 opens in this mode.")
     if st.session_state.get(PROJECTOR_KEY):
         if st.query_params.get(PRESENT_PARAM) != "1":
             st.query_params[PRESENT_PARAM] = "1"
