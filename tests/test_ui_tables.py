@@ -54,7 +54,8 @@ def test_a_wide_table_turns_on_a_phone_so_no_column_falls_off_the_screen():
     at.session_state[COLUMN_KEY] = 350
     phone = at.run().table[0].value
     assert list(phone.columns) == ["model", "GPT-2 small", "GPT-3 175B"]
-    assert phone.iloc[-1].tolist() == ["parameters", "124,439,808", "174,591,598,592"]
+    assert [cell.replace("\u200b", "") for cell in phone.iloc[-1]] == ["parameters", "124,439,808", "174,591,598,592"]
+    assert phone.iloc[-1].tolist()[-1] == "174,\u200b591,\u200b598,\u200b592"   # a long number may break there
 
 
 def test_turned_names_repeated_heads_apart():

@@ -74,9 +74,13 @@ def _on_phone() -> bool:
     return screen.layout().narrow
 
 
+BREAK_AFTER_COMMA = re.compile(r"(?<=\d),(?=\d{3})")   # a thousands separator: "174,604,259,328"
+
+
 def turned(columns: dict[str, list[str]]) -> dict[str, list[str]]:
     """A table of formatted cells turned a quarter: its first column's cells head the new columns, its other
-    columns' names head the new rows (names made distinct, as Arrow needs)."""
+    columns' names head the new rows (names made distinct, as Arrow needs). A long number may break after a
+    thousands separator (a zero-width space there): GPT-3's 174,604,259,328 in a phone's narrow column."""
     names = list(columns)
     if len(names) < 2:
         return columns
@@ -86,7 +90,7 @@ def turned(columns: dict[str, list[str]]) -> dict[str, list[str]]:
         seen[head] = seen.get(head, 0) + 1
         if seen[head] > 1:
             heads[i] = f"{head} ({seen[head]})"
-    rows = [[name] + columns[name] for name in names[1:]]
+    rows = [[name] + [BREAK_AFTER_COMMA.sub(",\u200b", cell) for cell in columns[name]] for name in names[1:]]
     return {head: [row[i] for row in rows] for i, head in enumerate(heads)}
 
 

@@ -91,12 +91,13 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
         out = chart.labels_upright(out)
     if layout.narrow:
         out = chart.axis_titles_wrapped(out, 1.0)
-    if single and not stretch and (out.get("autosize") or {}).get("type") != "pad":
+    if single and not stretch and squeezed <= scale and (out.get("autosize") or {}).get("type") != "pad":
         # Vega fits the plot into this total exactly (a left axis, legends and padding included); what it does
-        # not count, labels of a top or bottom axis running past the plot's right end, is kept as padding
+        # not count, labels of a top or bottom axis running past the plot's right end, is kept as padding. (A chart
+        # its numbers keep wider than its place keeps its bands instead: its estimate would only make it wider.)
         content, fixed = chart.extent(out, 1.0)
         past = chart.overhang(out, chart.top_rows, 1.0)
-        out["width"] = int(content + fixed if squeezed > scale else min(room, content + fixed))
+        out["width"] = int(min(room, content + fixed))
         out["autosize"] = {"type": "fit-x", "contains": "padding"}
         if past > 0:
             padding = dict(out.get("padding") or {})
