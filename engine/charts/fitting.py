@@ -265,11 +265,11 @@ class _Chart:
         lines = title if isinstance(title, list) else [title] if title else []
         title_width = max((text_width(str(line), self.text + 1) for line in lines), default=0.0)
         if channel.get("type") == "quantitative":
-            body = GRADIENT + 8 + text_width("0.000", self.text)
+            body = GRADIENT * self.text / TEXT_SIZE + 8 + text_width("0.000", self.text)
         else:
             labels = self.categories(channel, rows)
-            body = LEGEND_SYMBOL + min(max((text_width(label, self.text) for label in labels), default=0.0),
-                                       self.legend_limit)
+            body = LEGEND_SYMBOL * self.text / TEXT_SIZE + min(
+                max((text_width(label, self.text) for label in labels), default=0.0), self.legend_limit)
         return max(title_width, body) + 2 * LEGEND_PAD
 
     def overhang(self, view: dict, rows: list[dict], scale: float) -> float:

@@ -59,10 +59,13 @@ def text_config(size: int = TEXT_SIZE) -> dict:
     longer than Streamlit's theme allows (100 px on an axis, Vega's 160 in a legend) before Vega
     cuts them short with an ellipsis."""
     limit = size / TEXT_SIZE   # the label limits grow with the text
+    # on a projector a legend's ramp and symbols grow with its text (Vega's own: a 200 x 16 px ramp, 100 px² symbols)
+    grown = {} if size == TEXT_SIZE else {"gradientLength": round(200 * limit), "gradientThickness": round(16 * limit),
+                                          "symbolSize": round(100 * limit ** 2)}
     return {"axis": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": round(AXIS_LABEL_LIMIT * limit)},
             "legend": {"labelFontSize": size, "titleFontSize": size + 1,
                        "labelLimit": round(LEGEND_LABEL_LIMIT * limit),
-                       "titleLimit": round(LEGEND_TITLE_LIMIT * limit)},
+                       "titleLimit": round(LEGEND_TITLE_LIMIT * limit), **grown},
             "header": {"labelFontSize": size, "titleFontSize": size + 1},
             "title": {"fontSize": size + 3, "subtitleFontSize": size},
             "text": {"fontSize": size}}
