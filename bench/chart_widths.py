@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--widths", type=int, nargs="+", default=[390])
-    parser.add_argument("--pages", nargs="+", default=[idea.url for idea in ideas()])
+    parser.add_argument("--pages", nargs="+", default=[""] + [idea.url for idea in ideas()],
+                        help="url paths ('' is the home page); default: every page")
     parser.add_argument("--url", help="a running server (else one is started, charts drawn as SVG)")
     parser.add_argument("--screenshots", type=Path, help="a folder for a full-page screenshot of every visit")
     parser.add_argument("--no-projector", action="store_true", help="skip the projector mode at 1920 px")
