@@ -6,11 +6,12 @@ its place (engine.charts.style.Layout; ui.screen asks the browser) fits each cha
 of the spec, so no builder sizes its chart for each screen:
 
 - narrow (a phone): panels side by side go one under the other (hconcat -> vconcat, a facet's columns -> one
-  column), legends beside a chart go under it and wrap into as many columns as fit, long titles wrap;
+  column), legends beside a chart go under it and wrap into as many columns as fit, slanted labels stand
+  upright, long titles wrap, bars with long names carry them above the bar, and a grid that may turn
+  (usermeta.transposable) turns where that fits better;
 - then the chart shrinks as far as its place needs (plot widths, cells and bars; its text keeps its size, and
-  numbers inside cells shrink to fit them, never under MIN_TEXT_SIZE on a phone nor under TEXT_SIZE elsewhere), or
-  on a projector grows to fill its
-  place, at most Layout.grow times, its text at the projector's size.
+  numbers inside cells shrink to fit them, never under MIN_TEXT_SIZE on a phone nor under TEXT_SIZE elsewhere),
+  or on a projector grows to fill its place, at most Layout.grow times, its text at the projector's size.
 
 A chart's width is estimated from its spec: labels measured with Helvetica's widths (style.text_width, wider
 than the Source Sans Streamlit draws), Streamlit's padding round axes and legends. A one-view chart is then
@@ -60,11 +61,11 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     """The spec drawn in `layout` (a new dict; the spec itself is not changed): its text at layout.text; in a
     place of known width, stacked where narrow, then shrunk to fit or (layout.grow > 1) grown to fill it.
     `stretch`: the page draws it the width of its column (Streamlit's width="stretch"), so only its heights
-    are scaled. A spec whose builder sized it for its place itself (usermeta.fitted) keeps its sizes."""
+    are scaled."""
     out = with_text(spec, layout.text)
     if layout.text != TEXT_SIZE:
         out = _text_grown(out, layout.text / TEXT_SIZE)
-    if layout.width is None or (spec.get("usermeta") or {}).get("fitted"):
+    if layout.width is None:
         return out
     chart = _Chart(out, layout)
     room = layout.width - SLACK
@@ -88,9 +89,7 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     squeezed = max(chart.smallest_scale(out), 0.05)
     out = chart.cells_fitted(chart.scaled(out, max(scale, squeezed), heights=layout.grow > 1))
     if layout.narrow:
-        out = chart.labels_upright(out)
-    if layout.narrow:
-        out = chart.axis_titles_wrapped(out, 1.0)
+        out = chart.axis_titles_wrapped(chart.labels_upright(out), 1.0)
     if single and not stretch and squeezed <= scale and (out.get("autosize") or {}).get("type") != "pad":
         # Vega fits the plot into this total exactly (a left axis, legends and padding included); what it does
         # not count, labels of a top or bottom axis running past the plot's right end, is kept as padding. (A chart

@@ -141,12 +141,6 @@ def test_long_titles_wrap_on_a_phone():
     assert isinstance(title, list) and len(title) >= 2 and " ".join(title) == spec["title"]
 
 
-def test_a_builder_that_sized_its_chart_keeps_its_sizes():
-    spec = {"usermeta": {"fitted": True}, "width": 900, "mark": "bar", "data": {"values": [{"a": 1}]},
-            "encoding": {"x": {"field": "a", "type": "quantitative"}}}
-    assert fitted(spec, PHONE)["width"] == 900
-
-
 def test_layouts():
     assert not DESKTOP.narrow and DESKTOP.width is None and DESKTOP.text == TEXT_SIZE
     assert PHONE.narrow and PHONE.text == TEXT_SIZE and PHONE.grow == 1
