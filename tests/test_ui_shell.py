@@ -39,3 +39,21 @@ def test_a_phone_lets_formulas_break_and_the_home_pages_descriptions_wrap():
     phone = STYLE[STYLE.index("@media (max-width: 640px)"):]
     assert ".katex-display > .katex" in phone and "white-space: normal" in phone
     assert "[data-testid='stMain'] [data-testid='stPageLink'] p" in STYLE
+
+
+def test_the_run_a_width_report_asks_for_sends_the_pages_values_again():
+    """ui.screen: the browser's width report can come while it still draws the page's first run; the rerun it asks
+    for came back with the calculator's X empty and its sliders at their minimum. That run sets every value of the
+    page's state again, so the browser is told them (set_value); an ordinary rerun does not."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.screen import RESEND_KEY
+
+    at = AppTest.from_file("views/attention_calculator.py", default_timeout=120).run()
+    assert at.text_area(key="attention.x").proto.set_value
+    at.run()
+    assert not at.text_area(key="attention.x").proto.set_value
+    at.session_state[RESEND_KEY] = True
+    at.run()
+    assert at.text_area(key="attention.x").proto.set_value and "crane" in at.text_area(key="attention.x").value
+    assert RESEND_KEY not in at.session_state and not at.exception

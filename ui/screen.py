@@ -4,8 +4,12 @@ desktop and a projector.
 
 The server cannot see the browser (st.context has no viewport). A tiny components-v2 element (no iframe: its
 script runs in the page itself) measures the main column, rounds it down to a step of COLUMN_STEPS, and sends
-that step back only when it differs from the one the server already has: a phone's first page reruns once,
-and then only a change of width that crosses a step (turning the phone, opening the sidebar) reruns the page.
+that step back, once the page's run has ended (a rerun asked for during a run stops it before its widgets are
+drawn, and they came back empty), only when it differs from the one the server already has: a phone's first page
+reruns once, and then only a change of width that crosses a step (turning the phone, opening the sidebar) reruns
+the page. A browser whose column is what the server assumes until told (at least AS_BUILT_PX on a desktop, a
+1920 px projector's in projector mode) sends nothing, so a desktop's and a projector's first page run once.
+
 Until the browser has spoken (the first run of a session, AppTest, a bare script), the column is unknown and
 every chart keeps the size its builder gave it, which is the desktop's and the handout's.
 """
@@ -13,13 +17,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.charts.style import DESKTOP, Layout, layout_for
+from engine.charts.style import DESKTOP, PROJECTOR_COLUMN_PX, Layout, layout_for
 
 COLUMN_KEY = "app.column"     # session: px of the main column, as the browser last reported it (rounded down)
+RESEND_KEY = "app.column_new"  # session: the browser has just reported a new width (this run is the rerun it asked)
 REPORTER_KEY = "app_screen"   # the reporting element's key (ui.shell hides its box: .st-key-app_screen)
 # px the reported width is rounded down to: every 10 px on a phone or a tablet, then about 8 % apart, so that a
 # chart sized for the step fits the column and fills at least 92 % of it
 COLUMN_STEPS = list(range(200, 700, 10)) + [round(700 * 1.08 ** k, -1) for k in range(0, 22)]
+# px: a main column at least this wide holds every chart as its builder drew it (the widest, the head viewer's model
+# view and Position's encodings, are about 905 px; a 1400 px screen's column is 940): a desktop that wide sends nothing
+AS_BUILT_PX = 910
 
 _SCRIPT = """
 export default function (component) {
@@ -28,35 +36,47 @@ export default function (component) {
   screen.known = data.known;                  // the step the server has now
   screen.steps = data.steps;
   screen.send = setStateValue;                // this mount's sender (a rerun mounts the element again)
+  const app = () => document.querySelector("[data-testid='stApp']");
   const step = () => {
     const main = document.querySelector("[data-testid='stMainBlockContainer']");
     if (!main) return null;
     const style = getComputedStyle(main);
     const width = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    screen.width = width;
     const below = screen.steps.filter((s) => s <= width);
     return below.length ? below[below.length - 1] : screen.steps[0];
   };
+  screen.assumed = data.assumed;
   screen.report = () => {
     const now = step();
     if (now === null || now === screen.known || now === screen.sent) return;
+    const width = screen.width;
+    if (screen.known === null && screen.sent === undefined && width >= screen.assumed.from
+        && (screen.assumed.below === null || width < screen.assumed.below)) return;   // what the server assumes
+    // never while the page's script runs: a rerun asked for then stops it before its widgets are drawn, and they
+    // come back empty (the values the page set in the stopped run are not sent again); once it ends
+    if (app() && app().getAttribute("data-test-script-state") !== "notRunning") return;
     screen.sent = now;
     screen.send("column", now);
   };
-  if (!screen.observer) {                     // one observer per tab, reporting through the latest mount
+  if (!screen.observer) {                     // once per tab, reporting through the latest mount
     let timer = null;
-    screen.observer = new ResizeObserver(() => {
-      clearTimeout(timer);
-      timer = setTimeout(() => screen.report(), 150);
-    });
-    const watch = () => {
+    const later = () => { clearTimeout(timer); timer = setTimeout(() => screen.report(), 150); };
+    screen.observer = new ResizeObserver(later);
+    screen.runs = new MutationObserver(later);   // the script's state: a run that ends may report
+    screen.watch = () => {
       const main = document.querySelector("[data-testid='stMainBlockContainer']");
       if (main && main !== screen.watched) {
         if (screen.watched) screen.observer.unobserve(screen.watched);
         screen.observer.observe(main);
         screen.watched = main;
       }
+      if (app() && app() !== screen.watchedApp) {
+        screen.runs.disconnect();
+        screen.runs.observe(app(), {attributes: true, attributeFilter: ["data-test-script-state"]});
+        screen.watchedApp = app();
+      }
     };
-    screen.watch = watch;
   }
   screen.watch();
   screen.report();
@@ -73,13 +93,31 @@ def _remember() -> None:
         column = reported.get("column")
     if isinstance(column, (int, float)) and column > 0:
         st.session_state[COLUMN_KEY] = int(column)
+        st.session_state[RESEND_KEY] = True
+
+
+def width_just_reported() -> bool:
+    """Whether this run is the one the browser asked for by reporting a new width (once: the flag is consumed).
+
+    The page's widgets are then drawn with their values set again (ui.url_state.PageState.init): the report can
+    come while the browser is still drawing the page's first run, before its widgets have handed the browser's
+    widget manager the values that run set, and the rerun came back with them empty (the calculator's X, its
+    sliders at their minimum) although the server held them (its charts showed the defaults)."""
+    try:
+        return bool(st.session_state.pop(RESEND_KEY, False))
+    except Exception:   # no session
+        return False
 
 
 def report() -> None:
     """The element that reports the main column's width (app.py draws it before the page, on every run)."""
     known = st.session_state.get(COLUMN_KEY)
-    _reporter(key=REPORTER_KEY, data={"known": known, "steps": COLUMN_STEPS}, on_column_change=_remember,
-              width="stretch", height=0)
+    # what the server draws for until told: a projector's column in projector mode, else the charts as built, which
+    # a column of AS_BUILT_PX or more holds; a browser whose column is so reports nothing (no second run)
+    assumed = {"from": PROJECTOR_COLUMN_PX, "below": round(PROJECTOR_COLUMN_PX * 1.1)} if projector() \
+        else {"from": AS_BUILT_PX, "below": None}
+    _reporter(key=REPORTER_KEY, data={"known": known, "steps": COLUMN_STEPS, "assumed": assumed},
+              on_column_change=_remember, width="stretch", height=0)
 
 
 def column() -> int | None:

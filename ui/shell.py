@@ -51,6 +51,7 @@ STYLE = f"""<style>
 .st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span,
 [data-testid='stMain'] [data-testid='stPageLink'] p, [data-testid='stMain'] [data-testid='stPageLink'] a > span
   {{ white-space: normal; overflow: visible; text-overflow: clip; }}   /* the home page's descriptions too */
+[data-testid='stMain'] [data-testid='stPageLink'] p {{ line-height: 1.45; }}
 .st-key-nav [data-testid='stPageLink'] p {{ line-height: 1.35; margin: 0.15rem 0; }}
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num

@@ -87,6 +87,12 @@ class PageState:
         `defaults` overrides declared defaults for this call (say, sizes that follow a preset)."""
         if st.session_state.pop(_AFRESH, False):
             self.forget()
+        from ui import screen
+
+        if screen.width_just_reported():   # the page's values sent to the browser again (ui.screen says why)
+            for name in names or tuple(self.params):
+                if self.key(name) in st.session_state:
+                    st.session_state[self.key(name)] = st.session_state[self.key(name)]
         kept = st.session_state.setdefault(_KEPT, {}).get(self.page, {})
         for name in names or tuple(self.params):
             param = self.params[name]

@@ -52,6 +52,20 @@ def test_the_calculators_heatmap_fills_a_projectors_column_and_reads_from_afar(t
     assert heatmap["numbers"] >= PROJECTOR_TEXT_SIZE
 
 
+def test_a_phone_shows_every_widget_with_the_value_a_desktop_shows(tour):
+    """A phone's first page reruns once when its browser reports the width (ui.screen): a rerun asked for while the
+    page's script ran stopped it before its widgets were drawn, and they came back empty (the calculator's X, its
+    sliders at their minimum) while the charts showed the defaults."""
+    problems = []
+    for visit in tour.at("phone"):
+        desktop = tour.visits[("desktop", visit.path)]
+        if visit.places is None or desktop.places is None:
+            problems.append(f"/{visit.path}: not measured ({visit.broke or desktop.broke})")
+        elif visit.places["widgets"] != desktop.places["widgets"]:
+            problems.append(f"/{visit.path}: {visit.places['widgets']} at 390 px, {desktop.places['widgets']} at 1400")
+    assert not problems, "\n  ".join(problems)
+
+
 def test_the_home_pages_descriptions_wrap_on_a_phone_and_a_projector(tour):
     for view in ("phone", "projector"):
         visit = tour.visits[(view, "")]

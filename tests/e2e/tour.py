@@ -58,7 +58,7 @@ MEASURE_BOXES = """() => {
 OVERFLOW = "() => document.querySelector(\"[data-testid='stMain']\").scrollWidth - window.innerWidth"
 
 # Every chart's drawing (Vega's svg or canvas) against its place (the element Streamlit gives it), the main column's
-# width, the smallest text a chart or a formula draws, and the home page's links cut short
+# width, the smallest text a chart or a formula draws, the home page's links cut short, and what every widget shows
 MEASURE_PLACES = """() => {
     const main = document.querySelector("[data-testid='stMainBlockContainer']");
     const style = getComputedStyle(main);
@@ -85,7 +85,11 @@ MEASURE_PLACES = """() => {
         .filter((k) => k.getBoundingClientRect().width > 0).map((k) => parseFloat(getComputedStyle(k).fontSize));
     const links = [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stPageLink'] p")]
         .filter((p) => p.scrollWidth > p.clientWidth + 1).map((p) => p.textContent);
-    return {column, charts, formula: formulas.length ? Math.min(...formulas) : null, links_cut: links};
+    const widgets = [...document.querySelectorAll("[data-testid='stMain'] textarea, [data-testid='stMain'] input, "
+            + "[data-testid='stMain'] [role='slider']")]
+        .map((w) => w.getAttribute("role") === "slider" ? "slider " + w.getAttribute("aria-valuenow")
+             : w.type === "checkbox" ? "checked " + w.checked : (w.value || "").slice(0, 80));
+    return {column, charts, formula: formulas.length ? Math.min(...formulas) : null, links_cut: links, widgets};
 }"""
 
 
