@@ -1,9 +1,13 @@
-"""The shell's page link (what the sidebar's QR code carries)."""
+"""The shell: the page link (what the sidebar's QR code carries), what a phone does with formulas and links, and the
+width report's rerun (ui.screen)."""
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 from ui import shell
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Params(dict):
@@ -49,7 +53,7 @@ def test_the_run_a_width_report_asks_for_sends_the_pages_values_again():
 
     from ui.screen import RESEND_KEY
 
-    at = AppTest.from_file("views/attention_calculator.py", default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "views" / "attention_calculator.py"), default_timeout=120).run()
     assert at.text_area(key="attention.x").proto.set_value
     at.run()
     assert not at.text_area(key="attention.x").proto.set_value
