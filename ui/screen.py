@@ -4,11 +4,12 @@ desktop and a projector.
 
 The server cannot see the browser (st.context has no viewport). A tiny components-v2 element (no iframe: its
 script runs in the page itself) measures the main column, rounds it down to a step of COLUMN_STEPS, and sends
-that step back, once the page's run has ended (a rerun asked for during a run stops it before its widgets are
-drawn, and they came back empty), only when it differs from the one the server already has: a phone's first page
-reruns once, and then only a change of width that crosses a step (turning the phone, opening the sidebar) reruns
-the page. A browser whose column is what the server assumes until told (at least AS_BUILT_PX on a desktop, a
-1920 px projector's in projector mode) sends nothing, so a desktop's and a projector's first page run once.
+that step back, once the page's run has ended and the page has been still for QUIET_MS (a rerun asked for while
+the browser still drew the run's widgets came back with them empty), only when it differs from the one the server
+already has: a phone's first page reruns once, and then only a change of width that crosses a step (turning the
+phone, opening the sidebar) reruns the page. A browser whose column is what the server assumes until told (at
+least AS_BUILT_PX on a desktop, a 1920 px projector's in projector mode) sends nothing, so a desktop's and a
+projector's first page run once.
 
 Until the browser has spoken (the first run of a session, AppTest, a bare script), the column is unknown and
 every chart keeps the size its builder gave it, which is the desktop's and the handout's.
@@ -28,6 +29,7 @@ COLUMN_STEPS = list(range(200, 700, 10)) + [round(700 * 1.08 ** k, -1) for k in 
 # px: a main column at least this wide holds every chart as its builder drew it (the widest, the head viewer's model
 # view and Position's encodings, are about 905 px; a 1400 px screen's column is 940): a desktop that wide sends nothing
 AS_BUILT_PX = 910
+QUIET_MS = 500   # the page must be still this long (its run over, nothing redrawn) before the width is sent
 
 _SCRIPT = """
 export default function (component) {
@@ -53,17 +55,18 @@ export default function (component) {
     const width = screen.width;
     if (screen.known === null && screen.sent === undefined && width >= screen.assumed.from
         && (screen.assumed.below === null || width < screen.assumed.below)) return;   // what the server assumes
-    // never while the page's script runs: a rerun asked for then stops it before its widgets are drawn, and they
-    // come back empty (the values the page set in the stopped run are not sent again); once it ends
+    // never while the page's script runs or the browser still draws what it sent: a rerun asked for then lost the
+    // values that run set in its widgets, which came back empty; once the run has ended and the page is still
     if (app() && app().getAttribute("data-test-script-state") !== "notRunning") return;
     screen.sent = now;
     screen.send("column", now);
   };
   if (!screen.observer) {                     // once per tab, reporting through the latest mount
     let timer = null;
-    const later = () => { clearTimeout(timer); timer = setTimeout(() => screen.report(), 150); };
+    const later = () => { clearTimeout(timer); timer = setTimeout(() => screen.report(), QUIET_MS); };
+    screen.later = later;
     screen.observer = new ResizeObserver(later);
-    screen.runs = new MutationObserver(later);   // the script's state: a run that ends may report
+    screen.runs = new MutationObserver(later);   // the script's state, the page's elements: a report waits till still
     screen.watch = () => {
       const main = document.querySelector("[data-testid='stMainBlockContainer']");
       if (main && main !== screen.watched) {
@@ -73,15 +76,15 @@ export default function (component) {
       }
       if (app() && app() !== screen.watchedApp) {
         screen.runs.disconnect();
-        screen.runs.observe(app(), {attributes: true, attributeFilter: ["data-test-script-state"]});
+        screen.runs.observe(app(), {attributes: true, childList: true, subtree: true});
         screen.watchedApp = app();
       }
     };
   }
   screen.watch();
-  screen.report();
+  screen.later();
 }
-"""
+""".replace("QUIET_MS", str(QUIET_MS))
 
 _reporter = st.components.v2.component("playground_screen", js=_SCRIPT)
 
