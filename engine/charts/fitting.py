@@ -98,6 +98,9 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
         past = chart.overhang(out, chart.top_rows, 1.0)
         out["width"] = int(min(room, content + fixed))
         out["autosize"] = {"type": "fit-x", "contains": "padding"}
+        # a title wider than that total would have Vega squeeze the plot to make room for it (to nothing, on a
+        # projector: the Context page's title is 1,100 px at 27 px): it wraps within the chart instead
+        out = chart.titles_wrapped(out, out["width"] - 10)
         if past > 0:
             padding = dict(out.get("padding") or {})
             out["padding"] = padding | {"right": round(float(padding.get("right", 0)) + past)}

@@ -159,3 +159,26 @@ def test_beyond_a_phone_numbers_in_cells_keep_the_desktops_size():
                                  cell=30, causal=True, domain=(0, 1))
     assert fitted(spec, Layout(480))["config"]["text"]["fontSize"] == TEXT_SIZE
     assert fitted(spec, PHONE)["config"]["text"]["fontSize"] >= MIN_TEXT_SIZE
+
+
+def test_a_title_longer_than_its_fitted_chart_wraps_instead_of_squeezing_the_plot():
+    """On a projector the Context page's heatmap (4 tokens, 680 px) had a title of about 1,100 px at 27 px: Vega
+    fitted the whole chart, title included, into its 680 px and squeezed the cells to nothing."""
+    title = "Weights on each token for 'crane': the window by position, attention by content"
+    rows = [f"window k = {k}" for k in range(4)] + ["attention"]
+    spec = heatmaps.heatmap_spec(np.full((5, 4), 0.25), rows, list(CHAPTER_TOKENS), domain=(0, 1), title=title)
+    out = fitted(spec, PROJECTOR)
+    assert isinstance(out["title"], list) and " ".join(out["title"]) == title
+    assert first_cell_width(out) >= 2 * spec["width"]["step"]          # grown, not squeezed (46 px as built)
+
+
+def first_cell_width(spec: dict) -> float:
+    """The width of the first cell Vega draws (vl-convert, under Streamlit's chart theme)."""
+    import re
+
+    import vl_convert
+
+    from tests.engine.vegalite import STREAMLIT_CHART_THEME, _merged
+
+    svg = vl_convert.vegalite_to_svg(spec | {"config": _merged(STREAMLIT_CHART_THEME, spec["config"])})
+    return float(re.search(r'mark-rect role-mark[^>]*>.*?d="M[-\d.]+,[-\d.]+h([\d.]+)v', svg, re.S).group(1))
