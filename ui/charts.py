@@ -149,13 +149,18 @@ def in_column() -> bool:
     return False
 
 
+IN_COLUMN_SHARE = 0.5   # the part of the main column a chart in one of st.columns counts on, on a projector
+
+
 def layout(share: float | None = None, font_size: int | None = None) -> Layout:
     """The layout a chart drawn here gets: this session's screen (ui.screen.layout), at `share` of the main column
     where given. In one of st.columns with no share given, its place is not known beyond a phone (where Streamlit
-    stacks the columns): it keeps its builder's sizes, with the screen's text. `font_size` replaces the text size."""
+    stacks the columns): it keeps its builder's sizes, with the screen's text; on a projector, whose larger text
+    needs the rows and bars to grow with it, it counts on IN_COLUMN_SHARE of the column. `font_size` replaces the
+    text size."""
     chosen = screen.layout(share)
     if share is None and not chosen.narrow and chosen.width is not None and in_column():
-        chosen = Layout(None, chosen.text)
+        chosen = chosen.share(IN_COLUMN_SHARE) if chosen.grow > 1 else Layout(None, chosen.text)
     return chosen if font_size is None else Layout(chosen.width, font_size, chosen.grow, chosen.narrow)
 
 

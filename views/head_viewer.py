@@ -154,7 +154,7 @@ def head_section() -> None:
                "its lines.")
     left, right = st.columns([2, 3])
     with left:
-        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch")
+        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch", share=0.4)
     with right:  # cells small enough that the heatmap fits its column at 1400 px
         # two decimals where "0.00" fits its cell; past 16 tokens the numbers are in the tooltip and the Data table
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,

@@ -87,7 +87,9 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     if layout.narrow and chart.smallest_scale(out) > scale:
         out = chart.without_numbers(out, scale)
     squeezed = max(chart.smallest_scale(out), 0.05)
-    out = chart.cells_fitted(chart.scaled(out, max(scale, squeezed), heights=layout.grow > 1))
+    # a chart as wide as its column gets its width from Streamlit: on a projector its rows grow with the text
+    tall = max(scale, layout.text / TEXT_SIZE) if stretch and layout.grow > 1 else None
+    out = chart.cells_fitted(chart.scaled(out, max(scale, squeezed), heights=layout.grow > 1, tall=tall))
     if layout.narrow:
         out = chart.axis_titles_wrapped(chart.labels_upright(out), 1.0)
     if single and not stretch and squeezed <= scale and (out.get("autosize") or {}).get("type") != "pad":
@@ -465,19 +467,21 @@ class _Chart:
                 out[name] = channel | {"legend": legend}
         return out
 
-    def scaled(self, view: dict, scale: float, *, heights: bool) -> dict:
+    def scaled(self, view: dict, scale: float, *, heights: bool, tall: float | None = None) -> dict:
         """Every plot width, band and picture `scale` times its size; heights too where `heights` (a projector)
-        or where the view is square (a heatmap's cells, a map with equal axes), else heights kept."""
+        or where the view is square (a heatmap's cells, a map with equal axes), else heights kept; `tall` scales
+        the heights instead (a chart as wide as its column, whose rows must hold the projector's text)."""
         out = dict(view)
         square = heights or _square(view)
         for side, scaled in (("width", True), ("height", square)):
             value = out.get(side)
+            factor = (tall or scale) if side == "height" else scale
             if not scaled:
                 continue
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                out[side] = max(round(value * scale), MIN_STEP)
+                out[side] = max(round(value * factor), MIN_STEP)
             elif isinstance(value, dict) and isinstance(value.get("step"), (int, float)):
-                out[side] = {**value, "step": max(round(value["step"] * scale, 1), MIN_STEP)}
+                out[side] = {**value, "step": max(round(value["step"] * factor, 1), MIN_STEP)}
         if "spacing" in out and heights:
             out["spacing"] = round(out["spacing"] * min(scale, 1.5))
         mark = out.get("mark")
@@ -485,10 +489,10 @@ class _Chart:
             out["mark"] = _mark_scaled(mark, scale, heights)
         for part in (*CONCATS, "layer"):
             if isinstance(out.get(part), list):
-                out[part] = [self.scaled(inner, scale, heights=heights) if isinstance(inner, dict) else inner
-                             for inner in out[part]]
+                out[part] = [self.scaled(inner, scale, heights=heights, tall=tall) if isinstance(inner, dict)
+                             else inner for inner in out[part]]
         if isinstance(out.get("spec"), dict):
-            out["spec"] = self.scaled(out["spec"], scale, heights=heights)
+            out["spec"] = self.scaled(out["spec"], scale, heights=heights, tall=tall)
         return out
 
     def cell_texts(self, view: dict, rows: list[dict]) -> tuple[dict, float, bool] | None:

@@ -182,3 +182,11 @@ def first_cell_width(spec: dict) -> float:
 
     svg = vl_convert.vegalite_to_svg(spec | {"config": _merged(STREAMLIT_CHART_THEME, spec["config"])})
     return float(re.search(r'mark-rect role-mark[^>]*>.*?d="M[-\d.]+,[-\d.]+h([\d.]+)v', svg, re.S).group(1))
+
+
+def test_on_a_projector_a_chart_as_wide_as_its_column_grows_its_rows_with_the_text():
+    """The head viewer's lines chart (stretch, in 2/5 of the column) kept its 22 px rows under 24 px labels, which
+    ran into each other."""
+    spec = bars.parameter_bars({"token embedding": 2400, "attention (all blocks)": 8448})
+    out = fitted(spec, PROJECTOR.share(0.4), stretch=True)
+    assert out["height"]["step"] >= spec["height"]["step"] * PROJECTOR_TEXT_SIZE / TEXT_SIZE
