@@ -53,7 +53,8 @@ MIN_STEP = 6             # px: no bar or cell is made thinner
 GROUP_PADDING = 0.2      # Vega-Lite's padding of a band whose bars are offset (grouped), inside and out
 TRANSPOSE_BELOW = 0.8    # a grid that may turn (usermeta.transposable) turns on a phone where it would shrink more
 LABELS_OVER_BARS = 0.35  # on a phone, bars whose names take more of the width than this get their names above them
-LONGEST_MEASURED = 24    # the texts of a chart measured for its widest: the longest by characters
+LONGEST_MEASURED = 24    # the numbers of a chart measured for its widest: the longest by characters
+WORDS_FITTED = 0.9       # the share of the words in a grid's cells sized to fit whole (the rest end in "…")
 WORDS_OUTSIDE = 0.6      # the share of a point's word that may stand outside its plot (points keep off its edges)
 
 
@@ -497,7 +498,8 @@ class _Chart:
 
     def cell_texts(self, view: dict, rows: list[dict]) -> tuple[dict, float, bool] | None:
         """For cells with text in them (a view layering text over rects, its width in steps): the text layer, the
-        widest text's width at 1 px, and whether every text is a number."""
+        width at 1 px its texts must fit (every number: the widest; words: nine in ten of them, the longest few end
+        in an ellipsis instead of shrinking every word of the grid), and whether every text is a number."""
         layers = [layer for layer in view.get("layer") or [] if isinstance(layer, dict)]
         width = view.get("width")
         if not (isinstance(width, dict) and "step" in width and "rect" in map(_mark_type, layers)):
@@ -509,9 +511,13 @@ class _Chart:
         if key not in self.measured:   # asked for again by each step of fitted: measured once
             field = ((text_layer.get("encoding") or {}).get("text") or {}).get("field")
             texts = {str(row.get(field, "")) for row in self.rows(text_layer, rows) if isinstance(row, dict)}
-            longest = sorted(texts, key=len)[-LONGEST_MEASURED:]
-            self.measured[key] = (max((text_width(text, 1.0) for text in longest), default=0.0),
-                                  all(_is_number(text) for text in texts if text))
+            numbers = all(_is_number(text) for text in texts if text)
+            if numbers:
+                fit = max((text_width(text, 1.0) for text in sorted(texts, key=len)[-LONGEST_MEASURED:]), default=0.0)
+            else:
+                widths = sorted(text_width(text, 1.0) for text in texts if text)
+                fit = widths[int(WORDS_FITTED * (len(widths) - 1))] if widths else 0.0
+            self.measured[key] = (fit, numbers)
         widest, numbers = self.measured[key]
         return (text_layer, widest, numbers) if widest > 0 else None
 
