@@ -197,13 +197,15 @@ def test_show_in_projector_mode_grows_the_chart_and_its_text(monkeypatch):
     assert drawn["height"]["step"] > spec["height"]["step"]                # the cells grew with the column
 
 
-def test_on_a_projector_a_chart_in_a_column_counts_on_half_the_main_column(monkeypatch):
-    from engine.charts.style import PROJECTOR_COLUMN_PX
+def test_on_a_projector_a_chart_in_a_column_counts_on_a_third_of_the_main_column(monkeypatch):
+    """A third: the Inside page's estimate heatmap sits in a third of the column, and counted on half it ran 200 px
+    past it; a chart in a wider column says so (share=)."""
+    from engine.charts.style import COLUMN_GAP_PX, PROJECTOR_COLUMN_PX
 
     monkeypatch.setattr(ui.screen, "projector", lambda: True)
     monkeypatch.setattr(ui.charts, "in_column", lambda: True)
-    assert ui.charts.layout().width == PROJECTOR_COLUMN_PX * ui.charts.IN_COLUMN_SHARE
-    assert ui.charts.layout(share=0.6).width == PROJECTOR_COLUMN_PX * 0.6
+    assert ui.charts.layout().width == int(PROJECTOR_COLUMN_PX / 3) - COLUMN_GAP_PX
+    assert ui.charts.layout(share=0.6).width == int(PROJECTOR_COLUMN_PX * 0.6) - COLUMN_GAP_PX
     monkeypatch.setattr(ui.screen, "projector", lambda: False)
     monkeypatch.setattr(ui.screen, "column", lambda: 880)
     assert ui.charts.layout().width is None                  # a desktop: the chart as built

@@ -149,7 +149,8 @@ def in_column() -> bool:
     return False
 
 
-IN_COLUMN_SHARE = 0.5   # the part of the main column a chart in one of st.columns counts on, on a projector
+IN_COLUMN_SHARE = 1 / 3   # the part of the main column a chart in one of st.columns counts on, on a projector (the
+# narrowest the pages give a chart; one in a wider column says so with share=)
 
 
 def layout(share: float | None = None, font_size: int | None = None) -> Layout:

@@ -49,15 +49,24 @@ export default function (component) {
     return below.length ? below[below.length - 1] : screen.steps[0];
   };
   screen.assumed = data.assumed;
+  // settled: nothing (more) to send for this page: the server has the width, or assumes it (the browser tests wait
+  // for it before they measure: tests/e2e/helpers.open_page)
+  screen.settled = false;
   screen.report = () => {
     const now = step();
-    if (now === null || now === screen.known || now === screen.sent) return;
+    if (now === null) return;
+    if (now === screen.known) { screen.settled = true; return; }
+    if (now === screen.sent) return;          // asked for: the run it asked for mounts this element again
     const width = screen.width;
     if (screen.known === null && screen.sent === undefined && width >= screen.assumed.from
-        && (screen.assumed.below === null || width < screen.assumed.below)) return;   // what the server assumes
+        && (screen.assumed.below === null || width < screen.assumed.below)) {   // what the server assumes
+      screen.settled = true;
+      return;
+    }
     // never while the page's script runs or the browser still draws what it sent: a rerun asked for then lost the
     // values that run set in its widgets, which came back empty; once the run has ended and the page is still
     if (app() && app().getAttribute("data-test-script-state") !== "notRunning") return;
+    screen.settled = false;
     screen.sent = now;
     screen.send("column", now);
   };

@@ -16,6 +16,7 @@ MIN_TEXT_SIZE = 11         # px: no chart text is drawn smaller, on any screen (
 NARROW_PX = 640            # a place narrower than this is a phone's: panels side by side go one under the other
 PROJECTOR_GROW = 2.5       # on a projector a chart grows up to this many times its size, as far as its place allows
 PROJECTOR_COLUMN_PX = 1280  # the main column of a 1920 px projector, sidebar open (until the browser says)
+COLUMN_GAP_PX = 20         # the gap between a page's columns (1rem; 20 px in projector mode's larger type)
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,11 @@ class Layout:
     narrow: bool = False
 
     def share(self, part: float) -> Layout:
-        """The layout of a place that takes `part` of this one's width (one of a page's columns)."""
+        """The layout of a place that takes `part` of this one's width (one of a page's columns, less its share of
+        the gaps between columns)."""
         if self.width is None:
             return self
-        return Layout(max(int(self.width * part), 1), self.text, self.grow, self.narrow)
+        return Layout(max(int(self.width * part) - COLUMN_GAP_PX, 1), self.text, self.grow, self.narrow)
 
 
 DESKTOP = Layout()   # as built: what AppTest, the handout and the downloads draw

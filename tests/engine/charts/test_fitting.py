@@ -148,7 +148,7 @@ def test_layouts():
     assert layout_for(None, projector=True).width == PROJECTOR_COLUMN_PX
     assert layout_for(639, projector=False).narrow and not layout_for(style.NARROW_PX, projector=False).narrow
     part = layout_for(1000, projector=False).share(0.5)
-    assert part.width == 500 and not part.narrow          # a column of a wide screen is no phone
+    assert part.width == 500 - style.COLUMN_GAP_PX and not part.narrow   # a column of a wide screen is no phone
 
 
 def test_beyond_a_phone_numbers_in_cells_keep_the_desktops_size():
