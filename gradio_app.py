@@ -8,7 +8,8 @@ notebook can call the running app with `gradio_client`:
 
     from gradio_client import Client
     client = Client("http://127.0.0.1:7860/")
-    weights, context, summary, chart = client.predict(CHAPTER_MATRIX, True, False, 0, api_name="/attention")
+    weights, context, summary, chart = client.predict(CHAPTER_MATRIX, True, False, 0, 1.0, False, "identity", 0,
+                                                      api_name="/attention")
 
 Bad input raises `gr.Error` with the engine's own sentence (the page shows it; the API
 caller gets it as the error message). The engine is untouched: every tab only calls
@@ -17,6 +18,7 @@ engine functions and draws their results.
 from __future__ import annotations
 
 import os
+import signal
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")   # offline: no usage pings
 
@@ -24,8 +26,9 @@ import gradio as gr  # noqa: E402
 
 from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
-from gradio_tabs.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
+from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
 from gradio_tabs.common import check_types, engine_call  # noqa: E402,F401  (engine_call kept importable from here)
+from gradio_tabs.door import guard_inputs, middleware as door_middleware  # noqa: E402
 from gradio_tabs.take_home import take_home_box  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
@@ -38,7 +41,10 @@ def build() -> gr.Blocks:
     """Every idea of ui/path.py as a tab, in order, under its part of the chapter (twelve tabs in one row
     would hide most of them behind an overflow menu), each built by its gradio_tabs function, with a box at its foot
     that takes it home (gradio_tabs.take_home: its charts as files, its handout as PDF)."""
-    with gr.Blocks(title="Transformer Playground") as demo:
+    # uploads no call read leave the disk after GRADIO_UPLOAD_MAX_AGE_S (and all of them when the server stops); a
+    # call deletes what it read as it ends (gradio_tabs.common.upload_bytes)
+    with gr.Blocks(title="Transformer Playground",
+                   delete_cache=(limits.GRADIO_SWEEP_S, limits.GRADIO_UPLOAD_MAX_AGE_S)) as demo:
         gr.Markdown("# Transformer Playground\nAttention and the transformer, one idea per tab, on the "
                     "same engine as the Streamlit app. Every tab is also an API endpoint "
                     "(*Use via API* at the foot of the page).")
@@ -50,18 +56,23 @@ def build() -> gr.Blocks:
                             TABS[idea.url](demo)
                             take_home_box(idea, tab)
     check_types(demo)
+    guard_inputs(demo)
     return demo
 
 
 def serve(**options) -> None:
     """Queue and launch the app with its limits at the door: uploads of at most limits.GRADIO_MAX_UPLOAD_BYTES
-    (Gradio's upload route refuses more while the file streams in), two of one event at once."""
+    (Gradio's upload route refuses more while the file streams in), any other request body of at most
+    limits.GRADIO_MAX_REQUEST_BYTES (gradio_tabs.door), two of one event at once."""
     demo.queue(default_concurrency_limit=2).launch(max_file_size=limits.GRADIO_MAX_UPLOAD_BYTES, theme=THEME,
-                                                   show_error=True, **options)
+                                                   show_error=True, app_kwargs={"middleware": door_middleware()},
+                                                   **options)
 
 
 demo = build()
 
 if __name__ == "__main__":
+    # a container stops with SIGTERM: close as Ctrl-C does, so Gradio's shutdown deletes every upload left on disk
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     serve(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
           server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))

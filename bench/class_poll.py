@@ -31,7 +31,7 @@ import tempfile
 import time
 
 from bench.browser import free_port
-from bench.classroom import cpu_seconds
+from bench.class_common import cpu_seconds, percentile
 from bench.wsclient import Session, widget_state
 from engine import limits
 from engine.classroom.store import Question
@@ -115,7 +115,7 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
     teacher's run publishes) through FOLLOW_LINKS, waiting each time until every student's page is there.
     Returns each student's delay from the teacher's move to their page there, and the server's CPU per move
     beyond the idle polling (measured just before)."""
-    code, key = store.create_class()
+    code, key = store.create_class("bench-teacher")
     async with Session(HOST, port, timeout=120) as warm:       # every page's first visit in this process
         for link in FOLLOW_LINKS:
             await warm.open(*link.partition("?")[::2])
@@ -159,7 +159,6 @@ async def measure_follow(port: int, pid: int, store, students: int, profile: str
 
 
 def report_follow(row: dict) -> None:
-    from bench.classroom import percentile
 
     n, delays = row["students"], row["delays"]
     per_move = [1000 * c / n for c in row["cpu_moves"]]
@@ -219,12 +218,12 @@ def main(argv: list[str] | None = None) -> int:
             process, port = serve("app.py", env)
             try:
                 if "waiting" in args.cases:
-                    code, key = store.create_class()
+                    code, key = store.create_class("bench-teacher")
                     rows["waiting"] = asyncio.run(measure(port, process.pid, "", f"class={code}", args.students,
                                                           args.seconds, profile=profile("waiting")))
                     store.end(code, key)
                 if "question" in args.cases:
-                    code, key = store.create_class()
+                    code, key = store.create_class("bench-teacher")
                     store.ask(code, key, Question("attention", "Which key gets the largest weight?",
                                                   ("crane", "by", "the", "lake"), answer=3))
 

@@ -18,7 +18,7 @@ import re
 import tempfile
 import time
 
-from bench.classroom import CHANGE_SHARE, QUESTION_CAP_S, THINK_S, Result, StoreSetup, Vote, cpu_seconds
+from bench.class_common import CHANGE_SHARE, QUESTION_CAP_S, THINK_S, Result, StoreSetup, Vote, cpu_seconds
 from bench.load import Meter, warm_up_all
 from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state

@@ -41,6 +41,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.timing import percentile
 from bench.wsclient import ProtocolError, Run, Session, another_value
 from deploy import haproxy
 from deploy.serve import Farm
@@ -378,11 +379,6 @@ async def level(n: int, port: int, trainers: int, seed: int, pages: set[str], pa
     return stats
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, int(round(q / 100 * (len(ordered) - 1)))))]
-
-
 @dataclass
 class Measured:
     """What the server processes used during one level."""
@@ -421,7 +417,7 @@ def report(n: int, stats: Stats, m: Measured) -> dict:
     print(f"{'page':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
     worst_p95, page_p95 = 0.0, {}
     for page, values in sorted(stats.latencies.items(), key=lambda kv: kv[0] == TRAINING):
-        p95 = page_p95[page] = percentile(values, 95)
+        p95 = page_p95[page] = percentile(values, 0.95)
         if page != TRAINING:
             worst_p95 = max(worst_p95, p95)
         print(f"{page:<12} {len(values):>5} {1000 * statistics.median(values):>8.0f} {1000 * p95:>8.0f} "

@@ -6,7 +6,10 @@ the server runs the real page script in that session and streams `ForwardMsg`s (
 with elements, navigation, query-string changes) until `script_finished`. This client
 does the same, so one Python process can hold dozens of real sessions on the server.
 Like the browser, a session first loads the page over HTTP and sends the cookies it got back
-with the websocket: behind a load balancer (deploy/) that cookie picks the session's process.
+with the websocket: behind a load balancer (deploy/) that cookie picks the session's process, and the
+app's own (ui/app_server.py) is the browser's identity: each Session is a new browser, a new student of a
+class, unless it is given another's cookies (`Session(..., cookies=old.cookies)`: a reload or a new tab of
+the same browser).
 
     async with Session("127.0.0.1", 8501) as s:
         run = await s.open("attention")                 # the page script ran in full
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,7 +82,7 @@ class Run:
 class Session:
     """One student's browser tab, spoken in Streamlit's protocol."""
 
-    def __init__(self, host: str, port: int, timeout: float = 120.0):
+    def __init__(self, host: str, port: int, timeout: float = 120.0, cookies: dict[str, str] | None = None):
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError("The load client only talks to a server on this machine.")
         self.url = f"ws://{host}:{port}/_stcore/stream"
@@ -91,11 +95,12 @@ class Session:
         self.states: dict[str, WidgetState] = {}   # widget id -> the value we set
         self.widgets: dict[str, Widget] = {}       # widget id -> widget from the last run
         self.auto_reruns: dict[str, float] = {}    # fragment id -> interval (s)
-        self.cookies: dict[str, str] = {}          # what loading the page set (a balancer's sticky cookie)
+        self.cookies: dict[str, str] = dict(cookies or {})   # the browser's: a balancer's, the app's identity
         self.shown: dict[tuple[int, ...], tuple[str, Any]] = {}   # delta path -> (fragment id, element)
+        self.session_id = ""                       # the server's id of this session (its new_session message)
 
     async def __aenter__(self) -> "Session":
-        self.cookies = await asyncio.to_thread(self._load_page)
+        self.cookies |= await asyncio.to_thread(self._load_page)
         cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
                                            open_timeout=self.timeout, ping_interval=None,
@@ -103,9 +108,12 @@ class Session:
         return self
 
     def _load_page(self) -> dict[str, str]:
-        """GET / as the browser does before it opens the websocket; the cookies set in reply."""
+        """GET / as the browser does before it opens the websocket, with the cookies it holds; those set in reply."""
         page = self.url.replace("ws://", "http://", 1).removesuffix("/_stcore/stream") + "/"
-        with urllib.request.urlopen(page, timeout=self.timeout) as reply:
+        request = urllib.request.Request(page)
+        if self.cookies:
+            request.add_header("Cookie", "; ".join(f"{name}={value}" for name, value in self.cookies.items()))
+        with urllib.request.urlopen(request, timeout=self.timeout) as reply:
             reply.read()
             pairs = (header.split(";", 1)[0].partition("=") for header in reply.headers.get_all("Set-Cookie") or [])
             return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}
@@ -122,6 +130,35 @@ class Session:
         self.page_hash = self.pages.get(url_path, "")
         self.query_string = query_string
         return await self.rerun()
+
+    def upload(self, data: bytes, name: str = "upload.bin", file_id: str | None = None) -> tuple[int, str]:
+        """PUT a file into this session's uploads as the browser's uploader does (its XSRF cookie and header): the
+        status and the reply's text (0, "closed" where the server refused it without reading it and hung up).
+        Nothing picks it in a widget: it is only held by the server for the session."""
+        import uuid
+
+        boundary = "wsclient" + uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        base = self.url.replace("ws://", "http://", 1).removesuffix("/_stcore/stream")
+        if "_streamlit_xsrf" not in self.cookies:   # the browser's health check sets it, as here
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=self.timeout) as reply:
+                for header in reply.headers.get_all("Set-Cookie") or []:
+                    name, _, value = header.split(";", 1)[0].partition("=")
+                    self.cookies[name.strip()] = value.strip()
+        xsrf = self.cookies.get("_streamlit_xsrf", "")
+        request = urllib.request.Request(f"{base}/_stcore/upload_file/{self.session_id}/{file_id or uuid.uuid4()}",
+                                         data=body, method="PUT", headers={
+                                             "Content-Type": f"multipart/form-data; boundary={boundary}",
+                                             "X-Xsrftoken": xsrf,
+                                             "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as reply:
+                return reply.status, reply.read().decode(errors="replace")
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode(errors="replace")
+        except (urllib.error.URLError, ConnectionError):   # refused before its body was read: the server hung up
+            return 0, "closed"
 
     # --- widgets ----------------------------------------------------------------------
     def find(self, what: str, kind: str | None = None) -> Widget | None:
@@ -209,6 +246,7 @@ class Session:
                                   if p.page_script_hash == self.page_hash), self.page)
             elif kind == "new_session":
                 self.pages.update({p.url_pathname: p.page_script_hash for p in msg.new_session.app_pages})
+                self.session_id = msg.new_session.initialize.session_id or self.session_id
             elif kind == "page_info_changed":
                 self.query_string = msg.page_info_changed.query_string
             elif kind == "auto_rerun":

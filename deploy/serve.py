@@ -312,13 +312,13 @@ def _raise_exit(signum, frame) -> None:
 
 
 def class_store_sentence(env: dict[str, str]) -> str:
-    """Where the processes keep their classes, as `engine.classroom.store.open_store` will choose."""
-    from engine.classroom import store
-    url = env.get(store.REDIS_URL_ENV, "").strip()
+    """Where the processes keep their classes, as `engine.classroom.stores.open_store` will choose."""
+    from engine.classroom import stores
+    url = env.get(stores.REDIS_URL_ENV, "").strip()
     if url:
-        return f"Classes are shared through Redis at {url.split('@')[-1]} ({store.REDIS_URL_ENV})."
-    return (f"Classes are shared through SQLite at {store.data_folder(env) / 'classes.sqlite3'} (every process "
-            f"of this machine; set {store.REDIS_URL_ENV} for several machines).")
+        return f"Classes are shared through Redis at {url.split('@')[-1]} ({stores.REDIS_URL_ENV})."
+    return (f"Classes are shared through SQLite at {stores.data_folder(env) / 'classes.sqlite3'} (every process "
+            f"of this machine; set {stores.REDIS_URL_ENV} for several machines).")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,5 +16,6 @@ the Gradio tabs) and the notebooks call it. Grouped by the chapter's parts, in i
 - machinery: the prepared cache, the command that fills it, slots shared by a machine's processes.
 
 The top level holds only what every part shares: `limits` (every input limit), `lm` (the one
-language-model interface) and `numbers` (numbers as printed, and worked from printed ones).
+language-model interface), `markup` (typed text shown back as typed, inside Markdown, LaTeX or HTML)
+and `numbers` (numbers as printed, and worked from printed ones).
 """

@@ -116,6 +116,10 @@ MAX_IMAGE_UPLOAD_BYTES = 8_000_000   # an uploaded PNG or JPEG file
 # screenshot (3840 x 2160) fits, at about 80 MB. A JPEG is decoded at 1/2 to 1/8 scale, just above the kept side.
 MAX_IMAGE_PIXELS = 8_500_000
 MAX_JPEG_PIXELS = 64_000_000
+# ... and each side, and their ratio, from the same header: an 8,000,000 x 1 PNG (31 kB) fits the pixel count but cost
+# 2.6 s and +426 MB to decode, and shrunk to 1024 x 1 it leaves no room for a patch of MIN_PATCH_SIZE
+MAX_IMAGE_FILE_SIDE = 16_384         # width or height in the file (a 48-megapixel photo is 8,000 x 6,000)
+MAX_IMAGE_ASPECT = 20                # longer side / shorter side: a wide panorama is about 10
 MAX_IMAGE_SIDE = 1024                # longer side kept after loading; larger pictures are shrunk to it
 MIN_PATCH_SIZE = 2                   # side of one square patch, in pixels
 MAX_PATCH_SIZE = 128
@@ -139,13 +143,29 @@ GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head 
 # the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab); its heavy
 # SmolLM2 questions wait in the engine's line (MAX_HEAVY_CALLS_PER_MACHINE), as the Streamlit pages' do
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)
+# an upload leaves the disk when the call that reads it ends (30 uploads left 201 MB in Gradio's temp folder, never
+# cleaned); the bytes of the last few stay in memory, so asking again with another slider needs no new upload
+GRADIO_KEPT_UPLOADS = 4
+# uploads no call read are deleted after this long (Gradio's delete_cache, checked every GRADIO_SWEEP_S), and all of
+# them when the server stops
+GRADIO_UPLOAD_MAX_AGE_S = 3600
+GRADIO_SWEEP_S = 600
+# any other request body (an API call's JSON: its longest text box takes MAX_MATRIX_TEXT_CHARS), refused from its
+# Content-Length before it is read, or as soon as a body sent without one grows past it
+GRADIO_MAX_REQUEST_BYTES = 1_000_000
 
 # --- class mode: predict, vote, reveal (engine.classroom; enforced by the class store) ---
 CLASS_MAX_STUDENTS = 500             # students who may join one class
 CLASS_MAX_QUESTIONS = 200            # questions asked in one class
 CLASS_MAX_ROUNDS = 4                 # rounds of one question (vote again: peer instruction)
 CLASS_MAX_OPEN_PER_SERVER = 200      # classes open at once in one store (one SQLite file or one Redis)
-CLASS_LIFETIME_S = 4 * 3600          # a class ends by itself this long after it started
+CLASS_OPEN_PER_TEACHER = 3           # open classes one teacher's browser may have started (a class or two a period)
+CLASS_OPEN_PER_ADDRESS = 30          # open classes started from one network address (a school's teachers share one)
+CLASS_LIFETIME_S = 4 * 3600          # a class ends by itself this long after it started (its record then goes)
+CLASS_IDLE_S = 30 * 60               # ... or this long after its teacher's last action (or last look at its screen)
+CLASS_TEACHER_TOUCH_S = 60.0         # the teacher's open screen tells the store it is there at most this often
+CLASS_ENDED_KEPT_S = 24 * 3600       # an ended class's code alone is remembered this long: joining it says so
+CLASS_MAX_TEACHER_DEVICES = 4        # browsers that may teach one class (the one that started it, then teacher links)
 CLASS_MAX_ANSWER_CHARS = 120         # one option of a question
 CLASS_MAX_PROMPT_CHARS = 300         # the question's text
 CLASS_MAX_EXPLANATION_CHARS = 600    # the sentence shown at the reveal
@@ -154,16 +174,21 @@ CLASS_MAX_OPTIONS = 6                # options of one question
 CLASS_MIN_OPTIONS = 2
 CLASS_CODE_CHARS = 8                 # a class code: 8 of 32 characters = 40 bits (from `secrets`)
 CLASS_MAX_STUDENT_ID_CHARS = 64      # a student's anonymous id
-CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one client may type in a minute (guessing codes)
+CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one browser may type in a minute (guessing codes)
+# the generous ceilings per network address (a room of 500 shares one behind NAT; a client that drops its cookie
+# to look like many browsers is held here); codes have 40 bits, so guessing at this pace stays hopeless
+CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE = 600
+CLASS_JOINS_PER_ADDRESS_PER_MINUTE = 1_000    # new students joining from one address in a minute
 # a student's page asks the store for news this often (a Streamlit fragment rerun costs about 2 ms of
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
 CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
 
-# --- class mode: lessons (engine.classroom.lesson) ---
+# --- class mode: lessons (engine.chapter.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file
 LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
+LESSON_MAX_DEPTH = 8                 # brackets nested in a lesson file (the app's own files nest 3 deep)
 
 # --- uploads, as the server takes them ---------------------------------------------------
 # Streamlit's server.maxUploadSize (.streamlit/config.toml), in MiB: the largest upload limit above, rounded up.
@@ -171,6 +196,24 @@ LESSON_MAX_BYTES = 64_000            # a lesson file a teacher uploads
 # Each file_uploader also gets its own limit (ui.page.upload_megabytes), so the browser refuses a bigger file
 # before sending it.
 MAX_UPLOAD_MEGABYTES = 8
+# What one session (a browser tab) may hold in uploads at once, all its uploaders together (ui.door refuses more before
+# reading it): 60 uploads of 7 MB into one session were all kept (+402 MB). A student holds a text, a picture and a
+# recording at most (2 + 8 + 5 MB); replacing a file frees the old one.
+MAX_SESSION_UPLOAD_BYTES = 32_000_000
+MAX_SESSION_UPLOADS = 12
+# Any other request body the server takes (ui.door): no page posts one; Streamlit's agent API (off) would.
+MAX_REQUEST_BODY_BYTES = 64_000
+# A page's link as the browser sends it (the query string): Streamlit 1.67 ignores a longer one whole; the page says
+# so (ui.door). The calculator's largest matrix (MAX_MATRIX_TEXT_CHARS) fits encoded three times over.
+LINK_MAX_CHARS = 512 * 1024
+LINK_MAX_VALUES = 1000
+# The websocket, both ways (.streamlit/config.toml, in MB): server.maxMessageSize bounds a message the server sends
+# (the largest a page sends, measured in tests/test_server_settings.py, is far below it) and, in uvicorn, a message a
+# client sends, refused from its frame header before it is read (a 150 MB message peaked at +309 MB under the old
+# 200); server.maxWidgetStateSize bounds every widget value a client sends in one run (the largest box takes
+# MAX_MATRIX_TEXT_CHARS, at most 80 kB).
+MAX_MESSAGE_MEGABYTES = 16
+MAX_WIDGET_STATE_MEGABYTES = 1
 
 # --- downloads: a chart as SVG, PNG and CSV (engine/charts/export.py) ---------------------
 EXPORT_MAX_ROWS = 50_000             # data rows of one chart drawn on the server (a bigger one gets a sentence)

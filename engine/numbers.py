@@ -63,3 +63,20 @@ def significant(value: float) -> str:
     of writing it wherever it appears (a table, a bar's label, a tooltip with SIGNIFICANT_FORMAT); 0 as 0."""
     value = float(value)
     return "0" if value == 0 else f"{value:.3g}"
+
+
+TINY = 1e-4   # below this, a set of sizes shown together is rounding noise, written in exponent form
+
+
+def alike(values, digits: int = 3) -> list[str]:
+    """Numbers shown together (one chart's labels, one table's column) written one way: as many decimals as give the
+    largest `digits` significant digits (0.749 with 0.170, 0.375, 0.044: not 0.17, 0.375, 0.0443), or, where even the
+    largest is below TINY (rounding, 5.55e-17), every one in exponent form; an exact 0 as 0."""
+    values = [float(v) for v in values]
+    largest = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+    if largest == 0:
+        return [fixed(v, 0) if v == 0 else fixed(v) for v in values]
+    if largest < TINY:
+        return ["0" if v == 0 else f"{v:.{digits - 1}e}" for v in values]
+    decimals = max(0, digits - 1 - math.floor(math.log10(largest)))
+    return [fixed(v, decimals) for v in values]

@@ -2,7 +2,8 @@
 
     language      Tokens & next-token prediction, N-gram sampler
     embeddings    Embedding explorer
-    attention     Context: window vs attention, Attention calculator, Multi-head attention
+    attention     Context: window vs attention, Multi-head attention
+    attention_calculator  Attention calculator
     smollm2       Head viewer (SmolLM2), Inside the model
     transformer   Position, Block builder (a short live training, streamed), Generate
     beyond        Beyond words
@@ -15,7 +16,8 @@ endpoint a notebook can call with gradio_client (README, "A second way: a Gradio
 """
 from __future__ import annotations
 
-from gradio_tabs.attention import attention_calculator_tab, context_window_tab, multi_head_attention_tab
+from gradio_tabs.attention import context_window_tab, multi_head_attention_tab
+from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond import beyond_words_tab
 from gradio_tabs.embeddings import embeddings_tab
 from gradio_tabs.language import ngram_sampler_tab, tokens_tab

@@ -1,5 +1,5 @@
-"""Attention: Context (window vs attention), the Attention calculator and Multi-head attention
-(views/context_window.py, views/attention_calculator.py, views/multi_head.py)."""
+"""Attention: Context (window vs attention) and Multi-head attention (views/context_window.py,
+views/multi_head.py)."""
 from __future__ import annotations
 
 import gradio as gr
@@ -7,19 +7,18 @@ import gradio as gr
 from engine import limits
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
 from engine.attention.mechanism import (
-    CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs, identity_projections, multi_head_attention,
-    random_projections, self_attention, shape_trace, window_average, window_weights,
+    attention, compare_head_costs, identity_projections, multi_head_attention,
+    random_projections, shape_trace, window_average, window_weights,
 )
-from engine.attention.readings import calculator_reading, context_reading
+from engine.attention.readings import context_reading
 from engine.charts.bars import compare_bars, cost_comparison
-from engine.charts.heatmaps import head_grid, heatmap_spec
+from engine.charts.heatmaps import head_grid
 from engine.charts.style import unique_labels
 from engine.embeddings.hand_vectors import sentence_vectors
 from engine.attention.typed_matrices import format_matrix, parse_matrix
 from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from gradio_tabs.common import chart, results, engine_call, plot, question, refuse, table, whole
 
-CHAPTER_MATRIX = format_matrix(CHAPTER_X, CHAPTER_TOKENS)
 
 
 def _x(x_text: str) -> tuple[list[str], object]:
@@ -88,42 +87,6 @@ def context_window_tab(demo: gr.Blocks) -> None:
 
 
 # --- the attention calculator ----------------------------------------------------------------------------
-def attention_tab(x_text: str, scaled: bool, causal: bool, query: float):
-    """softmax(Q K^T / sqrt(d_k)) V with Q = K = V = X: weights, context, a sentence, the heatmap."""
-    labels, x = _x(x_text)
-    result = engine_call(self_attention, x, scale=bool(scaled), causal=bool(causal))
-    q = whole(query, 0, len(labels) - 1, "query token")
-    weights = table(result.weights.round(3), labels).assign(query=labels)
-    context = table(result.context.round(3), [f"c[{i}]" for i in range(result.context.shape[1])])
-    context.insert(0, "token", labels)
-    row = result.weights[q]
-    summary = calculator_reading(row, labels, q, d_k=result.d_k, scaled=bool(scaled))
-    heatmap = heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1", domain=(0, 1),
-                           mask=result.mask)
-    return weights[["query", *labels]], context, summary, plot(heatmap)
-
-
-def attention_calculator_tab(demo: gr.Blocks) -> None:
-    question("How does one token decide how much every other token matters?",
-             "Edit X (one row per token, `name: numbers`); the weights are softmax of the scores.")
-    with gr.Row():
-        with gr.Column():
-            x_text = gr.Textbox(CHAPTER_MATRIX, label="X (token embeddings)", lines=5,
-                                max_length=limits.MAX_MATRIX_TEXT_CHARS)
-            scaled = gr.Checkbox(True, label="Scale scores by 1/sqrt(d_k)")
-            causal = gr.Checkbox(False, label="Causal mask (a token sees only itself and earlier ones)")
-            query = gr.Number(0, label="Query token (row)", precision=0, minimum=0, maximum=limits.MAX_TOKENS - 1)
-            go = gr.Button("Compute attention", variant="primary")
-        with gr.Column():
-            heatmap = chart(label="Attention weights")
-            summary = gr.Markdown(label="summary")
-    weights = gr.Dataframe(label="alpha (row: query, column: key)")
-    context = gr.Dataframe(label="context c_i = sum_j alpha_ij x_j")
-    inputs, outputs = [x_text, scaled, causal, query], [weights, context, summary, heatmap]
-    go.click(attention_tab, inputs, outputs, api_name="attention")
-    demo.load(attention_tab, inputs, outputs, api_visibility="private")
-
-
 # --- multi-head attention ----------------------------------------------------------------------------------
 WEIGHTS = {"identity": "hand-built: head m reads its own block of features", "random": "seeded random (untrained)"}
 

@@ -2,14 +2,20 @@
 the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
 
 import gradio as gr
 import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
+
+from engine import limits, markup
 
 
 ERROR_TITLE = "That input does not work"
@@ -20,12 +26,13 @@ def engine_call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as error:
-        raise gr.Error(str(error), title=ERROR_TITLE) from None
+        raise gr.Error(markup.html_text(str(error)), title=ERROR_TITLE) from None
 
 
 def refuse(sentence: str):
-    """Bad input found here rather than in the engine: the same kind of sentence, the same way."""
-    raise gr.Error(sentence, title=ERROR_TITLE)
+    """Bad input found here rather than in the engine: the same kind of sentence, the same way. Gradio's error box
+    reads its message as HTML: what the sentence quotes of the input (a `<img src=...>`) is escaped (engine.markup)."""
+    raise gr.Error(markup.html_text(sentence), title=ERROR_TITLE)
 
 
 def whole(value, low: int, high: int, what: str) -> int:
@@ -103,6 +110,14 @@ def _given(value) -> str:
     return {str: "text", list: "a list", dict: "a set of named values"}.get(type(value), "something else")
 
 
+def _numeric_choice(component, value) -> bool:
+    """Whether `value` is a number and the component's choices are numbers (the sharpness β): Gradio hands it on."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    values = [c[1] if isinstance(c, tuple) else c for c in component.choices]
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
 def _sentence_for(component, value) -> str | None:
     """None when `value` has the type `component` hands a tab, else the sentence saying what it takes."""
     for kind, (types, wanted) in _EXPECTED.items():
@@ -114,6 +129,8 @@ def _sentence_for(component, value) -> str | None:
             wanted = "a list of its choices"
         elif isinstance(value, types) and (bool in types or not isinstance(value, bool)):
             return None
+        elif "choices" in wanted and _numeric_choice(component, value):
+            return None
         if "choices" in wanted and getattr(component, "allow_custom_value", False):
             wanted = "text"
         elif "choices" in wanted:
@@ -123,13 +140,27 @@ def _sentence_for(component, value) -> str | None:
     return None
 
 
+def _number_sentence(component, value) -> str | None:
+    """None for a number the component takes as it is, else the sentence: a number that is not one (nan, inf), or a
+    fraction where the component takes whole numbers (precision 0: Gradio would cut 2.5 to 2 without a word)."""
+    if not isinstance(component, (gr.Number, gr.Slider)) or isinstance(value, bool) \
+            or not isinstance(value, (int, float)):
+        return None
+    label = component.label or "This input"
+    if not math.isfinite(value):
+        return f"'{label}' takes a number, not {value}."
+    if getattr(component, "precision", None) == 0 and not float(value).is_integer():
+        return f"'{label}' takes a whole number, not {value:g}."
+    return None
+
+
 def _guarded(component):
     """The component's preprocess, after a check of the raw value's type (Gradio's own preprocess would answer a
     wrong type with its traceback's words: "'<' not supported between instances of 'str' and 'int'")."""
     preprocess = component.preprocess
 
     def checked(payload):
-        sentence = _sentence_for(component, payload)
+        sentence = _sentence_for(component, payload) or _number_sentence(component, payload)
         if sentence is not None:
             refuse(sentence)
         return preprocess(payload)
@@ -147,10 +178,67 @@ def check_types(demo: gr.Blocks) -> None:
                 guarded.add(id(component))
 
 
+# Uploads live on disk only until the call that reads them ends: their bytes are kept in memory for the last few
+# (limits.GRADIO_KEPT_UPLOADS), so a student who changes a slider and asks again is not made to upload again
+_kept: "OrderedDict[str, bytes]" = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def upload_folder() -> Path:
+    """Where Gradio's upload route puts what a browser or an API caller sends (GRADIO_TEMP_DIR, else the temp dir)."""
+    from gradio.utils import get_upload_folder
+
+    return Path(get_upload_folder()).resolve()
+
+
+def is_upload(path: str) -> bool:
+    """True for a path inside Gradio's upload folder (what its upload route wrote), or one this process read."""
+    with _kept_lock:
+        if path in _kept:
+            return True
+    try:
+        Path(path).resolve().relative_to(upload_folder())
+        return True
+    except (ValueError, OSError, RuntimeError):
+        return False
+
+
+def _delete_upload(path: str) -> None:
+    """The uploaded file and its folder (Gradio gives each upload a folder of its own) off the disk; only inside the
+    upload folder (a path an explicit Python call names is never deleted)."""
+    try:
+        file = Path(path).resolve()
+        file.relative_to(upload_folder())
+    except (ValueError, OSError, RuntimeError):
+        return
+    with contextlib.suppress(OSError):
+        file.unlink()
+    with contextlib.suppress(OSError):
+        if file.parent != upload_folder():
+            file.parent.rmdir()          # only when empty
+
+
 def upload_bytes(path: str, max_bytes: int, what: str) -> bytes:
-    """An uploaded file's bytes, its size checked on disk first: a file over `max_bytes` is never read."""
-    size = os.path.getsize(path)
-    if size > max_bytes:
-        refuse(f"{what} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB. Save a smaller copy.")
-    with open(path, "rb") as file:
-        return file.read(max_bytes + 1)
+    """An uploaded file's bytes, its size checked on disk first: a file over `max_bytes` is never read. Read or
+    refused, the file leaves the disk as the call ends; its bytes stay in memory for the next few calls."""
+    with _kept_lock:
+        if path in _kept:
+            _kept.move_to_end(path)
+            return _kept[path]
+    if not os.path.exists(path):
+        refuse(f"{what} was removed from the server after it was read (it keeps only the last "
+               f"{limits.GRADIO_KEPT_UPLOADS} uploads): choose the file again.")
+    try:
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            refuse(f"{what} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB. Save a smaller copy.")
+        with open(path, "rb") as file:
+            data = file.read(max_bytes + 1)
+    finally:
+        _delete_upload(path)
+    if is_upload(path):                  # an upload (not a path an explicit Python call named)
+        with _kept_lock:
+            _kept[path] = data
+            while len(_kept) > limits.GRADIO_KEPT_UPLOADS:
+                _kept.popitem(last=False)
+    return data

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gradio as gr
 
 from engine.embeddings import glove as E
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import score_bars
 from engine.charts.points import embedding_map
 from gradio_tabs import loaders
@@ -30,8 +30,8 @@ def neighbours_tab(expression: str, k: float, leave_out: bool, vocab_size: int):
     rows = [{"word": w, "cosine": round(float(c), 4)} for w, c in found.pairs]
     itself = (" It is one of the words you typed: without leaving them out, a sum usually stays closest to its "
               "own terms." if found.words[0] in total.words else "")
-    summary = (f"Nearest to **{total.text}** among the {found.vocab_size:,} most frequent words: "
-               f"**{found.words[0]}** (cosine {found.cosines[0]:.3f}).{itself}")
+    summary = (f"Nearest to **{markup.markdown(total.text)}** among the {found.vocab_size:,} most frequent words: "
+               f"**{markup.markdown(found.words[0])}** (cosine {found.cosines[0]:.3f}).{itself}")
     bars = score_bars(found.words, found.cosines, title=f"nearest to {total.text}")
     return table(rows), plot(bars, width=WIDE), summary
 
@@ -42,7 +42,8 @@ def analogy_tab(a: str, b: str, c: str, k: float, method: str):
     result = engine_call(E.solve_analogy, engine_call(loaders.glove), a, b, c, k=k, method=method or "3cosadd")
     rows = zip(result.words, result.scores.astype(float).round(4), result.cos_add.astype(float).round(4))
     first, second, third = result.negative[0], result.positive[0], result.positive[1]
-    summary = (f"**{first} : {second} :: {third} : {result.words[0]}**  ({result.method}, "
+    first, second, third, answer = (markup.markdown(w) for w in (first, second, third, result.words[0]))
+    summary = (f"**{first} : {second} :: {third} : {answer}**  ({result.method}, "
                f"searched the {result.vocab_size:,} most frequent words; input words left out)")
     return table(rows, ["word", "score", "cos(w, b) - cos(w, a) + cos(w, c)"]), summary
 
@@ -68,6 +69,7 @@ def map_tab(a: str, b: str, c: str, extra: str, vocab_size: int):
                     ["offset", *labels])
     chart = embedding_map(projection.words, projection.coords, arrows=list(offsets.pairs), roles=roles,
                           neighbours=hover, explained=projection.explained, size=480)
+    a, b, c, top = (markup.markdown(w) for w in (a, b, c, top))     # words in a sentence: escaped
     summary = (f"**{a} → {b}** and **{c} → {top}** on the plane along which these {len(projection.words)} words "
                f"differ most ({projection.explained.sum():.0%} of their spread; the rest is hidden). In all "
                f"{wv.dim} dimensions the two offsets have cosine **{offsets.cosines[0, 1]:.3f}** (1: parallel).")

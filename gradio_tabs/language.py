@@ -5,10 +5,12 @@ import html
 
 import gradio as gr
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
-from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids
+from engine.language.ngram import (
+    SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, loop_sentence, prompt_ids, sample_context,
+)
 from engine.language.tokenizers import LEVELS, check_typed_text, token_text, tokenize, train_bpe
 from gradio_tabs import loaders
 from gradio_tabs.common import results, engine_call, plot, question, refuse, table, whole
@@ -53,7 +55,7 @@ def tokenize_tab(text: str, merges: float, bpe_source: str):
             result = tokenize(tokenizer, text)
         except ValueError as error:
             overview.append((label, tokenizer.vocab_size, None, None, str(error)))
-            chips.append(f"**{label}**: {error}")
+            chips.append(f"**{label}**: {markup.markdown(error)}")
             continue
         overview.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2), ""))
         rows += [(label, t, visible(token), i) for t, (token, i) in enumerate(zip(result.tokens, result.ids))]
@@ -85,12 +87,12 @@ def next_token_tab(prompt: str, level: str, n: float, smoothing: str, with_smoll
             shown[SMOLLM2] = pairs
             rows += [(SMOLLM2, visible(token), round(p, 4), None) for token, p in pairs]
         except ValueError as error:            # the n-gram's answer stands; say why SmolLM2's is missing
-            note = f" SmolLM2: {error}"
+            note = f" SmolLM2: {markup.markdown(error)}"
     context = " ".join(visible(token_text(tokenizer, i)) for i in distribution.context)
     best_id, best_p, _ = top[0]
-    summary = (f"{name}: the context **{context or '(none)'}** was followed {distribution.context_count:,} times "
-               f"by some token (order {distribution.order_used}); the likeliest next token is "
-               f"**{visible(token_text(tokenizer, best_id))}**, P = {best_p:.3f}.{note}")
+    summary = (f"{name}: the context **{markup.markdown(context) or '(none)'}** was followed "
+               f"{distribution.context_count:,} times by some token (order {distribution.order_used}); the likeliest "
+               f"next token is **{markup.markdown(visible(token_text(tokenizer, best_id)))}**, P = {best_p:.3f}.{note}")
     bars = next_token_bars(shown, title=f"P(next token | '{(prompt or '')[-40:]}')")
     return table(rows, ["model", "token", "P", "count"]), plot(bars), summary
 
@@ -134,7 +136,7 @@ def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length:
     n = whole(n, 1, limits.MAX_NGRAM_ORDER, "order n")
     model = engine_call(NGramModel.from_counts, loaders.counts("characters"), n, smoothing or "kneser-ney",
                         tokenizer=tokenizer)
-    context = engine_call(prompt_ids, tokenizer, prompt or "")
+    context = engine_call(sample_context, tokenizer, prompt or "")   # no prompt: after a line break, as the page
     length = whole(length, 0, limits.MAX_SAMPLE_TOKENS, "sample length")
     seed = whole(seed, 0, 2**31 - 1, "seed")
     ids = engine_call(model.sample, length, seed=seed, temperature=float(temperature), prompt=context)
@@ -144,7 +146,7 @@ def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length:
     loop = find_loop(ids, min_length=MIN_LOOP)
     looped = (" The sample falls into " + loop_sentence(loop, n, float(temperature), "character(s)")
               if loop is not None else "")
-    summary = (f"{model.name}: after **{tokenizer.decode(list(following.context))!r}** (seen "
+    summary = (f"{model.name}: after **{markup.said(tokenizer.decode(list(following.context)))}** (seen "
                f"{following.context_count:,} times at order {following.order_used}) the likeliest next characters "
                f"are below. Temperature {temperature:g}, seed {seed}: the same seed gives the same text.{looped}")
     return (prompt or "") + tokenizer.decode(ids), table(rows), summary

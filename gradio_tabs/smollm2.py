@@ -7,14 +7,16 @@ import functools
 import gradio as gr
 import numpy as np
 
-from engine import limits
+from engine import limits, markup
 from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
-from engine.charts.heatmaps import heatmap_spec
+from engine.charts.heatmaps import CHANGE, heatmap_spec
 from engine.charts.style import unique_labels, visible
 from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
 from gradio_tabs.common import chart, engine_call, plot, question, refuse, results, table, whole
+
+md = markup.markdown   # tokens and sentences echoed in a Markdown summary read as typed
 
 LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
 
@@ -43,7 +45,8 @@ def heads_tab(text: str, layer: float, head: float):
     first = float(alpha[1:, 0].mean()) if len(tokens) > 1 else 1.0
     summary = (f"Layer {layer}, head {head} of {model.config.n_layer} x {model.config.n_head}: on average "
                f"{previous:.2f} of each token's attention goes to the token just before it and {first:.2f} to "
-               f"the first token ({tokens[0]})." + (f" {result.note}" if result.note else ""))
+               f"the first token ({md(tokens[0])})."
+               + (f" {md(result.note)}" if result.note else ""))
     heatmap = heatmap_spec(alpha, tokens, tokens, title=f"layer {layer}, head {head}", domain=(0, 1), causal=True,
                            cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
     return rows, summary, plot(heatmap)
@@ -85,10 +88,11 @@ def logit_lens_tab(text: str, target: str, k: float):
              "P(target)": round(float(target_p[r]), 4), "rank of target": int(lens.target_ranks[r, -1])}
             for r, layer in enumerate(lens.layers)]
     first = lens.first_top_layer(lens.target)
-    summary = (f"After **{visible(lens.tokens[-1])}** the model's own answer (after the last block) is "
-               f"**{visible(lens.top_tokens[-1, -1, 0])}**, P = {top_p[-1, 0]:.3f}. "
-               + (f"**{name}** is the top prediction from *{lens.layers[first]}* on."
-                  if first is not None else f"**{name}** is not its final top prediction."))
+    said = md(name)
+    summary = (f"After **{md(visible(lens.tokens[-1]))}** the model's own answer (after the last block) is "
+               f"**{md(visible(lens.top_tokens[-1, -1, 0]))}**, P = {top_p[-1, 0]:.3f}. "
+               + (f"**{said}** is the top prediction from *{lens.layers[first]}* on."
+                  if first is not None else f"**{said}** is not its final top prediction."))
     bars = score_bars(lens.layers, target_p, value_title=f"P('{name}')",
                       title=f"P('{name}' next), read after each layer")
     return table(rows), plot(bars, width=360), summary
@@ -107,14 +111,14 @@ def head_effects_tab(text: str, target: str, mode: str):
              "P(target) without it": round(float(np.exp(effects.ablated_log_probs[layer, head])), places)}
             for rank, (layer, head, effect) in enumerate(effects.ranking(), start=1)]
     named = ", ".join(f"L{layer}H{head} ({effect:+.2f})" for layer, head, effect in effects.ranking(TOP_HEADS))
-    summary = (f"Intact, P(**{visible(effects.target_token)}**) = {fixed(intact, places)} after "
-               f"**{visible(effects.tokens[-1])}**. Knocking out one head at a time ({effects.mode} ablation, "
+    summary = (f"Intact, P(**{md(visible(effects.target_token))}**) = {fixed(intact, places)} after "
+               f"**{md(visible(effects.tokens[-1]))}**. Knocking out one head at a time ({effects.mode} ablation, "
                f"{L * h} passes), the largest drops in ln P: {named}. Negative: the head helped the target.")
     largest = float(np.abs(effects.effects).max()) or 1.0
     heatmap = heatmap_spec(effects.effects.T, [f"head {j}" for j in range(h)], [str(layer) for layer in range(L)],
                            title=f"Δ ln P('{visible(effects.target_token)}') with one head knocked out "
-                                 "(blue: the head helped; numbers in the table)",
-                           x_title="layer", y_title="head", value_name="Δ ln P", scheme="blueorange",
+                                 "(orange: the head helped; numbers in the table)",
+                           x_title="layer", y_title="head", value_name="Δ ln P", scheme=CHANGE,
                            domain=(-largest, largest), digits=2, cell=28, max_cells_with_numbers=0)
     return table(rows), plot(heatmap), summary
 
@@ -129,15 +133,17 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
     rows = table(result.restored.T.astype(float).round(3), result.layers)
     rows.insert(0, "position", positions)
     layer, position = np.unravel_index(int(np.argmax(result.restored[:-1])), result.restored[:-1].shape)
-    summary = (f"LD = logit['{visible(result.clean_target_token)}'] - logit['{visible(result.corrupt_target_token)}'] "
+    clean_said, corrupt_said = (md(visible(t)) for t in (result.clean_target_token,
+                                                                        result.corrupt_target_token))
+    summary = (f"LD = logit['{clean_said}'] - logit['{corrupt_said}'] "
                f"is {result.clean_logit_diff:.2f} on the clean prompt and {result.corrupt_logit_diff:.2f} on the "
                f"corrupted one. 1 means the patch brings the clean answer back, 0 changes nothing. Before the last "
-               f"layer it comes back most at position {positions[position]}, *{result.layers[layer]}* "
+               f"layer it comes back most at position {md(positions[position])}, *{result.layers[layer]}* "
                f"({result.restored[layer, position]:.2f}).")
     heatmap = heatmap_spec(result.restored.T, positions, [str(r) for r in range(len(result.layers))],
                            title="Share of the clean answer restored (columns: 0 = embedding, l = after block l - 1)",
                            x_title="residual stream row", y_title="position", value_name="restored",
-                           scheme="blueorange", domain=(-1, 1), digits=1, cell=30)
+                           scheme=CHANGE, domain=(-1, 1), digits=1, cell=30)
     return rows, plot(heatmap), summary
 
 

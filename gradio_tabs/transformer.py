@@ -20,7 +20,6 @@ from engine.transformer.positional import (
     ENCODINGS, SINUSOID_BASE, diagonal_spread, dot_products_by_offset, permutation_between, permutation_check,
     positional_encoding, random_permutation, rotary_scores,
 )
-from engine.numbers import significant
 from engine.embeddings.tiny_vocabulary import embed, load_vocabulary, tokenize
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
@@ -50,15 +49,15 @@ def position_tab(a: str, b: str, encoding: str, strength: float, projections: bo
     rows = [{"word": word, "slot in A": int(slot), "slot in B": j, "largest change": float(change)}
             for j, (word, slot, change) in enumerate(zip(tokens_b, check.perm, check.difference))]
     if check.equivariant:
-        verdict = (f"Largest change of any word's context vector: **{significant(check.max_difference)}**, under "
+        verdict = (f"Largest change of any word's context vector: **{check.largest_written}**, under "
                    f"the rounding tolerance {check.tolerance:.0e}. Same bag of words, same context vectors, only "
                    "listed in another order: attention cannot tell A from B.")
     else:
-        verdict = (f"Largest change of any word's context vector: **{significant(check.max_difference)}**. The words' "
+        verdict = (f"Largest change of any word's context vector: **{check.largest_written}**. The words' "
                    "context vectors differ between A and B: now order matters.")
     weights = heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
                               "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
-                             domain=(0.0, 1.0), cell=40, columns=2, causal=bool(causal))
+                             domain=(0.0, 1.0), cell=40, columns=2, causal=bool(causal), digits=3)
     changes = difference_bars(check.difference, tokens_b, title="max |c_B(word) - c_A(word)| for each word")
     return table(rows), plot(weights), plot(changes, width=480), verdict
 
@@ -367,7 +366,6 @@ def ladder_tab():
     rungs = engine_call(loaders.ladder)
     bars = [(r.model, r.bits_per_char, "n-gram" if "gram" in r.model else "transformer") for r in rungs]
     bars.append(("uniform guess (1/V)", math.log2(loaders.tokens("characters")[0].vocab_size), "baseline"))
-    bars.sort(key=lambda bar: -bar[1])
     rows = [{"model": r.model, "bits per character": round(r.bits_per_char, 4),
              "nats per token": round(r.nats_per_token, 4), "held-out characters": r.n_characters} for r in rungs]
     sentences = " ".join(ladder_sentences([Bar(*bar) for bar in bars], shipped=SHIPPED))

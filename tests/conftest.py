@@ -40,6 +40,15 @@ os.environ["PLAYGROUND_LOCKS"] = _locks
 atexit.register(shutil.rmtree, _locks, ignore_errors=True)
 
 
+try:                                   # Hypothesis keeps its examples but drops its per-example deadline (200 ms by
+    from hypothesis import settings    # default): on a machine the browser tests load, one slow example is a slow
+                                       # machine, not a bug. Speed is measured in bench/, never by a test.
+    settings.register_profile("playground", deadline=None)
+    settings.load_profile("playground")
+except ImportError:
+    pass
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker per core, at most MAX_WORKERS; none (this process alone) on one core or for a run of

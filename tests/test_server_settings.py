@@ -66,3 +66,56 @@ def test_no_message_is_sent_as_a_reference_to_the_browsers_cache():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     largest_message = config.get("server", {}).get("maxMessageSize", 200) * 1e6
     assert config["global"]["minCachedMessageSize"] > largest_message
+
+
+def test_the_websockets_message_limits_are_the_named_ones():
+    """server.maxMessageSize (MB) bounds a message either way: uvicorn refuses a bigger one from the browser from its
+    frame header (a 150 MB message peaked at +309 MB under the default, 200); server.maxWidgetStateSize bounds every
+    value a browser sends in one run."""
+    from engine import limits
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxMessageSize"] == limits.MAX_MESSAGE_MEGABYTES
+    assert config["server"]["maxWidgetStateSize"] == limits.MAX_WIDGET_STATE_MEGABYTES
+    assert limits.MAX_WIDGET_STATE_MEGABYTES * 1e6 > 4 * limits.MAX_MATRIX_TEXT_CHARS * 2   # the largest box, twice
+    assert limits.LINK_MAX_CHARS > 3 * limits.MAX_MATRIX_TEXT_CHARS                         # ... and in a link
+
+
+def test_no_page_sends_a_message_near_the_limit():
+    """The largest messages a page can send, built at the limits that bound them, are under half of
+    server.maxMessageSize (a message over it would reach the browser as Streamlit's error instead of the chart).
+    How they were found: every page's first view and every widget moved once, over the websocket protocol, sent at
+    most 0.24 MB (the head viewer); AppTest with every box opened and every switch on, 0.44 MB (the head viewer at 40
+    tokens); what grows with the input is a picture drawn into a chart: Beyond words' spectrogram (30 s of noise at
+    48 kHz in frames of 4,096 samples: 7.4 MB) and an uploaded 1024 x 1024 picture under its patches (1.3 MB)."""
+    import io
+    import json
+    import wave
+
+    import numpy as np
+
+    from engine import limits
+    from engine.beyond import modalities
+    from engine.charts.images import data_url, patch_overlay, spectrogram_with_frames
+
+    rate, seconds = limits.MAX_SAMPLE_RATE, limits.MAX_AUDIO_SECONDS
+    noise = np.random.default_rng(0).uniform(-1, 1, int(rate * seconds))
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(rate)
+        file.writeframes((noise * 32000).astype("<i2").tobytes())
+    sound = modalities.read_wav(buffer.getvalue(), "noise")
+    hop = -(-len(noise) // limits.MAX_AUDIO_FRAMES) + 1          # as many frames of the longest length as allowed
+    result = modalities.frame_attention(sound, limits.MAX_FRAME, hop, 64, 0)
+    spectrogram = len(json.dumps(spectrogram_with_frames(result.source, 0, result.attention.weights[0],
+                                                         sound.segments), default=float))
+    side = limits.MAX_IMAGE_SIDE
+    picture = np.random.default_rng(0).integers(0, 256, (side, side, 3), dtype=np.uint8)
+    overlay = len(json.dumps(patch_overlay(data_url(picture), side, side, 32, 32, 32, np.full(1024, 1 / 1024), 0,
+                                           style="spotlight", display_width=500), default=float))
+    largest = max(spectrogram, overlay)
+    print(f"largest message parts: spectrogram {spectrogram / 1e6:.1f} MB, picture {overlay / 1e6:.1f} MB; "
+          f"limit {limits.MAX_MESSAGE_MEGABYTES} MB")
+    assert largest < limits.MAX_MESSAGE_MEGABYTES * 1e6 / 2

@@ -1,9 +1,10 @@
 """The engine as a library: a wheel built from the repository, installed into a fresh venv, used from an empty folder.
 
 `pip wheel` builds from a copy of the project's files (the repository's own build/ folder is never touched or
-read); the venv sees the machine's packages (`--system-site-packages`: torch, numpy and the data packages), and
-the wheel goes in with `--no-deps` and no index, so nothing is fetched. Python then starts in an empty temporary
-folder with no PYTHONPATH: what it imports is the installed engine, reading its data through
+read); the new venv sees the packages of the environment running the tests (a `.pth` file naming its
+site-packages folders, whether that is a venv or the machine's Python: torch, numpy and the data packages), after
+its own, and the wheel goes in with `--no-deps` and no index, so nothing is fetched. Python then starts in an
+empty temporary folder with no PYTHONPATH: what it imports is the installed engine, reading its data through
 importlib.resources and the installed data packages, never the repository.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -43,8 +45,13 @@ def installed(tmp_path_factory):
          "-q", "-w", str(base / "wheels")], cwd=base)
     wheel, = (base / "wheels").glob("transformer_playground-*.whl")
     venv = base / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)])
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    # the repository itself never (the engine must come from the wheel); a venv inside it (.venv, as the README's
+    # command makes) does
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir() and Path(p).resolve() != ROOT]
+    (Path(purelib) / "tests-environment.pth").write_text("\n".join(ours) + "\n")
     run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
          str(wheel)])
     empty = base / "empty"

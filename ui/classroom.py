@@ -1,9 +1,13 @@
 """Class mode in the app: predict, vote and reveal with the whole room (app.py draws it around every page).
 
+- Who is who: the browser. The app's signed, HttpOnly cookie (ui.app_server) gives every browser an id; a student
+  is their browser (every tab, a reload, another server process: one student, the same answers) and a teacher is
+  the browser that started the class, so a reload, another page or another process is still the teacher (the
+  session finds the class again: `_find_my_class`). No link carries an identity; another device becomes a teacher
+  only with a teacher link, shown in the teacher's own panel and never while projecting or in a QR code. Without
+  the cookie (AppTest, a browser that refuses cookies) the id lasts one session.
 - The teacher starts a class in the sidebar ("Class"): a code, its join link and QR code for the projector.
-  The teacher key stays in this browser session's state; no link, QR code or page a student sees holds it.
-- Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code; each browser
-  session gets an anonymous random id, nothing else.
+- Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=...)`, and only
   in a class: a page outside a class polls nothing. A student's poll reads the class's version (one small read)
@@ -15,27 +19,35 @@
   would (the link's values win over what the student had on that page). A move counts as done only when the
   student's next run is on the link's page: a move that got lost (a rerun the browser asked for at the same
   moment, carrying the old page) is made again at the next poll.
-- A lesson (engine.classroom.lesson): scenes, each a page link and its question, stepped with next and
+- A lesson (engine.chapter.lesson): scenes, each a page link and its question, stepped with next and
   previous.
 
 The store (engine.classroom.store) enforces every rule; its ValueError sentences are shown with st.error.
 """
 from __future__ import annotations
 
-import secrets
+import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
+from engine.classroom import identity
 from engine.classroom.chart import answers_chart
-from engine.classroom.store import ClassState, Question, SharedVersions, open_store, summary_csv
-from ui import page, url_state
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM, STUDENT_PARAM
+from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
+from engine.classroom.stores import open_store
+from ui import app_server, page, url_state
+from ui.page import show_error
+from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
 
-STUDENT = "class.student"          # this browser session's anonymous id
+md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
+
+SESSION_BROWSER = "class.session_browser"   # an id for this session alone, where the browser sent no cookie
+LOOKED_UP = "class.looked_up"      # this session asked the store once which class its browser teaches
 JOINED = "class.joined"            # the code this session joined as a student
-TEACHER = "class.teacher"          # (code, key) of the class this session teaches: never in a link
+TEACHER = "class.teacher"          # (code, credential) of the class this browser teaches: never in a link
+TOUCHED = "class.touched"          # when the teacher's screen last told the store it is there (time.monotonic)
+TEACHER_LINK = "class.teacher_link"   # (code, link) the teacher made for another device: shown to them alone
 FOLLOW = "class.follow"            # the student's switch: go where the teacher goes
 SEEN = "class.seen"                # the teacher's link version this student last followed (and arrived at)
 MOVING = "class.moving"            # (link version, url path) of the move under way: done once a run is there
@@ -50,14 +62,14 @@ SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big abo
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM)   # not part of the link a class follows
 BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
 STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
 
 
 @st.cache_resource(show_spinner=False)
 def class_store():
-    """One store per server process (SQLite in the data folder, or Redis: engine.classroom.store.open_store)."""
+    """One store per server process (SQLite in the data folder, or Redis: engine.classroom.stores.open_store)."""
     return open_store()
 
 
@@ -72,7 +84,7 @@ def _call(method: str, *args, where=None, **kwargs):
     try:
         return getattr(class_store(), method)(*args, **kwargs)
     except ValueError as error:
-        (where or st).error(str(error), icon=":material/error:")
+        show_error(str(error), where)
         return None
 
 
@@ -88,30 +100,68 @@ def _remember_error(method: str, *args, **kwargs):
 def _show_error() -> None:
     message = st.session_state.pop(ERROR, None)
     if message:
-        st.error(message, icon=":material/error:")
+        show_error(message)
+
+
+def browser() -> str:
+    """This browser's id: the app's signed cookie, else an id for this session alone (AppTest, or a browser that
+    refuses cookies: there a reload is a new student, and a teacher's reload loses the class)."""
+    found = app_server.browser_id()
+    if found is None:
+        found = st.session_state.setdefault(SESSION_BROWSER, identity.new_id())
+    return found
 
 
 def student_id() -> str:
-    """This student's anonymous id: a random one, kept in the link (?sid=) once joined, so that a reload, even
-    onto another server process, is the same student with the same answers (nothing else identifies them)."""
-    if STUDENT not in st.session_state:
-        linked = st.query_params.get(STUDENT_PARAM, "")
-        usable = 8 <= len(linked) <= limits.CLASS_MAX_STUDENT_ID_CHARS and linked.replace("-", "").replace(
-            "_", "").isalnum()
-        st.session_state[STUDENT] = linked if usable else secrets.token_urlsafe(12)
-    return st.session_state[STUDENT]
+    """This browser as a student: every tab of it, a reload and another server process are one student."""
+    return identity.student_id(browser())
 
 
-def _client() -> str:
-    try:
-        address = st.context.ip_address
-    except Exception:   # no browser (a bare script)
-        return ""
-    return address if isinstance(address, str) else ""
+def teacher_credential() -> str:
+    """What this browser shows the store to act as the teacher of the classes it started (or claimed)."""
+    return identity.teacher_credential(browser())
 
 
 def teaching() -> tuple[str, str] | None:
     return st.session_state.get(TEACHER)
+
+
+def _teach(code: str) -> None:
+    """This session teaches class `code` from now on (never also a student of a class)."""
+    st.session_state[TEACHER] = (code, teacher_credential())
+    for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW, SUMMARY):
+        st.session_state.pop(name, None)
+
+
+def _find_my_class() -> None:
+    """Once per session, where the browser has its id: the open class this browser teaches, if any, so a reload,
+    a new tab or another server process is still its teacher (one small store read per session)."""
+    if teaching() or st.session_state.get(LOOKED_UP) or app_server.browser_id() is None:
+        return
+    st.session_state[LOOKED_UP] = True
+    try:
+        code = class_store().teacher_class(teacher_credential())
+        state = class_store().state(code) if code else None
+    except ValueError:                 # the store is away: a plain visitor's page, said nowhere
+        return
+    if state is not None and not state.ended:
+        _teach(code)
+
+
+def _claim_from_link() -> None:
+    """A teacher link (?class=CODE&teach=KEY) opened on another device: this browser becomes a teacher of the class.
+    The key leaves the address bar at once (so it is never in a QR code, a copied link or the history's next
+    page); a wrong key is a sentence."""
+    key = st.query_params.get(TEACH_PARAM)
+    if key is None:
+        return
+    del st.query_params[TEACH_PARAM]
+    code = st.query_params.get(CLASS_PARAM, "")
+    if CLASS_PARAM in st.query_params:
+        del st.query_params[CLASS_PARAM]
+    state = _call("claim", code, key, teacher_credential())
+    if state is not None:
+        _teach(state.code)
 
 
 def page_values() -> dict[str, str]:
@@ -140,13 +190,15 @@ def early_link(url_path: str) -> str | None:
     return link_of(url_path, state.link_values() if state is not None else {})
 
 
-def join_link(code: str) -> str:
-    """The app's address with ?class=CODE (the QR code's link); a relative one outside a browser."""
+def join_link(code: str, teacher_key: str | None = None) -> str:
+    """The app's address with ?class=CODE (the QR code's link), or a teacher link with the key as well; a relative
+    one outside a browser."""
     try:
         parts = urlsplit(st.context.url or "")
     except Exception:
         parts = urlsplit("")
-    return urlunsplit((parts.scheme, parts.netloc, "/", urlencode({CLASS_PARAM: code}), "")) or f"/?class={code}"
+    query = urlencode({CLASS_PARAM: code} | ({TEACH_PARAM: teacher_key} if teacher_key else {}))
+    return urlunsplit((parts.scheme, parts.netloc, "/", query, "")) or f"/?{query}"
 
 
 def _page_file(url: str) -> str | None:
@@ -157,17 +209,36 @@ def _page_file(url: str) -> str | None:
     return next((idea.file for idea in ideas() if idea.url == url), None)
 
 
+def _open_afresh(url_path: str) -> None:
+    """This run's page opens its link as a first visit would: every value the link does not name at its default,
+    whatever this session held there before (a scene, a followed teacher). Said before the page runs; the values
+    are dropped at once where this process knows the page's state, so the link published early is the page's."""
+    declared = STATE_OF.get(url_path)
+    state = url_state.DECLARED.get(declared) if declared else None
+    if state is not None:
+        state.forget()
+    url_state.open_afresh()
+
+
+def _arrived(link: str, url_path: str) -> bool:
+    """Whether this run is on `link`: its page, with every value the link names."""
+    path, _, query = link.partition("?")
+    return path == url_path and all(st.query_params.get(name) == value
+                                    for name, value in parse_qsl(query, keep_blank_values=True))
+
+
 def go_to(link: str, code: str | None) -> None:
     """Open 'page?query' (a followed link, a question's page), keeping the class in the link."""
     path, _, query = link.partition("?")
     file = _page_file(path)
     if file is None:
-        st.error(f"There is no page called '{path}'.", icon=":material/error:")
+        show_error(f"There is no page called '{path}'.")
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
-        params[STUDENT_PARAM] = student_id()
+    if st.query_params.get(PRESENT_PARAM):        # projector mode stays on, page after page
+        params[PRESENT_PARAM] = st.query_params[PRESENT_PARAM]
     st.switch_page(file, query_params=params)
 
 
@@ -175,12 +246,11 @@ def go_to(link: str, code: str | None) -> None:
 
 def join(code: str) -> None:
     """Join as a student (the typed code or the link's); the store's sentence on a bad code."""
-    state = _call("join", code.strip().upper(), student_id(), client=_client())
+    state = _call("join", code.strip().upper(), student_id(), address=app_server.client_address())
     if state is not None:
         st.session_state[JOINED] = state.code
         st.session_state.setdefault(FOLLOW, True)
         st.query_params[CLASS_PARAM] = state.code
-        st.query_params[STUDENT_PARAM] = student_id()
 
 
 def _join_from_link() -> None:
@@ -200,18 +270,21 @@ def above_page(url_path: str) -> None:
     st.session_state[PAGE] = url_path
     url_state.start_run()
     url_state.end_afresh()
-    scene = st.session_state.pop(GO, None)
-    if scene is not None and teaching():
-        go_to(scene, None)             # a lesson's next or previous scene, before this page draws anything
+    _claim_from_link()
+    _find_my_class()
+    if teaching():
+        _open_scene(url_path)          # a lesson's next or previous scene, before this page draws anything
     moving = st.session_state.pop(MOVING, None)
     if moving is not None and moving[1] == url_path and st.session_state.get(JOINED):
         st.session_state[SEEN] = moving[0]
-        url_state.open_afresh()        # the teacher's values, not what this student had on the page
+        _open_afresh(url_path)         # the teacher's values, not what this student had on the page
     if teaching() and st.session_state.get(LEAD, True):
         link = early_link(url_path)
         if link is not None:
             _publish(link)
     _join_from_link()
+    lesson_bar()                       # before the page: a press during a heavy page's run is not lost
+    _veil(url_path)                    # the parts of the page the class's open question veils, before it draws
     _show_error()
     if st.session_state.get(SUMMARY) is not None:
         _summary()
@@ -258,10 +331,9 @@ def _start_or_join() -> None:
                 st.rerun()
     if st.button("Start a class (teacher)", icon=":material/co_present:", key="class_start",
                  help="A class code, its link and QR code for the projector; this browser keeps the teacher key."):
-        made = _call("create_class")
+        made = _call("create_class", teacher_credential(), app_server.client_address())
         if made is not None:
-            st.session_state[TEACHER] = made
-            st.session_state.pop(SUMMARY, None)
+            _teach(made[0])
             st.rerun()
 
 
@@ -277,9 +349,8 @@ def _student_panel() -> None:
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW):
             st.session_state.pop(name, None)
-        for name in (CLASS_PARAM, STUDENT_PARAM):
-            if name in st.query_params:
-                del st.query_params[name]
+        if CLASS_PARAM in st.query_params:
+            del st.query_params[CLASS_PARAM]
         st.rerun()
 
 
@@ -324,25 +395,59 @@ def _student_live() -> None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
+    if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
+        st.rerun()                     # a question asked or revealed: the page draws its veiled parts anew
     _student_question(code, state)
 
 
-def _student_state(code: str) -> ClassState | None:
+def _student_state(code: str, quiet: bool = False) -> ClassState | None:
     """The class as this student's page shows it. Most polls find nothing changed: they read the class's version
     (one small read, shared by this process's polls: SharedVersions) and reuse the state read when it last moved;
-    only a new version reads the whole state."""
+    only a new version reads the whole state. `quiet`: a refusal raises (the poll says it, not this caller)."""
     try:
         version = shared_versions().version(code)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        if quiet:
+            raise
+        show_error(str(error))
         return None
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:
         return seen[2]
-    state = _call("state", code)
+    state = class_store().state(code) if quiet else _call("state", code)
     if state is not None:
         st.session_state[VIEW] = (code, version, state)   # read after the version: at least as new
     return state
+
+
+def _veils(state: ClassState | None, url_path: str) -> frozenset[str]:
+    """The parts of the page at `url_path` this class veils now: those its open question names, on its page, until
+    the reveal; for the teacher, only in projector mode (the teacher's own screen shows them)."""
+    question = state.question if state is not None else None
+    if question is None or state.revealed or state.ended or question.page != url_path:
+        return frozenset()
+    if teaching():
+        from ui.shell import projector_on
+
+        if not projector_on():
+            return frozenset()
+    return frozenset(question.veils)
+
+
+def _veil(url_path: str) -> None:
+    """Before the page runs: which of its parts the class's open question veils in this run (ui.page.veiled reads
+    it). A store that does not answer veils nothing; the class's own box says why."""
+    from ui.shell import projector_on
+
+    state = None
+    try:
+        if teaching() and projector_on():          # the teacher's own screen veils nothing
+            state = class_store().state(teaching()[0])
+        elif st.session_state.get(JOINED):
+            state = _student_state(st.session_state[JOINED], quiet=True)
+    except ValueError:
+        state = None
+    st.session_state[page.VEILED] = _veils(state, url_path)
 
 
 def _follow(code: str, state: ClassState) -> None:
@@ -363,21 +468,23 @@ def _student_question(code: str, state: ClassState) -> None:
     question = state.question
     if question is None:   # the box's first line (above_page) says the question comes here
         return
+    if state.revealed and state.link is not None and state.link.partition("?")[0] != question.page:
+        return             # the teacher has moved on to another page: the last reveal leaves with it
     st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
-                + f": {question.prompt}")
+                + f": {md(question.prompt)}")
     mine = _my_vote(code, state)
     if not state.revealed:
         key = f"class.answer.{code}.{state.question_id}.{state.round}"
-        if key not in st.session_state and mine is not None:
-            st.session_state[key] = mine
-        st.radio("Your answer", range(len(question.options)), format_func=lambda i: question.options[i],
+        if st.session_state.get(key) is None and mine is not None:
+            st.session_state[key] = mine          # a reload, a new tab: the radio shows the answer the store holds
+        st.radio("Your answer", range(len(question.options)), format_func=lambda i: md(question.options[i]),
                  index=None, key=key, disabled=state.locked,
                  on_change=_vote, args=(code, state.question_id, state.round, key))
         if state.locked:
             st.caption("Answers are locked: the reveal is coming.")
         elif mine is not None:
-            st.success(f"Answer received: {question.options[mine]}. You may change it until the teacher locks "
-                       "the round.", icon=":material/task_alt:")
+            st.success(f"Answer received: {md(question.options[mine])}. You may change it until the teacher "
+                       "locks the round.", icon=":material/task_alt:")
         if state.round > 1:
             st.caption("Round 2: talk with your neighbour, then answer again.")
         return
@@ -405,20 +512,20 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
     try:
         rounds = _round_counts(code, state, teacher_key)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return
     if question.answer is not None:
         shares = [f"round {r + 1}: {_share(c, question.answer)}" for r, c in enumerate(rounds)]
-        st.markdown(f":material/check_circle: **The answer: {question.options[question.answer]}**. "
+        st.markdown(f":material/check_circle: **The answer: {md(question.options[question.answer])}**. "
                     "Right: " + "; ".join(shares) + ".")
         if mine is not None:
             st.markdown("Yours was right." if mine == question.answer else
-                        f"Yours was {question.options[mine]}.")
+                        f"Yours was {md(question.options[mine])}.")
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
     if question.explanation:
-        st.markdown(question.explanation)
+        st.markdown(md(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
                 "Open the page as it was asked", icon=":material/open_in_new:", key=f"class.open.{state.question_id}"):
@@ -439,16 +546,54 @@ def _teacher_panel() -> None:
     st.toggle("Everyone follow me", key=LEAD, value=True,
               help="Students who follow see this page, with these settings, within about 2 s of each change.")
     state = _call("state", code)
+    if state is not None and state.ended:
+        _class_over(code, key)
     if state is not None:
         _round_controls(state)
     _ask_panel(code, key)
     _lesson_panel(code, key)
+    _teacher_link_panel(code, key)
     if st.button("End the class", icon=":material/stop_circle:", key="class_end", type="secondary"):
         summaries = _call("end", code, key)
         if summaries is not None:
             st.session_state[SUMMARY] = (code, summaries)
             st.session_state.pop(TEACHER, None)
             st.rerun()
+
+
+def _class_over(code: str, key: str) -> None:
+    """The class ended without this session's End button (by itself, CLASS_IDLE_S after the teacher's last action,
+    or from the teacher's other device): its summary, and this session teaches no more."""
+    summaries = _call("summary", code, key)
+    st.session_state.pop(TEACHER, None)
+    st.session_state[SUMMARY] = (code, summaries or [])
+    st.session_state[ERROR] = (f"Class {code} has ended: by itself, {limits.CLASS_IDLE_S // 60} minutes after its "
+                               "teacher's last action, or from another of your devices. Its summary is below.")
+    st.rerun()
+
+
+def _teacher_link_panel(code: str, key: str) -> None:
+    """A teacher link for another device (a tablet at the front, a second laptop): shown here alone, never while
+    projecting; making a new one retires the last."""
+    from ui.shell import projector_on
+
+    box = page.folded("Teach from another device", "class.teacher_link", icon=":material/devices:")
+    if not box.open:
+        return
+    with box:
+        if projector_on():
+            st.caption("Turn projector mode off to make a teacher link: whoever opens it runs this class, so it is "
+                       "never shown while projecting.")
+            return
+        if st.button("Make a teacher link", icon=":material/link:", key="class_make_teacher_link"):
+            fresh = _call("new_teacher_key", code, key)
+            if fresh is not None:
+                st.session_state[TEACHER_LINK] = (code, join_link(code, fresh))
+        made = st.session_state.get(TEACHER_LINK)
+        if made is not None and made[0] == code:
+            st.code(made[1], language=None, wrap_lines=True)
+            st.caption("Open it on your other device: that browser then teaches this class too. A new link retires "
+                       "this one. Never project it, put it in a QR code or send it to a student.")
 
 
 def publish_link() -> None:
@@ -467,7 +612,7 @@ def _publish(link: str) -> None:
 
 
 def _ask_panel(code: str, key: str) -> None:
-    from engine.classroom.questions import BUILDERS
+    from engine.chapter.questions import BUILDERS
 
     with st.expander("Ask the class", icon=":material/quiz:", expanded=False):
         url = st.session_state.get(PAGE, "")
@@ -480,7 +625,7 @@ def _ask_panel(code: str, key: str) -> None:
             questions = built.get(link) or []
             if questions:
                 picked = st.radio("This page's questions", range(len(questions)), key=f"class.pick.{link}",
-                                  format_func=lambda i: questions[i].prompt)
+                                  format_func=lambda i: md(questions[i].prompt))
                 if st.button("Ask this question", icon=":material/send:", key="class_ask_page"):
                     if _call("ask", code, key, questions[picked]) is not None:
                         st.rerun()
@@ -498,14 +643,14 @@ def _ask_panel(code: str, key: str) -> None:
 
 
 def _build_questions(url: str) -> list[Question]:
-    from engine.classroom.questions import questions_for
+    from engine.chapter.questions import questions_for
     from ui import loaders
 
     try:
         with st.spinner("The engine works out the answers..."):
             return questions_for(url, page_values(), loaders)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        show_error(str(error))
         return []
 
 
@@ -548,33 +693,49 @@ def _teacher_live() -> None:
     if not st.session_state.get(BEFORE_PAGE):
         publish_link()                 # a section's change the callback did not publish (its store call failed)
     _show_error()
+    touched = st.session_state.get(TOUCHED)
+    if touched is None or time.monotonic() - touched >= limits.CLASS_TEACHER_TOUCH_S:
+        st.session_state[TOUCHED] = time.monotonic()   # the teacher's screen is open: the class is not idle
+        _remember_error("touch", code, key)
     state = _call("state", code)
     if state is None:
         return
+    if state.ended:
+        _class_over(code, key)
+    if not st.session_state.get(BEFORE_PAGE) and (
+            st.session_state.get(GO) is not None                  # a scene's move got lost: a whole run makes it
+            or _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset())):
+        st.rerun()                     # (or the page's veils changed: asked, revealed, from another device)
     from ui.shell import projector_on
 
     big = 28 if projector_on() else 18
+    question = state.question
+    if question is not None and state.revealed and question.page != st.session_state.get(PAGE):
+        question = None                # the last reveal leaves with the page: this page is the next idea
     with st.container(border=True, key="class_teacher"):
         if st.session_state.get(SHOW_JOIN, True) and state.question is None:
             _join_banner(code, state)  # big, with the QR code, until the first question; then one line
         else:
             st.markdown(f"Join: **{code}** at {join_link(code)} · {state.students} joined")
-        if state.question is None:
+        if question is None:
             st.caption("Ask the class a question from the sidebar.")
             return
-        question = state.question
         st.markdown(f"#### Question {state.question_id}" + (f", round {state.round}" if state.round > 1 else "")
-                    + f": {question.prompt}")
-        st.markdown(" · ".join(f"**{chr(65 + i)}.** {option}" for i, option in enumerate(question.options)))
+                    + f": {md(question.prompt)}")
+        st.markdown(" · ".join(f"**{chr(65 + i)}.** {md(option)}" for i, option in enumerate(question.options)))
         status = "revealed" if state.revealed else ("locked" if state.locked else "open")
         st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
+        if question.veils and not state.revealed and question.page == st.session_state.get(PAGE):
+            st.caption(":material/visibility_off: The parts of this page that give the answer away are veiled on "
+                       "the students' screens" + (" and here" if projector_on() else " and in projector mode")
+                       + " until you reveal it.")
         if state.revealed:
             _reveal(code, state, question, None, teacher_key=key, font_size=big)
         elif state.live:
             try:
                 rounds = [class_store().counts(code, state.question_id, state.round, key=key)]
             except ValueError as error:
-                st.error(str(error), icon=":material/error:")
+                show_error(str(error))
                 return
             from ui import charts
 
@@ -606,7 +767,7 @@ def _summary() -> None:
             question = item.question
             shares = ", ".join(f"round {r + 1}: " + ("-" if s is None else f"{100 * s:.0f}% right")
                                for r, s in enumerate(item.correct_share))
-            st.markdown(f"**{item.question_id}. {question.prompt}** ({shares})")
+            st.markdown(f"**{item.question_id}. {md(question.prompt)}** ({shares})")
             from ui import charts
 
             charts.show(answers_chart(question.options, item.counts, question.answer, title=f"Question "
@@ -618,14 +779,15 @@ def _summary() -> None:
             st.rerun()
 
 
-LESSON = "class.lesson"             # the lesson this teacher steps through (engine.classroom.lesson.Lesson)
+LESSON = "class.lesson"             # the lesson this teacher steps through (engine.chapter.lesson.Lesson)
 SCENE = "class.scene"               # the index of the scene on screen
 MY_LESSON = "class.my_lesson"       # the scenes this teacher collected
-GO = "class.go"                     # the scene link the teacher's next run opens
+GO = "class.go"                     # (scene link, moves made): the scene the teacher's next runs open
+SCENE_MOVES = 3                     # a move to a scene lost this often (the browser's own rerun won): given up
 
 
 def _lesson() -> object:
-    from engine.classroom.lesson import chapter_lesson
+    from engine.chapter.lesson import chapter_lesson
 
     if LESSON not in st.session_state:
         st.session_state[LESSON] = chapter_lesson()
@@ -633,15 +795,37 @@ def _lesson() -> object:
 
 
 def _step(by: int) -> None:
-    """Next or previous scene: the teacher's page moves there (followers move with it)."""
+    """Next or previous scene: the teacher's page moves there (followers move with it). Each press counts, also one
+    made before the page of the last has drawn (a presenter's clicker pressed twice moves two scenes)."""
     lesson = _lesson()
     index = min(max(st.session_state.get(SCENE, -1) + by, 0), len(lesson.scenes) - 1)
+    if st.session_state.get(SCENE) == index:
+        return                         # the first or the last scene already
     st.session_state[SCENE] = index
-    st.session_state[GO] = lesson.scenes[index].link
+    st.session_state[GO] = (lesson.scenes[index].link, 0)
+
+
+def _open_scene(url_path: str) -> None:
+    """The scene the teacher stepped to: the first run after the step moves there (st.switch_page with the scene's
+    link and projector mode); the run that is there opens the link afresh, every other value at its default. A move
+    that got lost (a rerun the browser asked for at that moment, still on the old page) is made again, a few times."""
+    go = st.session_state.get(GO)
+    if go is None:
+        return
+    link, moves = go
+    if moves and _arrived(link, url_path):
+        st.session_state.pop(GO)
+        _open_afresh(url_path)
+        return
+    if moves >= SCENE_MOVES:
+        st.session_state.pop(GO)
+        return
+    st.session_state[GO] = (link, moves + 1)
+    go_to(link, None)
 
 
 def _ask_scene() -> None:
-    from engine.classroom.lesson import scene_question
+    from engine.chapter.lesson import scene_question
     from ui import loaders
 
     lesson, index = _lesson(), st.session_state.get(SCENE)
@@ -659,7 +843,7 @@ def _ask_scene() -> None:
 
 
 def _load_lesson() -> None:
-    from engine.classroom.lesson import parse_lesson
+    from engine.chapter.lesson import parse_lesson
 
     file = st.session_state.get("class.lesson_file")
     if file is None:
@@ -672,7 +856,7 @@ def _load_lesson() -> None:
 
 
 def _add_scene() -> None:
-    from engine.classroom.lesson import Lesson, Scene, add_scene
+    from engine.chapter.lesson import Lesson, Scene, add_scene
 
     mine = st.session_state.get(MY_LESSON) or Lesson("My lesson", ())
     title = st.session_state.get("class.scene_title", "").strip() or st.session_state.get(PAGE, "") or "home"
@@ -682,26 +866,47 @@ def _add_scene() -> None:
         st.session_state[ERROR] = str(error)
 
 
-def _lesson_panel(code: str, key: str) -> None:
-    """The lesson: scenes stepped with Previous and Next (keys PageUp and PageDown, as a presenter's clicker
-    sends), the scene's question, saving and loading a lesson file."""
-    from engine.classroom.lesson import dump_lesson
+def _scene_buttons(index: int | None) -> None:
+    """Previous and Next (Start before the first scene), keys PageUp and PageDown as a presenter's clicker sends:
+    one under the other, the whole width, so each label reads in full beside its key."""
+    lesson = _lesson()
+    st.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
+              on_click=_step, args=(-1,), disabled=not index, width="stretch", help="Previous scene (PageUp)")
+    st.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
+              shortcut="PageDown", on_click=_step, args=(1,), width="stretch",
+              help="Next scene (PageDown)", disabled=index is not None and index >= len(lesson.scenes) - 1)
 
-    with st.expander("Lesson", icon=":material/slideshow:", expanded=st.session_state.get(SCENE) is not None):
+
+def lesson_bar() -> None:
+    """While a lesson runs: its scene and the Previous and Next buttons at the top of the teacher's sidebar, drawn
+    before the page runs. A page switch clears the last page's elements in the browser, buttons and their keys with
+    them, until the new run draws them again: drawn after a heavy page (seconds on a first visit), a press made
+    meanwhile was lost."""
+    index = st.session_state.get(SCENE)
+    if not teaching() or index is None:
+        return
+    lesson = _lesson()
+    with st.sidebar.container(key="class_lesson_bar"):
+        st.markdown(f":material/slideshow: Scene {index + 1} of {len(lesson.scenes)}: "
+                    f"**{md(lesson.scenes[index].title)}**")
+        _scene_buttons(index)
+        st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
+                  type="primary", width="stretch")
+
+
+def _lesson_panel(code: str, key: str) -> None:
+    """The lesson: started here (its scenes are then stepped from the top of the sidebar, `lesson_bar`); saving and
+    loading a lesson file; this page added to the teacher's own lesson."""
+    from engine.chapter.lesson import dump_lesson
+
+    with st.expander("Lesson", icon=":material/slideshow:", expanded=False):
         lesson = _lesson()
         index = st.session_state.get(SCENE)
         st.caption(lesson.title)
-        if index is not None:
-            st.markdown(f"Scene {index + 1} of {len(lesson.scenes)}: **{lesson.scenes[index].title}**")
-        left, right = st.columns(2)
-        left.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
-                    on_click=_step, args=(-1,), disabled=not index)
-        right.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
-                     shortcut="PageDown", on_click=_step, args=(1,),
-                     disabled=index is not None and index >= len(lesson.scenes) - 1)
-        if index is not None:
-            st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
-                      type="primary")
+        if index is None:
+            _scene_buttons(index)
+        else:
+            st.caption("Previous and Next are at the top of the sidebar (keys PageUp and PageDown).")
         st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson,
                          max_upload_size=page.upload_megabytes(limits.LESSON_MAX_BYTES))
         st.text_input("Title of this page as a scene", key="class.scene_title", max_chars=80)

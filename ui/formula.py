@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine import markup
 from engine.charts import handout as paper_handout
 from engine.numbers import fixed
 from ui import handout
@@ -19,11 +20,8 @@ def number(value: float, digits: int = 3) -> str:
 
 
 def latex_text(label: str) -> str:
-    """A token name made safe inside LaTeX \\text{...}."""
-    for char, escaped in (("\\", r"\textbackslash "), ("{", r"\{"), ("}", r"\}"), ("_", r"\_"), ("^", r"\^{}"),
-                          ("$", r"\$"), ("&", r"\&"), ("#", r"\#"), ("%", r"\%"), ("~", r"\~{}")):
-        label = label.replace(char, escaped)
-    return label
+    """A token name made safe inside LaTeX \\text{...} (engine.markup.latex_text)."""
+    return markup.latex_text(label)
 
 
 def word(label: str) -> str:

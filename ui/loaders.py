@@ -355,6 +355,20 @@ def shipped_transformer():
     return shipped_model()
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
+    """A generation of the Generate page's shipped transformer or a character n-gram, once per settings for the whole
+    server: a seed fixes the draw, so the class opening the page together, and a class's question about it
+    (engine.classroom.questions), share it."""
+    import sys
+
+    from engine.classroom.questions import generation_model
+    from engine.transformer.generation import generate
+
+    return generate(generation_model(name, sys.modules[__name__]), prompt, length, seed=seed, temperature=temperature,
+                    top_k=top_k)
+
+
 @st.cache_resource(show_spinner="Counting character n-grams of the plays ...")
 def char_ngrams() -> dict:
     """Kneser-Ney character n-grams (n = 2..5) of the training split, from one count, sharing the tokenizer."""

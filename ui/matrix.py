@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine import limits
 from engine.attention.typed_matrices import format_matrix, parse_matrix
+from ui.page import show_error
 
 
 def type_scale() -> float:
@@ -43,7 +44,7 @@ def matrix_editor(key: str, default: np.ndarray, *, row_labels: list[str] | None
     try:
         labels, values = parse_matrix(text, max_rows=max_rows, max_cols=max_cols, what=label.split(" (")[0])
     except ValueError as error:
-        st.error(str(error) + " Showing the last matrix that worked.", icon=":material/error:")
+        show_error(str(error) + " Showing the last matrix that worked.")
         return st.session_state.get(good_key, (list(row_labels or [""] * len(default)), np.asarray(default, float)))
     st.session_state[good_key] = (labels, values)
     return labels, values

@@ -8,16 +8,21 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 import streamlit as st
 from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
+from engine import markup
+from engine.chapter.spec import PageSpec
+
 if TYPE_CHECKING:
     from ui.url_state import PageState
 
 T = TypeVar("T")
 
 
-def header(title: str, question: str) -> None:
-    """Title and the one question the page answers."""
+def header(title: str | PageSpec, question: str | None = None) -> None:
+    """Title and the one question the page answers: a page's spec (engine.chapter) gives both."""
     from ui import handout
 
+    if isinstance(title, PageSpec):
+        title, question = title.title, question or title.question
     st.title(title)
     st.markdown(f"##### {question}")
     handout.begin(title, question)
@@ -32,11 +37,31 @@ def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
     try:
         return fn(*args, **kwargs)
     except ValueError as error:
-        (where or st).error(str(error), icon=":material/error:")
+        show_error(str(error), where)
         return None
 
 
+def show_error(sentence: str, where=None) -> None:
+    """An engine's error sentence on the page: plain text, escaped whole (engine.markup), so nothing it quotes from
+    the student's input (a `$x$`, a picture's address) is rendered as a formula, a link or a picture."""
+    (where or st).error(markup.markdown(sentence), icon=":material/error:")
+
+
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
+VEILED = "page.veiled"  # session: the parts of this page a class's open question veils (ui.classroom sets it)
+VEIL_NOTE = (":material/visibility_off: **Veiled until the reveal.** This part of the page shows the answer to the "
+             "class's question: predict first, then see it here.")
+
+
+def veiled(key: str, note: bool = True) -> bool:
+    """Whether a class's open question veils the part of this page named `key` (a section's key, or a part drawn
+    outside one that gives the same answer away): then nothing of it is drawn, only a note in its place (`note`),
+    until the teacher reveals the answer (ui.classroom)."""
+    if key not in st.session_state.get(VEILED, ()):
+        return False
+    if note:
+        st.container(border=True).markdown(VEIL_NOTE)
+    return True
 
 
 def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -44,7 +69,7 @@ def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     with a key that `only` names). Its body reads every value those widgets set through the page's state; what
     the last full run computed is handed to it as arguments (a rerun of the section alone calls it again with
     them). What it shows is recorded for the page's handout under its key (ui.handout), replaced each time it
-    reruns."""
+    reruns. While a class's open question names it (`veiled`), it draws a note instead, until the reveal."""
     import functools
 
     from ui import handout
@@ -53,7 +78,8 @@ def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
         @functools.wraps(body)
         def recorded(*args, **kwargs) -> None:
             with handout.section(key):
-                body(*args, **kwargs)
+                if not veiled(key):
+                    body(*args, **kwargs)
         return st.fragment(key=key)(recorded)
     return decorate
 

@@ -11,7 +11,7 @@ import html
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
@@ -82,6 +82,8 @@ def model_picker(state, key: str) -> str:
     if len(names) > 1:
         st.selectbox("Model", names, key=state.key(key),
                      help="SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS.")
+    for sentence in pretrained.refused_models().values():   # links that leave the folder, things that are not files
+        st.caption(markup.markdown(sentence))
     return state[key]
 
 
@@ -189,8 +191,9 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None
-    st.markdown(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
-                f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>", unsafe_allow_html=True)
+    # HTML, not Markdown: a blank line in the sample would end an HTML block, and what follows would be Markdown
+    st.html(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
+            f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>")
     box = page.folded("The distribution at each step", f"{key}_steps", icon=":material/bar_chart:")
     if box.open:
         with box:

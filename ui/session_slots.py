@@ -36,3 +36,7 @@ LIVE_MODEL: SessionSlot[TransformerLanguageModel] = SessionSlot(
 BLOCK_RUNS: SessionSlot[list[dict]] = SessionSlot(
     "block_runs", "the Block builder's finished runs, at most limits.MAX_SAVED_RUNS (label, curves, configuration, "
                   "held-out rung): that page compares them, Generate puts their rungs on its ladder")
+
+# Said where a page offers the live model before there is one: a session is one browser tab, so is the model.
+LIVE_MODEL_NOTE = ("Train a model on the Block builder page in this browser tab and it joins here as 'your live "
+                   "model'. It lives in the tab that trained it: another tab, or a reload, starts without it.")

@@ -28,7 +28,7 @@ import streamlit as st
 
 from ui import handout
 from ui.page import QR_SECTION, folded
-from ui.url_state import PRESENT_PARAM, STUDENT_PARAM
+from ui.url_state import PRESENT_PARAM, TEACH_PARAM
 
 PROJECTOR_KEY = "app.projector"   # ui.screen reads it too
 CAPTION_GREY = "#595959"          # 7.0:1 on white (WCAG AA asks 4.5:1 for body text)
@@ -222,8 +222,8 @@ def page_link() -> str | None:
     if not url:
         return None
     parts = urlsplit(url)
-    # a student's anonymous class id (?sid=) is theirs alone: a link they pass on must not make others them
-    shared = {name: value for name, value in st.query_params.to_dict().items() if name != STUDENT_PARAM}
+    # a teacher link's key is the teacher's alone (it is dropped from the link at once; never in a QR code either)
+    shared = {name: value for name, value in st.query_params.to_dict().items() if name != TEACH_PARAM}
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(shared), ""))
 
 

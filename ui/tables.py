@@ -18,15 +18,11 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from engine import markup
 from engine.charts import handout as paper_handout
 from ui import handout
 
 MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid
-# st.table reads text cells as Markdown: what would format a one-line cell is escaped (emphasis, code,
-# links, HTML, LaTeX, strike-through, emoji and directives like :smile: or :red[...], a list or heading start)
-_INLINE = re.compile(r"([\\`*_\[\]<>$~|])")
-_SHORTCODE = re.compile(r":(?=[\w+-]+[:\[])")   # :smile: is replaced even escaped: a word joiner breaks it
-_LINE_START = re.compile(r"^(\s*\d*)([#>+-]|(?<=\d)[.)])(?=\s|$)")   # "- x", "# x", "1. x": the mark escaped
 
 
 def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | None = 3, where: Any = None,
@@ -96,7 +92,7 @@ def turned(columns: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def unescaped(cell: str) -> str:
     """A cell as typed, for paper: the escapes that kept Markdown from formatting it, undone."""
-    return re.sub(r"\\([\\`*_\[\]<>$~|#+.)-])", r"\1", cell).replace("\u2060", "")
+    return markup.unmarked(cell)
 
 
 def _columns(data: Any) -> dict[Any, list]:
@@ -120,6 +116,6 @@ def _formatted(value: Any, printf: str | None) -> str:
             return text[1:] if text.startswith("-") and not text.strip("-0.,") else text   # no "-0.000"
         except (TypeError, ValueError):   # text in a number column: as it is
             pass
-    if isinstance(value, str):
-        return _LINE_START.sub(r"\1\\\2", _SHORTCODE.sub(":\u2060", _INLINE.sub(r"\\\1", value)))
+    if isinstance(value, str):   # st.table reads text cells as Markdown
+        return markup.markdown(value)
     return str(value)

@@ -1,8 +1,9 @@
 """A page's teaching state, declared once, mirrored in the URL so a teacher can send a link
 to the exact view.
 
-Each page declares its shareable values in one table, as the TensorFlow Playground's
-`state.ts` does: `STATE = PageState("attention", Param("x", default), Param("query", 0, between(0, 63)))`.
+Each page declares its shareable values once, in its spec in the engine (engine.chapter: a PageSpec's Params,
+with their defaults, parsers and labels, as the TensorFlow Playground's `state.ts` does), read here with
+`STATE = PageState(PAGE)`.
 Session keys are prefixed by the page (`attention.x`), so two pages never share a key;
 the URL keeps the short name (`?x=...`), so links stay short and stable.
 
@@ -16,42 +17,35 @@ the URL keeps the short name (`?x=...`), so links stay short and stable.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
 import streamlit as st
+
+from engine.chapter.spec import (  # noqa: F401  (the parsers, re-exported while pages move into the engine)
+    Fallback, PageSpec, Param, between, default_dump, one_of, parse_bool, text,
+)
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
 CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
-STUDENT_PARAM = "sid"       # a joined student's anonymous id: a reload (another server process) is the same student
-# the app's own URL parameters: every page keeps them in its link
-APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, STUDENT_PARAM)
+TEACH_PARAM = "teach"       # a teacher link's key (ui/classroom.py): read once, then dropped from the link
+# the app's own URL parameters: every page keeps them in its link (an identity never is one: a browser's id lives
+# in its cookie, ui/app_server.py, so a link can never act as someone)
+APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM)
 DECLARED: dict[str, "PageState"] = {}  # page -> its declared state, as last run (tests read every page's Params)
 _AFRESH = "_url_state_afresh"   # set for one run: the page opens its link as a first visit would (open_afresh)
 _RUN = threading.local()        # the PageState the page running in this thread declared (a session's run: one thread)
 
 
-def _default_dump(value: Any) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
-
-
-@dataclass(frozen=True)
-class Param:
-    """One shareable value: its URL name, default, parser (str -> value, raising ValueError on a
-    value the page cannot use) and dumper (value -> str)."""
-    name: str
-    default: Any
-    parse: Callable[[str], Any] = str
-    dump: Callable[[Any], str] = _default_dump
-
-
 class PageState:
     """The declared state of one page; see the module docstring."""
 
-    def __init__(self, page: str, *params: Param) -> None:
+    def __init__(self, page: str | PageSpec, *params: Param) -> None:
+        if isinstance(page, PageSpec):
+            self.spec: PageSpec | None = page
+            page, params = page.key, (*page.params, *params)
+        else:
+            self.spec = None
         self.page = page
         self.params = {p.name: p for p in params}
         if len(self.params) != len(params):
@@ -158,9 +152,9 @@ class PageState:
                 continue
             value = st.session_state[key]
             kept[name] = value
-            text = self.params[name].dump(value)
-            if st.query_params.get(name) != text:
-                changed[name] = text
+            dumped = self.params[name].dump(value)
+            if st.query_params.get(name) != dumped:
+                changed[name] = dumped
         if changed:   # one message to the browser, not one per value (a first visit, a class's move, a preset)
             st.query_params.update(changed)
 
@@ -187,47 +181,4 @@ def declared_this_run() -> PageState | None:
 
 
 def _said_cannot_use(name: str, raw: str, default: Any, why: str) -> None:
-    st.warning(f"The link's value for '{name}' ({raw[:40]!r}) {why}; "
-               f"using the default ({_default_dump(default)[:40]!r}).", icon=":material/link_off:")
-
-
-def between(low: float, high: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
-    """A parser for a bounded number: `Param("n", 3, between(1, 6))`. A link's value outside
-    [low, high] falls back to the default with a sentence instead of crashing the widget."""
-    def parse(raw: str) -> Any:
-        value = kind(raw)
-        if not low <= value <= high:  # also rejects NaN
-            raise ValueError(f"{raw} is outside {low}..{high}")
-        return value
-    return parse
-
-
-def one_of(choices: Iterable[Any], kind: Callable[[str], Any] = str) -> Callable[[str], Any]:
-    """A parser for one of a fixed set of choices (a radio's or selectbox's options)."""
-    options = list(choices)
-
-    def parse(raw: str) -> Any:
-        value = kind(raw)
-        if value not in options:
-            raise ValueError(f"{raw!r} is not one of the choices")
-        return value
-    return parse
-
-
-def text(max_chars: int) -> Callable[[str], str]:
-    """A parser for free text of at most `max_chars` characters (a text box's own limit)."""
-    def parse(raw: str) -> str:
-        if len(raw) > max_chars:
-            raise ValueError(f"longer than {max_chars} characters")
-        return raw
-    return parse
-
-
-def parse_bool(raw: str) -> bool:
-    """'1', 'true', 'yes', 'on' -> True; '0', 'false', 'no', 'off' -> False."""
-    value = raw.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(raw)
+    st.warning(Fallback(name, raw, default, why).sentence(), icon=":material/link_off:")

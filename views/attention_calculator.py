@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.attention.mechanism import (
-    CHAPTER_TOKENS, CHAPTER_X, identity_projections, naive_softmax_rows, random_projections, self_attention,
-    softmax_rows, weights_by_sharpness,
+    CHAPTER_TOKENS, CHAPTER_X, naive_softmax_rows, self_attention, softmax_rows, weights_by_sharpness,
 )
 from engine.attention.readings import (
     calculator_reading, clear_winner, learning_sentence, overflow_solution, sharpness_sentence,
@@ -17,38 +16,16 @@ from engine.charts.lines import lines_by
 from engine.attention.learning import LEARNING_RATE, learn_query_key
 from engine.attention.code import attention_code
 from engine.attention.typed_matrices import format_matrix
+from engine.chapter.attention import (
+    FACTORS, MAX_LEARN_STEPS_SHOWN, MAX_PROJECTION_SEED, PAGE, PRESETS, PROJECTION_STARTS, PROJECTIONS, SHARPNESS,
+    starting_projections, token_labels,
+)
 from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.matrix import last_good, matrix_editor
 
-PRESETS = {
-    "Chapter: crane by the lake": (CHAPTER_TOKENS, CHAPTER_X),
-    "Random (5 tokens, 4 numbers each)": (["w1", "w2", "w3", "w4", "w5"],
-                                         np.round(np.random.default_rng(7).normal(size=(5, 4)), 2)),
-    "All the same": (["a", "a", "a", "a"], np.tile([[0.5, 0.5, 0.5]], (4, 1))),
-    "A huge-score row (softmax stability)": (["loud", "by", "the", "lake"],
-                                             np.array([[90.0, 0.0, 40.0], [0.0, 1.0, 0.1],
-                                                       [0.1, 0.9, 0.0], [80.0, 0.2, 30.0]])),
-}
-W_PRESETS = ("identity", "random")
-SHARPNESS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)   # beta: the multiplier on the main heatmap's scores
-FACTORS = (1, 10, 100, 1_000, 10_000)                          # the softmax stability table's multiplier
-LEARN_STEPS = 12      # gradient steps shown at first: crane's largest weight has moved to lake by then
-MAX_LEARN_STEPS_SHOWN = 60
+STATE = url_state.PageState(PAGE)
 DEFAULT_OVERFLOW = overflow_solution(self_attention(CHAPTER_X).scaled[0], FACTORS)   # crane's row: 10,000
 
-
-STATE = url_state.PageState(
-    "attention",
-    url_state.Param("x", format_matrix(CHAPTER_X, CHAPTER_TOKENS), url_state.text(limits.MAX_MATRIX_TEXT_CHARS)),
-    url_state.Param("scaled", True, url_state.parse_bool),
-    url_state.Param("proj", False, url_state.parse_bool),
-    url_state.Param("causal", False, url_state.parse_bool),
-    url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
-    url_state.Param("sharp", 1.0, url_state.one_of(SHARPNESS, float), lambda beta: f"{beta:g}"),
-    url_state.Param("factor", 1, url_state.one_of(FACTORS, int)),
-    url_state.Param("learn_steps", LEARN_STEPS, url_state.between(0, MAX_LEARN_STEPS_SHOWN)),
-    url_state.Param("learn_target", 3, url_state.between(1, len(CHAPTER_TOKENS) - 1)),
-)
 
 # pure and cheap to key: computed once per server process (a class that follows its teacher asks for the same ones
 # in every student's session); a ValueError is raised each time, never kept
@@ -72,19 +49,12 @@ def preset_changed() -> None:
     STATE["query"] = 0
 
 
-def projection_defaults(kind: str, d: int, seed: int) -> dict[str, np.ndarray]:
-    """The W_q, W_k, W_v a student starts editing from: the engine's identity or seeded random ones,
-    shown to 2 decimals."""
-    W = identity_projections(d) if kind == "identity" else random_projections(d, seed)
-    return {name: np.round(W[name], 2) for name in ("W_q", "W_k", "W_v")}
-
-
 def reset_projections() -> None:
-    for name in ("W_q", "W_k", "W_v"):
-        STATE.pop(name)
+    for name in PROJECTIONS:
+        STATE[name] = ""
 
 
-page.header("Attention calculator", "How does one token decide how much every other token matters?")
+page.header(PAGE)
 
 STATE.init()
 
@@ -92,36 +62,34 @@ with st.sidebar:
     st.header("Settings")
     st.selectbox("Example", list(PRESETS), key=STATE.key("preset"), on_change=preset_changed,
                  help="Loading an example replaces X.")
-    st.toggle("Scale scores by 1/sqrt(d_k)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
-              help="Off: the chapter's raw steps 1-3. On: softmax(QK^T / sqrt(d_k)) V.")
-    st.toggle("Learned projections W_Q, W_K, W_V", key=STATE.key("proj"),
-              help="Off: queries, keys and values are X itself.")
+    st.toggle(PAGE.param("scaled").label, key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
+              help=PAGE.param("scaled").help)
+    st.toggle(PAGE.param("proj").label, key=STATE.key("proj"), help=PAGE.param("proj").help)
     if STATE["proj"]:
-        st.radio("Start the projections from", W_PRESETS, key=STATE.key("w_start"), horizontal=True,
+        st.radio(PAGE.param("w_start").label, PROJECTION_STARTS, key=STATE.key("w_start"), horizontal=True,
                  on_change=reset_projections)
-        st.number_input("Seed for random projections", 0, 10_000, 0, key=STATE.key("w_seed"),
+        st.number_input(PAGE.param("w_seed").label, 0, MAX_PROJECTION_SEED, key=STATE.key("w_seed"),
                         on_change=reset_projections)
-    st.toggle("Causal mask (a token sees only itself and earlier ones)", key=STATE.key("causal"),
-              on_change=page.only(STATE, RESULT))
+    st.toggle(PAGE.param("causal").label, key=STATE.key("causal"), on_change=page.only(STATE, RESULT))
     st.toggle("Show steps with 4 decimals", key=STATE.key("fine"), value=False, on_change=page.only(STATE, RESULT))
 
 st.markdown("**X: one row per token.** Edit any number or token name; add or remove rows.")
-labels, x = matrix_editor(STATE.key("x"), CHAPTER_X, row_labels=CHAPTER_TOKENS, label="X (token embeddings)")
-labels = [name or f"token {i}" for i, name in enumerate(labels)]
+labels, x = matrix_editor(STATE.key("x"), CHAPTER_X, row_labels=CHAPTER_TOKENS, label=PAGE.param("x").label)
+labels = token_labels(labels)
 d = x.shape[1]
 
-W = {"W_q": None, "W_k": None, "W_v": None}
+W: dict[str, np.ndarray | None] = dict.fromkeys(PROJECTIONS)
 if STATE["proj"]:
-    start = STATE.get("w_start", "identity")
-    seed = int(STATE.get("w_seed", 0))
-    defaults = page.run_engine(projection_defaults, start, d, seed) or {name: np.eye(d) for name in W}
+    defaults = (page.run_engine(starting_projections, STATE["w_start"], d, int(STATE["w_seed"]))
+                or {name: np.eye(d) for name in W})
     columns = st.columns(3)
     for name, column in zip(W, columns):
         with column:
             default = defaults[name]
-            if name in STATE and last_good(STATE.key(name), default).shape[0] != d:
-                STATE.pop(name)  # X changed width: the old projection no longer fits
-            _, W[name] = matrix_editor(STATE.key(name), default, label=f"{name.upper()} ({d} rows)",
+            if not STATE[name].strip() or last_good(STATE.key(name), default).shape[0] != d:
+                STATE[name] = format_matrix(default)   # as it starts, or X changed width: the old one no longer fits
+            _, W[name] = matrix_editor(STATE.key(name), default,
+                                       label=PAGE.param(name).label.replace("(d rows)", f"({d} rows)"),
                                        max_rows=limits.MAX_DIM)
 
 @page.section(RESULT)
@@ -131,7 +99,7 @@ def result_section() -> None:
     rerun the whole page)."""
     digits = 4 if STATE.get("fine") else 3
     STATE["query"] = max(min(int(STATE["query"]), len(labels) - 1), 0)
-    st.selectbox("Query token (whose context we build)", range(len(labels)), key=STATE.key("query"),
+    st.selectbox(PAGE.param("query").label, range(len(labels)), key=STATE.key("query"),
                  format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
     q = STATE["query"]
 
@@ -142,9 +110,8 @@ def result_section() -> None:
     if result is not None:
         weights_row = result.weights[q]
         st.subheader("Attention weights")
-        st.select_slider("Sharpness β: multiply every score by it before softmax (1: the chapter's attention)",
-                         SHARPNESS, key=STATE.key("sharp"), format_func=lambda value: f"{value:g}",
-                         on_change=page.only(STATE, RESULT))
+        st.select_slider(PAGE.param("sharp").label, SHARPNESS, key=STATE.key("sharp"),
+                         format_func=lambda value: f"{value:g}", on_change=page.only(STATE, RESULT))
         charts.show(heatmap_spec(result.weights, labels, labels, title="alpha: each row sums to 1",
                                  digits=digits, domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
@@ -162,7 +129,7 @@ def result_section() -> None:
 
         Qn, Kn, Vn = ("q", "k", "v") if STATE["proj"] else ("x", "x", "x")
         name = [formula.word(label) for label in labels]
-        st.subheader("Step by step for the query " + labels[q])
+        st.subheader("Step by step for the query " + markup.markdown(labels[q]))
         st.markdown("**Step 1. Scores:** how much the query points the same way as each key.")
         j = top
         products = " + ".join(f"{formula.number(a, digits)}\\cdot{formula.number(b, digits)}"
@@ -211,7 +178,7 @@ def result_section() -> None:
         st.subheader("Softmax stability")
         st.markdown("The same row of scores through softmax twice: as written, and after subtracting the row's "
                     "largest score first. Multiply the scores to push them up.")
-        factor = st.select_slider("Multiply this row's scores by", FACTORS, key=STATE.key("factor"),
+        factor = st.select_slider(PAGE.param("factor").label, FACTORS, key=STATE.key("factor"),
                                   on_change=page.only(STATE, RESULT))
         row = result.scaled[q][None, :] * factor
         if STATE["causal"]:
@@ -235,16 +202,16 @@ def result_section() -> None:
                                  "(make *crane* look at *by*).",
                                  done=len(labels) > 1 and clear_winner(result.weights[0], digits) == 1,
                                  hint=f"Make row 2 point the same way as row 1 and reach further: type "
-                                      f"`{second}` (row 1's numbers doubled: its score with row 1 is then twice "
-                                      "row 1's own).",
+                                      f"{markup.code(second)} (row 1's numbers doubled: its score with row 1 is "
+                                      "then twice row 1's own).",
                                  solution={STATE.key("x"): format_matrix(np.vstack([CHAPTER_X[:1], 2 * CHAPTER_X[:1],
                                                                          CHAPTER_X[2:]]), CHAPTER_TOKENS)}),
             challenges.Challenge("Make the first token spread its attention evenly: every weight in its row within "
                                  "0.01 of 1/T.",
                                  done=bool(np.all(np.abs(result.weights[0] - 1 / len(labels)) < 0.01))
                                  and not STATE["causal"],
-                                 hint=f"Type 0, 0, 0 as row 1's numbers (`{labels[0]}: 0, 0, 0`): every score in its "
-                                      "row is then 0, and softmax of equal scores is uniform.",
+                                 hint=f"Type 0, 0, 0 as row 1's numbers ({markup.code(f'{labels[0]}: 0, 0, 0')}): "
+                                      "every score in its row is then 0, and softmax of equal scores is uniform.",
                                  solution={STATE.key("x"): format_matrix(np.vstack([np.zeros((1, 3)), CHAPTER_X[1:]]),
                                                               CHAPTER_TOKENS)}),
             challenges.Challenge("Find a row where softmax as written overflows but the stable version does not.",
@@ -270,11 +237,11 @@ def learn_section() -> None:
                 "L = −log α(crane, target).")
     columns = st.columns(2)
     with columns[0]:
-        st.selectbox("Target: crane should attend most to", range(1, len(CHAPTER_TOKENS)),
+        st.selectbox(PAGE.param("learn_target").label, range(1, len(CHAPTER_TOKENS)),
                      key=STATE.key("learn_target"), format_func=lambda i: CHAPTER_TOKENS[i],
                      on_change=page.only(STATE, LEARN))
     with columns[1]:
-        st.slider("Gradient steps", 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
+        st.slider(PAGE.param("learn_steps").label, 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
                   on_change=page.only(STATE, LEARN))
     target, steps = int(STATE["learn_target"]), int(STATE["learn_steps"])
     run = page.run_engine(cached_learning, target, steps)

@@ -370,8 +370,8 @@ def audio_section() -> None:
         caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
                 "attention as for patches.")
     cost_line(spec.T, result.tokens.d, "frames", "Halve the hop and T doubles, the scores four times.")
-    code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query)},
-                   name="audio")
+    code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query,
+                                         upload)}, name="audio")
     best = strongest[0][0]
     challenges.try_this([
         challenges.Challenge("In the melody, choose a frame of the first C and check that the repeated C (its "

@@ -11,6 +11,7 @@ from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
 from engine.charts.lines import head_formation_lines, loss_curves
 from engine.interpret.readings import formation_sentence
+from engine.transformer.code import block_code
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
     dataflow, scale_row,
@@ -347,7 +348,7 @@ def draw_training() -> None:
                     f"({limits.MAX_TRAININGS_PER_MACHINE} trainings run at once on this machine).",
                     icon=":material/hourglass_top:")
         elif job.state == "failed":
-            st.error(f"The run failed: {job.error}", icon=":material/error:")
+            page.show_error(f"The run failed: {job.error}")
             STATE["job_recorded"] = True
             mark_training(False)
         else:
@@ -420,26 +421,9 @@ def code_section() -> None:
     config = built()
     runs = saved_runs()
     if config is not None:
-        arguments = ", ".join(f"{f}={getattr(config, f)!r}" for f in FIELDS)
-        code.show_code({"Python": f'''import math
-
-from engine.transformer.config import TransformerConfig, count_parameters, with_vocab
-from engine.transformer.model import TransformerLM
-from engine.transformer.training import TrainConfig, train
-from engine.language.corpus import load_corpus
-from engine.language.tokenizers import CharTokenizer
-
-config = TransformerConfig({arguments})
-print(count_parameters(config).total)        # {count_parameters(config).total:,}
-
-corpus = load_corpus()
-tokenizer = CharTokenizer.from_text(corpus.text)
-model = TransformerLM(with_vocab(config, tokenizer.vocab_size))   # the plays' characters
-result = train(model, tokenizer.encode(corpus.train), tokenizer.encode(corpus.validation),
-               TrainConfig(batch_size={STATE["bb_batch"]}, max_steps={STATE["bb_steps"]}, \
-max_seconds={STATE["bb_seconds"]}, learning_rate={STATE["bb_lr"]}, seed={STATE["bb_seed"]}))
-print(result.held_out_loss[-1] / math.log(2))  # bits per character (training computes nats)
-'''})
+        code.show_code({"Python": block_code(config, batch=STATE["bb_batch"], steps=STATE["bb_steps"],
+                                             seconds=STATE["bb_seconds"], learning_rate=STATE["bb_lr"],
+                                             seed=STATE["bb_seed"], fields=tuple(FIELDS))})
 
     norms = {r["config"].layer_norm for r in runs}
     residuals = {r["config"].residual for r in runs}

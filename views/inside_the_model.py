@@ -8,19 +8,23 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.interpret import readings
+from engine.interpret.code import copying_code, effects_code, lens_code, patching_code
 from engine import limits
+from engine.markup import said
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
 from engine.charts.lines import loss_by_position, rank_by_layer
 from engine.charts.points import attention_effect_scatter
 from engine.charts.style import visible
+from engine.pretrained import smollm2 as pretrained
 from engine.pretrained.gguf_file import Config as SmolLM2Sizes
+from engine.pretrained.llama import DEFAULT_NAME
 from engine.interpret.interventions import MODES, HeadEffects
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
 from ui.inside_views import HeadScan
 from ui.pretrained_views import load_model, model_param, model_picker
-from ui.session_slots import LIVE_MODEL
+from ui.session_slots import LIVE_MODEL, LIVE_MODEL_NOTE
 
 SIZES = SmolLM2Sizes()                   # 30 blocks x 9 heads
 MAX_CHARS = 300                          # a prompt typed here (the engine counts its tokens)
@@ -75,6 +79,8 @@ STATE = url_state.PageState(
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
 EFFECTS, PATCHING, COPYING, OWN, TRY = "inside.effects", "inside.patching", "inside.copying", "inside.own", "inside.try"
+# parts drawn outside a section that a class's open question veils: the lens, and the knock-out's named groups
+LENS, KNOCK_OUT = "inside.lens", "inside.knock_out"
 EXACT_FOR = "exact_for"                  # in STATE: the (model, prompt, target, mode) a student asked to scan exactly
 
 
@@ -122,6 +128,11 @@ def column_labels(tokens, first: int = 0) -> list[str]:
     if len(set(shown)) == len(shown):
         return shown
     return [f"{first + i}: {token}" for i, token in enumerate(shown)]
+
+
+def model_path(picked: str) -> str | None:
+    """The GGUF file of a brought model, for the code's load line (None: SmolLM2, which loads by default)."""
+    return None if picked == DEFAULT_NAME else str(pretrained.available_models()[picked])
 
 
 def row_names(layers: list[str]) -> list[str]:
@@ -176,7 +187,7 @@ lens_error = st.container()
 lens = reading = None
 if model is not None:
     lens = page.run_engine(inside_views.lens, picked, STATE["text"], STATE["target"], where=lens_error)
-if lens is not None:
+if lens is not None and not page.veiled(LENS):
     reading = readings.read_lens(lens, STATE["target"])
     shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
     if len(lens.tokens) > LENS_COLUMNS:
@@ -201,14 +212,8 @@ if lens is not None:
         rf"{formula.number(float(reading.probabilities[-2]))}",
         caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
                 f"block l, so row {last} is what the model itself outputs.", stacked=True)
-    code.show_code({"Python": (
-        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        "model = pretrained.load()  # SmolLM2-135M\n"
-        f"lens = interventions.logit_lens(model, {STATE['text']!r}, k={LENS_K}, target={STATE['target']!r})\n"
-        "for row, name in enumerate(lens.layers):  # the last position\n"
-        "    print(f\"{row:2} {name:>15}: {lens.top_tokens[row, -1, 0]!r:>12} \"\n"
-        "          f\"P = {lens.top_probabilities[row, -1, 0]:.3f}, target rank {lens.target_ranks[row, -1] + 1}\")\n"
-        "print('top-1 from row', lens.first_top_layer(lens.target))\n")}, name="lens")
+    code.show_code({"Python": lens_code(model_path(picked), STATE["text"], STATE["target"], LENS_K, lens=lens)},
+                   name="lens")
 
 
 # --- 2. knocking heads out -------------------------------------------------------------------------------
@@ -235,14 +240,18 @@ if scan is not None:
     effects = exact if exact is not None else scan.estimate
     groups = inside_views.head_groups(scan, effects)
     pick, mode_column = st.columns([3, 1])
+    effect_label = readings.largest_effect_label(GROUP_SIZE, effects.estimated)   # estimated until checked below
     pick.multiselect("Heads to knock out (a group, or single heads L<layer>H<head>)", HEAD_OPTIONS,
-                     key=STATE.key("heads"), placeholder="Pick heads or a group...")
+                     key=STATE.key("heads"), placeholder="Pick heads or a group...",
+                     format_func=lambda option: effect_label if option == EFFECT_GROUP else option)
     mode_column.radio("Knock out by", MODES, key=STATE.key("mode"), horizontal=True,
                       help="zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
-    st.caption(" · ".join(f"{name}: {', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
-                          for name, heads in groups.items())
-               + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
-                 "random sequence.")
+    if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
+        st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
+                              f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+                              for name, heads in groups.items())
+                   + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
+                     "random sequence.")
     chosen = readings.chosen_heads(STATE["heads"], groups)
     knocked = page.run_engine(inside_views.knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
                               STATE["mode"])
@@ -253,12 +262,9 @@ if scan is not None:
         st.markdown(knocked.sentence)
 
 
-@page.section(EFFECTS)
-def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
-                    chosen: tuple[tuple[int, int], ...]) -> None:
-    """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
-    the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
-    heads' scan, the exact scan where one was asked for, and the heads chosen."""
+def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
+    """Every head knocked out alone (estimated, or exact once asked for) and where each looks, against what
+    it does: a second read, folded in the section that draws it."""
     estimate = scan.estimate
     effects = exact if exact is not None else estimate
     n_heads, target = effects.effects.size, effects.target_token
@@ -266,8 +272,8 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
         st.markdown(
             f"**Every head, one at a time, estimated.** Knocking out each of the {n_heads} heads in turn "
             f"({STATE['mode']}) takes {n_heads} passes of the model. One pass forward and one backward give an "
-            f"estimate: the gradient of ln P({target!r}) with respect to a head's output says how fast ln P changes "
-            "as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
+            f"estimate: the gradient of ln P({said(target)}) with respect to a head's output says how fast ln P "
+            "changes as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
             "straight-line guess of the change (attribution patching).")
         if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
                      key="inside.exact_button", icon=":material/fact_check:"):
@@ -275,7 +281,7 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
             st.rerun()
     else:
         st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
-                    f"({STATE['mode']}): how much does ln P({target!r}) change?")
+                    f"({STATE['mode']}): how much does ln P({said(target)}) change?")
         agreement = readings.compare_rankings(estimate, exact, TOP_K)
         st.markdown(agreement.sentence)
         if agreement.disagreements:
@@ -293,10 +299,11 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
         charts.show(layer_heatmap(
             effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
             [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
-            scheme="blueorange", numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
+            numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
             label_angle=0, title="Knocked out alone" if exact is not None else "Estimated, knocked out alone",
             legend_orient="bottom"))
-        st.caption(f"Blue: {effects.target_token!r} loses without the head; orange: it gains.")
+        st.caption(f"Orange: {said(effects.target_token)} loses without the head; blue: it gains (as on every page, "
+                   "orange is less and blue is more).")
     with table_column:
         rows = readings.effect_rows(effects, TOP_K, types=scan.scored.types,
                                     attention=comparison.attention if comparison else None)
@@ -318,7 +325,8 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
                 r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
                 rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
                 rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
-                caption=f"P is the probability of {effects.target_token!r} at the last position; P without (l, j) is "
+                caption=f"P is the probability of {said(effects.target_token)} at the last position; P without (l, j) "
+                        "is "
                         "the same with head j of block l knocked out. Negative: the head helped the target. The "
                         f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
                         "change to 3.", stacked=True)
@@ -347,18 +355,22 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
             change = "change in ln P" if exact is not None else "estimated change in ln P"
             tables.table([{"matters most": readings.head_label(*pair), change: float(comparison.effects[pair])}
                           for pair in comparison.by_effect], digits=2, where=matters)
-    code.show_code({"Python": (
-        "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-        "model = pretrained.load()\n"
-        f"prompt, target = {STATE['ko_text']!r}, {STATE['ko_target']!r}\n"
-        f"knocked = interventions.ablate_heads(model, prompt, {list(chosen)!r}, mode={STATE['mode']!r})\n"
-        "intact = interventions.ablate_heads(model, prompt)\n"
-        "t = model.tokenizer.encode(target)[0]\n"
-        "print('P(target):', intact.next_token_log_probs[t].item(), '->', knocked.next_token_log_probs[t].item())\n"
-        f"estimate = interventions.head_attribution(model, prompt, target, mode={STATE['mode']!r})  # 2 passes\n"
-        f"print(estimate.ranking({TOP_K}))  # (layer, head, estimated change in ln P), largest drop first\n"
-        f"effects = interventions.head_effects(model, prompt, target, mode={STATE['mode']!r})  # 270 passes\n"
-        f"print(effects.ranking({TOP_K}))  # (layer, head, change in ln P), largest drop first\n")}, name="effects")
+
+
+@page.section(EFFECTS)
+def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
+                    chosen: tuple[tuple[int, int], ...]) -> None:
+    """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
+    the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
+    heads' scan, the exact scan where one was asked for, and the heads chosen."""
+    box = page.folded("Every head knocked out alone, and where each one looks", "inside.every_head",
+                      icon=":material/grid_on:")
+    if box.open:   # a second read: folded, so a first read of the page stays short
+        with box:
+            every_head(picked, scan, exact)
+    code.show_code({"Python": effects_code(model_path(picked), STATE["ko_text"], STATE["ko_target"], list(chosen),
+                                           STATE["mode"], TOP_K, model=lambda: loaders.pretrained_model(picked),
+                                           estimate=scan.estimate, exact=exact)}, name="effects")
 
 
 if scan is not None:
@@ -405,17 +417,12 @@ def patching_section(model, picked: str) -> None:
             r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
             rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
             rf" = {restored}",
-            caption=f"LD is the logit difference logit[{patched.clean_target_token!r}] - "
-                    f"logit[{patched.corrupt_target_token!r}] at the last position. 1: the clean answer is fully back; "
-                    "0: the patch changed nothing.", stacked=True)
-        code.show_code({"Python": (
-            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n\n"
-            "model = pretrained.load()\n"
-            f"result = interventions.activation_patching(model, {STATE['clean']!r}, {STATE['corrupt']!r},\n"
-            f"                                           {STATE['clean_target']!r}, {STATE['corrupt_target']!r})\n"
-            "print(result.clean_tokens)\n"
-            "print(result.restored.round(2))  # rows: embedding, after block 0, ...; columns: positions\n")},
-            name="patching")
+            caption=f"LD is the logit difference logit[{said(patched.clean_target_token)}] - "
+                    f"logit[{said(patched.corrupt_target_token)}] at the last position. 1: the clean answer is fully "
+                    "back; 0: the patch changed nothing.", stacked=True)
+        code.show_code({"Python": patching_code(model_path(picked), STATE["clean"], STATE["corrupt"],
+                                                STATE["clean_target"], STATE["corrupt_target"], patched=patched)},
+                       name="patching")
 
 
 # --- 3. activation patching ------------------------------------------------------------------------------
@@ -447,26 +454,24 @@ def copying_section(model, picked: str) -> None:
         with words_column:
             for sentence in copying.sentences:
                 st.markdown(sentence)
-        nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
-        tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats), digits=2)
-        formula.formula_with_numbers(
-            r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
-            r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
-            rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
-            rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
-            r"\ \text{nats} / \ln 2",
-            caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
-        code.show_code({"Python": (
-            "from engine.interpret import interventions\nfrom engine.pretrained import smollm2 as pretrained\n"
-            "from engine.machinery import prepare\n"
-            "from engine.interpret.readings import top_heads\n\n"
-            "model = pretrained.load()\n"
-            f"heads = top_heads(prepare.induction_scores(), {int(STATE['k'])})  # highest induction score first\n"
-            f"intact = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])})\n"
-            f"knocked = interventions.copying_probe(model, {int(STATE['length'])}, {int(STATE['seed'])}, heads)\n"
-            "print(heads)\n"
-            "print('nats per token, second copy:', intact.second_copy_loss, '->', knocked.second_copy_loss)\n")},
-            name="copying")
+        box = page.folded("Each copy's loss in bits and in nats, and the formula", "inside.copying_numbers",
+                          icon=":material/table:")
+        if box.open:   # the sentences beside the chart say the numbers; these are for a second read
+            with box:
+                nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
+                tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats),
+                             digits=2)
+                formula.formula_with_numbers(
+                    r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
+                    r"\ \text{bits} = \frac{-\ln P(w_{t+1} \mid w_{\le t})}{\ln 2}",
+                    rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
+                    rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
+                    r"\ \text{nats} / \ln 2",
+                    caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
+        knocked_heads = readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"]))
+        code.show_code({"Python": copying_code(model_path(picked), int(STATE["k"]), int(STATE["length"]),
+                                               int(STATE["seed"]), heads=knocked_heads, copying=copying)},
+                       name="copying")
 
 
 # --- 4. the copying probe --------------------------------------------------------------------------------
@@ -498,39 +503,45 @@ def own_section(live) -> None:
         f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
         f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt "
         f"of at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
-    st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
-    if live is None:
-        st.caption("Train a model on the Block builder page and it joins here as 'your live model'.")
-    st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
-                 key=STATE.key("own_preset"), on_change=load_own_preset)
-    left, right = st.columns([3, 2])
-    left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
-                    on_change=page.only(STATE, OWN))
-    right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
-                     on_change=page.only(STATE, OWN))
-    own_error = st.container()
-    own_text, own_target = STATE["own_text"], STATE["own_target"]
-    own_live = live if STATE["own_model"] == LIVE else None
-    found = page.run_engine(inside_views.own_model, own_text, own_target, own_live,
-                            STATE.setdefault("own_results", {}), where=own_error)
-    own_lens, own_effects = found if found is not None else (None, None)
-    if own_lens is not None and own_effects is not None:
-        own_reading = readings.read_lens(own_lens, own_target)
-        charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
-        heads_column, words_column = st.columns([2, 3])
-        with heads_column:
-            charts.show(layer_heatmap(
-                own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
-                [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
-                diverging=True, scheme="blueorange", digits=2, cell_width=52, cell_height=28, x_title="head",
-                y_title="", label_angle=0, legend_orient="bottom",
-                title=f"Each head knocked out alone: {own_effects.target_token!r}"), share=0.4)
-        with words_column:
-            for sentence in own_reading.sentences[:2]:
-                st.markdown(sentence)
-            effects_top = readings.effect_rows(own_effects, 3)
-            st.markdown("The heads it needs most here: " + ", ".join(
-                f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top) + ".")
+    box = page.folded("Read our model's layers and knock out its heads", "inside.own",
+                      icon=":material/model_training:")
+    if not box.open:   # a fifth experiment, on another model: for a second read
+        return
+    with box:
+        st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
+        if live is None:
+            st.caption(LIVE_MODEL_NOTE)
+        st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
+                     key=STATE.key("own_preset"), on_change=load_own_preset)
+        left, right = st.columns([3, 2])
+        left.text_input("Prompt (characters)", key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
+                        on_change=page.only(STATE, OWN))
+        right.text_input("Target character", key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
+                         on_change=page.only(STATE, OWN))
+        own_error = st.container()
+        own_text, own_target = STATE["own_text"], STATE["own_target"]
+        own_live = live if STATE["own_model"] == LIVE else None
+        found = page.run_engine(inside_views.own_model, own_text, own_target, own_live,
+                                STATE.setdefault("own_results", {}), where=own_error)
+        own_lens, own_effects = found if found is not None else (None, None)
+        if own_lens is not None and own_effects is not None:
+            own_reading = readings.read_lens(own_lens, own_target)
+            charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
+            heads_column, words_column = st.columns([2, 3])
+            with heads_column:
+                charts.show(layer_heatmap(
+                    own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
+                    [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
+                    diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
+                    y_title="", label_angle=0, legend_orient="bottom",
+                    title=f"Each head knocked out alone: {own_effects.target_token!r}"), share=0.4)
+            with words_column:
+                for sentence in own_reading.sentences[:2]:
+                    st.markdown(sentence)
+                effects_top = readings.effect_rows(own_effects, 3)
+                st.markdown("The heads it needs most here: " + ", ".join(
+                    f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top)
+                    + ".")
 
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------

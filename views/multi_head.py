@@ -247,7 +247,7 @@ def tail_section() -> None:
     if result is not None:
         words = {w: vocabulary.vector(w).tolist() for w in sentence.tokens}
         code.show_code({"Python": multi_head_code(words, sentence.tokens, h=h, weights=STATE["weights"], gain=gain,
-                                                  seed=seed, causal=STATE["causal"], first_output=result.output[0])})
+                                                  seed=seed, causal=STATE["causal"])})
 
     largest_self = max(float(np.max(np.diag(head.weights))) for head in result.heads) if result is not None else 0.0
     challenges.try_this([

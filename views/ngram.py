@@ -7,15 +7,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
+from engine.language.code import ngram_code
 from engine.language.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
 from engine.language.ngram import (
-    HELD_OUT_K, SMOOTHING_NAMES, SMOOTHINGS, NGramModel, find_loop, held_out_sentences, loop_sentence, prompt_ids,
-    smoothing_name,
+    HELD_OUT_K, LOOP_EXAMPLE_N, LOOP_EXAMPLE_TEMPERATURE, SMOOTHING_NAMES, SMOOTHINGS, NGramModel,
+    find_loop, held_out_sentences, loop_sentence, sample_context, smoothing_name,
 )
 from engine.numbers import enough_digits, worked
 from engine.language.tokenizers import LEVELS, decoded_pieces, token_text
@@ -51,17 +52,20 @@ STATE = url_state.PageState(
     "ngram",
     url_state.Param("source", ALL_PLAYS, url_state.one_of(SOURCES)),
     url_state.Param("level", "words", url_state.one_of(LEVELS)),
-    url_state.Param("n", 3, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
+    url_state.Param("n", LOOP_EXAMPLE_N, url_state.between(1, limits.MAX_NGRAM_ORDER, int)),
     url_state.Param("smoothing", "kneser-ney", url_state.one_of(SMOOTHINGS)),
     url_state.Param("k", 1.0, url_state.between(0.0, limits.MAX_ADD_K, float)),
-    # a low temperature opens on the chapter's second failure, a loop; above the limit the engine says why
-    url_state.Param("temperature", 0.2, url_state.between(0.0, 1e12, float)),
+    # the page opens on the chapter's second failure, a loop of words from a short context (always the likeliest
+    # token: engine.language.ngram.LOOP_EXAMPLE_*); a link's above the limit falls
+    # back to the default with the link's sentence, a typed one gets the engine's
+    url_state.Param("temperature", LOOP_EXAMPLE_TEMPERATURE, url_state.between(0.0, limits.MAX_TEMPERATURE, float)),
     url_state.Param("seed", 0, url_state.between(0, 2**31 - 1, int)),
     url_state.Param("length", 100, url_state.between(10, 500, int)),
     url_state.Param("prompt", "", url_state.text(PROMPT_CHARS)),
 )
 # sections that rerun alone (ui.page.section): the sample; the frequent contexts, the V^n entries and the held-out
 # cross-entropy of the chosen n; the code and the challenges
+HELD_OUT = "ngram.held_out"   # the held-out chart, its table and sentences: veiled while a class predicts the best n
 SAMPLE, CONTEXTS, SIZE, HELD, TAIL = ("ngram.sample", "ngram.contexts", "ngram.table_size", "ngram.held_out_numbers",
                                       "ngram.tail")
 STATE.init()
@@ -108,6 +112,9 @@ if counts is not None:
 
 
 # --- the sample, loops highlighted ------------------------------------------------------------------
+model = sample_ids = loop = None   # what the sample section sets for the sections after it (none while it is veiled)
+
+
 @page.section(SAMPLE)
 def the_sample() -> None:
     """The model of the chosen n, and its sample: what n, k, the temperature, the seed, the length and the
@@ -121,11 +128,19 @@ def the_sample() -> None:
     sample_ids, loop = None, None
     if model is None:
         return
-    st.subheader("A sample, and the second failure: a short context at a low temperature goes round in loops")
-    prompt = page.run_engine(prompt_ids, tokenizer, STATE["prompt"]) or []
+    st.subheader("A sample, and the second failure: a short context goes round in loops")
+    # the typed prompt (a sentence where it cannot be read), or else a line break: shown is only what was typed
+    prompt = (page.run_engine(sample_context, tokenizer, STATE["prompt"]) if STATE["prompt"] else None) or []
+    start = prompt or sample_context(tokenizer, "")
     sample_ids = page.run_engine(sample, (source, level, own_text, n, smoothing, k), int(STATE["length"]),
-                                 int(STATE["seed"]), float(STATE["temperature"]), tuple(prompt), model)
+                                 int(STATE["seed"]), float(STATE["temperature"]), tuple(start), model)
     if sample_ids is not None:
+        if not prompt:
+            st.caption("Without a prompt the sample starts after a line break, where every line of the plays "
+                       "starts: with nothing before it, the first token would be drawn by its count alone, and the "
+                       "commonest is ','." if start else
+                       "Without a prompt, and with no line break in the text, the first token is drawn by its count "
+                       "alone.")
         pieces = decoded_pieces(tokenizer, list(prompt) + sample_ids)
         loop = find_loop(sample_ids, min_length=MIN_LOOP[level])
         if loop is not None:
@@ -135,11 +150,11 @@ def the_sample() -> None:
             chips.highlighted_text(pieces, None, None,
                                    f"No loop of {MIN_LOOP[level]}+ tokens in this sample "
                                    "(temperature 0 finds one fast).")
-        first = model.distribution(list(prompt)[-(n - 1):] if n > 1 else [])
+        first = model.distribution(list(start)[-(n - 1):] if n > 1 else [])
         tau = float(STATE["temperature"])
         tempered = page.run_engine(apply_temperature_top_k, first.probs, tau, None)
         top = first.top(3)
-        first_text = ", ".join(f"{visible(token_text(tokenizer, i))!r} {p:.3f}"
+        first_text = ", ".join(f"{markup.said(visible(token_text(tokenizer, i)))} {p:.3f}"
                                + (f" -> {tempered[i]:.3f}" if tempered is not None else "") for i, p, _ in top)
         formula.formula_with_numbers(
             r"w_t \sim \frac{P(w \mid c_t)^{1/\tau}}{\sum_{v} P(v \mid c_t)^{1/\tau}}",
@@ -213,28 +228,24 @@ def code_and_challenges() -> None:
     """The code and the challenges: they rerun with the sample section (the settings show here, and `sample_ids`
     and `loop` are the ones it just drew). The table sizes and the held-out scores come from the last full run."""
     n, smoothing, k = model_settings()
-    code.show_code({"Python": (
-        "import numpy as np\n"
-        "from engine.language.corpus import load_corpus\n"
-        "from engine.language.ngram import NGramModel, find_loop\n"
-        "from engine.language.tokenizers import tokenizer_for\n\n"
-        "corpus = load_corpus()  # or corpus.play('Hamlet'); the split: last 10% of each play held out\n"
-        f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
-        f"model = NGramModel({n}, {smoothing!r}, k={k:g}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-        f"ids = model.sample({int(STATE['length'])}, seed={int(STATE['seed'])}, "
-        f"temperature={float(STATE['temperature']):g}, prompt=tokenizer.encode({STATE['prompt']!r}))\n"
-        "print(tokenizer.decode(ids))\n"
-        "print(find_loop(ids))\n"
-        "print([(row.order, row.seen, row.possible) for row in model.table_stats()])\n"
-        "score = model.score(tokenizer.encode(corpus.validation))\n"
-        "print(score.nats, score.bits, score.perplexity)\n")})
+    if model is not None:
+        code.show_code({"Python": ngram_code(
+            source, level, n, smoothing, k, length=int(STATE["length"]),
+            seed=int(STATE["seed"]), temperature=float(STATE["temperature"]), prompt=STATE["prompt"],
+            min_loop=MIN_LOOP[level], model=model, tokenizer=tokenizer, validation_ids=validation_ids)})
 
     challenges.try_this([
         challenges.Challenge("The default sample falls into a loop. Get out of it: change n or the temperature until "
                              "the sample has no loop.",
                              done=sample_ids is not None and loop is None,
-                             hint="Raise the temperature to 1: a higher temperature spreads the choice.",
-                             solution={STATE.key("temperature"): 1.0}),
+                             # words: a longer context escapes at the same temperature; five characters are
+                             # still a short context (n = 6 loops on 'the state of the state of'), so a higher one
+                             hint="Raise n to 6: with five words of context the model does not come back to where "
+                                  "it was within the sample (raising the temperature to 1 works too)."
+                                  if level == "words" else
+                                  "Raise the temperature to 1: five characters are still a short context, and at "
+                                  "τ = 0 even n = 6 goes round in a loop.",
+                             solution={STATE.key("n"): 6} if level == "words" else {STATE.key("temperature"): 1.0}),
         challenges.Challenge("Choose the n with the lowest held-out cross-entropy for Kneser-Ney.",
                              done=best_kn is not None and n == best_kn.n and smoothing == "kneser-ney",
                              hint="Read the Kneser-Ney column of the table under the held-out chart, find its "
@@ -276,7 +287,7 @@ if counts is not None:
 
     st.subheader("Held-out cross-entropy: what a longer context buys")
     held = page.run_engine(loaders.held_out, source, level, own_text)
-    if held:
+    if held and not page.veiled(HELD_OUT):
         charts.show(held_out_lines([(r.n, smoothing_name(r.smoothing, HELD_OUT_K), r.bits) for r in held],
                                    title="Cross-entropy on the held-out 10% (lower is better)"))
         bits = {(r.n, r.smoothing): f"{r.bits:.3f}" if math.isfinite(r.bits) else "inf" for r in held}
@@ -289,9 +300,7 @@ if counts is not None:
         for sentence in held_out_sentences(held, HELD_OUT_K):
             st.markdown(sentence)
         held_out_numbers()
-        best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats)
-    else:
-        best_kn = None
+    best_kn = min((r for r in held if r.smoothing == "kneser-ney"), key=lambda r: r.nats) if held else None
 
     sparse = next((r for r in growth if r.fraction < 1e-3), None)
     code_and_challenges()

@@ -4,11 +4,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import limits, markup
 from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
 from engine.language.corpus import ALL_PLAYS
+from engine.language.code import tokens_code
 from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS, NGramModel, prompt_ids
 from engine.language.tokenizers import (
     LEVELS, WordTokenizer, fewest_merges_for, token_text, tokenize, tokens_by_merges, train_bpe,
@@ -62,6 +63,7 @@ STATE = url_state.PageState(
 # sections that rerun alone (ui.page.section): the next-token prediction, watching BPE learn, and the code and
 # challenges, which show the next-token settings too
 NEXT, STEPS, TAIL = "tokens.next", "tokens.bpe_steps", "tokens.tail"
+TOKENIZERS = "tokens.tokenizers"   # the four tokenizers' chips and table: veiled while a class predicts a count
 STATE.init()
 
 with st.sidebar:
@@ -96,45 +98,70 @@ def next_token_prediction() -> None:
     distribution = None
     if context is not None:
         distribution = page.run_engine(model.distribution, context)
+    shown = {}
     if distribution is not None:
         top = distribution.top(TOP_SHOWN)
-        shown = {f"{model.name}, Shakespeare": [(token_text(tokenizer, i), p) for i, p, _ in top]}
-        shown.update(other_distributions(STATE["prompt"]))
-        charts.show(next_token_bars(shown, title=f"P(next token | '{STATE['prompt'][-40:]}')"))
+        shown[f"{model.name}, Shakespeare"] = [(token_text(tokenizer, i), p) for i, p, _ in top]
+    # SmolLM2 reads any text, cut into its own subword pieces: a word the plays never use refuses only the n-gram
+    others = other_distributions(STATE["prompt"])
+    shown.update(others)
+    if shown:
+        title = f"P(next token | '{STATE['prompt'][-40:]}')"
+        charts.show(next_token_bars(shown, title=title if len(shown) > 1 else f"{next(iter(shown))}: {title}"))
+    if model is not None and context is None and others:
+        st.caption("Only the n-gram is refused: it knows only the plays' words. SmolLM2 cuts any word into subword "
+                   "pieces it knows, so it still answers.")
+    if distribution is not None:
+        counting_formulas(distribution, model, tokenizer, top)
 
-        used = list(distribution.context)
-        pieces = [visible(token_text(tokenizer, i)) for i in used]
-        best_id, best_p, best_count = top[0]
-        best = chips.latex_text(token_text(tokenizer, best_id))
-        context_text = (" ".join(pieces[len(pieces) - (distribution.order_used - 1):])
-                        if distribution.order_used > 1 else "")
-        S = distribution.context_count
-        if smoothing == "none":
-            formula.formula_with_numbers(
-                r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
-                rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_p:.3f}",
-                caption=f"c = the last {distribution.order_used - 1} token(s) '{context_text}': the longest context "
-                        "seen in the corpus. Tokens never seen after it get probability 0.")
-        elif smoothing == "add-k":
-            formula.formula_with_numbers(
-                r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
-                rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
-                caption=f"k = 1 (Laplace): every one of the V = {tokenizer.vocab_size:,} tokens gets one imaginary "
-                        "count, which is why the seen tokens keep so little.")
-        else:
-            mixture = model.mixture(context)
-            parts = [(("'" + " ".join(pieces[len(pieces) - (c.order - 1):]) + "'") if c.order > 1 else
-                      ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
-                     for c in mixture.components]
-            formula.formula_with_numbers(
-                r"P = \hat P_c + \gamma_c\, P_{c'}",
-                rf"P({best} \mid c) = {best_p:.3f}",
-                caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and the "
-                        "share gamma_c taken off them goes to the shorter context c', so unseen tokens still get "
-                        "some. Shares of this prediction: "
-                        + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
-        st.caption(f"Counted on the training split of all 38 plays; the context '{' '.join(pieces)}' was followed "
-                   f"{S:,} times by some token (order {distribution.order_used}).")
+
+def counting_formulas(distribution, model, tokenizer, top) -> None:
+    """The chapter's plain counts for the most likely token, first; then what the smoothing does to them, its
+    detail (Kneser-Ney's discounts and shorter contexts) folded for a second read."""
+    smoothing = model.smoothing
+    used = list(distribution.context)
+    pieces = [visible(token_text(tokenizer, i)) for i in used]
+    best_id, best_p, best_count = top[0]
+    best = chips.latex_text(token_text(tokenizer, best_id))
+    context_text = (" ".join(pieces[len(pieces) - (distribution.order_used - 1):])
+                    if distribution.order_used > 1 else "")
+    S = distribution.context_count
+    where = (f"c = the last {distribution.order_used - 1} token(s), the longest context the corpus has seen"
+             if distribution.order_used > 1 else "c = no context at all: each token by its own count")
+    if S:   # the chapter's estimate: how often w followed c, over how often c was followed by anything
+        formula.formula_with_numbers(
+            r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
+            rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {best_count / S:.3f}",
+            caption=f"{where}. Counted on the training split of all 38 plays: the context "
+                    f"{markup.quoted(context_text)} was followed {S:,} times by some token (order "
+                    f"{distribution.order_used}), {best_count:,} times by this one."
+                    + (" Tokens never seen after it get probability 0." if smoothing == "none" else ""))
+    if smoothing == "add-k":
+        formula.formula_with_numbers(
+            r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
+            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {tokenizer.vocab_size:,}}} = {best_p:.4f}",
+            caption=f"The bars add k = 1 (Laplace) to the counts: every one of the V = {tokenizer.vocab_size:,} "
+                    "tokens gets one imaginary count, which is why the seen tokens keep so little.")
+    elif smoothing == "kneser-ney":
+        st.markdown(f"The bars smooth these counts (Kneser-Ney), so that a token never seen after c keeps a little "
+                    f"probability: the most likely token gets **{best_p:.3f}**"
+                    + (f" where the plain counts give {best_count / S:.3f}." if S else "."))
+        box = page.folded("How Kneser-Ney smooths the counts: discounts and shorter contexts", "tokens.kneser_ney",
+                          icon=":material/functions:")
+        if box.open:
+            with box:
+                mixture = model.mixture(list(distribution.context))
+                parts = [(markup.quoted(" ".join(pieces[len(pieces) - (c.order - 1):])) if c.order > 1 else
+                          ("no context (continuation counts)" if c.order == 1 else "uniform 1/V"), c.weight)
+                         for c in mixture.components]
+                formula.formula_with_numbers(
+                    r"P = \hat P_c + \gamma_c\, P_{c'}",
+                    rf"P({best} \mid c) = {best_p:.3f}",
+                    caption="Kneser-Ney: P-hat_c(w) = max(C(c w) - D, 0) / C(c .) keeps most of the counts, and "
+                            "the share gamma_c taken off them goes to the shorter context c', so unseen tokens still "
+                            "get some; at the shortest, a token counts by how many different tokens it follows "
+                            "(continuation counts). Shares of this prediction: "
+                            + "; ".join(f"{name}: {weight:.3f}" for name, weight in parts) + ".")
 
 
 next_token_prediction()
@@ -158,21 +185,24 @@ gpt2 = loaders.gpt2_tokenizer()
 
 rows = []
 tokenizations = {}
+hidden = page.veiled(TOKENIZERS)   # a class's open question asks what these show: predict first
 for label, tokenizer, note in [
     ("Characters", char_vocab, "one token per character of the corpus's alphabet"),
     ("Words", words_vocab, "words and punctuation of the corpus; a dashed chip is a word it never uses (<unk>, id 0)"),
     (f"BPE, {merges} merges", bpe, "bytes, merged pair by pair in the order learned"),
     ("GPT-2 BPE", gpt2, "GPT-2's own 50,000 merges (the real thing)"),
 ]:
-    st.markdown(f"**{label}**: {note}")
+    if not hidden:
+        st.markdown(f"**{label}**: {note}")
     where = st.container()
     result = page.run_engine(tokenize, tokenizer, text, where=where) if tokenizer is not None else None
     if result is not None:
         tokenizations[label] = result
-        chips.token_chips(result.tokens, result.ids, result.unknown_id)
+        if not hidden:
+            chips.token_chips(result.tokens, result.ids, result.unknown_id)
         rows.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2)))
 
-if rows:
+if rows and not hidden:
     tables.table(pd.DataFrame(rows, columns=["tokenizer", "vocabulary size V", "tokens for your text",
                                              "characters per token"]),
                  formats={"vocabulary size V": "localized", "characters per token": "%.2f"})
@@ -238,19 +268,10 @@ def code_and_challenges() -> None:
     `distribution` is the one it just made). The text and the BPE come from the last full run."""
     level, n, smoothing = STATE["level"], int(STATE["n"]), STATE["smoothing"]
     if distribution is not None:
-        code.show_code({"Python": (
-            "from engine.language.corpus import load_corpus\n"
-            "from engine.language.ngram import NGramModel, prompt_ids\n"
-            f"from engine.language.tokenizers import tokenizer_for\n\n"
-            "corpus = load_corpus()\n"
-            f"tokenizer = tokenizer_for({level!r}, corpus.train, corpus.validation)\n"
-            f"model = NGramModel({n}, {smoothing!r}, tokenizer=tokenizer).fit(tokenizer.encode(corpus.train))\n"
-            f"context = prompt_ids(tokenizer, {STATE['prompt']!r})\n"
-            f"for token_id, p, count in model.distribution(context).top({TOP_SHOWN}):\n"
-            "    print(repr(tokenizer.decode([token_id])), round(p, 4), count)\n"
-            "\n"
-            "from engine.language.tokenizers import gpt2_tokenizer\n"
-            f"print(gpt2_tokenizer().tokens({text[:80]!r}))\n")})
+        tokenizer = loaders.tokenized(ALL_PLAYS, level, None)[0]
+        model = NGramModel.from_counts(loaders.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
+        code.show_code({"Python": tokens_code(level, n, smoothing, STATE["prompt"], text, model=model,
+                                              tokenizer=tokenizer, gpt2=gpt2)})
 
     challenges.try_this([
         challenges.Challenge("Type a word that GPT-2 cuts into three or more tokens (try a rare or made-up word).",

@@ -193,8 +193,10 @@ def window_average(x, k: int) -> np.ndarray:
     return window_weights(X.shape[0], k) @ X
 
 
-def window_weights(T: int, k: int) -> np.ndarray:
-    """(T, T) weights of the window average: 1/(window size) inside |t - j| <= k, 0 outside."""
+def window_inside(T: int, k: int) -> np.ndarray:
+    """(T, T) True where token j is inside token t's window, |t - j| <= k: the keys a window average sees. Outside
+    it the average's 0 is no choice (as a causal mask's future is not): a chart draws it as outside, not as a weight
+    below 1/T."""
     if not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError("The window half-width k must be a whole number, 0 or more.")
     if k > limits.MAX_WINDOW:
@@ -202,7 +204,12 @@ def window_weights(T: int, k: int) -> np.ndarray:
     if T < 1 or T > limits.MAX_TOKENS:
         raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
     positions = np.arange(T)
-    inside = np.abs(positions[:, None] - positions[None, :]) <= k
+    return np.abs(positions[:, None] - positions[None, :]) <= k
+
+
+def window_weights(T: int, k: int) -> np.ndarray:
+    """(T, T) weights of the window average: 1/(window size) inside |t - j| <= k, 0 outside."""
+    inside = window_inside(T, k)
     return inside / inside.sum(axis=1, keepdims=True)
 
 
@@ -219,13 +226,19 @@ def window_reach(T: int, t: int, j: int) -> tuple[int, float]:
     return k, 1.0 / size
 
 
-def window_reach_sentence(T: int, t: int, j: int) -> str:
-    """What a window must do to take anything from token j for token t: the sentence the Context page prints."""
+def window_reach_sentence(T: int, t: int, j: int, *, attention_weight: float | None = None,
+                          name: str = "it") -> str:
+    """What a window must do to take anything from token j for token t: the sentence the Context page prints.
+    `attention_weight`, attention's weight on j: where the window gives j no less than attention does (a near window
+    can give a neighbour more), the sentence says both numbers instead of "only"; `name` is how j is called."""
     k, weight = window_reach(T, t, j)
     beyond = (f" (wider than any window drawn here: the window average stops at k = {limits.MAX_WINDOW})"
               if k > limits.MAX_WINDOW else "")
-    return (f"A window needs k = {k}{beyond} to reach it, and then gives it only {weight:.3f}, the same as every "
-            "other token inside.")
+    if attention_weight is None or round(weight, 3) < round(attention_weight, 3):
+        return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it only {weight:.3f}, the same as "
+                "every other token inside.")
+    return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it {weight:.3f}, the same as every other "
+            f"token inside (attention gives it {attention_weight:.3f}).")
 
 
 # --- several heads ----------------------------------------------------------------------

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.attention.mechanism import window_reach_sentence
+from engine import markup
+from engine.attention.mechanism import window_reach, window_reach_sentence
 
 PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
 
@@ -43,9 +44,15 @@ def beats(row, j: int, k: int, digits: int = PRINTED_DIGITS) -> bool:
     return float(printed(row[j], digits)) > float(printed(row[k], digits))
 
 
+def _shown(labels: list[str]) -> list[str]:
+    """Token labels as a sentence shows them: typed by a student, so escaped (engine.markup): a label such as
+    `$x$` or a picture's Markdown reads as typed."""
+    return [markup.markdown(label) for label in labels]
+
+
 def names(labels: list[str], indices: list[int]) -> str:
-    """'**a**', '**a** and **b**', '**a**, **b** and **c**'."""
-    bold = [f"**{labels[j]}**" for j in indices]
+    """'**a**', '**a** and **b**', '**a**, **b** and **c**' (the labels as typed: they are escaped here)."""
+    bold = [f"**{markup.markdown(labels[j])}**" for j in indices]
     return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
 
 
@@ -57,9 +64,10 @@ def largest_weight_sentence(row, labels: list[str], query: int, *, digits: int =
     keys_are_inputs: the queries and keys are X itself (no projections), so the self-score is |x|^2."""
     row = np.asarray(row, dtype=float)
     top = leaders(row, digits)
-    who = labels[query]
+    who = _shown(labels)[query]
     if len(top) == 1:
-        sentence = f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, on **{labels[top[0]]}**"
+        sentence = (f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, "
+                    f"on **{_shown(labels)[top[0]]}**")
     else:
         sentence = f"**{who}**'s largest weights tie: {names(labels, top)} at **{printed(row[top[0]], digits)}**"
     others = [j for j in range(len(row)) if j != query and row[j] > 0]
@@ -92,14 +100,15 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
     far away, and whether the query's own weight is larger still (and why that is not a rule)."""
     row = np.asarray(row, dtype=float)
     best = favourite_neighbours(row, query, digits)
-    who = labels[query]
+    who = _shown(labels)[query]
     if len(best) == 1:
-        sentence = (f"Attention's favourite neighbour of **{who}** is **{labels[best[0]]}** "
+        sentence = (f"Attention's favourite neighbour of **{who}** is **{_shown(labels)[best[0]]}** "
                     f"({printed(row[best[0]], digits)}), {abs(best[0] - query)} position(s) away.")
     else:
-        far = " and ".join(str(abs(j - query)) for j in best)
+        distances = [str(abs(j - query)) for j in best]
+        far = ", ".join(distances[:-1]) + " and " + distances[-1]
         sentence = (f"Attention's favourite neighbours of **{who}** tie: {names(labels, best)} at "
-                    f"{printed(row[best[0]], digits)} each, {far} position(s) away.")
+                    f"{printed(row[best[0]], digits)} each, {far} positions away.")
     top = leaders(row, digits)
     if best != [query] and top == [query]:
         sentence += (f" Its largest weight, **{printed(row[query], digits)}**, is on itself: its own score is "
@@ -117,11 +126,21 @@ EXP_OVERFLOW = float(np.log(np.finfo(float).max))   # about 709.78: exp of anyth
 
 def context_reading(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS) -> str:
     """The Context page's sentence under its chart: the token attention favours for `query` (ties named as
-    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence).
-    Both front ends print exactly this."""
-    best = favourite_neighbours(row, query, digits)[0]      # the nearest of those that tie
+    ties), then what a fixed window would need to reach it (engine.attention.mechanism.window_reach_sentence); a row
+    whose every weight prints the same (a query of zeros) is said to prefer no token. Both front ends print exactly
+    this."""
+    row = np.asarray(row, dtype=float)
+    T, who = len(labels), labels[query]
+    if T > 1 and len(leaders(row, digits)) == T:     # every weight prints the same: attention prefers no token
+        k, _ = window_reach(T, query, 0 if query >= T - 1 - query else T - 1)   # to the farther end
+        return (f"**{who}** gives every token the same weight, {printed(row[0], digits)}, itself included: its scores "
+                f"are all alike (as a vector of zeros makes them: it scores 0 with every key), so attention prefers no "
+                f"token. A window average does the same once it covers the whole sentence (k = {k}).")
+    neighbours = favourite_neighbours(row, query, digits)
+    best = neighbours[0]                                    # the nearest of those that tie
+    name = "it" if len(neighbours) == 1 else f"**{labels[best]}**, the nearest of them"
     return (f"{favourite_neighbour_sentence(row, labels, query, digits=digits)} "
-            f"{window_reach_sentence(len(labels), query, best)}")
+            f"{window_reach_sentence(T, query, best, attention_weight=float(row[best]), name=name)}")
 
 
 def overflow_solution(scores_row, factors) -> int | None:
@@ -150,7 +169,7 @@ def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: 
     uniform = 1 / np.count_nonzero(row > 0) if np.any(row > 0) else 1.0
     raw = (f" With scaling on, β = √{d_k} ≈ {np.sqrt(d_k):.2f} would give back the unscaled scores of steps 1-3."
            if scaled else "")
-    return (f"At β = {beta:g} the largest weight in **{labels[query]}**'s row is **{printed(top, digits)}** "
+    return (f"At β = {beta:g} the largest weight in **{_shown(labels)[query]}**'s row is **{printed(top, digits)}** "
             f"(uniform would be {printed(uniform, digits)}); softmax's slope there, α(1 − α), is "
             f"{printed(top * (1 - top), digits)} (at most 0.250, at α = 0.5). Why divide by √d_k: the dot product "
             "of two random vectors of d_k numbers, each of variance 1, has variance d_k, so unscaled scores grow "
@@ -162,7 +181,7 @@ def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: 
 def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
     """Where the learned projections left the query's attention after the run's last step."""
     last = run.steps[-1]
-    who, target = run.tokens[run.query], run.tokens[run.target]
+    who, target = markup.markdown(run.tokens[run.query]), markup.markdown(run.tokens[run.target])
     winner = clear_winner(last.weights, digits)
     first = run.first_step_on_target
     if winner == run.target:

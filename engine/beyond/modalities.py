@@ -90,6 +90,9 @@ def image_to_patches(image, patch: int, fit: str = "exact") -> ImagePatches:
     if patch < limits.MIN_PATCH_SIZE or patch > limits.MAX_PATCH_SIZE:
         raise ValueError(f"The patch size must be between {limits.MIN_PATCH_SIZE} and {limits.MAX_PATCH_SIZE} "
                          f"pixels; got {patch}.")
+    if min(H, W) < limits.MIN_PATCH_SIZE:
+        raise ValueError(f"The image is {H} x {W} pixels: too small for even the smallest patch, "
+                         f"{limits.MIN_PATCH_SIZE} x {limits.MIN_PATCH_SIZE}. Use a larger picture.")
     if patch > H or patch > W:
         raise ValueError(f"A {patch} x {patch} patch is larger than the {H} x {W} image: not even one patch fits. "
                          f"Choose a patch size of at most {min(H, W)}.")
@@ -179,6 +182,13 @@ def load_image(data: bytes) -> LoadedImage:
             if picture.format not in ("PNG", "JPEG"):
                 raise ValueError(f"This is a {picture.format} image; upload a PNG or JPEG.")
             most = limits.MAX_JPEG_PIXELS if picture.format == "JPEG" else limits.MAX_IMAGE_PIXELS
+            if max(width, height) > limits.MAX_IMAGE_FILE_SIDE:
+                raise ValueError(f"The image claims {width} x {height} pixels; each side may be at most "
+                                 f"{limits.MAX_IMAGE_FILE_SIDE:,} pixels. Save a smaller copy.")
+            if min(width, height) < 1 or max(width, height) > limits.MAX_IMAGE_ASPECT * min(width, height):
+                raise ValueError(f"The image is {width} x {height} pixels: one side is more than "
+                                 f"{limits.MAX_IMAGE_ASPECT} times the other, too thin to cut into square patches. "
+                                 "Crop it to a less elongated shape.")
             if width * height > most:
                 raise ValueError(f"The image claims {width} x {height} = {width * height / 1e6:.1f} million pixels; "
                                  f"the limit for a {picture.format} is {most / 1e6:.1f} million. Save a smaller "

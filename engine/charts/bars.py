@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_74, ORANGE, PAIR_COLOURS, RUN_COLOURS
-from engine.charts.style import panel, styled, unique_labels, value_scale, visible
-from engine.numbers import SIGNIFICANT_FORMAT, fixed, significant
+from engine.charts.style import one_character_labels, panel, styled, unique_labels, value_scale, visible
+from engine.numbers import SIGNIFICANT_FORMAT, alike, fixed
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
     from engine.attention.mechanism import AttentionCost
@@ -76,13 +76,14 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
     largest = max([0.0] + [max(row["probability"], row.get(SAMPLED, 0.0)) for row in values])
     x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
          "scale": value_scale(largest, headroom=1.25, cap=1.0)}
-    # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}
-    y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None}
-    # characters: ',' and '.' readable from afar; a config entry of its own (axisY: the token axis), which the
-    # text config (engine.charts.style.with_text) keeps, at either text size
+    # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}; every bar named
+    # (Vega dropped every second label of large characters as overlapping: the second likeliest went unnamed)
+    y = {"field": "token", "type": "nominal", "sort": {"field": "rank", "op": "min"}, "title": None,
+         "axis": {"labelOverlap": False}}
+    # one-character tokens (',' '.' '↵') readable from afar, among words too; a config entry of its own (axisY: the
+    # token axis), which the text config (engine.charts.style.with_text) keeps, at either text size
     characters = bool(values) and all(len(row["token"]) == 1 for row in values)
-    config = {"axisY": {"labelFontSize": CHARACTER_LABEL_SIZE, "labelFont": "monospace",
-                        "labelFontWeight": "bold"}} if characters else {}
+    config = {"axisY": one_character_labels(CHARACTER_LABEL_SIZE, font="monospace" if characters else None)}
     if sampled:  # orange is the tick's
         colour = {"value": BLUE}
     else:
@@ -192,10 +193,11 @@ def accuracy_bars(rows: list[dict]) -> dict:
 @styled
 def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "") -> dict:
     """max |c_B(word) - c_A(word)| for each word of the shuffled sentence, as a Vega-Lite spec (redrawn on
-    every edit, so written plainly rather than through Altair); printed, since zero bars are invisible."""
+    every edit, so written plainly rather than through Altair); printed, since zero bars are invisible, all in one
+    format (engine.numbers.alike)."""
     labels = unique_labels(list(tokens))
     values = [float(v) for v in np.asarray(difference, dtype=float)]
-    records = [{"word": w, "difference": v, "text": significant(v)} for w, v in zip(labels, values)]
+    records = [{"word": w, "difference": v, "text": text} for w, v, text in zip(labels, values, alike(values))]
     top = max(max(values) * 1.25, 0.05)
     return {
         "title": title, "height": 240, "data": {"values": records},
@@ -309,11 +311,15 @@ def ladder_colours(kinds) -> tuple[list[str], list[str]]:
 
 @styled
 def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
-    """The model ladder: held-out bits per character per model (fewer is better), coloured by kind."""
+    """The model ladder: held-out bits per character per model (fewer is better), coloured by kind, sorted by the
+    score (the worst on top, the best at the bottom), as its title says: by score, the n-grams do not come in the
+    order of n (the 8-gram scores worse than the 6- and 7-grams)."""
+    rungs = sorted(rungs, key=lambda rung: -rung[1])
+    kinds, colours = ladder_colours([kind for _, _, kind in rungs])
     values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
               for name, bits, kind in rungs]
-    kinds, colours = ladder_colours([kind for _, _, kind in rungs])
     return {
+        "title": "Sorted by score: the fewest bits at the bottom",
         "data": {"values": values}, "width": 460, "height": {"step": 28},
         "encoding": {
             "y": {"field": "model", "type": "nominal", "sort": [name for name, _, _ in rungs], "title": None,

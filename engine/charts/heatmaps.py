@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
-from engine.charts.palette import DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
+from engine.charts.palette import CHANGE_SCALE, DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
 from engine.numbers import fixed
 from engine.charts.style import panel, styled, unique_labels, visible
 
@@ -58,13 +58,31 @@ def uniform_shades(weights: np.ndarray, mask: np.ndarray | None = None) -> np.nd
 
 
 def uniform_colours(shades: np.ndarray) -> np.ndarray:
-    """Shades from uniform_shades -> (..., 3) RGB 0..255 along palette.UNIFORM_SCALE (orange at -1, white
+    """Shades from uniform_shades -> (..., 3) RGB 0..255 along palette.UNIFORM_SCALE (pale orange at -1, white
     at 0, blue at +1), interpolated in RGB as the specs ask Vega to; masked grey where a shade is NaN."""
     shades = np.asarray(shades, dtype=float)
     stops = np.array([rgb(colour) for colour in UNIFORM_SCALE])
     where = np.nan_to_num(shades, nan=0.0)
     colours = np.stack([np.interp(where, [-1.0, 0.0, 1.0], stops[:, c]) for c in range(3)], axis=-1)
     return np.where(np.isnan(shades)[..., None], rgb(MASKED), colours)
+
+
+CHANGE = "change"   # the scheme of a signed change: palette.CHANGE_SCALE, orange below 0, white at 0, blue above
+
+
+def change_scale(low: float, high: float) -> dict:
+    """The colour scale of a signed change on [low, high]: orange at low, white at 0, blue at high (a side that
+    does not reach past 0 stays white to pale)."""
+    low, high = min(float(low), 0.0), max(float(high), 0.0)
+    return {"domain": [low or -1.0, 0, high or 1.0], "range": list(CHANGE_SCALE), "interpolate": "rgb", "clamp": True}
+
+
+def change_colours(values, low: float, high: float) -> np.ndarray:
+    """(..., 3) RGB 0..255 of each value on change_scale(low, high), as Vega draws it (for the ink of its number)."""
+    scale = change_scale(low, high)
+    stops = np.array([rgb(colour) for colour in scale["range"]])
+    where = np.clip(np.nan_to_num(np.asarray(values, dtype=float)), scale["domain"][0], scale["domain"][-1])
+    return np.stack([np.interp(where, scale["domain"], stops[:, c]) for c in range(3)], axis=-1)
 
 
 @styled
@@ -76,10 +94,12 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                  mask: np.ndarray | None = None, causal: bool = False, legend_orient: str | None = None) -> dict:
     """A labelled heatmap as a Vega-Lite spec: rows top to bottom as in the matrix, numbers in each cell.
 
-    color_by "all": one colour scale for every cell (`scheme`, on `domain` or the data's range).
+    color_by "all": one colour scale for every cell (`scheme`, on `domain` or the data's range; the scheme CHANGE
+    for a signed change: orange below 0, white at 0, blue above, as the pair reads on every page).
     "uniform": attention weights against their row's uniform weight 1/T (uniform_shades): white at 1/T,
-    blue above it up to 1, orange below it down to 0, so a uniform row is white, a near-uniform one pale
-    and only a decisive row reaches the ends; the numbers printed and in the tooltip stay the true values.
+    blue above it up to 1, orange below it down to a pale, quiet orange at 0, so a uniform row is white, a
+    near-uniform one pale, only a decisive row reaches full blue, and a row of zeros never looks strong; the
+    numbers printed and in the tooltip stay the true values.
     None (the default): "uniform" for attention weights (every row a distribution, on no domain or 0..1),
     "all" for anything else (scores, cosines). `mask` (True where a key is visible, as in
     engine.attention.mechanism) sets each row's T and draws the hidden cells grey; `causal` is the causal mask (row i
@@ -112,7 +132,8 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         low, high = domain if domain else ((finite.min(), finite.max()) if finite.size else (0.0, 1.0))
         middle = (low + high) / 2
         dark_low = scheme in DARK_LOW_SCHEMES
-        inks = ["white" if ((v < middle) if dark_low else (v > middle)) else "black" for v in values.ravel()]
+        inks = ([ink(colour) for colour in change_colours(values.ravel(), low, high)] if scheme == CHANGE else
+                ["white" if ((v < middle) if dark_low else (v > middle)) else "black" for v in values.ravel()])
     records = []
     for i, row in enumerate(rows):
         for j, col in enumerate(cols):
@@ -138,8 +159,9 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
                              "orient": legend_orient}}
         tooltip.append({"field": "uniform 1/T", "type": "quantitative", "format": ".3f"})
     else:
-        colour = {"field": value_name, "type": "quantitative",
-                  "scale": {"scheme": scheme} | ({"domain": list(domain)} if domain else {}),
+        scale = (change_scale(low, high) if scheme == CHANGE else
+                 {"scheme": scheme} | ({"domain": list(domain)} if domain else {}))
+        colour = {"field": value_name, "type": "quantitative", "scale": scale,
                   "legend": {"title": value_name, "orient": legend_orient}}
     cells = {"mark": {"type": "rect", "stroke": "white"}, "encoding": {"color": colour, "tooltip": tooltip}}
     layers = [cells]
@@ -205,10 +227,10 @@ def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str]
               cell: int = 38, color_by: str | None = None, causal: bool = False) -> dict:
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared
     colour scale (each weight against its row's uniform 1/T, see heatmap_spec; `causal` as in
-    heatmap_panels)."""
+    heatmap_panels). Three decimals, as every weight the pages print: with two a row visibly summed to 0.97."""
     titles = titles or [f"head {m + 1}" for m in range(len(weights))]
     return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell,
-                          color_by=color_by, causal=causal)
+                          color_by=color_by, causal=causal, digits=3)
 
 
 @styled
@@ -291,7 +313,8 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
                   extra: dict[str, np.ndarray] | None = None, label_angle: int = -40,
                   legend_orient: str = "right") -> dict:
     """A model's depth against positions or heads: one row per residual-stream row (or layer), top to bottom,
-    rectangular cells coloured by value (clamped to `domain`; `diverging` centres it on 0), each cell
+    rectangular cells coloured by value (clamped to `domain`; `diverging`: a signed change, centred on 0 and drawn
+    orange below it and blue above it, palette.CHANGE_SCALE, whatever `scheme` says), each cell
     printing its `cell_text` (strings, e.g. the top predicted token) or else its value (`numbers`).
     `extra` adds named arrays of the same shape to each cell's tooltip (a token's probability, a rank);
     `legend_orient` "bottom" keeps a narrow heatmap's legend under it."""
@@ -311,6 +334,7 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
     low, high = float(domain[0]), float(domain[1])
     span = (high - low) or 1.0
     dark_low = scheme in DARK_LOW_SCHEMES
+    inks = [ink(colour) for colour in change_colours(values.ravel(), low, high)] if diverging else None
     texts = None if cell_text is None else np.asarray(cell_text, dtype=object)
     records = []
     for i, row in enumerate(rows):
@@ -318,7 +342,8 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
             v = float(values[i, j])
             ok = bool(np.isfinite(v))
             share = min(max((v - low) / span, 0.0), 1.0) if ok else 0.0
-            dark = ok and (abs(share - 0.5) > 0.3 if diverging else (share < 0.45 if dark_low else share > 0.55))
+            dark = ok and (inks[i * len(cols) + j] == "white" if diverging else
+                           (share < 0.45 if dark_low else share > 0.55))
             if texts is not None:
                 text = str(texts[i, j])
             else:
@@ -336,8 +361,8 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
     tooltip.append({"field": value_name, "type": "quantitative", "format": f".{max(digits, 3)}f"})
     tooltip += [{"field": name, "type": "nominal" if np.asarray(array).dtype == object else "quantitative"}
                 for name, array in (extra or {}).items()]
-    colour = {"field": value_name, "type": "quantitative",
-              "scale": {"scheme": scheme, "domain": [low, high], "clamp": True},
+    scale = change_scale(low, high) if diverging else {"scheme": scheme, "domain": [low, high], "clamp": True}
+    colour = {"field": value_name, "type": "quantitative", "scale": scale,
               "legend": {"title": value_name, "orient": legend_orient}}
     layers = [{"mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
                "encoding": {"color": colour, "tooltip": tooltip}}]

@@ -49,8 +49,9 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
             "x": step | {"title": "training step"},
             "y": loss | {"scale": {"zero": False}},
             "color": colour,
+            # above the plot: beside the runs' legend under it, it ran past the chart's width ("trainin…" at 1400)
             "strokeDash": {"field": "loss on", "type": "nominal", "sort": ["held-out", "training (smoothed)"],
-                           "legend": {"orient": "bottom", "title": None}},
+                           "legend": {"orient": "top", "title": None}},
             "strokeWidth": {"condition": {"test": "datum['loss on'] === 'held-out'", "value": 3}, "value": 1.2},
             "tooltip": [{"field": "run", "type": "nominal"}, {"field": "loss on", "type": "nominal"}, step,
                         loss | {"format": ".3f"}]}},

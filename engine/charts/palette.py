@@ -1,6 +1,6 @@
 """Every colour the app draws with, defined once: charts, pictures, the block diagram and the pages' HTML.
 Colour-blind safe: the blue / orange pair for two things compared, Okabe & Ito's colours beyond two,
-viridis and blues for magnitudes, orange - white - blue for attention weights against the uniform 1/T;
+viridis and blues for magnitudes, pale orange - white - blue for attention weights against the uniform 1/T;
 every colour also has a label or a tooltip."""
 from __future__ import annotations
 
@@ -69,8 +69,14 @@ CHIP_TINTS = [BLUE_TINT, ORANGE_TINT, GREEN_TINT, PURPLE_TINT, SKY_TINT, VERMILL
 WHITE = "#ffffff"
 MASKED = "#ebebeb"   # the future a causal head cannot see
 # Attention weights against the uniform weight 1/T of their row (engine.charts.heatmaps.uniform_shades):
-# below it orange, at it white, above it blue; full orange is weight 0, full blue weight 1.
-UNIFORM_SCALE = [ORANGE, WHITE, BLUE]
+# below it orange, at it white, above it blue; full blue is weight 1, and weight 0 is a pale orange, quiet: a weight
+# of 0 is attention withheld, and drawn as loud as a weight of 1 a row of zeros read as "strong" (the protein's
+# heatmap, mostly zeros, came out a wall of orange round its few blue cells).
+QUIET_ORANGE = ORANGE_TINT
+UNIFORM_SCALE = [QUIET_ORANGE, WHITE, BLUE]
+# A signed change (a head knocked out: the change in ln P; a patch: the share restored): orange where it fell,
+# white at 0, blue where it rose, the meaning the pair has on every page (blue more, orange less).
+CHANGE_SCALE = [ORANGE, WHITE, BLUE]
 # Viridis at ten evenly spaced points (matplotlib's table); linear between them is close to the original.
 VIRIDIS = np.array([[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
                     [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]]) / 255

@@ -12,7 +12,15 @@ which loads the same things straight from the engine. Both answer the same calls
 mode)`, ...), so a question never loads a model the page has not.
 
 Options come in a natural order (positions, numbers, names), not best first; where the engine's
-numbers tie at the top, "two or more tie" is an option and may be the answer.
+numbers tie at the top, "two or more tie" is an option and may be the answer. A question reads exactly what its
+page shows: the page's own settings (temperature, length, seed, the estimate the page draws rather than an exact
+scan it does not), options as the page prints them (numbers closer than its printed precision tie), and options
+worth telling apart (never a choice between punctuation marks alone).
+
+Each question names the parts of its page that give its answer away (`Question.veils`: ui.page.section keys, or
+the keys pages give the parts drawn outside a section): a class veils them for students and on the projector until
+the reveal. Building a page's questions takes at most a couple of seconds once the page's models are loaded
+(bench/class_questions.py measures every page).
 """
 from __future__ import annotations
 
@@ -20,7 +28,6 @@ import functools
 import math
 import re
 from typing import Callable, Mapping, Sequence
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -30,11 +37,13 @@ from engine.classroom.store import Question
 Values = Mapping[str, str]
 TIE = "Two or more tie for first"
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
-LOOP_HORIZON = 200            # the n-gram question: does the sample loop within this many tokens?
+BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
 LOOP_MIN_TOKENS = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop
-VARIETY_TAUS = (0.2, 1.0, 1.8)                                 # the Generate page's question compares these
-VARIETY_LENGTH = 200                                           # characters sampled at each temperature
+VARIETY_TAUS = (0.2, 1.0, 1.8)            # the Generate page's question compares these, the page's own in one's place
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
+NEXT_TOKENS_SHOWN = 10        # the bars of the Tokens page (views/tokens.py): a question picks its options there
+SHIPPED = "shipped transformer"                                # the Generate page's models, as its link names them
+GENERATE_NGRAMS = {"2-gram": 2, "3-gram": 3, "4-gram": 4, "5-gram": 5}
 
 
 # --- reading the link's values ---------------------------------------------------------------------
@@ -98,6 +107,11 @@ def _top_choice(labels: Sequence[str], scores: Sequence[float], *, keep: int = 4
     return tuple(options), answer, leaders
 
 
+def _has_word(text: str) -> bool:
+    """Whether a token holds a letter or a digit (not only punctuation or spaces)."""
+    return any(ch.isalnum() for ch in text)
+
+
 def _numbers(correct: int, wrong: Sequence[int]) -> tuple[tuple[str, ...], int]:
     """The right count and the computed wrong ones (distinct, positive), smallest first."""
     choices = sorted({int(correct), *(int(w) for w in wrong if int(w) > 0)})
@@ -158,6 +172,7 @@ class EngineSources:
 
         return glove()
 
+    @functools.lru_cache(maxsize=None)
     def _model(self, name: str):
         from engine.pretrained import smollm2 as pretrained
 
@@ -187,6 +202,25 @@ class EngineSources:
         return interventions.head_effects(self._model(name), text, target, mode=mode)
 
     @functools.lru_cache(maxsize=None)
+    def pretrained_head_attribution(self, name: str, text: str, target: str, mode: str):
+        from engine.interpret import interventions
+
+        return interventions.head_attribution(self._model(name), text, target, mode=mode)
+
+    @functools.lru_cache(maxsize=None)
+    def shipped_transformer(self):
+        from engine.machinery import prepare
+
+        return prepare.shipped_model()
+
+    @functools.lru_cache(maxsize=None)
+    def generation(self, name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
+        from engine.transformer.generation import generate
+
+        return generate(generation_model(name, self), prompt, length, seed=seed, temperature=temperature,
+                        top_k=top_k)
+
+    @functools.lru_cache(maxsize=None)
     def pretrained_logit_lens(self, name: str, text: str, target: str, k: int):
         from engine.interpret import interventions
 
@@ -205,7 +239,7 @@ class EngineSources:
     def fixed_ladder(self):
         from engine.machinery import prepare
 
-        return prepare.model_ladder(lambda: prepare.shipped_model()[0])
+        return prepare.model_ladder(lambda: self.shipped_transformer()[0])
 
     @functools.lru_cache(maxsize=None)
     def bundled_picture(self, name: str):
@@ -229,15 +263,23 @@ def tokens_next(values: Values, sources) -> Question:
     smoothing, prompt = _text(values, "smoothing", "kneser-ney"), _text(values, "prompt", TOKENS_PROMPT)
     tokenizer = sources.tokenized(ALL_PLAYS, level, None)[0]
     model = NGramModel.from_counts(sources.ngram_counts(ALL_PLAYS, level, None), n, smoothing, tokenizer=tokenizer)
-    top = model.distribution(prompt_ids(tokenizer, prompt)).top(4)
-    texts = [token_text(tokenizer, i) for i, _, _ in top]
-    order = sorted(range(len(top)), key=lambda j: texts[j])          # alphabetical: the best is not always first
-    options, answer, leaders = _top_choice([_quote(texts[j]) for j in order], [top[j][1] for j in order])
-    best = order[leaders[0]]
+    shown = model.distribution(prompt_ids(tokenizer, prompt)).top(NEXT_TOKENS_SHOWN)   # the page's bars
+    texts = {i: token_text(tokenizer, i) for i, _, _ in shown}
+    best_p = shown[0][1]
+    tied = [s for s in shown if s[1] >= best_p - TIE_TOLERANCE]     # the page prints 3 decimals: these tie
+    rest = sorted((s for s in shown if s not in tied), key=lambda s: (not _has_word(texts[s[0]]), -s[1]))
+    picked = (tied + rest)[:max(4, min(len(tied) + 1, 5))]           # words before punctuation among the rest
+    if sum(_has_word(texts[i]) for i, _, _ in picked) < 2:
+        raise ValueError(f"After {_quote(prompt[-60:])} the {n}-gram model's likeliest tokens are punctuation marks: "
+                         "no question worth asking about them.")
+    picked.sort(key=lambda s: texts[s[0]])                            # alphabetical: the best is not always first
+    options, answer, leaders = _top_choice([_quote(texts[i]) for i, _, _ in picked], [p for _, p, _ in picked],
+                                           keep=len(picked), tolerance=TIE_TOLERANCE)
+    best = picked[leaders[0]]
     return Question("tokens", f"After {_quote(prompt[-60:])}, which next token does the {n}-gram model "
                               f"({level}, counted on Shakespeare) rank first?", options, answer,
-                    f"P({_quote(texts[best])}) = {top[best][1]:.3f}, the largest; the bars on the page show the "
-                    f"{len(top)} best.")
+                    f"P({_quote(texts[best[0]])}) = {best[1]:.3f}, the largest; the bars on the page show the "
+                    f"{len(shown)} best.", veils=("tokens.next", "tokens.tail"))
 
 
 def tokens_gpt2(values: Values, sources) -> Question:
@@ -254,39 +296,42 @@ def tokens_gpt2(values: Values, sources) -> Question:
     options = tuple(str(i) for i in range(top - 3, top + 1))
     return Question("tokens", f"Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
                     options, options.index(str(count)),
-                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".")
+                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".",
+                    veils=("tokens.tokenizers", "tokens.tail"))
 
 
 # --- N-gram sampler ---------------------------------------------------------------------------------
 
 def _ngram_model(values: Values, sources):
     from engine.language.corpus import ALL_PLAYS, OWN_TEXT
-    from engine.language.ngram import NGramModel
+    from engine.language.ngram import LOOP_EXAMPLE_N, NGramModel
 
     source, level = _text(values, "source", ALL_PLAYS), _text(values, "level", "words")
     if source == OWN_TEXT:
         raise ValueError("A text of your own is not in the link: pick a play to ask about.")
-    n, smoothing, k = _int(values, "n", 3), _text(values, "smoothing", "kneser-ney"), _float(values, "k", 1.0)
+    n, smoothing = _int(values, "n", LOOP_EXAMPLE_N), _text(values, "smoothing", "kneser-ney")
+    k = _float(values, "k", 1.0)
     tokenizer = sources.tokenized(source, level, None)[0]
     model = NGramModel.from_counts(sources.ngram_counts(source, level, None), n, smoothing, k, tokenizer)
     return source, level, n, smoothing, tokenizer, model
 
 
 def ngram_loop(values: Values, sources) -> Question:
-    from engine.language.ngram import find_loop, prompt_ids
+    from engine.language.ngram import LOOP_EXAMPLE_TEMPERATURE, find_loop, sample_context
 
     _, level, n, _, tokenizer, model = _ngram_model(values, sources)
-    tau, seed = _float(values, "temperature", 0.2), _int(values, "seed", 0)
-    prompt = prompt_ids(tokenizer, _text(values, "prompt", ""))
-    ids = model.sample(LOOP_HORIZON, seed=seed, temperature=tau, prompt=prompt)
+    tau, seed = _float(values, "temperature", LOOP_EXAMPLE_TEMPERATURE), _int(values, "seed", 0)
+    length = min(max(_int(values, "length", 100), 10), 500)          # the page's sample, as long as it shows it
+    prompt = sample_context(tokenizer, _text(values, "prompt", ""))   # as the page samples: no prompt, a line break
+    ids = model.sample(length, seed=seed, temperature=tau, prompt=prompt)
     loop = find_loop(ids, min_length=LOOP_MIN_TOKENS.get(level, 8))
-    options = ("Yes: it falls into a loop", "No: no loop within 200 tokens")
+    options = ("Yes: it falls into a loop", f"No: no loop within its {length} tokens")
     why = (f"From token {loop.start} on, a cycle of {loop.period} token(s) repeats {loop.repeats:.1f} times "
            f"({loop.end - loop.start} tokens)." if loop is not None else
-           f"No stretch of {LOOP_MIN_TOKENS.get(level, 8)} or more tokens repeats in the {LOOP_HORIZON} sampled.")
-    return Question("ngram", f"The {n}-gram model ({level}) samples {LOOP_HORIZON} tokens at temperature "
+           f"No stretch of {LOOP_MIN_TOKENS.get(level, 8)} or more tokens repeats in the {length} sampled.")
+    return Question("ngram", f"The {n}-gram model ({level}) samples {length} tokens at temperature "
                              f"\u03c4 = {tau:g}, seed {seed}. Does the sample fall into a loop?",
-                    options, 0 if loop is not None else 1, why)
+                    options, 0 if loop is not None else 1, why, veils=("ngram.sample", "ngram.tail"))
 
 
 def ngram_held_out(values: Values, sources) -> Question:
@@ -295,12 +340,19 @@ def ngram_held_out(values: Values, sources) -> Question:
     if len(rows) < 2:
         raise ValueError("There are not two orders n to compare for this smoothing.")
     rows.sort(key=lambda row: row.n)
-    options, answer, leaders = _top_choice([f"n = {row.n}" for row in rows], [-row.bits for row in rows],
-                                           keep=5)   # five and a tie option: at most six
-    best = rows[leaders[0]]
+    rows = [row for row in rows if math.isfinite(row.bits)]
+    if len(rows) < 2:
+        raise ValueError("There are not two orders n with a finite score to compare for this smoothing.")
+    kept = sorted(sorted(rows, key=lambda row: (row.bits, row.n))[:5], key=lambda row: row.n)   # with a tie: six
+    options, answer, leaders = _top_choice([f"n = {row.n}" for row in kept], [-row.bits for row in kept],
+                                           keep=len(kept), tolerance=BITS_TIE)
+    scores = "; ".join(f"n = {row.n}: {row.bits:.3f}" for row in kept)     # as the page's table prints them
+    verdict = (f"n = {kept[leaders[0]].n} scores fewest" if len(leaders) == 1 else
+               " and ".join(f"n = {kept[i].n}" for i in leaders) + f" lie within {BITS_TIE} bits: a tie")
     return Question("ngram", f"With {smoothing} smoothing ({level}), which n scores the fewest bits per token "
-                             "on held-out text?", options, answer,
-                    f"n = {best.n}: {best.bits:.2f} bits per token; the held-out chart on the page shows every n.")
+                             f"on held-out text (within {BITS_TIE} bits counts as a tie)?", options, answer,
+                    f"{verdict}. Bits per token, {scores}; the held-out chart and table on the page show every n.",
+                    veils=("ngram.held_out", "ngram.tail"))   # the held-out part holds its numbers' section
 
 
 # --- Embedding explorer -----------------------------------------------------------------------------
@@ -313,13 +365,15 @@ def embeddings_analogy(values: Values, sources) -> Question:
     result = solve_analogy(sources.glove(), a, b, c, k=4, method=method, vocab_size=vocab)
     order = sorted(range(len(result.words)), key=lambda j: result.words[j])
     options, answer, leaders = _top_choice([result.words[j] for j in order],
-                                           [float(result.scores[j]) for j in order])
+                                           [float(result.scores[j]) for j in order], tolerance=TIE_TOLERANCE)
     best = order[leaders[0]]
     return Question("embeddings", f"{a} : {b} :: {c} : ?  Which word comes first ({method}, "
                                   f"{vocab:,} words)?", options, answer,
                     f"{result.words[best]} scores {float(result.scores[best]):.3f}; the others: "
                     + ", ".join(f"{w} {float(s):.3f}" for w, s in zip(result.words, result.scores)
-                                if w != result.words[best]) + ".")
+                                if w != result.words[best]) + ".",
+                    veils=("embeddings.analogy", "embeddings.map", "embeddings.neighbours", "embeddings.vocab_size",
+                           "embeddings.tail"))
 
 
 # --- Context: window vs attention --------------------------------------------------------------------
@@ -354,7 +408,7 @@ def context_reach(values: Values, sources) -> Question:
                     options.index(f"k = {reach}"),
                     f"'{tokens[target]}' is {abs(target - t)} position(s) away, so k = {reach}; the window then gives "
                     f"it {share:.3f}, as much as every other token inside. Attention gives it "
-                    f"{attended.weights[t, target]:.3f}.")
+                    f"{attended.weights[t, target]:.3f}.", veils=("context.result",))
 
 
 def context_attention(values: Values, sources) -> Question:
@@ -366,53 +420,10 @@ def context_attention(values: Values, sources) -> Question:
     return Question("context", f"Attention: which token gets the largest weight from '{tokens[t]}' "
                                "(itself included)?", options, answer,
                     f"'{tokens[best]}' gets {row[best]:.3f}; the bars on the page compare it with the window's "
-                    "equal shares.")
+                    "equal shares.", veils=("context.result",))
 
 
 # --- Attention calculator ----------------------------------------------------------------------------
-
-def _calculator(values: Values, *, scale: bool | None = None):
-    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, self_attention
-    from engine.attention.typed_matrices import format_matrix, parse_matrix
-
-    labels, X = parse_matrix(_text(values, "x", format_matrix(CHAPTER_X, CHAPTER_TOKENS)), what="X")
-    labels = [name or f"token {i}" for i, name in enumerate(labels)]
-    q = min(max(_int(values, "query", 0), 0), len(labels) - 1)
-    scaled = _bool(values, "scaled", True) if scale is None else scale
-    result = self_attention(X, scale=scaled, causal=_bool(values, "causal", False))
-    return labels, q, result
-
-
-def _projections_note(values: Values) -> str:
-    return " (queries, keys and values = X: projections off)" if _bool(values, "proj", False) else ""
-
-
-def attention_largest(values: Values, sources) -> Question:
-    labels, q, result = _calculator(values)
-    row = result.weights[q]
-    options, answer, leaders = _top_choice([f"{j}: {name}" for j, name in enumerate(labels)], row, keep=5,
-                                           tolerance=TIE_TOLERANCE)
-    tied = ", ".join(f"'{labels[j]}'" for j in leaders)
-    why = (f"{tied} tie at {row[leaders[0]]:.3f}." if len(leaders) > 1 else
-           f"'{labels[leaders[0]]}' gets {row[leaders[0]]:.3f}, the largest in row {q} of alpha.")
-    return Question("attention", f"Query '{labels[q]}': which key gets the largest attention weight"
-                                 f"{_projections_note(values)}?", options, answer,
-                    why + " The heatmap of alpha on the page shows the whole row.")
-
-
-def attention_scaling(values: Values, sources) -> Question:
-    scaled = _bool(values, "scaled", True)
-    labels, q, now = _calculator(values)
-    _, _, other = _calculator(values, scale=not scaled)
-    before, after = float(now.weights[q].max()), float(other.weights[q].max())
-    options = ("It rises", "It falls", "It stays the same")
-    answer = 2 if abs(after - before) < TIE_TOLERANCE else (0 if after > before else 1)
-    switch = "off" if scaled else "on"
-    return Question("attention", f"Turn the 1/sqrt(d_k) scaling {switch}: what happens to the largest weight of "
-                                 f"query '{labels[q]}' (now {before:.3f})?", options, answer,
-                    f"It becomes {after:.3f}: dividing the scores by sqrt(d_k) = {math.sqrt(now.d_k):.3f} flattens "
-                    "the softmax; without it the scores are larger and the weights sharper.")
-
 
 # --- Multi-head attention ----------------------------------------------------------------------------
 
@@ -427,7 +438,8 @@ def multi_head_parameters(values: Values, sources) -> Question:
                                   f"{cost.d_head}: how many parameters (W_Q, W_K, W_V and W_O, no biases)?",
                     options, answer,
                     f"3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {cost.params:,}, whatever h: splitting into heads "
-                    f"costs nothing extra (h heads each as wide as d would need {wide.params:,}).")
+                    f"costs nothing extra (h heads each as wide as d would need {wide.params:,}).",
+                    veils=("multihead.costs", "multihead.tail"))
 
 
 # --- Head viewer and Inside the model (SmolLM2; the pages' cached results) --------------------------
@@ -453,7 +465,7 @@ def heads_type(values: Values, sources) -> Question:
                        if not math.isnan(float(scored.scores[p][layer, head])))
     return Question("heads", f"On this sentence, what kind of head is layer {layer}, head {head}?", options,
                     options.index(kind), f"Its pattern scores: {scores}. The model view on the page colours every "
-                                         "head by its type.")
+                                         "head by its type.", veils=("heads.grid", "heads.head"))
 
 
 def heads_last_token(values: Values, sources) -> Question:
@@ -469,7 +481,7 @@ def heads_last_token(values: Values, sources) -> Question:
     return Question("heads", f"Layer {layer}, head {head}: which token does the last token, {_quote(tokens[-1])}, "
                              "look at most?", options, answer,
                     f"{_quote(tokens[leaders[0]])} gets {row[leaders[0]]:.3f} of the last row's weight; the heatmap "
-                    "of this head on the page shows every row.")
+                    "of this head on the page shows every row.", veils=("heads.grid", "heads.head"))
 
 
 def inside_heads(values: Values, sources) -> Question:
@@ -480,7 +492,7 @@ def inside_heads(values: Values, sources) -> Question:
     text, target = _text(values, "ko_text", text), _text(values, "ko_target", target)
     source = _int(values, "source", source)
     mode = _text(values, "mode", "zero")
-    effects = sources.pretrained_head_effects(name, text, target, mode)
+    effects = sources.pretrained_head_attribution(name, text, target, mode)   # the estimate the page draws
     weights = np.asarray(sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS).weights)
     source = min(max(source, 0), weights.shape[-1] - 1)
     looked = weights[:, :, -1, source]                               # (L, h): how much the last token reads there
@@ -490,16 +502,19 @@ def inside_heads(values: Values, sources) -> Question:
     candidates = sorted({(int(i // n_head), int(i % n_head)) for i in by_attention} | {(top_layer, top_head)})
     drops = [-float(effects.effects[layer, head]) for layer, head in candidates]
     options, answer, leaders = _top_choice([head_label(layer, head) for layer, head in candidates], drops,
-                                           keep=len(candidates))
+                                           keep=len(candidates), tolerance=TIE_TOLERANCE)   # the page prints 3 places
     best = candidates[leaders[0]]
     token = effects.tokens[source] if source < len(effects.tokens) else "?"
     return Question("inside", f"After {_quote(text[-60:])}, which of these heads matters most for "
-                              f"{_quote(target)}? (Knock each out alone and see P({_quote(target)}) fall.)",
+                              f"{_quote(target)}, as the page estimates it? (Knocking it out alone lowers "
+                              f"P({_quote(target)}) most.)",
                     options, answer,
-                    f"Knocking out {head_label(*best)} changes ln P by {effects.effects[best]:+.2f}; "
+                    "Estimated (one pass forward and one back, as the page draws it): knocking out "
+                    f"{head_label(*best)} changes ln P by {effects.effects[best]:+.3f}; "
                     + "; ".join(f"{head_label(*lh)} reads {_quote(token)} with weight {looked[lh]:.2f}, "
-                                f"effect {effects.effects[lh]:+.2f}" for lh in candidates if lh != best)
-                    + ". Looking at a token is not the same as mattering for the answer.")
+                                f"effect {effects.effects[lh]:+.3f}" for lh in candidates if lh != best)
+                    + ". Looking at a token is not the same as mattering for the answer.",
+                    veils=("inside.effects", "inside.knock_out"))
 
 
 def inside_lens(values: Values, sources) -> Question:
@@ -524,7 +539,8 @@ def inside_lens(values: Values, sources) -> Question:
     where = "never" if first is None else lens.layers[first]
     return Question("inside", f"Logit lens on {_quote(text[-60:])}: from which layer on is {_quote(target)} the "
                               "model's top next token (read through its output layer)?", options, answer,
-                    f"First at the top: {where}. The lens heatmap on the page shows each layer's guess.")
+                    f"First at the top: {where}. The lens heatmap on the page shows each layer's guess.",
+                    veils=("inside.lens",))
 
 
 # --- Position -----------------------------------------------------------------------------------------
@@ -550,7 +566,8 @@ def position_equivariance(values: Values, sources) -> Question:
                     options, 0 if check.equivariant else 1,
                     f"The largest change of a word's output is {check.max_difference:.3f} "
                     + ("(none: attention alone ignores order)." if check.equivariant else
-                       "(order now matters).") + " The bars on the page show each word's change.")
+                       "(order now matters).") + " The bars on the page show each word's change.",
+                    veils=("position.check", "position.code"))
 
 
 # --- Block builder --------------------------------------------------------------------------------
@@ -586,7 +603,8 @@ def block_parameters(values: Values, sources) -> Question:
                              f"{config.n_heads} heads: how many parameters does it learn?", options, answer,
                     f"Attention {count.attention_per_block:,} + feed-forward {count.feed_forward_per_block:,} + "
                     f"LayerNorms {count.layer_norms_per_block:,} = "
-                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.")
+                    f"{count.per_block:,}. The parameter chart on the page splits the whole model.",
+                    veils=("block.block", "block.code"))
 
 
 def block_largest_part(values: Values, sources) -> Question:
@@ -598,7 +616,8 @@ def block_largest_part(values: Values, sources) -> Question:
     options, answer, leaders = _top_choice(names, [parts[n] for n in names], keep=5)
     return Question("block", f"In this model ({config.n_layers} blocks, d_model = {config.d_model}, vocabulary "
                              f"{config.vocab_size:,}), which part holds the most parameters?", options, answer,
-                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.")
+                    f"{names[leaders[0]]}: {parts[names[leaders[0]]]:,} of {sum(parts.values()):,}.",
+                    veils=("block.block", "block.code"))
 
 
 # --- Generate -------------------------------------------------------------------------------------
@@ -610,19 +629,38 @@ def variety(text: str) -> int:
     return len({text[i:i + 3] for i in range(max(len(text) - 2, 0))})
 
 
-def generate_variety(values: Values, sources) -> Question:
-    from engine.transformer.generation import generate
+def generation_model(name: str, sources):
+    """The Generate page's model called `name` (as its link names it): the shipped transformer or a character n-gram
+    (`sources`: ui.loaders or EngineSources). A live model lives in one browser: never in a link."""
+    if name == SHIPPED:
+        return sources.shipped_transformer()[0]
+    if name in GENERATE_NGRAMS:
+        return sources.char_ngrams()[GENERATE_NGRAMS[name]]
+    raise ValueError(f"'{name[:40]}' is not in the link (a live model lives in one browser): put the shipped "
+                     "transformer or an n-gram first to ask about it.")
 
+
+def generate_variety(values: Values, sources) -> Question:
+    """The page's first model, prompt, length, seed and top-k, at the page's temperature and two others."""
     prompt, seed = _text(values, "gen_prompt", GENERATE_PROMPT), _int(values, "gen_seed", 0)
-    lm = sources.char_ngrams()[4]
+    length = min(max(_int(values, "gen_length", 100), 1), limits.MAX_GENERATE_TOKENS)
+    tau = min(max(_float(values, "gen_temperature", 0.8), 0.0), 2.0)
+    top_k = _int(values, "gen_top_k", 0) or None
+    name = _text(values, "gen_models", f"{SHIPPED},4-gram,2-gram").split(",")[0].strip()
+    generation_model(name, sources)                                  # a model a link can name, else a sentence
     taus = list(VARIETY_TAUS)
-    samples = [generate(lm, prompt, VARIETY_LENGTH, seed=seed, temperature=tau).text for tau in taus]
+    taus[min(range(len(taus)), key=lambda i: abs(taus[i] - tau))] = tau   # the page's own, in the nearest's place
+    taus.sort()
+    # the page's own sample (at its τ) is in the page's cache already: the same call, shared
+    samples = [sources.generation(name, prompt, t, top_k, length, seed).text for t in taus]
     scores = [variety(text) for text in samples]
-    options, answer, leaders = _top_choice([f"\u03c4 = {tau:g}" for tau in taus], scores, keep=3)
-    return Question("generate", f"The character 4-gram writes {VARIETY_LENGTH} characters after the prompt, seed "
-                                f"{seed}. At which temperature \u03c4 is the sample most varied (most different "
-                                "3-character pieces)?", options, answer,
-                    "Distinct pieces: " + ", ".join(f"\u03c4 = {t:g}: {s}" for t, s in zip(taus, scores))
+    options, answer, leaders = _top_choice([f"\u03c4 = {t:g}" + (" (the page's)" if t == tau else "") for t in taus],
+                                           scores, keep=3)
+    topk = f", top-k {top_k}" if top_k else ""
+    return Question("generate", f"The {name} writes {length} characters after the prompt (seed {seed}{topk}); the "
+                                f"page shows it at \u03c4 = {tau:g}. At which temperature \u03c4 is its sample most "
+                                "varied (the most different 3-character pieces)?", options, answer,
+                    "Distinct 3-character pieces: " + ", ".join(f"\u03c4 = {t:g}: {s}" for t, s in zip(taus, scores))
                     + ". Low \u03c4 keeps to the likeliest paths and repeats; high \u03c4 wanders.")
 
 
@@ -637,7 +675,7 @@ def generate_ladder(values: Values, sources) -> Question:
     return Question("generate", "Which model predicts held-out Shakespeare best (fewest bits per character)?",
                     options, answer,
                     "; ".join(f"{r.model}: {r.bits_per_char:.3f}" for r in picked) + ". The ladder on the page "
-                    "ranks every model.")
+                    "ranks every model.", veils=("generate.ladder", "generate.code"))
 
 
 # --- Beyond words ---------------------------------------------------------------------------------
@@ -672,16 +710,18 @@ def beyond_scores(values: Values, sources) -> Question:
     return Question("beyond", f"Attention over {what}: how many attention scores (weights) does one head "
                               "compute?", options, answer,
                     f"Every token scores every token: T\u00b2 = {T}\u00b2 = {cost.scores:,}, "
-                    f"{cost.megabytes:.2f} MB of weights in float32. The cost chart on the page grows with T\u00b2.")
+                    f"{cost.megabytes:.2f} MB of weights in float32. The cost chart on the page grows with T\u00b2.",
+                    veils=(f"beyond.{kind if kind in ('image', 'audio') else 'protein'}",))
 
 
 # --- the table ------------------------------------------------------------------------------------
+# Each page's builders, until they move into the page's spec (engine.chapter.<page>.PAGE.questions);
+# engine.chapter.questions.questions_for asks them.
 BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
     "context": (context_reach, context_attention),
-    "attention": (attention_largest, attention_scaling),
     "multi-head": (multi_head_parameters,),
     "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
@@ -690,27 +730,3 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "generate": (generate_variety, generate_ladder),
     "beyond": (beyond_scores,),
 }
-
-
-def questions_for(page: str, values: Values, sources=None) -> list[Question]:
-    """The page's questions about the state in `values` (its link's values), each answered by the engine.
-    A builder that cannot ask about this state (a text of one's own, a sentence of one word) is left out;
-    when none can, the first one's sentence is raised as a ValueError."""
-    if page not in BUILDERS:
-        raise ValueError(f"There is no page called {page!r} to ask about.")
-    sources = sources if sources is not None else EngineSources()
-    link = urlencode(dict(values))
-    asked: list[Question] = []
-    refusals: list[str] = []
-    for build in BUILDERS[page]:
-        try:
-            question = build(values, sources)
-        except ValueError as error:
-            refusals.append(str(error))
-            continue
-        asked.append(Question(question.page, question.prompt[:limits.CLASS_MAX_PROMPT_CHARS],
-                              tuple(o[:limits.CLASS_MAX_ANSWER_CHARS] for o in question.options), question.answer,
-                              question.explanation[:limits.CLASS_MAX_EXPLANATION_CHARS], link))
-    if not asked:
-        raise ValueError(refusals[0] if refusals else "This page has no question about this state.")
-    return asked

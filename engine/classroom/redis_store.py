@@ -2,13 +2,23 @@
 
 Keys of one class (all expire with the class, CLASS_LIFETIME_S after it started):
 
-    tp:class:<code>                 hash: key_hash, expires_at, ended, link, link_version, question_id,
-                                          round, locked, revealed, live, students, version
+    tp:class:<code>                 hash: key_hash, expires_at, active_until, ended, link, link_version,
+                                          question_id, round, locked, revealed, live, students, version,
+                                          started_by, teachers (hashes, space-separated), address, created_at
     tp:class:<code>:students        set of anonymous student ids
     tp:class:<code>:q:<qid>         hash: body (the Question as JSON), n (options), rounds, revealed
     tp:class:<code>:v:<qid>:<round> hash: student id -> option
-    tp:open                         sorted set: open class codes by expiry (CLASS_MAX_OPEN_PER_SERVER)
-    tp:fail:<client>                sorted set: times of this client's wrong codes (last minute)
+    tp:ended:<code>                 the code alone, kept CLASS_ENDED_KEPT_S longer: joining it says it ended
+
+And of the server and its clients:
+
+    tp:open                         sorted set: open class codes by when they end by themselves
+                                    (CLASS_MAX_OPEN_PER_SERVER)
+    tp:teaches:<teacher hash>       sorted set: the classes a teacher browser teaches, by start (its open ones
+                                    and its latest)
+    tp:started:<address>            sorted set: classes started from this address, by start (its open ones)
+    tp:fail:b:<student>, tp:fail:a:<address>   sorted sets: times of wrong codes (last minute)
+    tp:joins:<address>              sorted set: times of new students from this address (last minute)
 
 What students do at once (join, vote) runs as one Lua script each: Redis runs a script alone, so
 the checks (joined, current round, not locked, option exists, class not full) and the write are one
@@ -33,42 +43,85 @@ PREFIX = "tp:"
 OPEN_KEY = PREFIX + "open"
 GRACE_S = 60          # keys outlive the class by this much (its last summary can still be read)
 
-# KEYS: open set, class hash. ARGV: now, key_hash, expires_at, max open, ttl, code
-CREATE = """
+# Counts the open classes among a sorted set of codes (the newest first) and forgets every other one but the
+# newest (a teacher's latest class is found again even once ended). ARGV[1]: now; the class hashes are
+# PREFIX .. 'class:' .. code, and `started_by` (when given) must match.
+COUNT_OPEN = """
+local function count_open(set, now, prefix, started_by)
+  local open = 0
+  for i, code in ipairs(redis.call('ZREVRANGE', set, 0, -1)) do
+    local c = redis.call('HMGET', prefix .. 'class:' .. code, 'expires_at', 'ended', 'active_until', 'started_by')
+    local gone = not c[1] or tonumber(c[1]) <= now
+    local is_open = not gone and c[2] ~= '1' and tonumber(c[3] or c[1]) > now
+    if is_open and (started_by == nil or c[4] == started_by) then
+      open = open + 1
+    elseif gone or (i > 1 and not is_open) then
+      redis.call('ZREM', set, code)
+    end
+  end
+  return open
+end
+"""
+
+# KEYS: open set, class hash, teacher's classes, address's classes, ended code.
+# ARGV: now, key_hash, expires_at, max open, ttl, code, teacher hash, address, active_until, max per teacher,
+#       max per address, prefix, ended code's ttl
+CREATE = COUNT_OPEN + """
+local now = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 'too_many_classes' end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
-redis.call('HSET', KEYS[2], 'key_hash', ARGV[2], 'expires_at', ARGV[3], 'ended', 0, 'link_version', 0,
-           'question_id', 0, 'round', 0, 'locked', 0, 'revealed', 0, 'live', 0, 'students', 0)
+if count_open(KEYS[3], now, ARGV[12], ARGV[7]) >= tonumber(ARGV[10]) then return 'too_many_for_teacher' end
+if count_open(KEYS[4], now, ARGV[12], nil) >= tonumber(ARGV[11]) then return 'too_many_for_address' end
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[5]) == 1 then return 'exists' end
+redis.call('HSET', KEYS[2], 'key_hash', ARGV[2], 'expires_at', ARGV[3], 'active_until', ARGV[9], 'ended', 0,
+           'link_version', 0, 'question_id', 0, 'round', 0, 'locked', 0, 'revealed', 0, 'live', 0, 'students', 0,
+           'started_by', ARGV[7], 'teachers', ARGV[7], 'address', ARGV[8], 'created_at', ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[6])
+redis.call('ZADD', KEYS[1], ARGV[9], ARGV[6])
+for _, set in ipairs({KEYS[3], KEYS[4]}) do
+  redis.call('ZADD', set, ARGV[1], ARGV[6])
+  redis.call('EXPIRE', set, ARGV[5])
+end
+redis.call('SET', KEYS[5], '1', 'EX', ARGV[13])
 return 'ok'
 """
 
-# KEYS: class hash, students set, failures. ARGV: now, student, failures allowed, window, max students, ttl, nonce
+# KEYS: class hash, students set, wrong codes of the browser, of the address, new students of the address, ended
+# code. ARGV: now, student, failures allowed per browser, window, max students, ttl, nonce, failures allowed per
+# address, new students allowed per address
 JOIN = """
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[4]))
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'too_many_failures' end
-local exp = redis.call('HGET', KEYS[1], 'expires_at')
-if not exp or tonumber(exp) <= tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[1] .. ':' .. ARGV[7])
-  redis.call('EXPIRE', KEYS[3], math.ceil(tonumber(ARGV[4])) + 1)
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[4])
+for _, set in ipairs({KEYS[3], KEYS[4], KEYS[5]}) do
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now - window)
+end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'too_many_failures_browser' end
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[8]) then return 'too_many_failures_network' end
+local c = redis.call('HMGET', KEYS[1], 'expires_at', 'ended', 'active_until', 'students')
+if not c[1] or tonumber(c[1]) <= now then
+  if redis.call('EXISTS', KEYS[6]) == 1 then return 'ended' end
+  for _, set in ipairs({KEYS[3], KEYS[4]}) do
+    redis.call('ZADD', set, ARGV[1], ARGV[1] .. ':' .. ARGV[7])
+    redis.call('EXPIRE', set, math.ceil(window) + 1)
+  end
   return 'unknown'
 end
-if redis.call('HGET', KEYS[1], 'ended') == '1' then return 'ended' end
+if c[2] == '1' or tonumber(c[3] or c[1]) <= now then return 'ended' end
 if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 'ok' end
-if tonumber(redis.call('HGET', KEYS[1], 'students')) >= tonumber(ARGV[5]) then return 'full' end
+if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[9]) then return 'too_many_joins' end
+if tonumber(c[4]) >= tonumber(ARGV[5]) then return 'full' end
 redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('HINCRBY', KEYS[1], 'students', 1)
+redis.call('ZADD', KEYS[5], ARGV[1], ARGV[1] .. ':' .. ARGV[7])
+redis.call('EXPIRE', KEYS[5], math.ceil(window) + 1)
 return 'ok'
 """
 
 # KEYS: class hash, students set, question hash, votes hash. ARGV: now, student, qid, round, option, ttl
 VOTE = """
-local c = redis.call('HMGET', KEYS[1], 'expires_at', 'ended', 'question_id', 'round', 'locked')
+local c = redis.call('HMGET', KEYS[1], 'expires_at', 'ended', 'question_id', 'round', 'locked', 'active_until')
 if not c[1] or tonumber(c[1]) <= tonumber(ARGV[1]) then return 'unknown' end
-if c[2] == '1' then return 'ended' end
+if c[2] == '1' or tonumber(c[6] or c[1]) <= tonumber(ARGV[1]) then return 'ended' end
 if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then return 'not_joined' end
 if c[3] == '0' then return 'no_question' end
 if c[3] ~= ARGV[3] or c[4] ~= ARGV[4] then return 'not_current' end
@@ -122,11 +175,24 @@ class RedisStore(ClassStore):
     def _ttl(self, expires_at: float) -> int:
         return max(1, math.ceil(expires_at - self.clock()) + GRACE_S)
 
+    def _gone(self, code: str) -> ValueError:
+        """A code with no class: one that ended says so (its code is kept CLASS_ENDED_KEPT_S); any other is unknown."""
+        return s.ended(code) if self.r.exists(PREFIX + "ended:" + code) else s.unknown_code(code)
+
     def _fields(self, code: str) -> dict[str, str]:
         fields = self.r.hgetall(self._k(code))
         if not fields or float(fields["expires_at"]) <= self.clock():
-            raise s.unknown_code(code)
+            raise self._gone(code)
         return fields
+
+    def _open(self, f: dict[str, str]) -> bool:
+        return f["ended"] != "1" and float(f.get("active_until") or f["expires_at"]) > self.clock()
+
+    @staticmethod
+    def _is_teacher(key: str, f: dict[str, str]) -> bool:
+        """The class key, or the credential of one of the class's teacher browsers."""
+        return s.key_matches(key, f["key_hash"]) or any(s.key_matches(key, known)
+                                                         for known in f.get("teachers", "").split())
 
     def _question(self, code: str, qid: int) -> Question:
         cached = self._questions.get((code, qid))
@@ -142,34 +208,40 @@ class RedisStore(ClassStore):
         return ClassState(code, f.get("link"), int(f["link_version"]), qid,
                           self._question(code, qid) if qid else None, int(f["round"]), f["locked"] == "1",
                           f["revealed"] == "1", f["live"] == "1", int(f["students"]), answered,
-                          f["ended"] == "1", float(f["expires_at"]))
+                          not self._open(f), float(f.get("active_until") or f["expires_at"]))
 
     def _teacher(self, code: str, key: str, open_only: bool = True) -> dict[str, str]:
         f = self._fields(code)
-        if not s.key_matches(key, f["key_hash"]):
+        if not self._is_teacher(key, f):
             raise s.not_teacher(code)
-        if open_only and f["ended"] == "1":
+        if open_only and not self._open(f):
             raise s.ended(code)
         return f
 
     def _change(self, code: str, key: str, change: Callable[[dict[str, str], redis.client.Pipeline], None],
-                open_only: bool = True) -> ClassState:
-        """Check the key, then apply `change(fields, pipe)` in MULTI/EXEC, watching the class hash."""
+                open_only: bool = True, bump: bool = True) -> ClassState | None:
+        """Check the credential, then apply `change(fields, pipe)` in MULTI/EXEC, watching the class hash. An action
+        on an open class keeps it open CLASS_IDLE_S longer; `bump` raises the version (what polls look for)."""
         class_key = self._k(code)
         self._teacher(code, key, open_only)
 
         def attempt(pipe: redis.client.Pipeline) -> None:
             f = pipe.hgetall(class_key)
             if not f or float(f["expires_at"]) <= self.clock():
-                raise s.unknown_code(code)
-            if open_only and f["ended"] == "1":
+                raise self._gone(code)
+            if open_only and not self._open(f):
                 raise s.ended(code)
             pipe.multi()
+            if open_only:
+                until = s.active_until(self.clock(), float(f["expires_at"]))
+                pipe.hset(class_key, "active_until", repr(until))
+                pipe.zadd(OPEN_KEY, {code: until}, xx=True)
             change(f, pipe)
-            pipe.hincrby(class_key, "version", 1)
+            if bump:
+                pipe.hincrby(class_key, "version", 1)
 
         self.r.transaction(attempt, class_key)
-        return self.state(code)
+        return self.state(code) if bump else None
 
     def _counts(self, code: str, qid: int, round_: int, n: int) -> tuple[int, ...]:
         counts = [0] * n
@@ -188,19 +260,69 @@ class RedisStore(ClassStore):
 
     # --- the interface --------------------------------------------------------------------
 
-    def create_class(self) -> tuple[str, str]:
+    def create_class(self, teacher: str, address: str = "") -> tuple[str, str]:
+        teacher, address = s.check_teacher(teacher), s.check_address(address)
         now = self.clock()
-        key = s.new_key()
+        key, teacher_hash = s.new_key(), s.hash_key(teacher)
         expires_at = now + limits.CLASS_LIFETIME_S
         while True:
             code = s.new_code()
-            result = self._create(keys=[OPEN_KEY, self._k(code)],
-                                  args=[repr(now), s.hash_key(key), repr(expires_at),
-                                        limits.CLASS_MAX_OPEN_PER_SERVER, self._ttl(expires_at), code])
+            result = self._create(
+                keys=[OPEN_KEY, self._k(code), PREFIX + "teaches:" + teacher_hash, PREFIX + "started:" + address,
+                      PREFIX + "ended:" + code],
+                args=[repr(now), s.hash_key(key), repr(expires_at), limits.CLASS_MAX_OPEN_PER_SERVER,
+                      self._ttl(expires_at), code, teacher_hash, address, repr(s.active_until(now, expires_at)),
+                      limits.CLASS_OPEN_PER_TEACHER, limits.CLASS_OPEN_PER_ADDRESS, PREFIX,
+                      self._ttl(expires_at) + limits.CLASS_ENDED_KEPT_S])
             if result == "too_many_classes":
                 raise s.too_many_classes()
+            if result == "too_many_for_teacher":
+                raise s.too_many_classes_here("browser")
+            if result == "too_many_for_address":
+                raise s.too_many_classes_here("network")
             if result == "ok":
                 return code, key
+
+    def teacher_class(self, teacher: str) -> str | None:
+        teacher = s.check_teacher(teacher)
+        now = self.clock()
+        for code in self.r.zrevrange(PREFIX + "teaches:" + s.hash_key(teacher), 0, -1):
+            expires_at = self.r.hget(self._k(code), "expires_at")
+            if expires_at is not None and float(expires_at) > now:
+                return code
+        return None
+
+    def claim(self, code: str, key: str, teacher: str) -> ClassState:
+        code, teacher = s.normalise_code(code), s.check_teacher(teacher)
+        f = self._fields(code)
+        if not s.key_matches(key, f["key_hash"]):
+            raise s.not_teacher(code)
+        teacher_hash, class_key = s.hash_key(teacher), self._k(code)
+
+        def attempt(pipe: redis.client.Pipeline) -> None:
+            known = (pipe.hget(class_key, "teachers") or "").split()
+            if teacher_hash in known:
+                return
+            if len(known) >= limits.CLASS_MAX_TEACHER_DEVICES:
+                raise s.too_many_devices(code)
+            pipe.multi()
+            pipe.hset(class_key, "teachers", " ".join([*known, teacher_hash]))
+            teaches = PREFIX + "teaches:" + teacher_hash
+            pipe.zadd(teaches, {code: float(f.get("created_at") or self.clock())})
+            pipe.expire(teaches, self._ttl(float(f["expires_at"])))
+
+        self.r.transaction(attempt, class_key)
+        return self.state(code)
+
+    def new_teacher_key(self, code: str, teacher: str) -> str:
+        code = s.normalise_code(code)
+        key = s.new_key()
+        self._change(code, teacher, lambda f, pipe: pipe.hset(self._k(code), "key_hash", s.hash_key(key)), bump=False)
+        return key
+
+    def touch(self, code: str, key: str) -> None:
+        code = s.normalise_code(code)
+        self._change(code, key, lambda f, pipe: None, bump=False)
 
     def state(self, code: str) -> ClassState:
         code = s.normalise_code(code)
@@ -208,27 +330,36 @@ class RedisStore(ClassStore):
         answered = int(flat.pop())
         f = dict(zip(flat[::2], flat[1::2]))
         if not f or float(f["expires_at"]) <= self.clock():
-            raise s.unknown_code(code)
+            raise self._gone(code)
         return self._to_state(code, f, answered)
 
     def version(self, code: str) -> int:
         code = s.normalise_code(code)
-        version, expires_at = self.r.hmget(self._k(code), "version", "expires_at")
-        if expires_at is None or float(expires_at) <= self.clock():
-            raise s.unknown_code(code)
-        return int(version or 0)
+        version, expires_at, ended, until = self.r.hmget(self._k(code), "version", "expires_at", "ended",
+                                                          "active_until")
+        now = self.clock()
+        if expires_at is None or float(expires_at) <= now:
+            raise self._gone(code)
+        # a class that ended by itself changed without a teacher action: its readers must see it did
+        return int(version or 0) + (1 if ended != "1" and float(until or expires_at) <= now else 0)
 
-    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
-        client = s.check_client(client)
+    def join(self, code: str, student_id: str, address: str = "") -> ClassState:
+        address = s.check_address(address)
         student_id = s.check_student(student_id)
         code = s.normalise_code(code)
         now = self.clock()
-        result = self._join(keys=[self._k(code), self._k(code, "students"), PREFIX + "fail:" + client],
+        result = self._join(keys=[self._k(code), self._k(code, "students"), PREFIX + "fail:b:" + student_id,
+                                  PREFIX + "fail:a:" + address, PREFIX + "joins:" + address, PREFIX + "ended:" + code],
                             args=[repr(now), student_id, limits.CLASS_JOIN_FAILURES_PER_MINUTE, s.FAILURE_WINDOW_S,
                                   limits.CLASS_MAX_STUDENTS, self._ttl(now + limits.CLASS_LIFETIME_S),
-                                  secrets.token_hex(6)])
-        if result == "too_many_failures":
-            raise s.too_many_failures()
+                                  secrets.token_hex(6), limits.CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE,
+                                  limits.CLASS_JOINS_PER_ADDRESS_PER_MINUTE])
+        if result == "too_many_failures_browser":
+            raise s.too_many_failures("browser")
+        if result == "too_many_failures_network":
+            raise s.too_many_failures("network")
+        if result == "too_many_joins":
+            raise s.too_many_joins()
         if result == "unknown":
             raise s.unknown_code(code)
         if result == "ended":
@@ -274,7 +405,7 @@ class RedisStore(ClassStore):
         if result == "ok":
             return
         if result == "unknown":
-            raise s.unknown_code(code)
+            raise self._gone(code)
         if result == "ended":
             raise s.ended(code)
         if result == "not_joined":
@@ -339,7 +470,7 @@ class RedisStore(ClassStore):
         q = self.r.hmget(self._k(code, "q", question_id), "rounds", "revealed")
         found = q[0] is not None
         if key is not None:
-            if not s.key_matches(key, f["key_hash"]):
+            if not self._is_teacher(key, f):
                 raise s.not_teacher(code)
         elif not found or q[1] != "1":
             raise s.hidden_counts()

@@ -7,17 +7,33 @@ write. A busy file is waited for (`timeout`), never reported as an error. `synch
 keeps every committed vote when a server process is killed (only a power cut may lose the last
 commits). Connections are pooled per process (a forked child opens its own): Streamlit runs each rerun
 on a new thread, so a connection per thread would be opened again on every poll.
+
+Before any call touches SQLite, the store looks at its files (`_check_files`, a stat and two access checks, about
+10 µs). A file deleted or replaced while classes ran (another inode at the path) is not written on any further:
+the process leaves its connections to the old file, takes the one now at the path (creating it where it is gone, as
+a new process would; `_adopt`, in turn with the machine's other processes) and writes there the codes of the classes
+it knew (`lost_classes`), so every process, one started afterwards too, ends those classes with a sentence that says
+why; nothing goes on in the old file beside a new one (a class split in two). SQLite finds a file's -wal and -shm by
+its name and would replay a dead file's -wal into a new one: `<path>.generation` names the file they belong to.
+
+A -shm or -wal file that cannot be written (made immutable, a read-only mount) is refused with a sentence before
+SQLite maps it: SQLite reads the WAL index through a memory map of -shm, and a -shm it cannot grow killed the process
+with SIGBUS. The checks never open the files themselves: closing any descriptor of a file drops
+every POSIX lock the process holds on it, SQLite's included.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
 from typing import Callable
 
 from engine import limits
+from engine.machinery import file_lock
 from engine.classroom import store as s
 from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
 
@@ -40,9 +56,22 @@ CREATE TABLE IF NOT EXISTS classes (
     revealed INTEGER NOT NULL DEFAULT 0,
     live INTEGER NOT NULL DEFAULT 0,
     students INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL DEFAULT 0
+    version INTEGER NOT NULL DEFAULT 0,
+    active_until REAL NOT NULL DEFAULT 0,
+    started_by TEXT NOT NULL DEFAULT '',
+    address TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS classes_expiry ON classes (expires_at);
+CREATE TABLE IF NOT EXISTS teachers (
+    code TEXT NOT NULL,
+    teacher_hash TEXT NOT NULL,
+    PRIMARY KEY (code, teacher_hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS teachers_by_hash ON teachers (teacher_hash);
+CREATE TABLE IF NOT EXISTS ended_codes (
+    code TEXT PRIMARY KEY,
+    until REAL NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS questions (
     code TEXT NOT NULL,
     question_id INTEGER NOT NULL,
@@ -64,20 +93,90 @@ CREATE TABLE IF NOT EXISTS votes (
     option INTEGER NOT NULL,
     PRIMARY KEY (code, question_id, round, student_id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS join_failures (
-    client TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS attempts (
+    what TEXT NOT NULL,
+    who TEXT NOT NULL,
     at REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS join_failures_client ON join_failures (client, at);
+CREATE INDEX IF NOT EXISTS attempts_who ON attempts (what, who, at);
+CREATE INDEX IF NOT EXISTS attempts_at ON attempts (at);
 """
+# attempts counted over FAILURE_WINDOW_S: wrong codes per browser and per address, new students per address
+WRONG_BY_BROWSER, WRONG_BY_ADDRESS, JOINED_FROM = "wrong-browser", "wrong-address", "joined-from"
 
 CLASS_COLUMNS = ("code, key_hash, expires_at, ended, link, link_version, question_id, round, locked, revealed, "
-                 "live, students")
+                 "live, students, active_until")
+ADDED_COLUMNS = {"version": "INTEGER NOT NULL DEFAULT 0", "active_until": "REAL NOT NULL DEFAULT 0",
+                 "started_by": "TEXT NOT NULL DEFAULT ''", "address": "TEXT NOT NULL DEFAULT ''"}
 
 
-@s.guard_store_errors((sqlite3.OperationalError, sqlite3.DatabaseError, OSError), "SQLite")
+LOST_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lost_classes (
+    code TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    until REAL NOT NULL
+);
+"""
+
+
+def _identity_of(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None where there is none."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def lost(code: str, reason: str) -> ValueError:
+    return ValueError(f"Class {code} has ended: {reason} Start or join a new class.")
+
+
+def _file_changes(method):
+    """A public method, after `_check_files` (the file replaced or removed, its -shm or -wal unusable); a class the
+    file lost, asked about by its code, is a sentence saying so, not an unknown code."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        self._check_files()
+        try:
+            result = method(self, *args, **kwargs)
+        except s.StoreUnavailable:
+            raise
+        except ValueError:
+            code = _code_of(args, kwargs)
+            reason = self._lost_reason(code) if code else None
+            if reason is not None:
+                raise lost(code, reason) from None
+            raise
+        code = _code_of(args, kwargs)
+        if code:
+            self._seen.add(code)
+        return result
+    return call
+
+
+def _code_of(args: tuple, kwargs: dict) -> str | None:
+    """The class code a call names (its `code`, or its first argument when that can be one)."""
+    raw = kwargs.get("code", args[0] if args else None)
+    try:
+        return s.normalise_code(raw)
+    except ValueError:
+        return None
+
+
+def _watch_the_file(cls):
+    """Class decorator: every public method of the store runs after the file checks (`_file_changes`)."""
+    for name, member in list(vars(cls).items()):
+        if callable(member) and not name.startswith("_") and name != "close":
+            setattr(cls, name, _file_changes(member))
+    return cls
+
+
+@s.guard_store_errors((sqlite3.Error, OSError), "SQLite")
+@_watch_the_file
 class SqliteStore(ClassStore):
     """The class store in the SQLite file `path` (created with its folder)."""
+    _identity: tuple[int, int] | None = None   # (device, inode) of the file this store's connections are on
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time):
         self.path = Path(path)
@@ -88,13 +187,15 @@ class SqliteStore(ClassStore):
         self._pool_lock = threading.Lock()
         self._questions: dict[tuple[str, int], Question] = {}   # questions never change once asked
         conn = self._take()
+        _add_columns(conn)
         conn.executescript(SCHEMA)
-        _add_version_column(conn)
         self._give(conn)
 
     # --- connections and transactions -----------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        if self._identity is None:       # the store's first connection, or the first since its file changed
+            return self._adopt()
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -129,20 +230,150 @@ class SqliteStore(ClassStore):
         for conn in pool:
             conn.close()
 
+    # --- the files themselves ---------------------------------------------------------------
+
+    @property
+    def _seen(self) -> set[str]:
+        """The class codes this process has served (the classes to say 'ended' for if the file goes)."""
+        if "_seen_codes" not in self.__dict__:
+            self.__dict__["_seen_codes"] = set()
+        return self.__dict__["_seen_codes"]
+
+    def _check_files(self) -> None:
+        """Before SQLite touches anything: -shm and -wal writable regular files, and the file the one this store is
+        on (see the module's docstring). Raises StoreUnavailable for files SQLite must not map."""
+        for suffix in ("-shm", "-wal"):
+            side = Path(f"{self.path}{suffix}")
+            try:
+                kind = side.lstat().st_mode
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(kind) or not os.access(side, os.R_OK | os.W_OK):
+                raise s.StoreUnavailable(
+                    f"The class store's file {side.name} cannot be written (it is read-only, locked against changes "
+                    "or not a file), so class mode is paused on this server: nothing was saved. Tell whoever runs "
+                    "it; classes go on once the file can be written again.")
+        identity = _identity_of(self.path)
+        if identity is None or (self._identity is not None and identity != self._identity):
+            self._move_to_the_new_file("its file was deleted" if identity is None else "its file was replaced")
+
+    def _move_to_the_new_file(self, what: str) -> None:
+        """The file at the path is not the one this store's connections are on: leave the old one, open (or create)
+        the one at the path, and write there the classes the old one held, as lost."""
+        with self._pool_lock:
+            old, self._pool = self._pool, []
+        codes = set(self._seen)
+        for conn in old:
+            try:
+                codes.update(row[0] for row in conn.execute("SELECT code FROM classes WHERE ended = 0"))
+            except sqlite3.Error:
+                pass
+        # never closed: the last connection to a file checkpoints it and deletes "<path>-wal" and "-shm" by name,
+        # which are the new file's now
+        self.__dict__.setdefault("_abandoned", []).extend(old)
+        reason = (f"the server's class record was lost ({what} while the class ran), so its questions and votes "
+                  "are gone.")
+        self._identity = None
+        self._questions = {}
+        self._give(self._adopt(codes, reason))
+
+    def _adopt(self, lost: set[str] | frozenset = frozenset(), reason: str = "") -> sqlite3.Connection:
+        """A connection to the file now at the path, taken as this store's, with the machine's processes in turn (a
+        lock file beside it). SQLite finds "-wal" and "-shm" by the file's name, and replays a -wal into whatever file
+        has that name: where the file is gone, or is not the one `<path>.generation` names (another was moved onto
+        the path), the -wal and -shm there are a dead file's and are deleted before anything opens it. The lost
+        classes' codes are written into the file (`lost_classes`); the file's identity into `<path>.generation`."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            file_lock.lock(fd)
+            generation = Path(f"{self.path}.generation")
+            found = _identity_of(self.path)
+            try:
+                named = tuple(int(part) for part in generation.read_text().split(":"))
+            except (OSError, ValueError):
+                named = None
+            if found is None or (named is not None and named != found):
+                for suffix in ("-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+                conn.executescript((SCHEMA if found is None else "") + LOST_SCHEMA)   # a new file: all of it
+                if lost:
+                    until = self.clock() + limits.CLASS_LIFETIME_S
+                    conn.executemany("INSERT OR IGNORE INTO lost_classes (code, reason, until) VALUES (?, ?, ?)",
+                                     [(code, reason, until) for code in sorted(lost)])
+                identity = _identity_of(self.path)
+                if identity != named:
+                    written = Path(f"{generation}.{os.getpid()}")
+                    written.write_text(f"{identity[0]}:{identity[1]}")
+                    os.replace(written, generation)
+            except BaseException:
+                conn.close()
+                raise
+            self._identity = identity
+            return conn
+        finally:
+            os.close(fd)
+
+    def _lost_reason(self, code: str) -> str | None:
+        """Why the class `code` ended with the file it was in, if it did."""
+        conn = self._take()
+        try:
+            row = conn.execute("SELECT reason FROM lost_classes WHERE code = ? AND until > ?",
+                               (code, self.clock())).fetchone()
+        except sqlite3.OperationalError:          # no such table: this file never lost a class
+            row = None
+        except BaseException:
+            conn.close()
+            raise
+        self._give(conn)
+        return None if row is None else row[0]
+
     # --- helpers (inside a transaction) ----------------------------------------------------
 
     def _row(self, db: _Transaction, code: str) -> tuple:
         row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
         if row is None or row[2] <= self.clock():
-            raise s.unknown_code(code)
+            raise self._gone(db, code)
         return row
 
+    def _ended_long_ago(self, db: _Transaction, code: str) -> bool:
+        """Whether the code is one of a class whose record is gone (remembered for CLASS_ENDED_KEPT_S)."""
+        now = self.clock()
+        return db.execute("SELECT 1 FROM ended_codes WHERE code = ? AND until > ? UNION ALL "
+                          "SELECT 1 FROM classes WHERE code = ? AND expires_at > ?",   # gone, not purged yet
+                          (code, now, code, now - limits.CLASS_ENDED_KEPT_S)).fetchone() is not None
+
+    def _gone(self, db: _Transaction, code: str) -> ValueError:
+        """A code with no class: one that ended says so; any other is unknown."""
+        return s.ended(code) if self._ended_long_ago(db, code) else s.unknown_code(code)
+
+    def _open(self, row: tuple) -> bool:
+        return not row[3] and row[12] > self.clock()
+
+    def _is_teacher(self, db: _Transaction, code: str, key: str, key_hash: str) -> bool:
+        """The class key, or the credential of one of the class's teacher browsers."""
+        if s.key_matches(key, key_hash):
+            return True
+        if not isinstance(key, str) or not key:
+            return False
+        return db.execute("SELECT 1 FROM teachers WHERE code = ? AND teacher_hash = ?",
+                          (code, s.hash_key(key))).fetchone() is not None
+
     def _teacher(self, db: _Transaction, code: str, key: str, open_only: bool = True) -> tuple:
+        """The class's row for a teacher action; an action on an open class keeps it open CLASS_IDLE_S longer."""
         row = self._row(db, code)
-        if not s.key_matches(key, row[1]):
+        if not self._is_teacher(db, code, key, row[1]):
             raise s.not_teacher(code)
-        if open_only and row[3]:
-            raise s.ended(code)
+        if open_only:               # (every such action is a write)
+            if not self._open(row):
+                raise s.ended(code)
+            db.execute("UPDATE classes SET active_until = ? WHERE code = ?",
+                       (s.active_until(self.clock(), row[2]), code))
         return row
 
     def _question(self, db: _Transaction, code: str, question_id: int) -> Question:
@@ -156,7 +387,7 @@ class SqliteStore(ClassStore):
         return cached
 
     def _state(self, db: _Transaction, row: tuple) -> ClassState:
-        code, _, expires_at, ended, link, link_version, qid, round_, locked, revealed, live, students = row
+        code, _, _, ended, link, link_version, qid, round_, locked, revealed, live, students, until = row
         answered = 0
         question = None
         if qid is not None:
@@ -164,7 +395,7 @@ class SqliteStore(ClassStore):
             answered = db.execute("SELECT COUNT(*) FROM votes WHERE code = ? AND question_id = ? AND round = ?",
                                   (code, qid, round_)).fetchone()[0]
         return ClassState(code, link, link_version, qid, question, round_, bool(locked), bool(revealed),
-                          bool(live), students, answered, bool(ended), expires_at)
+                          bool(live), students, answered, not self._open(row), until)
 
     def _counts(self, db: _Transaction, code: str, question_id: int, round_: int, n: int) -> tuple[int, ...]:
         counts = [0] * n
@@ -184,31 +415,81 @@ class SqliteStore(ClassStore):
 
     # --- the interface --------------------------------------------------------------------
 
-    def create_class(self) -> tuple[str, str]:
+    def create_class(self, teacher: str, address: str = "") -> tuple[str, str]:
+        teacher, address = s.check_teacher(teacher), s.check_address(address)
         now = self.clock()
-        key = s.new_key()
+        key, teacher_hash = s.new_key(), s.hash_key(teacher)
         with self._write() as db:
             self._purge(db, now)
-            open_classes = db.execute("SELECT COUNT(*) FROM classes WHERE ended = 0 AND expires_at > ?",
-                                      (now,)).fetchone()[0]
-            if open_classes >= limits.CLASS_MAX_OPEN_PER_SERVER:
+            open_now = "ended = 0 AND active_until > ? AND expires_at > ?"
+            if db.execute(f"SELECT COUNT(*) FROM classes WHERE {open_now}",
+                          (now, now)).fetchone()[0] >= limits.CLASS_MAX_OPEN_PER_SERVER:
                 raise s.too_many_classes()
+            if db.execute(f"SELECT COUNT(*) FROM classes WHERE started_by = ? AND {open_now}",
+                          (teacher_hash, now, now)).fetchone()[0] >= limits.CLASS_OPEN_PER_TEACHER:
+                raise s.too_many_classes_here("browser")
+            if db.execute(f"SELECT COUNT(*) FROM classes WHERE address = ? AND {open_now}",
+                          (address, now, now)).fetchone()[0] >= limits.CLASS_OPEN_PER_ADDRESS:
+                raise s.too_many_classes_here("network")
             while True:
                 code = s.new_code()
-                if db.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
+                if db.execute("SELECT 1 FROM classes WHERE code = ? UNION ALL SELECT 1 FROM ended_codes WHERE code = ?",
+                              (code, code)).fetchone() is None:
                     break
-            db.execute("INSERT INTO classes (code, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                       (code, s.hash_key(key), now, now + limits.CLASS_LIFETIME_S))
+            expires_at = now + limits.CLASS_LIFETIME_S
+            db.execute("INSERT INTO classes (code, key_hash, created_at, expires_at, active_until, started_by, "
+                       "address) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (code, s.hash_key(key), now, expires_at, s.active_until(now, expires_at), teacher_hash, address))
+            db.execute("INSERT INTO teachers (code, teacher_hash) VALUES (?, ?)", (code, teacher_hash))
         return code, key
 
     def _purge(self, db: _Transaction, now: float) -> None:
-        """Forget classes past their lifetime, with their students and votes, and old wrong codes."""
-        gone = [r[0] for r in db.execute("SELECT code FROM classes WHERE expires_at <= ?", (now,))]
-        for code in gone:
-            for table in ("votes", "students", "questions", "classes"):
+        """Forget classes past their lifetime, with their students and votes (their codes alone are remembered for
+        CLASS_ENDED_KEPT_S), and attempts older than the window."""
+        gone = db.execute("SELECT code, expires_at FROM classes WHERE expires_at <= ?", (now,)).fetchall()
+        for code, expired_at in gone:
+            for table in ("votes", "students", "questions", "teachers", "classes"):
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+            db.execute("INSERT OR REPLACE INTO ended_codes (code, until) VALUES (?, ?)",
+                       (code, expired_at + limits.CLASS_ENDED_KEPT_S))
             self._questions = {k: v for k, v in self._questions.items() if k[0] != code}
-        db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
+        db.execute("DELETE FROM ended_codes WHERE until <= ?", (now,))
+        db.execute("DELETE FROM attempts WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
+
+    def teacher_class(self, teacher: str) -> str | None:
+        teacher = s.check_teacher(teacher)
+        with self._read() as db:
+            row = db.execute("SELECT c.code FROM teachers t JOIN classes c ON c.code = t.code WHERE t.teacher_hash = ? "
+                             "AND c.expires_at > ? ORDER BY c.created_at DESC, c.rowid DESC LIMIT 1",
+                             (s.hash_key(teacher), self.clock())).fetchone()
+        return None if row is None else row[0]
+
+    def claim(self, code: str, key: str, teacher: str) -> ClassState:
+        code, teacher = s.normalise_code(code), s.check_teacher(teacher)
+        with self._write() as db:
+            row = self._row(db, code)
+            if not s.key_matches(key, row[1]):
+                raise s.not_teacher(code)
+            teacher_hash = s.hash_key(teacher)
+            known = db.execute("SELECT teacher_hash FROM teachers WHERE code = ?", (code,)).fetchall()
+            if (teacher_hash,) not in known:
+                if len(known) >= limits.CLASS_MAX_TEACHER_DEVICES:
+                    raise s.too_many_devices(code)
+                db.execute("INSERT INTO teachers (code, teacher_hash) VALUES (?, ?)", (code, teacher_hash))
+            return self._state(db, row)
+
+    def new_teacher_key(self, code: str, teacher: str) -> str:
+        code = s.normalise_code(code)
+        key = s.new_key()
+        with self._write() as db:
+            self._teacher(db, code, teacher)
+            db.execute("UPDATE classes SET key_hash = ? WHERE code = ?", (s.hash_key(key), code))
+        return key
+
+    def touch(self, code: str, key: str) -> None:
+        code = s.normalise_code(code)
+        with self._write() as db:
+            self._teacher(db, code, key)
 
     def state(self, code: str) -> ClassState:
         code = s.normalise_code(code)
@@ -219,41 +500,56 @@ class SqliteStore(ClassStore):
         code = s.normalise_code(code)
         conn = self._take()
         try:
-            row = conn.execute("SELECT version, expires_at FROM classes WHERE code = ?", (code,)).fetchone()
+            row = conn.execute("SELECT version, expires_at, ended, active_until FROM classes WHERE code = ?",
+                               (code,)).fetchone()
         except BaseException:
             conn.close()
             raise
         self._give(conn)
-        if row is None or row[1] <= self.clock():
-            raise s.unknown_code(code)
-        return row[0]
+        now = self.clock()
+        if row is None or row[1] <= now:
+            with self._read() as db:
+                raise self._gone(db, code)
+        # a class that ended by itself changed without a teacher action: its readers must see it did
+        return row[0] + (1 if not row[2] and row[3] <= now else 0)
 
-    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
-        client = s.check_client(client)
+    def _attempts(self, db: _Transaction, what: str, who: str, now: float) -> int:
+        return db.execute("SELECT COUNT(*) FROM attempts WHERE what = ? AND who = ? AND at > ?",
+                          (what, who, now - s.FAILURE_WINDOW_S)).fetchone()[0]
+
+    def join(self, code: str, student_id: str, address: str = "") -> ClassState:
+        address = s.check_address(address)
         student_id = s.check_student(student_id)
         code = s.normalise_code(code)
         now = self.clock()
         with self._write() as db:
-            failures = db.execute("SELECT COUNT(*) FROM join_failures WHERE client = ? AND at > ?",
-                                  (client, now - s.FAILURE_WINDOW_S)).fetchone()[0]
-            if failures >= limits.CLASS_JOIN_FAILURES_PER_MINUTE:
-                raise s.too_many_failures()
+            if self._attempts(db, WRONG_BY_BROWSER, student_id, now) >= limits.CLASS_JOIN_FAILURES_PER_MINUTE:
+                raise s.too_many_failures("browser")
+            if (self._attempts(db, WRONG_BY_ADDRESS, address, now)
+                    >= limits.CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE):
+                raise s.too_many_failures("network")
             row = db.execute(f"SELECT {CLASS_COLUMNS} FROM classes WHERE code = ?", (code,)).fetchone()
             if row is None or row[2] <= now:
-                db.execute("DELETE FROM join_failures WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
-                db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", (client, now))
+                if self._ended_long_ago(db, code):
+                    raise s.ended(code)         # not a wrong code
+                db.execute("DELETE FROM attempts WHERE at <= ?", (now - s.FAILURE_WINDOW_S,))
+                db.execute("INSERT INTO attempts (what, who, at) VALUES (?, ?, ?), (?, ?, ?)",
+                           (WRONG_BY_BROWSER, student_id, now, WRONG_BY_ADDRESS, address, now))
                 db.commit_anyway = True
                 raise s.unknown_code(code)
-            if row[3]:
+            if not self._open(row):
                 raise s.ended(code)
             known = db.execute("SELECT 1 FROM students WHERE code = ? AND student_id = ?",
                                (code, student_id)).fetchone()
             if known is None:
+                if self._attempts(db, JOINED_FROM, address, now) >= limits.CLASS_JOINS_PER_ADDRESS_PER_MINUTE:
+                    raise s.too_many_joins()
                 if row[11] >= limits.CLASS_MAX_STUDENTS:
                     raise s.class_full(code)
                 db.execute("INSERT INTO students (code, student_id) VALUES (?, ?)", (code, student_id))
                 db.execute("UPDATE classes SET students = students + 1 WHERE code = ?", (code,))
-                row = row[:11] + (row[11] + 1,)
+                db.execute("INSERT INTO attempts (what, who, at) VALUES (?, ?, ?)", (JOINED_FROM, address, now))
+                row = row[:11] + (row[11] + 1,) + row[12:]
             return self._state(db, row)
 
     def follow(self, code: str, key: str, link: str) -> ClassState:
@@ -289,7 +585,7 @@ class SqliteStore(ClassStore):
         question_id, round_ = s.check_int(question_id, "question number"), s.check_int(round, "round")
         with self._write() as db:
             row = self._row(db, code)
-            if row[3]:
+            if not self._open(row):
                 raise s.ended(code)
             if db.execute("SELECT 1 FROM students WHERE code = ? AND student_id = ?",
                           (code, student_id)).fetchone() is None:
@@ -361,7 +657,7 @@ class SqliteStore(ClassStore):
             found = db.execute("SELECT rounds, revealed FROM questions WHERE code = ? AND question_id = ?",
                                (code, question_id)).fetchone()
             if key is not None:
-                if not s.key_matches(key, row[1]):
+                if not self._is_teacher(db, code, key, row[1]):
                     raise s.not_teacher(code)
             elif found is None or not found[1]:
                 raise s.hidden_counts()
@@ -386,15 +682,22 @@ class SqliteStore(ClassStore):
             return self._summary(db, code, row[6])
 
 
-def _add_version_column(conn: sqlite3.Connection) -> None:
-    """A file written before classes had a version gets the column (two processes may race: one adds it)."""
-    if any(row[1] == "version" for row in conn.execute("PRAGMA table_info(classes)")):
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """A file written by an older app gets the columns added since (two processes may race: one adds each); its
+    classes stay open until their old expiry."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
+    if not have:                      # a new file: the schema makes the table whole
         return
-    try:
-        conn.execute("ALTER TABLE classes ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
-    except sqlite3.OperationalError as error:
-        if "duplicate column" not in str(error):
-            raise
+    for name, declaration in ADDED_COLUMNS.items():
+        if name in have:
+            continue
+        try:
+            conn.execute(f"ALTER TABLE classes ADD COLUMN {name} {declaration}")
+        except sqlite3.OperationalError as error:
+            if "duplicate column" not in str(error):
+                raise
+        if name == "active_until":
+            conn.execute("UPDATE classes SET active_until = expires_at WHERE active_until = 0")
 
 
 class _Transaction:

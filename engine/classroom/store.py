@@ -12,17 +12,30 @@ and writes the same record through one `ClassStore`:
 
 The store enforces the rules, not the widgets: a vote needs a joined student, an open round of the
 current question and an option that exists; a student votes once per round (a second vote replaces
-the first until the round is locked); teacher actions need the teacher key, stored hashed and
-compared in constant time; codes come from `secrets` (8 of 32 characters = 40 bits) and expire;
-wrong codes are rate-limited per client. Bad input raises ValueError with a sentence a student
-understands. Pure Python: no streamlit here.
+the first until the round is locked); teacher actions need a teacher credential, stored hashed and
+compared in constant time; codes come from `secrets` (8 of 32 characters = 40 bits) and expire.
+Bad input raises ValueError with a sentence a student understands. Pure Python: no streamlit here.
 
-    store = open_store()
-    code, key = store.create_class()                      # the teacher's browser keeps `key`
-    store.join(code, student_id, client=address)          # a student
-    store.ask(code, key, Question("attention", "Which key ...?", ("a", "b"), answer=1))
+Who is who. A student is their browser (the app's signed cookie, engine.classroom.identity): the id a
+page passes is derived from it, so tabs of one browser, a reload and another server process are one
+student, and no link can act as one. A teacher credential is either the class's key (what
+`create_class` returns and a teacher link carries) or a teacher browser's own credential (derived from
+its id the same way): the browser that started the class is its teacher at once, so a reload or another
+process finds the class again (`teacher_class`); another device becomes one only with the key (`claim`).
+
+Limits per client, not per room: open classes per teacher browser (CLASS_OPEN_PER_TEACHER) and per
+network address (CLASS_OPEN_PER_ADDRESS, generous); wrong codes per browser (CLASS_JOIN_FAILURES_PER_MINUTE)
+and per address (a generous ceiling: a room shares one address behind NAT), new students per address. A class
+with no teacher action for CLASS_IDLE_S ends by itself and frees its slot; its record goes CLASS_LIFETIME_S
+after it started, and only its code is remembered for CLASS_ENDED_KEPT_S more, so joining it says it ended
+(not a wrong code).
+
+    store = stores.open_store()                           # engine.classroom.stores
+    code, key = store.create_class(teacher, address)      # `teacher`: the teacher browser's credential
+    store.join(code, student_id, address=address)         # a student
+    store.ask(code, teacher, Question("attention", "Which key ...?", ("a", "b"), answer=1))
     store.vote(code, student_id, question_id=1, round=1, option=1)
-    store.reveal(code, key); store.counts(code, 1, 1)     # anyone may read counts after the reveal
+    store.reveal(code, teacher); store.counts(code, 1, 1) # anyone may read counts after the reveal
 """
 from __future__ import annotations
 
@@ -32,23 +45,19 @@ import hashlib
 import hmac
 import io
 import json
-import os
 import re
 import secrets
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Mapping
 
 from engine import limits
 
-REDIS_URL_ENV = "PLAYGROUND_REDIS_URL"
-DATA_ENV = "PLAYGROUND_DATA"
 # 32 characters without look-alikes (no I, O, 0, 1): 8 of them carry 40 bits
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_CHARS = frozenset(CODE_ALPHABET)
-FAILURE_WINDOW_S = 60.0           # wrong codes are counted over this sliding window
+FAILURE_WINDOW_S = 60.0           # wrong codes and new students are counted over this sliding window
+MAX_SECTIONS = 12                 # sections of its page one question may veil
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,8 @@ class Question:
     answer: int | None           # index of the correct option; None for a poll with no right answer
     explanation: str = ""        # one sentence shown at the reveal (computed by the engine)
     link: str = ""               # the page's query string when asked ("x=...&n=3"), so the reveal can redraw
+    veils: tuple[str, ...] = ()  # the page's sections (ui.page.section keys) that show the answer: veiled until
+                                 # the reveal for students and on the projector
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
@@ -67,7 +78,7 @@ class Question:
     def from_json(text: str) -> Question:
         d = json.loads(text)
         return Question(d["page"], d["prompt"], tuple(d["options"]), d["answer"], d.get("explanation", ""),
-                        d.get("link", ""))
+                        d.get("link", ""), tuple(d.get("veils", ())))
 
 
 @dataclass(frozen=True)
@@ -83,8 +94,8 @@ class ClassState:
     live: bool                   # the teacher shows the live histogram
     students: int                # joined so far
     answered: int                # distinct students who answered this question's current round
-    ended: bool
-    expires_at: float            # unix time
+    ended: bool                  # the teacher ended it, or it ended by itself (idle, or its lifetime over)
+    expires_at: float            # unix time it ends by itself (CLASS_IDLE_S after the teacher's last action)
 
 
 @dataclass(frozen=True)
@@ -102,8 +113,9 @@ class StoreUnavailable(ValueError):
 def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
     """Class decorator: the public methods turn the backend's own failures (`errors`) into StoreUnavailable."""
     def decorate(cls):
-        for name in ("create_class", "state", "version", "join", "follow", "ask", "vote", "my_vote", "lock", "reveal",
-                     "vote_again", "show_live", "counts", "summary", "end"):
+        for name in ("create_class", "teacher_class", "claim", "new_teacher_key", "touch", "state", "version",
+                     "join", "follow", "ask", "vote", "my_vote", "lock", "reveal", "vote_again", "show_live", "counts",
+                     "summary", "end"):
             setattr(cls, name, _guarded(getattr(cls, name), errors, where))
         return cls
     return decorate
@@ -164,11 +176,18 @@ def check_student(student_id: object) -> str:
     return student_id
 
 
-def check_client(client: object) -> str:
-    """The client key wrong codes are counted under ('' shares one count)."""
-    if not isinstance(client, str):
+def check_address(address: object) -> str:
+    """The network address the per-address ceilings count under ('' shares one count)."""
+    if not isinstance(address, str):
         raise ValueError("The client's address is text.")
-    return client[:200]
+    return address[:200]
+
+
+def check_teacher(teacher: object) -> str:
+    """A teacher browser's credential (what the store keeps only hashed)."""
+    if not isinstance(teacher, str) or not teacher.strip() or len(teacher) > 200:
+        raise ValueError("This browser has no teacher id: reload the page, then start the class again.")
+    return teacher
 
 
 def check_link(link: object) -> str:
@@ -212,7 +231,11 @@ def check_question(question: object) -> Question:
     if not isinstance(q.explanation, str) or len(q.explanation) > limits.CLASS_MAX_EXPLANATION_CHARS:
         raise ValueError(f"The explanation is text of at most {limits.CLASS_MAX_EXPLANATION_CHARS} characters.")
     check_link(q.link)
-    return Question(q.page, q.prompt, options, q.answer, q.explanation, q.link)
+    veils = tuple(q.veils) if isinstance(q.veils, (tuple, list)) else None
+    if (veils is None or len(veils) > MAX_SECTIONS
+            or not all(isinstance(v, str) and 0 < len(v) <= 100 for v in veils)):
+        raise ValueError(f"A question veils at most {MAX_SECTIONS} sections of its page, each named by its key.")
+    return Question(q.page, q.prompt, options, q.answer, q.explanation, q.link, veils)
 
 
 def check_int(value: object, what: str) -> int:
@@ -223,18 +246,21 @@ def check_int(value: object, what: str) -> int:
 
 # the sentences both stores raise (the contract tests compare them)
 def unknown_code(code: str) -> ValueError:
-    hours = limits.CLASS_LIFETIME_S / 3600
-    return ValueError(f"No open class has the code {code}: check it with your teacher (a class ends after "
-                      f"{hours:g} hours).")
+    return ValueError(f"No open class has the code {code}: check it with your teacher.")
 
 
-def too_many_failures() -> ValueError:
-    return ValueError("Too many wrong class codes from this network in the last minute: wait a minute, "
+def too_many_failures(per: str = "browser") -> ValueError:
+    return ValueError(f"Too many wrong class codes from this {per} in the last minute: wait a minute, "
                       "then type the code again.")
 
 
+def too_many_joins() -> ValueError:
+    return ValueError("Too many students joined from this network in the last minute: wait a minute, then open "
+                      "the class link again.")
+
+
 def ended(code: str) -> ValueError:
-    return ValueError(f"Class {code} has ended.")
+    return ValueError(f"Class {code} has ended: ask your teacher for the code of the class running now.")
 
 
 def not_teacher(code: str) -> ValueError:
@@ -260,6 +286,19 @@ def too_many_rounds() -> ValueError:
 def too_many_classes() -> ValueError:
     return ValueError(f"This server already holds {limits.CLASS_MAX_OPEN_PER_SERVER} open classes, the most it "
                       "keeps: end a class or try again later.")
+
+
+def too_many_classes_here(per: str) -> ValueError:
+    most = limits.CLASS_OPEN_PER_TEACHER if per == "browser" else limits.CLASS_OPEN_PER_ADDRESS
+    return ValueError(f"This {per} already has {most} open class{'es' if most != 1 else ''}, the most one {per} "
+                      "may start: end one "
+                      f"(End the class), or wait until one ends by itself ({limits.CLASS_IDLE_S // 60:g} minutes "
+                      "after its teacher's last action).")
+
+
+def too_many_devices(code: str) -> ValueError:
+    return ValueError(f"Class {code} already has {limits.CLASS_MAX_TEACHER_DEVICES} teacher devices, the most one "
+                      "class may have.")
 
 
 def not_joined(code: str) -> ValueError:
@@ -296,6 +335,11 @@ def hidden_counts() -> ValueError:
     return ValueError("The answers stay hidden until the teacher reveals them.")
 
 
+def active_until(now: float, expires_at: float) -> float:
+    """Until when a class stays open after a teacher action at `now`: CLASS_IDLE_S, within its lifetime."""
+    return min(expires_at, now + limits.CLASS_IDLE_S)
+
+
 def check_option(question_id: int, question: Question, option: object) -> int:
     if isinstance(option, bool) or not isinstance(option, int) or not 0 <= option < len(question.options):
         raise bad_option(question_id, option, len(question.options))
@@ -314,12 +358,32 @@ class ClassStore(ABC):
     """One interface, two stores (SQLite, Redis); the same contract tests run on both.
 
     Every method raises ValueError with a sentence for bad input. `clock` (seconds, like time.time)
-    is injectable so the tests can age a class past CLASS_LIFETIME_S.
+    is injectable so the tests can age a class past CLASS_IDLE_S and CLASS_LIFETIME_S. Every teacher action
+    (`key`: the class key or a teacher browser's credential) keeps the class open CLASS_IDLE_S longer.
     """
 
     @abstractmethod
-    def create_class(self) -> tuple[str, str]:
-        """A new class: (code, teacher_key). The key is shown to nobody but the teacher's browser."""
+    def create_class(self, teacher: str, address: str = "") -> tuple[str, str]:
+        """A new class taught by the browser whose credential is `teacher`, started from `address`: (code, key).
+        The key (for a teacher link to another device) is shown to nobody but the teacher. At most
+        CLASS_OPEN_PER_TEACHER open classes per teacher browser, CLASS_OPEN_PER_ADDRESS per address."""
+
+    @abstractmethod
+    def teacher_class(self, teacher: str) -> str | None:
+        """The code of the latest class this teacher browser teaches (open, or ended but still kept), else None:
+        a reload or another server process finds its class again."""
+
+    @abstractmethod
+    def claim(self, code: str, key: str, teacher: str) -> ClassState:
+        """Another device (the browser `teacher`) becomes a teacher of the class with its key (a teacher link)."""
+
+    @abstractmethod
+    def new_teacher_key(self, code: str, teacher: str) -> str:
+        """A fresh class key for a teacher link; the old key stops working (a link shown once is not for ever)."""
+
+    @abstractmethod
+    def touch(self, code: str, key: str) -> None:
+        """The teacher's screen is open: the class stays open CLASS_IDLE_S longer (no version change)."""
 
     @abstractmethod
     def state(self, code: str) -> ClassState:
@@ -328,12 +392,14 @@ class ClassStore(ABC):
     @abstractmethod
     def version(self, code: str) -> int:
         """A number every teacher action raises (follow, ask, lock, reveal, vote again, live, end); joins and votes
-        leave it. A page that polls reads it (one small read) and reads `state` only when it moved."""
+        leave it, and a class that ended by itself reads one more than its last. A page that polls reads it (one
+        small read) and reads `state` only when it moved."""
 
     @abstractmethod
-    def join(self, code: str, student_id: str, client: str = "") -> ClassState:
-        """Join (idempotent per student_id). Wrong codes are counted per `client`; too many in a minute
-        refuse even a right one."""
+    def join(self, code: str, student_id: str, address: str = "") -> ClassState:
+        """Join (idempotent per student_id: a browser). Wrong codes are counted per student_id and, with a
+        generous ceiling, per `address`: too many in a minute refuse even a right one. An ended class's code
+        says so and is not a wrong code."""
 
     @abstractmethod
     def follow(self, code: str, key: str, link: str) -> ClassState:
@@ -419,23 +485,3 @@ def summary_csv(summaries: list[QuestionSummary]) -> str:
                 writer.writerow([s.question_id, s.question.page, s.question.prompt, r + 1, i + 1,
                                  s.question.options[i], n, correct, share])
     return out.getvalue()
-
-
-def data_folder(env: Mapping[str, str] | None = None) -> Path:
-    """Where the app keeps what it writes (the SQLite class store): PLAYGROUND_DATA, else the XDG data folder
-    (read from `env`, default this process's environment)."""
-    env = os.environ if env is None else env
-    if env.get(DATA_ENV):
-        return Path(env[DATA_ENV])
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "transformer-playground"
-
-
-def open_store() -> ClassStore:
-    """Redis when PLAYGROUND_REDIS_URL is set, else SQLite in WAL mode in the data folder."""
-    url = os.environ.get(REDIS_URL_ENV, "").strip()
-    if url:
-        from engine.classroom.redis_store import RedisStore
-        return RedisStore(url)
-    from engine.classroom.sqlite_store import SqliteStore
-    return SqliteStore(data_folder() / "classes.sqlite3")

@@ -64,6 +64,11 @@ def embed(sentence: str, vocabulary: Vocabulary | None = None) -> EmbeddedSenten
     """X = [x_the; x_owl; ...]: one row per word, looked up in the tiny vocabulary."""
     vocabulary = vocabulary or load_vocabulary()
     tokens = tokenize(sentence)
+    if not tokens and str(sentence).strip():   # '99999999' is not empty: it has no word of letters
+        shown = str(sentence).strip()
+        shown = shown if len(shown) <= 30 else shown[:29] + "…"
+        raise ValueError(f"The sentence '{shown}' has no words: only letters a-z make words here (digits and "
+                         "punctuation are left out). Type a few words, for example 'the owl saw the cat'.")
     if not tokens:
         raise ValueError("The sentence is empty: type a few words, for example 'the owl saw the cat'.")
     if len(tokens) > limits.MAX_SENTENCE_WORDS:

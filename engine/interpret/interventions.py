@@ -221,8 +221,10 @@ def single_token(tokenizer, text: str) -> int:
     " Paris" is one token of SmolLM2; "Parisian" becomes 2 tokens: 'Paris', 'ian'; "lamb" becomes 2,
     and the sentence says that " lamb", with its space, is one.
     """
+    characters = getattr(tokenizer, "name", "") == "characters"   # a model that reads one character a token
     if not isinstance(text, str) or not text:
-        raise ValueError("Type the target token (for example ' Paris', with the space a word has after another).")
+        raise ValueError("Type the target character (one character, for example 'e', or a space)." if characters
+                         else "Type the target token (for example ' Paris', with the space a word has after another).")
     if len(text) > limits.TARGET_MAX_CHARS:
         raise ValueError(f"The target must be one token, a few characters long; this one has {len(text):,} "
                          f"characters (the limit is {limits.TARGET_MAX_CHARS}).")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.markup import said   # a prompt's tokens are typed by a student; these sentences are Markdown
 from engine.interpret import interventions
 from engine.numbers import enough_digits, fixed, worked
 from engine.interpret.interventions import CopyingProbe, HeadEffects, LogitLens, Patching
@@ -87,22 +88,22 @@ class LensReading:
         target, p_end = self.target_token, float(self.probabilities[-1])
         words = []
         if self.first_top_row is None:
-            words.append(f"{target!r} is not the top prediction after {self.position_token!r}: after the last "
-                         f"block it is ranked {int(self.ranks[-1]) + 1:,} (P = {p_end:.3f}); the model says "
-                         f"{self.top_tokens[-1]!r} (P = {float(self.top_probabilities[-1]):.3f}).")
+            words.append(f"{said(target)} is not the top prediction after {said(self.position_token)}: after the "
+                         f"last block it is ranked {int(self.ranks[-1]) + 1:,} (P = {p_end:.3f}); the model says "
+                         f"{said(self.top_tokens[-1])} (P = {float(self.top_probabilities[-1]):.3f}).")
         elif self.first_top_row == last:
-            words.append(f"{target!r} becomes the top prediction after {self.position_token!r} only after the last "
-                         f"block (P = {p_end:.3f}); a row earlier ({self.layers[last - 1]}) it is ranked "
+            words.append(f"{said(target)} becomes the top prediction after {said(self.position_token)} only after "
+                         f"the last block (P = {p_end:.3f}); a row earlier ({self.layers[last - 1]}) it is ranked "
                          f"{int(self.ranks[last - 1]) + 1:,}.")
         else:
             row = self.first_top_row
-            words.append(f"{target!r} is the top prediction after {self.position_token!r} from row {row} "
+            words.append(f"{said(target)} is the top prediction after {said(self.position_token)} from row {row} "
                          f"({self.layers[row]}) on, with P = {float(self.probabilities[row]):.3f} there and "
                          f"{p_end:.3f} after the last block.")
         if self.run is not None:
             token, first, final, highest = self.run
             words.append(f"On the way, rows {first} to {final} ({self.layers[first]} to {self.layers[final]}) "
-                         f"put {token!r} on top (P up to {highest:.3f}).")
+                         f"put {said(token)} on top (P up to {highest:.3f}).")
         words.append(f"Row 0, the embedding read straight back, predicts the input token itself at {self.echoes} of "
                      f"{self.n_positions} positions.")
         return words
@@ -154,19 +155,41 @@ class KnockOut:
     @property
     def sentence(self) -> str:
         if not self.heads:
-            return (f"No head is knocked out: P({self.target_token!r}) = {self.target_before:.3f}. Pick heads or a "
-                    "group above to see what they do.")
+            return (f"No head is knocked out: P({said(self.target_token)}) = {self.target_before:.3f}. Pick heads or "
+                    "a group above to see what they do.")
         n = len(self.heads)
         word = "head" if n == 1 else "heads"
-        if self.target_after < self.target_before:
-            change = f"{self.target_before / self.target_after:.1f} times smaller" if self.target_after > 0 else "to 0"
+        # three significant digits each, and the ratio worked from them: "0.802 to 0.001 (764.3 times smaller)"
+        # did not follow from the numbers printed
+        before, after = probability_text(self.target_before), probability_text(self.target_after)
+        if before == after:
+            change = "the same to 3 significant digits"
+        elif float(after) == 0 or float(before) == 0:
+            change = "to 0" if float(after) == 0 else "up from 0"
+        elif float(after) < float(before):
+            change = f"{ratio_text(float(before) / float(after))} times smaller"   # of the numbers as printed
         else:
-            change = f"{self.target_after / self.target_before:.2f} times larger" if self.target_before > 0 else "up"
+            change = f"{ratio_text(float(after) / float(before))} times larger"
         top, p_top = self.after[0]
         now = ("it is still the top prediction" if self.rank_after == 0 else
-               f"it is now ranked {self.rank_after + 1:,}, behind {top!r} ({p_top:.3f})")
-        return (f"Knocking out {n} {word} ({self.mode} ablation) takes P({self.target_token!r}) from "
-                f"{self.target_before:.3f} to {self.target_after:.3f} ({change}); {now}.")
+               f"it is now ranked {self.rank_after + 1:,}, behind {said(top)} ({p_top:.3f})")
+        return (f"Knocking out {n} {word} ({self.mode} ablation) takes P({said(self.target_token)}) from "
+                f"{before} to {after} ({change}); {now}.")
+
+
+def probability_text(p: float) -> str:
+    """A probability to three significant digits, its zeros kept (0.802, 0.00105, 1.000, 1.23e-07): a small one
+    keeps digits enough for a ratio worked from it to mean something."""
+    p = float(p)
+    if p <= 0:
+        return "0"
+    decimals = max(3, 2 - math.floor(math.log10(p)))
+    return fixed(p, decimals) if decimals <= 6 else f"{p:.2e}"   # 0.000123, then 1.23e-07
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio to three significant digits (1.25, 12.5, 764), past a thousand in whole numbers (12,345)."""
+    return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
 
 
 def knock_out(model, text, target, heads=(), mode: str = "zero", k: int = 10) -> KnockOut:
@@ -209,7 +232,15 @@ def head_groups(types: np.ndarray, effects: HeadEffects | None = None, k: int = 
 
 
 def largest_effect_group(k: int) -> str:
+    """The group's name as a link and the page's choices keep it (head_groups' key)."""
     return f"the {k} heads with the largest effect"
+
+
+def largest_effect_label(k: int, estimated: bool) -> str:
+    """The group as the page shows it: picked by the estimate until every head is knocked out in turn (the estimate
+    can miss the head whose removal costs most and pick one that does nothing), by the exact changes after."""
+    return (f"the {k} heads with the largest estimated effect" if estimated else
+            f"the {k} heads with the largest effect (each knocked out in turn)")
 
 
 def chosen_heads(choices, groups: dict[str, list[tuple[int, int]]]) -> tuple[tuple[int, int], ...]:
@@ -291,8 +322,8 @@ class AttentionVsEffect:
         n, k = len(self.overlap), self.k
         named = ": " + ", ".join(head_label(*pair) for pair in self.overlap) if n else ""
         how_many = "none is" if n == 0 else "1 is" if n == 1 else f"{n} are"
-        return (f"Of the {k} heads in which the last token {self.last_token!r} looks hardest at "
-                f"{self.source_token!r}, {how_many} among the {k} whose removal costs {self.target_token!r} "
+        return (f"Of the {k} heads in which the last token {said(self.last_token)} looks hardest at "
+                f"{said(self.source_token)}, {how_many} among the {k} whose removal costs {said(self.target_token)} "
                 f"most{named}. Over all "
                 f"{self.attention.size} heads, the rank correlation between that attention and the drop is "
                 f"{self.rank_correlation:.2f} (1: the more a head looks, the more it matters; 0: no relation).")
@@ -371,7 +402,7 @@ class RankAgreement:
         k, shared = self.k, len(self.shared)
         words = (f"The one-pass estimate and the exact scan rank the {self.n_heads} heads with a rank correlation of "
                  f"{self.rank_correlation:.2f} (1: the same order). Of the {k} heads whose removal costs "
-                 f"{self.target_token!r} most, {shared} {'is' if shared == 1 else 'are'} in both top {k}s")
+                 f"{said(self.target_token)} most, {shared} {'is' if shared == 1 else 'are'} in both top {k}s")
         if shared == k:
             return words + "."
         return words + f"; the table lists the {2 * (k - shared)} that only one of them puts there."
@@ -415,16 +446,16 @@ class Route:
     def sentences(self) -> list[str]:
         last = len(self.tokens) - 1
         if self.early_position is None:
-            return [f"The last token {self.tokens[last]!r} carries the answer in every row, from the embedding on: "
-                    "the prompts differ there."]
+            return [f"The last token {said(self.tokens[last])} carries the answer in every row, from the embedding "
+                    "on: the prompts differ there."]
         row = self.handover_row
         early = self.tokens[self.early_position]
-        words = [f"Up to row {row - 1} ({self.layers[row - 1]}), patching {early!r} (position "
+        words = [f"Up to row {row - 1} ({self.layers[row - 1]}), patching {said(early)} (position "
                  f"{self.early_position}) brings back most of the answer, up to {self.early_best:.2f} of it: "
                  "the fact sits on that token."]
         first_block = max(self.arriving_row - 1, 0)
         blocks = f"block {row - 1} moves" if first_block >= row - 1 else f"blocks {first_block} to {row - 1} move"
-        words.append(f"From row {row} ({self.layers[row]}) on, the last token {self.tokens[last]!r} carries it "
+        words.append(f"From row {row} ({self.layers[row]}) on, the last token {said(self.tokens[last])} carries it "
                      f"({self.at_handover:.2f} restored): {blocks} it there.")
         return words
 

@@ -965,6 +965,29 @@ def prompt_ids(tokenizer: Tokenizer, text: str) -> list[int]:
     return tokenizer.encode(text)
 
 
+LINE_START = "\n"   # where a sample with no prompt starts: after a line break, where every line of the plays starts
+# The N-gram page's opening sample: a 3-gram that always takes its likeliest next token goes round in a loop of
+# words within a few lines, as the chapter's bigram does ("the river flows to the sea and the river ..."); a longer
+# context (n = 6) does not come round again within the page's 100 tokens.
+LOOP_EXAMPLE_N = 3
+LOOP_EXAMPLE_TEMPERATURE = 0.0
+
+
+def sample_context(tokenizer: Tokenizer, text: str) -> list[int]:
+    """The ids a sample starts after: the typed prompt's (prompt_ids), or with none a line break's (LINE_START).
+    With no context at all the first token is drawn by its count alone, and the plays' commonest token is ',': a
+    sample started there began with a comma. A text that has no line break starts with no context."""
+    if text:
+        return prompt_ids(tokenizer, text)
+    unknown = getattr(tokenizer, "unknown", None)
+    if unknown is not None and list(unknown(LINE_START)):
+        return []
+    try:
+        return tokenizer.encode(LINE_START)
+    except ValueError:   # a character vocabulary without the line break
+        return []
+
+
 @dataclass(frozen=True)
 class Loop:
     """tokens[start:end] repeats a cycle of `period` tokens `repeats` times (the last copy may be partial)."""
@@ -978,11 +1001,17 @@ class Loop:
 
 
 def loop_sentence(loop: Loop, n: int, temperature: float, unit: str = "token(s)") -> str:
-    """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): its
-    context is short, and a temperature below 1 sharpens the choice."""
-    text = (f"a loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. Once the last {n - 1} {unit} come "
-            "round again, the model is back where it was")
-    if temperature < 1:
+    """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): the model
+    sees only its last n - 1 tokens, so when they come round again it is back where it was and cannot tell it has
+    written this before (the chapter's reason); what makes it take the same way again is the temperature: always at
+    τ = 0, more often the lower τ is below 1."""
+    context = f"its last {n - 1} {unit}" if n > 1 else "no token before it at all"
+    text = (f"a loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. The model sees only {context}: once "
+            "they come round again it is back where it was, and cannot see that it has written this before")
+    if temperature == 0:
+        text += ("; at τ = 0 it always takes the likeliest next token, so it goes the same way round every time. "
+                 "A longer context takes longer to come round again")
+    elif temperature < 1:
         text += (f"; at τ = {temperature:g} the likeliest next token gets even more of the probability than the "
                  "counts give it, so the sample takes the same way round again")
     return text + "."

@@ -44,22 +44,59 @@ def _default_path() -> Path:
         return Path(gguf_file.GGUF_NAME)
 
 
-def available_models() -> dict[str, Path]:
-    """{name: GGUF file}: SmolLM2 first, then each *.gguf file of the PLAYGROUND_MODELS folder by its
-    file name (without .gguf), in alphabetical order. Listing reads no file: one that cannot be
-    read says why when it is loaded."""
-    models = {DEFAULT_NAME: _default_path()}
+def _models_folder() -> Path | None:
     folder = os.environ.get(MODELS_VARIABLE, "").strip()
-    if not folder:
-        return models
+    return Path(folder).expanduser() if folder else None
+
+
+def _outside(path: Path, folder: Path) -> str | None:
+    """None for a regular file inside `folder` (a link that stays in it is followed), else why it is not read: a
+    link leaving the folder (`x.gguf -> /etc/passwd` was listed and read), or not a file (a folder, a device, a
+    pipe, which would block the reader)."""
     try:
-        found = sorted(path for path in Path(folder).expanduser().glob("*.gguf") if path.is_file())
+        target = path.resolve(strict=True)
+        target.relative_to(folder.resolve(strict=True))
+    except (OSError, RuntimeError):
+        return (f"{path.name} in the models folder cannot be read (a link to nothing, or a loop of links); it is "
+                "left out.")
+    except ValueError:
+        return (f"{path.name} in the models folder is a link to a file outside it; it is left out (only files "
+                "inside the folder are read).")
+    if not target.is_file():
+        return f"{path.name} in the models folder is not a file; it is left out."
+    return None
+
+
+def _scan() -> tuple[dict[str, Path], dict[str, str]]:
+    models, refused = {DEFAULT_NAME: _default_path()}, {}
+    folder = _models_folder()
+    if folder is None:
+        return models, refused
+    try:
+        found = sorted(folder.glob("*.gguf"))
     except OSError:
-        return models
+        return models, refused
     for path in found:
+        why = _outside(path, folder)
+        if why is not None:
+            refused[path.name] = why
+            continue
         name = path.stem if path.stem not in models else path.name
         models[name] = path
-    return models
+    return models, refused
+
+
+def available_models() -> dict[str, Path]:
+    """{name: GGUF file}: SmolLM2 first, then each *.gguf file of the PLAYGROUND_MODELS folder by its
+    file name (without .gguf), in alphabetical order: regular files inside the folder only (`refused_models` says
+    which were left out and why). Listing reads no file: one that cannot be read says why when it is loaded."""
+    return _scan()[0]
+
+
+def refused_models() -> dict[str, str]:
+    """{file name: the sentence why it was left out} for the *.gguf entries of the models folder that are not
+    regular files inside it."""
+    return _scan()[1]
 
 
 # --- one model per process (SmolLM2, and a few brought along) -----------------------------------
@@ -79,6 +116,11 @@ def load(path: Path | str | None = None) -> Llama:
     if path == default:
         with _LOCK:
             return _load(path)
+    folder = _models_folder()
+    if folder is not None and Path(path).parent.resolve() == folder.resolve():   # named from the folder: checked
+        why = _outside(Path(path), folder)                                     # again as it is opened
+        if why is not None:
+            raise ValueError(why)
     with _LOCK:
         lock = _building.setdefault(path, threading.Lock())
     with lock:                       # one build per file; SmolLM2's sessions are never kept waiting

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from engine import markup
 from engine.numbers import fixed, worked
 
 NATS_PER_BIT = math.log(2)
@@ -49,8 +50,9 @@ def ladder_sentences(bars: list[Bar], shipped: str = "shipped transformer") -> l
     if not bars:
         return []
     ranked = sorted(bars, key=lambda b: b.bits_per_char)
-    sentences = [f"Best on this text: **{ranked[0].model}**, {ranked[0].bits_per_char:.3f} bits per character"
-                 + (f"; then {ranked[1].model} ({ranked[1].bits_per_char:.3f})" if len(ranked) > 1 else "") + "."]
+    names = [markup.markdown(bar.model) for bar in ranked]     # a model brought along is named by its file
+    sentences = [f"Best on this text: **{names[0]}**, {ranked[0].bits_per_char:.3f} bits per character"
+                 + (f"; then {names[1]} ({ranked[1].bits_per_char:.3f})" if len(ranked) > 1 else "") + "."]
     top_is_gram = ranked[0].order is not None
     stop = where_orders_stop_helping(bars)
     if stop is not None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine import limits
 from engine.attention.mechanism import SelfAttentionResult, check_matrix, self_attention
+from engine.numbers import alike
 
 ENCODINGS = ("none", "sinusoidal", "learned")
 SINUSOID_BASE = 10_000.0
@@ -176,6 +177,16 @@ class PermutationCheck:
     @property
     def equivariant(self) -> bool:
         return self.max_difference <= self.tolerance
+
+    @property
+    def written(self) -> list[str]:
+        """Each word's difference as the pages write it: all in one format (engine.numbers.alike)."""
+        return alike(self.difference)
+
+    @property
+    def largest_written(self) -> str:
+        """The largest difference, written as the bars and the table write it."""
+        return self.written[int(np.argmax(self.difference))]
 
 
 def permutation_check(x, perm, encoding="none", *, W_q=None, W_k=None, W_v=None, scale: bool = True,

@@ -84,6 +84,40 @@ def test_chart_text_stays_inside_its_chart(svg_app_url, browser, idea):
         "\n  ".join(problems)
 
 
+
+NAMED_BARS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
+    const svg = chart.querySelector('svg');
+    const axes = svg ? [...svg.querySelectorAll('g.role-axis')]
+        .filter(axis => (axis.getAttribute('aria-label') || '').startsWith('Y-axis')) : [];
+    return {next_token: !!svg && svg.textContent.includes('P(next token'), axes: axes.map(axis => {
+        const labels = [...axis.querySelectorAll('.role-axis-label text')];
+        return {labels: labels.length,
+                shown: labels.filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
+                    .map(t => t.textContent)};
+    })};
+})"""
+
+
+@pytest.mark.parametrize("url", ["generate", "tokens?prompt=Mary%20had%20a%20little%20lamb%2C"])
+@pytest.mark.parametrize("width", [390, 1400, 1920])
+def test_every_bar_of_a_next_token_chart_is_named(svg_app_url, browser, url, width):
+    """Vega hid every second token of Generate's bars as overlapping at every width (the second likeliest
+    character 's', 0.136, unnamed): each bar's token is drawn, one-character tokens among words too."""
+    context = browser.new_context(viewport={"width": width, "height": 1400})
+    context.set_default_timeout(120_000)
+    try:
+        page = context.new_page()
+        open_page(page, svg_app_url, url, timeout_ms=240_000)
+        assert all(charts_drawn(page)), f"{url}: a chart was not drawn"
+        found = [chart for chart in page.evaluate(NAMED_BARS) if chart["next_token"]]
+    finally:
+        context.close()
+    assert found, f"{url}: no next-token chart"
+    for chart in found:
+        for axis in chart["axes"]:
+            assert axis["labels"] >= 2 and len(axis["shown"]) == axis["labels"], axis
+
+
 # --- formulas and text boxes at a phone's, a desktop's and a projector's width ----------------------------------
 ROWS_SHOWN = 12                               # a typed matrix shows up to this many rows without scrolling (ui.matrix)
 KATEX_SLACK = 3   # px: KaTeX's own box overflows its content by about 2 px at any width (a glyph's italic correction)

@@ -1,11 +1,13 @@
-"""No vote lost when a server process dies in the middle of a class.
+"""No vote lost, and no teacher lost, when a server process dies in the middle of a class.
 
 `python -m deploy.serve --processes 2` (two Streamlit processes behind HAProxy) with the class store
-in a private data folder (SQLite, shared by both processes). Students are real Streamlit sessions
-spoken in the app's websocket protocol (bench/wsclient.py): they join by the class link and answer
-through the page's radio. One process is killed with SIGKILL; its students reload (a new session on
-the live process, the same URL): they see the same question with their own answer kept, and the final
-counts equal the votes sent, each student counted once.
+in a private data folder (SQLite, shared by both processes). The teacher and the students are real Streamlit
+sessions spoken in the app's websocket protocol (bench/wsclient.py), each a browser with its own cookies: the
+teacher starts the class and asks from the sidebar, the students join by the class link and answer through the
+page's radio. The teacher's process is killed with SIGKILL; the teacher and the students on it reload (a new
+session on the live process, the same URL, the same browser's cookies): the teacher still runs the class (reveals
+it), the students see the same question with their own answer kept (the radio shows it), and the final counts
+equal the votes sent, each student counted once.
 """
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ import signal
 import pytest
 
 from deploy import haproxy
+from engine.classroom import identity
 from engine.classroom.sqlite_store import SqliteStore
 from engine.classroom.store import Question
 
 STUDENTS = 6
-QUESTION = Question("attention", "Which key gets the largest weight from 'crane'?", ("crane", "by", "the", "lake"),
-                    answer=0, explanation="Its dot product with the query is largest.")
+QUESTION = Question("home", "Which key gets the largest weight from 'crane'?", ("crane", "by", "the", "lake"),
+                    answer=0)
 
 
 @pytest.fixture(scope="module")
@@ -97,16 +100,16 @@ async def poll_until_question(session, tries: int = 20):
     raise AssertionError("the question never appeared above the page")
 
 
-async def reload(port: int, page: str, query: str, within_s: float = 90.0):
-    """A reload after the crash: until HAProxy's health check has taken the dead process out, a request
-    may still go to it (502); the browser's page retries as Streamlit's does."""
+async def reload(port: int, page: str, query: str, cookies: dict[str, str], within_s: float = 90.0):
+    """A reload after the crash, by the same browser (its cookies): until HAProxy's health check has taken the dead
+    process out, a request may still go to it (502); the browser's page retries as Streamlit's does."""
     import time
     import urllib.error
 
     from bench.wsclient import ProtocolError, Session
     deadline = time.monotonic() + within_s
     while True:
-        s = Session("127.0.0.1", port, timeout=120)
+        s = Session("127.0.0.1", port, timeout=120, cookies=cookies)
         try:
             await s.__aenter__()
             await s.open(page, query)
@@ -117,14 +120,45 @@ async def reload(port: int, page: str, query: str, within_s: float = 90.0):
             await asyncio.sleep(1.0)
 
 
-def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kept(hall):
+def class_code(run) -> str | None:
+    """The class code the teacher's sidebar shows ("Class code **K7QM2XPA**")."""
+    import re
+
+    found = [re.search(r"Class code \*\*([A-Z2-9]{8})\*\*", text) for text in run.texts]
+    return next((match.group(1) for match in found if match), None)
+
+
+def teacher_credential(session) -> str:
+    """What the teacher's browser shows the store: derived from its cookie's id (the test reads the store with it)."""
+    browser = session.cookies[identity.COOKIE_NAME].rpartition(".")[0]
+    return identity.teacher_credential(browser)
+
+
+async def start_and_ask(teacher) -> str:
+    """The teacher starts a class and asks a question of their own, from the sidebar, as the buttons do."""
+    await teacher.open("", "")
+    run = await teacher.set("class_start", True)
+    code = class_code(run)
+    assert code, run.texts
+    await teacher.set("class.free_prompt", QUESTION.prompt)
+    await teacher.set("class.free_options", "\n".join(QUESTION.options))
+    await teacher.set("class.free_answer", 1)                      # the list: none (a poll), then the options
+    run = await teacher.set("class_ask_free", True)
+    assert not run.errors and not run.exceptions, (run.errors, run.exceptions)
+    return code
+
+
+def test_the_teacher_and_students_of_a_killed_process_reload_onto_another_and_keep_the_class(hall):
     from bench.wsclient import Session
 
     store = SqliteStore(hall.data / "classes.sqlite3")
-    code, key = store.create_class()
-    store.ask(code, key, QUESTION)
 
     async def lesson():
+        teacher = Session("127.0.0.1", hall.port, timeout=120)
+        await teacher.__aenter__()
+        code = await start_and_ask(teacher)
+        key = teacher_credential(teacher)
+        assert store.state(code).question.prompt == QUESTION.prompt
         sessions = []
         for _ in range(STUDENTS):
             s = Session("127.0.0.1", hall.port, timeout=120)
@@ -142,36 +176,44 @@ def test_students_of_a_killed_process_reload_onto_another_with_their_answers_kep
             assert f"Answer received: {QUESTION.options[i % 4]}." in " ".join(alerts(s))
         assert sum(store.counts(code, 1, 1, key)) == STUDENTS
 
-        crashed = sessions[0].cookies[haproxy.COOKIE]
+        crashed = teacher.cookies[haproxy.COOKIE]
         os.kill(hall.pid_on(hall.backend_port(crashed)), signal.SIGKILL)
+        teacher = await reload(hall.port, "", "", teacher.cookies)     # the teacher's reload: the same browser
+        assert teacher.cookies.get(haproxy.COOKIE) != crashed
+        run = await teacher.rerun()
+        assert class_code(run) == code, "the teacher's reload, on the other process, still runs the class"
         moved = [i for i, s in enumerate(sessions) if s.cookies.get(haproxy.COOKIE) == crashed]
-        for i in moved:                                  # a reload: a new session, the same URL
+        for i in moved:                                  # a reload: a new session, the same URL and browser
             old = sessions[i]
             try:
                 await old.__aexit__(None, None, None)
             except Exception:
                 pass
-            s = await reload(hall.port, old.page, old.query_string)
+            s = await reload(hall.port, old.page, old.query_string, old.cookies)
             assert s.cookies.get(haproxy.COOKIE) != crashed
             await poll_until_question(s)
             mine = radio(s)
             said = alerts(s)
             assert f"Answer received: {QUESTION.options[sent[i]]}." in " ".join(said), \
                 f"the reloaded page shows the student's own answer: {said}, radio shows {shown_answer(mine)!r}"
+            assert shown_answer(mine) == QUESTION.options[sent[i]], "the radio shows it beside 'Answer received'"
             sessions[i] = s
         # everyone changes their mind once: each still counts once
         for i, s in enumerate(sessions):
             await answer(s, (sent[i] + 1) % 4)
             sent[i] = (sent[i] + 1) % 4
-        for s in sessions:
+        run = await teacher.set("class_reveal", True)                  # the reloaded teacher reveals
+        assert not run.errors and not run.exceptions, (run.errors, run.exceptions)
+        for s in [teacher, *sessions]:
             await s.__aexit__(None, None, None)
-        return moved, sent
+        return code, key, moved, sent
 
     # in a thread of its own: the session's Chromium (playwright's sync API) keeps an event loop running in this one
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        moved, sent = pool.submit(asyncio.run, lesson()).result()
+        code, key, moved, sent = pool.submit(asyncio.run, lesson()).result()
     assert moved, "the killed process held at least one student"
     state = store.state(code)
     assert state.students == STUDENTS, "a reloaded student is the same student, not a new one"
+    assert state.revealed
     expected = tuple(sum(1 for v in sent.values() if v == o) for o in range(4))
     assert store.counts(code, 1, 1, key) == expected

@@ -156,3 +156,14 @@ def test_held_out_sentences_say_what_the_curve_shows():
     assert "**Kneser-Ney**: lowest at n = 4 (6.874 bits per token); from n = 3 to 6 it stays within 0.01" in text
     assert "**add-1 (Laplace)**: lowest at n = 1" in text and "then worse" in text
     assert smoothing_name("add-k", 1) == "add-1 (Laplace)" and "Lidstone" in smoothing_name("add-k", 0.5)
+
+
+def test_numbers_shown_together_are_written_one_way():
+    """Position's bars mixed 0.17, 0.375 and 0.0443 in one chart: one format for all, from the largest."""
+    from engine.numbers import alike
+
+    assert alike([0.1700, 0.3752, 0.0443, 0.0988, 0.7494]) == ["0.170", "0.375", "0.044", "0.099", "0.749"]
+    assert alike([0.000275, 0.00707, 0.0242]) == ["0.0003", "0.0071", "0.0242"]
+    assert alike([0.0, 5.551115e-17, 5.551115e-17]) == ["0", "5.55e-17", "5.55e-17"]
+    assert alike([0.0, 0.0]) == ["0", "0"]
+    assert alike([12.5, 3.25]) == ["12.5", "3.2"]

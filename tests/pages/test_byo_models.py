@@ -83,3 +83,30 @@ def test_the_inside_page_reads_a_brought_model_too(run_page, models):
     unreadable = run_page("views/inside_the_model.py", query={"model": "not-llama"}, timeout=600)
     no_exception(unreadable)
     assert any("architecture is 'gpt2'" in e.value for e in unreadable.error)
+
+
+def test_a_link_out_of_the_folder_is_left_out_with_a_sentence_and_odd_file_names_read_as_typed(run_page, tmp_path,
+                                                                                              monkeypatch):
+    """Issue 43: `x.gguf -> /etc/passwd` was listed and read; a file named `$x^{$ _%&#.gguf` broke the head viewer's
+    title (a formula). Only the folder's own files are offered; the others get a sentence; a name reads as typed."""
+    from tests.katex import MISSING, katex_errors
+    from tests.markdown_leaks import leaks
+
+    odd = "$x^{$ _%&#"
+    write_llama(tmp_path / f"{odd}.gguf", Shape(), tied=False, kind="Q8_0")
+    (tmp_path / "x.gguf").symlink_to("/etc/passwd")
+    monkeypatch.setenv("PLAYGROUND_MODELS", str(tmp_path))
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    picker = at.selectbox(key="heads.model")
+    assert picker.options == [DEFAULT_NAME, odd]
+    assert any("x.gguf in the models folder is a link to a file outside it" in c.value for c in at.caption)
+    picker.set_value(odd).run()
+    at = unfold(at)
+    no_exception(at)
+    assert not at.error
+    assert at.title[0].value == r"Head viewer: \$x^{\$ \_%&#"
+    assert not leaks(at, odd)
+    if MISSING is None:
+        formulas = [x.value.strip().removeprefix("$$").removesuffix("$$").strip() for x in at.get("latex")]
+        assert not katex_errors(formulas)

@@ -84,7 +84,8 @@ def test_window_reruns_only_the_result_and_the_rest_stays(run_page):
 
 def test_the_bar_chart_keeps_one_axis_as_k_changes_and_a_uniform_window_is_drawn_white(run_page):
     """The y-axis is 0..1 for every k (bars compare across settings, not against an axis that moved), and the
-    heatmap draws the window that covers all four tokens, 0.250 each, neutral (on the uniform 1/T)."""
+    heatmap draws the window that covers all four tokens, 0.250 each, neutral (on the uniform 1/T), and every window
+    row white inside and outside the scale beyond its edges."""
     import json
 
     import pyarrow as pa
@@ -104,7 +105,13 @@ def test_the_bar_chart_keeps_one_axis_as_k_changes_and_a_uniform_window_is_drawn
     cells = pa.ipc.open_stream(heatmap.data.data).read_all().to_pylist()
     uniform = [cell for cell in cells if cell["text"] == "0.250"]
     assert len(uniform) >= 4 and {cell["shade"] for cell in uniform} == {0.0}
-    assert {cell["shade"] for cell in cells if cell["text"] == "1.000"} == {1.0}
+    # a window shares evenly among what it sees: white inside, even k = 0's forced 1.000 (no choice); the keys
+    # outside it are drawn outside (grey, off the scale), not as zeros as loud as a decisive 1.000 (issue 38)
+    windows = [cell for cell in cells if cell["row"].startswith("window")]
+    assert {cell["shade"] for cell in windows if cell["seen"]} == {0.0}
+    outside = [cell for cell in windows if not cell["seen"]]
+    assert outside and {cell["text"] for cell in outside} == {"0.000"} and {cell["shade"] for cell in outside} == {None}
+    assert all(cell["seen"] for cell in cells if cell["row"] == "attention")
 
 
 def test_a_neighbour_past_the_largest_window_is_a_sentence(run_page):
@@ -123,3 +130,17 @@ def test_the_window_slider_sits_beside_its_chart_not_in_the_sidebar(run_page):
     at = run_page(PAGE)
     assert [s.key for s in at.main.slider] == ["context.k"]
     assert not [s for s in at.sidebar.slider if s.key == "context.k"]
+
+
+def test_crane_of_zeros_is_said_to_prefer_no_token(run_page):
+    from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X
+    from engine.attention.typed_matrices import format_matrix
+
+    at = run_page(PAGE)
+    x = CHAPTER_X.copy()
+    x[0] = 0
+    at.text_area(key="context.x").input(format_matrix(x, CHAPTER_TOKENS)).run()
+    no_exception(at)
+    words = texts(whole_page(at))
+    assert "**crane** gives every token the same weight, 0.250, itself included" in words
+    assert "favourite neighbours of **crane**" not in words

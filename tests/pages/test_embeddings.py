@@ -135,8 +135,7 @@ def test_the_code_shown_reproduces_the_numbers(run_page):
     printed = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
     assert printed.returncode == 0, printed.stderr
     expected = [(w, round(float(s), 3)) for w, s in zip(answers(at), tables(at)[0]["score"])]
-    assert printed.stdout.strip() == str(expected)
-    assert source.strip().endswith("# " + str(expected))
+    assert printed.stdout.strip() == str(expected) == at.code[1].value   # and the printout shown under it
 
 
 def test_vocabulary_reruns_only_its_sections_and_the_rest_stays(run_page):
@@ -160,3 +159,20 @@ def test_vocabulary_reruns_only_its_sections_and_the_rest_stays(run_page):
     assert "What the vocabulary size changes" in [s.value for s in at.subheader]
     assert [m.value for m in at.markdown if "at each size" in m.value] == at_each_size
     assert "among the 10,000 searched" in texts(at) and "among the 50,000 searched" not in texts(at)
+
+
+def test_the_vocabulary_size_challenge_waits_for_the_size_to_change(run_page):
+    """It ticked as soon as an analogy's answers differed across sizes, before the size was touched."""
+    from ui.challenges import SHOWN
+
+    def sized(at) -> bool:
+        return next(done for prompt, (done, _, _) in at.session_state[SHOWN].items()
+                    if prompt.startswith("Change the vocabulary size"))
+
+    at = run_page(PAGE, query={"preset": "(your own)", "a": "canada", "b": "ottawa", "c": "kenya", "d": "nairobi"},
+                  timeout=300)
+    no_exception(at)
+    assert not sized(at)                       # the answers differ across sizes, but the size is as it opened
+    at.radio(key="embeddings.vocab").set_value(400_000).run()
+    no_exception(at)
+    assert sized(whole_page(at))

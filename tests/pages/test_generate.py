@@ -49,7 +49,7 @@ def test_temperature_reruns_only_the_samples_and_the_code(at):
     now = samples(at)
     assert len(now) == 3 and now != before
     assert r"\tau = 1.5" in texts(at) and r"\tau = 0.8" not in texts(at)
-    assert "temperature=1.5" in at.code[-1].value
+    assert any("temperature=1.5" in block.value for block in at.code if "generate(lm" in block.value)
     assert "The model ladder: held-out bits per character" not in [s.value for s in at.subheader]
     assert at.query_params["gen_temperature"] == "1.5"
     whole = whole_page(at)
@@ -116,3 +116,20 @@ def test_a_line_break_is_drawn_as_everywhere_else(run_page):
     data = next(h.value for h in at.get("html") if "chart-data" in h.value)   # the bars' numbers (ui.charts)
     assert "<td>\u21b5</td>" in data and "\\n" not in data
     assert r"P(\texttt{'↵'})" in " ".join(x.value for x in at.get("latex"))
+
+
+def test_the_live_model_is_said_to_live_in_the_tab_that_trained_it(at):
+    """A student who trained in another tab found no 'your live model' here: the page says where it lives."""
+    from ui.session_slots import LIVE_MODEL_NOTE
+
+    no_exception(at)
+    assert LIVE_MODEL_NOTE in [caption.value for caption in at.sidebar.caption]
+    assert "in this browser tab" in LIVE_MODEL_NOTE and "another tab, or a reload, starts without it" in LIVE_MODEL_NOTE
+
+
+def test_the_ladder_says_it_is_sorted_by_score(at):
+    import json
+
+    ladder = next(json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")
+                  if "held-out bits per character (fewer is better)" in chart.proto.spec)
+    assert ladder["title"] == "Sorted by score: the fewest bits at the bottom"

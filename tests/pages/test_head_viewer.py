@@ -192,3 +192,26 @@ def test_the_heads_heatmap_prints_two_decimals_and_colours_each_row_against_what
     assert any(text not in ("0.00", "1.00") for text in printed)
     assert {round(1 / (cell["i"] + 1), 4) == cell["uniform 1/T"] for cell in cells} == {True}
     assert {cell["seen"] for cell in cells if cell["j"] > cell["i"]} == {False}
+
+
+@pytest.mark.parametrize("query", [{}, {"layer": "18", "head": "6"}], ids=["previous-token head", "induction head"])
+def test_the_block_note_names_the_model_not_the_heads_pattern(run_page, query):
+    """The note on how the model's block differs named the open head's pattern ("How previous's block ...",
+    "... in broad's training data"): a variable of the head's formula shadowed the model's name."""
+    at = run_page(PAGE, query=query, timeout=300)
+    no_exception(at)
+    note = next(box for box in at.expander if "block differs from the chapter's" in box.label)
+    assert note.label == "How SmolLM2's block differs from the chapter's"
+    words = "\n".join(m.value for m in note.markdown)
+    assert "in SmolLM2's training data" in words
+    assert not any(f"{symbol}'s" in words or f"{symbol}'s" in note.label
+                   for symbol in ("previous", "first", "self", "broad", "induction"))
+
+
+def test_the_weights_are_called_a_4_bit_file_run_in_float32_in_words_and_in_code(run_page):
+    """The page said "4-bit weights" beside code whose comment said float32: both are true, and both are said."""
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    assert "stored in a 4-bit file and run here in float32" in texts(at)
+    source = next(block.value for block in unfold(at).code if "pretrained.load()" in block.value)
+    assert "4-bit file, run in float32" in source

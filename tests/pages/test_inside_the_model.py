@@ -33,6 +33,8 @@ def test_defaults_show_every_section_and_the_sentences_computed_from_the_numbers
     assert "predicts the input token itself at 4 of 5 positions" in words
     # knocking out the 5 heads of largest effect on the names prompt
     assert "Knocking out 5 heads (zero ablation) takes P(' Mary') from 0.802 to" in words
+    at = unfold(at)   # the second read: every head alone, the copying numbers, our own model
+    words = texts(at)
     assert "whose removal costs ' Mary' most" in words and "rank correlation" in words
     # patching the Eiffel Tower into the Colosseum: the subject's token, then the last one after block 23
     assert "patching 'iffel' (position 3) brings back most of the answer" in words
@@ -52,10 +54,11 @@ def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_t
     from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders
 
-    at = run_page(PAGE, timeout=TIMEOUT)
+    at = unfold(run_page(PAGE, timeout=TIMEOUT))
     words = texts(at)
     assert "**Every head, one at a time, estimated.**" in words and "attribution patching" in words
     assert "The one-pass estimate and the exact scan" not in words
+    assert "the 5 heads with the largest estimated effect: " in words       # picked by the estimate, said so
     at.button(key="inside.exact_button").click().run()
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
@@ -69,6 +72,8 @@ def test_heads_are_estimated_first_and_the_exact_scan_on_request_says_how_well_t
     listed = next(frame.value for frame in at.table if "exact change in ln P" in frame.value.columns)
     assert listed["head"].tolist() == [row["head"] for row in agreement.disagreements]
     assert "**Every head, one at a time.**" in words and "Check it: knock out" not in words
+    assert "the 5 heads with the largest effect (each knocked out in turn): " in words   # now the exact ranking
+    assert "largest estimated effect" not in words
     at.selectbox(key="inside.ko_preset").set_value("Mary had a little (5 tokens)").run()
     assert "The one-pass estimate and the exact scan" not in texts(whole_page(at))   # a new prompt: estimated first
 
@@ -156,7 +161,7 @@ def test_knocking_out_previous_token_heads_on_mary_meets_a_challenge(run_page):
 
 
 def test_mean_ablation_and_another_source_token(run_page):
-    at = run_page(PAGE, timeout=TIMEOUT)
+    at = unfold(run_page(PAGE, timeout=TIMEOUT))
     at.radio(key="inside.mode").set_value("mean").run()
     no_exception(at)
     assert "(mean ablation)" in texts(at)
@@ -173,7 +178,7 @@ def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
     at.session_state[LIVE_MODEL.key] = shipped_model()[0]          # any trained TransformerLanguageModel
-    at.run()
+    at = unfold(at.run())
     at.radio(key="inside.own_model").set_value("your live model (Block builder)").run()
     no_exception(at)
     assert not at.error
@@ -237,3 +242,34 @@ def test_a_table_of_contents_links_to_every_part(run_page):
     assert [heading for heading, _ in links] == PARTS
     anchors = {s.proto.anchor for s in at.subheader}
     assert {anchor for _, anchor in links} <= anchors
+
+
+def test_a_first_read_is_short_what_it_does_not_need_is_folded(run_page):
+    """The page was 10,013 px tall at 1400: every head knocked out alone and where it looks, each copy's numbers
+    and our own model now open on request, their contents drawn only then; the group of heads picked by the
+    estimate says so until the exact scan runs."""
+    at = run_page(PAGE, timeout=TIMEOUT)
+    no_exception(at)
+    folded = {box.label for box in at.expander}
+    assert {"Every head knocked out alone, and where each one looks", "Each copy's loss in bits and in nats, and the "
+            "formula", "Read our model's layers and knock out its heads"} <= folded
+    words = texts(at)
+    assert "Where a head looks against what it does" not in words and "The heads it needs most here" not in words
+    first = len(at.get("vega_lite_chart"))
+    assert "the 5 heads with the largest estimated effect: L" in words
+    opened = unfold(at)
+    no_exception(opened)
+    assert len(opened.get("vega_lite_chart")) >= first + 4
+    assert "Where a head looks against what it does" in texts(opened)
+    assert "The heads it needs most here" in texts(opened)
+
+
+def test_a_character_models_empty_target_asks_for_a_character_not_a_word(run_page):
+    """Part 5's model reads characters: its hint asked for ' Paris'."""
+    at = unfold(run_page(PAGE, timeout=TIMEOUT))
+    at.text_input(key="inside.own_target").input("").run()
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert any("Type the target character" in e for e in errors) and not any("Paris" in e for e in errors)
+    at.text_input(key="inside.own_target").input("ab").run()
+    assert any("The target must be one token: 'ab' becomes 2 tokens: 'a', 'b'" in e.value for e in at.error)

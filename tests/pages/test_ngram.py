@@ -24,7 +24,7 @@ def test_defaults_sample_and_score(run_page):
 
 
 def test_same_seed_same_text_and_resample_changes_it(run_page):
-    at = run_page(PAGE, timeout=300)
+    at = run_page(PAGE, query={"temperature": "1.0"}, timeout=300)   # at 0 every seed takes the likeliest token
     first = sample_box(at)
     at.run()
     assert sample_box(at) == first
@@ -34,13 +34,31 @@ def test_same_seed_same_text_and_resample_changes_it(run_page):
     assert sample_box(at) != first
 
 
-def test_greedy_sampling_loops_and_is_highlighted(run_page):
+def test_the_default_loop_is_a_loop_of_words_that_a_longer_context_escapes(run_page):
+    """The chapter's loop is of words ("the river flows to the sea and the river ..."), from a short context: the
+    page opened on ', ↵↵↵...' (a loop of 1 token 99 times) and on a temperature of 0.2 while its heading blamed
+    the context. Now a 3-gram that always takes its likeliest word loops on words; n = 6 does not, at the same
+    temperature; and the sample starts after a line break, not on ','."""
+    import re
+
     at = run_page(PAGE, timeout=300)
-    at.number_input(key="ngram.temperature").set_value(0.0).run()
     no_exception(at)
-    assert "Highlighted: a loop of" in sample_box(at) and "<mark" in sample_box(at)
-    assert "Get out of it" in texts(at)
+    assert at.number_input(key="ngram.temperature").value == 0.0 and at.slider(key="ngram.n").value == 3
+    box = sample_box(at)
+    loop = re.sub(r"<[^>]+>", "", re.search(r"<mark[^>]*>(.*?)</mark>", box, re.S).group(1))
+    words = re.findall(r"[A-Za-z]+", loop)
+    assert len(set(words)) >= 4, loop                                   # a loop of words, not of line breaks
+    period = int(re.search(r"a loop of (\d+) token\(s\)", box).group(1))
+    assert period >= 4
+    assert "The model sees only its last 2 token(s)" in box and "at τ = 0 it always takes the likeliest" in box
+    sample = re.sub(r"<[^>]+>", "", re.search(r"<pre[^>]*>(.*?)</pre>", box, re.S).group(1)).lstrip()
+    assert sample.startswith("To be a") and not sample.startswith(",")
+    assert "starts after a line break" in texts(at)
     assert "Get out of it: change n or the temperature until the sample has no loop. **Done.**" not in texts(at)
+    at.slider(key="ngram.n").set_value(6).run()                          # the same greedy choice, a longer context
+    no_exception(at)
+    assert "Highlighted: a loop of" not in sample_box(at)
+    assert "Get out of it: change n or the temperature until the sample has no loop. **Done.**" in texts(at)
 
 
 def test_one_play_at_character_level(run_page):
@@ -100,7 +118,7 @@ def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
     assert "For n = 4 the table has one row per context of 3 tokens" in texts(at)
     latex = " ".join(x.value for x in at.get("latex"))
     assert "28,860^{4}" in latex and r"\text{nats}" in latex and r"P(b \mid a)" not in latex
-    assert "NGramModel(4, 'kneser-ney'" in at.code[0].value
+    assert "NGramModel.from_counts(counts, 4, 'kneser-ney'" in at.code[0].value
     assert at.query_params["n"] == "4"
     whole_page(at)
     no_exception(at)
@@ -109,7 +127,7 @@ def test_n_reruns_only_its_sections_and_the_rest_stays(run_page):
     assert [x.value for x in at.get("latex") if r"P(b \mid a)" in x.value] == transition
     assert "28,860^{4}" in " ".join(x.value for x in at.get("latex"))
     assert [s.value for s in at.subheader][:4] == [
-        "A sample, and the second failure: a short context at a low temperature goes round in loops",
+        "A sample, and the second failure: a short context goes round in loops",
         "The transition table (bigram counts, n = 2)", "First failure: the table cannot be filled",
         "Held-out cross-entropy: what a longer context buys"]
 
@@ -129,3 +147,17 @@ def test_the_bigram_loop_of_newlines_is_drawn(run_page):
     assert marks.count("\u21b5") >= 50                  # the newlines of the loop, each visible
     assert "\n\n" not in box                            # no run of bare line breaks anywhere in the sample
     assert "overflow-wrap:anywhere" in box               # and the row of 99 marks wraps inside the box
+
+
+def test_a_link_temperature_past_the_limit_falls_back_with_a_sentence(run_page):
+    """`ngram?temperature=1e12` showed the engine's error instead of opening the page as usual."""
+    at = run_page("views/ngram.py", query={"temperature": "1e12"})
+    no_exception(at)
+    assert not at.error
+    from engine.language.ngram import LOOP_EXAMPLE_TEMPERATURE
+
+    default = f"{LOOP_EXAMPLE_TEMPERATURE}"
+    warned = [w.value.replace("\\", "") for w in at.warning]
+    assert any("The link's value for 'temperature' ('1e12')" in w and f"using the default ('{default}')" in w
+               for w in warned), warned
+    assert at.number_input(key="ngram.temperature").value == LOOP_EXAMPLE_TEMPERATURE

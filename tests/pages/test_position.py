@@ -25,13 +25,14 @@ def run(**query) -> AppTest:
 
 
 def printed_by_the_code(at: AppTest) -> tuple[float, float]:
-    """Run the 'Show the code' snippet; return (what it prints, what its comment says it prints)."""
-    source = at.code[0].value
+    """Run the 'Show the code' program; return (what it prints, what the page shows it prints under it)."""
+    source, shown = at.code[0].value, at.code[1].value
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(source, "show-the-code", "exec"), {})
-    claimed = float(re.search(r"# (\S+)\s*$", source.strip()).group(1))
-    return float(out.getvalue().strip()), claimed
+    printed = re.fullmatch(r"largest change: (\S+)", out.getvalue().strip()).group(1)
+    assert out.getvalue().strip() == shown
+    return float(printed), float(re.fullmatch(r"largest change: (\S+)", shown).group(1))
 
 
 def test_defaults_the_owl_and_the_cat_share_their_contexts():
@@ -51,7 +52,7 @@ def test_adding_the_sinusoidal_encoding_breaks_the_equality():
     assert not at.success
     assert "0.749" in at.warning[0].value
     printed, claimed = printed_by_the_code(at)
-    assert printed == pytest.approx(claimed, rel=1e-5) and printed == pytest.approx(0.7494, abs=1e-4)
+    assert printed == claimed == 0.749
 
 
 @pytest.mark.parametrize("query", [
@@ -64,7 +65,7 @@ def test_the_code_reproduces_the_number_on_screen_for_other_settings(query):
     shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
     printed, claimed = printed_by_the_code(at)
     assert printed == pytest.approx(shown, rel=1e-2)
-    assert printed == pytest.approx(claimed, rel=1e-5)
+    assert printed == claimed
 
 
 def test_the_strength_reruns_only_the_check_and_the_code_and_the_rest_stays():
@@ -76,7 +77,7 @@ def test_the_strength_reruns_only_the_check_and_the_code_and_the_rest_stays():
     shown = float(re.search(r"\*\*([0-9.e+-]+)\*\*", at.warning[0].value).group(1))
     assert shown != pytest.approx(0.7494, abs=1e-3)
     printed, claimed = printed_by_the_code(at)
-    assert printed == pytest.approx(shown, rel=1e-2) and printed == pytest.approx(claimed, rel=1e-5)
+    assert printed == pytest.approx(shown, rel=1e-2) and printed == claimed
     assert at.query_params["strength"] in (["0.5"], "0.5")
     at = whole_page(at)
     assert not at.exception and at.title[0].value == "Position"
@@ -128,3 +129,28 @@ def test_rotary_scores_depend_only_on_the_offset(run_page):
     assert shown.group(1) == "0" or float(shown.group(2)) * 10 ** int(shown.group(3)) < 1e-12
     first, second = re.findall(r"s_\{\d+,\d+\} = (-?[0-9.]+)", numbers)
     assert first == second
+
+
+def whisper(at: AppTest) -> bool:
+    """Whether the third challenge ("make order a whisper") is ticked."""
+    from ui.challenges import SHOWN
+
+    return next(done for prompt, (done, _, _) in at.session_state[SHOWN].items() if "a whisper" in prompt)
+
+
+def test_the_whisper_challenge_counts_a_change_as_the_page_does():
+    """At s = 0 every change is rounding (5.55e-17): the page says A and B cannot be told apart, so the challenge
+    is not done; its hint's 0.05 is a step the slider can reach, and does it."""
+    at = run(enc="sinusoidal", strength="0")
+    assert not at.exception and not at.error
+    assert "attention cannot tell A from B" in at.success[0].value
+    assert not whisper(at)
+    at = run(enc="sinusoidal", strength="0.05")
+    assert not at.success and whisper(at)
+    assert at.slider(key="position.strength").step == 0.05
+
+
+def test_a_sentence_of_digits_says_what_is_wrong():
+    at = first_run(a="99999999")
+    assert not at.exception
+    assert any("'99999999' has no words" in e.value for e in at.error)

@@ -48,13 +48,20 @@ def test_bpe_trained_live_on_the_typed_text(run_page):
 
 
 def test_next_token_settings_change_the_distribution(run_page):
+    from tests.pages.conftest import chart_rows
+
+    def bars(at) -> list[float]:
+        chart = next(c.proto for c in at.get("vega_lite_chart") if "P(next token" in c.proto.spec)
+        return chart_rows(chart).column("probability").to_pylist()
+
     at = run_page(PAGE, timeout=300)
-    before = [x.value for x in at.get("latex")]
+    before = bars(at)
+    assert "The bars smooth these counts (Kneser-Ney)" in texts(at)
     at.selectbox(key="tokens.smoothing").set_value("none").run()   # reruns only the next-token sections
     no_exception(at)
     after = [x.value for x in at.get("latex")]
-    assert after != before and any(r"\frac{" in x and "= 0." in x for x in after)
-    assert after[0] != before[0]  # the next-token formula itself (first on the page and in its section)
+    assert bars(at) != before and any(r"\frac{" in x and "= 0." in x for x in after)
+    assert "The bars smooth these counts" not in texts(at)   # plain counts: the bars are the formula's numbers
 
 
 def test_bad_input_is_a_sentence_and_the_rest_works(run_page):
@@ -83,7 +90,7 @@ def test_n_reruns_only_the_next_token_sections_and_the_rest_stays(run_page):
     no_exception(at)
     assert not at.title and not chips(at)  # only the sections were sent, not the tokenizers
     assert "the context 'little' was followed 456 times by some token (order 2)" in texts(at)
-    assert "NGramModel(2, 'kneser-ney'" in at.code[0].value
+    assert "prepare.corpus_counts('words'), 2, 'kneser-ney'" in at.code[0].value
     assert at.query_params["n"] == "2"
     whole_page(at)
     no_exception(at)
@@ -101,3 +108,36 @@ def test_the_formula_quotes_its_token(run_page):
     no_exception(at)
     latex = " ".join(x.value for x in at.get("latex"))
     assert r"P(\texttt{'" in latex and r"'} \mid c)" in latex
+
+
+def test_a_word_the_plays_never_use_refuses_only_the_ngram(run_page, smollm2_installed):
+    """'crane' hid the SmolLM2 panel too: the subword model reads any word, so only the n-gram says no."""
+    at = run_page(PAGE, timeout=300)
+    at.text_input(key="tokens.prompt").input("the crane").run()
+    no_exception(at)
+    assert any("never does ('crane')" in e.value for e in at.error)
+    from tests.pages.conftest import chart_rows
+
+    bars = [chart.proto for chart in at.get("vega_lite_chart") if "P(next token" in chart.proto.spec]
+    assert len(bars) == 1 and set(chart_rows(bars[0]).column("model").to_pylist()) == {"SmolLM2-135M, web text"}
+    assert '"SmolLM2-135M, web text: P(next token | ' in bars[0].spec          # the one model named
+    assert "Only the n-gram is refused" in texts(at)
+
+
+def test_the_plain_counts_come_first_and_kneser_ney_is_folded(run_page):
+    """The chapter's C(c w) / C(c .) stands first, with its numbers; Kneser-Ney's discounts and continuation counts
+    were a caption before it on the first view: now folded, for a second read."""
+    import re
+
+    at = run_page(PAGE, timeout=300)
+    no_exception(at)
+    latex = [x.value for x in at.get("latex")]
+    first = next(x for x in latex if r"\mid c) = \frac{" in x and r"C(c" not in x)
+    count, total, plain = re.search(r"\\frac\{(\d+)\}\{(\d+)\} = (0\.\d{3})", first).groups()
+    assert f"{int(count) / int(total):.3f}" == plain                      # the plain estimate, from its counts
+    words = texts(at)
+    assert "continuation counts" not in words and "gamma_c" not in words
+    assert "The bars smooth these counts (Kneser-Ney)" in words
+    assert "How Kneser-Ney smooths the counts: discounts and shorter contexts" in [box.label for box in at.expander]
+    opened = unfold(at)
+    assert "continuation counts" in texts(opened) and any(r"\hat P_c" in x.value for x in opened.get("latex"))

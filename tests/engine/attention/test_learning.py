@@ -122,7 +122,32 @@ def test_the_self_sentence_says_what_is_true():
 def test_favourite_neighbours_tie():
     row = np.array([0.1, 0.197, 0.4, 0.197, 0.106])
     sentence = favourite_neighbour_sentence(row, list("abcde"), 2)
-    assert "tie: **b** and **d** at 0.197 each" in sentence
+    assert "tie: **b** and **d** at 0.197 each, 1 and 1 positions away" in sentence
+
+
+def test_a_query_of_zeros_prefers_no_token_and_the_sentence_says_so():
+    """crane = 0 gave "favourite neighbours tie: by, the and lake ... A window needs k = 1 to reach it, and then gives
+    it only 0.500": no favourite, an 'it' that named nothing, and 'only' for more than attention's 0.250."""
+    from engine.attention.readings import context_reading
+
+    x = CHAPTER_X.copy()
+    x[CRANE] = 0
+    row = self_attention(x).weights[CRANE]
+    sentence = context_reading(row, CHAPTER_TOKENS, CRANE)
+    assert sentence.startswith("**crane** gives every token the same weight, 0.250, itself included")
+    assert "attention prefers no token" in sentence and "covers the whole sentence (k = 3)" in sentence
+    assert "favourite" not in sentence and "only" not in sentence
+
+
+def test_the_window_says_only_when_it_gives_less_than_attention_and_names_a_tied_neighbour():
+    from engine.attention.readings import context_reading
+
+    default = context_reading(self_attention(CHAPTER_X).weights[CRANE], CHAPTER_TOKENS, CRANE)
+    assert "A window needs k = 3 to reach it, and then gives it only 0.250" in default      # attention: 0.293
+    near = context_reading(np.array([0.1, 0.3, 0.3, 0.3]), CHAPTER_TOKENS, CRANE)
+    assert "by**, **the** and **lake** at 0.300 each, 1, 2 and 3 positions away" in near
+    assert ("A window needs k = 1 to reach **by**, the nearest of them, and then gives it 0.500, the same as every "
+            "other token inside (attention gives it 0.300).") in near
 
 
 def test_overflow_solution_is_the_smallest_factor_that_overflows():

@@ -73,8 +73,9 @@ def test_python_code_with_projections_and_mask_matches_the_engine():
 def test_three_languages_carry_the_same_matrix():
     code = attention_code(CHAPTER_X, CHAPTER_TOKENS)
     assert set(code) == {"Python", "R", "Julia"}
-    for source in code.values():
+    for source in (code["Python"].source, code["R"], code["Julia"]):
         assert "0.8" in source and "lake" in source
+    assert code["Python"].printout().split("\n") == run_python(code["Python"].source)   # as the page shows it
     assert "sqrt(ncol(keys))" in code["R"] and "sqrt(size(keys, 2))" in code["Julia"]
 
 

@@ -16,10 +16,12 @@ from engine.beyond.modalities import (
 )
 
 
-def _run(source: str) -> str:
+def _run(program) -> str:
+    """What the program prints when run; the printout the page shows under it must be the same."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(source, "<snippet>", "exec"), {})
+        exec(compile(program.source, "<snippet>", "exec"), {})
+    assert program.printout() == out.getvalue()
     return out.getvalue()
 
 
@@ -65,8 +67,10 @@ def test_protein_snippet_prints_the_page_numbers():
 
 
 def test_upload_snippets_name_the_file_to_read():
-    assert 'Image.open("your_picture.png")' in image_code(None, None, 16, "crop", 64, 0, 0)
-    assert 'read_wav(open("your_sound.wav", "rb").read())' in audio_code(None, 512, 128, 64, 0, 0)
+    picture = image_code(None, None, 16, "crop", 64, 0, 0)
+    assert 'Image.open("your_picture.png")' in picture.source
+    assert picture.printout is None and "from your own disk" in picture.why   # an upload is read only as the app does
+    assert 'read_wav(open("your_sound.wav", "rb").read())' in audio_code(None, 512, 128, 64, 0, 0).source
 
 
 # ---- charts: valid Vega-Lite (pages draw them without validation) -------------------------

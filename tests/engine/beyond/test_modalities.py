@@ -240,6 +240,33 @@ def test_the_pixel_limit_keeps_a_4k_screenshot_and_a_big_jpeg_photo():
     assert abs(photo.pixels.astype(int) - (10, 20, 30)).max() <= 3
 
 
+@pytest.mark.parametrize("width, height, words", [
+    (8_000_000, 1, "each side may be at most 16,384"),        # the issue's 31 kB file: 2.6 s and +426 MB before
+    (20_000, 300, "each side may be at most 16,384"),
+    (4_200, 200, "more than 20 times the other"),
+    (1, 300, "more than 20 times the other"),
+], ids=["8000000x1", "20000x300", "21-to-1", "1x300"])
+def test_a_long_thin_picture_is_refused_from_its_header(width, height, words, monkeypatch):
+    """Bounded by each side and by their ratio, not only by the pixel count, before anything is decoded."""
+    from PIL import ImageFile
+    data = _png_claiming(width, height)
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: pytest.fail("the image was decoded"))
+    with pytest.raises(ValueError, match=words):
+        load_image(data)
+
+
+def test_the_side_limits_keep_a_panorama():
+    loaded = load_image(_flat("PNG", "RGB", 4000, 400))      # 10 to 1
+    assert loaded.pixels.shape == (102, 1024, 3)
+
+
+def test_a_picture_smaller_than_the_smallest_patch_never_advises_a_smaller_patch():
+    """A 1-pixel-high picture advised 'a patch size of at most 1' where the smallest is 2."""
+    with pytest.raises(ValueError, match="too small for even the smallest patch, 2 x 2") as refused:
+        image_to_patches(np.zeros((1, 1, 3)), 2, fit="crop")
+    assert "at most 1" not in str(refused.value)
+
+
 def test_truncated_png_is_a_sentence():
     data = png_bytes(np.random.default_rng(1).integers(0, 256, (64, 64, 3), dtype=np.uint8))
     with pytest.raises(ValueError, match="damaged or cut short"):

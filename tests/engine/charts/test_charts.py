@@ -10,7 +10,9 @@ import pytest
 from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, attention
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import head_grid, heatmap_panels, heatmap_spec, uniform_colours, uniform_shades
-from engine.charts.palette import BLACK, BLUE, MASKED, ORANGE, UNIFORM_SCALE, WHITE, ink, relative_luminance, rgb
+from engine.charts.palette import (
+    BLACK, BLUE, MASKED, QUIET_ORANGE, UNIFORM_SCALE, WHITE, ink, relative_luminance, rgb,
+)
 from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, nice_bound, value_scale, with_text
 from tests.engine.vegalite import assert_valid, data_rows
 
@@ -120,11 +122,14 @@ def every_builder_spec() -> dict[str, dict]:
 
 
 def font_sizes(node, path: str = "") -> list[tuple[str, float]]:
-    """Every (path, value) of a key ending in 'fontsize' (fontSize, labelFontSize, titleFontSize, ...)."""
+    """Every (path, value) of a key ending in 'fontsize' (fontSize, labelFontSize, titleFontSize, ...); both sizes
+    of a conditional one (engine.charts.style.one_character_labels)."""
     found = []
     if isinstance(node, dict):
         for key, value in node.items():
-            if key.lower().endswith("fontsize"):
+            if key.lower().endswith("fontsize") and isinstance(value, dict):   # one size by condition, one else
+                found += [(f"{path}.{key}.condition", value["condition"]["value"]), (f"{path}.{key}", value["value"])]
+            elif key.lower().endswith("fontsize"):
                 found.append((f"{path}.{key}", value))
             found += font_sizes(value, f"{path}.{key}")
     elif isinstance(node, list):
@@ -191,7 +196,7 @@ def test_a_uniform_row_is_drawn_neutral_white_not_as_pale_as_zero():
         colours = cell_colours(spec)
         assert (colours[:T] == rgb(WHITE)).all()                       # every uniform cell: white
         assert [r["ink"] for r in rows_of(spec)[:T]] == ["black"] * T
-        assert np.abs(colours[T + 1] - colours[0]).max() > 100         # a 0.000 cell is not drawn as the 0.250s
+        assert np.abs(colours[T + 1] - colours[0]).max() > 50          # a 0.000 cell is not drawn as the 0.250s
 
 
 def test_a_near_uniform_row_is_drawn_nearly_neutral_not_as_dark_as_one():
@@ -208,12 +213,31 @@ def test_a_one_hot_row_reaches_both_ends_of_the_scale_and_the_legend_names_them(
     spec = heatmap_spec(np.eye(4)[[2]], ["q"], list("abcd"))
     assert [r["shade"] for r in rows_of(spec)] == [-1.0, -1.0, 1.0, -1.0]
     colours = cell_colours(spec)
-    assert tuple(colours[2]) == tuple(rgb(BLUE)) and tuple(colours[0]) == tuple(rgb(ORANGE))
+    assert tuple(colours[2]) == tuple(rgb(BLUE)) and tuple(colours[0]) == tuple(rgb(QUIET_ORANGE))
     colour = spec["layer"][0]["encoding"]["color"]
     assert colour["scale"]["domain"] == [-1, 0, 1] and colour["scale"]["range"] == list(UNIFORM_SCALE)
     assert "uniform 1/T" in " ".join(colour["legend"]["title"]) and "above / below" in colour["legend"]["title"][0]
     assert colour["legend"]["values"] == [-1, 0, 1]
     assert "'1/T'" in colour["legend"]["labelExpr"] and "'0'" in colour["legend"]["labelExpr"]
+
+
+def saturation(colour) -> float:
+    """HSV saturation of RGB 0..255: 0 for a grey or white, 1 for a pure hue."""
+    top = max(colour)
+    return 0.0 if top == 0 else (top - min(colour)) / top
+
+
+def test_a_weight_of_zero_is_quiet_and_a_weight_of_one_is_loud():
+    """0.000 was saturated orange, as loud as 1.000 blue: a row of zeros (the protein's heatmap, Context's window
+    rows) read as "strong". Zero stays below 1/T on the scale, pale and near white; only weight on a key is loud."""
+    spec = heatmap_spec(np.array([[0.0, 0.0, 1.0, 0.0], [0.25, 0.25, 0.25, 0.25]]), ["one-hot", "uniform"],
+                        list("abcd"))
+    colours = cell_colours(spec)
+    zero, one, even = colours[0], colours[2], colours[4]
+    assert saturation(zero) < 0.3 and relative_luminance(zero) > 0.7                # quiet: pale, near white
+    assert saturation(one) > 0.8 and relative_luminance(one) < 0.2                  # loud: full blue
+    assert tuple(even) == tuple(rgb(WHITE)) and tuple(zero) != tuple(even)         # 0 still reads below 1/T
+    assert contrast(relative_luminance(one), 1.0) > 3 * contrast(relative_luminance(zero), 1.0)
 
 
 def test_the_colour_is_the_weight_against_its_own_rows_uniform_and_the_numbers_stay_true():

@@ -30,6 +30,9 @@ def test_loss_curves_smooth_training_keep_held_out_and_draw_baselines():
     assert rule["data"]["values"][0]["text"] == f"4-gram: {1.73 / bits:.2f}" and rule["data"]["values"][0]["step"] == 3
     assert lines["encoding"]["color"]["scale"] == {"domain": ["a", "b"], "range": ["#1f6fb4", "#e08214"]}
     assert len(assert_valid(loss_curves(runs, {}))["layer"]) == 2
+    # the line styles' legend above the plot: beside the runs' legend under it, it ran past the chart ("trainin…")
+    assert lines["encoding"]["strokeDash"]["legend"]["orient"] == "top"
+    assert lines["encoding"]["color"]["legend"]["orient"] == "bottom"
 
 
 def test_parameter_bars_print_each_count():
@@ -49,10 +52,14 @@ def test_distribution_bars_one_panel_per_model_in_rank_order():
         [("m", "a", 0), ("m", "b", 1), ("n", "a", 0)]
 
 
-def test_ladder_bars_keep_the_given_order_and_colour_by_kind():
-    spec = assert_valid(ladder_bars([("2-gram", 3.5, "n-gram"), ("shipped", 2.3, "transformer")]))
-    assert spec["encoding"]["y"]["sort"] == ["2-gram", "shipped"]
-    assert [r["text"] for r in data_rows(spec)] == ["3.500", "2.300"]
+def test_ladder_bars_are_sorted_by_score_say_so_and_colour_by_kind():
+    """By score the n-grams read 5-, 8-, 6-, 7-gram: the chart sorts them itself and its title says by what."""
+    spec = assert_valid(ladder_bars([("shipped", 1.795, "transformer"), ("8-gram", 1.979, "n-gram"),
+                                     ("2-gram", 3.5, "n-gram"), ("7-gram", 1.968, "n-gram"),
+                                     ("5-gram", 2.065, "n-gram"), ("6-gram", 1.974, "n-gram")]))
+    assert spec["encoding"]["y"]["sort"] == ["2-gram", "5-gram", "8-gram", "6-gram", "7-gram", "shipped"]
+    assert spec["title"] == "Sorted by score: the fewest bits at the bottom"
+    assert [r["text"] for r in data_rows(spec)][:2] == ["3.500", "2.065"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["n-gram", "transformer"]
 
 
@@ -93,6 +100,30 @@ def test_one_character_tokens_are_labelled_large_enough_to_read():
     from engine.charts.bars import CHARACTER_LABEL_SIZE
 
     spec = assert_valid(next_token_bars({"4-gram": [(",", 0.5, 0.6), (".", 0.2, 0.1), ("\n", 0.1, 0.1)]}))
-    assert spec["config"]["axisY"]["labelFontSize"] == CHARACTER_LABEL_SIZE >= 16
-    words = assert_valid(next_token_bars({"words": [(" lamb", 0.5), (" bit", 0.2)]}))
-    assert "axisY" not in words["config"]
+    size = spec["config"]["axisY"]["labelFontSize"]
+    assert size["condition"] == {"test": "length(datum.label) == 1", "value": CHARACTER_LABEL_SIZE}
+    assert CHARACTER_LABEL_SIZE >= 16 and spec["config"]["axisY"]["labelFont"] == "monospace"
+
+
+def test_one_character_tokens_among_words_are_large_and_words_keep_the_text_size():
+    """The Tokens page's bars mix words and ',' '.': the one-character labels were 13 px specks (2-3 px of ink).
+    Each label's size follows its length; the others keep the chart text size, on a projector too."""
+    from engine.charts.bars import CHARACTER_LABEL_SIZE
+    from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
+
+    spec = assert_valid(next_token_bars({"words": [(",", 0.3), ("lamb", 0.2), (".", 0.1)]}))
+    size = spec["config"]["axisY"]["labelFontSize"]
+    assert size == {"condition": {"test": "length(datum.label) == 1", "value": CHARACTER_LABEL_SIZE},
+                    "value": TEXT_SIZE}
+    assert "labelFont" not in spec["config"]["axisY"]          # words keep the chart's font
+    projected = with_text(spec, PROJECTOR_TEXT_SIZE)["config"]["axisY"]["labelFontSize"]
+    assert projected["value"] == PROJECTOR_TEXT_SIZE and projected["condition"]["value"] == CHARACTER_LABEL_SIZE
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False if "encoding" in spec else \
+        spec["layer"][0]["encoding"]["y"]["axis"]["labelOverlap"] is False
+
+
+def test_difference_bars_print_every_label_in_one_format():
+    from engine.charts.bars import difference_bars
+
+    spec = assert_valid(difference_bars([0.1700, 0.3752, 0.0443, 0.0988, 0.7494], ["the", "cat", "saw", "the", "owl"]))
+    assert [row["text"] for row in data_rows(spec)] == ["0.170", "0.375", "0.044", "0.099", "0.749"]

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import multiprocessing
 import os
-import shutil
-import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -20,10 +18,13 @@ import pytest
 
 from engine import limits
 from engine.classroom import store as store_module
+from engine.classroom import stores
 from engine.classroom.sqlite_store import SqliteStore
 from engine.classroom.store import CODE_ALPHABET, Question, summary_csv
+from tests import redis_server
+from tests.redis_server import REDIS_SERVER, free_port
 
-REDIS_SERVER = shutil.which("redis-server")
+redis_url = redis_server.redis_url      # the fixture: a private redis-server for this test session
 
 
 class Clock:
@@ -37,41 +38,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory):
-    """A private redis-server on loopback for this test session, stopped at its end."""
-    if REDIS_SERVER is None:
-        pytest.skip("redis-server is not installed (Debian package redis-server): the Redis store's contract "
-                    "is not checked here; .ci/run installs it")
-    folder = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    server = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-                               "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    import redis
-    client = redis.Redis(host="127.0.0.1", port=port)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.exceptions.ConnectionError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
-    client.close()
-    yield f"redis://127.0.0.1:{port}/0"
-    server.terminate()
-    server.wait(timeout=10)
 
 
 def make_store(kind: str, spec: str, clock=time.time):
@@ -107,12 +73,20 @@ Q3 = Question("attention", "Which key gets the largest weight from 'crane'?", ("
               explanation="Its dot product with the query is largest.", link="x=1&n=3")
 
 
+_TEACHERS = itertools.count()
+
+
+def start(store, teacher: str | None = None, address: str = "") -> tuple[str, str]:
+    """A class started by `teacher` (a browser's credential; a new browser each time unless given)."""
+    return store.create_class(teacher or f"teacher-{next(_TEACHERS)}", address)
+
+
 def refused(match: str):
     return pytest.raises(ValueError, match=match)
 
 
 def with_question(store, students=("s1", "s2", "s3"), question=Q3):
-    code, key = store.create_class()
+    code, key = start(store)
     for sid in students:
         store.join(code, sid)
     store.ask(code, key, question)
@@ -125,7 +99,7 @@ def test_codes_are_8_characters_of_32_from_secrets_and_differ(store):
     assert len(CODE_ALPHABET) == 32 and len(set(CODE_ALPHABET)) == 32
     assert not set("01IO") & set(CODE_ALPHABET)
     assert len(CODE_ALPHABET) ** limits.CLASS_CODE_CHARS >= 2 ** 40 and limits.CLASS_CODE_CHARS <= 8
-    made = [store.create_class() for _ in range(20)]
+    made = [start(store) for _ in range(20)]
     codes = [c for c, _ in made]
     assert all(len(c) == 8 and set(c) <= set(CODE_ALPHABET) for c in codes)
     assert len(set(codes)) == 20 and len({k for _, k in made}) == 20
@@ -134,7 +108,7 @@ def test_codes_are_8_characters_of_32_from_secrets_and_differ(store):
 
 
 def test_the_teacher_key_is_stored_only_hashed(store, kind_spec):
-    code, key = store.create_class()
+    code, key = start(store)
     if kind_spec[0] == "sqlite":
         raw = Path(kind_spec[1]).read_bytes() + Path(kind_spec[1] + "-wal").read_bytes()
     else:
@@ -147,7 +121,7 @@ def test_the_teacher_key_is_stored_only_hashed(store, kind_spec):
 
 
 def test_codes_are_read_in_lower_case_with_spaces_and_dashes(store):
-    code, _ = store.create_class()
+    code, _ = start(store)
     typed = f" {code[:4].lower()}-{code[4:].lower()} "
     assert store.join(typed, "s1").code == code
     assert store.state(code).students == 1
@@ -162,7 +136,7 @@ def test_a_malformed_code_gets_a_sentence(store, bad):
 
 
 def test_an_unknown_code_gets_a_sentence(store):
-    store.create_class()
+    start(store)
     with refused("No open class has the code ABCDEFGH"):
         store.join("ABCDEFGH", "s1")
     with refused("No open class has the code ABCDEFGH"):
@@ -171,22 +145,203 @@ def test_an_unknown_code_gets_a_sentence(store):
         store.vote("ABCDEFGH", "s1", 1, 1, 0)
 
 
-def test_guessing_codes_is_rate_limited_per_client(store, clock):
-    code, _ = store.create_class()
+def wrong_code(i: int, real: str) -> str:
+    """A well-formed code that is not `real` (the i-th of many)."""
+    code = "".join(CODE_ALPHABET[(i // len(CODE_ALPHABET) ** k) % len(CODE_ALPHABET)] for k in range(8))
+    return code if code != real else code[::-1]
+
+
+def test_wrong_codes_are_counted_per_browser_so_one_student_cannot_lock_the_room_out(store, clock):
+    """Issue 39: 21 wrong codes from one browser made the right QR link fail for everyone behind the same address.
+    Now the guesser alone waits; another browser at the same address joins at once."""
+    code, _ = start(store)
     for i in range(limits.CLASS_JOIN_FAILURES_PER_MINUTE):
         with refused("No open class"):
-            store.join(f"ABCDEFG{CODE_ALPHABET[i]}", "guesser", client="10.0.0.9")
-    with refused("Too many wrong class codes"):
-        store.join(code, "guesser", client="10.0.0.9")       # even the right code, for a minute
-    assert store.join(code, "s2", client="10.0.0.7").students == 1   # another client is not held up
+            store.join(wrong_code(i, code), "guesser", address="10.0.0.9")
+    with refused("Too many wrong class codes from this browser"):
+        store.join(wrong_code(99, code), "guesser", address="10.0.0.9")     # the 21st
+    with refused("Too many wrong class codes from this browser"):
+        store.join(code, "guesser", address="10.0.0.9")       # even the right code, for a minute
+    assert store.join(code, "neighbour", address="10.0.0.9").students == 1   # same room, another browser
     clock.advance(61)
-    assert store.join(code, "guesser", client="10.0.0.9").students == 2
+    assert store.join(code, "guesser", address="10.0.0.9").students == 2
+
+
+def test_a_network_address_has_a_generous_ceiling_of_wrong_codes(store, clock, monkeypatch):
+    """A client that throws its cookie away to look like many browsers is held by its address's ceiling."""
+    assert limits.CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE >= limits.CLASS_MAX_STUDENTS   # a whole room may err
+    assert limits.CLASS_JOINS_PER_ADDRESS_PER_MINUTE >= limits.CLASS_MAX_STUDENTS          # and join at once
+    monkeypatch.setattr(limits, "CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE", 5)
+    code, _ = start(store)
+    for i in range(5):
+        with refused("No open class"):
+            store.join(wrong_code(i, code), f"fresh-{i}", address="10.0.0.9")
+    with refused("Too many wrong class codes from this network"):
+        store.join(code, "fresh-5", address="10.0.0.9")
+    assert store.join(code, "elsewhere", address="10.0.0.7").students == 1
+    clock.advance(61)
+    assert store.join(code, "fresh-5", address="10.0.0.9").students == 2
+
+
+def test_new_students_from_one_address_have_a_ceiling_and_returning_ones_do_not(store, clock, monkeypatch):
+    monkeypatch.setattr(limits, "CLASS_JOINS_PER_ADDRESS_PER_MINUTE", 3)
+    code, _ = start(store)
+    for sid in ("a", "b", "c"):
+        store.join(code, sid, address="10.0.0.9")
+    with refused("Too many students joined from this network"):
+        store.join(code, "d", address="10.0.0.9")
+    assert store.join(code, "a", address="10.0.0.9").students == 3        # one already in comes back
+    assert store.join(code, "e", address="10.0.0.7").students == 4
+    clock.advance(61)
+    assert store.join(code, "d", address="10.0.0.9").students == 5
+
+
+@pytest.mark.parametrize("how", ["ended", "idle", "lifetime", "long ago"])
+def test_joining_a_class_that_ended_says_so_and_is_not_a_wrong_code(store, clock, how):
+    code, key = start(store)
+    if how == "ended":
+        store.end(code, key)
+    elif how == "idle":
+        clock.advance(limits.CLASS_IDLE_S + 1)
+    elif how == "lifetime":
+        clock.advance(limits.CLASS_LIFETIME_S + 1)
+    else:
+        clock.advance(limits.CLASS_LIFETIME_S + 1)
+        start(store)                                      # the SQLite store forgets old classes as a class starts
+    other, _ = start(store)
+    for _ in range(limits.CLASS_JOIN_FAILURES_PER_MINUTE + 5):
+        with refused(f"Class {code} has ended"):
+            store.join(code, "late", address="10.0.0.9")
+    if how in ("ended", "idle"):
+        assert store.join(other, "late", address="10.0.0.9").students == 1   # never counted as wrong codes
+        with refused(f"Class {code} has ended"):
+            store.vote(code, "late", 1, 1, 0)
+    with refused(f"Class {code} has ended"):
+        store.state(code) if how in ("lifetime", "long ago") else store.ask(code, key, Q3)
+
+
+def test_an_ended_code_is_forgotten_after_class_ended_kept_s(store, kind_spec, clock):
+    code, _ = start(store)
+    if kind_spec[0] == "redis":               # Redis forgets by its own clock: the code's key lives that long
+        import redis
+        ttl = redis.Redis.from_url(kind_spec[1]).ttl(f"tp:ended:{code}")
+        assert limits.CLASS_LIFETIME_S + limits.CLASS_ENDED_KEPT_S - 5 < ttl <= (
+            limits.CLASS_LIFETIME_S + limits.CLASS_ENDED_KEPT_S + 60)
+        return
+    clock.advance(limits.CLASS_LIFETIME_S + limits.CLASS_ENDED_KEPT_S + 1)
+    start(store)
+    with refused("No open class has the code"):
+        store.join(code, "late")
+
+
+# --- the teacher: a browser, limits per browser, idle classes --------------------------------
+
+def test_200_starts_from_one_browser_are_refused_after_the_limit_and_another_teacher_still_starts(store):
+    """Issue 39: a script made 200 classes from one client; every teacher then found the server full."""
+    made, refusals = [], []
+    for _ in range(200):
+        try:
+            made.append(store.create_class("one-browser", "10.0.0.9"))
+        except ValueError as error:
+            refusals.append(str(error))
+    assert len(made) == limits.CLASS_OPEN_PER_TEACHER and len(refusals) == 200 - limits.CLASS_OPEN_PER_TEACHER
+    assert f"This browser already has {limits.CLASS_OPEN_PER_TEACHER} open classes" in refusals[0]
+    code, key = store.create_class("another-teacher", "10.0.0.9")          # same school network
+    assert store.state(code).students == 0
+    store.end(*made[0])                                    # ending one frees its place
+    store.create_class("one-browser", "10.0.0.9")
+
+
+def test_one_network_address_may_start_a_generous_number_of_classes(store, monkeypatch):
+    monkeypatch.setattr(limits, "CLASS_OPEN_PER_ADDRESS", 4)
+    for i in range(4):
+        store.create_class(f"teacher-{i}", "10.0.0.9")
+    with refused("This network already has 4 open classes"):
+        store.create_class("teacher-5", "10.0.0.9")
+    store.create_class("teacher-5", "10.0.0.7")
+
+
+def test_a_class_with_no_teacher_action_ends_itself_and_frees_its_slot(store, clock, monkeypatch):
+    monkeypatch.setattr(limits, "CLASS_OPEN_PER_TEACHER", 1)
+    code, key = start(store, "busy")
+    store.join(code, "s1")
+    store.ask(code, key, Q3)
+    with refused("This browser already has 1 open class"):
+        start(store, "busy")
+    clock.advance(limits.CLASS_IDLE_S - 10)
+    store.lock(code, "busy")                              # an action: 30 more minutes
+    store.lock(code, key, False)
+    clock.advance(limits.CLASS_IDLE_S - 10)
+    store.touch(code, "busy")                             # the teacher's screen is open: so are they
+    version = store.version(code)
+    clock.advance(limits.CLASS_IDLE_S - 10)
+    assert not store.state(code).ended and store.version(code) == version    # touching is no change for polls
+    store.vote(code, "s1", 1, 1, 2)
+    clock.advance(11)
+    state = store.state(code)
+    assert state.ended and store.version(code) == version + 1   # polls see it ended
+    with refused("has ended"):
+        store.vote(code, "s1", 1, 1, 0)
+    with refused("has ended"):
+        store.reveal(code, key)
+    with refused("has ended"):
+        store.touch(code, key)
+    assert store.summary(code, "busy")[0].counts == ((0, 0, 1),)   # the teacher still gets the summary
+    assert store.teacher_class("busy") == code
+    start(store, "busy")                                  # its slot is free
+    store.end(code, key)                                  # ending it after it ended itself: fine, nothing moves
+    assert store.version(code) == version + 1
+
+
+def test_the_teacher_is_their_browser_across_reloads_and_processes(store, kind_spec, clock):
+    code, key = start(store, "teacher-browser")
+    assert store.teacher_class("teacher-browser") == code
+    assert store.teacher_class("a-student-browser") is None
+    other = make_store(*kind_spec, clock=clock)          # another server process
+    assert other.teacher_class("teacher-browser") == code
+    other.ask(code, "teacher-browser", Q3)               # the browser's credential acts as the teacher
+    store.reveal(code, "teacher-browser")
+    assert store.summary(code, "teacher-browser")[0].question.prompt == Q3.prompt
+    with refused("Only the teacher who started class"):
+        store.vote_again(code, "a-student-browser")
+    clock.advance(1)
+    newer, _ = start(store, "teacher-browser")
+    assert other.teacher_class("teacher-browser") == newer       # the latest class it started
+    other.close()
+
+
+def test_a_teacher_link_makes_another_device_a_teacher_and_a_new_link_retires_the_old(store):
+    code, key = start(store, "laptop")
+    with refused("Only the teacher who started class"):
+        store.claim(code, "a guess", "phone")
+    with refused("Only the teacher who started class"):
+        store.claim(code, "laptop", "phone")              # a teacher browser's credential is not a teacher link
+    store.claim(code, key, "phone")
+    store.claim(code, key, "phone")                       # twice is once
+    assert store.teacher_class("phone") == code
+    store.ask(code, "phone", Q3)
+    fresh = store.new_teacher_key(code, "laptop")
+    with refused("Only the teacher who started class"):
+        store.claim(code, key, "tablet")                  # the old link no longer works
+    store.claim(code, fresh, "tablet")
+    store.claim(code, fresh, "desktop")
+    with refused(f"already has {limits.CLASS_MAX_TEACHER_DEVICES} teacher devices"):
+        store.claim(code, fresh, "fifth")
+    with refused("Only the teacher who started class"):
+        store.new_teacher_key(code, "fifth")
+    assert store.state(code).question.prompt == Q3.prompt
+
+
+@pytest.mark.parametrize("bad", ["", "   ", None, "x" * 201])
+def test_a_class_needs_a_teacher_browser(store, bad):
+    with refused("no teacher id"):
+        store.create_class(bad)
 
 
 # --- joining -----------------------------------------------------------------------------
 
 def test_join_is_idempotent_per_student(store):
-    code, _ = store.create_class()
+    code, _ = start(store)
     store.join(code, "s1")
     store.join(code, "s1")
     assert store.join(code, "s2").students == 2
@@ -194,7 +349,7 @@ def test_join_is_idempotent_per_student(store):
 
 @pytest.mark.parametrize("bad", ["", "   ", None, "x" * (limits.CLASS_MAX_STUDENT_ID_CHARS + 1)])
 def test_a_bad_student_id_gets_a_sentence(store, bad):
-    code, _ = store.create_class()
+    code, _ = start(store)
     with refused("student id"):
         store.join(code, bad)
     assert store.state(code).students == 0
@@ -202,7 +357,7 @@ def test_a_bad_student_id_gets_a_sentence(store, bad):
 
 def test_a_class_holds_at_most_class_max_students(store, monkeypatch):
     monkeypatch.setattr(limits, "CLASS_MAX_STUDENTS", 3)
-    code, _ = store.create_class()
+    code, _ = start(store)
     for sid in ("s1", "s2", "s3"):
         store.join(code, sid)
     with refused("is full"):
@@ -251,7 +406,7 @@ def test_a_student_who_has_not_joined_cannot_vote(store):
 
 
 def test_a_vote_before_any_question_or_for_an_old_one_is_refused(store):
-    code, key = store.create_class()
+    code, key = start(store)
     store.join(code, "s1")
     with refused("not asked a question"):
         store.vote(code, "s1", 1, 1, 0)
@@ -289,7 +444,7 @@ def teacher_actions(store, code, key):
 def test_the_version_moves_with_every_teacher_change_and_only_then(store):
     """What a polling page relies on: an unchanged version means an unchanged state, apart from the counts
     of joins and answers (which a student's page does not show)."""
-    code, key = store.create_class()
+    code, key = start(store)
     versions = [store.version(code)]
     store.join(code, "s1")
     store.join(code, "s2")
@@ -317,22 +472,22 @@ def test_the_version_moves_with_every_teacher_change_and_only_then(store):
 
 
 def test_the_version_of_an_unknown_or_expired_class_gets_a_sentence(store, clock):
-    code, _ = store.create_class()
+    code, _ = start(store)
     assert store.version(code.lower()) == store.version(code)
     with refused("No open class has the code"):
         store.version("ABCDEFGH" if code != "ABCDEFGH" else "HGFEDCBA")
     with refused("is not a class code"):
         store.version("K7Q")
     clock.advance(limits.CLASS_LIFETIME_S + 1)
-    with refused("No open class has the code"):
+    with refused("has ended"):
         store.version(code)
 
 
 def test_the_polls_of_a_process_share_one_version_read_per_class_for_a_moment(store):
     """SharedVersions: within CLASS_VERSION_SHARE_S the room's polls get the version read first (one store read);
     after it, a teacher's change shows; a refusal is said every time, never kept."""
-    code, key = store.create_class()
-    other, _ = store.create_class()
+    code, key = start(store)
+    other, _ = start(store)
     reads = []
     original = store.version
     store.version = lambda c: reads.append(c) or original(c)
@@ -367,7 +522,7 @@ def test_a_file_from_before_the_version_gets_its_column(tmp_path):
                  "live INTEGER NOT NULL DEFAULT 0, students INTEGER NOT NULL DEFAULT 0)")
     conn.close()
     st = SqliteStore(path)
-    code, key = st.create_class()
+    code, key = start(st)
     assert st.version(code) == 0
     st.follow(code, key, "context")
     assert st.version(code) == 1
@@ -378,7 +533,7 @@ def test_a_file_from_before_the_version_gets_its_column(tmp_path):
 @pytest.mark.parametrize("wrong", ["", "s1", "not-the-key", None])
 def test_every_teacher_action_needs_the_teacher_key(store, wrong):
     code, key = with_question(store)
-    other_code, other_key = store.create_class()
+    other_code, other_key = start(store)
     store.vote(code, "s1", 1, 1, 2)
     before = store.state(code)
     for name, action in teacher_actions(store, code, other_key if wrong == "s1" else wrong).items():
@@ -432,7 +587,7 @@ def test_vote_again_opens_a_second_round_and_keeps_the_first(store):
 
 
 def test_follow_me_keeps_the_link_and_counts_changes(store):
-    code, key = store.create_class()
+    code, key = start(store)
     assert store.follow(code, key, "attention?n=3").link_version == 1
     state = store.follow(code, key, "context?k=2")
     assert (state.link, state.link_version) == ("context?k=2", 2)
@@ -462,14 +617,14 @@ LONG = "x" * (limits.CLASS_MAX_ANSWER_CHARS + 1)
     ("Which?", "needs a page"),
 ])
 def test_a_bad_question_gets_a_sentence_and_is_not_asked(store, question, sentence):
-    code, key = store.create_class()
+    code, key = start(store)
     with refused(sentence):
         store.ask(code, key, question)
     assert store.state(code).question_id is None
 
 
 def test_a_poll_has_no_right_answer_and_lists_are_options(store):
-    code, key = store.create_class()
+    code, key = start(store)
     store.join(code, "s1")
     state = store.ask(code, key, Question("generate", "Which tau?", ["0.5", "1", "2"], answer=None))
     assert state.question.options == ("0.5", "1", "2") and state.question.answer is None
@@ -480,7 +635,7 @@ def test_a_poll_has_no_right_answer_and_lists_are_options(store):
 
 def test_a_class_asks_at_most_class_max_questions(store, monkeypatch):
     monkeypatch.setattr(limits, "CLASS_MAX_QUESTIONS", 2)
-    code, key = store.create_class()
+    code, key = start(store)
     store.ask(code, key, Q3)
     store.ask(code, key, Q3)
     with refused("asked 2 questions"):
@@ -492,17 +647,17 @@ def test_a_class_asks_at_most_class_max_questions(store, monkeypatch):
 
 def test_a_store_holds_at_most_class_max_open_per_server(store, monkeypatch, clock):
     monkeypatch.setattr(limits, "CLASS_MAX_OPEN_PER_SERVER", 2)
-    first, key = store.create_class()
-    store.create_class()
+    first, key = start(store)
+    start(store)
     with refused("already holds 2 open classes"):
-        store.create_class()
+        start(store)
     store.end(first, key)                                      # an ended class frees its place
-    store.create_class()
+    start(store)
     with refused("already holds 2"):
-        store.create_class()
+        start(store)
     clock.advance(limits.CLASS_LIFETIME_S + 1)                 # so does an expired one
-    store.create_class()
-    store.create_class()
+    start(store)
+    start(store)
 
 
 def test_a_class_expires_after_its_lifetime(store, clock):
@@ -515,7 +670,7 @@ def test_a_class_expires_after_its_lifetime(store, clock):
                    lambda: store.vote(code, "s2", 1, 1, 0), lambda: store.my_vote(code, "s1", 1, 1),
                    lambda: store.counts(code, 1, 1, key), lambda: store.reveal(code, key),
                    lambda: store.summary(code, key)):
-        with refused("No open class has the code"):
+        with refused("has ended"):
             action()
 
 
@@ -568,7 +723,7 @@ def _student_process(kind, spec, code, first, count, question_id, changes):
     sent = [0, 0, 0]
     for i in range(first, first + count):
         sid = f"p{i}"
-        st.join(code, sid, client=f"10.0.{i // 250}.{i % 250}")
+        st.join(code, sid, address=f"10.0.{i // 250}.{i % 250}")
         st.vote(code, sid, question_id, 1, i % 3)
         final = i % 3
         if changes and i % changes == 0:
@@ -580,7 +735,7 @@ def _student_process(kind, spec, code, first, count, question_id, changes):
 
 
 def test_several_processes_voting_at_once_lose_no_vote(store, kind_spec):
-    code, key = store.create_class()
+    code, key = start(store)
     store.ask(code, key, Q3)
     processes, per_process = 4, 40
     context = multiprocessing.get_context("spawn")
@@ -626,21 +781,21 @@ def _racing_voter(kind, spec, code, first, count):
 # --- which store ----------------------------------------------------------------------------
 
 def test_open_store_is_sqlite_in_the_data_folder_unless_a_redis_url_is_set(tmp_path, monkeypatch):
-    monkeypatch.delenv(store_module.REDIS_URL_ENV, raising=False)
-    monkeypatch.setenv(store_module.DATA_ENV, str(tmp_path / "data"))
-    st = store_module.open_store()
+    monkeypatch.delenv(stores.REDIS_URL_ENV, raising=False)
+    monkeypatch.setenv(stores.DATA_ENV, str(tmp_path / "data"))
+    st = stores.open_store()
     assert isinstance(st, SqliteStore) and st.path == tmp_path / "data" / "classes.sqlite3"
-    code, _ = st.create_class()
+    code, _ = start(st)
     assert SqliteStore(tmp_path / "data" / "classes.sqlite3").state(code).code == code   # another process's view
     assert os.path.exists(tmp_path / "data" / "classes.sqlite3-wal")
 
 
 def test_open_store_uses_redis_when_playground_redis_url_is_set(redis_url, monkeypatch):
     from engine.classroom.redis_store import RedisStore
-    monkeypatch.setenv(store_module.REDIS_URL_ENV, redis_url)
-    st = store_module.open_store()
+    monkeypatch.setenv(stores.REDIS_URL_ENV, redis_url)
+    st = stores.open_store()
     assert isinstance(st, RedisStore)
-    code, _ = st.create_class()
+    code, _ = start(st)
     assert RedisStore(redis_url).state(code).code == code
 
 
@@ -648,7 +803,7 @@ def test_redis_keys_expire_with_the_class(redis_url):
     import redis
     from engine.classroom.redis_store import RedisStore
     st = RedisStore(redis_url)
-    code, key = st.create_class()
+    code, key = start(st)
     st.join(code, "s1")
     st.ask(code, key, Q3)
     st.vote(code, "s1", 1, 1, 0)
@@ -677,7 +832,7 @@ def test_sqlite_reuses_connections_across_threads(tmp_path, monkeypatch):
     real_connect = sqlite3.connect
     monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: opened.append(1) or real_connect(*a, **k))
     st = SqliteStore(tmp_path / "classes.sqlite3")
-    code, _ = st.create_class()
+    code, _ = start(st)
     for _ in range(20):
         poll = threading.Thread(target=st.state, args=(code,))
         poll.start()
@@ -693,7 +848,7 @@ def test_sqlite_keeps_the_connections_of_a_burst_of_polls(tmp_path, monkeypatch)
 
     from engine.classroom import sqlite_store
     st = SqliteStore(tmp_path / "classes.sqlite3")
-    code, _ = st.create_class()
+    code, _ = start(st)
     opened = []
     real_connect = sqlite3.connect
     monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: opened.append(1) or real_connect(*a, **k))
@@ -729,10 +884,10 @@ def test_a_store_that_does_not_answer_gets_a_sentence_not_a_traceback(tmp_path):
         from engine.classroom.redis_store import RedisStore
         gone = RedisStore(f"redis://127.0.0.1:{free_port()}/0")          # nothing listens there
         with refused("The class store \\(Redis\\) is not answering") as caught:
-            gone.create_class()
+            start(gone)
         assert isinstance(caught.value, StoreUnavailable)
     st = SqliteStore(tmp_path / "classes.sqlite3")
-    code, _ = st.create_class()
+    code, _ = start(st)
     (tmp_path / "classes.sqlite3").unlink()
     for suffix in ("-wal", "-shm"):
         (tmp_path / f"classes.sqlite3{suffix}").unlink(missing_ok=True)

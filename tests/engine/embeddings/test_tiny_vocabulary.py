@@ -37,3 +37,17 @@ def test_bad_sentences_are_sentences():
         embed("the zebra saw the owl")
     with pytest.raises(ValueError, match=f"limit is {limits.MAX_SENTENCE_WORDS}"):
         embed(" ".join(["the"] * (limits.MAX_SENTENCE_WORDS + 1)))
+
+
+def test_a_sentence_of_digits_is_said_to_have_no_words_not_to_be_empty():
+    """'99999999' was called empty: it is not, it has no word of letters."""
+    import pytest
+
+    from engine.embeddings.tiny_vocabulary import embed
+
+    with pytest.raises(ValueError) as digits:
+        embed("99999999")
+    assert "'99999999' has no words" in str(digits.value) and "only letters a-z make words" in str(digits.value)
+    assert "empty" not in str(digits.value)
+    with pytest.raises(ValueError, match="The sentence is empty"):
+        embed("   ")

@@ -296,8 +296,8 @@ def test_a_target_must_be_one_token():
     assert I.single_token(letters, "e") == letters.encode("e")[0]
     with pytest.raises(ValueError, match="'ab' becomes 2 tokens: 'a', 'b'"):
         I.single_token(letters, "ab")
-    with pytest.raises(ValueError, match="Type the target"):
-        I.single_token(letters, "")
+    with pytest.raises(ValueError, match=r"Type the target character \(one character, for example 'e'"):
+        I.single_token(letters, "")                                 # a character model: no ' Paris' in its hint
     with pytest.raises(ValueError, match="'xy' becomes 2 tokens"):
         I.head_effects(lm, "the cat", "xy")
     effects = I.head_effects(lm, "the cat", " ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -191,7 +192,8 @@ def test_knocking_out_no_head_changes_nothing_and_heads_change_the_target():
     assert knocked.target_after == pytest.approx(math.exp(alone[space]), rel=1e-5)
     assert knocked.heads == ((0, 0), (1, 2)) and len(knocked.after) == 3
     assert knocked.sentence.startswith(f"Knocking out 2 heads (mean ablation) takes P(' ') from "
-                                       f"{knocked.target_before:.3f} to {knocked.target_after:.3f}")
+                                       f"{R.probability_text(knocked.target_before)} to "
+                                       f"{R.probability_text(knocked.target_after)}")
     with pytest.raises(ValueError, match="becomes 2 tokens"):
         R.knock_out(lm, "the cat", "ab")
 
@@ -234,11 +236,30 @@ def test_layer_heatmap_prints_the_given_text_and_clamps_its_colours():
     assert [r["ink"] for r in rows] == ["black", "white", "white", "black"]
     assert spec["layer"][0]["encoding"]["color"]["scale"] == {"scheme": "blues", "domain": [0.0, 1.0], "clamp": True}
     diverging = assert_valid(layer_heatmap(np.array([[-2.0, 0.5]]), ["layer 0"], ["H0", "H1"], diverging=True,
-                                           scheme="blueorange", numbers=False, legend_orient="bottom"))
-    assert diverging["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 2.0]
-    assert len(diverging["layer"]) == 1 and [r["ink"] for r in data_rows(diverging)] == ["white", "black"]
+                                           numbers=False, legend_orient="bottom"))
+    assert diverging["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-2.0, 0, 2.0]
+    assert len(diverging["layer"]) == 1 and [r["ink"] for r in data_rows(diverging)] == ["black", "black"]
     with pytest.raises(ValueError, match="row and column labels"):
         layer_heatmap(values, ["one"], ["a", "b"])
+
+
+def test_a_knocked_out_heads_loss_is_orange_and_a_gain_blue_as_on_every_other_page():
+    """The knock-out heatmap drew "the target loses" in blue, the opposite of every other page (blue more, orange
+    less): a negative change in ln P is orange, a positive one blue, 0 white; each number in the ink of its cell."""
+    from engine.charts.heatmaps import CHANGE, change_colours, heatmap_spec
+    from engine.charts.palette import BLUE, ORANGE, WHITE, rgb
+
+    effects = np.array([[-0.97, 0.0, 0.4]])
+    spec = assert_valid(layer_heatmap(effects, ["layer 0"], ["0", "1", "2"], value_name="change in ln P",
+                                      diverging=True, digits=2))
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["domain"] == [-0.97, 0, 0.97] and scale["range"] == [ORANGE, WHITE, BLUE]
+    colours = change_colours(effects.ravel(), -0.97, 0.97)
+    assert tuple(colours[0]) == tuple(rgb(ORANGE)) and tuple(colours[1]) == tuple(rgb(WHITE))
+    assert colours[2][2] > colours[2][0]                                        # bluish where it gains
+    patched = assert_valid(heatmap_spec(np.array([[1.0, -0.5]]), ["p"], ["0", "1"], scheme=CHANGE, domain=(-1, 1)))
+    assert patched["layer"][0]["encoding"]["color"]["scale"]["range"] == [ORANGE, WHITE, BLUE]
+    assert [r["ink"] for r in data_rows(patched)] == ["white", "black"]         # white on full blue
 
 
 def test_rank_by_layer_counts_ranks_from_one_on_a_reversed_log_axis():
@@ -271,3 +292,19 @@ def test_next_token_panels_side_by_side_keep_each_panels_rank_order():
     spec = assert_valid(next_token_bars({"intact": [("Mary", 0.8), ("the", 0.1)], "without": [("the", 0.2),
                                                                                                ("a", 0.1)]}))
     assert spec["spec"]["layer"][0]["encoding"]["y"]["sort"] == {"field": "rank", "op": "min"}
+
+
+def test_the_knock_out_ratio_follows_from_the_probabilities_as_printed():
+    """"0.802 to 0.001 (764.3 times smaller)" did not follow from the printed numbers (0.802 / 0.001 = 802): each
+    probability keeps three significant digits and the ratio is worked from them."""
+    def sentence(before: float, after: float) -> str:
+        return R.KnockOut(heads=((0, 5),), mode="zero", target_token=" lamb", before=[(" lamb", before)],
+                          after=[(" bit", 0.3)], target_before=before, target_after=after, rank_after=3).sentence
+
+    words = sentence(0.80214, 0.0010497)
+    assert "from 0.802 to 0.00105 (764 times smaller)" in words
+    before, after, ratio = re.search(r"from (\S+) to (\S+) \((\S+) times smaller\)", words).groups()
+    assert f"{float(before) / float(after):,.0f}" == ratio
+    assert "from 0.402 to 0.501 (1.25 times larger)" in sentence(0.40214, 0.50105)
+    assert "from 0.500 to 1.23e-07 (4,065,041 times smaller)" in sentence(0.5, 1.234e-7)
+    assert "the same to 3 significant digits" in sentence(0.80214, 0.80209)

@@ -335,3 +335,49 @@ def test_a_cold_kneser_ney_sample_of_the_plays_words_never_fails_on_rounding():
     for seed in (7, 20, 25, 39):
         ids = model.sample(60, seed=seed, temperature=0.2)
         assert len(ids) >= 60
+
+
+def test_a_sample_without_a_prompt_starts_after_a_line_break():
+    """With no context the first draw follows the plain counts, where ',' is the plays' commonest token: samples
+    began with a comma. The start is a line break (a typed prompt as before; none where the text has no line
+    break)."""
+    from engine.language.ngram import LINE_START, sample_context
+    from engine.language.tokenizers import CharTokenizer, WordTokenizer
+
+    words = WordTokenizer.from_text("To be, or not to be,\nthat is the question.\nTo sleep")
+    assert sample_context(words, "") == words.encode(LINE_START) != []
+    assert sample_context(words, "to be") == words.encode("to be")
+    assert sample_context(WordTokenizer.from_text("no line break here"), "") == []
+    assert sample_context(CharTokenizer.from_text("abc"), "") == []
+    with pytest.raises(ValueError, match="never does"):
+        sample_context(words, "zorp")
+
+
+def test_the_loop_sentence_blames_the_short_context_and_says_what_the_temperature_adds():
+    from engine.language.ngram import Loop, loop_sentence
+
+    loop = Loop(start=0, end=100, period=12)
+    greedy = loop_sentence(loop, 3, 0.0)
+    assert greedy.startswith("a loop of 12 token(s) repeated 8.3 times. The model sees only its last 2 token(s)")
+    assert "cannot see that it has written this before" in greedy and "at τ = 0 it always takes the likeliest" in greedy
+    assert "gets even more of the probability" in loop_sentence(loop, 3, 0.2)
+    assert "τ" not in loop_sentence(loop, 3, 1.0)
+
+
+def test_the_opening_example_loops_on_words_and_a_longer_context_does_not():
+    """The N-gram page's opening (LOOP_EXAMPLE_*): a loop of words within 100 tokens, none at n = 6."""
+    from engine.language.ngram import LOOP_EXAMPLE_N, LOOP_EXAMPLE_TEMPERATURE, NGramModel, find_loop, sample_context
+    from engine.machinery import prepare
+
+    tokenizer, _, _ = prepare.corpus_tokens("words")
+    counts = prepare.corpus_counts("words")
+    start = sample_context(tokenizer, "")
+    ids = NGramModel.from_counts(counts, LOOP_EXAMPLE_N, "kneser-ney", 1.0, tokenizer).sample(
+        100, seed=0, temperature=LOOP_EXAMPLE_TEMPERATURE, prompt=start)
+    loop = find_loop(ids, min_length=8)
+    cycle = [tokenizer.decode([i]) for i in ids[loop.start:loop.start + loop.period]]
+    assert loop.period >= 4 and sum(piece.strip().isalpha() for piece in cycle) >= 4, cycle
+    assert tokenizer.decode(ids[:1]) != ","
+    longer = NGramModel.from_counts(counts, 6, "kneser-ney", 1.0, tokenizer)
+    assert find_loop(longer.sample(100, seed=0, temperature=LOOP_EXAMPLE_TEMPERATURE, prompt=start), min_length=8) \
+        is None

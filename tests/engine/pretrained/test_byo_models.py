@@ -147,6 +147,35 @@ def test_available_models_lists_smollm2_first_then_the_folder(tmp_path, monkeypa
     assert list(P.available_models()) == [P.DEFAULT_NAME]
 
 
+def test_the_folder_lists_and_opens_only_regular_files_inside_it(tmp_path, monkeypatch):
+    """`x.gguf -> /etc/passwd` was listed and read, and a model outside the folder loaded through a link: a link that
+    leaves the folder, a folder and a link to nothing are left out, each with its sentence; a link that stays inside
+    is followed. Loading a file of the folder checks again (it may have been swapped for a link since)."""
+    folder, elsewhere = tmp_path / "models", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    inside = write_llama(folder / "inside.gguf", Shape(n_layer=1))
+    outside = write_llama(elsewhere / "outside.gguf", Shape(n_layer=1))
+    (folder / "passwd.gguf").symlink_to("/etc/passwd")
+    (folder / "outside.gguf").symlink_to(outside)
+    (folder / "again.gguf").symlink_to(inside)                 # stays in the folder: read
+    (folder / "dangling.gguf").symlink_to(folder / "gone")
+    (folder / "folder.gguf").mkdir()
+    monkeypatch.setenv(P.MODELS_VARIABLE, str(folder))
+    assert list(P.available_models()) == [P.DEFAULT_NAME, "again", "inside"]
+    refused = P.refused_models()
+    assert sorted(refused) == ["dangling.gguf", "folder.gguf", "outside.gguf", "passwd.gguf"]
+    assert "passwd.gguf in the models folder is a link to a file outside it; it is left out" in refused["passwd.gguf"]
+    assert "is not a file" in refused["folder.gguf"] and "cannot be read" in refused["dangling.gguf"]
+    with pytest.raises(ValueError, match="outside.gguf in the models folder is a link to a file outside it"):
+        P.load(folder / "outside.gguf")
+    assert P.load(folder / "again.gguf").config.n_layer == 1
+    (folder / "inside.gguf").unlink()                          # swapped for a link after it was listed
+    (folder / "inside.gguf").symlink_to(outside)
+    with pytest.raises(ValueError, match="is a link to a file outside it"):
+        P.load(folder / "inside.gguf")
+
+
 def test_a_few_models_stay_loaded_each_in_its_own_cache_entry(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_LOADED_MODELS", 2)
     paths = [write_llama(tmp_path / f"m{i}.gguf", Shape(n_layer=1), seed=i) for i in range(3)]

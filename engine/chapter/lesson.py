@@ -14,6 +14,7 @@ sentence saying which scene and why.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -21,7 +22,7 @@ from urllib.parse import parse_qsl
 
 from engine import limits
 
-CHAPTER_LESSON = Path(files("engine.classroom") / "data" / "chapter_lesson.json")
+CHAPTER_LESSON = Path(files("engine.chapter") / "data" / "chapter_lesson.json")
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,27 @@ class Lesson:
 
 def _pages() -> dict[str, int]:
     """Every page a scene may name, and how many questions its builders ask at most."""
-    from engine.classroom.questions import BUILDERS
+    from engine.chapter.questions import BUILDERS
 
     return {page: len(builders) for page, builders in BUILDERS.items()}
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str, stop_above: int = limits.LESSON_MAX_DEPTH) -> int:
+    """How deep the JSON text's brackets nest outside its strings, counted without recursion (json.loads recurses
+    once per level, and a file of a few thousand brackets raised RecursionError); stops counting above
+    `stop_above`."""
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > stop_above:
+                break
+    return deepest
 
 
 def parse_lesson(text: str | bytes) -> Lesson:
@@ -65,6 +84,9 @@ def parse_lesson(text: str | bytes) -> Lesson:
     if len(text) > limits.LESSON_MAX_BYTES:
         raise ValueError(f"This lesson file has {len(text):,} characters; a lesson is at most "
                          f"{limits.LESSON_MAX_BYTES:,}.")
+    if nesting_depth(text) > limits.LESSON_MAX_DEPTH:
+        raise ValueError(f"This lesson file nests its brackets more than {limits.LESSON_MAX_DEPTH} deep, more than a "
+                         "lesson does (the app saves one 3 deep): save the lesson again from the app.")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -123,7 +145,7 @@ def add_scene(lesson: Lesson, scene: Scene) -> Lesson:
 def scene_question(scene: Scene, values: dict[str, str] | None = None, sources=None):
     """The scene's question, built by the engine from the page's state (`values`: what the page holds now,
     else the scene's own link values)."""
-    from engine.classroom.questions import questions_for
+    from engine.chapter.questions import questions_for
 
     asked = questions_for(scene.page, scene.values if values is None else values, sources)
     return asked[min(scene.question, len(asked) - 1)]
