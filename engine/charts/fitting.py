@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from engine.charts.style import MIN_TEXT_SIZE, TEXT_SIZE, Layout, with_text
+from engine.charts.style import MIN_TEXT_SIZE, ONE_CHARACTER_TEST, TEXT_SIZE, Layout, with_text
 from engine.charts.style import text_width as helvetica_width
 
 WIDER = 1.1   # labels are counted this much wider than Helvetica: Vega's own fallback fonts (DejaVu) are wider
@@ -77,6 +77,14 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
                 and chart.fit(_transposed(out), room) > chart.fit(out, room):
             out = _transposed(out)   # a tall grid scrolls with the page; a wide one would shrink past reading
             chart.changed = True
+    if layout.grow > 1 and chart.full_size_scale(out) > chart.fit(out, room):
+        # a projector: panels of numbers side by side that would shrink their numbers under the projector's size (the
+        # multi-head page's two heads, three decimals a cell, at 20 px) go one under the other where that lets
+        # them grow larger
+        stacked = _stacked(out)
+        if stacked is not out and chart.fit(stacked, room) > chart.fit(out, room):
+            out = stacked
+            chart.changed = True
     out = chart.titles_wrapped(out, room)
     scale = min(chart.fit(out, room), layout.grow)
     single = _single(out)
@@ -110,6 +118,48 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     return out
 
 
+def _label_sizes(value, default: float) -> tuple[float, float]:
+    """(a one-character label's size, any other label's) from an axis's labelFontSize: a number, or a condition on
+    the label (style.one_character_labels: a comma drawn larger than the words); another condition counts its
+    larger size for every label."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), float(value)
+    if isinstance(value, dict) and isinstance(value.get("condition"), dict):
+        other = float(value.get("value", default))
+        chosen = float(value["condition"].get("value", other))
+        if value["condition"].get("test") == ONE_CHARACTER_TEST:
+            return chosen, other
+        return max(chosen, other), max(chosen, other)
+    return float(default), float(default)
+
+
+def _label_size(sizes: tuple[float, float], label: str) -> float:
+    return sizes[0] if len(label) == 1 else sizes[1]
+
+
+def _stacked(spec: dict) -> dict:
+    """Panels side by side (hconcat, or a row of them inside a vconcat; concat) one under the other; the spec itself
+    where it has none."""
+    def panels(view: dict) -> list[dict] | None:
+        if "hconcat" in view:
+            return list(view["hconcat"])
+        if "vconcat" in view and any("hconcat" in part for part in view["vconcat"] if isinstance(part, dict)):
+            found = []
+            for part in view["vconcat"]:
+                bare = isinstance(part, dict) and not any(k in part for k in ("data", "resolve", "title", "transform"))
+                found += part["hconcat"] if bare and "hconcat" in part else [part]
+            return found
+        return None
+
+    if "concat" in spec:
+        return spec | {"columns": 1}
+    found = panels(spec)
+    if found is None:
+        return spec
+    out = {key: value for key, value in spec.items() if key != "hconcat"}
+    return out | {"vconcat": found}
+
+
 def _single(view: dict) -> bool:
     return not any(key in view for key in (*CONCATS, "facet", "repeat")) and not any(
         channel in (view.get("encoding") or {}) for channel in ("row", "column", "facet"))
@@ -125,6 +175,13 @@ def _text_grown(spec: dict, ratio: float) -> dict:
                 if key in ("dx", "dy", "labelLimit", "titleLimit", "labelFontSize", "fontSize") \
                         and isinstance(value, (int, float)) and not isinstance(value, bool):
                     out[key] = round(value * ratio, 1)
+                elif key in ("labelFontSize", "fontSize") and isinstance(value, dict) \
+                        and isinstance(value.get("condition"), dict) \
+                        and isinstance(value["condition"].get("value"), (int, float)):
+                    # a size on a condition (style.one_character_labels): the condition's grows; its default is
+                    # with_text's, already the layout's
+                    out[key] = value | {"condition": value["condition"]
+                                        | {"value": round(value["condition"]["value"] * ratio, 1)}}
                 elif key in ("data", "datasets"):
                     out[key] = value
                 else:
@@ -150,9 +207,10 @@ class _Chart:
         # the smallest a number in a cell is drawn: a phone's 11 px, else the desktop's 13 (the room's back row)
         self.smallest_text = MIN_TEXT_SIZE if layout.narrow else min(TEXT_SIZE, layout.text)
         config = spec.get("config") or {}
-        self.label_size = float((config.get("axis") or {}).get("labelFontSize", self.text))
+        self.label_size = _label_sizes((config.get("axis") or {}).get("labelFontSize", self.text), self.text)[1]
         self.label_limit = float((config.get("axis") or {}).get("labelLimit", 180))
-        self.y_label_size = float((config.get("axisY") or {}).get("labelFontSize", self.label_size))
+        self.y_label_sizes = _label_sizes((config.get("axisY") or {}).get("labelFontSize", self.label_size),
+                                          self.label_size)
         self.legend_limit = float((config.get("legend") or {}).get("labelLimit", 400))
         self.datasets = dict(spec.get("datasets") or {})
         self.top_rows = self._own_rows(spec) or []
@@ -234,13 +292,14 @@ class _Chart:
         axis = y.get("axis") or {}
         if axis.get("labelAlign") == "left" and float(axis.get("labelPadding", 0)) < 0:
             return 0.0   # names printed inside the plot (above their bars)
-        size = float(axis.get("labelFontSize", self.y_label_size))
+        sizes = _label_sizes(axis["labelFontSize"], self.label_size) if "labelFontSize" in axis else self.y_label_sizes
         limit = float(axis.get("labelLimit", self.label_limit))
         if y.get("type") in ("nominal", "ordinal"):
             labels = self.labels(y, rows)
         else:
             labels = [_number_label(y, rows)]
-        width = min(max((text_width(label, size) for label in labels), default=0.0), limit) + AXIS_LABEL_PAD
+        width = min(max((text_width(label, _label_size(sizes, label)) for label in labels), default=0.0),
+                    limit) + AXIS_LABEL_PAD
         titled = y.get("title") not in (None, "") if "title" in y else "field" in y
         if titled:
             width += self.text + 1 + AXIS_TITLE_PAD
@@ -537,6 +596,12 @@ class _Chart:
     def smallest_scale(self, spec: dict) -> float:
         """The smallest scale at which every number printed in a cell still fits it at its smallest size."""
         scales = [(self.smallest_text * widest + CELL_PAD) / float(view["width"]["step"])
+                  for view, (_, widest, numbers) in self._cells(spec, self.top_rows) if numbers]
+        return max(scales, default=0.0)
+
+    def full_size_scale(self, spec: dict) -> float:
+        """The smallest scale at which every number printed in a cell fits it at the layout's text size."""
+        scales = [(self.text * widest + CELL_PAD) / float(view["width"]["step"])
                   for view, (_, widest, numbers) in self._cells(spec, self.top_rows) if numbers]
         return max(scales, default=0.0)
 

@@ -89,11 +89,14 @@ def with_text(spec: dict, size: int = TEXT_SIZE) -> dict:
     return spec | {"config": config, "padding": spec.get("padding", CHART_PADDING)}
 
 
+ONE_CHARACTER_TEST = "length(datum.label) == 1"   # a Vega test: the axis label is one character
+
+
 def one_character_labels(size: int, *, font: str | None = None) -> dict:
     """An axis config (config.axisX or axisY) drawing each one-character label (',', '.', '↵') at `size` px in
     bold, every other label at the text size (with_text fills it in): at 13 px a comma is a speck of 2-3 px.
     `font` (say "monospace") for the one-character labels too."""
-    test = "length(datum.label) == 1"
+    test = ONE_CHARACTER_TEST
     config = {"labelFontSize": {"condition": {"test": test, "value": size}, "value": TEXT_SIZE},
               "labelFontWeight": {"condition": {"test": test, "value": "bold"}, "value": "normal"}}
     if font is not None:

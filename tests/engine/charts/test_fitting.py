@@ -190,3 +190,29 @@ def test_on_a_projector_a_chart_as_wide_as_its_column_grows_its_rows_with_the_te
     spec = bars.parameter_bars({"token embedding": 2400, "attention (all blocks)": 8448})
     out = fitted(spec, PROJECTOR.share(0.4), stretch=True)
     assert out["height"]["step"] >= spec["height"]["step"] * PROJECTOR_TEXT_SIZE / TEXT_SIZE
+
+
+def test_one_character_bar_labels_grow_on_a_projector_and_count_in_a_phones_width():
+    """main's next-token bars draw a one-character token (',' '↵') larger than a word, by a condition on the label
+    (style.one_character_labels): the fitting read that size as a number and failed; on a projector the comma stayed
+    at its desktop 20 px beside 24 px words."""
+    from engine.charts.bars import CHARACTER_LABEL_SIZE
+
+    spec = bars.next_token_bars({"3-gram": [(",", 0.5), ("e", 0.3)], "SmolLM2": [("the", 0.4), (".", 0.2)]})
+    size = fitted(spec, PROJECTOR)["config"]["axisY"]["labelFontSize"]
+    assert size["value"] == PROJECTOR_TEXT_SIZE
+    assert size["condition"]["value"] == round(CHARACTER_LABEL_SIZE * PROJECTOR_TEXT_SIZE / TEXT_SIZE, 1)
+    phone = fitted(spec, PHONE)
+    assert drawn_size(drawn(phone))[0] <= PHONE.width
+    assert phone["config"]["axisY"]["labelFontSize"]["condition"]["value"] == CHARACTER_LABEL_SIZE
+
+
+def test_on_a_projector_heads_whose_numbers_would_shrink_side_by_side_go_one_under_the_other():
+    """The multi-head page's two heads of eight tokens, three decimals a cell (main's head_grid): side by side in a
+    projector's column their numbers came out at 20 px; one under the other they are drawn at the projector's 24."""
+    weights = np.random.default_rng(0).dirichlet(np.ones(8), size=8)
+    spec = fitted(heatmaps.head_grid([weights, weights], [f"w{i}" for i in range(8)]), PROJECTOR)
+    assert spec["config"]["text"]["fontSize"] == PROJECTOR_TEXT_SIZE
+    assert len(spec["vconcat"]) == 2 and not any("hconcat" in panel for panel in spec["vconcat"])
+    assert drawn_size(drawn(spec))[0] <= PROJECTOR_COLUMN_PX
+    assert "hconcat" in fitted(SPECS["style.side_by_side"], PROJECTOR)        # panels without numbers stay beside
