@@ -13,7 +13,7 @@ import streamlit as st  # noqa: E402
 
 from pathlib import Path  # noqa: E402
 
-from ui import app_server, classroom, door, handout, screen, shell, warmup  # noqa: E402
+from ui import app_server, classroom, door, recording, screen, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
@@ -52,7 +52,7 @@ def main() -> None:
     try:
         classroom.above_page(navigation.url_path)   # a class's question or live view; nothing outside a class
         navigation.run()
-        handout.finish()                   # what follows is not the page's: its handout record is complete
+        recording.finish()                   # what follows is not the page's: its handout record is complete
         classroom.sidebar()                # after the page: its link is the one a class follows
         shell.qr_code()                    # after the page: its link carries the settings it just mirrored
     finally:

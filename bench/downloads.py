@@ -73,13 +73,14 @@ def page_handout(view: str, link: str, query: dict[str, str] | None = None):
 
 def gradio_handout():
     """The Gradio Space's Attention calculator tab, as its take-home box describes it (gradio_tabs.take_home)."""
+    from engine.chapter.attention import PAGE
     from gradio_tabs import take_home
-    from gradio_tabs.attention import CHAPTER_MATRIX, attention_tab
+    from gradio_tabs.attention_calculator import from_link
     from ui.path import ideas
 
-    weights, context, summary, heatmap = attention_tab(CHAPTER_MATRIX, True, False, 0)
+    weights, context, summary, heatmap = from_link(PAGE.values({}))   # the page's defaults: the chapter's X
     idea = next(idea for idea in ideas() if idea.url == "attention")
-    return take_home.description(idea, "http://127.0.0.1:7860/", ["### How does one token decide?", heatmap, summary,
+    return take_home.description(idea, "http://127.0.0.1:7860/", [f"### {PAGE.question}", heatmap, summary,
                                                                    weights, context])
 
 

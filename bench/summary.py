@@ -8,16 +8,22 @@ limit, saves its whole output to artifacts/bench/<name>.txt, then prints:
 2. the budgets (docs/ARCHITECTURE.md "Budgets", and the classroom goals of issue 8) with the figure
    measured for each and whether it was met;
 3. the last lines of every benchmark that no budget reads, so no figure goes unseen.
+4. and writes the same to bench/RESULTS.md (`--results` elsewhere, `--results ""` not at all), headed by the date,
+   the commit and the machine, so the figures a reader finds in the repository say when and where they were taken.
 Quick settings by default (fewer repeats, load at N = 1 and 10); --full runs each
 benchmark with its own defaults (load at N = 1, 10, 30; training for minutes).
 Figures are taken on whatever machine runs this; on a shared machine they carry its load.
+Trials that chose between designs, and their figures, are in docs/decisions/.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import platform
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -26,8 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "artifacts" / "bench"
+RESULTS = ROOT / "bench" / "RESULTS.md"
+OPTIONAL_TOOLS = ("chromium", "haproxy", "redis-server")   # what some benchmarks need (the README's optional packages)
 NOT_BENCHMARKS = {"__init__", "summary", "wsclient", "ship_checkpoint", "trivial_page", "floor_page",
-                  "anatomy", "two_pages"}   # helpers, a recipe, pages
+                  "anatomy", "two_pages", "class_common", "timing", "poll_floor_page"}   # helpers, a recipe, pages
 QUICK_ARGS = {"pages": ["--runs", "5"], "startup": ["--repeats", "3"], "train": ["--quick"],
               "browser": ["--repeats", "3"], "downloads": ["--repeats", "3"], "load": ["--sessions", "1", "10"]}
 LIMITS_S = {"load": 1500, "train": 900, "browser": 900}   # browser: each page, the trivial page and its floor
@@ -186,7 +194,7 @@ def handout_rows(out: Outcome | None) -> list[Row]:
 def train_rows(out: Outcome | None) -> list[Row]:
     budget = "training tokens/s >= a plain PyTorch loop on the same model (ratio >= 1.0)"
     if out is None:
-        return [Row(budget, "not measured (no bench/train.py yet)", "?", "bench.train")]
+        return [Row(budget, "not measured (not run)", "?", "bench.train")]
     lines = [line for line in out.output.splitlines() if re.search(r"tok/s .*ratio", line)]
     if not lines:
         return [Row(budget, f"no figures ({out.status})", "?", "bench.train")]
@@ -230,12 +238,63 @@ def heavy_rows(interventions: Outcome | None, formats: Outcome | None) -> list[R
     return rows
 
 
+# --- bench/RESULTS.md ------------------------------------------------------------------------------------------
+def machine() -> dict[str, str]:
+    """When, at which commit and on what this run took its figures."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "")
+        memory = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                      if line.startswith("MemTotal")) / 2**20
+    except (OSError, StopIteration, ValueError):
+        memory = 0.0
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " (with uncommitted changes)"
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
+            "machine": f"{os.cpu_count()} CPUs{f' ({cpu})' if cpu else ''}, {memory:.0f} GiB, "
+                       f"{platform.system()} {platform.machine()}, Python {platform.python_version()}",
+            "load": f"{os.getloadavg()[0]:.1f} at the start (a shared machine slows every figure)",
+            "optional": ", ".join(f"{tool} {'yes' if shutil.which(tool) else 'no'}" for tool in OPTIONAL_TOOLS)}
+
+
+def results_markdown(about: dict[str, str], outcomes: dict[str, Outcome], rows: list[Row], full: bool) -> str:
+    """bench/RESULTS.md: where and when, each benchmark's status, the budgets, and the last lines of the others."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+    lines = ["# Benchmark results", "",
+             "Written by `python -m bench.summary` (do not edit by hand: run it again). Read the ratios against the "
+             "reference each benchmark runs in the same process, not the milliseconds.", "",
+             f"- date: {about['date']}", f"- commit: {about['commit']}", f"- machine: {about['machine']}",
+             f"- load: {about['load']}", f"- optional packages: {about['optional']}",
+             f"- settings: {'each benchmark with its own defaults (--full)' if full else 'quick'}; "
+             f"{len(outcomes)} of {len(benchmarks())} benchmarks ran"
+             + ("" if len(outcomes) == len(benchmarks())
+                else f" (not run: {', '.join(n for n in benchmarks() if n not in outcomes)})"), "",
+             "| benchmark | status | seconds |", "|---|---|---|"]
+    lines += [f"| bench.{out.name} | {out.status} | {out.seconds:.0f} |" for out in outcomes.values()]
+    lines += ["", "## Budgets", "", "| budget | met | figure | source |", "|---|---|---|---|"]
+    lines += [f"| {cell(row.budget)} | {row.met} | {cell(row.figure)} | {row.source} |" for row in rows]
+    for out in outcomes.values():
+        kept = [line.rstrip() for line in out.output.splitlines() if line.strip()][-12:] or ["(no output)"]
+        lines += ["", f"## bench.{out.name} ({out.status}), its last lines", "", "```", *kept, "```"]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="each benchmark with its own (longer) defaults")
     parser.add_argument("--only", nargs="*", help="benchmark names to run (default: all in bench/)")
     parser.add_argument("--limit", type=float, default=None, help="seconds per benchmark (default per benchmark)")
+    parser.add_argument("--results", default=str(RESULTS), help="the Markdown file to write ('' for none)")
     args = parser.parse_args()
+    about = machine()
     names = [n for n in benchmarks() if not args.only or n in args.only]
     print(f"{len(names)} benchmarks: {', '.join(names)}; {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f} (a shared machine slows every figure)")
@@ -267,6 +326,10 @@ def main() -> None:
         lines = [line for line in out.output.splitlines() if line.strip()]
         print(f"\n-- bench.{out.name} ({out.status}), last lines:")
         print("\n".join("   " + line for line in lines[-8:]) or "   (no output)")
+
+    if args.results:
+        Path(args.results).write_text(results_markdown(about, outcomes, rows, args.full))
+        print(f"\nwritten: {args.results}")
 
 
 if __name__ == "__main__":

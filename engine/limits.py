@@ -70,6 +70,7 @@ MAX_PROMPT_CHARS = 300              # characters of a prompt
 MAX_CHECKPOINT_BYTES = 64_000_000   # a checkpoint file read from disk
 # positional encodings, the tiny vocabulary, the multi-head and position pages
 MAX_SENTENCE_WORDS = 12        # words in a sentence typed on the multi-head / position pages
+MAX_MULTI_HEAD_SENTENCE_CHARS = 200  # characters of a sentence (and of the shipped model's line) on the multi-head page
 MAX_POSITIONS = 256            # rows T of a positional-encoding table drawn or compared
 MAX_ENCODING_DIM = 256         # width d of a positional-encoding table
 MIN_SINUSOID_BASE = 2.0        # the 10000 in sin(t / 10000^(2i/d)), lowest allowed
@@ -96,7 +97,8 @@ PRETRAINED_MAX_TOP_K = 50            # candidates shown in a next-token distribu
 # float32's (half the summed |P - P_float32|: no set of tokens gains or loses more than 0.01 of probability) and
 # its most likely token is float32's; every probability a page prints stays float32's
 SAMPLING_FORMAT_MAX_TVD = 0.01
-HEAD_VIEWER_MAX_TOKENS = 40          # tokens drawn in the head viewer (30 x 9 heatmaps of T x T)
+# tokens the head viewer reads and draws, in every front end (30 x 9 heatmaps of T x T; engine.chapter.heads)
+HEAD_VIEWER_MAX_TOKENS = 40
 INDUCTION_MAX_LENGTH = 100           # random tokens repeated twice to find induction heads
 # models brought along (PLAYGROUND_MODELS): any Llama-architecture GGUF file
 MAX_LOADED_MODELS = 3                # of them held loaded per process beside SmolLM2 (least recently used goes)
@@ -139,7 +141,6 @@ MAX_RESIDUES = 256                   # amino acids in one protein sequence
 MAX_SEQUENCE_TEXT_CHARS = 5_000      # the pasted text, FASTA header included
 
 # --- classroom: sessions and load -------------------------------------------------------
-GRADIO_HEAD_MAX_TOKENS = 48      # tokens of a sentence read by the Gradio head viewer (a readable heatmap)
 # the Gradio Space's door: any upload (its /gradio_api/upload refuses more, before a file reaches a tab); its heavy
 # SmolLM2 questions wait in the engine's line (MAX_HEAVY_CALLS_PER_MACHINE), as the Streamlit pages' do
 GRADIO_MAX_UPLOAD_BYTES = max(MAX_IMAGE_UPLOAD_BYTES, MAX_WAV_BYTES)
@@ -225,3 +226,10 @@ HANDOUT_MAX_CHARTS = 16              # charts one handout draws (each is a vl-co
 HANDOUT_MAX_PAGES = 12               # pages of one handout (the calculator's default view takes two)
 HANDOUT_TABLE_ROWS = 30              # rows printed of one table (the rest: a line saying how many)
 HANDOUT_CODE_LINES = 80              # lines printed of one code box
+
+
+def body_refused(size: int | None, limit: int) -> str:
+    """The sentence both servers' doors answer a request body over `limit` bytes with (`size` None: it grew past the
+    limit while it arrived, no length given up front)."""
+    what = f"is {size:,} bytes" if size is not None else "grew past that as it arrived"
+    return f"Request refused: a request's body may be at most {limit:,} bytes; this one {what}."

@@ -2,9 +2,11 @@
 
     language      Tokens & next-token prediction, N-gram sampler
     embeddings    Embedding explorer
-    attention     Context: window vs attention, Multi-head attention
+    context_window        Context: window vs attention
+    multi_head    Multi-head attention
     attention_calculator  Attention calculator
-    smollm2       Head viewer (SmolLM2), Inside the model
+    head_viewer   Head viewer (SmolLM2)
+    smollm2       Inside the model
     transformer   Position, Block builder (a short live training, streamed), Generate
     beyond        Beyond words
     common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
@@ -16,12 +18,14 @@ endpoint a notebook can call with gradio_client (README, "A second way: a Gradio
 """
 from __future__ import annotations
 
-from gradio_tabs.attention import context_window_tab, multi_head_attention_tab
 from gradio_tabs.attention_calculator import attention_calculator_tab
 from gradio_tabs.beyond import beyond_words_tab
+from gradio_tabs.context_window import context_window_tab
 from gradio_tabs.embeddings import embeddings_tab
+from gradio_tabs.head_viewer import head_viewer_tab
 from gradio_tabs.language import ngram_sampler_tab, tokens_tab
-from gradio_tabs.smollm2 import head_viewer_tab, inside_the_model_tab
+from gradio_tabs.multi_head import multi_head_attention_tab
+from gradio_tabs.smollm2 import inside_the_model_tab
 from gradio_tabs.transformer import block_builder_tab, generate_page_tab, position_page_tab
 
 TABS = {

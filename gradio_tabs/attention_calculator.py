@@ -10,7 +10,7 @@ from engine import limits
 from engine.attention.readings import calculator_reading
 from engine.chapter.attention import MAX_PROJECTION_SEED, PAGE, PROJECTION_STARTS, SHARPNESS, calculation
 from engine.charts.heatmaps import heatmap_spec
-from gradio_tabs.common import chart, engine_call, plot, question, refuse, table, whole
+from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
 
 P = PAGE.by_name
 
@@ -62,7 +62,7 @@ def attention_calculator_tab(demo: gr.Blocks) -> None:
         with gr.Column():
             heatmap = chart(label="Attention weights")
             summary = gr.Markdown(label="summary")
-    weights = gr.Dataframe(label="alpha (row: query, column: key)")
+    weights = gr.Dataframe(label=ALPHA_TABLE)
     context = gr.Dataframe(label="context c_i = sum_j alpha_ij v_j")
     inputs = [x_text, scaled, causal, query, sharp, proj, w_start, w_seed]
     outputs = [weights, context, summary, heatmap]

@@ -19,6 +19,7 @@ from engine import limits, markup
 
 
 ERROR_TITLE = "That input does not work"
+ALPHA_TABLE = "alpha (row: query, column: key)"   # a table of attention weights (the calculator's, a head's)
 
 
 def engine_call(fn, *args, **kwargs):

@@ -117,9 +117,7 @@ class BodyLimit:
 
 
 async def _refuse(send, size: int | None) -> None:
-    what = f"is {size:,} bytes" if size is not None else "grew past that as it arrived"
-    body = (f"Request refused: a request's body may be at most {limits.GRADIO_MAX_REQUEST_BYTES:,} bytes; this one "
-            f"{what}.").encode()
+    body = limits.body_refused(size, limits.GRADIO_MAX_REQUEST_BYTES).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(body)).encode()), (b"connection", b"close")]})

@@ -1,8 +1,6 @@
-"""A real trained model, SmolLM2-135M: the Head viewer and Inside the model (views/head_viewer.py,
-views/inside_the_model.py; engine.pretrained.smollm2 and engine.interpret.interventions)."""
+"""A real trained model, SmolLM2-135M: Inside the model (views/inside_the_model.py; engine.pretrained.smollm2 and
+engine.interpret.interventions)."""
 from __future__ import annotations
-
-import functools
 
 import gradio as gr
 import numpy as np
@@ -14,57 +12,10 @@ from engine.charts.heatmaps import CHANGE, heatmap_spec
 from engine.charts.style import unique_labels, visible
 from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, engine_call, plot, question, refuse, results, table, whole
+from gradio_tabs.head_viewer import LOADS
+from gradio_tabs.common import engine_call, plot, question, results, table, whole
 
 md = markup.markdown   # tokens and sentences echoed in a Markdown summary read as typed
-
-LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
-
-
-# --- head viewer ----------------------------------------------------------------------------
-@functools.lru_cache(maxsize=32)
-def _forward(text: str):
-    return loaders.smollm2().forward_text(text, max_tokens=limits.GRADIO_HEAD_MAX_TOKENS)
-
-
-def heads_tab(text: str, layer: float, head: float):
-    """alpha of one head of SmolLM2-135M: row = the token attending, column = the token attended to."""
-    if not isinstance(text, str) or not text.strip():
-        refuse("Type a sentence for the model to read.")
-    if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
-        refuse(f"The text is {len(text):,} characters; keep it under {limits.PRETRAINED_MAX_TEXT_CHARS:,}.")
-    model = engine_call(loaders.smollm2)      # a sentence, not a traceback, where the weights are not installed
-    result = engine_call(_forward, text)
-    layer = whole(layer, 0, model.config.n_layer - 1, "layer")
-    head = whole(head, 0, model.config.n_head - 1, "head")
-    alpha = result.weights[layer, head]
-    tokens = [t if t.strip() else repr(t) for t in result.tokens]
-    rows = table(alpha.astype(float).round(3), unique_labels(tokens))
-    rows.insert(0, "query", tokens)
-    previous = float(alpha.diagonal(-1).mean()) if len(tokens) > 1 else 0.0
-    first = float(alpha[1:, 0].mean()) if len(tokens) > 1 else 1.0
-    summary = (f"Layer {layer}, head {head} of {model.config.n_layer} x {model.config.n_head}: on average "
-               f"{previous:.2f} of each token's attention goes to the token just before it and {first:.2f} to "
-               f"the first token ({md(tokens[0])})."
-               + (f" {md(result.note)}" if result.note else ""))
-    heatmap = heatmap_spec(alpha, tokens, tokens, title=f"layer {layer}, head {head}", domain=(0, 1), causal=True,
-                           cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
-    return rows, summary, plot(heatmap)
-
-
-def head_viewer_tab(demo: gr.Blocks) -> None:
-    question("What do the 270 heads of a real trained model look at?",
-             f"SmolLM2-135M: 30 layers x 9 heads. Pick a layer and a head. {LOADS}")
-    sentence = gr.Textbox("The cat sat on the mat because the cat was tired.", label="Sentence",
-                          max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
-    with gr.Row():
-        layer = gr.Slider(0, 29, value=0, step=1, label="layer")
-        head = gr.Slider(0, 8, value=0, step=1, label="head")
-    show = gr.Button("Show the head", variant="primary")
-    summary = gr.Markdown(label="summary")
-    heatmap = chart(label="alpha of this head")
-    rows = gr.Dataframe(label="alpha (row: query, column: key)")
-    show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")
 
 
 # --- inside the model ---------------------------------------------------------------------------

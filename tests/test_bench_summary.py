@@ -93,3 +93,16 @@ def test_each_page_against_its_floor():
     assert floor_rows(None)[0].met == "?"
     trivial, = browser_rows(Outcome("browser", "ok", 1.0, text))
     assert trivial.met == "NO" and trivial.figure == "worst ratio 10.18; over: attention"
+
+
+def test_results_say_when_where_and_what_ran():
+    from bench.summary import Row, machine, results_markdown
+
+    about = machine()
+    assert about["commit"] and "CPUs" in about["machine"] and "UTC" in about["date"]
+    outcomes = {"pages": Outcome("pages", "ok", 12.0, "Attention calculator   42.0   8.4\n")}
+    rows = [Row("a | budget", "42 ms", "yes", "bench.pages")]
+    text = results_markdown(about, outcomes, rows, full=False)
+    assert f"- commit: {about['commit']}" in text and f"- date: {about['date']}" in text
+    assert "| bench.pages | ok | 12 |" in text and "| a \\| budget | yes | 42 ms | bench.pages |" in text
+    assert "not run: " in text and "Attention calculator   42.0   8.4" in text   # the others are named, not hidden

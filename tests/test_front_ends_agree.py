@@ -1,50 +1,19 @@
 """One home per part for what both front ends say: given the same input, the Streamlit page and the Gradio tab print
 the same sentence, the engine's (engine.attention.readings.context_reading for the Context page,
 calculator_reading for the attention calculator), and offer the same examples and the
-same window range (engine.attention.examples). Before, each front end kept its own copy of the sentences, the
-slider's range and the two-sentence reading; a change to one copy left the other front end saying something else.
+same window range (engine.chapter.context; the Context page's own test is tests/front_ends/test_context.py).
+Before, each front end kept its own copy of the sentences, the slider's range and the two-sentence reading; a change
+to one copy left the other front end saying something else.
 """
 from __future__ import annotations
 
 import pytest
 
-from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES
-from engine.attention.readings import context_reading
 from tests.pages.conftest import run_file
 
 pytest.importorskip("gradio")
 
-PAGE = "views/context_window.py"
 CALCULATOR = "views/attention_calculator.py"
-
-
-@pytest.mark.parametrize("sentence, query, k", [("crane by the lake", 0, 1), ("she sat by the river bank", 1, 2),
-                                                ("the crane lifted the steel", 4, 3)])
-def test_the_context_sentence_is_the_engines_in_both_front_ends(sentence, query, k):
-    from engine.attention.mechanism import attention
-    from engine.embeddings.hand_vectors import sentence_vectors
-    from gradio_tabs.attention import context_tab, hand_vectors_tab
-
-    tokens, x, _ = sentence_vectors(sentence)
-    expected = context_reading(attention(x, x, x).weights[query], tokens, query)
-    x_text, _, _ = hand_vectors_tab(sentence)
-    *_, gradio_says = context_tab(x_text, k, query, True)
-    at = run_file(PAGE, {"sentence": sentence, "query": str(query), "k": str(k)})
-    assert not at.exception, [e.value for e in at.exception]
-    assert gradio_says == expected
-    assert expected in [m.value for m in at.markdown]
-
-
-def test_both_front_ends_offer_the_same_sentences_and_window_range():
-    from gradio_tabs import attention as tab
-
-    at = run_file(PAGE)
-    assert at.selectbox(key="context.example").options == list(CONTEXT_SENTENCES)
-    assert at.slider(key="context.k").max == CONTEXT_MAX_K
-    assert tab.SENTENCES == list(CONTEXT_SENTENCES)
-    tab.context_tab(tab.hand_vectors_tab(CONTEXT_SENTENCES[0])[0], CONTEXT_MAX_K, 0, True)    # the last k it offers
-    with pytest.raises(Exception, match=str(CONTEXT_MAX_K)):
-        tab.context_tab(tab.hand_vectors_tab(CONTEXT_SENTENCES[0])[0], CONTEXT_MAX_K + 1, 0, True)
 
 
 @pytest.mark.parametrize("link", [
@@ -83,3 +52,52 @@ def test_the_calculator_says_and_shows_the_same_in_both_front_ends_and_the_class
     best = max(range(len(row)), key=lambda j: row[j])
     assert f"{row[best]:.3f}" in largest.explanation
     assert ("tie" in largest.explanation) == (largest.options[largest.answer].startswith("Two or more"))
+
+
+HEAD_VIEWER = "views/head_viewer.py"
+REPEATED = ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
+            "violet gravel oyster tundra sprocket lantern walnut pebble orbit")
+
+
+@pytest.mark.parametrize("link", [
+    {},                                                                        # the coreference sentence, 16/0
+    {"text": "The cat sat on the mat because the cat was tired.", "layer": "3", "head": "2"},
+    {"text": REPEATED, "layer": "18", "head": "6"},                            # an induction head with a copy
+    {"text": "the owl saw the cat " * 12, "layer": "99", "head": "4"},        # past the token limit; no layer 99
+])
+def test_the_head_viewer_reads_the_same_head_in_both_front_ends_and_the_class(link, smollm2_installed):
+    """One link, three readers of SmolLM2's head: the page (its head, its sentence, its heatmap), the Gradio tab
+    (engine.chapter.heads.head_view on its own pass) and the class questions read the same weights, type and
+    sentence, and all three cut the text at the one token limit, limits.HEAD_VIEWER_MAX_TOKENS."""
+    import numpy as np
+
+    from engine import limits
+    from engine.chapter.heads import PAGE, head_sentence, head_view
+    from engine.chapter.questions import questions_for
+    from engine.classroom.questions import EngineSources
+    from gradio_tabs.head_viewer import from_link
+    from tests.pages.conftest import chart_rows
+
+    values = PAGE.values(link)
+    sources = EngineSources()
+    result = sources.pretrained_heads(values["model"], values["text"], limits.HEAD_VIEWER_MAX_TOKENS)
+    view = head_view(values, result, sources.pretrained_head_types(values["model"], values["text"],
+                                                                    limits.HEAD_VIEWER_MAX_TOKENS))
+    T = len(view.tokens)
+    assert T <= limits.HEAD_VIEWER_MAX_TOKENS and (T == limits.HEAD_VIEWER_MAX_TOKENS) == (result.note is not None)
+    at = run_file(HEAD_VIEWER, link, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"Layer {view.layer}, head {view.head}: {view.kind}" in [s.value for s in at.subheader]
+    assert any(head_sentence(view) in c.value for c in at.caption)                 # the page's sentence
+    heatmap = next(c.proto for c in at.get("vega_lite_chart") if "same weights as a heatmap" in c.proto.spec)
+    cells = sorted((cell for cell in chart_rows(heatmap).to_pylist() if cell["i"] == T - 1), key=lambda c: c["j"])
+    assert len(cells) == T and np.allclose([cell["weight"] or 0.0 for cell in cells], view.alpha[-1], atol=1e-6)
+    rows, gradio_says, _ = from_link(values)
+    assert head_sentence(view) in gradio_says and f"**{view.kind}**" in gradio_says            # the Gradio tab's
+    assert len(rows) == T and np.allclose(rows.iloc[-1, 1:].astype(float), view.alpha[-1].round(3), atol=1e-3)
+    kind, looks = questions_for("heads", link, sources)                                    # the class's
+    assert kind.options[kind.answer] == view.kind
+    assert f"layer {view.layer}, head {view.head}?" in kind.prompt
+    best = int(np.argmax(view.alpha[-1]))
+    assert looks.options[looks.answer].startswith(f"{best}: ") or looks.options[looks.answer].startswith("Two")
+    assert f"{view.alpha[-1][best]:.3f}" in looks.explanation

@@ -120,11 +120,11 @@ def test_heads_endpoint_shows_the_engines_weights_for_one_head(client):
     rows_table, summary, chart = client.predict(text, 3, 2, api_name="/heads")
     headers, rows = table(rows_table)
     alpha = np.array([row[1:] for row in rows], dtype=float)
-    expected = load().forward_text(text, max_tokens=limits.GRADIO_HEAD_MAX_TOKENS).weights[3, 2]
+    expected = load().forward_text(text, max_tokens=limits.HEAD_VIEWER_MAX_TOKENS).weights[3, 2]
     assert headers[1] == "<|endoftext|>" and alpha.shape == expected.shape
     assert np.allclose(alpha, expected.round(3), atol=1e-3)
     assert np.allclose(np.triu(alpha, 1), 0)       # a causal model: no token looks ahead
-    assert summary.startswith("Layer 3, head 2 of 30 x 9")
+    assert summary.startswith("Layer 3, head 2 of 30 x 9: **") and "This head " in summary   # its type, the page's
     with pytest.raises(gradio_client.exceptions.AppError,
                        match="layer must be from 0 to 29|greater than maximum value 29"):
         client.predict(text, 30, 0, api_name="/heads")

@@ -180,7 +180,7 @@ def test_show_fits_a_chart_to_a_phone_and_keeps_the_desktops_for_paper(monkeypat
 
     kept = []
     monkeypatch.setattr(ui.screen, "column", lambda: 340)
-    monkeypatch.setattr(ui.charts.handout, "add", lambda block: kept.append(block.spec))
+    monkeypatch.setattr(ui.charts.recording, "add", lambda block: kept.append(block.spec))
     spec = side_by_side(encoding_heatmap(np.eye(32)), encoding_heatmap(np.eye(32)))
     drawn = drawn_spec(monkeypatch, spec)
     assert "vconcat" in drawn and "hconcat" not in drawn

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from engine.charts import handout as paper_handout
-from ui import handout
+from ui import recording
 
 SHOWN = "_challenges_shown"   # session key: {prompt: (done, solution, hint)} of every challenge drawn (tests read it)
 
@@ -30,7 +30,7 @@ def try_this(challenges: list[Challenge]) -> None:
     st.subheader("Try this")
     st.session_state.setdefault(SHOWN, {}).update({c.prompt: (bool(c.done), c.solution, c.hint) for c in challenges})
     for challenge in challenges:
-        handout.add(paper_handout.Challenge(challenge.prompt, bool(challenge.done), challenge.hint))
+        recording.add(paper_handout.Challenge(challenge.prompt, bool(challenge.done), challenge.hint))
         icon = ":material/check_circle:" if challenge.done else ":material/radio_button_unchecked:"
         status = " **Done.**" if challenge.done else ""
         st.markdown(f"{icon} {challenge.prompt}{status}")

@@ -27,7 +27,7 @@ from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.fitting import fitted
 from engine.charts.style import TEXT_SIZE, Layout, with_text
-from ui import handout, page, screen
+from ui import page, recording, screen
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -192,7 +192,7 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     element = st.vega_lite_chart(hoisted(as_arrow(drawn)), width=width, key=key, **selection)
     st.html(words[1])
     desktop = autosized(with_text(spec, TEXT_SIZE), width)   # paper and downloads: the desktop's, whatever the screen
-    handout.add(paper_handout.Chart(desktop, words[0]))   # for the page's handout (rows back from Arrow only then)
+    recording.add(paper_handout.Chart(desktop, words[0]))   # for the page's handout (rows back from Arrow only then)
     downloads(desktop, key or _position(element))
 
 

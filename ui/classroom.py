@@ -38,6 +38,7 @@ from engine.classroom.store import ClassState, Question, SharedVersions, summary
 from engine.classroom.stores import open_store
 from ui import app_server, page, url_state
 from ui.page import show_error
+from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
 
 md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
@@ -427,8 +428,6 @@ def _veils(state: ClassState | None, url_path: str) -> frozenset[str]:
     if question is None or state.revealed or state.ended or question.page != url_path:
         return frozenset()
     if teaching():
-        from ui.shell import projector_on
-
         if not projector_on():
             return frozenset()
     return frozenset(question.veils)
@@ -437,8 +436,6 @@ def _veils(state: ClassState | None, url_path: str) -> frozenset[str]:
 def _veil(url_path: str) -> None:
     """Before the page runs: which of its parts the class's open question veils in this run (ui.page.veiled reads
     it). A store that does not answer veils nothing; the class's own box says why."""
-    from ui.shell import projector_on
-
     state = None
     try:
         if teaching() and projector_on():          # the teacher's own screen veils nothing
@@ -575,8 +572,6 @@ def _class_over(code: str, key: str) -> None:
 def _teacher_link_panel(code: str, key: str) -> None:
     """A teacher link for another device (a tablet at the front, a second laptop): shown here alone, never while
     projecting; making a new one retires the last."""
-    from ui.shell import projector_on
-
     box = page.folded("Teach from another device", "class.teacher_link", icon=":material/devices:")
     if not box.open:
         return
@@ -601,6 +596,9 @@ def publish_link() -> None:
     section's callback, ui.page.only, before the section reruns; or the teacher's poll)."""
     if teaching() and st.session_state.get(LEAD, True):
         _publish(page_link())
+
+
+page.when_the_link_moves(publish_link)
 
 
 def _publish(link: str) -> None:
@@ -706,8 +704,6 @@ def _teacher_live() -> None:
             st.session_state.get(GO) is not None                  # a scene's move got lost: a whole run makes it
             or _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset())):
         st.rerun()                     # (or the page's veils changed: asked, revealed, from another device)
-    from ui.shell import projector_on
-
     big = 28 if projector_on() else 18
     question = state.question
     if question is not None and state.revealed and question.page != st.session_state.get(PAGE):
@@ -744,8 +740,6 @@ def _teacher_live() -> None:
 
 
 def _join_banner(code: str, state: ClassState) -> None:
-    from ui.shell import qr_svg
-
     link = join_link(code)
     left, right = st.columns([3, 1])
     with left:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine.charts import handout as paper_handout
 from engine.shown_code import Program
-from ui import handout, page
+from ui import page, recording
 
 _HIGHLIGHT = {"Python": "python", "R": "r", "Julia": "julia", "PyTorch": "python"}
 NOTEBOOKS = "notebooks"   # one jupytext notebook per part of the chapter (a group of ui/path.py)
@@ -49,7 +49,7 @@ def show_code(snippets: dict[str, str | Program], *, name: str = "code", expande
                 for language, snippet in snippets.items()}
     if programs:   # the handout prints the code whether the box is open or not
         language, program = next(iter(programs.items()))
-        handout.add(paper_handout.Code(program.source, language, tuple(programs)[1:]))
+        recording.add(paper_handout.Code(program.source, language, tuple(programs)[1:]))
     box = page.folded("Show the code", f"code.{name}", icon=":material/code:", expanded=expanded)
     if not box.open:
         return

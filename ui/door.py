@@ -92,8 +92,7 @@ def link_refused(characters: int, values: int) -> str:
 
 
 def body_refused(size: int | None) -> str:
-    what = f"is {size:,} bytes" if size is not None else "grew past that as it arrived"
-    return f"Request refused: a request's body may be at most {limits.MAX_REQUEST_BODY_BYTES:,} bytes; this one {what}."
+    return limits.body_refused(size, limits.MAX_REQUEST_BODY_BYTES)
 
 
 # --- the websocket: what a browser sends ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import streamlit as st
 from engine import markup
 from engine.charts import handout as paper_handout
 from engine.numbers import fixed
-from ui import handout
+from ui import recording
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -96,4 +96,4 @@ def formula_with_numbers(formula: str, numbers: str, caption: str | None = None,
             _draw(numbers)
     if caption:
         st.caption(caption)
-    handout.add(paper_handout.Formula(formula, numbers, caption or ""))
+    recording.add(paper_handout.Formula(formula, numbers, caption or ""))

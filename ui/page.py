@@ -10,6 +10,7 @@ from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
 from engine import markup
 from engine.chapter.spec import PageSpec
+from ui import recording
 
 if TYPE_CHECKING:
     from ui.url_state import PageState
@@ -19,13 +20,11 @@ T = TypeVar("T")
 
 def header(title: str | PageSpec, question: str | None = None) -> None:
     """Title and the one question the page answers: a page's spec (engine.chapter) gives both."""
-    from ui import handout
-
     if isinstance(title, PageSpec):
         title, question = title.title, question or title.question
     st.title(title)
     st.markdown(f"##### {question}")
-    handout.begin(title, question)
+    recording.begin(title, question)
 
 
 def run_engine(fn: Callable[..., T], *args, where=None, **kwargs) -> T | None:
@@ -68,16 +67,14 @@ def section(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Decorate the part of a page that a few widgets change, so that only it reruns (`st.fragment`
     with a key that `only` names). Its body reads every value those widgets set through the page's state; what
     the last full run computed is handed to it as arguments (a rerun of the section alone calls it again with
-    them). What it shows is recorded for the page's handout under its key (ui.handout), replaced each time it
+    them). What it shows is recorded for the page's handout under its key (ui.recording), replaced each time it
     reruns. While a class's open question names it (`veiled`), it draws a note instead, until the reveal."""
     import functools
-
-    from ui import handout
 
     def decorate(body: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(body)
         def recorded(*args, **kwargs) -> None:
-            with handout.section(key):
+            with recording.section(key):
                 if not veiled(key):
                     body(*args, **kwargs)
         return st.fragment(key=key)(recorded)
@@ -95,6 +92,16 @@ def folded(label: str, key: str, *, icon: str | None = None, expanded: bool = Fa
     return st.expander(label, expanded=expanded, key=FOLDED + key, icon=icon, on_change="rerun")
 
 
+LINK_MOVED: list[Callable[[], None]] = []   # called when a widget's callback moved the page's link (ui.classroom's)
+
+
+def when_the_link_moves(hook: Callable[[], None]) -> None:
+    """Call `hook` each time a widget's callback (`only`) has mirrored a new value into the page's link: the class
+    panel sends a following class there at once. Once per hook, however often it is asked."""
+    if hook not in LINK_MOVED:
+        LINK_MOVED.append(hook)
+
+
 def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     """A widget's on_change: mirror the page's state into the link, then rerun only these sections and
     the QR code, not the whole page (a browser redraws a few charts instead of every element). A whole
@@ -105,9 +112,8 @@ def only(state: PageState | None, *sections: str) -> Callable[[], None]:
     def rerun_sections() -> None:
         if state is not None:
             state.mirror()
-            from ui import classroom
-
-            classroom.publish_link()    # a class that follows this teacher moves now, not at the next poll
+            for hook in LINK_MOVED:     # ui.classroom: a class that follows this teacher moves now, not at a poll
+                hook()
         if _widgets_changed() > 1:
             return                      # the interaction's whole run
         try:

@@ -6,17 +6,20 @@ missing or damaged weights package as an st.error naming what to install.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import numpy as np
 import streamlit as st
 
 from engine import limits, markup
+from engine.chapter.heads import MODEL
+from engine.chapter.spec import Param
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
-from ui import charts, loaders, page, tables, url_state
+from ui import charts, loaders, page, tables
 
 HOMONYMS = [
     ("crane", "By the lake a tall white bird stood still in the water: a crane",
@@ -27,15 +30,6 @@ HOMONYMS = [
 FACT_PROMPTS = ["The capital of Italy is", "Water freezes at a temperature of", "The Eiffel Tower is in the city of"]
 PRONOUN_PROMPTS = ("The nurse said that", "The engineer said that")
 PRONOUNS = [" he", " she", " they"]
-# The head viewer's example sentences (here, so the warm-up can score its first view: ui/warmup.py)
-HEAD_VIEWER_DEFAULT = "The animal and the street (coreference)"
-HEAD_VIEWER_PRESETS = {
-    "The animal and the street (coreference)": "The animal didn't cross the street because it was too tired",
-    "A repeated random sequence (induction)": ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
-                                               "violet gravel oyster tundra sprocket lantern walnut pebble orbit"),
-    "The crane by the lake": "The crane by the lake spread its wings and flew over the water",
-    "Mary had a little lamb": "Mary had a little lamb, its fleece was white as snow",
-}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -65,23 +59,24 @@ def load_smollm2():
 
 # --- bring your own model: which pretrained model a page reads ---------------------------------------
 
-def model_param(name: str = "model"):
-    """The url_state parameter of a page's model picker: one of engine.pretrained.smollm2.available_models(),
-    SmolLM2 by default. Declare it in the page's PageState and pass its name to `model_picker`."""
-    names = list(pretrained.available_models())
-    return url_state.Param(name, names[0], url_state.one_of(names))
+def model_param(name: str = "model") -> Param:
+    """The link parameter of a page's model picker: the head viewer's spec's (engine.chapter.heads.MODEL: SmolLM2
+    by default, any model of engine.pretrained.smollm2.available_models(), the selectbox's label and help), under
+    `name`. Declare it in the page's PageState and pass its name to `model_picker`."""
+    return MODEL if name == MODEL.name else dataclasses.replace(MODEL, name=name)
 
 
 def model_picker(state, key: str) -> str:
     """The name of the model the page reads: a selectbox in the current container (the page's settings),
-    shown only when PLAYGROUND_MODELS adds models to SmolLM2. `state` declares `key` (`model_param`); a
-    kept value that is no longer there (the folder changed) goes back to SmolLM2."""
+    shown only when PLAYGROUND_MODELS adds models to SmolLM2. `state` declares `key` (its spec's model Param,
+    engine.chapter.heads.MODEL, with the selectbox's label and help); a kept value that is no longer there (the
+    folder changed) goes back to SmolLM2."""
     names = list(pretrained.available_models())
     if state.get(key) not in names:
         state[key] = names[0]
     if len(names) > 1:
-        st.selectbox("Model", names, key=state.key(key),
-                     help="SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS.")
+        param = state.params[key]
+        st.selectbox(param.label, names, key=state.key(key), help=param.help)
     for sentence in pretrained.refused_models().values():   # links that leave the folder, things that are not files
         st.caption(markup.markdown(sentence))
     return state[key]

@@ -19,9 +19,11 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.charts.style import DESKTOP, PROJECTOR_COLUMN_PX, Layout, layout_for
+from ui.projector import PROJECTOR_KEY
+from ui.url_state import WIDTH_REPORTED_KEY
 
 COLUMN_KEY = "app.column"     # session: px of the main column, as the browser last reported it (rounded down)
-RESEND_KEY = "app.column_new"  # session: the browser has just reported a new width (this run is the rerun it asked)
+RESEND_KEY = WIDTH_REPORTED_KEY  # session: the browser has just reported a new width (this run is the rerun it asked)
 REPORTER_KEY = "app_screen"   # the reporting element's key (ui.shell hides its box: .st-key-app_screen)
 # px the reported width is rounded down to: every 10 px on a phone or a tablet, then about 8 % apart, so that a
 # chart sized for the step fits the column and fills at least 92 % of it
@@ -108,19 +110,6 @@ def _remember() -> None:
         st.session_state[RESEND_KEY] = True
 
 
-def width_just_reported() -> bool:
-    """Whether this run is the one the browser asked for by reporting a new width (once: the flag is consumed).
-
-    The page's widgets are then drawn with their values set again (ui.url_state.PageState.init): the report can
-    come while the browser is still drawing the page's first run, before its widgets have handed the browser's
-    widget manager the values that run set, and the rerun came back with them empty (the calculator's X, its
-    sliders at their minimum) although the server held them (its charts showed the defaults)."""
-    try:
-        return bool(st.session_state.pop(RESEND_KEY, False))
-    except Exception:   # no session
-        return False
-
-
 def report() -> None:
     """The element that reports the main column's width (app.py draws it before the page, on every run)."""
     known = st.session_state.get(COLUMN_KEY)
@@ -144,8 +133,6 @@ def column() -> int | None:
 
 def projector() -> bool:
     """Whether this session is in projector mode (ui.shell's switch, or ?present=1)."""
-    from ui.shell import PROJECTOR_KEY
-
     try:
         return bool(st.session_state.get(PROJECTOR_KEY))
     except Exception:   # no session: not on a projector

@@ -20,7 +20,6 @@ code, and the styles and small script that keep the app readable and reachable b
 """
 from __future__ import annotations
 
-import functools
 import html
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -28,9 +27,9 @@ import streamlit as st
 
 from ui import handout
 from ui.page import QR_SECTION, folded
+from ui.projector import PROJECTOR_KEY, PROJECTOR_ROOT_PX, projector_on, qr_svg
 from ui.url_state import PRESENT_PARAM, TEACH_PARAM
 
-PROJECTOR_KEY = "app.projector"   # ui.screen reads it too
 CAPTION_GREY = "#595959"          # 7.0:1 on white (WCAG AA asks 4.5:1 for body text)
 
 STYLE = f"""<style>
@@ -71,7 +70,6 @@ details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: au
 p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
 </style>"""
 
-PROJECTOR_ROOT_PX = 20          # projector mode's root type (Streamlit's is 16 px): ui.matrix sizes its boxes by it
 PROJECTOR_STYLE = f"""<style>
 html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
 [data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {{ font-size: 1.15rem; }}
@@ -175,13 +173,6 @@ def styles() -> None:
     st.html(SCROLL_BOXES_SCRIPT, unsafe_allow_javascript=True)
 
 
-def projector_on() -> bool:
-    """Projector mode for this session: the switch, first set from ?present=1 when a link carries it."""
-    if PROJECTOR_KEY not in st.session_state:
-        st.session_state[PROJECTOR_KEY] = st.query_params.get(PRESENT_PARAM) == "1"
-    return bool(st.session_state[PROJECTOR_KEY])
-
-
 BEYOND_THE_CHAPTER = "Beyond the chapter:"   # over the pages whose Idea.beyond is set
 
 
@@ -225,14 +216,6 @@ def page_link() -> str | None:
     # a teacher link's key is the teacher's alone (it is dropped from the link at once; never in a QR code either)
     shared = {name: value for name, value in st.query_params.to_dict().items() if name != TEACH_PARAM}
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(shared), ""))
-
-
-@functools.lru_cache(maxsize=256)
-def qr_svg(link: str) -> str:
-    """An SVG data URL of the link's QR code (segno, offline; error correction M survives a smudge)."""
-    import segno
-
-    return segno.make(link, error="m").svg_data_uri(scale=4, border=2)
 
 
 def qr_code() -> None:

@@ -20,7 +20,7 @@ import streamlit as st
 
 from engine import markup
 from engine.charts import handout as paper_handout
-from ui import handout
+from ui import recording
 
 MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling grid
 
@@ -61,7 +61,7 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
         shown[str(name)] = [_formatted(value, printf) for value in values]
     drawn = turned(shown) if turn_on_phone and _on_phone() else shown
     where.table(pa.table(drawn), hide_index=True)
-    handout.add(paper_handout.Table(tuple(shown), tuple(zip(*shown.values()))))   # unescaped when printed
+    recording.add(paper_handout.Table(tuple(shown), tuple(zip(*shown.values()))))   # unescaped when printed
 
 
 def _on_phone() -> bool:

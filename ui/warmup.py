@@ -101,9 +101,10 @@ def _head_viewer() -> None:
     """The head viewer's first view: SmolLM2's weights on its default sentence, every head scored and drawn."""
     from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders
-    from ui.pretrained_views import HEAD_VIEWER_DEFAULT, HEAD_VIEWER_PRESETS, warm_absorbed_probes
+    from engine.chapter.heads import PAGE
+    from ui.pretrained_views import warm_absorbed_probes
 
-    loaders.pretrained_scored_heads(DEFAULT_NAME, HEAD_VIEWER_PRESETS[HEAD_VIEWER_DEFAULT])
+    loaders.pretrained_scored_heads(DEFAULT_NAME, PAGE.param("text").default)
     warm_absorbed_probes()
 
 

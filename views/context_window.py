@@ -4,19 +4,19 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from engine import limits, markup
-from engine.attention.examples import CONTEXT_MAX_K, CONTEXT_SENTENCES, CONTEXT_WINDOWS_SHOWN
-from engine.attention.mechanism import attention, window_inside, window_weights
+from engine import limits
 from engine.attention.code import context_code
-from engine.attention.readings import beats, clear_winner, context_reading
+from engine.attention.readings import beats, clear_winner
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
+from engine.chapter.context import (
+    MAX_K, PAGE, SENTENCES, WINDOWS_SHOWN, compare, hand_vectors, token_labels, unknown_words_note,
+)
 from engine.embeddings.hand_vectors import sentence_vectors
 from engine.attention.typed_matrices import format_matrix
 from ui import challenges, charts, code, formula, page, url_state
 from ui.matrix import matrix_editor
 
-SENTENCES = list(CONTEXT_SENTENCES)
 LAKE_FURTHER = np.array([[0.9, 0.1, 0.5]])   # the hint's lake: reaches further along crane's direction than crane
 # the challenges' hints applied to the first sentence (tests/pages/test_challenges.py opens the page with them)
 FIRST_TOKENS, FIRST_X, _ = sentence_vectors(SENTENCES[0])            # crane, by, the, lake
@@ -28,14 +28,14 @@ def load_sentence(keep_query: bool = False) -> None:
     """Rebuild X from the hand-picked vectors whenever the sentence changes; keep X if it cannot.
     On a page opened from a link, the link's query token is kept (keep_query)."""
     try:
-        tokens, X, unknown = sentence_vectors(STATE["sentence"])
+        x_text, query, unknown = hand_vectors(STATE["sentence"])
     except ValueError as error:
         STATE["sentence_error"] = str(error)
         return
     STATE["sentence_error"] = None
-    STATE["x"] = format_matrix(X, tokens)
+    STATE["x"] = x_text
     if not keep_query:
-        STATE["query"] = tokens.index("crane") if "crane" in tokens else 0
+        STATE["query"] = query
     STATE["unknown"] = unknown
 
 
@@ -44,39 +44,30 @@ def load_example() -> None:
     load_sentence()
 
 
-page.header("Context: window vs attention", "Which words should *crane* borrow meaning from?")
+page.header(PAGE)
 
-STATE = url_state.PageState(
-    "context",
-    url_state.Param("sentence", SENTENCES[0], url_state.text(limits.MAX_CONTEXT_SENTENCE_CHARS)),
-    url_state.Param("k", 1, url_state.between(0, CONTEXT_MAX_K)),
-    url_state.Param("query", 0, url_state.between(0, limits.MAX_TOKENS - 1)),
-    url_state.Param("scaled", True, url_state.parse_bool),
-)
+STATE = url_state.PageState(PAGE)
 RESULT = "context.result"   # the section the window, the scaling and the token rerun alone (ui.page.section)
 STATE.init()
-if "x" not in STATE:
+if not STATE["x"].strip():   # a link without X: the sentence's own vectors
     load_sentence(keep_query=True)
 
 with st.sidebar:
     st.header("Settings")
-    st.toggle("Scale scores by 1/sqrt(d)", key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
-              help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
-                   "Off: the raw dot products of steps 1-3.")
+    st.toggle(PAGE.param("scaled").label, key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
+              help=PAGE.param("scaled").help)
 
 st.selectbox("A sentence to start from", SENTENCES, index=None, placeholder="Pick an example...",
              key=STATE.key("example"), on_change=load_example)
-st.text_input("Sentence (words get hand-picked 3-number vectors you can edit below)", key=STATE.key("sentence"),
-              on_change=load_sentence, max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
+st.text_input(PAGE.param("sentence").label, key=STATE.key("sentence"), on_change=load_sentence,
+              max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
 if STATE.get("sentence_error"):
     page.show_error(STATE["sentence_error"] + " The vectors below are kept.")
 if STATE.get("unknown"):
-    st.info("No hand-picked vector for: " + ", ".join(markup.markdown(word) for word in STATE["unknown"]) +
-            ". They start at 0, 0, 0: give them numbers below.", icon=":material/edit:")
+    st.info(unknown_words_note(STATE["unknown"]), icon=":material/edit:")
 
-labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)),
-                          label="X (one row per token: nature, function word, people/action)")
-labels = [name or f"token {i}" for i, name in enumerate(labels)]
+labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)), label=PAGE.param("x").label)
+labels = token_labels(labels)
 T = len(labels)
 
 
@@ -87,34 +78,34 @@ def result_section() -> None:
     STATE["query"] = min(int(STATE["query"]), T - 1)
     # beside the chart they change, not in the sidebar: on a phone the sidebar is folded away
     token_column, window_column = st.columns(2)
-    token_column.selectbox("Token whose context we build", range(T), key=STATE.key("query"),
+    token_column.selectbox(PAGE.param("query").label, range(T), key=STATE.key("query"),
                            format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
-    window_column.slider("Window half-width k", 0, CONTEXT_MAX_K, key=STATE.key("k"),
-                         help="The window around token t covers t-k ... t+k.", on_change=page.only(STATE, RESULT))
+    window_column.slider(PAGE.param("k").label, 0, MAX_K, key=STATE.key("k"), help=PAGE.param("k").help,
+                         on_change=page.only(STATE, RESULT))
     t = STATE["query"]
     k = int(STATE["k"])
 
-    attended = page.run_engine(attention, x, x, x, scale=STATE["scaled"])
-    windows = page.run_engine(lambda: np.stack([window_weights(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)]))
-    if attended is not None and windows is not None:
-        window_row = window_weights(T, k)[t]
-        attention_row = attended.weights[t]
+    shown = page.run_engine(compare, x, labels, t, k, STATE["scaled"])
+    if shown is not None:
+        attended, window_row, attention_row = shown.attended, shown.window, shown.weights
         charts.show(compare_bars({f"window k = {k}": window_row, "attention": attention_row}, labels,
                                      title=f"How much '{labels[t]}' takes from each token", domain=(0, 1)),
                     width="stretch")
-        rows = [f"window k = {r}" for r in range(CONTEXT_WINDOWS_SHOWN + 1)] + ["attention"]
-        seen = np.vstack([[window_inside(T, r)[t] for r in range(CONTEXT_WINDOWS_SHOWN + 1)], np.ones(T, bool)])
-        charts.show(heatmap_spec(np.vstack([windows, attention_row]), rows, labels, domain=(0, 1), mask=seen,
+        drawn = range(WINDOWS_SHOWN + 1)
+        rows = [f"window k = {r}" for r in drawn] + ["attention"]
+        seen = np.vstack([shown.windows_inside(drawn), np.ones(T, bool)])
+        charts.show(heatmap_spec(np.vstack([*shown.windows(drawn).values(), attention_row]), rows, labels,
+                                 domain=(0, 1), mask=seen,
                                  title=f"Weights on each token for '{labels[t]}': the window by position, attention "
                                        "by content", y_title="method", x_title="token"), width="content")
         st.caption("Each row is coloured against an even share of what it sees: a window shares evenly (white) "
                    "among the tokens inside it and never looks outside (grey); attention chooses among all of them.")
 
-        reading = page.run_engine(context_reading, attention_row, labels, t)
+        reading = page.run_engine(lambda: shown.reading)
         if reading is not None:
             st.markdown(reading)
 
-        window_context = window_row @ x
+        window_context = shown.window_context
         st.subheader("The two context vectors")
         formula.formula_with_numbers(r"c_t = \frac{1}{|W_t|}\sum_{j=t-k}^{t+k} x_j",
                                      rf"c_{{{formula.word(labels[t])}}}^{{\,\mathrm{{window}}}} = "

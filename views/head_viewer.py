@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, markup
+from engine.chapter.heads import DEFAULT_PRESET, PAGE, PRESETS, REPEATED, asks, fitted, head_sentence, head_view
 from engine.interpret import heads
 from engine.interpret.code import head_viewer_code
 from engine.pretrained import smollm2 as pretrained
@@ -15,8 +16,7 @@ from engine.charts.palette import TYPE_COLOURS
 from engine.pretrained.gguf_file import Config
 from engine.pretrained.llama import DEFAULT_NAME
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
-from ui.pretrained_views import (HEAD_VIEWER_DEFAULT as DEFAULT_PRESET, HEAD_VIEWER_PRESETS as PRESETS,
-                                 absorbed_probes, load_model, model_param, model_picker)
+from ui.pretrained_views import absorbed_probes, load_model, model_picker
 
 PATTERN_FORMULAS = {
     "previous-token": (r"\frac{1}{T-2}\sum_{i=2}^{T-1}\alpha_{i,\,i-1}", "previous"),
@@ -61,16 +61,9 @@ def open_clicked_head() -> None:
     page.only(STATE, GRID, HEAD)()
 
 
-REPEATED = "A repeated random sequence (induction)"   # the preset the induction challenge asks for
 title = st.container()   # filled once the model is known: its name and number of heads
 
-STATE = url_state.PageState(
-    "heads",
-    url_state.Param("text", PRESETS[DEFAULT_PRESET], url_state.text(limits.PRETRAINED_MAX_TEXT_CHARS)),
-    url_state.Param("layer", 16, int),
-    url_state.Param("head", 0, int),
-    model_param("model"),
-)
+STATE = url_state.PageState(PAGE)
 STATE.init()
 # The sections that rerun alone (ui.page.section): the model view; the selected head and all below it.
 GRID, HEAD = "heads.grid", "heads.head"
@@ -82,8 +75,7 @@ config = model.config if model is not None else Config()     # SmolLM2's sizes u
 # what the page calls the model shown (a file's name, in Markdown below)
 model_name = "SmolLM2" if picked == DEFAULT_NAME else markup.markdown(picked)
 with title:
-    page.header(f"Head viewer: {model_name}",
-                f"What do the {config.n_layer * config.n_head} heads of a real trained model look at?")
+    page.header(f"Head viewer: {model_name}", asks(config.n_layer * config.n_head))
     page.beyond_the_chapter(__file__)
 last_layer, last_head = config.n_layer - 1, config.n_head - 1
 
@@ -99,8 +91,7 @@ with st.sidebar:
 
 st.selectbox("Start from an example", list(PRESETS), index=None, placeholder="Pick an example sentence...",
              key=STATE.key("preset"), on_change=pick_preset)
-st.text_area("Sentence (the model reads it after its start-of-document token)", key=STATE.key("text"), height=68,
-             max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
+st.text_area(PAGE.param("text").label, key=STATE.key("text"), height=68, max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
 
 result = None
 if model is not None:
@@ -111,9 +102,11 @@ scored = images = None
 if result is not None:
     scored, images = page.run_engine(loaders.pretrained_scored_heads, picked, STATE["text"]) or (None, None)
 
-for name, last in (("layer", last_layer), ("head", last_head)):   # known once the model is
-    if not 0 <= STATE[name] <= last:
-        STATE.fall_back(name, min(STATE.params[name].default, last))
+# the link's head, fitted to the model once it is known (a layer it lacks goes back to the default)
+for name, value in zip(("layer", "head"), fitted({"layer": STATE["layer"], "head": STATE["head"]}, config.n_layer,
+                                                 config.n_head)):
+    if STATE[name] != value:
+        STATE.fall_back(name, value)
 STATE.mirror()
 
 
@@ -138,22 +131,16 @@ def grid_section() -> None:
 def head_section() -> None:
     """The selected head and all below it, which the layer and the head change (with the model view's frame).
     The widgets in it (rank by, the absorbed probes) rerun only this section."""
-    layer, head = STATE["layer"], STATE["head"]
-    tokens = result.tokens
+    view = head_view({"layer": STATE["layer"], "head": STATE["head"]}, result, scored)
+    layer, head, tokens, alpha, kind = view.layer, view.head, view.tokens, view.alpha, view.kind
     T = len(tokens)
-    alpha = result.weights[layer, head]
-    kind = str(scored.types[layer, head])
 
     st.subheader(f"Layer {layer}, head {head}: {kind}")
     pick_layer, pick_head, _ = st.columns([1, 1, 3])
-    pick_layer.number_input("Layer", 0, last_layer, key=STATE.key("layer"), on_change=page.only(STATE, GRID, HEAD))
-    pick_head.number_input("Head", 0, last_head, key=STATE.key("head"), on_change=page.only(STATE, GRID, HEAD))
-    note = ""
-    if kind == "induction" and not heads.induction_targets(result.ids).any():
-        note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
-                "load the repeated random sequence to see it work.")
-    st.caption(f"This head {heads.DESCRIPTIONS[kind]}.{note} Point at a query token on the left to keep only "
-               "its lines.")
+    for column, name, last in ((pick_layer, "layer", last_layer), (pick_head, "head", last_head)):
+        column.number_input(PAGE.param(name).label, 0, last, key=STATE.key(name),
+                            on_change=page.only(STATE, GRID, HEAD))
+    st.caption(f"{head_sentence(view)} Point at a query token on the left to keep only its lines.")
     left, right = st.columns([2, 3])
     with left:
         charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch", share=0.4)
@@ -164,7 +151,7 @@ def head_section() -> None:
                                  title="The same weights as a heatmap",
                                  x_title="key (attended to)", y_title="query (attending)"), share=0.6)
 
-    scores_here = {p: float(scored.scores[p][layer, head]) for p in heads.PATTERNS}
+    scores_here = view.scores
     numbers, formulas = st.columns([2, 3])
     with numbers:
         tables.table(pd.DataFrame({"pattern": list(scores_here), "score": list(scores_here.values()),
@@ -214,7 +201,7 @@ def head_section() -> None:
     if " it" in tokens and " animal" in tokens and " street" in tokens:
         i = tokens.index(" it")
         it_animal = alpha[i, tokens.index(" animal")] > alpha[i, tokens.index(" street")]
-    repeated = bool(heads.induction_targets(result.ids).any())
+    repeated = view.repeats
     challenges.try_this([
         challenges.Challenge("On the animal sentence, find a head where *it* gives more weight to *animal* than "
                              "to *street*.", done=bool(it_animal),

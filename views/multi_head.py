@@ -8,119 +8,75 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits
-from engine.attention.mechanism import (
-    compare_head_costs, identity_projections, multi_head_attention, random_projections, shape_trace,
-)
+from engine.attention.mechanism import shape_trace
 from engine.attention.code import multi_head_code
 from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid, heatmap_panels
 from engine.transformer.shipped_model import head_weights, shipped_available
+from engine.chapter.multi_head import GAINS, H_CHOICES, MAX_SEED, PAGE, WEIGHTS, costs, heads, vocabulary_note
 from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
 from ui import challenges, charts, code, formula, loaders, page, tables, url_state
 
-WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
-           "random": "seeded random (untrained)"}
-
-page.header("Multi-head attention", "Why run h small heads instead of one big one, and what does it cost?")
+page.header(PAGE)
 
 vocabulary = load_vocabulary()
 d = vocabulary.d
-divisors = [h for h in range(1, d + 1) if d % h == 0]
+SENTENCE_CHARS = limits.MAX_MULTI_HEAD_SENTENCE_CHARS
+P = PAGE.by_name
 
-
-SENTENCE_CHARS = 200
-
-
-def parse_weights(raw: str) -> str:
-    if raw not in WEIGHTS:
-        raise ValueError(raw)
-    return raw
-
-
-STATE = url_state.PageState(
-    "multihead",
-    url_state.Param("sentence", "the owl saw the cat by the lake", url_state.text(SENTENCE_CHARS)),
-    url_state.Param("h", 2, url_state.between(1, d, int)),
-    url_state.Param("weights", "identity", parse_weights),
-    url_state.Param("gain", 2.0, url_state.between(0.5, 5.0, float)),
-    url_state.Param("seed", 0, url_state.between(0, 100_000, int)),
-    url_state.Param("causal", False, url_state.parse_bool),
-    url_state.Param("cost_T", 1024, url_state.between(1, limits.MAX_COST_TOKENS, int)),
-    url_state.Param("cost_d", 768, url_state.between(1, limits.MAX_COST_WIDTH, int)),
-    url_state.Param("cost_h", 12, url_state.between(1, limits.MAX_COST_HEADS, int)),
-    url_state.Param("trained", False, url_state.parse_bool),
-    url_state.Param("line", "To be, or not to be", url_state.text(SENTENCE_CHARS)),
-    url_state.Param("layer", 1, url_state.between(1, 64, int)),
-)
+STATE = url_state.PageState(PAGE)
 # The sections that rerun alone (ui.page.section): each head's weights and numbers; the shipped model's
 # heads; the cost of h heads with the code and the challenges (these read the heads' result too).
 HEADS, TRAINED, COSTS, TAIL = "multihead.heads", "multihead.trained", "multihead.costs", "multihead.tail"
 STATE.init()
-if STATE["h"] not in divisors:
-    STATE["h"] = 2
+if STATE["h"] not in H_CHOICES:
+    STATE["h"] = P["h"].default
 
 with st.sidebar:
     st.header("Settings")
-    st.select_slider(f"Heads h (each {d}/h wide)", divisors, key=STATE.key("h"),
+    st.select_slider(P["h"].label, H_CHOICES, key=STATE.key("h"),
                      on_change=page.only(STATE, HEADS, TAIL))
-    st.radio("Projection weights", list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get,
+    st.radio(P["weights"].label, list(WEIGHTS), key=STATE.key("weights"), format_func=WEIGHTS.get,
              on_change=page.only(STATE, HEADS, TAIL))
-    st.slider("Gain (sharpness of the scores)", 0.5, 5.0, step=0.25, key=STATE.key("gain"),
-              on_change=page.only(STATE, HEADS, TAIL),
-              help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square.")
-    st.number_input("Seed (random weights)", 0, 100_000, key=STATE.key("seed"),
-                    on_change=page.only(STATE, HEADS, TAIL))
-    st.toggle("Causal mask", key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
+    st.slider(P["gain"].label, GAINS[0], GAINS[1], step=GAINS[2], key=STATE.key("gain"),
+              on_change=page.only(STATE, HEADS, TAIL), help=P["gain"].help)
+    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), on_change=page.only(STATE, HEADS, TAIL))
+    st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
     st.subheader("Cost of one attention layer")
     costs_only = page.only(STATE, COSTS, TAIL)
     st.caption("Defaults: GPT-2 small (T = 1024 tokens, d = 768, h = 12).")
-    st.number_input("Tokens T", 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=costs_only)
-    st.number_input("Width d", 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
-    st.number_input("Heads h", 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
+    st.number_input(P["cost_T"].label, 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=costs_only)
+    st.number_input(P["cost_d"].label, 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
+    st.number_input(P["cost_h"].label, 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
 
-st.text_input("Sentence", key=STATE.key("sentence"), max_chars=SENTENCE_CHARS)
+st.text_input(P["sentence"].label, key=STATE.key("sentence"), max_chars=SENTENCE_CHARS)
 sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
-st.caption("Words this tiny vocabulary knows: " + ", ".join(vocabulary.words) + ". Each is 8 hand-picked "
-           "numbers, one per feature: " + ", ".join(vocabulary.features) + ".")
+st.caption(vocabulary_note(vocabulary))
 STATE.mirror()
 
 
 def heads_result():
     """Each head's result on the sentence with the sidebar's settings, read from the state (the sections
     that call it rerun alone when a setting moves); None without a sentence or after an error sentence."""
-    gain, seed = float(STATE["gain"]), int(STATE["seed"])
-    if STATE["weights"] == "identity":
-        W = identity_projections(d, gain=gain)
-    else:
-        W = random_projections(d, seed, gain=gain)
     if sentence is None:
         return None
-    return page.run_engine(multi_head_attention, sentence.x, W["W_q"], W["W_k"], W["W_v"], W["W_o"],
-                           int(STATE["h"]), causal=STATE["causal"])
+    return page.run_engine(heads, {name: STATE[name] for name in ("sentence", "h", "weights", "gain", "seed",
+                                                                  "causal")})
 
 
 @page.section(HEADS)
 def heads_section() -> None:
     """Each head's weights, the shapes at every step and the numbers: what the sidebar's heads, weights,
     gain, seed and mask change."""
-    result = heads_result()
-    if result is None:
+    shown = heads_result()
+    if shown is None:
         return
-    h = int(STATE["h"])
+    h, result, titles = shown.h, shown.result, shown.titles
     tokens, d_head = sentence.tokens, result.d_head
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
-    titles = [f"head {m + 1}: " + ", ".join(vocabulary.features[m * d_head:(m + 1) * d_head])
-              if STATE["weights"] == "identity" else f"head {m + 1}" for m in range(h)]
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
                           cell=34 if h > 2 else 40, causal=STATE["causal"]), width="content")
-    if STATE["weights"] == "identity":
-        st.markdown("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares "
-                    "words only "
-                   "on its own features. One head matches animals with animals, another function words with "
-                   "function words: different relations from the same sentence. A trained model learns its blocks.")
-    else:
-        st.markdown("**Untrained heads:** random projections give each head its own arbitrary notion of similarity. "
-                   "Training is what turns these into the interpretable heads the chapter describes.")
+    st.markdown(shown.reading)
 
     st.subheader("Shapes at every step")
     trace_col, formula_col = st.columns([3, 2])
@@ -167,12 +123,12 @@ def trained_section() -> None:
         st.info("The small model that comes with the app is missing from this copy of it, so there are no trained "
                 "heads to show here.", icon=":material/info:")
         return
-    st.toggle("Read a line with the shipped model (loads PyTorch once)", key=STATE.key("trained"),
+    st.toggle(P["trained"].label, key=STATE.key("trained"),
               on_change=page.only(STATE, TRAINED))
     if not STATE["trained"]:
         return
     shipped = page.run_engine(loaders.shipped_transformer)   # (language model, notes)
-    st.text_input(f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)", key=STATE.key("line"),
+    st.text_input(P["line"].label, key=STATE.key("line"),
                   max_chars=SENTENCE_CHARS, on_change=page.only(STATE, TRAINED))
     heads = None
     if shipped is not None:
@@ -181,7 +137,7 @@ def trained_section() -> None:
     if heads is not None:
         if not 1 <= STATE["layer"] <= heads.n_layers:
             STATE.fall_back("layer", 1)
-        layer = st.select_slider("Block", list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
+        layer = st.select_slider(P["layer"].label, list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
                                  on_change=page.only(STATE, TRAINED))
         chars = [c if c != " " else "␣" for c in heads.tokens]
         panels = {f"block {layer}, head {m + 1}": (heads.weights[layer - 1, m], chars, chars)
@@ -211,13 +167,9 @@ def costs_section() -> None:
     """The cost of h heads: the sidebar's T, d and h rerun this (and the tail)."""
     st.subheader("What it costs: h heads of d/h against one head of width d")
 
-    costs = page.run_engine(compare_head_costs, int(STATE["cost_T"]), int(STATE["cost_d"]),
-                            int(STATE["cost_h"]))
-    if costs is not None:
-        one, split, unsplit = costs.values()
-        renamed = {"1 head of width d": costs["1 head of width d"],
-                   f"{split.h} heads of width d/h = {split.d_head}": split,
-                   f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit}
+    counted = page.run_engine(costs, {name: STATE[name] for name in ("cost_T", "cost_d", "cost_h")})
+    if counted is not None:
+        split, renamed = counted.split, counted.named
         charts.show(cost_comparison(renamed))
         table = pd.DataFrame(
             [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
@@ -229,20 +181,18 @@ def costs_section() -> None:
             r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
             r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",
             rf"= 4d^2 = 4 \times {split.d}^2 = {split.params:,}".replace(",", r"{,}"), stacked=True,
-            caption=f"Splitting d into h heads keeps every matrix the same size, so the parameters are those of "
-                    f"one head of width d. The FLOPs differ only in the softmax, 5 operations per score and h times "
-                    f"as many scores: {split.flops / one.flops:.4f} x one head. Giving each head the full width "
-                    f"instead costs {unsplit.flops / one.flops:.1f} x.")
+            caption=counted.reading)
 
 
 @page.section(TAIL)
 def tail_section() -> None:
     """The code and the challenges: they read the heads' result and the costs, so both rerun this."""
     try:
-        costs = compare_head_costs(int(STATE["cost_T"]), int(STATE["cost_d"]), int(STATE["cost_h"]))
+        counted = costs({name: STATE[name] for name in ("cost_T", "cost_d", "cost_h")})
     except ValueError:   # the costs section says why
-        costs = None
-    result = heads_result()
+        counted = None
+    shown = heads_result()
+    result = shown.result if shown is not None else None
     h, gain, seed = int(STATE["h"]), float(STATE["gain"]), int(STATE["seed"])
     if result is not None:
         words = {w: vocabulary.vector(w).tolist() for w in sentence.tokens}
@@ -260,8 +210,7 @@ def tail_section() -> None:
                              done=result is not None and result.d_head == 1,
                              hint=f"Set h to d = {d}.", solution={STATE.key("h"): d}),
         challenges.Challenge("Find sizes where h heads of width d/h cost more than 10% more FLOPs than one head.",
-                             done=costs is not None and costs["h heads of width d/h"].flops
-                             > 1.1 * costs["1 head of width d"].flops,
+                             done=counted is not None and counted.split.flops > 1.1 * counted.one.flops,
                              hint="Only the softmax grows with h: many narrow heads over a long sequence, such as "
                                   "T = 100000, d = 64, h = 64.",
                              solution={STATE.key("cost_T"): 100_000, STATE.key("cost_d"): 64, STATE.key("cost_h"): 64}),

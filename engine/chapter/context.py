@@ -1,7 +1,159 @@
-"""Context: window vs attention: the page's spec (engine.chapter.spec), read by every front end."""
+"""Context: window vs attention: the page's spec, its example sentences, what it computes from its link, and its class
+questions.
+
+Every value the page's link carries is a Param below, the edited X included (empty: the sentence's hand-picked
+vectors); `calculation(values)` is what the page draws for those values (a window of half-width k and attention,
+side by side, for one token), so the Streamlit page, the Gradio tab and the class questions compute the same
+numbers and say the same sentence. The spec itself (PAGE) closes the file.
+"""
 from __future__ import annotations
 
-from engine.chapter.spec import PageSpec
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from engine import limits, markup
+from engine.attention.mechanism import AttentionResult, attention, window_inside, window_reach, window_weights
+from engine.attention.readings import context_reading
+from engine.attention.typed_matrices import format_matrix, parse_matrix
+from engine.chapter.spec import PageSpec, Param, between, parse_bool, text
+from engine.charts.style import unique_labels
+from engine.classroom.questions import TIE_TOLERANCE, _top_choice
+from engine.classroom.store import Question
+from engine.embeddings.hand_vectors import sentence_vectors
+
+# The example sentences (their words have vectors in engine.embeddings.hand_vectors); the first opens the page.
+SENTENCES = ("crane by the lake", "the crane by the lake", "the pitcher threw a fastball",
+             "she sat by the river bank", "the crane lifted the steel")
+MAX_K = 6            # the window half-width slider: k = 0 .. 6 (the engine computes up to limits.MAX_WINDOW)
+WINDOWS_SHOWN = 3    # window rows k = 0 .. 3 beside attention in the weights table and heatmap
+
+
+def first_query(tokens: list[str]) -> int:
+    """The token a sentence opens on: crane where it has one, else the first."""
+    return tokens.index("crane") if "crane" in tokens else 0
+
+
+def hand_vectors(sentence: str) -> tuple[str, int, list[str]]:
+    """A sentence as X's text from the hand-picked 3-number vectors, the token it opens on, and the words without a
+    vector (they start at zeros). ValueError for a sentence with no word."""
+    tokens, X, unknown = sentence_vectors(sentence)
+    return format_matrix(X, tokens), first_query(tokens), unknown
+
+
+def unknown_words_note(unknown: list[str]) -> str:
+    """What both front ends say when some words have no hand-picked vector."""
+    return ("No hand-picked vector for: " + ", ".join(markup.markdown(word) for word in unknown) +
+            ". They start at 0, 0, 0: give them numbers below.")
+
+
+def token_labels(labels: list[str]) -> list[str]:
+    """Row names as the page shows them: an unnamed row is 'token i'."""
+    return [name or f"token {i}" for i, name in enumerate(labels)]
+
+
+def x_of(values: Mapping[str, Any]) -> tuple[list[str], np.ndarray]:
+    """The page's X for its link: X as edited (the link's text), or the sentence's hand-picked vectors where the link
+    holds none. ValueError for a text or a sentence that does not give a matrix."""
+    if values["x"].strip():
+        labels, X = parse_matrix(values["x"], what="X")
+        return token_labels(labels), X
+    tokens, X, _ = sentence_vectors(values["sentence"])
+    return tokens, X
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the page shows for one token: its window of half-width k beside attention's weights.
+
+    `labels` name the tokens as the chart and the sentence do (a repeated word numbered: 'the (1)', 'the (2)')."""
+    labels: list[str]
+    x: np.ndarray
+    query: int
+    k: int
+    attended: AttentionResult
+
+    @property
+    def window(self) -> np.ndarray:
+        """The window's weights for the query, 1/|W_t| inside t-k .. t+k."""
+        return window_weights(len(self.labels), self.k)[self.query]
+
+    @property
+    def window_context(self) -> np.ndarray:
+        return self.window @ self.x
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Attention's weights for the query."""
+        return self.attended.weights[self.query]
+
+    def windows(self, ks) -> dict[int, np.ndarray]:
+        """The query's window weights for each half-width in `ks`."""
+        return {k: window_weights(len(self.labels), k)[self.query] for k in ks}
+
+    def windows_inside(self, ks) -> np.ndarray:
+        """Which tokens each window sees (the heatmap draws the rest outside its scale)."""
+        return np.array([window_inside(len(self.labels), k)[self.query] for k in ks])
+
+    @property
+    def reading(self) -> str:
+        return context_reading(self.weights, self.labels, self.query)
+
+
+def compare(x, labels: list[str], query: int, k: int, scaled: bool) -> Context:
+    """A window of half-width k against attention (softmax(x xᵀ / √d), or unscaled) for token `query` of X (its row
+    labels as the page shows them); the token is kept inside X. ValueError for a k past the slider's."""
+    if not 0 <= int(k) <= MAX_K:
+        raise ValueError(f"The window half-width k must be from 0 to {MAX_K}; got {k}.")
+    x = np.asarray(x, dtype=float)
+    attended = attention(x, x, x, scale=bool(scaled))
+    return Context(unique_labels(list(labels)), x, min(max(int(query), 0), len(labels) - 1), int(k), attended)
+
+
+def calculation(values: Mapping[str, Any]) -> Context:
+    """What the page draws for these (typed) values. ValueError for an X that does not parse."""
+    labels, X = x_of(values)
+    return compare(X, labels, values["query"], values["k"], values["scaled"])
+
+
+# --- the class's questions ---------------------------------------------------------------------------------
+
+def reach(link: Mapping[str, str], sources) -> Question:
+    """The smallest window around the page's token that reaches lake (else attention's favourite)."""
+    values = PAGE.values(link)
+    shown = calculation(values)
+    tokens, t, T = shown.labels, shown.query, len(shown.labels)
+    names = x_of(values)[0]                      # as typed: a repeated lake is still lake (shown 'lake (1)')
+    others = [j for j in range(T) if j != t]
+    if not others:
+        raise ValueError("The sentence has one word: no window to widen.")
+    target = next((j for j in others if names[j] == "lake"), None)
+    if target is None:
+        target = max(others, key=lambda j: shown.weights[j])
+    k, share = window_reach(T, t, target)
+    low = max(0, min(k - 2, T - 5))              # k among the five, also for the last token
+    options = tuple(f"k = {r}" for r in range(low, low + 5))
+    return Question("context", f"A window of half-width k around '{tokens[t]}' averages its neighbours. What is "
+                               f"the smallest k whose window reaches '{tokens[target]}'?", options,
+                    options.index(f"k = {k}"),
+                    f"'{tokens[target]}' is {abs(target - t)} position(s) away, so k = {k}; the window then gives "
+                    f"it {share:.3f}, as much as every other token inside. Attention gives it "
+                    f"{shown.weights[target]:.3f}.", veils=("context.result",))
+
+
+def favourite(link: Mapping[str, str], sources) -> Question:
+    """Which token attention weighs most for the page's token, itself included, as the page's bars show."""
+    shown = calculation(PAGE.values(link))
+    row = shown.weights
+    options, answer, leaders = _top_choice([f"{j}: {w}" for j, w in enumerate(shown.labels)], row, keep=5,
+                                           tolerance=TIE_TOLERANCE)
+    best = leaders[0]
+    return Question("context", f"Attention: which token gets the largest weight from '{shown.labels[shown.query]}' "
+                               "(itself included)?", options, answer,
+                    f"'{shown.labels[best]}' gets {row[best]:.3f}; the bars on the page compare it with the window's "
+                    "equal shares.", veils=("context.result",))
+
 
 PAGE = PageSpec(
     key="context", url="context", view="context_window",
@@ -9,4 +161,18 @@ PAGE = PageSpec(
     question="Which words should *crane* borrow meaning from?",
     one_line="Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?",
     icon=":material/filter_center_focus:",
+    params=(
+        Param("sentence", SENTENCES[0], text(limits.MAX_CONTEXT_SENTENCE_CHARS),
+              label="Sentence (words get hand-picked 3-number vectors you can edit below)"),
+        # X as the student edited it, as its text; empty: the sentence's hand-picked vectors
+        Param("x", "", text(limits.MAX_MATRIX_TEXT_CHARS),
+              label="X (one row per token: nature, function word, people/action)"),
+        Param("k", 1, between(0, MAX_K), label="Window half-width k",
+              help="The window around token t covers t-k ... t+k."),
+        Param("query", 0, between(0, limits.MAX_TOKENS - 1), label="Token whose context we build"),
+        Param("scaled", True, parse_bool, label="Scale scores by 1/sqrt(d)",
+              help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
+                   "Off: the raw dot products of steps 1-3."),
+    ),
+    questions=(reach, favourite),
 )

@@ -376,112 +376,13 @@ def embeddings_analogy(values: Values, sources) -> Question:
                            "embeddings.tail"))
 
 
-# --- Context: window vs attention --------------------------------------------------------------------
-CONTEXT_SENTENCE = "crane by the lake"
-
-
-def _context(values: Values):
-    from engine.attention.mechanism import attention
-    from engine.embeddings.hand_vectors import sentence_vectors
-
-    tokens, X, _ = sentence_vectors(_text(values, "sentence", CONTEXT_SENTENCE))
-    t = min(max(_int(values, "query", 0), 0), len(tokens) - 1)
-    return tokens, X, t, attention(X, X, X, scale=_bool(values, "scaled", True))
-
-
-def context_reach(values: Values, sources) -> Question:
-    from engine.attention.mechanism import window_weights
-
-    tokens, X, t, attended = _context(values)
-    others = [j for j in range(len(tokens)) if j != t]
-    if not others:
-        raise ValueError("The sentence has one word: no window to widen.")
-    target = next((j for j in others if tokens[j] == "lake"), None)
-    if target is None:
-        target = max(others, key=lambda j: attended.weights[t, j])
-    reach = next(k for k in range(len(tokens)) if window_weights(len(tokens), k)[t, target] > 0)
-    low = max(0, min(reach - 2, len(tokens) - 6))
-    options = tuple(f"k = {k}" for k in range(low, low + 5))
-    share = window_weights(len(tokens), reach)[t, target]
-    return Question("context", f"A window of half-width k around '{tokens[t]}' averages its neighbours. What is "
-                               f"the smallest k whose window reaches '{tokens[target]}'?", options,
-                    options.index(f"k = {reach}"),
-                    f"'{tokens[target]}' is {abs(target - t)} position(s) away, so k = {reach}; the window then gives "
-                    f"it {share:.3f}, as much as every other token inside. Attention gives it "
-                    f"{attended.weights[t, target]:.3f}.", veils=("context.result",))
-
-
-def context_attention(values: Values, sources) -> Question:
-    tokens, X, t, attended = _context(values)
-    row = attended.weights[t]
-    options, answer, leaders = _top_choice([f"{j}: {w}" for j, w in enumerate(tokens)], row, keep=5,
-                                           tolerance=TIE_TOLERANCE)
-    best = leaders[0]
-    return Question("context", f"Attention: which token gets the largest weight from '{tokens[t]}' "
-                               "(itself included)?", options, answer,
-                    f"'{tokens[best]}' gets {row[best]:.3f}; the bars on the page compare it with the window's "
-                    "equal shares.", veils=("context.result",))
-
-
-# --- Attention calculator ----------------------------------------------------------------------------
-
-# --- Multi-head attention ----------------------------------------------------------------------------
-
-def multi_head_parameters(values: Values, sources) -> Question:
-    from engine.attention.mechanism import attention_cost
-
-    T, d, h = _int(values, "cost_T", 1024), _int(values, "cost_d", 768), _int(values, "cost_h", 12)
-    cost = attention_cost(T, d, h)
-    wide = attention_cost(T, d, h, d_head=d)
-    options, answer = _numbers(cost.params, [cost.params_qkv, wide.params, cost.params // h, cost.params + 4 * d])
-    return Question("multi-head", f"One attention layer with d = {d} and h = {h} heads of width d/h = "
-                                  f"{cost.d_head}: how many parameters (W_Q, W_K, W_V and W_O, no biases)?",
-                    options, answer,
-                    f"3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {cost.params:,}, whatever h: splitting into heads "
-                    f"costs nothing extra (h heads each as wide as d would need {wide.params:,}).",
-                    veils=("multihead.costs", "multihead.tail"))
-
-
-# --- Head viewer and Inside the model (SmolLM2; the pages' cached results) --------------------------
-HEADS_TEXT = "The animal didn't cross the street because it was too tired"
+# --- Inside the model (SmolLM2; the page's cached results) -----------------------------------------
 
 
 def _model_name(values: Values) -> str:
     from engine.pretrained.llama import DEFAULT_NAME
 
     return _text(values, "model", DEFAULT_NAME)
-
-
-def heads_type(values: Values, sources) -> Question:
-    from engine.interpret import heads
-
-    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
-    scored = sources.pretrained_head_types(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    layer = min(max(_int(values, "layer", 16), 0), scored.n_layer - 1)
-    head = min(max(_int(values, "head", 0), 0), scored.n_head - 1)
-    kind = str(scored.types[layer, head])
-    options = tuple(heads.TYPES)
-    scores = ", ".join(f"{p} {float(scored.scores[p][layer, head]):.2f}" for p in heads.PATTERNS
-                       if not math.isnan(float(scored.scores[p][layer, head])))
-    return Question("heads", f"On this sentence, what kind of head is layer {layer}, head {head}?", options,
-                    options.index(kind), f"Its pattern scores: {scores}. The model view on the page colours every "
-                                         "head by its type.", veils=("heads.grid", "heads.head"))
-
-
-def heads_last_token(values: Values, sources) -> Question:
-    name, text = _model_name(values), _text(values, "text", HEADS_TEXT)
-    result = sources.pretrained_heads(name, text, limits.HEAD_VIEWER_MAX_TOKENS)
-    weights = np.asarray(result.weights)
-    layer = min(max(_int(values, "layer", 16), 0), weights.shape[0] - 1)
-    head = min(max(_int(values, "head", 0), 0), weights.shape[1] - 1)
-    row = weights[layer, head, -1]
-    tokens = list(result.tokens)
-    options, answer, leaders = _top_choice([f"{j}: {_quote(tok)}" for j, tok in enumerate(tokens)], row, keep=4,
-                                           tolerance=TIE_TOLERANCE)
-    return Question("heads", f"Layer {layer}, head {head}: which token does the last token, {_quote(tokens[-1])}, "
-                             "look at most?", options, answer,
-                    f"{_quote(tokens[leaders[0]])} gets {row[leaders[0]]:.3f} of the last row's weight; the heatmap "
-                    "of this head on the page shows every row.", veils=("heads.grid", "heads.head"))
 
 
 def inside_heads(values: Values, sources) -> Question:
@@ -721,9 +622,6 @@ BUILDERS: dict[str, tuple[Callable[[Values, object], Question], ...]] = {
     "tokens": (tokens_next, tokens_gpt2),
     "ngram": (ngram_loop, ngram_held_out),
     "embeddings": (embeddings_analogy,),
-    "context": (context_reach, context_attention),
-    "multi-head": (multi_head_parameters,),
-    "heads": (heads_type, heads_last_token),
     "inside": (inside_heads, inside_lens),
     "position": (position_equivariance,),
     "block": (block_parameters, block_largest_part),

@@ -2,9 +2,10 @@
 typeset a formula out of it (issue 43: `/tokens?level=![a](http://x.invalid/t.png)` made the browser request the
 picture; `$\\frac{a}{$` in echoed text drew KaTeX's red error).
 
-Every page of ui.path is opened with each hostile text of tests/markdown_leaks.py as the value of every parameter its
-link carries, then every text box of the page (main area and sidebar) gets them (all four at once where the box takes
-that many characters, else each that fits; a typed matrix also with each as its first row's label). Every request
+Every page of ui.path is opened with the hostile texts of tests/markdown_leaks.py (all four in one value) as the
+value of every parameter its link carries, then every text box of the page (main area and sidebar) gets them (all
+four at once where the box takes that many characters, else each that fits; a typed matrix also with each as its
+first row's label). Every request
 the browser makes is recorded: none may leave the app's own address (data: and blob: addresses are the page's own);
 no picture or link may point at the hostile host, and no KaTeX error may show. AppTest reads the same pages' Markdown
 in tests/pages/test_echoed_text.py (cheaper, and it reaches the boxes behind switches).
@@ -70,10 +71,9 @@ def test_nothing_typed_or_linked_makes_the_browser_fetch_or_typeset(idea, app_ur
         open_page(page, app_url, idea.url, TIMEOUT_MS)
         watch.look("first view")
         names = [name for name in parse_qs(urlparse(page.url).query, keep_blank_values=True) if name not in APP_PARAMS]
-        for value in HOSTILE.values():
-            if names:
-                open_page(page, app_url, f"{idea.url}?{urlencode({name: value for name in names})}", TIMEOUT_MS)
-                watch.look(f"link ?*={value}")
+        if names:   # all four texts in one value: each parameter echoes it whole or falls back quoting it
+            open_page(page, app_url, f"{idea.url}?{urlencode({name: TOGETHER for name in names})}", TIMEOUT_MS)
+            watch.look(f"link ?*={TOGETHER}")
         open_page(page, app_url, idea.url, TIMEOUT_MS)
         typed = 0
         for index in range(page.locator(BOXES).count()):

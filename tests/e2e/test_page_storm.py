@@ -3,7 +3,7 @@ address names. Issue: "Connection error: ... Cached ForwardMsg MISS" in 6 of 7 t
 disagreed with the page shown (Streamlit's forward-message cache losing track of what the browser holds when runs
 are cut short: streamlit#11357, #15816, #16570). The mitigation: .streamlit/config.toml's
 global.minCachedMessageSize, above any message we send, so no element is ever sent as a reference to a cached
-copy (tests/test_server_settings.py; the cost is measured in bench/ and docs/ARCHITECTURE.md)."""
+copy (tests/test_server_settings.py; the cost is measured in bench/ and docs/decisions/)."""
 from __future__ import annotations
 
 import random

@@ -439,7 +439,7 @@ def test_a_reload_another_page_and_another_process_keep_the_teacher(both):
 def test_a_teacher_link_is_the_only_way_another_device_teaches_and_it_is_never_projected(both):
     from urllib.parse import parse_qs, urlsplit
 
-    from ui.shell import PROJECTOR_KEY
+    from ui.projector import PROJECTOR_KEY
 
     T, code = teacher(browser="laptop")
     S = session({"class": code}, browser="phone")

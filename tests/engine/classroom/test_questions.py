@@ -107,6 +107,13 @@ def test_context_reach_and_favourite(sources):
     assert answer_of(near) == "k = 1"
 
 
+def test_context_reach_finds_a_repeated_lake_by_its_name(sources):
+    """The page numbers a repeated word ('lake (1)', 'lake (2)'); the question still aims at the nearest lake."""
+    reach = questions_for("context", {"sentence": "the lake by the lake", "query": "2"}, sources)[0]
+    assert "reaches 'lake (1)'" in reach.prompt
+    assert answer_of(reach) == "k = 1"
+
+
 # --- the others at their default state -------------------------------------------------------------
 
 def test_tokens_questions(sources):

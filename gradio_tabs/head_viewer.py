@@ -1,0 +1,77 @@
+"""Head viewer (views/head_viewer.py) in the Gradio Space: the same spec (engine.chapter.heads: the sentence, the head,
+the token limit) and the same reading of one head of SmolLM2-135M from it, `head_view`."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Mapping
+
+import gradio as gr
+
+from engine import limits, markup
+from engine.chapter.heads import PAGE, asks, head_sentence, head_view, read_heads, scores_text
+from engine.charts.heatmaps import heatmap_spec
+from engine.charts.style import unique_labels
+from engine.interpret import heads
+from engine.pretrained.gguf_file import Config
+from gradio_tabs import loaders
+from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
+
+P = PAGE.by_name
+SIZES = Config()     # SmolLM2-135M's: 30 layers x 9 heads
+LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
+
+
+@functools.lru_cache(maxsize=1)
+def _induction():
+    """Each head's induction score on the fixed repeated random sequence (the prepared cache), as the page's."""
+    from engine.machinery import prepare
+
+    return prepare.induction_scores()
+
+
+@functools.lru_cache(maxsize=32)
+def _read(text: str):
+    """The page's pass over a sentence (cut to limits.HEAD_VIEWER_MAX_TOKENS) and every head scored and named."""
+    result = read_heads(loaders.smollm2(), text)
+    return result, heads.score_heads(result.weights, result.ids, induction=_induction())
+
+
+def from_link(values: Mapping[str, Any]):
+    """The tab's outputs for a page's typed link values (PAGE.values): the head the page opens for that link, its
+    weights as a table, the page's sentence on it, and its heatmap. SmolLM2 only: the Space brings no models."""
+    engine_call(loaders.smollm2)       # a sentence, not a traceback, where the weights are not installed
+    result, scored = engine_call(_read, values["text"])
+    view = engine_call(head_view, values, result, scored)   # a pass past the token limit: the engine's sentence
+    tokens = [t if t.strip() else repr(t) for t in view.tokens]
+    rows = table(view.alpha.astype(float).round(3), unique_labels(tokens))
+    rows.insert(0, "query", tokens)
+    summary = (f"Layer {view.layer}, head {view.head} of {view.n_layer} x {view.n_head}: **{view.kind}**. "
+               f"{head_sentence(view)} Its pattern scores: {scores_text(view)}."
+               + (f" {markup.markdown(result.note)}" if result.note else ""))
+    heatmap = heatmap_spec(view.alpha, tokens, tokens, title=f"layer {view.layer}, head {view.head}", domain=(0, 1),
+                           causal=True, cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
+    return rows, summary, plot(heatmap)
+
+
+def heads_tab(text: str, layer: float, head: float):
+    """alpha of one head of SmolLM2-135M: row = the token attending, column = the token attended to."""
+    if not isinstance(text, str) or not text.strip():
+        refuse("Type a sentence for the model to read.")
+    if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
+        refuse(f"The text is {len(text):,} characters; keep it under {limits.PRETRAINED_MAX_TEXT_CHARS:,}.")
+    return from_link(PAGE.defaults() | {"text": text, "layer": whole(layer, 0, SIZES.n_layer - 1, "layer"),
+                                        "head": whole(head, 0, SIZES.n_head - 1, "head")})
+
+
+def head_viewer_tab(demo: gr.Blocks) -> None:
+    question(asks(SIZES.n_layer * SIZES.n_head),
+             f"SmolLM2-135M: {SIZES.n_layer} layers x {SIZES.n_head} heads. Pick a layer and a head. {LOADS}")
+    sentence = gr.Textbox(P["text"].default, label=P["text"].label, max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
+    with gr.Row():
+        layer = gr.Slider(0, SIZES.n_layer - 1, value=P["layer"].default, step=1, label=P["layer"].label)
+        head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=P["head"].label)
+    show = gr.Button("Show the head", variant="primary")
+    summary = gr.Markdown(label="summary")
+    heatmap = chart(label="alpha of this head")
+    rows = gr.Dataframe(label=ALPHA_TABLE)
+    show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")
