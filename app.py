@@ -13,7 +13,7 @@ import streamlit as st  # noqa: E402
 
 from pathlib import Path  # noqa: E402
 
-from ui import app_server, classroom, door, recording, shell, warmup  # noqa: E402
+from ui import app_server, classroom, door, recording, screen, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
@@ -39,6 +39,7 @@ def main() -> None:
     """The script of every rerun: page config, navigation, the page, and what surrounds it."""
     st.set_page_config(page_title="Transformer Playground", page_icon=str(FAVICON), layout="wide")
     shell.styles()
+    screen.report()                        # the browser tells the main column's width (ui/screen.py)
     pages = {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
              for group, ideas in PATH.items()}
     home_page = st.Page(home, title="Home", icon=":material/home:", default=True)

@@ -9,6 +9,7 @@ from engine.charts.heatmaps import heatmap_spec
 from engine.charts.lines import held_out_lines
 
 import ui.charts
+import ui.screen
 from ui.charts import arrow_rows, as_arrow, prepared, renderer_options, show, single_view
 
 
@@ -169,3 +170,42 @@ def test_hoisted_moves_nested_rows_to_named_datasets_and_keeps_the_json_when_onl
 
     single = heatmap_spec([[0.5, 0.5]], ["q"], ["a", "b"])   # no nested rows: as it was
     assert hoisted(single) == single
+
+
+def test_show_fits_a_chart_to_a_phone_and_keeps_the_desktops_for_paper(monkeypatch):
+    """A session whose browser reported a 340 px main column (ui.screen): panels side by side stack; the handout and
+    the download box get the chart as built."""
+    from engine.charts.heatmaps import encoding_heatmap
+    from engine.charts.style import side_by_side
+
+    kept = []
+    monkeypatch.setattr(ui.screen, "column", lambda: 340)
+    monkeypatch.setattr(ui.charts.recording, "add", lambda block: kept.append(block.spec))
+    spec = side_by_side(encoding_heatmap(np.eye(32)), encoding_heatmap(np.eye(32)))
+    drawn = drawn_spec(monkeypatch, spec)
+    assert "vconcat" in drawn and "hconcat" not in drawn
+    assert "hconcat" in kept[0] and kept[0]["config"]["axis"]["labelFontSize"] == 13
+
+
+def test_show_in_projector_mode_grows_the_chart_and_its_text(monkeypatch):
+    from engine.charts.style import PROJECTOR_TEXT_SIZE
+
+    monkeypatch.setattr(ui.screen, "projector", lambda: True)
+    spec = heatmap_spec([[0.25, 0.75], [0.5, 0.5]], ["a", "b"], ["a", "b"])
+    drawn = drawn_spec(monkeypatch, spec)
+    assert drawn["config"]["text"]["fontSize"] == PROJECTOR_TEXT_SIZE
+    assert drawn["height"]["step"] > spec["height"]["step"]                # the cells grew with the column
+
+
+def test_on_a_projector_a_chart_in_a_column_counts_on_a_third_of_the_main_column(monkeypatch):
+    """A third: the Inside page's estimate heatmap sits in a third of the column, and counted on half it ran 200 px
+    past it; a chart in a wider column says so (share=)."""
+    from engine.charts.style import COLUMN_GAP_PX, PROJECTOR_COLUMN_PX
+
+    monkeypatch.setattr(ui.screen, "projector", lambda: True)
+    monkeypatch.setattr(ui.charts, "in_column", lambda: True)
+    assert ui.charts.layout().width == int(PROJECTOR_COLUMN_PX / 3) - COLUMN_GAP_PX
+    assert ui.charts.layout(share=0.6).width == int(PROJECTOR_COLUMN_PX * 0.6) - COLUMN_GAP_PX
+    monkeypatch.setattr(ui.screen, "projector", lambda: False)
+    monkeypatch.setattr(ui.screen, "column", lambda: 880)
+    assert ui.charts.layout().width is None                  # a desktop: the chart as built

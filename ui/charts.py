@@ -8,8 +8,10 @@ Streamlit moves a spec's top-level data (data.values, datasets) into Arrow. Give
 (a list of dicts) it builds a pandas DataFrame first, about a millisecond per chart even
 for a few rows; an Arrow table built here from the columns costs a tenth of that.
 
-Text: every builder sets engine.charts.style.text_config() (13 px and up); `show` applies this session's
-size again, so projector mode (ui/shell.py, 16 px) enlarges every chart.
+Sizes: every builder draws its chart for a desktop's column (engine.charts.style.text_config(), 13 px text).
+`show` fits it to this session's screen (ui.screen.layout(): the main column's width as the browser reports
+it, projector mode's text): stacked and shrunk on a phone, grown to fill a projector's column
+(engine.charts.fitting). The handout and the downloads keep the desktop's sizes.
 """
 from __future__ import annotations
 
@@ -23,9 +25,9 @@ from streamlit import dataframe_util
 
 from engine.charts import handout as paper_handout
 from engine.charts import text
-from engine.charts.style import PROJECTOR_TEXT_SIZE, TEXT_SIZE, with_text
-from ui import page, recording
-from ui.projector import PROJECTOR_KEY
+from engine.charts.fitting import fitted
+from engine.charts.style import TEXT_SIZE, Layout, with_text
+from ui import page, recording, screen
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
     import altair as alt
@@ -117,26 +119,6 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
 RENDERER_VARIABLE = "PLAYGROUND_CHART_RENDERER"
 
 
-PROJECTOR_MAIN_PX = 1400   # the main column of a 1920 px projector with the sidebar open
-
-
-def cell_size(cell: int, across: int) -> int:
-    """A heatmap's cell for this session: in projector mode grown with the chart text (16 / 13), as far as
-    `across` cells (every panel of a row, labels counted as cells) fit in the projector's main column."""
-    size = text_size()
-    if size == TEXT_SIZE:
-        return cell
-    return max(cell, min(round(cell * size / TEXT_SIZE), PROJECTOR_MAIN_PX // max(across, 1)))
-
-
-def text_size() -> int:
-    """The chart text size of this session: PROJECTOR_TEXT_SIZE in projector mode (ui/shell.py), else TEXT_SIZE."""
-    try:
-        return PROJECTOR_TEXT_SIZE if st.session_state.get(PROJECTOR_KEY) else TEXT_SIZE
-    except Exception:  # no session (a bare script, a test): the default
-        return TEXT_SIZE
-
-
 def renderer_options(spec: dict) -> dict:
     """The spec asking Vega for the renderer named by $PLAYGROUND_CHART_RENDERER, if it names one."""
     renderer = os.environ.get(RENDERER_VARIABLE, "")
@@ -153,27 +135,65 @@ def single_view(spec: dict) -> bool:
         and not any(channel in spec.get("encoding", {}) for channel in ("row", "column", "facet"))
 
 
+def in_column() -> bool:
+    """Whether the chart being drawn sits in one of st.columns (whose share of the main column Streamlit does not
+    tell)."""
+    try:
+        container = st._main._active_dg
+    except Exception:   # no session
+        return False
+    while container is not None:
+        if getattr(container, "_block_type", None) == "column":
+            return True
+        container = getattr(container, "_parent", None)
+    return False
+
+
+IN_COLUMN_SHARE = 1 / 3   # the part of the main column a chart in one of st.columns counts on, on a projector (the
+# narrowest the pages give a chart; one in a wider column says so with share=)
+
+
+def layout(share: float | None = None, font_size: int | None = None) -> Layout:
+    """The layout a chart drawn here gets: this session's screen (ui.screen.layout), at `share` of the main column
+    where given. In one of st.columns with no share given, its place is not known beyond a phone (where Streamlit
+    stacks the columns): it keeps its builder's sizes, with the screen's text; on a projector, whose larger text
+    needs the rows and bars to grow with it, it counts on IN_COLUMN_SHARE of the column. `font_size` replaces the
+    text size."""
+    chosen = screen.layout(share)
+    if share is None and not chosen.narrow and chosen.width is not None and in_column():
+        chosen = chosen.share(IN_COLUMN_SHARE) if chosen.grow > 1 else Layout(None, chosen.text)
+    return chosen if font_size is None else Layout(chosen.width, font_size, chosen.grow, chosen.narrow)
+
+
+def autosized(spec: dict, width: str) -> dict:
+    """The spec with the autosize a one-view chart needs where it sets none.
+
+    Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its height and pushed
+    titles out of view: fit the width only, keep the height the builder asked for. Vega-Lite cannot fit a width
+    counted in steps (one per bar or cell): it squeezed such a chart into its plot's height, title above the top
+    edge; that one keeps its own size."""
+    if "autosize" in spec or not single_view(spec):
+        return spec
+    fits = width == "stretch" or isinstance(spec.get("width"), (int, float))
+    return spec | {"autosize": {"type": "fit-x", "contains": "padding"} if fits else {"type": "pad"}}
+
+
 def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | None = None,
-         font_size: int | None = None, **selection) -> None:
+         font_size: int | None = None, share: float | None = None, **selection) -> None:
     """Draw an engine chart (Altair object or plain Vega-Lite spec): width 'content' keeps its own
-    size, 'stretch' fills the column; its text at `font_size` px (None: this session's text_size()).
-    `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
+    size, 'stretch' fills the column; fitted to this session's screen (`layout`: `share` is the part of the
+    main column its place takes, where it sits in one of st.columns), its text at `font_size` px (None: the
+    screen's). `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
-    spec = renderer_options(with_text(spec, font_size or text_size()))
-    if "autosize" not in spec and single_view(spec):
-        # Streamlit's default for one view, "fit", squeezes a chart with a legend or title into its
-        # height and pushed titles out of view: fit the width only, keep the height the builder asked for.
-        # Vega-Lite cannot fit a width counted in steps (one per bar or cell): it squeezed such a chart
-        # into its plot's height, title above the top edge; that one keeps its own size.
-        fits = width == "stretch" or isinstance(spec.get("width"), (int, float))
-        spec = spec | {"autosize": {"type": "fit-x", "contains": "padding"} if fits else {"type": "pad"}}
     words = spec.get(TEXT_KEY) or chart_text(spec)
     spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
-    drawn = st.vega_lite_chart(hoisted(as_arrow(spec)), width=width, key=key, **selection)
+    drawn = renderer_options(autosized(fitted(spec, layout(share, font_size), stretch=width == "stretch"), width))
+    element = st.vega_lite_chart(hoisted(as_arrow(drawn)), width=width, key=key, **selection)
     st.html(words[1])
-    recording.add(paper_handout.Chart(spec, words[0]))   # for the page's handout (rows back from Arrow only then)
-    downloads(spec, key or _position(drawn))
+    desktop = autosized(with_text(spec, TEXT_SIZE), width)   # paper and downloads: the desktop's, whatever the screen
+    recording.add(paper_handout.Chart(desktop, words[0]))   # for the page's handout (rows back from Arrow only then)
+    downloads(desktop, key or _position(element))
 
 
 def _position(element) -> str:

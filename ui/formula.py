@@ -43,18 +43,57 @@ def latex_matrix(values, digits: int = 3) -> str:
     return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
 
 
+def aligned_lines(latex: str) -> list[str]:
+    """A formula written as one aligned block (\\begin{aligned} ... \\end{aligned}) as its lines, each on its own
+    (the alignment marks & dropped); any other formula as it is. On a phone each line then breaks where it must
+    (ui/shell.py lets a formula break after = or +; an aligned block is one unbreakable box)."""
+    text = latex.strip()
+    begin, end = r"\begin{aligned}", r"\end{aligned}"
+    if not (text.startswith(begin) and text.endswith(end)) or text.count(begin) != 1:
+        return [latex]
+    body = text[len(begin):-len(end)]
+    lines, depth, current, i = [], 0, "", 0
+    while i < len(body):
+        if body.startswith(r"\\", i) and depth == 0:
+            lines.append(current)
+            current, i = "", i + 2
+            continue
+        char = body[i]
+        if body.startswith(r"\begin{", i) or body.startswith(r"\end{", i):
+            depth += 1 if body.startswith(r"\begin{", i) else -1
+        elif char == "{" and (i == 0 or body[i - 1] != "\\"):
+            depth += 1
+        elif char == "}" and (i == 0 or body[i - 1] != "\\"):
+            depth -= 1
+        if char == "&" and depth == 0 and (i == 0 or body[i - 1] != "\\"):
+            i += 1
+            continue
+        current += char
+        i += 1
+    lines.append(current)
+    return [line.strip() for line in lines if line.strip()]
+
+
+def _draw(latex: str) -> None:
+    """One formula; on a phone an aligned block line by line (aligned_lines)."""
+    from ui import screen
+
+    for line in aligned_lines(latex) if screen.layout().narrow else [latex]:
+        st.latex(line)
+
+
 def formula_with_numbers(formula: str, numbers: str, caption: str | None = None, *, stacked: bool = False) -> None:
     """The formula in the chapter's symbols on the left, this row's numbers on the right;
     `stacked` puts them on two full-width lines, for numbers too long to share a row."""
     if stacked:
-        st.latex(formula)
-        st.latex(numbers)
+        _draw(formula)
+        _draw(numbers)
     else:
         left, right = st.columns([1, 3], vertical_alignment="center")
         with left:
-            st.latex(formula)
+            _draw(formula)
         with right:
-            st.latex(numbers)
+            _draw(numbers)
     if caption:
         st.caption(caption)
     recording.add(paper_handout.Formula(formula, numbers, caption or ""))

@@ -218,7 +218,7 @@ def absorbed_probes(*, key: str = "absorbed"):
         fact = st.selectbox("A fact it may have learned", FACT_PROMPTS, key=f"{key}_fact")
         dist = page.run_engine(_next_tokens, fact, 5)
         if dist is not None:
-            charts.show(next_token_bars(_named(dist), title=f"After '{fact}'", width=320))
+            charts.show(next_token_bars(_named(dist), title=f"After '{fact}'", width=320), share=0.5)
     with pronoun_column:
         first = st.text_input("Prompt A", PRONOUN_PROMPTS[0], key=f"{key}_a", max_chars=200)
         second = st.text_input("Prompt B", PRONOUN_PROMPTS[1], key=f"{key}_b", max_chars=200)
@@ -229,7 +229,8 @@ def absorbed_probes(*, key: str = "absorbed"):
                 probs[prompt] = [found[p] for p in PRONOUNS]
         if len(probs) == 2:
             charts.show(grouped_probabilities({name: np.array(values) for name, values in probs.items()},
-                                              [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)"))
+                                              [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)"),
+                        share=0.5)
             st.caption("Compare the two bars of each pronoun. Swap the job, add words (\"The nurse said that "
                        "the doctor\"), or try other pairs: one prompt is an anecdote; a pattern over many is "
                        "evidence. Which way it leans says something about the text it read, not about people.")

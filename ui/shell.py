@@ -4,14 +4,17 @@ code, and the styles and small script that keep the app readable and reachable b
 - Navigation: Streamlit's own sidebar navigation is a list whose markup fails WCAG's list rules
   (axe-core: `list`, `listitem`), so app.py hides it and draws the same groups with
   `st.page_link`s here.
-- Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts at
-  16 px, the settings' help icons hidden: for a washed-out screen at the back of a hall.
+- Projector mode (`?present=1`, or the sidebar switch): larger type everywhere, charts grown to fill the main
+  column with their text and numbers at 24 px (ui.screen, engine.charts.fitting), the settings' help icons hidden:
+  for a washed-out screen at the back of a hall.
 - The QR code of the current page's link, its settings included, drawn offline with `segno`,
   so students open exactly the teacher's example on their phones; under it, the page's handout as a PDF
   (ui/handout.py), with the same link as its QR code.
 - Contrast: captions in a grey of 7:1 on white, not Streamlit's 3.9:1.
-- Fit: a formula wider than its column (a phone) is drawn smaller, down to FORMULA_MIN_SCALE, before it
-  would scroll; the sidebar's page titles wrap rather than being cut.
+- Fit: on a phone a formula wider than the screen breaks over lines after a relation or an operator (ui.formula
+  draws an aligned block's lines one by one there); one still wider than its column (a long row vector) is drawn
+  smaller, down to FORMULA_MIN_SCALE, before it would scroll; the page links' titles (the sidebar's, the
+  home page's descriptions) wrap rather than being cut.
 - Keyboard: a box that scrolls sideways (a wide chart, formula or table on a phone) gets
   `tabindex="0"`, a role and a label, so arrow keys can reach what is outside the box.
 """
@@ -44,17 +47,23 @@ STYLE = f"""<style>
 .st-key-nav [data-testid='stCaptionContainer'] {{ margin-bottom: 0; }}
 .st-key-nav [data-testid='stMarkdown'] p {{ margin: 0.6rem 0 0 0; font-weight: 600; }}
 .st-key-nav [data-testid='stCaptionContainer'] p {{ margin: 0.3rem 0 0 0; line-height: 1.3; }}
-.st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span
-  {{ white-space: normal; overflow: visible; text-overflow: clip; }}
+.st-key-nav [data-testid='stPageLink'] p, .st-key-nav [data-testid='stPageLink'] a > span,
+[data-testid='stMain'] [data-testid='stPageLink'] p, [data-testid='stMain'] [data-testid='stPageLink'] a > span
+  {{ white-space: normal; overflow: visible; text-overflow: clip; }}   /* the home page's descriptions too */
+[data-testid='stMain'] [data-testid='stPageLink'] p {{ line-height: 1.45; }}
 .st-key-nav [data-testid='stPageLink'] p {{ line-height: 1.35; margin: 0.15rem 0; }}
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
-/* a phone: a table's cells closer, so more of its columns fit before it scrolls sideways */
+/* a phone: a table's cells closer, so more of its columns fit before it scrolls sideways; a formula wider than the
+   screen breaks after a relation or an operator (=, +), as TeX breaks inline formulas, instead of being shrunk */
 @media (max-width: 640px) {{
   [data-testid='stTable'] th, [data-testid='stTable'] td {{ font-size: 0.8rem; padding: 0.25rem 0.35rem; }}
+  .katex-display > .katex, .katex-display > .katex > .katex-html {{ white-space: normal; }}
+  .katex-display .katex-html > .base {{ margin: 0.15em 0; }}
 }}
 *:focus-visible {{ outline: 3px solid #e08214; outline-offset: 2px; }}
+.st-key-app_screen {{ display: none; }}   /* ui.screen's reporter: a script, nothing to see */
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
 details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: auto; }}
@@ -186,8 +195,8 @@ def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
 def projector_switch() -> None:
     """The sidebar switch; while it is on, ?present=1 stays in the link a teacher copies."""
     st.sidebar.toggle("Projector mode", key=PROJECTOR_KEY,
-                      help="For a room: larger type, chart text at 16 px, settings' help icons hidden. "
-                           "A link with ?present=1 opens in this mode.")
+                      help="For a room: larger type, charts filling the page with their numbers at 24 px, "
+                           "settings' help icons hidden. A link with ?present=1 opens in this mode.")
     if st.session_state.get(PROJECTOR_KEY):
         if st.query_params.get(PRESENT_PARAM) != "1":
             st.query_params[PRESENT_PARAM] = "1"

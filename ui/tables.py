@@ -10,6 +10,7 @@ ui/shell.py marks it).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 import numpy as np
@@ -25,13 +26,15 @@ MAX_HTML_ROWS = 30   # a table with more rows than this is drawn as a scrolling 
 
 
 def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | None = 3, where: Any = None,
-          hide_index: bool = True) -> None:
+          hide_index: bool = True, turn_on_phone: bool = False) -> None:
     """Draw `data` (a dict of columns, a list of row dicts, or a DataFrame) as a table.
 
     `formats` maps a column to a printf format ("%.3f", "%d") or "localized" (thousands separated:
     2,359,296); every other float column gets `digits`
     decimals (None: as it is; nan and inf print as nan and inf). `where` is the container (default: the
-    current one). A DataFrame's index is shown only with hide_index=False."""
+    current one). A DataFrame's index is shown only with hide_index=False. `turn_on_phone`: a wide table of a
+    few rows (the Block builder's presets) turns a quarter on a phone, its first column's cells heading the
+    columns, so that every one of its columns is in view instead of past the screen's edge."""
     if isinstance(data, pd.DataFrame) and not hide_index:
         data = data.reset_index()
     columns = _columns(data)
@@ -56,8 +59,35 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
         if printf is None and digits is not None and numbers and all(isinstance(v, float) for v in numbers):
             printf = f"%.{digits}f"
         shown[str(name)] = [_formatted(value, printf) for value in values]
-    where.table(pa.table(shown), hide_index=True)
+    drawn = turned(shown) if turn_on_phone and _on_phone() else shown
+    where.table(pa.table(drawn), hide_index=True)
     recording.add(paper_handout.Table(tuple(shown), tuple(zip(*shown.values()))))   # unescaped when printed
+
+
+def _on_phone() -> bool:
+    from ui import screen
+
+    return screen.layout().narrow
+
+
+BREAK_AFTER_COMMA = re.compile(r"(?<=\d),(?=\d{3})")   # a thousands separator: "174,604,259,328"
+
+
+def turned(columns: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A table of formatted cells turned a quarter: its first column's cells head the new columns, its other
+    columns' names head the new rows (names made distinct, as Arrow needs). A long number may break after a
+    thousands separator (a zero-width space there): GPT-3's 174,604,259,328 in a phone's narrow column."""
+    names = list(columns)
+    if len(names) < 2:
+        return columns
+    heads = [names[0]] + columns[names[0]]
+    seen: dict[str, int] = {}
+    for i, head in enumerate(heads):
+        seen[head] = seen.get(head, 0) + 1
+        if seen[head] > 1:
+            heads[i] = f"{head} ({seen[head]})"
+    rows = [[name] + [BREAK_AFTER_COMMA.sub(",\u200b", cell) for cell in columns[name]] for name in names[1:]]
+    return {head: [row[i] for row in rows] for i, head in enumerate(heads)}
 
 
 def unescaped(cell: str) -> str:

@@ -37,6 +37,23 @@ _AFRESH = "_url_state_afresh"   # set for one run: the page opens its link as a 
 _RUN = threading.local()        # the PageState the page running in this thread declared (a session's run: one thread)
 
 
+WIDTH_REPORTED_KEY = "app.column_new"   # session: the browser has just reported a new width (ui.screen sets it)
+
+
+def width_just_reported() -> bool:
+    """Whether this run is the one the browser asked for by reporting a new width (once: the flag is consumed).
+
+    The page's widgets are then drawn with their values set again (PageState.init): the report can come while the
+    browser is still drawing the page's first run, before its widgets have handed the browser's widget manager the
+    values that run set, and the rerun came back with them empty (the calculator's X, its sliders at their minimum)
+    although the server held them (its charts showed the defaults). Here, not in ui.screen: ui.screen stands on
+    ui.projector, which stands on this module."""
+    try:
+        return bool(st.session_state.pop(WIDTH_REPORTED_KEY, False))
+    except Exception:   # no session
+        return False
+
+
 class PageState:
     """The declared state of one page; see the module docstring."""
 
@@ -81,6 +98,10 @@ class PageState:
         `defaults` overrides declared defaults for this call (say, sizes that follow a preset)."""
         if st.session_state.pop(_AFRESH, False):
             self.forget()
+        if width_just_reported():   # the page's values sent to the browser again (ui.screen says why)
+            for name in names or tuple(self.params):
+                if self.key(name) in st.session_state:
+                    st.session_state[self.key(name)] = st.session_state[self.key(name)]
         kept = st.session_state.setdefault(_KEPT, {}).get(self.page, {})
         for name in names or tuple(self.params):
             param = self.params[name]

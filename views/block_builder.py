@@ -175,7 +175,7 @@ def block_section() -> None:
                 "size; only d, d_ff, N, V and T grow.")
     others = [name for name in PRESETS if name != STATE["bb_preset"]]
     scale = {"your block": config} | {name: PRESETS[name] for name in others}
-    tables.table([scale_row(name, c) for name, c in scale.items()],
+    tables.table([scale_row(name, c) for name, c in scale.items()], turn_on_phone=True,
                  formats=dict.fromkeys(("d", "d_ff", "vocabulary V", "context T", "parameters"), "localized"))
     st.caption(COUNT_RULE)
     gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total

@@ -143,13 +143,13 @@ def head_section() -> None:
     st.caption(f"{head_sentence(view)} Point at a query token on the left to keep only its lines.")
     left, right = st.columns([2, 3])
     with left:
-        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch")
+        charts.show(head_lines(alpha, tokens, title="Lines: opacity = weight"), width="stretch", share=0.4)
     with right:  # cells small enough that the heatmap fits its column at 1400 px
         # two decimals where "0.00" fits its cell; past 16 tokens the numbers are in the tooltip and the Data table
         charts.show(heatmap_spec(alpha, tokens, tokens, domain=(0, 1), digits=2, causal=True,
                                  cell=30 if T <= 16 else 22, max_cells_with_numbers=16 * 16,
                                  title="The same weights as a heatmap",
-                                 x_title="key (attended to)", y_title="query (attending)"))
+                                 x_title="key (attended to)", y_title="query (attending)"), share=0.6)
 
     scores_here = view.scores
     numbers, formulas = st.columns([2, 3])

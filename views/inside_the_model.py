@@ -494,7 +494,7 @@ def own_section(live) -> None:
                     [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
                     diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
                     y_title="", label_angle=0, legend_orient="bottom",
-                    title=f"Each head knocked out alone: {own_effects.target_token!r}"))
+                    title=f"Each head knocked out alone: {own_effects.target_token!r}"), share=0.4)
             with words_column:
                 for sentence in own_reading.sentences[:2]:
                     st.markdown(sentence)

@@ -74,9 +74,8 @@ def heads_section() -> None:
     h, result, titles = shown.h, shown.result, shown.titles
     tokens, d_head = sentence.tokens, result.d_head
     st.subheader(f"Each head's weights: {h} head{'s' if h > 1 else ''} of width d/h = {d_head}")
-    across = min(h, 4) * (len(tokens) + 3)   # four panels a row, each its tokens and about three cells of labels
     charts.show(head_grid([head.weights for head in result.heads], tokens, titles=titles,
-                          cell=charts.cell_size(34 if h > 2 else 40, across), causal=STATE["causal"]), width="content")
+                          cell=34 if h > 2 else 40, causal=STATE["causal"]), width="content")
     st.markdown(shown.reading)
 
     st.subheader("Shapes at every step")
@@ -177,7 +176,7 @@ def costs_section() -> None:
              for name, c in renamed.items()],
             columns=["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V",
                      "FLOPs: softmax", "FLOPs: W_O", "FLOPs: total"])
-        tables.table(table, formats=dict.fromkeys(table.columns[1:], "localized"))
+        tables.table(table, formats=dict.fromkeys(table.columns[1:], "localized"), turn_on_phone=True)
         formula.formula_with_numbers(
             r"\text{params} = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, W^V:\ d \times d"
             r"\text{ each}} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}_{W^O:\ d \times d}",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.charts.palette import BLACK, BLUE, GREY_33, ORANGE, PALE_BLUE, PALE_ORANGE
+from engine.charts.style import text_width
 
 if TYPE_CHECKING:  # engine.transformer.model imports torch; the diagram only reads a stage's fields
     from engine.transformer.config import Stage
@@ -33,22 +34,6 @@ ARROW_HEAD_PX = 8
 CORNER_PX = 8
 # the sublayers whose add a residual arrow feeds, and the box each arrow leaves from (None: the block's input)
 RESIDUALS = (("attention sublayer", None), ("feed-forward sublayer", "attention sublayer"))
-
-# Helvetica's advance widths (thousandths of the font size) for ' ' .. '~'; Arial and Liberation Sans, which
-# browsers use for Helvetica where it is missing, have the same metrics (tests/engine/charts/test_charts_diagrams.py
-# checks them against Liberation Sans).
-_HELVETICA = [
-    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *[556] * 10, 278, 278, 584,
-    584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722,
-    667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556,
-    222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584]
-_WIDEST = 1015              # any other character: as wide as the widest (never too small a box)
-
-
-def text_width(text: str, font_px: float) -> float:
-    """The width of one line of text in Helvetica at font_px, in px."""
-    return sum(_HELVETICA[ord(c) - 32] if 32 <= ord(c) <= 126 else _WIDEST for c in text) * font_px / 1000
-
 
 def _wrapped(text: str, font_px: float = BOX_FONT_PX, max_px: float = MAX_LINE_PX) -> list[str]:
     """The text in lines of at most max_px (a single word longer than that keeps a line of its own)."""

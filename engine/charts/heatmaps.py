@@ -373,7 +373,7 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
                       "scale": {"domain": ["black", "white"], "range": ["black", "white"]}},
             "tooltip": tooltip}})
     return {
-        "title": title, "data": {"values": records},
+        "title": title, "data": {"values": records}, "usermeta": {"transposable": True},   # on a phone it may turn
         "width": {"step": cell_width}, "height": {"step": cell_height},
         "encoding": {
             "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,

@@ -245,5 +245,6 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
         layered.append({"data": {"values": [{"layer": selected[0], "head": selected[1]}]},
                         "mark": {"type": "rect", "fill": None, "stroke": "black", "strokeWidth": 3},
                         "encoding": {"x": x, "y": y}})
-    return {"data": {"values": rows}, "layer": layered,
+    # on a phone the grid turns (engine.charts.fitting): 30 layers down, heads across, at full size
+    return {"data": {"values": rows}, "layer": layered, "usermeta": {"transposable": True},
             "width": {"step": THUMB_CELL}, "height": {"step": THUMB_CELL}}

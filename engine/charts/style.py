@@ -1,19 +1,57 @@
-"""The one text style every chart wears, and the small helpers builders share: the padding round a
-chart, value axes that fit their data, distinct and visible labels, and charts set side by side."""
+"""The one text style every chart wears, the layouts a chart is drawn in (a phone's column, a desktop's, a
+projector's), and the small helpers builders share: the padding round a chart, value axes that fit their
+data, distinct and visible labels, text widths, and charts set side by side."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 
-TEXT_SIZE = 13             # px: the smallest text any chart draws (read from the back of a classroom)
-PROJECTOR_TEXT_SIZE = 16   # the same charts on a projector
+TEXT_SIZE = 13             # px: the text every chart draws as built (a desktop, a download, paper)
+PROJECTOR_TEXT_SIZE = 24   # the same charts on a projector: numbers read from the back of a hall at 1920 px
+MIN_TEXT_SIZE = 11         # px: no chart text is drawn smaller, on any screen (numbers in a phone's narrow cells)
+NARROW_PX = 640            # a place narrower than this is a phone's: panels side by side go one under the other
+PROJECTOR_GROW = 2.5       # on a projector a chart grows up to this many times its size, as far as its place allows
+PROJECTOR_COLUMN_PX = 1280  # the main column of a 1920 px projector, sidebar open (until the browser says)
+COLUMN_GAP_PX = 20         # the gap between a page's columns (1rem; 20 px in projector mode's larger type)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a chart is drawn: the width of its place in px (None: not known, so the chart keeps the sizes its
+    builder gave it, as on paper and in a download), its text size, how many times its size it may grow to fill
+    its place, and whether the screen is a phone's (narrow: panels one under the other, legends under their charts;
+    a chart in a part of a wider screen's column is not). engine.charts.fitting fits a spec to it."""
+    width: int | None = None
+    text: int = TEXT_SIZE
+    grow: float = 1.0
+    narrow: bool = False
+
+    def share(self, part: float) -> Layout:
+        """The layout of a place that takes `part` of this one's width (one of a page's columns, less its share of
+        the gaps between columns)."""
+        if self.width is None:
+            return self
+        return Layout(max(int(self.width * part) - COLUMN_GAP_PX, 1), self.text, self.grow, self.narrow)
+
+
+DESKTOP = Layout()   # as built: what AppTest, the handout and the downloads draw
+
+
+def layout_for(column_px: int | None, projector: bool) -> Layout:
+    """The layout of a page's main column, `column_px` wide as its browser reports it (None: not reported yet),
+    in projector mode or not: a projector's text at PROJECTOR_TEXT_SIZE, its charts grown to fill the column."""
+    if projector:
+        return Layout(column_px or PROJECTOR_COLUMN_PX, PROJECTOR_TEXT_SIZE, PROJECTOR_GROW)
+    return Layout(column_px, narrow=column_px is not None and column_px < NARROW_PX)
 # px left, top and right of each chart (Streamlit sets the bottom: 20 px, when the chart leaves it unset)
 CHART_PADDING = {"left": 5, "top": 5, "right": 5}
 AXIS_LABEL_LIMIT = 180     # px an axis label may take before Vega shortens it with "…"
 LEGEND_LABEL_LIMIT = 400   # ... a legend label (a model's or a prompt's name)
+LEGEND_TITLE_LIMIT = 180   # ... a legend title line (Vega's own limit, grown with the text)
 
 
 def text_config(size: int = TEXT_SIZE) -> dict:
@@ -22,8 +60,14 @@ def text_config(size: int = TEXT_SIZE) -> dict:
     The builders set no font sizes of their own, so this block decides them all. Labels may run
     longer than Streamlit's theme allows (100 px on an axis, Vega's 160 in a legend) before Vega
     cuts them short with an ellipsis."""
-    return {"axis": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": AXIS_LABEL_LIMIT},
-            "legend": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": LEGEND_LABEL_LIMIT},
+    limit = size / TEXT_SIZE   # the label limits grow with the text
+    # on a projector a legend's ramp and symbols grow with its text (Vega's own: a 200 x 16 px ramp, 100 px² symbols)
+    grown = {} if size == TEXT_SIZE else {"gradientLength": round(200 * limit), "gradientThickness": round(16 * limit),
+                                          "symbolSize": round(100 * limit ** 2)}
+    return {"axis": {"labelFontSize": size, "titleFontSize": size + 1, "labelLimit": round(AXIS_LABEL_LIMIT * limit)},
+            "legend": {"labelFontSize": size, "titleFontSize": size + 1,
+                       "labelLimit": round(LEGEND_LABEL_LIMIT * limit),
+                       "titleLimit": round(LEGEND_TITLE_LIMIT * limit), **grown},
             "header": {"labelFontSize": size, "titleFontSize": size + 1},
             "title": {"fontSize": size + 3, "subtitleFontSize": size},
             "text": {"fontSize": size}}
@@ -45,11 +89,14 @@ def with_text(spec: dict, size: int = TEXT_SIZE) -> dict:
     return spec | {"config": config, "padding": spec.get("padding", CHART_PADDING)}
 
 
+ONE_CHARACTER_TEST = "length(datum.label) == 1"   # a Vega test: the axis label is one character
+
+
 def one_character_labels(size: int, *, font: str | None = None) -> dict:
     """An axis config (config.axisX or axisY) drawing each one-character label (',', '.', '↵') at `size` px in
     bold, every other label at the text size (with_text fills it in): at 13 px a comma is a speck of 2-3 px.
     `font` (say "monospace") for the one-character labels too."""
-    test = "length(datum.label) == 1"
+    test = ONE_CHARACTER_TEST
     config = {"labelFontSize": {"condition": {"test": test, "value": size}, "value": TEXT_SIZE},
               "labelFontWeight": {"condition": {"test": test, "value": "bold"}, "value": "normal"}}
     if font is not None:
@@ -125,6 +172,23 @@ def unique_labels(labels: list[str]) -> list[str]:
             seen[label] = 0
             out.append(label)
     return out
+
+
+# Helvetica's advance widths (thousandths of the font size) for ' ' .. '~'; Arial and Liberation Sans, which
+# browsers use for Helvetica where it is missing, have the same metrics (tests/engine/charts/test_charts_diagrams.py
+# checks them against Liberation Sans). Streamlit draws chart text in Source Sans, which is narrower: a width
+# counted here is never too small.
+_HELVETICA = [
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *[556] * 10, 278, 278, 584,
+    584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722,
+    667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556,
+    222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584]
+_WIDEST = 1015              # any other character: as wide as the widest (never too small a box)
+
+
+def text_width(text: str, font_px: float) -> float:
+    """The width of one line of text in Helvetica at font_px, in px."""
+    return sum(_HELVETICA[ord(c) - 32] if 32 <= ord(c) <= 126 else _WIDEST for c in text) * font_px / 1000
 
 
 def visible(token: str) -> str:

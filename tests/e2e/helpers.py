@@ -71,8 +71,23 @@ def wait_for_app(page, timeout_ms: int = 60_000, after_input: bool = False) -> N
 
 
 def open_page(page, app_url: str, url_path: str = "", timeout_ms: int = 60_000) -> None:
-    """Open /url_path and wait for the page to finish its first run."""
+    """Open /url_path and wait for the page to finish its first run, and the run its width report asks for where
+    it sends one (ui.screen: a phone's first page runs twice, the second time with its charts fitted)."""
     page.goto(f"{app_url}/{url_path}", wait_until="domcontentloaded")
+    wait_for_app(page, timeout_ms)
+    wait_for_screen(page, timeout_ms)
+
+
+SCREEN_SETTLED = "() => !window.__playgroundScreen || window.__playgroundScreen.settled"
+
+
+def wait_for_screen(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the page's width report (ui.screen) has nothing more to send and the run it asked for is over (at
+    once on a page without ui.screen's element)."""
+    try:   # a page that never stands still (a live training's progress) reports later: not waited for past 20 s
+        page.wait_for_function(SCREEN_SETTLED, timeout=min(timeout_ms, 20_000), polling=100)
+    except Exception:
+        return
     wait_for_app(page, timeout_ms)
 
 

@@ -2,11 +2,12 @@
 look at every page (the `tour` fixture of tests/e2e/conftest.py).
 
 Those tests used to open every page again each: the accessibility audit at two widths, the console check in a
-fresh browser per page, the formula check at three widths, the width check at two, the sidebar test once
-more: about 115 first runs of a page, each seconds on a shared 2-core machine. Here each page is opened once
-per view (39 visits) and everything those tests read is taken on that visit: the axe-core audit, the
-console's errors, every URL the browser asks for, the formulas' and text boxes' sizes, sideways scrolling,
-exceptions and error boxes, and the screenshot. Each test keeps its own assertions on what was recorded.
+fresh browser per page, the formula check at three widths, the width check at two, the sidebar test once more:
+about 115 first runs of a page, each seconds on a shared 2-core machine. Here each page is opened once per view
+(39 visits) and everything those tests read is taken on that visit: the axe-core audit, the console's errors,
+every URL the browser asks for, the formulas' and text boxes' sizes, sideways scrolling, every chart's drawing
+against its place, exceptions and error boxes, and the screenshot. Each test keeps its own assertions on what was
+recorded.
 
 Every visit is a fresh document (a new Streamlit session), opened by the page's link as a student opens it.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tests.e2e.helpers import error_texts, open_page, screenshot
+from tests.e2e.helpers import charts_drawn, error_texts, open_page, screenshot
 from ui.path import ideas
 
 PAGES = [""] + [idea.url for idea in ideas()]                     # the home page first
@@ -56,6 +57,41 @@ MEASURE_BOXES = """() => {
 
 OVERFLOW = "() => document.querySelector(\"[data-testid='stMain']\").scrollWidth - window.innerWidth"
 
+# Every chart's drawing (Vega's svg or canvas) against its place (the element Streamlit gives it), the main column's
+# width, the smallest text a chart or a formula draws, the home page's links cut short, and what every widget shows
+MEASURE_PLACES = """() => {
+    const main = document.querySelector("[data-testid='stMainBlockContainer']");
+    const style = getComputedStyle(main);
+    const column = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const charts = [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stVegaLiteChart']")]
+        .filter((box) => box.getBoundingClientRect().width > 0).map((box) => {
+            const drawing = box.querySelector("svg.marks, canvas") || box.querySelector("svg");
+            const place = (box.closest("[data-testid='stElementContainer']") || box).getBoundingClientRect().width;
+            const drawn = drawing ? drawing.getBoundingClientRect().width : 0;
+            const declared = drawing ? (parseFloat(drawing.getAttribute("width")) || drawn) : 0;
+            const texts = drawing && drawing.tagName === "svg" ? [...drawing.querySelectorAll("text")]
+                .filter((t) => t.textContent.trim() && t.getBoundingClientRect().width > 0) : [];
+            const shrunk = declared ? drawn / declared : 1;   // a drawing the browser scaled down scales its text
+            const sizes = texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * shrunk);
+            const numbers = texts.filter((t) => t.closest(".mark-text"))
+                .map((t) => parseFloat(getComputedStyle(t).fontSize));
+            const title = [...box.querySelectorAll(".role-title-text text, .role-title text")]
+                .map((t) => t.textContent).join(" ");
+            return {title: title || (texts[0] ? texts[0].textContent : ""), drawn, place,
+                    scrolls: box.scrollWidth - box.clientWidth, smallest: sizes.length ? Math.min(...sizes) : null,
+                    numbers: numbers.length ? Math.min(...numbers) : null};
+        });
+    const formulas = [...document.querySelectorAll("[data-testid='stMain'] .katex-display > .katex")]
+        .filter((k) => k.getBoundingClientRect().width > 0).map((k) => parseFloat(getComputedStyle(k).fontSize));
+    const links = [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stPageLink'] p")]
+        .filter((p) => p.scrollWidth > p.clientWidth + 1).map((p) => p.textContent);
+    const widgets = [...document.querySelectorAll("[data-testid='stMain'] textarea, [data-testid='stMain'] input, "
+            + "[data-testid='stMain'] [role='slider']")]
+        .map((w) => w.getAttribute("role") === "slider" ? "slider " + w.getAttribute("aria-valuenow")
+             : w.type === "checkbox" ? "checked " + w.checked : (w.value || "").slice(0, 80));
+    return {column, charts, formula: formulas.length ? Math.min(...formulas) : null, links_cut: links, widgets};
+}"""
+
 
 @dataclass
 class Visit:
@@ -68,6 +104,7 @@ class Visit:
     axe: list | None = None                           # serious or critical findings (None: not audited here)
     boxes: dict | None = None                         # MEASURE_BOXES
     overflow: int | None = None                       # px the main area is wider than the window
+    places: dict | None = None                        # MEASURE_PLACES
     exceptions: int = 0                               # st.exception boxes
     title_visible: bool = False
     errors: list[str] = field(default_factory=list)   # st.error and exception texts, sorted
@@ -121,6 +158,8 @@ def _look(page, app_url: str, visit: Visit, axe) -> None:
     page.wait_for_timeout(500)              # ui.shell's script fits the formulas on the next frame; late messages
     visit.boxes = page.evaluate(MEASURE_BOXES)
     visit.overflow = page.evaluate(OVERFLOW)
+    charts_drawn(page)                      # Vega draws after the run: every chart drawn before it is measured
+    visit.places = page.evaluate(MEASURE_PLACES)
     visit.exceptions = page.locator("[data-testid='stException']").count()
     visit.title_visible = page.locator("h1").first.is_visible()
     visit.errors = sorted(error_texts(page))

@@ -46,9 +46,12 @@ def test_no_pages_folder_beside_app():
     assert not (ROOT / "pages").exists()
 
 
-def test_the_projector_switch_draws_every_chart_at_16_px():
-    """The sidebar switch (every page) makes chart text 16 px; off, it is 13 px."""
+def test_the_projector_switch_draws_every_chart_at_the_projector_size():
+    """The sidebar switch (every page) makes chart text PROJECTOR_TEXT_SIZE (24 px: numbers read from the back of
+    a hall); off, it is 13 px."""
     import json
+
+    from engine.charts.style import PROJECTOR_TEXT_SIZE
 
     def largest_label(at) -> set[int]:
         sizes = set()
@@ -62,7 +65,7 @@ def test_the_projector_switch_draws_every_chart_at_16_px():
     assert largest_label(at) == {13}
     at.toggle(key="app.projector").set_value(True).run()
     assert not at.exception
-    assert largest_label(at) == {16}
+    assert largest_label(at) == {PROJECTOR_TEXT_SIZE}
 
 
 def test_the_path_follows_the_chapter_block_before_position():
@@ -95,18 +98,23 @@ def test_pages_beyond_the_chapter_say_so_in_the_sidebar_on_home_and_on_the_page(
 
 
 def test_multi_head_heatmaps_grow_in_projector_mode():
-    """On a projector the heads' cells grow with the chart text (ui.charts.cell_size): 40 px -> 49 px for the
-    default two heads of eight tokens, so the numbers in them stay readable at 16 px."""
+    """On a projector the heads' cells grow to fill the main column (engine.charts.fitting): the default two heads
+    of eight tokens, 40 px cells on a desktop, at least 1.4 times that in a 1280 px column (one under the other
+    where their three-decimal numbers would shrink side by side), their numbers at the projector's text size."""
     import json
 
-    def cell(at) -> int:
+    from engine.charts.style import PROJECTOR_TEXT_SIZE
+
+    def cells(at) -> tuple[set[float], int]:
         spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-        return json.dumps(spec).count('"step": 49'), json.dumps(spec).count('"step": 40')
+        steps = {view["width"]["step"] for row in spec["vconcat"] for view in row.get("hconcat", [row])}
+        return steps, spec["config"]["text"]["fontSize"]
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("views/multi_head.py").run()
     assert not at.exception
-    assert cell(at)[0] == 0 and cell(at)[1] > 0
+    assert cells(at) == ({40}, 13)
     at.toggle(key="app.projector").set_value(True).run()
     assert not at.exception
-    assert cell(at)[0] > 0 and cell(at)[1] == 0
+    steps, numbers = cells(at)
+    assert min(steps) >= 56 and numbers == PROJECTOR_TEXT_SIZE

@@ -167,7 +167,7 @@ def test_every_chart_draws_its_text_at_13_px_or_more_from_one_config():
 
 def test_text_config_scales_for_a_projector():
     spec = with_text(heatmap_spec(np.eye(2), ["a", "b"], ["a", "b"]), PROJECTOR_TEXT_SIZE)
-    assert min(size for _, size in font_sizes(spec)) == 16 == spec["config"]["text"]["fontSize"]
+    assert min(size for _, size in font_sizes(spec)) == PROJECTOR_TEXT_SIZE == spec["config"]["text"]["fontSize"]
     overlay_config = with_text({"config": {"view": {"stroke": None}, "axis": {"grid": False}}})["config"]
     assert overlay_config["view"] == {"stroke": None} and overlay_config["axis"]["grid"] is False   # others kept
 
