@@ -283,11 +283,5 @@ def learn_section() -> None:
 learn_section()
 STATE.mirror()
 
-page.further_reading([
-    ("Vaswani et al. 2017, Attention Is All You Need (section 3.2, scaled dot-product attention)",
-     "https://arxiv.org/abs/1706.03762"),
-    ("Bahdanau, Cho, Bengio 2015, attention for translation", "https://arxiv.org/abs/1409.0473"),
-    ("Lin et al. 2021, A Survey of Transformers", "https://arxiv.org/abs/2106.04554"),
-    ("Stanford CME 295, Transformers and LLMs, lecture 1", "https://cme295.stanford.edu/"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

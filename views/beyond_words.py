@@ -407,12 +407,5 @@ def protein_section() -> None:
 
 mirror()
 
-page.further_reading([
-    ("Dosovitskiy et al. 2020, An image is worth 16x16 words (ViT)", "https://arxiv.org/abs/2010.11929"),
-    ("Gong et al. 2021, AST: Audio Spectrogram Transformer", "https://arxiv.org/abs/2104.01778"),
-    ("Rives et al. 2021, Biological structure and function emerge from scaling unsupervised learning to "
-     "250 million protein sequences (ESM)", "https://doi.org/10.1073/pnas.2016239118"),
-    ("Vaswani et al. 2017, Attention is all you need", "https://arxiv.org/abs/1706.03762"),
-    ("Lin et al. 2021, A survey of transformers", "https://arxiv.org/abs/2106.04554"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

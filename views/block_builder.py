@@ -410,14 +410,6 @@ def code_section() -> None:
 
 code_section()
 
-page.further_reading([
-    ("Vaswani et al. 2017, Attention is all you need (the block, post-norm)", "https://arxiv.org/abs/1706.03762"),
-    ("Xiong et al. 2020, On layer normalization in the transformer architecture (pre- vs post-norm)",
-     "https://arxiv.org/abs/2002.04745"),
-    ("Karpathy, nanoGPT (the baby GPT preset and its training loop)", "https://github.com/karpathy/nanoGPT"),
-    ("Lin et al. 2021, A survey of transformers", "https://arxiv.org/abs/2106.04554"),
-    ("Brown et al. 2020, Language models are few-shot learners (GPT-3's sizes, table 2.1)",
-     "https://arxiv.org/abs/2005.14165"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)
 warmup.prefetch("the model ladder")  # ui.warmup: the next page, Generate, opens on it

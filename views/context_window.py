@@ -151,9 +151,5 @@ def result_section() -> None:
 result_section()
 STATE.mirror()
 
-page.further_reading([
-    ("Bahdanau, Cho, Bengio 2015: weights computed from content", "https://arxiv.org/abs/1409.0473"),
-    ("Vaswani et al. 2017, Attention Is All You Need", "https://arxiv.org/abs/1706.03762"),
-    ("Stanford CME 295, lecture 1: from embeddings to attention", "https://cme295.stanford.edu/"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

@@ -413,20 +413,7 @@ def code_and_challenges() -> None:
 
 code_and_challenges()
 
-page.further_reading([
-    ("Sanderson (3Blue1Brown), Transformers, Deep Learning chapter 5: word embeddings from 12:27",
-     "https://www.youtube.com/watch?v=wjZofJX0v4M&t=747s"),
-    ("Pennington, Socher and Manning 2014, GloVe: Global vectors for word representation",
-     "https://nlp.stanford.edu/projects/glove/"),
-    ("Mikolov et al. 2013, Efficient estimation of word representations in vector space (the analogy test)",
-     "https://arxiv.org/abs/1301.3781"),
-    ("Levy and Goldberg 2014, Linguistic regularities in sparse and explicit word representations (3CosMul)",
-     "https://aclanthology.org/W14-1618/"),
-    ("Nissim, van Noord and van der Goot 2020, Fair is better than sensational (why inputs are left out)",
-     "https://arxiv.org/abs/1905.09866"),
-    ("Stanford CME 295, lecture 1: from tokenization and embeddings to the transformer",
-     "https://cme295.stanford.edu/"),
-])
+page.further_reading(PAGE.reading)
 STATE.mirror()
 page.next_idea(__file__)
 warmup.prefetch("analogy accuracy, both scores")  # ui.warmup

@@ -243,13 +243,6 @@ def code_section() -> None:
 
 code_section()
 
-page.further_reading([
-    ("Karpathy, makemore: one interface for every language model", "https://github.com/karpathy/makemore"),
-    ("Holtzman et al. 2020, The curious case of neural text degeneration (temperature, top-k)",
-     "https://arxiv.org/abs/1904.09751"),
-    ("Chen & Goodman 1998, An empirical study of smoothing techniques for language modeling (Kneser-Ney)",
-     "https://dash.harvard.edu/handle/1/25104739"),
-    ("Stanford CME 295, Transformers and large language models, lecture 1", "https://cme295.stanford.edu/syllabus/"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)
 warmup.prefetch("SmolLM2's default sample")  # ui.warmup

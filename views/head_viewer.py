@@ -236,14 +236,5 @@ if scored is not None:
     head_section()
 
 
-page.further_reading([
-    ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
-    ("Olsson et al. 2022, In-context learning and induction heads",
-     "https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html"),
-    ("Vig 2019, A multiscale visualization of attention in the transformer (BertViz)",
-     "https://arxiv.org/abs/1906.05714"),
-    ("Jain & Wallace 2019, Attention is not explanation", "https://arxiv.org/abs/1902.10186"),
-    ("Xiao et al. 2023, Efficient streaming language models with attention sinks", "https://arxiv.org/abs/2309.17453"),
-    ("Allal et al. 2025, SmolLM2: when smol goes big", "https://arxiv.org/abs/2502.02737"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

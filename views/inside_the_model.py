@@ -545,17 +545,6 @@ def try_section(model, picked: str, late_target: bool, previous_token_knocked: b
 try_section(model, picked, late_target, previous_token_knocked)
 
 STATE.mirror()
-page.further_reading([
-    ("nostalgebraist 2020, interpreting GPT: the logit lens",
-     "https://www.lesswrong.com/posts/AcKRB8wDpdaN6v6ru/interpreting-gpt-the-logit-lens"),
-    ("Elhage et al. 2021, A mathematical framework for transformer circuits",
-     "https://transformer-circuits.pub/2021/framework/index.html"),
-    ("Olsson et al. 2022, In-context learning and induction heads",
-     "https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html"),
-    ("Meng et al. 2022, Locating and editing factual associations in GPT", "https://arxiv.org/abs/2202.05262"),
-    ("Wang et al. 2022, Interpretability in the wild: a circuit for indirect object identification in GPT-2 small",
-     "https://arxiv.org/abs/2211.00593"),
-    ("Jain & Wallace 2019, Attention is not explanation", "https://arxiv.org/abs/1902.10186"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)
 warmup.prefetch(warmup.INSIDE)

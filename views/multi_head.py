@@ -222,14 +222,5 @@ trained_section()
 costs_section()
 tail_section()
 
-page.further_reading([
-    ("Vaswani et al. 2017, Attention is all you need (section 3.2.2, multi-head attention)",
-     "https://arxiv.org/abs/1706.03762"),
-    ("GeeksforGeeks, Multi-head attention mechanism",
-     "https://www.geeksforgeeks.org/nlp/multi-head-attention-mechanism/"),
-    ("Voita et al. 2019, Analyzing multi-head self-attention: specialized heads do the heavy lifting",
-     "https://arxiv.org/abs/1905.09418"),
-    ("Clark et al. 2019, What does BERT look at? An analysis of BERT's attention", "https://arxiv.org/abs/1906.04341"),
-    ("Lin et al. 2021, A survey of transformers, arXiv:2106.04554", "https://arxiv.org/abs/2106.04554"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

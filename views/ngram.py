@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine import limits, markup
 from engine.chapter.ngram import (
-    LENGTH_STEP, MAX_LENGTH, MIN_LENGTH, MIN_LOOP, NGRAM_CHAPTER, PAGE, sample_start,
+    LENGTH_STEP, MAX_LENGTH, MIN_LENGTH, MIN_LOOP, PAGE, sample_start,
 )
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
@@ -295,13 +295,6 @@ if counts is not None:
     sparse = next((r for r in growth if r.fraction < 1e-3), None)
     code_and_challenges()
 
-page.further_reading([
-    ("Shannon 1948: A Mathematical Theory of Communication (n-gram approximations of English)",
-     "https://people.math.harvard.edu/~ctm/home/text/others/shannon/entropy/entropy.pdf"),
-    ("Chen & Goodman 1998: An empirical study of smoothing techniques for language modeling",
-     "https://dash.harvard.edu/handle/1/25104739"),
-    NGRAM_CHAPTER,
-    ("Holtzman et al. 2020: The curious case of neural text degeneration", "https://arxiv.org/abs/1904.09751"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)
 warmup.prefetch(warmup.NGRAMS)  # ui.warmup

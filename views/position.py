@@ -245,13 +245,5 @@ def code_section() -> None:
 
 code_section()
 
-page.further_reading([
-    ("Vaswani et al. 2017, Attention is all you need (section 3.5, positional encoding)",
-     "https://arxiv.org/abs/1706.03762"),
-    ("Lin et al. 2021, A survey of transformers (position representations), arXiv:2106.04554",
-     "https://arxiv.org/abs/2106.04554"),
-    ("Haviv et al. 2022, Transformer language models without positional encodings still learn positional "
-     "information (the causal mask)", "https://arxiv.org/abs/2203.16634"),
-    ("Stanford CME 295, Transformers and large language models, lecture 1", "https://cme295.stanford.edu/syllabus/"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)

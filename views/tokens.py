@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from engine import limits, markup
-from engine.chapter.ngram import NGRAM_CHAPTER
 from engine.chapter.tokens import (
     BPE_SOURCES, DEFAULT_TEXT, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction,
     tokenizer_names,
@@ -268,12 +267,6 @@ def code_and_challenges() -> None:
 
 code_and_challenges()
 
-page.further_reading([
-    ("Sennrich, Haddow, Birch 2016: byte-pair encoding for rare words", "https://arxiv.org/abs/1508.07909"),
-    ("Radford et al. 2019: GPT-2 and byte-level BPE",
-     "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
-    NGRAM_CHAPTER,
-    ("Stanford CME 295, lecture 1: tokens and language models", "https://cme295.stanford.edu/"),
-])
+page.further_reading(PAGE.reading)
 page.next_idea(__file__)
 warmup.prefetch(warmup.NGRAMS)  # ui.warmup

@@ -18,6 +18,7 @@ from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, SelfAttentionResult, identity_projections, random_projections, self_attention,
 )
 from engine.attention.typed_matrices import format_matrix, parse_matrix
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, text
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
@@ -161,4 +162,8 @@ PAGE = PageSpec(
     ),
     presets=PRESETS,
     questions=(largest_weight, scaling),
+    reading=(references.VASWANI_2017.on("section 3.2, scaled dot-product attention"),
+             references.BAHDANAU_2015,
+             references.LIN_2021,
+             references.CME_295.on("lecture 1")),
 )

@@ -19,6 +19,7 @@ from engine.beyond.modalities import (
     frame_attention, image_attention, parse_sequence, patch_costs, residue_attention, resize_square,
     segment_of, spectrogram_frames, synth_signal,
 )
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.charts.images import OVERLAY_STYLES
 from engine.classroom.questions import _numbers
@@ -277,4 +278,9 @@ PAGE = PageSpec(
         Param("residue", 0, between(0, limits.MAX_RESIDUES - 1), label="Residue"),
     ),
     questions=(scores,),
+    reading=(references.DOSOVITSKIY_2020,
+             references.GONG_2021,
+             references.RIVES_2021,
+             references.VASWANI_2017,
+             references.LIN_2021),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from engine import limits
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool
 from engine.classroom.questions import _numbers, _top_choice
 from engine.classroom.store import Question
@@ -137,4 +138,9 @@ PAGE = PageSpec(
     ),
     presets=PRESETS,
     questions=(block_parameters, block_largest_part),
+    reading=(references.VASWANI_2017.on("the block, post-norm"),
+             references.XIONG_2020.on("pre- vs post-norm"),
+             references.NANOGPT.on("the baby GPT preset and its training loop"),
+             references.LIN_2021,
+             references.BROWN_2020.on("GPT-3's sizes, table 2.1")),
 )

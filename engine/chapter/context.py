@@ -17,6 +17,7 @@ from engine import limits, markup
 from engine.attention.mechanism import AttentionResult, attention, window_inside, window_reach, window_weights
 from engine.attention.readings import context_reading
 from engine.attention.typed_matrices import format_matrix, parse_matrix
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, parse_bool, text
 from engine.charts.style import unique_labels
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
@@ -175,4 +176,7 @@ PAGE = PageSpec(
                    "Off: the raw dot products of steps 1-3."),
     ),
     questions=(reach, favourite),
+    reading=(references.BAHDANAU_2015,
+             references.VASWANI_2017,
+             references.CME_295.on("lecture 1: from embeddings to attention")),
 )

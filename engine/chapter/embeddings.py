@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine import limits, markup
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, one_of, parse_bool, text
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
@@ -194,4 +195,10 @@ PAGE = PageSpec(
     ),
     presets=PRESETS,
     questions=(analogy_top_answer,),
+    reading=(references.SANDERSON_EMBEDDINGS,
+             references.PENNINGTON_2014,
+             references.MIKOLOV_2013.on("the analogy test"),
+             references.LEVY_GOLDBERG_2014.on("3CosMul"),
+             references.NISSIM_2020.on("why inputs are left out"),
+             references.CME_295.on("lecture 1: from tokenization and embeddings to the transformer")),
 )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from engine import limits
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, text
 from engine.charts.style import visible
 from engine.classroom.questions import GENERATE_NGRAMS as NGRAMS
@@ -196,4 +197,8 @@ PAGE = PageSpec(
         Param("gen_models", ",".join(DEFAULT_MODELS), model_list, label="Models, side by side"),
     ),
     questions=(generate_variety, generate_ladder),
+    reading=(references.MAKEMORE,
+             references.HOLTZMAN_2020.on("temperature, top-k"),
+             references.CHEN_GOODMAN_1998.on("Kneser-Ney"),
+             references.CME_295.on("lecture 1")),
 )

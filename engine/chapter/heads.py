@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from engine import limits
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, text
 from engine.classroom.questions import TIE_TOLERANCE, _quote, _top_choice
 from engine.classroom.store import Question
@@ -162,4 +163,10 @@ PAGE = PageSpec(
     ),
     presets=PRESETS,
     questions=(head_type, last_token),
+    reading=(references.CLARK_2019,
+             references.OLSSON_2022,
+             references.VIG_2019,
+             references.JAIN_WALLACE_2019,
+             references.XIAO_2023,
+             references.ALLAL_2025),
 )

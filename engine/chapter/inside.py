@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from engine import limits
 from engine.chapter.heads import MODEL
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.classroom.questions import TIE_TOLERANCE, _quote, _top_choice
 from engine.classroom.store import Question
@@ -199,4 +200,10 @@ PAGE = PageSpec(
     ),
     presets={"knock_out": KNOCK_OUT_EXAMPLES, "patching": PATCHING_EXAMPLES, "own": OWN_EXAMPLES},
     questions=(heads_question, lens_question),
+    reading=(references.LOGIT_LENS_2020,
+             references.ELHAGE_2021,
+             references.OLSSON_2022,
+             references.MENG_2022,
+             references.WANG_2022,
+             references.JAIN_WALLACE_2019),
 )

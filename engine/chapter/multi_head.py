@@ -15,6 +15,7 @@ from engine import limits
 from engine.attention.mechanism import (
     MultiHeadResult, compare_head_costs, identity_projections, multi_head_attention, random_projections,
 )
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, text
 from engine.classroom.questions import _numbers
 from engine.classroom.store import Question
@@ -168,4 +169,9 @@ PAGE = PageSpec(
         Param("layer", 1, between(1, MAX_BLOCK), label="Block"),
     ),
     questions=(parameters,),
+    reading=(references.VASWANI_2017.on("section 3.2.2, multi-head attention"),
+             references.GEEKSFORGEEKS_MULTI_HEAD,
+             references.VOITA_2019,
+             references.CLARK_2019,
+             references.LIN_2021),
 )

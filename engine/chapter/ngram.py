@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine import limits
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.classroom.questions import BITS_TIE, _top_choice
 from engine.classroom.store import Question
@@ -25,9 +26,6 @@ from engine.language.tokenizers import LEVELS
 MIN_LOOP = {"characters": 16, "words": 8, "BPE": 10}   # a repeat at least this long counts as a loop, per level
 MIN_LENGTH, MAX_LENGTH, LENGTH_STEP = 10, 500, 10      # the sample's length slider
 # further reading on both language pages (Tokens, N-gram sampler)
-NGRAM_CHAPTER = ("Jurafsky & Martin, Speech and Language Processing, ch. 3: n-gram language models",
-                 "https://web.stanford.edu/~jurafsky/slp3/3.pdf")
-
 
 def source(raw: str) -> str:
     """The corpus a link names: all the plays, one play (by its title), or a text of one's own."""
@@ -147,4 +145,8 @@ PAGE = PageSpec(
         Param("prompt", "", text(limits.NGRAM_MAX_PROMPT_CHARS), label="Start the sample with (optional)"),
     ),
     questions=(loop, held_out),
+    reading=(references.SHANNON_1948.on("n-gram approximations of English"),
+             references.CHEN_GOODMAN_1998,
+             references.JURAFSKY_MARTIN_3,
+             references.HOLTZMAN_2020),
 )

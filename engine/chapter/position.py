@@ -16,6 +16,7 @@ import numpy as np
 
 from engine import limits
 from engine.attention.mechanism import random_projections
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, text
 from engine.classroom.store import Question
 from engine.embeddings.tiny_vocabulary import EmbeddedSentence, Vocabulary, embed, load_vocabulary, tokenize
@@ -206,4 +207,8 @@ PAGE = PageSpec(
               help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks."),
     ),
     questions=(equivariance,),
+    reading=(references.VASWANI_2017.on("section 3.5, positional encoding"),
+             references.LIN_2021.on("position representations"),
+             references.HAVIV_2022.on("the causal mask"),
+             references.CME_295.on("lecture 1")),
 )

@@ -59,7 +59,7 @@ class PageSpec:
     `key` prefixes the page's session keys; `url` is its link's path; `view` names its file in each front end
     (views/<view>.py, gradio_tabs/<view>.py); `beyond` says, for a page beyond the chapter, what it adds;
     `questions` are the class questions it can ask (each `(values, sources) -> engine.classroom.store.Question`,
-    reading `values(...)`'s typed values)."""
+    reading `values(...)`'s typed values); `reading` its further reading (engine.chapter.references)."""
     key: str
     url: str
     title: str
@@ -71,6 +71,7 @@ class PageSpec:
     beyond: str = ""
     questions: tuple[Callable, ...] = ()
     presets: Mapping[str, Any] = field(default_factory=dict)
+    reading: tuple[tuple[str, str], ...] = ()   # its further reading, (title, url): engine.chapter.references
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine import limits, markup
+from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.charts.style import visible
 from engine.classroom.questions import TIE_TOLERANCE, _has_word, _quote, _top_choice
@@ -162,4 +163,8 @@ PAGE = PageSpec(
         Param("prompt", DEFAULT_PROMPT, text(limits.TOKENS_MAX_PROMPT_CHARS), label="Context (the text so far)"),
     ),
     questions=(likeliest_next_token, gpt2_pieces),
+    reading=(references.SENNRICH_2016,
+             references.RADFORD_2019,
+             references.JURAFSKY_MARTIN_3,
+             references.CME_295.on("lecture 1: tokens and language models")),
 )
