@@ -52,12 +52,11 @@ class AfterThePage:
 
 
 def measure(page: str, runs: int) -> dict:
-    import torch
-
+    from engine import prepare
     from engine.chapter.questions import questions_for
     from engine.classroom.questions import EngineSources
 
-    torch.set_num_threads(1)                       # the server's torch (ui/loaders.py)
+    prepare.serve_on_one_thread()                  # the server's torch (ui/loaders.py, gradio_tabs/loaders.py)
     sources = EngineSources()
     start = time.perf_counter()
     asked = questions_for(page, {}, sources)

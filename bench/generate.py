@@ -13,7 +13,7 @@ runs, for 100, 160 (the page's default) and 400 (the limit) characters:
   per step (the reference, run in the same process, interleaved with the cached runs).
 - "rolling" (rotary models only): CachedReader(rolling=True), which keeps the cache as the
   window slides (drop the oldest key and value, read one token): one token per step throughout.
-  This is what the Generate page runs for a rotary model (engine.prepare.shipped_model).
+  This is what the Generate page runs for a rotary model (engine.prepare.shipped_transformer).
 Cached and full passes draw the same characters (checked). A rolling reader is sliding-window
 attention beyond the window, not a full pass over it (engine.transformer.language_model.CachedReader), so its
 draws may part from the full passes' after the window fills: the table gives the largest

@@ -2,16 +2,14 @@
 the token limit) and the same reading of one head of SmolLM2-135M from it, `head_view`."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Mapping
 
 import gradio as gr
 
 from engine import limits, markup
-from engine.chapter.heads import PAGE, asks, head_sentence, head_view, read_heads, scores_text
+from engine.chapter.heads import PAGE, asks, head_sentence, head_view, scores_text
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels
-from engine.interpret import heads
 from engine.pretrained.gguf_file import Config
 from gradio_tabs import loaders
 from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
@@ -21,26 +19,11 @@ SIZES = Config()     # SmolLM2-135M's: 30 layers x 9 heads
 LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
 
 
-@functools.lru_cache(maxsize=1)
-def _induction():
-    """Each head's induction score on the fixed repeated random sequence (the prepared cache), as the page's."""
-    from engine import prepare
-
-    return prepare.induction_scores()
-
-
-@functools.lru_cache(maxsize=32)
-def _read(text: str):
-    """The page's pass over a sentence (cut to limits.HEAD_VIEWER_MAX_TOKENS) and every head scored and named."""
-    result = read_heads(loaders.smollm2(), text)
-    return result, heads.score_heads(result.weights, result.ids, induction=_induction())
-
-
 def from_link(values: Mapping[str, Any]):
     """The tab's outputs for a page's typed link values (PAGE.values): the head the page opens for that link, its
     weights as a table, the page's sentence on it, and its heatmap. SmolLM2 only: the Space brings no models."""
     engine_call(loaders.smollm2)       # a sentence, not a traceback, where the weights are not installed
-    result, scored = engine_call(_read, values["text"])
+    result, scored = engine_call(loaders.heads, values["text"])
     view = engine_call(head_view, values, result, scored)   # a pass past the token limit: the engine's sentence
     tokens = [t if t.strip() else repr(t) for t in view.tokens]
     rows = table(view.alpha.astype(float).round(3), unique_labels(tokens))

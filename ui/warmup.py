@@ -85,10 +85,11 @@ def shared_data() -> None:
 
 def _every_first_view() -> None:
     """What each page's first view reads, lightest first (the attention pages need none of it)."""
+    from engine.pretrained.llama import DEFAULT_NAME
     from ui import loaders
 
     shared_data()
-    loaders.smollm2_induction_scores()
+    loaders.pretrained_induction_scores(DEFAULT_NAME)
     _head_viewer()
     loaders.fixed_ladder()
     loaders.char_ngrams()

@@ -8,8 +8,8 @@ cached `(name, prompt, temperature, top_k, length, seed) -> Generation` (ui.load
 class's sources), so the Streamlit page, the Gradio tab and the class question read the same draws. `ladder` and
 `ladder_reading` are the model ladder's bars and sentences. The spec itself (PAGE) closes the file.
 
-The model names (SHIPPED, NGRAMS) stay with engine.classroom.questions.generation_model, which the caches below the
-pages (ui.loaders, EngineSources) open models by; they are imported from there.
+The model names (SHIPPED, NGRAMS) are engine.prepare's, which opens the models by them (generation_model) for every
+front door's cache (ui.loaders, gradio_tabs.loaders, EngineSources); they are imported from there.
 """
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from engine import limits
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, text
 from engine.charts.style import visible
-from engine.classroom.questions import GENERATE_NGRAMS as NGRAMS
-from engine.classroom.questions import SHIPPED, _top_choice, generation_model
+from engine.classroom.questions import _top_choice
+from engine.prepare import GENERATE_NGRAMS as NGRAMS
+from engine.prepare import SHIPPED, generation_model
 from engine.classroom.store import Question
 from engine.transformer.generation import Generation, Rung
 from engine.transformer.ladder import Bar, ladder_sentences

@@ -161,7 +161,7 @@ def test_after_the_warm_up_the_first_view_computes_nothing(run_page, monkeypatch
     from engine.pretrained.llama import Llama
     from ui import loaders, pretrained_views, warmup
 
-    for cached in (loaders.pretrained_scored_heads, loaders.smollm2_heads, pretrained_views._next_tokens,
+    for cached in (loaders.pretrained_scored_heads, loaders.pretrained_heads, pretrained_views._next_tokens,
                    pretrained_views._candidates):
         cached.clear()
     warmup._head_viewer()

@@ -173,11 +173,11 @@ def test_mean_ablation_and_another_source_token(run_page):
 def test_a_live_model_from_the_block_builder_joins_section_5(run_page):
     from streamlit.testing.v1 import AppTest
 
-    from engine.prepare import shipped_model
+    from engine.prepare import shipped_transformer
     from tests.pages.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
-    at.session_state[LIVE_MODEL.key] = shipped_model()[0]          # any trained TransformerLanguageModel
+    at.session_state[LIVE_MODEL.key] = shipped_transformer()[0]          # any trained TransformerLanguageModel
     at = unfold(at.run())
     at.radio(key="inside.own_model").set_value("your live model (Block builder)").run()
     no_exception(at)
