@@ -2,7 +2,7 @@
 
     python -m bench.class_questions [--runs 3] [--pages inside generate ...]
 
-For each page of engine.classroom.questions.BUILDERS, two figures:
+For each page of engine.chapter.questions.BUILDERS (each page spec's questions), two figures:
 
 - "after the page": what a teacher waits for once the page has drawn its first view. The app builds a page's
   questions with the page's own caches (ui.loaders): the models, corpora and vectors it loaded and what it computed
