@@ -13,6 +13,8 @@ import streamlit as st  # noqa: E402
 
 from pathlib import Path  # noqa: E402
 
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException  # noqa: E402
+
 from ui import app_server, classroom, door, recording, screen, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
@@ -55,6 +57,13 @@ def main() -> None:
         recording.finish()                   # what follows is not the page's: its handout record is complete
         classroom.sidebar()                # after the page: its link is the one a class follows
         shell.qr_code()                    # after the page: its link carries the settings it just mirrored
+    except RerunException:                 # cut short by a newer run: that one says the door's sentences again
+        raise
+    except BaseException:
+        door.said_and_shown()
+        raise
+    else:
+        door.said_and_shown()
     finally:
         ui.server.return_freed_memory()
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import math
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +19,8 @@ from starlette.routing import Route, WebSocketRoute  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
 from engine import limits  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 from ui import app_server, door  # noqa: E402
 
 
@@ -186,3 +190,20 @@ def test_app_py_mounts_the_door_and_its_reaper():
     app = (Path(__file__).resolve().parents[1] / "app.py").read_text()
     assert "lifespan=app_server.lifespan()" in app and "door.said_at_the_door()" in app
     assert any(m.cls is door.Door for m in app_server.middleware())
+
+
+def test_what_the_door_said_stays_until_a_run_gets_to_its_end(monkeypatch):
+    """The door asks for a run to say a refusal; the browser's own rerun may cut that run short. The sentence is
+    then said again by the next run, and cleared only once a run got to its end (app.py)."""
+    import streamlit as st
+    import streamlit.runtime.scriptrunner as scriptrunner
+
+    monkeypatch.setattr(st, "session_state", {})
+    monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: SimpleNamespace(session_id="tab-9"))
+    door._say("tab-9", "This upload was refused.")
+    assert door.said_at_the_door() == ["This upload was refused."]   # the door's run draws it, and is cut short
+    assert door.said_at_the_door() == ["This upload was refused."]   # the browser's run says it again
+    door.said_and_shown()
+    assert door.said_at_the_door() == []
+    app = (ROOT / "app.py").read_text()
+    assert "except RerunException:" in app and app.count("door.said_and_shown()") == 2

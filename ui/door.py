@@ -44,6 +44,7 @@ CONNECTION_HEADER = "x-playground-connection"   # a websocket's token, written b
 _said: dict[str, list[str]] = defaultdict(list)   # session id or connection token -> sentences for its next run
 _said_lock = threading.Lock()
 _connections: set[str] = set()                    # the tokens of open websockets
+_PENDING = "_door_said"   # session key: what the door said that no finished run has shown yet
 
 
 def _say(session_id: str, sentence: str) -> None:
@@ -58,8 +59,9 @@ def _take(*keys: str | None) -> list[str]:
 
 
 def said_at_the_door() -> list[str]:
-    """What the door refused for the session running this script since its last run (each sentence once): its
-    uploads, and what its websocket sent."""
+    """What the door refused for the session running this script and no finished run has shown yet (each sentence
+    once): its uploads, and what its websocket sent. A run cut short by a newer one (the door's own rerun, then the
+    browser's) leaves them for the next; `said_and_shown` clears them once a run got to its end."""
     import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -68,7 +70,17 @@ def said_at_the_door() -> list[str]:
         token = st.context.headers.get(CONNECTION_HEADER)
     except Exception:    # no browser (a bare script, AppTest)
         token = None
-    return _take(ctx.session_id if ctx else None, token)
+    pending = st.session_state.setdefault(_PENDING, [])
+    pending.extend(sentence for sentence in _take(ctx.session_id if ctx else None, token) if sentence not in pending)
+    return list(pending)
+
+
+def said_and_shown() -> None:
+    """The run that drew what the door said got to its end: those sentences have been read."""
+    import streamlit as st
+
+    with contextlib.suppress(Exception):
+        st.session_state.pop(_PENDING, None)
 
 
 # --- sentences -----------------------------------------------------------------------------------------------------
