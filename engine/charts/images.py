@@ -11,12 +11,14 @@ import numpy as np
 
 from engine.charts.heatmaps import causal_mask_of, uniform_colours, uniform_shades
 from engine.charts.palette import BLUE, ORANGE, TYPE_COLOURS, VIRIDIS
-from engine.charts.style import styled
+from engine.charts.style import PROJECTOR_TEXT_SIZE, styled
 from engine.interpret.heads import TYPES
 
 
 OVERLAY_STYLES = ("spotlight", "heat")
 THUMB_CELL = 28                    # pixels per head in the model view: 30 layers fit a 940 px column
+
+NOTE_LIFT = 4   # px between a note's name and the weights' plot under it
 
 
 def data_url(pixels: np.ndarray, fmt: str = "JPEG") -> str:
@@ -171,7 +173,7 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
                        "encoding": {"x": {"field": "start", "type": "quantitative", "scale": x_scale}}})
         # the names above the weights' plot, in the gap below the spectrogram's time axis: inside the plot they
         # lay over the tallest bars and the axis's numbers
-        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -4, "baseline": "bottom"},
+        layers.append({"data": {"values": notes}, "mark": {"type": "text", "dy": -NOTE_LIFT, "baseline": "bottom"},
                        "encoding": {"x": {"field": "mid", "type": "quantitative", "scale": x_scale},
                                     "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}}})
     bottom = {"width": width, "height": 150, "layer": layers}
@@ -182,7 +184,7 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
                 f"{weights[query]:.4f} on itself, most on another to frame {favourite} at "
                 f"{spec.times[favourite]:.3f} s, {weights[favourite]:.4f}.")
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": sentence,
-            "spacing": 24 if segments else 4,
+            "spacing": PROJECTOR_TEXT_SIZE + NOTE_LIFT + 2 if segments else 4,   # room for the names at any size
             "vconcat": [top, bottom]}
 
 
