@@ -657,18 +657,8 @@ class _Chart:
                 if step < self.label_size + 1:
                     axis["labelOverlap"] = "parity"
                 return encoding | {"x": x | {"axis": axis}}
-            if isinstance(out.get("encoding"), dict):
-                out["encoding"] = upright(out["encoding"])
-            if isinstance(out.get("layer"), list):
-                out["layer"] = [part | {"encoding": upright(part["encoding"])} if isinstance(part, dict)
-                                and isinstance(part.get("encoding"), dict) else part for part in out["layer"]]
-        for part in CONCATS:
-            if isinstance(out.get(part), list):
-                out[part] = [self.labels_upright(inner, rows) if isinstance(inner, dict) else inner
-                             for inner in out[part]]
-        if isinstance(out.get("spec"), dict):
-            out["spec"] = self.labels_upright(out["spec"], rows)
-        return out
+            out = _each_encoding(out, upright)
+        return _each_inner(out, lambda inner: self.labels_upright(inner, rows))
 
     def axis_titles_wrapped(self, view: dict, scale: float, inherited: list[dict] | None = None) -> dict:
         """An x axis title longer than its plot in lines that fit the plot (a phone's narrow plots)."""
@@ -682,18 +672,7 @@ class _Chart:
             if plot is None or not isinstance(title, str) or text_width(title, self.text + 1) <= max(plot, 120):
                 return encoding
             return encoding | {"x": x | {"title": _lines(title, self.text + 1, max(plot, 120))}}
-        if isinstance(out.get("encoding"), dict):
-            out["encoding"] = wrapped(out["encoding"])
-        if isinstance(out.get("layer"), list):
-            out["layer"] = [part | {"encoding": wrapped(part["encoding"])} if isinstance(part, dict)
-                            and isinstance(part.get("encoding"), dict) else part for part in out["layer"]]
-        for part in CONCATS:
-            if isinstance(out.get(part), list):
-                out[part] = [self.axis_titles_wrapped(inner, scale, rows) if isinstance(inner, dict) else inner
-                             for inner in out[part]]
-        if isinstance(out.get("spec"), dict):
-            out["spec"] = self.axis_titles_wrapped(out["spec"], scale, rows)
-        return out
+        return _each_inner(_each_encoding(out, wrapped), lambda inner: self.axis_titles_wrapped(inner, scale, rows))
 
     def titles_wrapped(self, view: dict, room: float) -> dict:
         """Every title (the chart's, a panel's) longer than `room` px in lines that fit it."""
@@ -707,13 +686,29 @@ class _Chart:
                 and text_width(title["text"], size * 1.08) > room:
             out["title"] = title | {"text": _lines(title["text"], size, room)}
             self.changed = True
-        for part in (*CONCATS, "layer"):
-            if isinstance(out.get(part), list):
-                out[part] = [self.titles_wrapped(inner, room) if isinstance(inner, dict) else inner
-                             for inner in out[part]]
-        if isinstance(out.get("spec"), dict):
-            out["spec"] = self.titles_wrapped(out["spec"], room)
-        return out
+        return _each_inner(out, lambda inner: self.titles_wrapped(inner, room), parts=(*CONCATS, "layer"))
+
+
+def _each_encoding(view: dict, change) -> dict:
+    """A copy of `view` with `change` applied to its own encoding and to each of its layers'."""
+    out = dict(view)
+    if isinstance(out.get("encoding"), dict):
+        out["encoding"] = change(out["encoding"])
+    if isinstance(out.get("layer"), list):
+        out["layer"] = [part | {"encoding": change(part["encoding"])} if isinstance(part, dict)
+                        and isinstance(part.get("encoding"), dict) else part for part in out["layer"]]
+    return out
+
+
+def _each_inner(out: dict, change, parts: tuple[str, ...] = CONCATS) -> dict:
+    """`out` (a copy the caller owns) with `change` applied to each view it concatenates and to the spec it
+    repeats."""
+    for part in parts:
+        if isinstance(out.get(part), list):
+            out[part] = [change(inner) if isinstance(inner, dict) else inner for inner in out[part]]
+    if isinstance(out.get("spec"), dict):
+        out["spec"] = change(out["spec"])
+    return out
 
 
 def _is_number(text: str) -> bool:
@@ -782,13 +777,7 @@ def _transposed(view: dict) -> dict:
             return channel | {"axis": kept | placed}
         return encoding | {"x": moved(y, x), "y": moved(x, y)}
 
-    out = dict(view)
-    if isinstance(out.get("encoding"), dict):
-        out["encoding"] = swap(out["encoding"])
-    if isinstance(out.get("layer"), list):
-        out["layer"] = [layer | {"encoding": swap(layer["encoding"])} if isinstance(layer, dict)
-                        and isinstance(layer.get("encoding"), dict) else layer for layer in out["layer"]]
-    return out
+    return _each_encoding(view, swap)
 
 
 def _mark_type(view: dict) -> str:

@@ -1,4 +1,4 @@
-"""What every page's class questions share: reading a link's values, options and ties, and where heavy things come
+"""What every page's class questions share: options and ties, and where heavy things come
 from. Each page's questions live in its spec (engine.chapter.<page>.PAGE.questions); engine.chapter.questions
 asks them.
 
@@ -15,49 +15,16 @@ Building a page's questions takes at most a couple of seconds once its models ar
 """
 from __future__ import annotations
 
-import math
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from engine import prepare
 
-Values = Mapping[str, str]
 TIE = "Two or more tie for first"
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
 BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
-
-
-# --- reading the link's values ---------------------------------------------------------------------
-
-def _text(values: Values, name: str, default: str) -> str:
-    value = values.get(name)
-    return default if value is None else str(value)
-
-
-def _int(values: Values, name: str, default: int) -> int:
-    try:
-        return int(float(values[name]))
-    except (KeyError, TypeError, ValueError):
-        return default
-
-
-def _float(values: Values, name: str, default: float) -> float:
-    try:
-        value = float(values[name])
-    except (KeyError, TypeError, ValueError):
-        return default
-    return value if math.isfinite(value) else default
-
-
-def _bool(values: Values, name: str, default: bool) -> bool:
-    raw = str(values.get(name, "")).strip().lower()
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    return default
 
 
 def _quote(text: str) -> str:

@@ -10,7 +10,7 @@ from engine.chapter.embeddings import (
     PAGE, analogy, analogy_reading, map_reading, map_words, neighbours, neighbours_reading, offset_map,
 )
 from engine.chapter.questions import questions_for
-from engine.classroom.questions import TIE, EngineSources
+from engine.classroom.questions import TIE
 from tests.pages.conftest import run_file
 
 pytest.importorskip("gradio")
@@ -23,11 +23,6 @@ LINKS = [
     {"a": "go", "b": "went", "c": "see", "method": "3cosmul", "vocab": "10000"},  # saw lands second
     {"query": "king - man + woman", "leave_out": "0", "vocab": "400000"},       # the sum stays on its own 'king'
 ]
-
-
-@pytest.fixture(scope="module")
-def sources():
-    return EngineSources()
 
 
 @pytest.mark.parametrize("link", LINKS)

@@ -7,7 +7,6 @@ import pytest
 
 from engine.chapter.generate import PAGE, ladder, ladder_reading, samples, variety
 from engine.chapter.questions import questions_for
-from engine.classroom.questions import EngineSources
 from engine.language.corpus import ALL_PLAYS
 from tests.pages.conftest import run_file
 
@@ -20,11 +19,6 @@ LINKS = [
     {"gen_length": "15", "gen_temperature": "1.5", "gen_top_k": "5", "gen_models": "5-gram,shipped transformer",
      "gen_prompt": "JULIET:\nO Romeo"},
 ]
-
-
-@pytest.fixture(scope="module")
-def sources():
-    return EngineSources()
 
 
 @pytest.mark.parametrize("link", LINKS)
