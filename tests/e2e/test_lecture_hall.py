@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PageTimeout
 
 from deploy import haproxy
 from deploy.serve import healthy
@@ -176,7 +177,7 @@ def back_on_its_page(page, hall, tries: int = 2) -> None:
         try:
             page.get_by_text("Step by step for the query").first.wait_for(timeout=45_000)
             return
-        except Exception:
+        except PageTimeout:
             if attempt == tries:
                 log = hall.log.read_text().splitlines()[-15:]
                 pytest.fail("after the crash the page did not come back on the live process:\n"
