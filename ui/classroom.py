@@ -65,7 +65,6 @@ SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big abo
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
 TOLD = "class.told"                # the listener's trigger ran: the version moved (ui.class_events)
 FALLBACK = "class.fallback"        # the listener cannot reach the events route: the fragment polls on its timer
-FALLBACK_SAID = "class.fallback_said"   # ... and the page said so (once)
 SWITCH = "class.switch"            # the fallback began or ended: a whole run sets the fragment's timer
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
@@ -399,11 +398,9 @@ def _student_fragment() -> None:
         period = limits.CLASS_POLL_S
     elif st.session_state.get(FALLBACK):
         period = limits.CLASS_FALLBACK_POLL_S
-        if not st.session_state.get(FALLBACK_SAID):
-            st.session_state[FALLBACK_SAID] = True
-            st.toast(f"This page cannot reach the class's events, so it asks for news every "
-                     f"{limits.CLASS_FALLBACK_POLL_S:g} s instead: the teacher's questions may take that long to "
-                     "appear.", icon=":material/sync_problem:")
+        st.caption(f":material/sync_problem: This page cannot reach the class's events, so it asks for news every "
+                   f"{limits.CLASS_FALLBACK_POLL_S:g} s instead: the teacher's questions may take that long to "
+                   "appear.")
     else:
         period = None
     st.fragment(_student_live, run_every=period)()
