@@ -141,8 +141,7 @@ async def class_events(request):
         leaving.cancel()
         if not waiting.done():
             waiting.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await leaving
+    await asyncio.gather(leaving, waiting, return_exceptions=True)    # the cancelled one has let go of its slot
     if waiting.cancelled():
         return Response(status_code=204, headers=NO_STORE)   # nobody is there to read it
     try:

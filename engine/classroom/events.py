@@ -131,6 +131,9 @@ class Watcher:
 
     async def stop(self) -> None:
         self._stop_listening.set()
+        if self._listener is not None:                   # it looks at the stop every second
+            await asyncio.to_thread(self._listener.join, 5.0)
+            self._listener = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
