@@ -428,11 +428,14 @@ def _student_live() -> None:
         st.rerun(scope="app")          # the fragment's timer starts (or stops) with a whole run
     _show_error()
     state = _student_state(code, fresh=st.session_state.pop(TOLD, False))
+    seen = st.session_state.get(VIEW)
+    if class_events.pushing() and seen is not None and seen[0] == code:
+        # also under a store's sentence (state None): the listener parks from the version last drawn, so the box
+        # draws anew once the class moves on (an unknown or ended code stops it: the route says 404 or 410)
+        class_events.listen(code, seen[1], fallback=bool(st.session_state.get(FALLBACK)),
+                            on_moved=_told, on_unreachable=_unreachable, on_reachable=_reachable)
     if state is None:
         return
-    if class_events.pushing():
-        class_events.listen(code, st.session_state[VIEW][1], fallback=bool(st.session_state.get(FALLBACK)),
-                            on_moved=_told, on_unreachable=_unreachable, on_reachable=_reachable)
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
     if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
