@@ -136,6 +136,8 @@ class Result:
     teacher_poll_s: float = limits.CLASS_TEACHER_POLL_S
     student_poll_s: float = limits.CLASS_POLL_S
     errors: list[str] = field(default_factory=list)
+    transport: str = "poll"            # students poll on their fragment's timer, or are told (push: ui.class_events)
+    told: int = 0                      # push: events the students' parked requests were answered with
 
     def first_votes(self) -> dict[tuple[str, int, int], float]:
         """(student, question, round) -> when that student's first confirmed vote of the round was sent. A vote

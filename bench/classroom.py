@@ -1,7 +1,7 @@
 """A class in class mode: N students join, follow the teacher and answer M questions.
 
     python -m bench.classroom [--students 300] [--processes 2] [--store sqlite redis] [--questions 3]
-                              [--idle-s 30] [--level browser|store] [--port 8681]
+                              [--idle-s 30] [--level browser|store] [--transport poll push] [--port 8681]
 
 Per store (SQLite in a temporary data folder; Redis at PLAYGROUND_REDIS_URL, else a private
 redis-server this script starts on loopback) it prints, in words a reader can check:
@@ -190,8 +190,8 @@ def report(r: Result) -> dict:
     f50, f95 = percentile(r.follow_delays, 0.5), percentile(r.follow_delays, 0.95)
     counted_ok = r.counted == r.sent and not r.in_doubt
     changes = sum(1 for v in r.votes if v.ok) - r.sent
-    print(f"\n== store {r.store}, level {r.level}: {r.students} students on {r.processes} process"
-          f"{'es' if r.processes > 1 else ''} ==")
+    print(f"\n== store {r.store}, level {r.level}" + (f", transport {r.transport}" if r.level == "browser" else "")
+          + f": {r.students} students on {r.processes} process{'es' if r.processes > 1 else ''} ==")
     print(f"joined {r.joined} of {r.students}")
     print(f"votes sent {r.sent}, counted {r.counted}" + ("" if counted_ok else "   <-- NOT EQUAL")
           + f" (one per student and round, confirmed on the student's page; and {changes} changes of mind, which "
@@ -220,13 +220,16 @@ def report(r: Result) -> dict:
         print(f"question seen (the teacher asks, the student's page shows it) p50 {q50:.2f} s, p95 {q95:.2f} s, "
               f"last {max(r.question_delays):.2f} s over {len(r.question_delays)} "
               f"(goal: within {QUESTION_SEEN_GOAL_S:g} s)")
-    print(f"idle polling (students poll every {r.student_poll_s:g} s): {idle_total:.1f} CPU-s in {r.idle_wall_s:.0f} s "
+    how = (f"students parked on the events route, told {r.told} times" if r.transport == "push" and r.level == "browser"
+           else f"students poll every {r.student_poll_s:g} s")
+    print(f"idle ({how}): {idle_total:.1f} CPU-s in {r.idle_wall_s:.0f} s "
           f"with {r.students} students (store server {r.idle_store_cpu_s:.1f} of it) = {100 * share:.0f} % of this "
           f"{cores}-core machine (goal <= {100 * IDLE_SHARE_GOAL:.0f} %)")
     print(f"  the servers with nobody connected used {r.baseline_cpu_s:.1f} CPU-s over as long (measured before the "
           f"class), so the polling adds {polling:.1f} CPU-s = {1000 * per_student_minute:.0f} ms of CPU per student "
           "per minute" + (" (the teacher's page polls too)" if r.level == "browser" else ""))
-    return {"store": r.store, "level": r.level, "students": r.students, "processes": r.processes, "joined": r.joined,
+    return {"store": r.store, "level": r.level if r.level != "browser" else r.transport, "students": r.students,
+            "processes": r.processes, "joined": r.joined,
             "sent": r.sent, "counted": r.counted, "in_doubt": r.in_doubt, "p50": p50, "p95": p95, "follow_p95": f95,
             "seen_p95": percentile(r.question_delays, 0.95) if r.question_delays else float("nan"),
             "idle_ms_per_student_minute": 1000 * per_student_minute, "idle_share": share}
@@ -261,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", choices=("browser", "store"), default="browser")
     parser.add_argument("--port", type=int, default=8681)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--transport", nargs="+", choices=("poll", "push"), default=["poll", "push"],
+                        help="level browser: students poll on their fragment's timer (poll), or are told by the "
+                             "class's events route (push, ui.class_events); both (the default) print side by side")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _exit_on_signal)   # unwinds through the Farm and the store, which stop their children
     if not 1 <= args.students <= limits.CLASS_MAX_STUDENTS:
@@ -273,11 +279,13 @@ def main(argv: list[str] | None = None) -> int:
     for kind in stores:
         if args.level == "store":
             result = run_store_level(kind, args.students, args.processes, args.questions, args.idle_s, args.seed)
-        else:
-            from bench.classroom_browser import run_browser_level
+            rows.append(report(result))
+            continue
+        from bench.classroom_browser import run_browser_level
+        for transport in args.transport:
             result = run_browser_level(kind, args.students, args.processes, args.questions, args.idle_s, args.seed,
-                                       args.port)
-        rows.append(report(result))
+                                       args.port, transport)
+            rows.append(report(result))
     side_by_side(rows)
     ok = all(r["sent"] == r["counted"] and not r["in_doubt"] and r["joined"] == r["students"] for r in rows)
     return 0 if ok else 1

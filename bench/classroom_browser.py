@@ -5,12 +5,14 @@ starts a class with the sidebar's button, reads its code from the page, changes 
 asks a question of its own through the "Ask the class" widgets, watches the answers on its live view
 (its own timer), reveals, votes again. N student sessions, spread over two client processes, open the
 join link (`/?class=CODE`), poll with the timers their pages register (as the browser does: a fragment
-rerun every run_every seconds), answer each new round through the page's radio (a fragment rerun, as a
-click in the browser sends), and follow the teacher.
+rerun every run_every seconds; --transport poll) or park a request on the class's events route and rerun the
+fragment with the listener's trigger only when told (--transport push, as the page's listener does), answer each
+new round through the page's radio (a fragment rerun, as a click in the browser sends), and follow the teacher.
 """
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing
 import os
 import random
@@ -23,6 +25,7 @@ from bench.load import Meter, warm_up_all
 from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state
 from deploy.serve import Farm
+from ui.class_events import TRANSPORT_ENV
 
 HOST = "127.0.0.1"
 JOIN_PAGE = ""                       # the join link opens the home page
@@ -32,6 +35,8 @@ ANSWER_KEY = "class.answer."
 ANSWERED = re.compile(r"\*\*(\d+)\*\* of (\d+) answered")
 CODE = re.compile(r"Class code \*\*([A-Z0-9]{8})\*\*")
 TIMEOUT_S = 180.0
+LISTENER = "playground_class_listener"   # the student's listener (ui.class_events): push parks where it would
+PARK_WAIT_S = limits.CLASS_EVENTS_PARK_S + 15
 BASELINE_S = 10.0                    # the idle server with nobody connected, measured first
 
 
@@ -45,7 +50,7 @@ def fragment_of(s: Session, widget_id: str) -> str:
 
 
 async def student(index: int, port: int, code: str, seed: int, arrive_s: float, stop_at: float,
-                  out: dict) -> None:
+                  out: dict, push: bool = False) -> None:
     rng = random.Random(seed * 100_003 + index)
     await asyncio.sleep(rng.uniform(0, arrive_s))
     votes: list[Vote] = []
@@ -53,6 +58,8 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
     answered: set[str] = set()
     due: list[tuple[float, str, int]] = []             # (when, widget key, option)
     in_flight: Vote | None = None                       # a vote sent whose page has not come back yet
+    told: asyncio.Task | None = None                    # push: the request parked on the class's events route
+    told_since = -1                                     # push: the version it was asked from
     try:
         async with Session(HOST, port, timeout=TIMEOUT_S) as s:
             run = await s.open(JOIN_PAGE, f"class={code}")
@@ -71,9 +78,18 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                         due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS)))
                 if any("has ended" in t for t in run.infos):
                     break
+                listener = s.component(LISTENER, run) if push else None
+                if listener is not None and told is None:   # as the listener does: park until the version moves
+                    told_since = max(told_since, int(listener[1]["since"]))
+                    told = asyncio.ensure_future(s.get(f"{listener[1]['url']}?since={told_since}", PARK_WAIT_S))
                 next_poll = {f: next_poll.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
                 soonest = min([*next_poll.values(), *(d[0] for d in due), stop_at])
-                await asyncio.sleep(max(0.0, soonest - time.time()))
+                if push and told is None:
+                    soonest = min(soonest, time.time() + 1.0)   # no listener on this run: look again soon
+                if told is not None:
+                    await asyncio.wait({told}, timeout=max(0.0, soonest - time.time()))
+                else:
+                    await asyncio.sleep(max(0.0, soonest - time.time()))
                 now = time.time()
                 ready = [d for d in due if d[0] <= now]
                 if ready:
@@ -94,6 +110,24 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                     in_flight.error = "" if in_flight.ok else ("; ".join(problems) or "no 'Answer received' shown")
                     votes.append(in_flight)
                     in_flight = None
+                elif told is not None and told.done():
+                    try:
+                        status, body = told.result()
+                    except (OSError, asyncio.TimeoutError) as error:
+                        status, body = 0, str(error).encode()
+                    told = None
+                    if status == 200:
+                        version = json.loads(body)["version"]
+                        if version != told_since and listener is not None:
+                            told_since = version
+                            out["told"] += 1
+                            s.trigger(listener[0].id, "moved", version)   # setTriggerValue: the fragment reruns
+                            run = await s.rerun(fragment_of(s, listener[0].id))
+                    elif status != 204:
+                        out["errors"].append(f"student {index}: the events route answered {status}: {body[:120]!r}")
+                        await asyncio.sleep(1.0)
+                elif push:
+                    continue
                 else:
                     fragment = min(next_poll, key=next_poll.get) if next_poll else None
                     if fragment is None:
@@ -107,13 +141,15 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
         out["errors"].append(f"student {index}: {error}")
         if in_flight is not None:
             votes.append(in_flight)                     # ok None: it may or may not have been counted
+    if told is not None:
+        told.cancel()
     out["votes"].extend(votes)
     out["pages"].extend(pages)
 
 
 def client_process(port: int, code: str, first: int, count: int, seed: int, arrive_s: float, stop_at: float,
-                   idle: tuple[float, float], queue) -> None:
-    out = {"joined": 0, "votes": [], "pages": [], "errors": [], "seen": []}
+                   idle: tuple[float, float], queue, push: bool = False) -> None:
+    out = {"joined": 0, "votes": [], "pages": [], "errors": [], "seen": [], "told": 0}
 
     async def main():
         cpu = {}
@@ -122,7 +158,7 @@ def client_process(port: int, code: str, first: int, count: int, seed: int, arri
             for j, edge in enumerate(idle):
                 await asyncio.sleep(max(0.0, edge - time.time()))
                 cpu[j] = time.process_time()
-        tasks = [student(first + i, port, code, seed, arrive_s, stop_at, out) for i in range(count)]
+        tasks = [student(first + i, port, code, seed, arrive_s, stop_at, out, push) for i in range(count)]
         await asyncio.gather(meter(), *tasks)
         out["client_idle_cpu_s"] = cpu.get(1, 0) - cpu.get(0, 0)
     asyncio.run(main())
@@ -142,6 +178,7 @@ async def teacher_poll(t: Session, until, record=None) -> None:
 
 async def class_run(port: int, store, students: int, questions: int, idle_s: float, seed: int,
                     result: Result, meter: Meter) -> None:
+    push = result.transport == "push"
     t = Session(HOST, port, timeout=TIMEOUT_S)
     async with t:
         await t.open(JOIN_PAGE)
@@ -159,7 +196,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         clients = 2 if students >= 20 else 1
         share = [students // clients + (1 if c < students % clients else 0) for c in range(clients)]
         procs = [context.Process(target=client_process, args=(port, code, sum(share[:c]), share[c], seed, arrive_s,
-                                                              stop_at, idle, queue)) for c in range(clients)]
+                                                              stop_at, idle, queue, push)) for c in range(clients)]
         for p in procs:
             p.daemon = True                             # stopped with this process, even on SIGTERM
             p.start()
@@ -171,7 +208,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
         await teacher_poll(t, lambda: time.time() >= idle[1])
         result.idle_cpu_s = meter.cpu_seconds() - cpu0
         result.teacher_poll_s = min(t.auto_reruns.values(), default=float("nan"))
-        result.student_poll_s = limits.CLASS_POLL_S
+        result.student_poll_s = float("nan") if push else limits.CLASS_POLL_S
         result.idle_store_cpu_s = result_store_cpu(result) - store_cpu0
         result.idle_wall_s = idle_s
         follow_log: list[tuple[float, str]] = []
@@ -209,6 +246,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
             result.votes.extend(out["votes"])
             result.errors.extend(out["errors"])
             result.client_idle_cpu_s += out["client_idle_cpu_s"]
+            result.told += out["told"]
             for seen_at, key in out["seen"]:
                 _, _, qid, round_ = key.rsplit(".", 3)
                 if (int(qid), int(round_)) in asked:
@@ -258,12 +296,12 @@ def result_store_cpu(result: Result) -> float:
 
 
 def run_browser_level(kind: str, students: int, processes: int, questions: int, idle_s: float, seed: int,
-                      port: int) -> Result:
+                      port: int, transport: str = "poll") -> Result:
     setup = StoreSetup(kind)
-    result = Result(kind, "browser", students, processes)
+    result = Result(kind, "browser", students, processes, transport=transport)
     result.store_pids = setup.server_pids()
     locks = tempfile.TemporaryDirectory(prefix="bench-classroom-locks-")
-    env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name}
+    env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name, TRANSPORT_ENV: transport}
     try:
         with Farm(processes, port=port, first_backend_port=port + 1, address=HOST, env=env) as farm, \
                 Meter(farm) as meter:

@@ -23,6 +23,7 @@ Run's texts, sentences and widgets are always the whole page as shown.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 import urllib.error
@@ -76,6 +77,7 @@ class Run:
     successes: list[str] = field(default_factory=list)  # st.success sentences
     texts: list[str] = field(default_factory=list)      # markdown bodies
     widgets: dict[str, Widget] = field(default_factory=dict)
+    components: dict[str, Any] = field(default_factory=dict)   # components v2 shown (their protobufs), by id
     elements: int = 0                                   # elements this rerun sent
 
 
@@ -159,6 +161,38 @@ class Session:
             return refused.code, refused.read().decode(errors="replace")
         except (urllib.error.URLError, ConnectionError):   # refused before its body was read: the server hung up
             return 0, "closed"
+
+    # --- components v2 and the app's own routes ----------------------------------------------
+    def component(self, name: str, run: Run) -> tuple[Any, dict] | None:
+        """A components v2 element of `run` by its component's name, with the data it was given (JSON), or None."""
+        for proto in run.components.values():
+            if proto.component_name == name:
+                return proto, (json.loads(proto.json) if proto.json else {})
+        return None
+
+    def trigger(self, component_id: str, event: str, value: Any) -> None:
+        """What a component's `setTriggerValue(event, value)` sends with the next rerun (once, as a trigger)."""
+        trigger_id = f"$$STREAMLIT_INTERNAL_KEY_{component_id}__events"
+        self.states[trigger_id] = WidgetState(id=trigger_id,
+                                              json_trigger_value=json.dumps([{"event": event, "value": value}]))
+
+    async def get(self, path: str, timeout: float) -> tuple[int, bytes]:
+        """GET one of the app's own routes (a long poll may park) with this browser's cookies: (status, body)."""
+        host, port = self.url.removeprefix("ws://").split("/", 1)[0].rsplit(":", 1)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout)
+        try:
+            cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
+                         .encode() + (f"Cookie: {cookie}\r\n" if cookie else "").encode("latin-1") + b"\r\n")
+            await writer.drain()
+            reply = await asyncio.wait_for(reader.read(), timeout)
+        finally:
+            writer.close()
+        head, _, body = reply.partition(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
+        if b"transfer-encoding: chunked" in head.lower():
+            body = _unchunk(body)
+        return status, body
 
     # --- widgets ----------------------------------------------------------------------
     def find(self, what: str, kind: str | None = None) -> Widget | None:
@@ -293,6 +327,19 @@ class Session:
         elif kind in WIDGET_TYPES:
             proto = getattr(element, kind)
             run.widgets[proto.id] = Widget(kind, proto.id, proto.label, proto)
+        elif kind == "bidi_component":
+            run.components[element.bidi_component.id] = element.bidi_component
+
+
+def _unchunk(body: bytes) -> bytes:
+    out, rest = b"", body
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line.split(b";")[0] or b"0", 16)
+        if size == 0:
+            break
+        out, rest = out + rest[:size], rest[size + 2:]
+    return out
 
 
 def widget_state(widget: Widget, value: Any) -> WidgetState:

@@ -13,6 +13,8 @@ What a Streamlit session needs from a balancer, and the lines that give it:
   websocket, so connections count students).
 - the websocket: HTTP/1.1's upgrade passes through `mode http`; once upgraded the connection
   is a tunnel, idle up to `timeout tunnel` (1 h: a student reading a page sends nothing).
+- a class's events route: a long poll parks up to CLASS_EVENTS_PARK_S, under `timeout server` and
+  `timeout client` (60 s); tests/test_deploy.py checks the margin.
 - a dead or restarting process: `option httpchk GET /_stcore/health` every 2 s takes it out,
   and `option redispatch` sends a cookie naming it to a live one (the page's state is in its
   URL, so the student lands on the same page with the same values).
@@ -74,6 +76,9 @@ defaults
     option redispatch
     retries 3
     timeout connect 5s
+    # a class's events (/api/class/CODE/events, ui.class_events) park a request up to
+    # CLASS_EVENTS_PARK_S (25 s) before answering: these must stay above it. Each answer is a
+    # whole short response (a long poll, not a stream), so nothing waits in a buffer.
     timeout client 60s
     timeout server 60s
     timeout http-request 10s

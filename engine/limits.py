@@ -192,6 +192,17 @@ CLASS_JOINS_PER_ADDRESS_PER_MINUTE = 1_000    # new students joining from one ad
 CLASS_POLL_S = 1.5
 CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
+# students are told, not polling (ui.class_events): a student's page parks one request on the class's events route
+# until the class's version moves; one watcher per server process follows the store and wakes them all
+CLASS_EVENTS_PARK_S = 25.0           # a parked request answers 204 (no change) after this long; the page asks again
+CLASS_EVENTS_MAX_PARKED = 2_000      # parked requests one server process holds; one more is refused (503, retry)
+CLASS_EVENTS_READ_S = 0.25           # SQLite: the watcher reads the versions of the watched classes this often
+CLASS_EVENTS_RECHECK_S = 5.0         # Redis: told by pub/sub, and reads the watched classes this often all the same
+CLASS_EVENTS_COALESCE_S = 0.05       # Redis: changes told within this long are read once (a room voting at once)
+CLASS_EVENTS_WATCH_KEEP_S = 60.0     # a class nobody asked about for this long is no longer watched
+CLASS_EVENTS_FAILURES = 3            # requests in a row the page's listener may fail before it falls back to polling
+# where the events route cannot be reached (a proxy that blocks it), the student's page polls, at this slower period
+CLASS_FALLBACK_POLL_S = 3.0
 
 # --- class mode: lessons (engine.chapter.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file

@@ -277,3 +277,21 @@ def test_kubernetes_runs_one_redis_that_every_app_replica_reaches():
     assert env["PLAYGROUND_SECRET"] == env["STREAMLIT_SERVER_COOKIE_SECRET"] == {
         "secretKeyRef": {"name": "transformer-playground", "key": "secret"}}
 
+
+
+def test_a_parked_class_events_request_fits_under_the_proxies_timeouts():
+    """The class's events route parks a request up to CLASS_EVENTS_PARK_S (ui.class_events): HAProxy's client and
+    server timeouts and the Ingress's read timeout stay above it with room for a slow answer, and the Ingress does
+    not buffer the answer."""
+    import re
+
+    from engine import limits
+
+    config = haproxy.render(["127.0.0.1:8601"], bind="127.0.0.1:8501")
+    for which in ("client", "server"):
+        seconds = int(re.search(rf"timeout {which} (\d+)s", config).group(1))
+        assert seconds >= limits.CLASS_EVENTS_PARK_S + 15, which
+    ingress = (DEPLOY / "k8s" / "ingress.yaml").read_text()
+    read = int(re.search(r'proxy-read-timeout: "(\d+)"', ingress).group(1))
+    assert read >= limits.CLASS_EVENTS_PARK_S + 15
+    assert 'proxy-buffering: "off"' in ingress

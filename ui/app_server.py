@@ -4,6 +4,8 @@
   an HttpOnly cookie set on the first response the browser gets (the page itself), so the websocket that
   follows already carries it and a script reads it with `browser_id()`. It survives a reload, another tab
   and another server process of the same deployment (they share the signing secret); a link never carries it.
+- The class's events route, `/api/class/{code}/events` (ui.class_events): students' pages are told when their class
+  changes instead of polling.
 - The client's address, as the front proxy saw it: a request from a loopback peer (HAProxy, `deploy.serve`)
   may name the client in X-Forwarded-For (its last entry, the one our proxy wrote); anyone else's header is
   ignored. The middleware writes the result into CLIENT_HEADER, replacing whatever a client sent in it, and
@@ -99,15 +101,25 @@ def middleware() -> list:
 
 
 def lifespan():
-    """st.App's lifespan: what runs beside the server while it serves (ui.door's closed-session reaper)."""
-    from ui.door import lifespan
+    """st.App's lifespan: what runs beside the server while it serves (ui.door's closed-session reaper; the class
+    events' watcher, stopped at the end)."""
+    import contextlib
 
-    return lifespan
+    from ui import class_events, door
+
+    @contextlib.asynccontextmanager
+    async def both(app):
+        async with door.lifespan(app), class_events.lifespan(app):
+            yield
+
+    return both
 
 
 def routes() -> list:
-    """Our routes beside Streamlit's (none yet)."""
-    return []
+    """Our routes beside Streamlit's: the class's events (ui.class_events, a long poll students park on)."""
+    from ui import class_events
+
+    return class_events.routes()
 
 
 def browser_id() -> str | None:

@@ -9,8 +9,10 @@
 - The teacher starts a class in the sidebar ("Class"): a code, its join link and QR code for the projector.
 - Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
-  view (joined, answered, the histogram). Both poll the class store with `st.fragment(run_every=...)`, and only
-  in a class: a page outside a class polls nothing. A student's poll reads the class's version (one small read)
+  view (joined, answered, the histogram), each a fragment, and only in a class: a page outside a class asks nothing.
+  A student's is told (ui.class_events: a listener parked on the class's events route reruns it when the class's
+  version moves; where the route cannot be reached, it polls on a timer); the teacher's live view polls with
+  `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one small read)
   and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
 - "Everyone follow me": the teacher's page link (path and query) goes to the store on each change: at the start
   of the teacher's run, before the page draws (the values its PageState will hold), and again once the page
@@ -36,7 +38,7 @@ from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
 from engine.classroom.stores import open_store
-from ui import app_server, page, url_state
+from ui import app_server, class_events, page, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
@@ -61,6 +63,9 @@ SUMMARY = "class.summary"          # the ended class's summary (list of Question
 MY_VOTE = "class.my_vote"          # {(code, question, round): option}: this student's answers
 SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big above the page
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
+TOLD = "class.told"                # the listener's trigger ran: the version moved (ui.class_events)
+FALLBACK = "class.fallback"        # the listener cannot reach the events route: the fragment polls on its timer
+SWITCH = "class.switch"            # the fallback began or ended: a whole run sets the fragment's timer
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
 HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM)   # not part of the link a class follows
@@ -301,7 +306,7 @@ def above_page(url_path: str) -> None:
         with st.container(border=True, key="class_student"):
             st.markdown(f":material/groups: **Class {st.session_state[JOINED]}**: joined. The teacher's questions "
                         "appear in this box.")
-            _student_live()
+            _student_fragment()
 
 
 def sidebar() -> None:
@@ -385,13 +390,50 @@ def _my_vote(code: str, state: ClassState) -> int | None:
     return mine[slot]
 
 
-@st.fragment(run_every=limits.CLASS_POLL_S)
+def _student_fragment() -> None:
+    """The student's part of the class box, a fragment. Told (ui.class_events, the default): no timer; the listener
+    in it reruns it when the class's version moves. Where the events route cannot be reached, or with
+    PLAYGROUND_CLASS_TRANSPORT=poll: it polls on its timer (every CLASS_FALLBACK_POLL_S, or CLASS_POLL_S)."""
+    if not class_events.pushing():
+        period = limits.CLASS_POLL_S
+    elif st.session_state.get(FALLBACK):
+        period = limits.CLASS_FALLBACK_POLL_S
+        st.caption(f":material/sync_problem: This page cannot reach the class's events, so it asks for news every "
+                   f"{limits.CLASS_FALLBACK_POLL_S:g} s instead: the teacher's questions may take that long to "
+                   "appear.")
+    else:
+        period = None
+    st.fragment(_student_live, run_every=period)()
+
+
+def _told() -> None:
+    st.session_state[TOLD] = True      # the listener's news: this rerun reads the class's version afresh
+
+
+def _unreachable() -> None:
+    st.session_state[FALLBACK] = True
+    st.session_state[SWITCH] = True
+
+
+def _reachable() -> None:
+    st.session_state[FALLBACK] = False
+    st.session_state[SWITCH] = True
+
+
 def _student_live() -> None:
     code = st.session_state.get(JOINED)
     if not code:
         return
+    if st.session_state.pop(SWITCH, False):
+        st.rerun(scope="app")          # the fragment's timer starts (or stops) with a whole run
     _show_error()
-    state = _student_state(code)
+    state = _student_state(code, fresh=st.session_state.pop(TOLD, False))
+    seen = st.session_state.get(VIEW)
+    if class_events.pushing() and seen is not None and seen[0] == code:
+        # also under a store's sentence (state None): the listener parks from the version last drawn, so the box
+        # draws anew once the class moves on (an unknown or ended code stops it: the route says 404 or 410)
+        class_events.listen(code, seen[1], fallback=bool(st.session_state.get(FALLBACK)),
+                            on_moved=_told, on_unreachable=_unreachable, on_reachable=_reachable)
     if state is None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
@@ -401,12 +443,13 @@ def _student_live() -> None:
     _student_question(code, state)
 
 
-def _student_state(code: str, quiet: bool = False) -> ClassState | None:
+def _student_state(code: str, quiet: bool = False, fresh: bool = False) -> ClassState | None:
     """The class as this student's page shows it. Most polls find nothing changed: they read the class's version
     (one small read, shared by this process's polls: SharedVersions) and reuse the state read when it last moved;
-    only a new version reads the whole state. `quiet`: a refusal raises (the poll says it, not this caller)."""
+    only a new version reads the whole state. `quiet`: a refusal raises (the poll says it, not this caller).
+    `fresh`: the listener said the version moved, so it is read now (not a shared read older than the news)."""
     try:
-        version = shared_versions().version(code)
+        version = shared_versions().version(code, fresh=fresh)
     except ValueError as error:
         if quiet:
             raise

@@ -20,6 +20,10 @@ And of the server and its clients:
     tp:fail:b:<student>, tp:fail:a:<address>   sorted sets: times of wrong codes (last minute)
     tp:joins:<address>              sorted set: times of new students from this address (last minute)
 
+Every change of a class (a teacher action, a new student, a vote) is published on the channel `tp:changed` with the
+class's code as the message: each server process's events watcher (engine.classroom.events) listens there, so the
+students' parked requests wake without reading Redis in turn.
+
 What students do at once (join, vote) runs as one Lua script each: Redis runs a script alone, so
 the checks (joined, current round, not locked, option exists, class not full) and the write are one
 step. Teacher actions check the key in Python (hmac.compare_digest on its hash), then change the class
@@ -41,6 +45,7 @@ from engine.classroom.store import ClassState, ClassStore, Question, QuestionSum
 
 PREFIX = "tp:"
 OPEN_KEY = PREFIX + "open"
+CHANGED = PREFIX + "changed"      # pub/sub channel: the code of every class that changed (an action, a join, a vote)
 GRACE_S = 60          # keys outlive the class by this much (its last summary can still be read)
 
 # Counts the open classes among a sorted set of codes (the newest first) and forgets every other one but the
@@ -88,7 +93,7 @@ return 'ok'
 
 # KEYS: class hash, students set, wrong codes of the browser, of the address, new students of the address, ended
 # code. ARGV: now, student, failures allowed per browser, window, max students, ttl, nonce, failures allowed per
-# address, new students allowed per address
+# address, new students allowed per address, channel, code
 JOIN = """
 local now, window = tonumber(ARGV[1]), tonumber(ARGV[4])
 for _, set in ipairs({KEYS[3], KEYS[4], KEYS[5]}) do
@@ -114,10 +119,11 @@ redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('HINCRBY', KEYS[1], 'students', 1)
 redis.call('ZADD', KEYS[5], ARGV[1], ARGV[1] .. ':' .. ARGV[7])
 redis.call('EXPIRE', KEYS[5], math.ceil(window) + 1)
+redis.call('PUBLISH', ARGV[10], ARGV[11])
 return 'ok'
 """
 
-# KEYS: class hash, students set, question hash, votes hash. ARGV: now, student, qid, round, option, ttl
+# KEYS: class hash, students set, question hash, votes hash. ARGV: now, student, qid, round, option, ttl, channel, code
 VOTE = """
 local c = redis.call('HMGET', KEYS[1], 'expires_at', 'ended', 'question_id', 'round', 'locked', 'active_until')
 if not c[1] or tonumber(c[1]) <= tonumber(ARGV[1]) then return 'unknown' end
@@ -132,6 +138,7 @@ local option = tonumber(ARGV[5])
 if option == nil or option < 0 or option >= n or option ~= math.floor(option) then return 'bad_option' end
 redis.call('HSET', KEYS[4], ARGV[2], option)
 redis.call('EXPIRE', KEYS[4], ARGV[6])
+redis.call('PUBLISH', ARGV[7], ARGV[8])
 return 'ok'
 """
 
@@ -239,6 +246,7 @@ class RedisStore(ClassStore):
             change(f, pipe)
             if bump:
                 pipe.hincrby(class_key, "version", 1)
+                pipe.publish(CHANGED, code)
 
         self.r.transaction(attempt, class_key)
         return self.state(code) if bump else None
@@ -343,6 +351,33 @@ class RedisStore(ClassStore):
         # a class that ended by itself changed without a teacher action: its readers must see it did
         return int(version or 0) + (1 if ended != "1" and float(until or expires_at) <= now else 0)
 
+    def pulse(self, code: str) -> s.Pulse:
+        code = s.normalise_code(code)
+        version, expires_at, ended, until, students, qid, round_ = self.r.hmget(
+            self._k(code), "version", "expires_at", "ended", "active_until", "students", "question_id", "round")
+        now = self.clock()
+        if expires_at is None or float(expires_at) <= now:
+            raise self._gone(code)
+        answered = self.r.hlen(self._k(code, "v", qid, round_)) if qid and qid != "0" else 0
+        return s.Pulse(int(version or 0) + (1 if ended != "1" and float(until or expires_at) <= now else 0),
+                       int(students or 0), answered)
+
+    tells_changes = True
+
+    def listen(self, on_change, stop) -> None:
+        """Every class change published on CHANGED, to `on_change(code)`, until `stop` is set (a lost connection is
+        opened again; the watcher's own timer reads every watched class meanwhile)."""
+        while not stop.is_set():
+            try:
+                with self.r.pubsub(ignore_subscribe_messages=True) as subscription:
+                    subscription.subscribe(CHANGED)
+                    while not stop.is_set():
+                        message = subscription.get_message(timeout=1.0)
+                        if message is not None and message.get("type") == "message":
+                            on_change(message["data"])
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                stop.wait(1.0)
+
     def join(self, code: str, student_id: str, address: str = "") -> ClassState:
         address = s.check_address(address)
         student_id = s.check_student(student_id)
@@ -353,7 +388,7 @@ class RedisStore(ClassStore):
                             args=[repr(now), student_id, limits.CLASS_JOIN_FAILURES_PER_MINUTE, s.FAILURE_WINDOW_S,
                                   limits.CLASS_MAX_STUDENTS, self._ttl(now + limits.CLASS_LIFETIME_S),
                                   secrets.token_hex(6), limits.CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE,
-                                  limits.CLASS_JOINS_PER_ADDRESS_PER_MINUTE])
+                                  limits.CLASS_JOINS_PER_ADDRESS_PER_MINUTE, CHANGED, code])
         if result == "too_many_failures_browser":
             raise s.too_many_failures("browser")
         if result == "too_many_failures_network":
@@ -401,7 +436,7 @@ class RedisStore(ClassStore):
         result = self._vote(keys=[self._k(code), self._k(code, "students"), self._k(code, "q", question_id),
                                   self._k(code, "v", question_id, round_)],
                             args=[repr(now), student_id, question_id, round_, option_arg,
-                                  self._ttl(now + limits.CLASS_LIFETIME_S)])
+                                  self._ttl(now + limits.CLASS_LIFETIME_S), CHANGED, code])
         if result == "ok":
             return
         if result == "unknown":

@@ -513,6 +513,19 @@ class SqliteStore(ClassStore):
         # a class that ended by itself changed without a teacher action: its readers must see it did
         return row[0] + (1 if not row[2] and row[3] <= now else 0)
 
+    def pulse(self, code: str) -> s.Pulse:
+        code = s.normalise_code(code)
+        with self._read() as db:
+            row = db.execute("SELECT version, expires_at, ended, active_until, students, question_id, round "
+                             "FROM classes WHERE code = ?", (code,)).fetchone()
+            now = self.clock()
+            if row is None or row[1] <= now:
+                raise self._gone(db, code)
+            answered = 0 if row[5] is None else db.execute(
+                "SELECT COUNT(*) FROM votes WHERE code = ? AND question_id = ? AND round = ?",
+                (code, row[5], row[6])).fetchone()[0]
+        return s.Pulse(row[0] + (1 if not row[2] and row[3] <= now else 0), row[4], answered)
+
     def _attempts(self, db: _Transaction, what: str, who: str, now: float) -> int:
         return db.execute("SELECT COUNT(*) FROM attempts WHERE what = ? AND who = ? AND at > ?",
                           (what, who, now - s.FAILURE_WINDOW_S)).fetchone()[0]

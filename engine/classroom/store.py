@@ -99,6 +99,15 @@ class ClassState:
 
 
 @dataclass(frozen=True)
+class Pulse:
+    """What a class's events route follows, in one small read: the version (teacher actions) and the tallies that
+    joins and votes move (how many joined, how many answered the current round). No answer, no key."""
+    version: int
+    students: int
+    answered: int
+
+
+@dataclass(frozen=True)
 class QuestionSummary:
     question_id: int
     question: Question
@@ -115,7 +124,7 @@ def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
     def decorate(cls):
         for name in ("create_class", "teacher_class", "claim", "new_teacher_key", "touch", "state", "version",
                      "join", "follow", "ask", "vote", "my_vote", "lock", "reveal", "vote_again", "show_live", "counts",
-                     "summary", "end"):
+                     "summary", "end", "pulse"):
             setattr(cls, name, _guarded(getattr(cls, name), errors, where))
         return cls
     return decorate
@@ -445,6 +454,20 @@ class ClassStore(ABC):
     def end(self, code: str, key: str) -> list[QuestionSummary]:
         """Close the class (no more joins, votes or questions) and return its summary."""
 
+    def pulse(self, code: str) -> Pulse:
+        """The class's version and tallies (joined, answered this round) in one small read; raises ValueError like
+        `version` for a code with no class. The events watcher (engine.classroom.events) reads it."""
+        state = self.state(code)
+        return Pulse(self.version(code), state.students, state.answered)
+
+    # a store that tells its changes (Redis pub/sub) sets this and implements `listen`; others are read on a timer
+    tells_changes = False
+
+    def listen(self, on_change, stop) -> None:
+        """Call `on_change(code)` for every change of any class (a teacher action, a join, a vote) until `stop` (a
+        threading.Event) is set; blocks (run it on a thread). Only where `tells_changes`."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Let go of connections (a store is also fine left to the garbage collector)."""
 
@@ -459,10 +482,12 @@ class SharedVersions:
         self.ttl_s = limits.CLASS_VERSION_SHARE_S if ttl_s is None else ttl_s
         self._read: dict[str, tuple[float, int]] = {}    # code -> (when read, version)
 
-    def version(self, code: str) -> int:
+    def version(self, code: str, fresh: bool = False) -> int:
+        """The class's version, read at most `ttl_s` ago; `fresh`: read now (a page told the version moved), and
+        kept for the polls that follow."""
         code, now = normalise_code(code), self.clock()
         kept = self._read.get(code)
-        if kept is not None and now - kept[0] < self.ttl_s:
+        if kept is not None and now - kept[0] < self.ttl_s and not fresh:
             return kept[1]
         version = self.store.version(code)
         if len(self._read) >= limits.CLASS_MAX_OPEN_PER_SERVER:   # ended classes' codes do not pile up
