@@ -106,8 +106,10 @@ def lifespan():
 
 
 def routes() -> list:
-    """Our routes beside Streamlit's (none yet)."""
-    return []
+    """Our routes beside Streamlit's: the class view (ui.class_view_route)."""
+    from ui import class_view_route
+
+    return class_view_route.routes()
 
 
 def browser_id() -> str | None:
