@@ -483,7 +483,7 @@ def view_maker():
     """One maker of class views per server process: beside the teacher's run, never in it."""
     from engine.classroom.view import ViewMaker
 
-    return ViewMaker(class_store())
+    return ViewMaker()
 
 
 @st.cache_resource(show_spinner=False)
@@ -525,11 +525,12 @@ def leave_view() -> None:
         return
     st.session_state[VIEW_LEFT] = mark
     if kept is None or not kept.title:
-        view_maker().submit(code, key, link, "Transformer Playground" if not link.partition("?")[0] else "",
+        title = "Transformer Playground" if not link.partition("?")[0] else ""
+        view_maker().submit(class_store(), code, key, link, title,
                             "The teacher is on a page with no class view: Explore from here to open it.", None)
         return
     blocks = [(sections, for_paper(block)) for sections, block in kept.tagged()]
-    view_maker().submit(code, key, link, kept.title, kept.question, blocks)
+    view_maker().submit(class_store(), code, key, link, kept.title, kept.question, blocks)
 
 
 def _class_view_now(code: str):

@@ -336,21 +336,21 @@ def _unique_ids(svg: str, prefix: str) -> str:
 
 class ViewMaker:
     """Makes class views on one worker thread of the server process, so the teacher's run never waits for
-    vl-convert: `submit` hands over what the page recorded; the newest job of a class replaces one not yet begun;
-    a view equal to the one stored last is not stored again (a rerun that changed nothing moves nobody)."""
+    vl-convert: `submit` hands over what the page recorded and the store to keep the view in; the newest job of a
+    class replaces one not yet begun; a view equal to the one stored last is not stored again (a rerun that changed
+    nothing moves nobody)."""
 
-    def __init__(self, store) -> None:
-        self.store = store
+    def __init__(self) -> None:
         self._lock = threading.Condition()
-        self._jobs: OrderedDict[str, tuple] = OrderedDict()    # code -> (key, link, title, question, blocks)
+        self._jobs: OrderedDict[str, tuple] = OrderedDict()    # code -> (store, key, link, title, question, blocks)
         self._busy = False
-        self._stored: dict[str, str] = {}                      # code -> hash of the view stored last
+        self._stored: dict[str, tuple[int, str]] = {}          # code -> (store, hash) of the view stored last
         self._thread: threading.Thread | None = None
         self.failures = 0
 
-    def submit(self, code: str, key: str, link: str, title: str, question: str, blocks) -> None:
+    def submit(self, store, code: str, key: str, link: str, title: str, question: str, blocks) -> None:
         with self._lock:
-            self._jobs[code] = (key, link, title, question, blocks)
+            self._jobs[code] = (store, key, link, title, question, blocks)
             self._jobs.move_to_end(code)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._work, name="class-views", daemon=True)
@@ -382,7 +382,7 @@ class ViewMaker:
                     self._busy = False
                     self._lock.notify_all()
 
-    def make(self, code: str, key: str, link: str, title: str, question: str, blocks) -> None:
+    def make(self, code: str, store, key: str, link: str, title: str, question: str, blocks) -> None:
         try:
             view = (make_view(link, title, question, blocks) if blocks is not None else
                     unavailable(link, title, question))
@@ -393,11 +393,11 @@ class ViewMaker:
         text = view.to_json()
         same = hashlib.sha256(ClassView(view.link, view.title, view.question, view.parts, view.charts)
                               .to_json().encode()).hexdigest()
-        if self._stored.get(code) == same:
+        if self._stored.get(code) == (id(store), same):
             return
         try:
-            self.store.put_view(code, key, text)
+            store.put_view(code, key, text)
         except ValueError:     # the class ended, or the store is away: the next move tries again
             self.failures += 1
             return
-        self._stored[code] = same
+        self._stored[code] = (id(store), same)
