@@ -398,11 +398,10 @@ def _student_live() -> None:
         return
     if st.session_state.get(FOLLOW) and state.link is not None and st.session_state.get(SEEN) != state.link_version:
         _follow(code, state)
-    if _view_moved(code, state):
-        st.rerun()                     # the teacher's page moved: the whole run draws its class view, not a page
     if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
         st.rerun()                     # a question asked or revealed: the page draws its veiled parts anew
     _student_question(code, state)
+    _followed_view(code, state)        # a follower: the teacher's page as its class view, under the question
 
 
 def _student_state(code: str, quiet: bool = False) -> ClassState | None:
@@ -469,7 +468,7 @@ def _follow(code: str, state: ClassState) -> None:
 
 VIEW_SWITCH = "PLAYGROUND_CLASS_VIEW"   # "0": followers run the teacher's page themselves, as before issue 42
 VIEW_LEFT = "class.view_left"           # (code, link, record changes) of the last view this teacher's run handed over
-VIEW_SHOWN = "class.view_shown"         # (view hash, veiled sections) of the class view this student's screen shows
+RAN_PAGE = "class.ran_page"             # whether this session's last whole run ran the page (app.py: page_runs)
 
 
 def views_on() -> bool:
@@ -500,14 +499,20 @@ def follows_by_view() -> bool:
 
 
 def page_runs() -> bool:
-    """Whether app.py runs the page (everyone but a follower whose class has a teacher's page to show)."""
-    if not follows_by_view():
-        return True
-    try:
-        state = _student_state(st.session_state[JOINED], quiet=True)
-    except ValueError:
-        return True
-    return state is None or state.ended or state.link is None
+    """Whether app.py runs the page (everyone but a follower whose class has a teacher's page to show: the class's
+    box above draws its class view instead, `_followed_view`)."""
+    runs = True
+    if follows_by_view():
+        try:
+            state = _student_state(st.session_state[JOINED], quiet=True)
+            runs = state is None or state.ended or state.link is None
+        except ValueError:
+            runs = True
+    st.session_state[RAN_PAGE] = runs
+    if not runs:                       # the link names the class alone: a page's values are the teacher's now
+        for name in [name for name in st.query_params if name not in HIDDEN_PARAMS]:
+            del st.query_params[name]
+    return runs
 
 
 def leave_view() -> None:
@@ -570,48 +575,35 @@ def _view_veils(state: ClassState, view) -> frozenset[str]:
     return _veils(state, view.link.partition("?")[0]) if view is not None else frozenset()
 
 
-def _view_moved(code: str, state: ClassState) -> bool:
-    """Whether this follower's screen shows another view than the class's now (a new view, or the question veils or
-    unveils part of it): its whole run then draws the new one."""
-    if not follows_by_view() or not _fragment_run():
-        return False                   # a whole run draws the view itself (class_view, after this fragment)
+def _followed_view(code: str, state: ClassState) -> None:
+    """A follower's class view, drawn by the class's fragment in place of the page (app.py runs no page then:
+    `page_runs`): each poll draws it again, which costs the server little (a view read once per version per process;
+    Streamlit sends an element of 10 kB or more that the browser already holds as a reference to it), and a move
+    costs each follower one run of this fragment, not a run of the page. Explore from here opens the real page at
+    the view's link (one ordinary run, as following did before)."""
+    if not follows_by_view() or state.ended:
+        return
+    if state.link is None:
+        return                         # no teacher's page yet: app.py runs the student's own
+    if st.session_state.get(RAN_PAGE) and _fragment_run():
+        st.rerun()                     # the last whole run drew a page under this box: the next one draws none
     try:
-        digest, view = _class_view_now(code)
-    except ValueError:
-        return False
-    shown = st.session_state.get(VIEW_SHOWN)
-    if shown is None:
-        return view is not None and state.link is not None
-    return shown != (digest, _view_veils(state, view))
-
-
-def class_view() -> None:
-    """In place of the page, for a follower: the teacher's page as its class view (no run of the page), "Explore
-    from here" (the real page at the teacher's link: one ordinary run) and how to come back."""
-    code = st.session_state.get(JOINED)
-    try:
-        state = _student_state(code, quiet=True)
-        digest, view = _class_view_now(code)
+        _, view = _class_view_now(code)
     except ValueError as error:
         show_error(str(error))
         return
-    if state is None:
-        return
-    veiled = _view_veils(state, view)
-    st.session_state[VIEW_SHOWN] = (digest, veiled)
-    st.session_state[SEEN] = state.link_version
     with st.container(key="class_view"):
         if view is None:
             st.info("The teacher's page is on its way: it shows here in a moment.", icon=":material/hourglass_top:")
         else:
-            if state.link is not None and view.link != state.link:
+            if view.link != state.link:
                 st.caption(":material/hourglass_top: The teacher has moved on: the new page shows here in a moment.")
-            st.html(view.body(veiled))
+            st.html(view.body(_view_veils(state, view)))
         target = view.link if view is not None else state.link
-        if target is not None and _page_file(target.partition("?")[0]) is not None:
+        if _page_file(target.partition("?")[0]) is not None:
             if st.button("Explore from here", icon=":material/explore:", key="class_explore", type="primary",
                          help="Open this page yourself, with the teacher's settings, and change anything. "
-                              "\"Back to the teacher\" returns here."):
+                              "\"Back to the teacher's page\" returns here."):
                 _explore(code, state, target)
         st.caption("You follow the teacher: this screen moves with the teacher's page. Explore from here to try "
                    "it yourself.")
@@ -620,7 +612,6 @@ def class_view() -> None:
 def _explore(code: str, state: ClassState, link: str) -> None:
     """Leave the view for the real page at `link` (as a first visit opens it), following no more until asked."""
     st.session_state[FOLLOW] = False
-    st.session_state.pop(VIEW_SHOWN, None)
     st.session_state[MOVING] = (state.link_version, link.partition("?")[0])
     go_to(link, code)
 

@@ -179,3 +179,20 @@ def test_the_class_route_serves_the_view_as_a_page_with_no_key(data):
     class_store().end(code, key)
     assert client.get(f"/api/class/{code}/view").status_code == 404
     class_view_route._store.cache_clear()
+
+
+def test_a_lesson_moves_the_followers_view_scene_by_scene(data):
+    T, code = teacher()
+    S = session({"class": code}, page=None)
+    T.button(key="class_next").click().run()              # start: scene 1, the Tokens page
+    assert "Tokens" in T.title[0].value
+    stored_view(code)
+    S.run()
+    assert not ran_the_page(S) and "Tokens" in view_html(S)
+    T.button(key="class_ask_scene").click().run()
+    S.run()
+    assert "Mary had a little" in markdown(S)             # the scene's question, above the view
+    T.button(key="class_next").click().run()
+    stored_view(code)
+    S.run()
+    assert "N-gram" in view_html(S)
