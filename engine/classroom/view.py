@@ -7,11 +7,12 @@ the challenges: engine.charts.handout's blocks), and a following student's scree
 the page. A move then costs one view, whatever the size of the room.
 
 The view is HTML made here, on the server, once: charts drawn to SVG by vl-convert (the same Vega-Lite spec the
-page drew, nothing fetched: `allowed_base_urls=[]`), scaled to the width of the screen that shows it (a phone at
-390 px, a projector at 1920); every piece of text (titles, what a student or teacher typed, table cells) is escaped,
-Markdown emphasis is the only markup kept, and no link, image or script of the page's text survives. Numbers are
-the strings the page printed (tables as shown, formulas as engine.charts.plain_formula writes them, as the
-handout does).
+page drew, nothing fetched: `allowed_base_urls=[]`), each shown as an <img> of its SVG (a data URL: Streamlit's
+st.html keeps only HTML, and a drawing in an image runs nothing), scaled to the width of the screen that shows it
+(a phone at 390 px, a projector at 1920); every piece of text (titles, what a student or teacher typed, table
+cells) is escaped, Markdown emphasis is the only markup kept, and no link, image or script of the page's text
+survives. Numbers are the strings the page printed (tables as shown, formulas as engine.charts.plain_formula
+writes them, as the handout does).
 
 A view is made of parts, each tagged with the page's sections it stands in (ui.page.section keys): the store keeps
 one view per class (CLASS_VIEW_MAX_BYTES), and whoever shows it leaves out the parts a class's open question veils
@@ -26,6 +27,7 @@ Drawing a chart costs vl-convert 0.05-0.5 s (bench/class_view.py measures every 
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
@@ -52,7 +54,7 @@ STYLE = """<style>
 .tp-view .tp-question{font-size:1.1rem;font-style:italic;margin:0 0 .6em}
 .tp-view h3{font-size:1.15rem;margin:1em 0 .3em}
 .tp-view figure{margin:.8em 0;overflow-x:auto;max-width:100%}
-.tp-view figure svg{display:block;height:auto;background:white}
+.tp-view figure img{display:block;height:auto;background:white}
 .tp-view figcaption,.tp-view .tp-note{font-size:.85rem;opacity:.75;margin-top:.2em}
 .tp-view .tp-formula{margin:.6em 0;overflow-x:auto}
 .tp-view .tp-formula div{font-family:"DejaVu Sans",sans-serif;white-space:pre-wrap}
@@ -150,7 +152,7 @@ def make_view(link: str, title: str, question: str, blocks: Iterable[tuple[tuple
             if charts >= limits.CLASS_VIEW_MAX_CHARTS:
                 continue
             try:
-                drawings[index] = _unique_ids(draw(block.spec), f"c{charts}")
+                drawings[index] = draw(block.spec)
             except ValueError:
                 continue
             charts += 1
@@ -271,8 +273,9 @@ def view_spec(spec: dict) -> dict:
 
 
 def chart_svg(spec: dict) -> str:
-    """The chart as responsive inline SVG: drawn once per spec (kept in SVG_CACHE), its fixed width and height
-    turned into a style that fits the screen's width. ValueError (a sentence) where it cannot be drawn."""
+    """The chart as an <img> of its SVG drawing (a data URL: nothing fetched, nothing in it runs, and Streamlit's
+    st.html keeps it, where it strips inline SVG), sized by a style that fits the screen's width; drawn once per spec
+    (kept in SVG_CACHE). ValueError (a sentence) where it cannot be drawn."""
     from engine.charts import export
 
     key = hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
@@ -282,8 +285,7 @@ def chart_svg(spec: dict) -> str:
             return SVG_CACHE[key]
     sized = view_spec(spec)
     stretch = sized.pop("_tp_stretch", False)
-    drawing = export.svg(sized).decode("utf-8")
-    drawing = responsive(_cleaned(drawing), stretch)
+    drawing = responsive(_cleaned(export.svg(sized).decode("utf-8")), stretch, alt=_summary(export.text.summary(spec)))
     with _CACHE_LOCK:
         SVG_CACHE[key] = drawing
         while len(SVG_CACHE) > SVG_CACHE_SIZE:
@@ -291,24 +293,18 @@ def chart_svg(spec: dict) -> str:
     return drawing
 
 
-def responsive(svg: str, stretch: bool) -> str:
-    """An SVG whose width and height attributes become a style: the full width of its column, at most twice its
-    size where it filled a column on the page (a projector), else at most its own size; a wide fixed chart (a
-    heatmap) shrinks no further than CLASS_VIEW_MIN_CHART_PX and its figure scrolls sideways on a phone."""
+def responsive(svg: str, stretch: bool, alt: str = "") -> str:
+    """The SVG as an <img> whose style fits its column: the full width, at most twice its size where it filled a
+    column on the page (a projector), else at most its own size; a wide fixed chart (a heatmap) shrinks no further
+    than CLASS_VIEW_MIN_CHART_PX and its figure scrolls sideways on a phone."""
     match = re.search(r'<svg\b[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', svg)
-    if match is None:
-        return svg
-    width, height = float(match.group(1)), float(match.group(2))
+    width, height = (float(match.group(1)), float(match.group(2))) if match else (limits.CLASS_VIEW_CHART_PX, 0.0)
     widest = 2 * width if stretch else width
     narrowest = 0 if stretch else min(width, limits.CLASS_VIEW_MIN_CHART_PX)
-    style = (f'style="width:100%;max-width:{widest:.0f}px;min-width:{narrowest:.0f}px;height:auto" '
-             f'preserveAspectRatio="xMinYMin meet"')
-    head = match.group(0)
-    head = re.sub(r'\swidth="[\d.]+"', "", head, count=1)
-    head = re.sub(r'\sheight="[\d.]+"', "", head, count=1)
-    if "viewBox" not in head:
-        head += f' viewBox="0 0 {width:g} {height:g}"'
-    return svg.replace(match.group(0), head + " " + style, 1)
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    ratio = f"aspect-ratio:{width:g}/{height:g};" if height else ""
+    return (f'<img class="tp-chart" src="data:image/svg+xml;base64,{data}" alt="{_escape(alt)}" '
+            f'style="width:100%;max-width:{widest:.0f}px;min-width:{narrowest:.0f}px;{ratio}height:auto">')
 
 
 def _cleaned(svg: str) -> str:
@@ -318,18 +314,6 @@ def _cleaned(svg: str) -> str:
     svg = re.sub(r"\son[a-z]+\s*=\s*(\"[^\"]*\"|'[^']*')", "", svg, flags=re.IGNORECASE)
     svg = re.sub(r'\s(xlink:)?href\s*=\s*"(?!data:image/|#)[^"]*"', "", svg, flags=re.IGNORECASE)
     return svg
-
-
-def _unique_ids(svg: str, prefix: str) -> str:
-    """Ids of one drawing (clip paths, gradients) made unique on a page of several: `clip1` -> `c0-clip1`."""
-    ids = set(re.findall(r'\sid="([^"]+)"', svg))
-    if not ids:
-        return svg
-    svg = re.sub(r'\sid="([^"]+)"', lambda m: f' id="{prefix}-{m.group(1)}"', svg)
-    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) in ids else m.group(0),
-                 svg)
-    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"' if m.group(1) in ids
-                  else m.group(0), svg)
 
 
 # --- made beside the teacher's run ------------------------------------------------------------------------------

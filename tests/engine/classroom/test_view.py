@@ -34,15 +34,25 @@ def a_view(*blocks, title="Attention calculator", question="Which words does *cr
     return make_view("attention?x=1", title, question, [((), block) for block in blocks])
 
 
-def test_a_chart_is_inline_svg_that_fits_the_screen_and_keeps_its_numbers():
-    drawing = chart_svg(bars([0.298, 0.203, 0.206, 0.293]))
-    head = re.match(r"<svg\b[^>]*>", drawing).group(0)
-    assert 'viewBox="0 0 ' in head and "width:100%" in head and "height:auto" in head
-    assert not re.search(r'\swidth="', head) and not re.search(r'\sheight="', head)   # the screen sizes it
-    assert "max-width:" in head and "min-width:0px" in head                           # a column chart: stretches
+def drawing_of(img: str) -> str:
+    """The SVG inside a chart's <img> (a data URL)."""
+    import base64
+
+    return base64.b64decode(re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', img).group(1)).decode()
+
+
+def test_a_chart_is_an_svg_image_that_fits_the_screen_and_keeps_its_numbers():
+    img = chart_svg(bars([0.298, 0.203, 0.206, 0.293]))
+    assert img.startswith('<img class="tp-chart" src="data:image/svg+xml;base64,')
+    assert "width:100%" in img and "height:auto" in img and "aspect-ratio:" in img
+    assert "min-width:0px" in img                                                    # a column chart: stretches
+    assert "max-width:" in img
+    drawing = drawing_of(img)
+    assert drawing.startswith("<svg") and 'viewBox="0 0 ' in drawing
     assert "0.30" in drawing or "0.3" in drawing                                      # its axis, drawn as text
+    assert re.search(r'alt="[^"]+"', img)                                           # its sentence, for a reader
     fixed = chart_svg(bars([1, 2], width=900))
-    assert f"min-width:{limits.CLASS_VIEW_MIN_CHART_PX}px" in re.match(r"<svg\b[^>]*>", fixed).group(0)
+    assert f"min-width:{limits.CLASS_VIEW_MIN_CHART_PX}px" in fixed
 
 
 def test_the_view_holds_title_question_formula_numbers_table_and_chart():
@@ -53,7 +63,7 @@ def test_the_view_holds_title_question_formula_numbers_table_and_chart():
                   paper.Code("print(1)"), paper.Challenge("Make *lake* win."))
     body = view.body()
     assert "<h2>Attention calculator</h2>" in body and "<em>crane</em>" in body
-    assert body.count("<svg") == 1 and view.charts == 1
+    assert body.count('class="tp-chart"') == 1 and view.charts == 1
     assert "α_11 = 0.298" in body                        # the numbers as the page prints them (plain formula)
     assert "<td class=tp-n>0.298</td>" in body and "<td>crane</td>" in body
     assert "<h3>Try this</h3>" in body and "Make <em>lake</em> win." in body
@@ -74,17 +84,18 @@ def test_every_text_is_escaped_nothing_is_fetched_or_run():
     document = view.document(explore="/attention?x=1&class=K7QM2XPA")
     for html in (body, document):
         tags, attributes = parsed(html)
-        assert not tags & {"script", "img", "iframe", "object", "embed", "link", "a", "foreignobject"} or \
-            (tags & {"a"} and html is document)
+        assert not tags & {"script", "iframe", "object", "embed", "link", "foreignobject"}
+        assert "a" not in tags or html is document          # the route's page links to the real page, nothing more
         assert not [name for name, _ in attributes if name.startswith("on")]
         fetched = [value for name, value in attributes if name in ("src", "href", "xlink:href") and value]
-        assert all(value.startswith(("#", "data:image/", "/attention?")) for value in fetched), fetched
+        assert all(value.startswith(("data:image/svg+xml;base64,", "/attention?")) for value in fetched), fetched
         styles = [value for name, value in attributes if name == "style" and value]
         assert not [style for style in styles if "url(" in style and "url(#" not in style]   # nothing fetched
         assert not [value for name, value in attributes if name in ("src", "href") and HOST in (value or "")]
     assert "&lt;img src=//b.invalid/d&gt;" in body       # shown as the text it is
     assert "![a](http://b.invalid/c)" in body            # Markdown's image: its text, never a picture
-    assert body.count("<svg") == 1                      # the chart (its title drawn as SVG text, escaped by Vega)
+    assert body.count('class="tp-chart"') == 1          # the chart (its title drawn as SVG text, escaped by Vega)
+    assert "<script" not in drawing_of(body).lower()
 
 
 def parsed(html: str) -> tuple[set[str], list[tuple[str, str | None]]]:
@@ -102,17 +113,13 @@ def parsed(html: str) -> tuple[set[str], list[tuple[str, str | None]]]:
     return tags, attributes
 
 
-def test_a_drawing_loses_anything_that_runs_or_fetches_and_its_ids_are_its_own():
+def test_a_drawing_loses_anything_that_runs_or_fetches():
     dirty = ('<svg width="10" height="10"><script>x()</script><g onclick="x()"><image href="http://b.invalid/a"/>'
              '<image href="data:image/png;base64,AA"/><clipPath id="clip1"/><path clip-path="url(#clip1)"/></g>'
              '<foreignObject><div>x</div></foreignObject></svg>')
-    clean = view_module._unique_ids(view_module._cleaned(dirty), "c3")
+    clean = view_module._cleaned(dirty)
     assert "script" not in clean and "onclick" not in clean and "b.invalid" not in clean
-    assert "foreignObject" not in clean and "data:image/png" in clean
-    assert 'id="c3-clip1"' in clean and "url(#c3-clip1)" in clean
-    two = a_view(paper.Chart(bars([1, 2], "one")), paper.Chart(bars([3, 4], "two")))
-    ids = re.findall(r'\sid="([^"]+)"', two.body())
-    assert len(ids) == len(set(ids))
+    assert "foreignObject" not in clean and "data:image/png" in clean and "url(#clip1)" in clean
 
 
 def test_veiled_sections_are_left_out_with_one_note_each():
@@ -149,7 +156,7 @@ def test_a_chart_that_cannot_be_drawn_leaves_its_sentence_and_charts_past_the_li
     assert view.charts == 0 and "its sentence" in view.body()
     monkeypatch.setattr(limits, "CLASS_VIEW_MAX_CHARTS", 2)
     many = a_view(*[paper.Chart(bars([i, i + 1], f"chart {i}"), f"chart {i}") for i in range(4)])
-    assert many.charts == 2 and many.body().count("<svg") == 2 and "chart 3" in many.body()
+    assert many.charts == 2 and many.body().count('class="tp-chart"') == 2 and "chart 3" in many.body()
 
 
 def test_a_view_of_another_format_is_a_sentence():
