@@ -454,8 +454,10 @@ def _follow(code: str, state: ClassState) -> None:
     """Go where the teacher is (a new link version). Done when the run after the move is on that page
     (above_page); a move that got lost, the next poll makes again. Already there: nothing to do."""
     if follows_by_view():
-        st.session_state[SEEN] = state.link_version     # the class view shows the teacher's page (class_view)
+        st.session_state[SEEN] = state.link_version     # the class view shows the teacher's page (_followed_view)
         return
+    if st.session_state.get(EXPLORING):
+        return                         # exploring from the view: "Back to the teacher's page" brings it back
     path = state.link.partition("?")[0]
     if state.link == page_link() or _page_file(path) is None:
         st.session_state[SEEN] = state.link_version     # here already, or a page this app does not have
@@ -469,6 +471,9 @@ def _follow(code: str, state: ClassState) -> None:
 VIEW_SWITCH = "PLAYGROUND_CLASS_VIEW"   # "0": followers run the teacher's page themselves, as before issue 42
 VIEW_LEFT = "class.view_left"           # (code, link, record changes) of the last view this teacher's run handed over
 RAN_PAGE = "class.ran_page"             # whether this session's last whole run ran the page (app.py: page_runs)
+EXPLORING = "class.exploring"           # the student pressed Explore from here: its own page until it comes back
+EXPLORE_TO = "class.explore_to"         # (link, moves made): the page Explore from here opens, until a run is there
+EXPLORE_MOVES = 3                       # a move lost this often (the browser's own rerun won) is given up
 
 
 def views_on() -> bool:
@@ -495,12 +500,13 @@ def follows_by_view() -> bool:
     """Whether this session shows the teacher's page as its class view instead of running a page: a joined student
     who follows (not a teacher, not exploring)."""
     return (views_on() and not teaching() and bool(st.session_state.get(JOINED))
-            and bool(st.session_state.get(FOLLOW, True)))
+            and bool(st.session_state.get(FOLLOW, True)) and not st.session_state.get(EXPLORING))
 
 
 def page_runs() -> bool:
     """Whether app.py runs the page (everyone but a follower whose class has a teacher's page to show: the class's
     box above draws its class view instead, `_followed_view`)."""
+    _explore_arrival()
     runs = True
     if follows_by_view():
         try:
@@ -610,15 +616,32 @@ def _followed_view(code: str, state: ClassState) -> None:
 
 
 def _explore(code: str, state: ClassState, link: str) -> None:
-    """Leave the view for the real page at `link` (as a first visit opens it), following no more until asked."""
-    st.session_state[FOLLOW] = False
+    """Leave the view for the real page at `link` (as a first visit opens it), following no more until asked. Not
+    the "Follow the teacher" switch's own state: a browser sends back what its switch shows."""
+    st.session_state[EXPLORING] = True
+    st.session_state[EXPLORE_TO] = (link, 1)
     st.session_state[MOVING] = (state.link_version, link.partition("?")[0])
     go_to(link, code)
 
 
+def _explore_arrival() -> None:
+    """Explore from here is done once a run is on its page; a move that got lost (the browser's own rerun, still on
+    the last page, won) is made again, a few times."""
+    going = st.session_state.get(EXPLORE_TO)
+    if going is None:
+        return
+    link, moves = going
+    if _arrived(link, st.session_state.get(PAGE, "")) or moves >= EXPLORE_MOVES:
+        st.session_state.pop(EXPLORE_TO)
+        return
+    st.session_state[EXPLORE_TO] = (link, moves + 1)
+    st.session_state[MOVING] = (st.session_state.get(SEEN), link.partition("?")[0])
+    go_to(link, st.session_state.get(JOINED))
+
+
 def _back_to_following() -> None:
     """Above an explored page: the way back to the teacher's view."""
-    if not views_on() or teaching() or not st.session_state.get(JOINED) or st.session_state.get(FOLLOW, True):
+    if not views_on() or teaching() or not st.session_state.get(JOINED) or not st.session_state.get(EXPLORING):
         return
     st.button("Back to the teacher's page", icon=":material/group:", key="class_back", on_click=_follow_again,
               help="Follow the teacher again: this screen shows the teacher's page as it moves.")
@@ -627,6 +650,8 @@ def _back_to_following() -> None:
 def _follow_again() -> None:
     st.session_state[FOLLOW] = True
     _follow_switched()
+    st.session_state.pop(EXPLORING, None)
+    st.session_state.pop(EXPLORE_TO, None)
 
 
 def _student_question(code: str, state: ClassState) -> None:

@@ -61,7 +61,9 @@ STYLE = """<style>
 .tp-view .tp-formula .tp-numbers{padding-left:1em}
 .tp-view .tp-table{overflow-x:auto;margin:.6em 0}
 .tp-view table{border-collapse:collapse;font-size:.9rem;font-variant-numeric:tabular-nums}
-.tp-view th,.tp-view td{border-bottom:1px solid rgba(128,128,128,.35);padding:.15em .5em;text-align:left}
+.tp-view th,.tp-view td{border-bottom:1px solid rgba(128,128,128,.35);padding:.15em .5em;text-align:left;
+overflow-wrap:normal}
+.tp-view td{white-space:nowrap}
 .tp-view td.tp-n{text-align:right}
 .tp-view pre{overflow-x:auto;font-size:.8rem;background:rgba(128,128,128,.12);padding:.5em;white-space:pre}
 .tp-view .tp-veiled{border:1px dashed rgba(128,128,128,.6);padding:.5em;margin:.6em 0}

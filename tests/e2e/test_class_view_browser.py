@@ -39,7 +39,7 @@ def fits(page) -> dict:
     """How the view sits on the screen: the page's own horizontal scroll, the widest drawing and the text size."""
     return page.evaluate("""() => {
         const view = document.querySelector('.st-key-class_view .tp-view');
-        const svgs = [...document.querySelectorAll('.st-key-class_view svg.marks, .st-key-class_view figure svg')];
+        const svgs = [...document.querySelectorAll('.st-key-class_view img.tp-chart')];
         const main = document.querySelector("[data-testid='stMain']");
         return {
             pageScroll: Math.max(document.documentElement.scrollWidth, main ? main.scrollWidth : 0),
@@ -47,7 +47,7 @@ def fits(page) -> dict:
             widest: Math.max(0, ...svgs.map(s => s.getBoundingClientRect().width)),
             figureOverflow: Math.max(0, ...[...document.querySelectorAll('.st-key-class_view figure')]
                                      .map(f => f.getBoundingClientRect().right - window.innerWidth)),
-            charts: svgs.length,
+            charts: svgs.filter(s => s.complete && s.naturalWidth > 0).length,
             text: view ? parseFloat(getComputedStyle(view).fontSize) : 0,
             streamlitCharts: document.querySelectorAll("[data-testid='stMain'] [data-testid='stVegaLiteChart']").length,
         };

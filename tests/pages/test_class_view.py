@@ -113,7 +113,7 @@ def test_explore_from_here_opens_the_real_page_at_the_teachers_link_and_back_to_
     S.button(key="class_explore").click().run()
     assert [t.value for t in S.title] == ["Context: window vs attention"]          # one ordinary run of the page
     assert S.query_params["k"] == "3" and S.session_state["context.k"] == 3       # at the teacher's settings
-    assert S.session_state["class.follow"] is False and view_html(S) == ""
+    assert S.session_state["class.exploring"] is True and view_html(S) == ""
     S.slider(key="context.k").set_value(2).run()                                  # explores on its own
     T.switch_page(ATTENTION).run()
     stored_view(code)
@@ -121,7 +121,7 @@ def test_explore_from_here_opens_the_real_page_at_the_teachers_link_and_back_to_
     assert S.session_state["context.k"] == 2                                      # the teacher does not pull it
     S.button(key="class_back").click().run()                                      # back to following
     assert not ran_the_page(S) and "<h2>Attention calculator</h2>" in view_html(S)
-    assert S.session_state["class.follow"] is True
+    assert S.session_state["class.follow"] is True and not S.session_state["class.exploring"]
 
 
 def test_the_answer_stays_out_of_the_view_until_the_reveal(data):
