@@ -9,8 +9,12 @@ instead of the page: what each follower's server pays when the teacher moves) an
 (PLAYGROUND_CLASS_VIEW=0: a whole run of the app with the page: the reference). Both are AppTest runs with the
 scripts compiled once (as a server's script cache does), so AppTest's own overhead sits in both. Figures: medians
 of `--runs` runs, wall and CPU (the process's, all threads) in ms; the route's answer (GET /api/class/{code}/view,
-ui.class_view_route, without the HTTP) too. The last columns put N followers of one process side by side: one
-view made plus N view runs against N page runs (CPU seconds).
+ui.class_view_route, without the HTTP) too. "draw" is the CPU the follower's view itself costs inside its class
+fragment (the view read, shared per process, and st.html): on a server a move costs each follower one run of that
+fragment (Streamlit's floor for a timed fragment is 4.6-5.0 ms, issue 42) plus "draw"; "view run" is a whole run
+of the app that shows the view (an upper bound: what a follower's first view or a reload costs). The last columns
+put N followers of one process side by side: one view made plus N view runs (the upper bound) against N page runs
+(CPU seconds).
 """
 from __future__ import annotations
 
@@ -57,6 +61,17 @@ def main() -> None:
 
     compile_once()
     app = str(ROOT / "app.py")
+    drawing = []                                       # CPU ms of each follower's view drawing (in its fragment)
+    followed_view = classroom._followed_view
+
+    def timed_view(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return followed_view(*args, **kwargs)
+        finally:
+            drawing.append((time.process_time() - start) * 1000)
+
+    classroom._followed_view = timed_view
 
     def session(query=None, page=None):
         at = AppTest.from_file(app, default_timeout=600)
@@ -73,9 +88,10 @@ def main() -> None:
                            "encoding": {"x": {"field": "a", "type": "quantitative"}}})   # vl-convert's first start
     store = classroom.class_store()
     print(f"{'page':<30} {'charts':>6} {'view kB':>8} {'make cold':>10} {'per chart':>10} {'make warm':>10} "
-          f"{'view run':>9} {'page run':>9} {'x':>5} {'route':>6}   "
+          f"{'draw':>6} {'view run':>9} {'page run':>9} {'x':>5} {'route':>6}   "
           f"{args.followers} followers, CPU s: view / rerun")
-    print(f"{'':<30} {'':>6} {'':>8} {'ms':>10} {'ms':>10} {'ms':>10} {'CPU ms':>9} {'CPU ms':>9} {'':>5} "
+    print(f"{'':<30} {'':>6} {'':>8} {'ms':>10} {'ms':>10} {'ms':>10} {'CPU ms':>6} {'CPU ms':>9} {'CPU ms':>9} "
+          f"{'':>5} "
           f"{'ms':>6}")
     totals = []
     for idea in ideas():
@@ -113,7 +129,9 @@ def main() -> None:
             _, page_cpu = timed(reference.run, args.runs)
         finally:
             os.environ.pop(classroom.VIEW_SWITCH, None)
+        drawing.clear()
         _, view_cpu = timed(follower.run, args.runs)
+        draw_cpu = statistics.median(drawing) if drawing else float("nan")
         route_ms, _ = timed(lambda: class_view_route.view_document(store, code), args.runs)
         charts = view.charts
         n = args.followers
@@ -122,7 +140,8 @@ def main() -> None:
         totals.append((idea.title, cold_ms, view_cpu, page_cpu))
         per_chart = f"{cold_ms / charts:>10.0f}" if charts else f"{'-':>10}"
         print(f"{idea.title[:30]:<30} {charts:>6} {len(view.to_json().encode()) / 1000:>8.0f} {cold_ms:>10.0f} "
-              f"{per_chart} {warm_ms:>10.1f} {view_cpu:>9.1f} {page_cpu:>9.1f} {page_cpu / view_cpu:>5.1f} "
+              f"{per_chart} {warm_ms:>10.1f} {draw_cpu:>6.2f} {view_cpu:>9.1f} {page_cpu:>9.1f} "
+              f"{page_cpu / view_cpu:>5.1f} "
               f"{route_ms:>6.2f}   {with_view:>6.1f} / {rerun:>6.1f}")
         store.end(code, key)
     if totals:

@@ -72,7 +72,7 @@ def test_two_phones_follow_the_teacher_by_the_class_view(view_app, browser):
         phone = context.new_page()
         fetched_outside = []
         phone.on("request", lambda request, seen=fetched_outside: seen.append(request.url)
-                 if not request.url.startswith(view_app) and not request.url.startswith("data:") else None)
+                 if not request.url.startswith((view_app, "data:", f"blob:{view_app}")) else None)
         phone.goto(f"{view_app}/?class={code}")
         wait_for_app(phone, 120_000)
         phones.append((phone, fetched_outside))
