@@ -109,4 +109,8 @@ def test_two_phones_follow_the_teacher_by_the_class_view(view_app, browser):
     until(lambda: "Context: window vs attention" in view_text(first))
     for phone, fetched_outside in phones:
         assert not fetched_outside, fetched_outside
-    screenshot(teacher, "class-view-projector", full_page=False)
+    projector = teacher_context.new_page()                                 # the view as a page of its own, projected
+    answer = projector.goto(f"{view_app}/api/class/{code}/view")
+    assert answer.status == 200 and "Context: window vs attention" in projector.inner_text("h2")
+    assert projector.evaluate("() => document.documentElement.scrollWidth") <= 1920
+    projector.screenshot(path=str(screenshot(projector, "class-view-route-1920", full_page=False)))

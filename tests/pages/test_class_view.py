@@ -121,7 +121,7 @@ def test_explore_from_here_opens_the_real_page_at_the_teachers_link_and_back_to_
     assert S.session_state["context.k"] == 2                                      # the teacher does not pull it
     S.button(key="class_back").click().run()                                      # back to following
     assert not ran_the_page(S) and "<h2>Attention calculator</h2>" in view_html(S)
-    assert S.session_state["class.follow"] is True and not S.session_state["class.exploring"]
+    assert S.session_state["class.follow"] is True and "class.exploring" not in S.session_state
 
 
 def test_the_answer_stays_out_of_the_view_until_the_reveal(data):
