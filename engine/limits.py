@@ -193,7 +193,8 @@ CLASS_POLL_S = 1.5
 CLASS_VERSION_SHARE_S = 0.2          # the polls of one server process share a class's version read this long
 CLASS_TEACHER_POLL_S = 0.5           # the teacher's screen (one session) asks for the histogram this often
 # the class view (engine/classroom/view.py): a followed page made once per teacher move, not run once per follower
-CLASS_VIEW_MAX_BYTES = 1_500_000     # one class view as stored (its JSON, UTF-8): charts past it leave their sentence
+CLASS_VIEW_MAX_BYTES = 800_000       # one class view as stored (its JSON, UTF-8): charts past it leave their sentence
+                                     # (each follower is sent it once per move: Position's 7 charts made 1.46 MB)
 CLASS_VIEW_MAX_CHARTS = 16           # charts one view draws as SVG (each a vl-convert run: about 0.05-0.5 s)
 CLASS_VIEW_CHART_PX = 400            # px given to a chart that fills its column: scaled to a phone, up to 2x on a
                                      # projector (13 px text reads 11 px on a 390 px phone; at 480 it read 9)
