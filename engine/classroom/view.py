@@ -43,6 +43,7 @@ from engine.charts import handout as paper
 from engine.charts.plain_formula import plain
 
 FORMAT = 1                 # the view's JSON layout (a store may hold a view made by an older server)
+PROJECTOR_GROWTH = 1.5    # a fixed-size chart grows to this many times its size on a wide screen (13 px text: 19.5)
 SVG_CACHE_SIZE = 256       # drawings kept per process (a page's charts are a few to a dozen; a lesson has ~30 moves)
 VEILED_NOTE = ("Veiled until the reveal. This part of the page shows the answer to the class's question: predict "
                "first, then see it here.")
@@ -297,11 +298,11 @@ def chart_svg(spec: dict) -> str:
 
 def responsive(svg: str, stretch: bool, alt: str = "") -> str:
     """The SVG as an <img> whose style fits its column: the full width, at most twice its size where it filled a
-    column on the page (a projector), else at most its own size; a wide fixed chart (a heatmap) shrinks no further
-    than CLASS_VIEW_MIN_CHART_PX and its figure scrolls sideways on a phone."""
+    column on the page, else PROJECTOR_GROWTH times (text a room reads on a projector); a wide fixed chart (a
+    heatmap) shrinks no further than CLASS_VIEW_MIN_CHART_PX and its figure scrolls sideways on a phone."""
     match = re.search(r'<svg\b[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', svg)
     width, height = (float(match.group(1)), float(match.group(2))) if match else (limits.CLASS_VIEW_CHART_PX, 0.0)
-    widest = 2 * width if stretch else width
+    widest = (2 if stretch else PROJECTOR_GROWTH) * width
     narrowest = 0 if stretch else min(width, limits.CLASS_VIEW_MIN_CHART_PX)
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     ratio = f"aspect-ratio:{width:g}/{height:g};" if height else ""
