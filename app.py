@@ -53,7 +53,8 @@ def main() -> None:
         st.warning(sentence, icon=":material/block:")
     try:
         classroom.above_page(navigation.url_path)   # a class's question or live view; nothing outside a class
-        navigation.run()
+        if classroom.page_runs():          # not for a follower: the class's box shows the teacher's page's view
+            navigation.run()
         recording.finish()                   # what follows is not the page's: its handout record is complete
         classroom.sidebar()                # after the page: its link is the one a class follows
         shell.qr_code()                    # after the page: its link carries the settings it just mirrored

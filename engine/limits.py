@@ -203,6 +203,14 @@ CLASS_EVENTS_WATCH_KEEP_S = 60.0     # a class nobody asked about for this long 
 CLASS_EVENTS_FAILURES = 3            # requests in a row the page's listener may fail before it falls back to polling
 # where the events route cannot be reached (a proxy that blocks it), the student's page polls, at this slower period
 CLASS_FALLBACK_POLL_S = 3.0
+# the class view (engine/classroom/view.py): a followed page made once per teacher move, not run once per follower
+CLASS_VIEW_MAX_BYTES = 800_000       # one class view as stored (its JSON, UTF-8): charts past it leave their sentence
+                                     # (each follower is sent it once per move: Position's 7 charts made 1.46 MB)
+CLASS_VIEW_MAX_CHARTS = 16           # charts one view draws as SVG (each a vl-convert run: about 0.05-0.5 s)
+CLASS_VIEW_CHART_PX = 400            # px given to a chart that fills its column: scaled to a phone, up to 2x on a
+                                     # projector (13 px text reads 11 px on a 390 px phone; at 480 it read 9)
+CLASS_VIEW_MIN_CHART_PX = 560        # a wider fixed-size chart (a heatmap) shrinks to at most this, then scrolls
+CLASS_VIEW_TABLE_ROWS = 40           # rows shown of one table in the view (the rest: a line saying how many)
 
 # --- class mode: lessons (engine.chapter.lesson) ---
 LESSON_MAX_SCENES = 60               # scenes in one lesson file

@@ -116,10 +116,11 @@ def lifespan():
 
 
 def routes() -> list:
-    """Our routes beside Streamlit's: the class's events (ui.class_events, a long poll students park on)."""
-    from ui import class_events
+    """Our routes beside Streamlit's: the class's events (ui.class_events, a long poll students park on) and the
+    class view (ui.class_view_route, the teacher's page as its followers see it)."""
+    from ui import class_events, class_view_route
 
-    return class_events.routes()
+    return class_events.routes() + class_view_route.routes()
 
 
 def browser_id() -> str | None:

@@ -38,7 +38,7 @@ from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
 from engine.classroom.stores import open_store
-from ui import app_server, class_events, page, url_state
+from ui import app_server, class_events, page, recording, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
@@ -307,6 +307,7 @@ def above_page(url_path: str) -> None:
             st.markdown(f":material/groups: **Class {st.session_state[JOINED]}**: joined. The teacher's questions "
                         "appear in this box.")
             _student_fragment()
+        _back_to_following()
 
 
 def sidebar() -> None:
@@ -319,6 +320,7 @@ def sidebar() -> None:
         if teaching():
             _teacher_panel()
             publish_link()
+            leave_view()
         elif st.session_state.get(JOINED):
             _student_panel()
         else:
@@ -350,8 +352,8 @@ def _student_panel() -> None:
     # dropped the switch's state and would otherwise show (and send back) its default, off
     st.session_state[FOLLOW] = st.session_state.get(FOLLOW, True)
     st.toggle("Follow the teacher", key=FOLLOW, on_change=_follow_switched,
-              help="On: this page moves with the teacher's (within about 2 s). Off: explore on your own; "
-                   "switch it on again to come back.")
+              help="On: this screen shows the teacher's page as it moves (within about 2 s). Off: explore on your "
+                   "own; switch it on again to come back.")
     if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW):
             st.session_state.pop(name, None)
@@ -441,6 +443,7 @@ def _student_live() -> None:
     if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
         st.rerun()                     # a question asked or revealed: the page draws its veiled parts anew
     _student_question(code, state)
+    _followed_view(code, state)        # a follower: the teacher's page as its class view, under the question
 
 
 def _student_state(code: str, quiet: bool = False, fresh: bool = False) -> ClassState | None:
@@ -493,12 +496,205 @@ def _veil(url_path: str) -> None:
 def _follow(code: str, state: ClassState) -> None:
     """Go where the teacher is (a new link version). Done when the run after the move is on that page
     (above_page); a move that got lost, the next poll makes again. Already there: nothing to do."""
+    if follows_by_view():
+        st.session_state[SEEN] = state.link_version     # the class view shows the teacher's page (_followed_view)
+        return
+    if st.session_state.get(EXPLORING):
+        return                         # exploring from the view: "Back to the teacher's page" brings it back
     path = state.link.partition("?")[0]
     if state.link == page_link() or _page_file(path) is None:
         st.session_state[SEEN] = state.link_version     # here already, or a page this app does not have
         return
     st.session_state[MOVING] = (state.link_version, path)
     go_to(state.link, code)
+
+
+# --- following by the class view (engine.classroom.view) ------------------------------------------------------
+
+VIEW_SWITCH = "PLAYGROUND_CLASS_VIEW"   # "0": followers run the teacher's page themselves, as before issue 42
+VIEW_LEFT = "class.view_left"           # (code, link, record changes) of the last view this teacher's run handed over
+RAN_PAGE = "class.ran_page"             # whether this session's last whole run ran the page (app.py: page_runs)
+EXPLORING = "class.exploring"           # the student pressed Explore from here: its own page until it comes back
+EXPLORE_TO = "class.explore_to"         # (link, moves made): the page Explore from here opens, until a run is there
+EXPLORE_MOVES = 3                       # a move lost this often (the browser's own rerun won) is given up
+
+
+def views_on() -> bool:
+    import os
+
+    return os.environ.get(VIEW_SWITCH, "1").strip().lower() not in ("0", "off", "no")
+
+
+@st.cache_resource(show_spinner=False)
+def view_maker():
+    """One maker of class views per server process: beside the teacher's run, never in it."""
+    from engine.classroom.view import ViewMaker
+
+    return ViewMaker()
+
+
+@st.cache_resource(show_spinner=False)
+def shared_views() -> dict:
+    """code -> (class version, hash, ClassView or None): the view read once per version by this process's students."""
+    return {}
+
+
+def follows_by_view() -> bool:
+    """Whether this session shows the teacher's page as its class view instead of running a page: a joined student
+    who follows (not a teacher, not exploring)."""
+    return (views_on() and not teaching() and bool(st.session_state.get(JOINED))
+            and bool(st.session_state.get(FOLLOW, True)) and not st.session_state.get(EXPLORING))
+
+
+def page_runs() -> bool:
+    """Whether app.py runs the page (everyone but a follower whose class has a teacher's page to show: the class's
+    box above draws its class view instead, `_followed_view`)."""
+    _explore_arrival()
+    runs = True
+    if follows_by_view():
+        try:
+            state = _student_state(st.session_state[JOINED], quiet=True)
+            runs = state is None or state.ended or state.link is None
+        except ValueError:
+            runs = True
+    st.session_state[RAN_PAGE] = runs
+    if not runs:                       # the link names the class alone: a page's values are the teacher's now
+        for name in [name for name in st.query_params if name not in HIDDEN_PARAMS]:
+            del st.query_params[name]
+    return runs
+
+
+def leave_view() -> None:
+    """After the teacher's run (the page recorded, its link published): the page's class view goes to the view
+    maker, once per change of the page (a new link, or a run that drew it anew); made and stored beside this run."""
+    if not teaching() or not views_on() or not st.session_state.get(LEAD, True):
+        return
+    from ui.handout import for_paper
+
+    code, key = teaching()
+    link = page_link()
+    kept = recording.record()
+    mark = (code, link, kept.changes if kept is not None else 0)
+    if st.session_state.get(VIEW_LEFT) == mark:
+        return
+    st.session_state[VIEW_LEFT] = mark
+    if kept is None or not kept.title:
+        title = "Transformer Playground" if not link.partition("?")[0] else ""
+        view_maker().submit(class_store(), code, key, link, title,
+                            "The teacher is on a page with no class view: Explore from here to open it.", None)
+        return
+    blocks = [(sections, for_paper(block)) for sections, block in kept.tagged()]
+    view_maker().submit(class_store(), code, key, link, kept.title, kept.question, blocks)
+
+
+def _class_view_now(code: str):
+    """(hash, ClassView or None) of the class's view at its current version: read once per version per process."""
+    import hashlib
+
+    from engine.classroom.view import ClassView
+
+    version = shared_versions().version(code)
+    kept = shared_views()
+    found = kept.get(code)
+    if found is not None and found[0] == version:
+        return found[1], found[2]
+    text = class_store().view(code)
+    view = None
+    if text is not None:
+        try:
+            view = ClassView.from_json(text)
+        except (ValueError, KeyError, TypeError):
+            view = None
+    digest = hashlib.sha256(text.encode()).hexdigest() if text else ""
+    if len(kept) >= limits.CLASS_MAX_OPEN_PER_SERVER:
+        kept.clear()
+    kept[code] = (version, digest, view)
+    return digest, view
+
+
+def _fragment_run() -> bool:
+    """Whether this run is a fragment's alone (a poll), not a whole run of the app."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx is not None and bool(ctx.fragment_ids_this_run)
+
+
+def _view_veils(state: ClassState, view) -> frozenset[str]:
+    return _veils(state, view.link.partition("?")[0]) if view is not None else frozenset()
+
+
+def _followed_view(code: str, state: ClassState) -> None:
+    """A follower's class view, drawn by the class's fragment in place of the page (app.py runs no page then:
+    `page_runs`): each poll draws it again, which costs the server little (a view read once per version per process;
+    Streamlit sends an element of 10 kB or more that the browser already holds as a reference to it), and a move
+    costs each follower one run of this fragment, not a run of the page. Explore from here opens the real page at
+    the view's link (one ordinary run, as following did before)."""
+    if not follows_by_view() or state.ended:
+        return
+    if state.link is None:
+        return                         # no teacher's page yet: app.py runs the student's own
+    if st.session_state.get(RAN_PAGE) and _fragment_run():
+        st.rerun()                     # the last whole run drew a page under this box: the next one draws none
+    try:
+        _, view = _class_view_now(code)
+    except ValueError as error:
+        show_error(str(error))
+        return
+    with st.container(key="class_view"):
+        if view is None:
+            st.info("The teacher's page is on its way: it shows here in a moment.", icon=":material/hourglass_top:")
+        else:
+            if view.link != state.link:
+                st.caption(":material/hourglass_top: The teacher has moved on: the new page shows here in a moment.")
+            st.html(view.body(_view_veils(state, view)))
+        target = view.link if view is not None else state.link
+        if _page_file(target.partition("?")[0]) is not None:
+            if st.button("Explore from here", icon=":material/explore:", key="class_explore", type="primary",
+                         help="Open this page yourself, with the teacher's settings, and change anything. "
+                              "\"Back to the teacher's page\" returns here."):
+                _explore(code, state, target)
+        st.caption("You follow the teacher: this screen moves with the teacher's page. Explore from here to try "
+                   "it yourself.")
+
+
+def _explore(code: str, state: ClassState, link: str) -> None:
+    """Leave the view for the real page at `link` (as a first visit opens it), following no more until asked. Not
+    the "Follow the teacher" switch's own state: a browser sends back what its switch shows."""
+    st.session_state[EXPLORING] = True
+    st.session_state[EXPLORE_TO] = (link, 1)
+    st.session_state[MOVING] = (state.link_version, link.partition("?")[0])
+    go_to(link, code)
+
+
+def _explore_arrival() -> None:
+    """Explore from here is done once a run is on its page; a move that got lost (the browser's own rerun, still on
+    the last page, won) is made again, a few times."""
+    going = st.session_state.get(EXPLORE_TO)
+    if going is None:
+        return
+    link, moves = going
+    if _arrived(link, st.session_state.get(PAGE, "")) or moves >= EXPLORE_MOVES:
+        st.session_state.pop(EXPLORE_TO)
+        return
+    st.session_state[EXPLORE_TO] = (link, moves + 1)
+    st.session_state[MOVING] = (st.session_state.get(SEEN), link.partition("?")[0])
+    go_to(link, st.session_state.get(JOINED))
+
+
+def _back_to_following() -> None:
+    """Above an explored page: the way back to the teacher's view."""
+    if not views_on() or teaching() or not st.session_state.get(JOINED) or not st.session_state.get(EXPLORING):
+        return
+    st.button("Back to the teacher's page", icon=":material/group:", key="class_back", on_click=_follow_again,
+              help="Follow the teacher again: this screen shows the teacher's page as it moves.")
+
+
+def _follow_again() -> None:
+    st.session_state[FOLLOW] = True
+    _follow_switched()
+    st.session_state.pop(EXPLORING, None)
+    st.session_state.pop(EXPLORE_TO, None)
 
 
 def _student_question(code: str, state: ClassState) -> None:
@@ -733,6 +929,7 @@ def _teacher_live() -> None:
     code, key = teaching()
     if not st.session_state.get(BEFORE_PAGE):
         publish_link()                 # a section's change the callback did not publish (its store call failed)
+        leave_view()                   # a section that reran alone changed the page: its class view too
     _show_error()
     touched = st.session_state.get(TOUCHED)
     if touched is None or time.monotonic() - touched >= limits.CLASS_TEACHER_TOUCH_S:

@@ -13,21 +13,24 @@ from ui import charts, page
 from ui.recording import RECORD, Record, record
 from ui.tables import unescaped
 
-__all__ = ["RECORD", "Record", "control", "description", "make", "file_name"]
+__all__ = ["RECORD", "Record", "control", "description", "for_paper", "make", "file_name"]
 
 MADE = "_handout_made"       # session key: (record's change count, paper, PDF bytes) of the last handout made
 
 
+def for_paper(block):
+    """A recorded block as the engine draws it off the page: a chart with its rows back from Arrow, a table's cells
+    as typed (not as escaped for Markdown). The handout and the class view (ui.classroom) read blocks so."""
+    if isinstance(block, paper_handout.Chart):
+        return paper_handout.Chart(charts.plain(block.spec), block.summary)
+    if isinstance(block, paper_handout.Table):
+        rows = tuple(tuple(unescaped(cell) for cell in row) for row in block.rows)
+        return paper_handout.Table(block.columns, rows)
+    return block
+
+
 def description(kept: Record, link: str | None) -> paper_handout.Handout:
     """The record as the engine's typed handout (charts with their rows back from Arrow)."""
-    def for_paper(block):
-        if isinstance(block, paper_handout.Chart):
-            return paper_handout.Chart(charts.plain(block.spec), block.summary)
-        if isinstance(block, paper_handout.Table):   # cells as typed, not as escaped for Markdown
-            rows = tuple(tuple(unescaped(cell) for cell in row) for row in block.rows)
-            return paper_handout.Table(block.columns, rows)
-        return block
-
     blocks = tuple(for_paper(block) for block in kept.blocks())
     return paper_handout.Handout(kept.title, kept.question, link or "", blocks)
 

@@ -37,6 +37,17 @@ class Record:
             out.extend(self.blocks(self.sections.get(item.key, [])) if isinstance(item, _Slot) else [item])
         return out
 
+    def tagged(self, items: list | None = None, within: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], object]]:
+        """The blocks in page order, each with the sections it stands in (outermost first): the class view
+        (engine.classroom.view) leaves out what a class's open question veils."""
+        out = []
+        for item in self.body if items is None else items:
+            if isinstance(item, _Slot):
+                out.extend(self.tagged(self.sections.get(item.key, []), within + (item.key,)))
+            else:
+                out.append((within, item))
+        return out
+
 
 class _Slot:
     def __init__(self, key: str) -> None:

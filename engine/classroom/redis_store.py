@@ -8,6 +8,7 @@ Keys of one class (all expire with the class, CLASS_LIFETIME_S after it started)
     tp:class:<code>:students        set of anonymous student ids
     tp:class:<code>:q:<qid>         hash: body (the Question as JSON), n (options), rounds, revealed
     tp:class:<code>:v:<qid>:<round> hash: student id -> option
+    tp:class:<code>:view            string: the class view (engine.classroom.view's JSON), the teacher's latest
     tp:ended:<code>                 the code alone, kept CLASS_ENDED_KEPT_S longer: joining it says it ended
 
 And of the server and its clients:
@@ -528,3 +529,19 @@ class RedisStore(ClassStore):
             pipe.zrem(OPEN_KEY, code)
         self._change(code, key, change, open_only=False)
         return self._summary(code, self._fields(code))
+
+    # --- the class view (engine.classroom.view) ------------------------------------------------------
+
+    def put_view(self, code: str, key: str, view: str) -> None:
+        code, view = s.normalise_code(code), s.check_view(view)
+
+        def change(f, pipe):
+            pipe.set(self._k(code, "view"), view, ex=self._ttl(float(f["expires_at"])))
+        self._change(code, key, change)     # the view and the version move together (MULTI/EXEC)
+
+    def view(self, code: str) -> str | None:
+        code = s.normalise_code(code)
+        found = self.r.get(self._k(code, "view"))
+        if found is None:
+            self._fields(code)                           # an unknown or ended code says so
+        return found

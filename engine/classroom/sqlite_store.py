@@ -101,6 +101,12 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_who ON attempts (what, who, at);
 CREATE INDEX IF NOT EXISTS attempts_at ON attempts (at);
 """
+VIEW_SCHEMA = """
+CREATE TABLE IF NOT EXISTS class_views (
+    code TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+) WITHOUT ROWID;
+"""
 # attempts counted over FAILURE_WINDOW_S: wrong codes per browser and per address, new students per address
 WRONG_BY_BROWSER, WRONG_BY_ADDRESS, JOINED_FROM = "wrong-browser", "wrong-address", "joined-from"
 
@@ -189,6 +195,7 @@ class SqliteStore(ClassStore):
         conn = self._take()
         _add_columns(conn)
         conn.executescript(SCHEMA)
+        conn.executescript(VIEW_SCHEMA)
         self._give(conn)
 
     # --- connections and transactions -----------------------------------------------------
@@ -693,6 +700,24 @@ class SqliteStore(ClassStore):
             row = self._teacher(db, code, key, open_only=False)
             db.execute("UPDATE classes SET ended = 1, locked = 1, version = version + 1 WHERE code = ?", (code,))
             return self._summary(db, code, row[6])
+
+
+    # --- the class view (engine.classroom.view) ------------------------------------------------------
+
+    def put_view(self, code: str, key: str, view: str) -> None:
+        code, view = s.normalise_code(code), s.check_view(view)
+        with self._write() as db:
+            self._teacher(db, code, key)
+            db.execute("INSERT OR REPLACE INTO class_views (code, body) VALUES (?, ?)", (code, view))
+            db.execute("DELETE FROM class_views WHERE code NOT IN (SELECT code FROM classes)")   # classes gone
+            db.execute("UPDATE classes SET version = version + 1 WHERE code = ?", (code,))
+
+    def view(self, code: str) -> str | None:
+        code = s.normalise_code(code)
+        with self._read() as db:
+            self._row(db, code)
+            found = db.execute("SELECT body FROM class_views WHERE code = ?", (code,)).fetchone()
+        return found[0] if found else None
 
 
 def _add_columns(conn: sqlite3.Connection) -> None:

@@ -126,8 +126,13 @@ def guard_store_errors(errors: tuple[type[BaseException], ...], where: str):
                      "join", "follow", "ask", "vote", "my_vote", "lock", "reveal", "vote_again", "show_live", "counts",
                      "summary", "end", "pulse"):
             setattr(cls, name, _guarded(getattr(cls, name), errors, where))
+        for name in VIEW_METHODS:      # the class view (engine.classroom.view)
+            setattr(cls, name, _guarded(getattr(cls, name), errors, where))
         return cls
     return decorate
+
+
+VIEW_METHODS = ("put_view", "view")
 
 
 def _guarded(method, errors, where):
@@ -142,6 +147,17 @@ def _guarded(method, errors, where):
 
 
 # --- codes, keys and checks shared by both stores ------------------------------------------
+
+def check_view(view: object) -> str:
+    """A class view as the store keeps it (engine.classroom.view's JSON), at most CLASS_VIEW_MAX_BYTES."""
+    if not isinstance(view, str) or not view:
+        raise ValueError("A class view is the text of a page's view.")
+    size = len(view.encode("utf-8"))
+    if size > limits.CLASS_VIEW_MAX_BYTES:
+        raise ValueError(f"This page's class view is {size:,} bytes, more than the {limits.CLASS_VIEW_MAX_BYTES:,} a "
+                         "class keeps: students who follow open the page itself instead.")
+    return view
+
 
 def new_code() -> str:
     """A class code: CLASS_CODE_CHARS characters of CODE_ALPHABET from `secrets` (40 bits at 8 of 32)."""
@@ -467,6 +483,16 @@ class ClassStore(ABC):
         """Call `on_change(code)` for every change of any class (a teacher action, a join, a vote) until `stop` (a
         threading.Event) is set; blocks (run it on a thread). Only where `tells_changes`."""
         raise NotImplementedError
+
+    @abstractmethod
+    def put_view(self, code: str, key: str, view: str) -> None:
+        """The teacher's page as its followers see it (engine.classroom.view's JSON, CLASS_VIEW_MAX_BYTES at most):
+        it replaces the last one and moves the class's version (the followers' pages draw it)."""
+
+    @abstractmethod
+    def view(self, code: str) -> str | None:
+        """The class's latest view (None before the teacher's first); anyone in the class may read it: it holds what
+        the teacher's page shows, never the key or an answer."""
 
     def close(self) -> None:
         """Let go of connections (a store is also fine left to the garbage collector)."""

@@ -26,6 +26,9 @@ def class_app(tmp_path_factory):
     env = dict(os.environ, PYTHONUNBUFFERED="1", PLAYGROUND_WARM_UP="0",
                PLAYGROUND_DATA=str(tmp_path_factory.mktemp("class-data")))
     env.pop("PLAYGROUND_REDIS_URL", None)
+    # the phones follow by running the teacher's page, as before issue 42 (its veils, its URL): following by the
+    # class view, the default, is tests/e2e/test_class_view_browser.py
+    env["PLAYGROUND_CLASS_VIEW"] = "0"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
                "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none"]

@@ -76,6 +76,14 @@ def data(tmp_path, monkeypatch):
     another_process()
 
 
+@pytest.fixture
+def follow_by_runs(monkeypatch):
+    """Students who follow run the teacher's page themselves, as before issue 42 (PLAYGROUND_CLASS_VIEW=0, kept as
+    the bench's reference): the tests that use it check that path, and the page's veils as a student who runs the
+    page sees them (an explorer does). Following by the class view: tests/pages/test_class_view.py."""
+    monkeypatch.setenv("PLAYGROUND_CLASS_VIEW", "0")
+
+
 @pytest.fixture(params=["sqlite", "redis"])
 def both(request, data, monkeypatch):
     """`data` on each store in turn: SQLite, then Redis (skipped without redis-server)."""
@@ -199,7 +207,7 @@ def test_join_ask_vote_change_lock_reveal_vote_again(data):
     assert "round 1: 1 of 2 (50%); round 2: 1 of 1 (100%)" in markdown(T)
 
 
-def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back(data):
+def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back(data, follow_by_runs):
     T, code = teacher()
     S = session({"class": code}, page=None)
     T.switch_page("views/context_window.py").run()       # the teacher moves: the link is published
@@ -214,7 +222,7 @@ def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back
     assert [t.value for t in S.title] == ["Attention calculator"]
 
 
-def test_a_follower_already_on_the_page_takes_the_teachers_new_settings(data):
+def test_a_follower_already_on_the_page_takes_the_teachers_new_settings(data, follow_by_runs):
     T, code = teacher()
     T.switch_page("views/context_window.py").run()
     S = session({"class": code}, page=None)               # joins and follows to the Context page
@@ -229,7 +237,7 @@ def test_a_follower_already_on_the_page_takes_the_teachers_new_settings(data):
     assert S.session_state["context.x"] == T.session_state["context.x"]    # what the sentence brings, too
 
 
-def test_a_move_that_did_not_land_is_made_again(data, monkeypatch):
+def test_a_move_that_did_not_land_is_made_again(data, follow_by_runs, monkeypatch):
     """A move can get lost: the browser's own rerun (its poll timer, still on the old page) lands at the moment
     of the switch and wins. The student must not count the teacher's link as followed until a run is there."""
     import streamlit
@@ -348,7 +356,7 @@ def test_a_vote_in_a_locked_round_is_refused_with_a_sentence(data):
     assert answer_radio(S).disabled
 
 
-def test_the_lesson_steps_and_asks_the_scenes_question(data):
+def test_the_lesson_steps_and_asks_the_scenes_question(data, follow_by_runs):
     T, code = teacher()
     S = session({"class": code}, page=None)
     T.button(key="class_next").click().run()              # start: scene 1, the Tokens page
@@ -645,7 +653,7 @@ def asked_on(T: AppTest, page_file: str, which: int = 0) -> None:
     assert not T.exception, [e.value for e in T.exception]
 
 
-def test_the_answer_is_veiled_on_the_projector_and_on_a_phone_until_the_reveal(data):
+def test_the_answer_is_veiled_on_the_projector_and_on_a_phone_until_the_reveal(data, follow_by_runs):
     """Issue 39: "crane puts its largest weight, 0.298, on crane" stood one scroll below the open question."""
     T = session({"present": "1"}, page=None)
     T.button(key="class_start").click().run()
@@ -674,7 +682,7 @@ def test_the_answer_is_veiled_on_the_projector_and_on_a_phone_until_the_reveal(d
 
 
 @pytest.mark.parametrize("page_file, answer", [("views/embeddings.py", "rome"), ("views/beyond_words.py", "38,416")])
-def test_other_answers_stay_veiled_until_the_reveal(data, page_file, answer):
+def test_other_answers_stay_veiled_until_the_reveal(data, follow_by_runs, page_file, answer):
     """Issue 39: "rome comes out on top" on the Embedding explorer, "T^2 = 38,416 scores" on Beyond words."""
     T, code = teacher()
     asked_on(T, page_file)
@@ -686,7 +694,7 @@ def test_other_answers_stay_veiled_until_the_reveal(data, page_file, answer):
     assert answer in page_text(S) and veil_notes(S) == 0
 
 
-def test_the_last_reveal_leaves_with_the_next_page(data):
+def test_the_last_reveal_leaves_with_the_next_page(data, follow_by_runs):
     T, code = teacher()
     ask_page_question(T)
     S = session({"class": code})
