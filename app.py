@@ -15,7 +15,7 @@ from pathlib import Path  # noqa: E402
 
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException  # noqa: E402
 
-from ui import app_server, classroom, door, recording, screen, shell, warmup  # noqa: E402
+from ui import app_server, classroom, door, language, recording, screen, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
@@ -39,6 +39,7 @@ def home() -> None:
 
 def main() -> None:
     """The script of every rerun: page config, navigation, the page, and what surrounds it."""
+    language.choose()                      # ?lang=, else the browser's, else English (ui/language.py)
     st.set_page_config(page_title="Transformer Playground", page_icon=str(FAVICON), layout="wide")
     shell.styles()
     screen.report()                        # the browser tells the main column's width (ui/screen.py)

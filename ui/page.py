@@ -10,7 +10,8 @@ from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
 from engine import markup
 from engine.chapter.spec import PageSpec
-from ui import recording
+from engine.i18n import _
+from ui import language, recording
 
 if TYPE_CHECKING:
     from ui.url_state import PageState
@@ -19,9 +20,11 @@ T = TypeVar("T")
 
 
 def header(title: str | PageSpec, question: str | None = None) -> None:
-    """Title and the one question the page answers: a page's spec (engine.chapter) gives both."""
+    """Title and the one question the page answers, in the session's language: a page's spec (engine.chapter)
+    gives both. A page file run alone (AppTest) chooses its language here; under app.py that was done already."""
+    language.choose()
     if isinstance(title, PageSpec):
-        title, question = title.title, question or title.question
+        title, question = _(title.title), question or _(title.question)
     st.title(title)
     st.markdown(f"##### {question}")
     recording.begin(title, question)

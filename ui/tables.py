@@ -61,8 +61,8 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
     shown = {}
     for name, values in columns.items():
         printf = formats.get(name)
-        numbers = [v for v in values if v is not None]
-        if printf is None and digits is not None and numbers and all(isinstance(v, float) for v in numbers):
+        present = [v for v in values if v is not None]
+        if printf is None and digits is not None and present and all(isinstance(v, float) for v in present):
             printf = f"%.{digits}f"
         shown[str(name)] = [_formatted(value, printf) for value in values]
     drawn = turned(shown) if turn_on_phone and _on_phone() else shown

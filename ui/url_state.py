@@ -28,10 +28,11 @@ from engine.chapter.spec import (  # noqa: F401  (the parsers, re-exported while
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
 CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
+LANG_PARAM = "lang"         # ?lang=es: the page's language (ui/language.py); a shared link and a class QR keep it
 TEACH_PARAM = "teach"       # a teacher link's key (ui/classroom.py): read once, then dropped from the link
 # the app's own URL parameters: every page keeps them in its link (an identity never is one: a browser's id lives
 # in its cookie, ui/app_server.py, so a link can never act as someone)
-APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM)
+APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, LANG_PARAM)
 DECLARED: dict[str, "PageState"] = {}  # page -> its declared state, as last run (tests read every page's Params)
 _AFRESH = "_url_state_afresh"   # set for one run: the page opens its link as a first visit would (open_afresh)
 _RUN = threading.local()        # the PageState the page running in this thread declared (a session's run: one thread)
