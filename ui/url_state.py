@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import streamlit as st
 
 from engine.chapter.spec import (  # noqa: F401  (the parsers, re-exported while pages move into the engine)
-    Fallback, PageSpec, Param, between, default_dump, one_of, parse_bool, text,
+    UNFIT, UNREADABLE, Fallback, PageSpec, Param, between, default_dump, one_of, parse_bool, text,
 )
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
@@ -116,7 +116,7 @@ class PageState:
                     st.session_state[key] = param.parse(raw)
                     continue
                 except (ValueError, TypeError, KeyError, OverflowError):
-                    _said_cannot_use(name, raw, default, "could not be read")
+                    _said_cannot_use(name, raw, default, UNREADABLE)
             st.session_state[key] = kept.get(name, default)
 
     def forget(self) -> None:
@@ -150,7 +150,7 @@ class PageState:
     def fall_back(self, name: str, default: Any) -> None:
         """The value `name` holds does not fit what the page found out after `init` (a layer the chosen model
         lacks): `default` instead, with the same sentence as a link value that cannot be read."""
-        _said_cannot_use(name, self.params[name].dump(self[name]), default, "does not fit here")
+        _said_cannot_use(name, self.params[name].dump(self[name]), default, UNFIT)
         self[name] = default
 
     def mirror(self, names: Sequence[str] | None = None) -> None:
