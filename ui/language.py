@@ -41,3 +41,47 @@ def _session_language() -> str | None:
 
 
 i18n.set_resolver(_session_language)
+
+
+PICKER_KEY = "app.language_picker"   # the sidebar's picker (its value: a language code)
+
+
+def _picked() -> None:
+    """The picker's on_change, before the rerun it causes: the session reads the picked language, and the link says
+    so (?lang=), so that this one ordinary rerun draws the same page, every setting kept, in the new language."""
+    code = st.session_state[PICKER_KEY]
+    st.session_state[LANGUAGE_KEY] = code
+    st.query_params[LANG_PARAM] = code
+
+
+def picker() -> None:
+    """The sidebar's language picker: the app's languages, each by its own name."""
+    st.session_state[PICKER_KEY] = i18n.current().code if i18n.current().code in i18n.LANGUAGES else i18n.SOURCE
+    st.sidebar.selectbox(i18n._("Language"), list(i18n.LANGUAGES), key=PICKER_KEY, on_change=_picked,
+                         format_func=lambda code: i18n.LANGUAGES[code].name)
+
+
+# The document's language and direction: Streamlit has no API for <html lang dir>, so a small script sets them
+# (a screen reader and axe read `lang`; `dir` turns the page and the sidebar right to left). What reads left to right
+# in every language (formulas, code, charts, tables and matrices of numbers) is kept so by RTL_STYLE.
+DOCUMENT_SCRIPT = """<script>
+(() => {{ const root = window.document.documentElement; root.lang = "{lang}"; root.dir = "{direction}"; }})();
+</script>"""
+
+RTL_STYLE = """<style>
+[data-testid='stMain'], [data-testid='stSidebar'] { direction: rtl; text-align: right; }
+.katex, .katex-display, [data-testid='stCode'], pre, code, [data-testid='stVegaLiteChart'],
+[data-testid='stTable'], [data-testid='stDataFrame'], [data-testid='stTextArea'] textarea,
+[data-testid='stNumberInput'] input, [data-testid='stSlider'] [data-baseweb='slider'],
+details.chart-data table { direction: ltr; unicode-bidi: isolate; }
+.katex-display { text-align: center; }
+[data-testid='stTable'] th, [data-testid='stTable'] td { text-align: left; }
+</style>"""
+
+
+def document() -> None:
+    """Set the page's `lang` and `dir` for this session's language; in a right-to-left one, its styles."""
+    chosen = i18n.current()
+    lang = chosen.code if chosen.code in i18n.LANGUAGES else "en"
+    st.html(DOCUMENT_SCRIPT.format(lang=lang, direction=chosen.direction) +
+            (RTL_STYLE if chosen.direction == "rtl" else ""), unsafe_allow_javascript=True)
