@@ -70,11 +70,21 @@ DOCUMENT_SCRIPT = """<script>
 
 RTL_STYLE = """<style>
 [data-testid='stMain'], [data-testid='stSidebar'] { direction: rtl; text-align: right; }
+/* Streamlit aligns its elements' text left: to the start of the line instead (the right, here) */
+[data-testid='stElementContainer'], [data-testid='stHeading'], [data-testid='stMarkdownContainer'],
+[data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'], h1, h2, h3, h4, h5, h6, p, li
+  { text-align: start; }
 .katex, .katex-display, [data-testid='stCode'], pre, code, [data-testid='stVegaLiteChart'],
 [data-testid='stTable'], [data-testid='stDataFrame'], [data-testid='stTextArea'] textarea,
 [data-testid='stNumberInput'] input, [data-testid='stSlider'] [data-baseweb='slider'],
 details.chart-data table { direction: ltr; unicode-bidi: isolate; }
 .katex-display { text-align: center; }
+/* a chart's own words (an Arabic axis title with its brackets) read in the direction of their first letter */
+[data-testid='stVegaLiteChart'] svg text { unicode-bidi: plaintext; }
+/* the sidebar, folded away: Streamlit moves it off the left edge, but right to left it sits at the right edge and
+   its contents ran back over the page (a phone's width) */
+[data-testid='stSidebar'][data-collapsed='true'], [data-testid='stSidebar'][data-collapsed='true'] *
+  { visibility: hidden !important; }
 [data-testid='stTable'] th, [data-testid='stTable'] td { text-align: left; }
 </style>"""
 
@@ -83,5 +93,6 @@ def document() -> None:
     """Set the page's `lang` and `dir` for this session's language; in a right-to-left one, its styles."""
     chosen = i18n.current()
     lang = chosen.code if chosen.code in i18n.LANGUAGES else "en"
-    st.html(DOCUMENT_SCRIPT.format(lang=lang, direction=chosen.direction) +
-            (RTL_STYLE if chosen.direction == "rtl" else ""), unsafe_allow_javascript=True)
+    if chosen.direction == "rtl":
+        st.html(RTL_STYLE)   # styles alone: applied with the page's own (a script's element is drawn later)
+    st.html(DOCUMENT_SCRIPT.format(lang=lang, direction=chosen.direction), unsafe_allow_javascript=True)
