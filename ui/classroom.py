@@ -782,7 +782,7 @@ def _summary() -> None:
         for item in summaries:
             question = item.question.read()              # in the teacher's language, as the CSV below
             shares = ", ".join(_("round {n}: -", n=r + 1) if s is None else
-                               _("round {n}: {percent}% right", n=r + 1, percent=numbers.fixed(100 * s, 0))
+                               _("round {n}: {percent} right", n=r + 1, percent=numbers.fixed(100 * s, 0) + "%")
                                for r, s in enumerate(item.correct_share))
             st.markdown(f"**{item.question_id}. {md(question.prompt)}** ({shares})")
             from ui import charts

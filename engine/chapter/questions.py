@@ -37,6 +37,31 @@ def builders() -> dict[str, tuple[Callable[[Values, object], Question], ...]]:
 BUILDERS = builders()
 
 
+class _Once:
+    """`sources` for the renderings of one page's questions: each of its calls computed once and read again by every
+    language (a generation only a question asks for is not drawn five times); a call with arguments that cannot be
+    kept (an array) goes through every time."""
+
+    def __init__(self, sources) -> None:
+        self._sources, self._kept = sources, {}
+
+    def __getattr__(self, name: str):
+        found = getattr(self._sources, name)
+        if not callable(found):
+            return found
+
+        def call(*args, **kwargs):
+            key = (name, args, tuple(sorted(kwargs.items())))
+            try:
+                if key in self._kept:
+                    return self._kept[key]
+            except TypeError:                     # an argument that cannot be a key
+                return found(*args, **kwargs)
+            self._kept[key] = result = found(*args, **kwargs)
+            return result
+        return call
+
+
 def _clipped(question: Question, link: str, renderings: tuple = ()) -> Question:
     """The question cut to the store's limits (a prompt, an option, an explanation), each rendering alike."""
     return Question(question.page, question.prompt[:limits.CLASS_MAX_PROMPT_CHARS],
@@ -81,7 +106,7 @@ def questions_for(page: str, values: Values, sources=None) -> list[Question]:
     sentence is raised as a ValueError."""
     if page not in BUILDERS:
         raise ValueError(_("There is no page called {page} to ask about.", page=repr(page)))
-    sources = sources if sources is not None else legacy.EngineSources()
+    sources = _Once(sources if sources is not None else legacy.EngineSources())
     link = urlencode(dict(values))
     asked: list[Question] = []
     refusals: list[str] = []

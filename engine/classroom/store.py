@@ -526,10 +526,11 @@ class SharedVersions:
 
 def csv_header() -> list[str]:
     """The summary CSV's columns, in the language of the running context."""
-    column = "summary CSV column"
-    return [pgettext(column, "question"), pgettext(column, "page"), pgettext(column, "prompt"),
-            pgettext(column, "round"), pgettext(column, "option"), pgettext(column, "answer"),
-            pgettext(column, "answers"), pgettext(column, "correct"), pgettext(column, "share")]
+    return [pgettext("summary CSV column", "question"), pgettext("summary CSV column", "page"),
+            pgettext("summary CSV column", "prompt"), pgettext("summary CSV column", "round"),
+            pgettext("summary CSV column", "option"), pgettext("summary CSV column", "answer"),
+            pgettext("summary CSV column", "answers"), pgettext("summary CSV column", "correct"),
+            pgettext("summary CSV column", "share")]
 
 
 def summary_csv(summaries: list[QuestionSummary]) -> str:
