@@ -41,7 +41,7 @@ from engine.i18n import _, ngettext, pgettext
 from ui import app_server, page, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
+from ui.url_state import CLASS_PARAM, LANG_PARAM, PRESENT_PARAM, TEACH_PARAM
 
 md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
 
@@ -65,7 +65,8 @@ SHOW_JOIN = "class.show_join"      # the teacher's switch: the join code big abo
 COUNTS = "class.counts"            # {(code, question, round): counts} read after the reveal (they no longer change)
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM, LANG_PARAM)   # not part of the link a class follows: each
+                                   # student keeps their own language (a question reads in it: Question.read)
 BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
 STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
 
@@ -240,8 +241,9 @@ def go_to(link: str, code: str | None) -> None:
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
-    if st.query_params.get(PRESENT_PARAM):        # projector mode stays on, page after page
-        params[PRESENT_PARAM] = st.query_params[PRESENT_PARAM]
+    for kept in (PRESENT_PARAM, LANG_PARAM):       # projector mode and this reader's language stay, page after page
+        if st.query_params.get(kept):
+            params[kept] = st.query_params[kept]
     st.switch_page(file, query_params=params)
 
 
