@@ -120,12 +120,20 @@ def in_language(fn):
     context alone, never the process's), whatever kind of function it is (plain, generator, async)."""
     if getattr(fn, "_in_language", False):
         return fn
+    # a generator's steps may each run in a context of their own (Gradio runs a step per worker call): the language
+    # found at its first step is set again before every step, never held across a yield
     if inspect.isasyncgenfunction(fn):
         @functools.wraps(fn)
         async def wrapped(*args, **kwargs):
-            with i18n.use(language_of(_current_request())):
-                async for item in fn(*args, **kwargs):
-                    yield item
+            code = language_of(_current_request())
+            steps = fn(*args, **kwargs)
+            while True:
+                i18n.activate(code)
+                try:
+                    item = await steps.__anext__()
+                except StopAsyncIteration:
+                    return
+                yield item
     elif inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def wrapped(*args, **kwargs):
@@ -134,8 +142,15 @@ def in_language(fn):
     elif inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
-            with i18n.use(language_of(_current_request())):
-                yield from fn(*args, **kwargs)
+            code = language_of(_current_request())
+            steps = fn(*args, **kwargs)
+            while True:
+                i18n.activate(code)
+                try:
+                    item = next(steps)
+                except StopIteration as stop:
+                    return stop.value
+                yield item
     else:
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
