@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from engine import limits, markup, numbers
+from engine import i18n, limits, markup, numbers
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
@@ -44,6 +44,12 @@ from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, LANG_PARAM, PRESENT_PARAM, TEACH_PARAM
 
 md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
+
+
+def isolated(text: str) -> str:
+    """An option or a token set inside a sentence of a right-to-left language, isolated (U+2068 ... U+2069) so that
+    its own direction ("3: lake") does not reorder the sentence around it; as it is elsewhere."""
+    return f"\u2068{text}\u2069" if i18n.current().direction == "rtl" else text
 
 SESSION_BROWSER = "class.session_browser"   # an id for this session alone, where the browser sent no cookie
 LOOKED_UP = "class.looked_up"      # this session asked the store once which class its browser teaches
@@ -487,7 +493,7 @@ def _student_question(code: str, state: ClassState) -> None:
             st.caption(_("Answers are locked: the reveal is coming."))
         elif mine is not None:
             st.success(_("Answer received: {option}. You may change it until the teacher locks the round.",
-                         option=md(question.options[mine])), icon=":material/task_alt:")
+                         option=isolated(md(question.options[mine]))), icon=":material/task_alt:")
         if state.round > 1:
             st.caption(_("Round 2: talk with your neighbour, then answer again."))
         return
@@ -520,10 +526,10 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
     if question.answer is not None:
         shares = [_("round {n}: {share}", n=r + 1, share=_share(c, question.answer)) for r, c in enumerate(rounds)]
         st.markdown(_(":material/check_circle: **The answer: {option}**. Right: {shares}.",
-                      option=md(question.options[question.answer]), shares="; ".join(shares)))
+                      option=isolated(md(question.options[question.answer])), shares="; ".join(shares)))
         if mine is not None:
             st.markdown(_("Yours was right.") if mine == question.answer else
-                        _("Yours was {option}.", option=md(question.options[mine])))
+                        _("Yours was {option}.", option=isolated(md(question.options[mine]))))
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)

@@ -64,7 +64,7 @@ def test_the_handout_embeds_a_font_for_the_languages_script(pdfs, code):
 @pytest.mark.parametrize("code", ["zh-Hans", "ko"])
 def test_chinese_and_korean_text_is_in_the_pdf(pdfs, code):
     text = _text(pdfs[code])
-    title, question, _font = PAGES[code]
+    title, question, _font = (unicodedata.normalize("NFKC", part) for part in PAGES[code])   # ？ as ?
     assert title in text and question in text
 
 
@@ -87,7 +87,7 @@ def _glyphs(pdf: bytes, name: str) -> int:
         font = font.get_object()
         if str(font["/BaseFont"]).endswith(name):
             descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
-            return TTFont(io.BytesIO(descriptor["/FontFile2"].get_object().get_data())).getNumGlyphs()
+            return TTFont(io.BytesIO(descriptor["/FontFile2"].get_object().get_data()))["maxp"].numGlyphs
     raise AssertionError(f"no font {name}")
 
 
