@@ -8,6 +8,7 @@ import re
 import pytest
 
 from engine import i18n
+from engine.chapter.embeddings import PAGE as EMBEDDINGS
 from engine.chapter.ngram import PAGE as NGRAM
 from engine.chapter.tokens import PAGE as TOKENS
 from tests.i18n_probe import BRACKETED, WORD, unmarked
@@ -22,7 +23,7 @@ from tests.pages.conftest import no_exception
 NAMES = ("GPT-2 BPE", "BPE", "Kneser-Ney", "GloVe", "3CosAdd", "3CosMul", "PCA")
 SHELL = re.compile(r"^(Try this|Further reading|Download|Show the code)$|^Next: \*\*.*\(in the sidebar\)$|Hint: |"
                    r"\*\*Done\.\*\*|:material/[a-z_]+:")
-FORMULA = re.compile(r"\\mathrm\{PPL\}|\\cos|\\text\{[a-z]+\}")
+FORMULA = re.compile(r"\\mathrm\{PPL\}|\\text\{[a-z]+\}|\{bmatrix\}|\\[A-Za-z]+")
 
 
 def allowed(text: str, words: frozenset[str]) -> bool:
@@ -49,7 +50,7 @@ def english_words(page: str) -> frozenset[str]:
     return frozenset(load_corpus().plays)
 
 
-PAGES = [("views/tokens.py", TOKENS, "es"), ("views/ngram.py", NGRAM, "ko")]
+PAGES = [("views/tokens.py", TOKENS, "es"), ("views/ngram.py", NGRAM, "ko"), ("views/embeddings.py", EMBEDDINGS, "es")]
 
 
 @pytest.mark.parametrize("page, spec, code", PAGES, ids=[p for p, _s, _c in PAGES])
@@ -69,6 +70,8 @@ PSEUDO_RUNS = [
     ("views/tokens.py", {"smoothing": "add-k", "level": "characters", "bpe_source": "the text above"}),
     ("views/ngram.py", {}),
     ("views/ngram.py", {"smoothing": "add-k", "level": "characters", "n": "5"}),
+    ("views/embeddings.py", {}),
+    ("views/embeddings.py", {"method": "3cosmul", "preset": "man : doctor :: woman : ?  (inputs are never answers)"}),
 ]
 
 
