@@ -12,7 +12,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from engine import i18n
-from tests.i18n_probe import unmarked
+from tests.i18n_probe import BRACKETED, WORD, unmarked
 from tests.pages.conftest import ROOT, no_exception
 
 # what a page may show in English, and why
@@ -30,7 +30,7 @@ SHELL = (   # drawn by ui/ (the shell's helper marks these): the page's own text
 
 
 def run_in(page: str, lang: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / page), default_timeout=300)
     at.query_params["lang"] = lang
     for key, value in (query or {}).items():
         at.query_params[key] = value
@@ -40,8 +40,18 @@ def run_in(page: str, lang: str, query: dict[str, str] | None = None) -> AppTest
 def allowed(text: str, tokens: tuple[str, ...] = ()) -> bool:
     """Whether an English text on a pseudo page is one the allow-list names: a token, a formula, a reference, or
     the frame's words (a challenge's "Hint: ⟦...⟧": the page's own message inside it is marked)."""
-    return (text in tokens or any(pattern.search(text) for pattern in ALLOWED)
-            or any(text.startswith(frame) for frame in SHELL))
+    if text in tokens or any(pattern.search(text) for pattern in ALLOWED) or any(text.startswith(frame)
+                                                                                for frame in SHELL):
+        return True
+    untagged = re.sub(r"<[^>]+>", " ", text)   # HTML's own words (span, style, color) are no English a reader sees
+    return untagged != text and not unmarked_words(untagged)
+
+
+def unmarked_words(text: str) -> bool:
+    """Whether a text still holds an English word outside the pseudo brackets (as tests/i18n_probe.py reads it)."""
+    rest = BRACKETED.sub(" ", text)
+    rest = re.sub(r"`[^`]*`|\$[^$]*\$|\\[A-Za-z]+|https?://\S+|:material/[a-z_]+:", " ", rest)
+    return bool(WORD.search(rest))
 
 
 def unmarked_english(page: str, query: dict[str, str] | None = None, tokens: tuple[str, ...] = ()) -> list[str]:
