@@ -329,7 +329,8 @@ def audio_section() -> None:
     mirror()   # the query frame as it now fits (the widget's callback mirrored it before this ran)
     st.audio(signal.samples, sample_rate=signal.sample_rate)
     st.markdown(heard.sizes)
-    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
+    parts = tuple((shown_name(NOTE_NAMES, part), start, end) for part, start, end in signal.segments)   # as read
+    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], parts,
                                     picture_url=picture, selection="token")
     charts.show(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
         set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token")
