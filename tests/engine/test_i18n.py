@@ -1,10 +1,7 @@
 """The languages' machinery and catalogs: every catalog sound (no fuzzy entry, no placeholder lost or invented, the
 language's count of plural forms), the glossary's terms used the same way in every message, a browser's language
-negotiated to one of ours, one translation object per session, catalogs compiled once per process.
-
-Completeness (every message of the template translated in every catalog) holds only once every branch of issue 41 is
-merged: CATALOGS_COMPLETE switches its test on (set it True then; until then the other tests check every message a
-catalog has)."""
+negotiated to one of ours, one translation object per session, catalogs compiled once per process,
+and every catalog complete (every message of the template translated)."""
 from __future__ import annotations
 
 import csv
@@ -17,7 +14,6 @@ from engine import i18n, numbers
 from engine.chapter.spec import Fallback, Param, message
 from engine.i18n import N_
 
-CATALOGS_COMPLETE = False   # the lead: True once every branch's catalogs are merged (then no message may be missing)
 OTHER_LANGUAGES = [code for code in i18n.LANGUAGES if code != i18n.SOURCE]
 UNFINISHED = (" is missing", " is not translated")   # what problems() says of a message nobody translated yet
 
@@ -40,8 +36,6 @@ def test_no_catalog_has_a_fuzzy_entry_a_lost_or_invented_placeholder_or_a_wrong_
     assert _sound(code) == []
 
 
-@pytest.mark.skipif(not CATALOGS_COMPLETE, reason="every message translated only once all branches of issue 41 are "
-                                                  "merged: set CATALOGS_COMPLETE")
 @pytest.mark.parametrize("code", OTHER_LANGUAGES)
 def test_every_catalog_is_complete(code):
     assert i18n.problems(code) == []

@@ -1,26 +1,18 @@
 """The app in its languages, in AppTest: the worked example's numbers in Spanish and Chinese (chart locale, formula,
 code panel), the language picker, two sessions in two languages, and the shell and home page under the pseudo
-language with no English left unmarked.
-
-Two switches for the lead, once every branch of issue 41 is merged: PAGES_MARKED (the calculator's own sentences are
-the attention pages' helper's: then its prose shows 0,298 too) and SPECS_MARKED (the pages' titles and one-liners,
-marked N_ in each page's spec by its helper: then the pseudo test holds the sidebar's and home's links to it too)."""
+language with no English left unmarked. (the class's part of the sidebar and every page's title
+and one-liner among them)."""
 from __future__ import annotations
 
 import json
 import re
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import i18n
-from engine.chapter import pages
 from tests.i18n_probe import BRACKETED, unmarked
 from tests.pages.conftest import ROOT, chart_rows, no_exception, texts, unfold
 
-PAGES_MARKED = False   # the lead: True once the attention pages' branch is merged
-CLASS_MARKED = False   # the lead: True once the class branch is merged (the class's part of the sidebar)
-SPECS_MARKED = False   # the lead: True once every page's spec marks its title and one-liner N_
 CALCULATOR = "views/attention_calculator.py"
 WEIGHTS = ("0.298", "0.203", "0.206", "0.293")
 
@@ -64,8 +56,6 @@ def test_the_worked_example_in_chinese_writes_0_298_with_a_point():
     assert "0,298" not in texts(at)
 
 
-@pytest.mark.skipif(not PAGES_MARKED, reason="the calculator's sentences are marked on the attention pages' branch: "
-                                             "set PAGES_MARKED once it is merged")
 def test_the_calculators_sentences_in_spanish_print_every_weight_with_a_comma():
     at = _run(CALCULATOR, "es")
     prose = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
@@ -82,23 +72,12 @@ def _sidebar_and_home(at: AppTest) -> list[str]:
     return [text for text in found if text]
 
 
-def _spec_words() -> list[str]:
-    """The pages' own titles and one-liners (each page's helper marks them in its spec)."""
-    return [words for spec in pages() for words in (spec.title, spec.one_line, spec.beyond) if words]
-
-
-def test_the_shell_and_home_page_leave_no_english_unmarked_in_the_pseudo_language(monkeypatch):
-    if not CLASS_MARKED:   # the class's part of the sidebar is the class helper's (ui/classroom.py)
-        from ui import classroom
-
-        monkeypatch.setattr(classroom, "sidebar", lambda: None)
+def test_the_shell_and_home_page_leave_no_english_unmarked_in_the_pseudo_language():
     at = _run("app.py", i18n.PSEUDO.code)
     no_exception(at)
     left = unmarked(at) + [text for text in _sidebar_and_home(at) if text not in unmarked(at)
                            and re.search(r"[A-Za-z]{3,}", BRACKETED.sub(" ", re.sub(r":material/[a-z_]+:", " ", text)))]
     allowed = {"Transformer Playground"} | {language.name for language in i18n.LANGUAGES.values()}   # names
-    if not SPECS_MARKED:
-        allowed |= set(_spec_words())
     still = []
     for text in left:
         rest = re.sub(r":material/[a-z_]+:", " ", text)
