@@ -15,37 +15,41 @@ from pathlib import Path  # noqa: E402
 
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException  # noqa: E402
 
-from ui import app_server, classroom, door, recording, screen, shell, warmup  # noqa: E402
+from ui import app_server, classroom, door, language, recording, screen, shell, warmup  # noqa: E402
 from ui.path import PATH  # noqa: E402
+from engine.i18n import _  # noqa: E402
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"   # served by the app: nothing asks the web
 
 
 def home() -> None:
     st.title("Transformer Playground")
-    st.markdown(
+    st.markdown(_(
         "Attention and the transformer, one idea per page, every number yours to change. "
         "Follow the path from top to bottom, or start anywhere."
-    )
+    ))
     for group, ideas in PATH.items():
-        st.subheader(group)
+        st.subheader(_(group))
         for index, idea in enumerate(ideas):
             if idea.beyond and not (index and ideas[index - 1].beyond):
-                st.caption(shell.BEYOND_THE_CHAPTER)
-            st.page_link(idea.file, label=f"**{idea.title}**{' (beyond the chapter)' if idea.beyond else ''}: "
-                                          f"{idea.one_line}", icon=idea.icon)
-    st.caption("Runs offline: the corpus, word vectors and pretrained weights ship as Python packages.")
+                st.caption(_(shell.BEYOND_THE_CHAPTER))
+            label = (_("**{title}** (beyond the chapter): {line}", title=idea.title, line=idea.one_line) if idea.beyond
+                     else _("**{title}**: {line}", title=idea.title, line=idea.one_line))
+            st.page_link(idea.file, label=label, icon=idea.icon)
+    st.caption(_("Runs offline: the corpus, word vectors and pretrained weights ship as Python packages."))
 
 
 def main() -> None:
     """The script of every rerun: page config, navigation, the page, and what surrounds it."""
+    language.choose()                      # ?lang=, else the browser's, else English (ui/language.py)
     st.set_page_config(page_title="Transformer Playground", page_icon=str(FAVICON), layout="wide")
     shell.styles()
     screen.report()                        # the browser tells the main column's width (ui/screen.py)
     pages = {group: [st.Page(i.file, title=i.title, icon=i.icon, url_path=i.url) for i in ideas]
              for group, ideas in PATH.items()}
-    home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
+    home_page = st.Page(home, title=_("Home"), icon=":material/home:", default=True)
     navigation = st.navigation({"Start": [home_page]} | pages, position="hidden")
+    language.picker()                      # the languages by their own names; a pick keeps the page's settings
     shell.navigation(home_page, pages)     # the same groups as links (ui/shell.py says why)
     shell.projector_switch()
     warmup.prefetch("every page's first view")  # once per server, in the background (ui/warmup.py)

@@ -27,7 +27,8 @@ import gradio as gr  # noqa: E402
 from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
 from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
-from gradio_tabs.common import check_types, engine_call  # noqa: E402,F401  (engine_call kept importable from here)
+from engine.i18n import N_, _  # noqa: E402
+from gradio_tabs.common import check_types, engine_call, localize_events  # noqa: E402,F401  (engine_call importable)
 from gradio_tabs.door import guard_inputs, middleware as door_middleware  # noqa: E402
 from gradio_tabs.take_home import take_home_box  # noqa: E402
 from ui.path import PATH  # noqa: E402
@@ -35,6 +36,15 @@ from ui.path import PATH  # noqa: E402
 # System fonts: the default theme would ask the visitor's browser to fetch Google Fonts.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
                           font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
+
+
+INTRO = N_("Attention and the transformer, one idea per tab, on the same engine as the Streamlit app. Every tab is "
+           "also an API endpoint (*Use via API* at the foot of the page).")
+
+
+def intro() -> str:
+    """The Space's head, in the language of the request (the page load runs in it: localize_events)."""
+    return "# Transformer Playground\n" + _(INTRO)
 
 
 def build() -> gr.Blocks:
@@ -45,9 +55,8 @@ def build() -> gr.Blocks:
     # call deletes what it read as it ends (gradio_tabs.common.upload_bytes)
     with gr.Blocks(title="Transformer Playground",
                    delete_cache=(limits.GRADIO_SWEEP_S, limits.GRADIO_UPLOAD_MAX_AGE_S)) as demo:
-        gr.Markdown("# Transformer Playground\nAttention and the transformer, one idea per tab, on the "
-                    "same engine as the Streamlit app. Every tab is also an API endpoint "
-                    "(*Use via API* at the foot of the page).")
+        header = gr.Markdown(intro())
+        demo.load(intro, None, header, api_visibility="private")   # in the visitor's language (?lang=, browser)
         for part, group in PATH.items():
             with gr.Tab(part, id=part):
                 with gr.Tabs():
@@ -57,6 +66,7 @@ def build() -> gr.Blocks:
                             take_home_box(idea, tab)
     check_types(demo)
     guard_inputs(demo)
+    localize_events(demo)      # every event in its caller's language (?lang= or the browser's), per request
     return demo
 
 

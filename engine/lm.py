@@ -6,6 +6,8 @@ P(next token | context), cross-entropy on held-out ids, and sampling.
 """
 from __future__ import annotations
 
+from engine.i18n import _
+from engine.numbers import localized
 import math
 from typing import Callable, Iterator, Protocol, Sequence
 
@@ -48,17 +50,18 @@ def check_ids(ids, vocab_size: int | None = None, *, limit: int | None = None, r
     try:
         array = np.asarray(ids, dtype=np.int64)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError("Token ids must be whole numbers.") from None
+        raise ValueError(_("Token ids must be whole numbers.")) from None
     if array.ndim != 1:
-        raise ValueError("Token ids must be one flat sequence.")
+        raise ValueError(_("Token ids must be one flat sequence."))
     if array.size < at_least:
         raise ValueError(f"{reader[0].upper() + reader[1:]} needs at least {at_least} token(s) to read.")
     if limit is not None and array.size > limit:
         raise ValueError(f"That is {array.size:,} tokens; {reader} here reads at most {limit:,} (the limit).")
     if array.size and array.min() < 0:
-        raise ValueError(f"Token ids cannot be negative: id {int(array.min())} is outside the vocabulary.")
+        raise ValueError(_("Token ids cannot be negative: id {id} is outside the vocabulary.", id=int(array.min())))
     if array.size and vocab_size is not None and array.max() >= vocab_size:
-        raise ValueError(f"Token ids run from 0 to {vocab_size - 1}: id {int(array.max())} is outside the vocabulary.")
+        raise ValueError(_("Token ids run from 0 to {last}: id {id} is outside the vocabulary.", last=vocab_size - 1,
+                           id=int(array.max())))
     return array
 
 
@@ -75,7 +78,7 @@ def bits_per_character(nats_per_token: float, n_tokens: int, n_characters: int) 
     This makes models with different tokenizers comparable on the same text.
     """
     if n_characters <= 0:
-        raise ValueError("Bits per character needs a text with at least one character.")
+        raise ValueError(_("Bits per character needs a text with at least one character."))
     return nats_per_token * n_tokens / (n_characters * math.log(2))
 
 
@@ -83,8 +86,10 @@ def check_temperature(temperature: float, limit: float = math.inf) -> float:
     """The temperature tau, if it is a number from 0 (always the most likely token) to `limit`."""
     number = isinstance(temperature, (int, float, np.floating)) and not isinstance(temperature, bool)
     if not number or not math.isfinite(temperature) or not 0 <= temperature <= limit:
-        most = f"at most {limit:g}" if math.isfinite(limit) else "a finite number"
-        raise ValueError(f"Temperature must be 0 or more (0: always the most likely token) and {most}.")
+        if math.isfinite(limit):
+            raise ValueError(_("Temperature must be 0 or more (0: always the most likely token) and at most {most}.",
+                               most=localized(f"{limit:g}")))
+        raise ValueError(_("Temperature must be 0 or more (0: always the most likely token) and a finite number."))
     return float(temperature)
 
 
@@ -103,7 +108,7 @@ def apply_temperature_top_k(probs: np.ndarray, temperature: float, top_k: int | 
         logits = np.log(probs) / temperature
     if top_k is not None:
         if top_k < 1:
-            raise ValueError("top-k must keep at least one token.")
+            raise ValueError(_("top-k must keep at least one token."))
         if top_k < logits.size:
             cutoff = np.partition(logits, -top_k)[-top_k]
             logits = np.where(logits >= cutoff, logits, -np.inf)
@@ -120,7 +125,7 @@ def draw(read: Callable[[list[int]], np.ndarray], context: list[int], length: in
     then w joins `context` (the list grows in place). Yields (p, q, w). `read` is the model's
     P(next token | context): its next_token_probs, or a reader that keeps what it has already seen.
     """
-    for _ in range(length):
+    for _step in range(length):
         probs = read(context)
         reshaped = apply_temperature_top_k(probs, temperature, top_k)
         token = int(rng.choice(reshaped.size, p=reshaped))

@@ -8,8 +8,9 @@ import gradio as gr
 import numpy as np
 
 from engine import limits
-from engine.chapter.beyond import LEAD, MAX_SEED, PAGE, UNTRAINED_RESIDUES, audio, image, protein
+from engine.chapter.beyond import LEAD, MAX_SEED, PAGE, SOUND_NAMES, UNTRAINED_RESIDUES, audio, image, protein
 from engine.charts.heatmaps import heatmap_spec
+from engine.i18n import _
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_with_frames
 from engine.beyond.modalities import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, load_image, patch_grid_position, read_wav, weight_by_segment,
@@ -17,6 +18,12 @@ from engine.beyond.modalities import (
 from gradio_tabs.common import chart, engine_call, plot, question, table, upload_bytes, whole
 
 P = PAGE.by_name
+
+
+def setting(name: str) -> str:
+    """A setting's label in the reader's language."""
+    return _(P[name].label)
+
 # The engine's samples are floats in [-1, 1]; Gradio writes them as a 16-bit WAV, as meant, and says so each time.
 warnings.filterwarnings("ignore", message="Trying to convert audio automatically", category=UserWarning)
 
@@ -91,11 +98,12 @@ def residue_from_link(values: Mapping[str, Any], result=None):
     labels, residue = read.labels, read.query
     L = len(labels)
     rows = [{"residue": labels[j], "weight": round(w, 4)} for j, w in read.result.strongest_others(residue, 5)]
-    chart = heatmap_spec(read.result.attention.weights, labels, labels, title="α: row = residue attending",
-                         cell=28 if L <= 30 else max(6, 840 // L), digits=2, x_title="residue attended to",
-                         y_title="residue attending")
-    summary = (f"{read.sizes} {labels[residue]}'s strongest partner: {rows[0]['residue'] if rows else 'itself'}. "
-               f"{UNTRAINED_RESIDUES} {read.cost}")
+    chart = heatmap_spec(read.result.attention.weights, labels, labels, title=_("α: row = residue attending"),
+                         cell=28 if L <= 30 else max(6, 840 // L), digits=2, x_title=_("residue attended to"),
+                         y_title=_("residue attending"))
+    partner = (_("{residue}'s strongest partner: {partner}.", residue=labels[residue], partner=rows[0]["residue"])
+               if rows else _("{residue}'s strongest partner: itself.", residue=labels[residue]))
+    summary = f"{read.sizes} {partner} {_(UNTRAINED_RESIDUES)} {read.cost}"
     return plot(chart), table(rows, ["residue", "weight"]), summary
 
 
@@ -115,69 +123,71 @@ def from_link(values: Mapping[str, Any]):
 
 
 def beyond_words_tab(demo: gr.Blocks) -> None:
-    question(PAGE.question, LEAD)
+    question(_(PAGE.question), _(LEAD))
     with gr.Row():
         d = gr.Slider(0, limits.MAX_PROJECTION_DIM, value=P["d"].default, step=16,
-                      label="Projection to d numbers per token (0: keep every raw number)")
-        seed = gr.Number(P["seed"].default, label=P["seed"].label, precision=0, minimum=0, maximum=MAX_SEED)
+                      label=_("Projection to d numbers per token (0: keep every raw number)"))
+        seed = gr.Number(P["seed"].default, label=setting("seed"), precision=0, minimum=0, maximum=MAX_SEED)
 
-    gr.Markdown("#### Image patches")
+    gr.Markdown("#### " + _("Image patches"))
     with gr.Row():
-        picture = gr.Dropdown(list(BUNDLED_PICTURES), value=P["picture"].default, label="Picture (scikit-image's, CC0)")
-        upload = gr.File(label="... or your own PNG or JPEG", file_types=[".png", ".jpg", ".jpeg"],
+        picture = gr.Dropdown(list(BUNDLED_PICTURES), value=P["picture"].default,
+                              label=_("Picture (scikit-image's, CC0)"))
+        upload = gr.File(label=_("... or your own PNG or JPEG"), file_types=[".png", ".jpg", ".jpeg"],
                          type="filepath")
         side = gr.Slider(0, limits.MAX_IMAGE_SIDE, value=P["side"].default, step=16,
-                         label="Resize to a square of this side, as ViT (the Vision Transformer) does (0: as it is)")
+                         label=_("Resize to a square of this side, as ViT (the Vision Transformer) does (0: as it is)"))
     with gr.Row():
         patch = gr.Slider(limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, value=P["patch"].default, step=1,
-                          label=P["patch"].label)
-        fit = gr.Radio(list(FITS), value=P["fit"].default, label=P["fit"].label)
-        overlay = gr.Radio(list(OVERLAY_STYLES), value=P["overlay"].default, label=P["overlay"].label)
+                          label=setting("patch"))
+        fit = gr.Radio(list(FITS), value=P["fit"].default, label=setting("fit"))
+        overlay = gr.Radio(list(OVERLAY_STYLES), value=P["overlay"].default, label=setting("overlay"))
     with gr.Row():
-        row = gr.Number(P["qrow"].default, label="Query patch: row", precision=0, minimum=0)
-        col = gr.Number(P["qcol"].default, label="column", precision=0, minimum=0)
-    look = gr.Button("Attend from this patch", variant="primary")
-    image_summary = gr.Markdown(label="summary")
+        row = gr.Number(P["qrow"].default, label=_("Query patch: row"), precision=0, minimum=0)
+        col = gr.Number(P["qcol"].default, label=_("column"), precision=0, minimum=0)
+    look = gr.Button(_("Attend from this patch"), variant="primary")
+    image_summary = gr.Markdown(label=_("summary"))
     with gr.Row():
-        overlay_chart = chart(label="Where the query patch looks")
-        partners = gr.Dataframe(label="Its strongest partners", scale=0, min_width=360)
+        overlay_chart = chart(label=_("Where the query patch looks"))
+        partners = gr.Dataframe(label=_("Its strongest partners"), scale=0, min_width=360)
     inputs = [picture, upload, side, patch, fit, d, seed, row, col, overlay]
     look.click(image_attention_tab, inputs, [overlay_chart, partners, image_summary], api_name="image_attention")
     demo.load(image_attention_tab, inputs, [overlay_chart, partners, image_summary], api_visibility="private")
 
-    gr.Markdown("#### Audio frames")
+    gr.Markdown("#### " + _("Audio frames"))
     with gr.Row():
-        signal = gr.Dropdown([(f"{name}: {what}", name) for name, what in SIGNALS.items()], value=P["signal"].default,
-                             label=P["signal"].label)
-        wav = gr.File(label="... or your own mono WAV", file_types=[".wav"], type="filepath")
+        signal = gr.Dropdown([(f"{_(SOUND_NAMES[name])}: {_(what)}", name) for name, what in SIGNALS.items()],
+                             value=P["signal"].default,
+                             label=setting("signal"))
+        wav = gr.File(label=_("... or your own mono WAV"), file_types=[".wav"], type="filepath")
     with gr.Row():
         frame = gr.Slider(limits.MIN_FRAME, limits.MAX_FRAME, value=P["frame"].default, step=64,
-                          label=P["frame"].label)
-        hop = gr.Slider(limits.MIN_HOP, 512, value=P["hop"].default, step=16, label=P["hop"].label)
-        query = gr.Number(P["qframe"].default, label="Query frame (-1: the middle of the last note)", precision=0,
+                          label=setting("frame"))
+        hop = gr.Slider(limits.MIN_HOP, 512, value=P["hop"].default, step=16, label=setting("hop"))
+        query = gr.Number(P["qframe"].default, label=_("Query frame (-1: the middle of the last note)"), precision=0,
                           minimum=-1)
-    listen = gr.Button("Attend from this frame", variant="primary")
-    audio_summary = gr.Markdown(label="summary")
-    sound = gr.Audio(label="The sound", type="numpy", format="wav", interactive=False)
-    spectrogram = chart(label="Spectrogram and the query frame's weights")
+    listen = gr.Button(_("Attend from this frame"), variant="primary")
+    audio_summary = gr.Markdown(label=_("summary"))
+    sound = gr.Audio(label=_("The sound"), type="numpy", format="wav", interactive=False)
+    spectrogram = chart(label=_("Spectrogram and the query frame's weights"))
     with gr.Row():
-        notes = gr.Dataframe(label="Weight on each part")
-        frames = gr.Dataframe(label="Its strongest frames")
+        notes = gr.Dataframe(label=_("Weight on each part"))
+        frames = gr.Dataframe(label=_("Its strongest frames"))
     inputs = [signal, wav, frame, hop, d, seed, query]
     outputs = [spectrogram, notes, frames, sound, audio_summary]
     listen.click(audio_attention_tab, inputs, outputs, api_name="audio_attention")
     demo.load(audio_attention_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### Protein residues")
+    gr.Markdown("#### " + _("Protein residues"))
     with gr.Row():
-        sequence = gr.Dropdown([(name, text) for name, text in PROTEIN_PRESETS.items()], allow_custom_value=True,
+        sequence = gr.Dropdown([(_(name), text) for name, text in PROTEIN_PRESETS.items()], allow_custom_value=True,
                                value=P["sequence"].default, scale=3,
-                               label="Sequence (one-letter amino-acid codes; paste your own)")
-        residue = gr.Number(5, label="Residue (position, from 0)", precision=0, minimum=0)   # C6 (the page: G1)
-    read = gr.Button("Attend from this residue", variant="primary")
-    residue_summary = gr.Markdown(label="summary")
-    residue_chart = chart(label="Every residue's weights")
-    residue_partners = gr.Dataframe(label="Its strongest partners")
+                               label=_("Sequence (one-letter amino-acid codes; paste your own)"))
+        residue = gr.Number(5, label=_("Residue (position, from 0)"), precision=0, minimum=0)   # C6 (the page: G1)
+    read = gr.Button(_("Attend from this residue"), variant="primary")
+    residue_summary = gr.Markdown(label=_("summary"))
+    residue_chart = chart(label=_("Every residue's weights"))
+    residue_partners = gr.Dataframe(label=_("Its strongest partners"))
     inputs = [sequence, d, seed, residue]
     read.click(residue_attention_tab, inputs, [residue_chart, residue_partners, residue_summary],
                api_name="residue_attention")

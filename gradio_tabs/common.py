@@ -3,6 +3,8 @@ the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import json
 import math
 import os
@@ -15,10 +17,11 @@ import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
 
-from engine import limits, markup
+from engine import i18n, limits, markup, numbers
+from engine.i18n import N_, _
 
-
-ERROR_TITLE = "That input does not work"
+LANG_PARAM = "lang"        # ?lang=es in the Space's address, as in the Streamlit app's links
+ERROR_TITLE = N_("That input does not work")   # shown as _(ERROR_TITLE)
 ALPHA_TABLE = "alpha (row: query, column: key)"   # a table of attention weights (the calculator's, a head's)
 
 
@@ -27,22 +30,22 @@ def engine_call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as error:
-        raise gr.Error(markup.html_text(str(error)), title=ERROR_TITLE) from None
+        raise gr.Error(markup.html_text(str(error)), title=_(ERROR_TITLE)) from None
 
 
 def refuse(sentence: str):
     """Bad input found here rather than in the engine: the same kind of sentence, the same way. Gradio's error box
     reads its message as HTML: what the sentence quotes of the input (a `<img src=...>`) is escaped (engine.markup)."""
-    raise gr.Error(markup.html_text(sentence), title=ERROR_TITLE)
+    raise gr.Error(markup.html_text(sentence), title=_(ERROR_TITLE))
 
 
 def whole(value, low: int, high: int, what: str) -> int:
     """A whole number from low to high (an API caller may send 2.5, nan or None), or a sentence."""
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(value) or not float(value).is_integer():
-        refuse(f"The {what} must be a whole number from {low} to {high}.")
+        refuse(_("The {what} must be a whole number from {low} to {high}.", what=what, low=low, high=high))
     if not low <= int(value) <= high:
-        refuse(f"The {what} must be from {low} to {high}.")
+        refuse(_("The {what} must be from {low} to {high}.", what=what, low=low, high=high))
     return int(value)
 
 
@@ -80,6 +83,88 @@ def results(chart_label: str, table_label: str, **table_options) -> list:
     summary = gr.Markdown(label="summary")
     drawn = chart(chart_label)
     return [gr.Dataframe(label=table_label, **table_options), drawn, summary]
+
+
+# --- the reader's language: one per request, never the process's ------------------------------------------------
+
+def language_of(request: gr.Request | None) -> str:
+    """The language a request reads: ?lang= in the Space's address (the call's own query, else the page's it came
+    from, its Referer), else the browser's (Accept-Language), else English."""
+    if request is None:
+        return i18n.SOURCE
+    from urllib.parse import parse_qs, urlsplit
+
+    headers = getattr(request, "headers", None) or {}
+    asked = [(getattr(request, "query_params", None) or {}).get(LANG_PARAM)]
+    referer = headers.get("referer") or ""
+    asked.append((parse_qs(urlsplit(referer).query).get(LANG_PARAM) or [None])[0])
+    asked.extend(tag.split(";")[0] for tag in (headers.get("accept-language") or "").split(","))
+    for tag in asked:
+        code = i18n.negotiate(tag) if tag else None
+        if code is not None:
+            return code
+    return i18n.SOURCE
+
+
+def _current_request() -> gr.Request | None:
+    try:
+        from gradio.context import LocalContext
+
+        return LocalContext.request.get()
+    except (ImportError, LookupError, AttributeError):
+        return None
+
+
+def in_language(fn):
+    """`fn` (an event's function) run in the language of the request that called it (engine.i18n.use: this call's
+    context alone, never the process's), whatever kind of function it is (plain, generator, async)."""
+    if getattr(fn, "_in_language", False):
+        return fn
+    # a generator's steps may each run in a context of their own (Gradio runs a step per worker call): the language
+    # found at its first step is set again before every step, never held across a yield
+    if inspect.isasyncgenfunction(fn):
+        @functools.wraps(fn)
+        async def wrapped(*args, **kwargs):
+            code = language_of(_current_request())
+            steps = fn(*args, **kwargs)
+            while True:
+                i18n.activate(code)
+                try:
+                    item = await steps.__anext__()
+                except StopAsyncIteration:
+                    return
+                yield item
+    elif inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def wrapped(*args, **kwargs):
+            with i18n.use(language_of(_current_request())):
+                return await fn(*args, **kwargs)
+    elif inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            code = language_of(_current_request())
+            steps = fn(*args, **kwargs)
+            while True:
+                i18n.activate(code)
+                try:
+                    item = next(steps)
+                except StopIteration as stop:
+                    return stop.value
+                yield item
+    else:
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with i18n.use(language_of(_current_request())):
+                return fn(*args, **kwargs)
+    wrapped._in_language = True
+    return wrapped
+
+
+def localize_events(demo: gr.Blocks) -> None:
+    """Every event of `demo` runs in its caller's language: the tab's sentences, charts, tables and errors."""
+    for block_fn in demo.fns.values():
+        if block_fn.fn is not None:
+            block_fn.fn = in_language(block_fn.fn)
 
 
 def question(text: str, lead: str = "") -> gr.Markdown:
@@ -227,12 +312,13 @@ def upload_bytes(path: str, max_bytes: int, what: str) -> bytes:
             _kept.move_to_end(path)
             return _kept[path]
     if not os.path.exists(path):
-        refuse(f"{what} was removed from the server after it was read (it keeps only the last "
-               f"{limits.GRADIO_KEPT_UPLOADS} uploads): choose the file again.")
+        refuse(_("{what} was removed from the server after it was read (it keeps only the last {n} uploads): choose "
+                 "the file again.", what=what, n=limits.GRADIO_KEPT_UPLOADS))
     try:
         size = os.path.getsize(path)
         if size > max_bytes:
-            refuse(f"{what} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB. Save a smaller copy.")
+            refuse(_("{what} is {size} MB; the limit is {most} MB. Save a smaller copy.", what=what,
+                     size=numbers.fixed(size / 1e6, 1), most=numbers.fixed(max_bytes / 1e6, 0)))
         with open(path, "rb") as file:
             data = file.read(max_bytes + 1)
     finally:

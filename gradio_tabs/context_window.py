@@ -10,9 +10,19 @@ from engine import limits
 from engine.attention.typed_matrices import parse_matrix
 from engine.chapter.context import MAX_K, PAGE, SENTENCES, WINDOWS_SHOWN, calculation, hand_vectors, unknown_words_note
 from engine.charts.bars import compare_bars
+from engine.i18n import _
 from gradio_tabs.common import chart, engine_call, plot, question, table, whole
 
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A parameter's label in the reader's language (the spec marks it with N_)."""
+    return _(P[name].label)
+
+
+def help_text(name: str) -> str:
+    return _(P[name].help)
 
 
 def hand_vectors_tab(sentence: str):
@@ -26,44 +36,47 @@ def from_link(values: Mapping[str, Any]):
     (PAGE.values): what the Streamlit page shows for the same link."""
     shown = engine_call(calculation, values)
     labels, t, k = shown.labels, shown.query, shown.k
-    windows = {f"window k = {r}": row for r, row in shown.windows(sorted({*range(WINDOWS_SHOWN + 1), k})).items()}
-    weights = windows | {"attention": shown.weights}
+    drawn = shown.windows(sorted({*range(WINDOWS_SHOWN + 1), k}))
+    windows = {_("window k = {k}", k=r): row for r, row in drawn.items()}
+    attention, method = _("attention"), _("method")
+    weights = windows | {attention: shown.weights}
     rows = [[method, *map(float, row.round(3))] for method, row in weights.items()]
-    contexts = [[f"window k = {k}", *map(float, shown.window_context.round(3))],
-                ["attention", *map(float, shown.attended.context[t].round(3))]]
-    bars = compare_bars({f"window k = {k}": shown.window, "attention": shown.weights}, labels,
-                        title=f"How much '{labels[t]}' takes from each token", domain=(0, 1))
-    return (table(rows, ["method", *labels]),
-            table(contexts, ["method", *[f"c[{i}]" for i in range(shown.x.shape[1])]]),
+    contexts = [[_("window k = {k}", k=k), *map(float, shown.window_context.round(3))],
+                [attention, *map(float, shown.attended.context[t].round(3))]]
+    bars = compare_bars({_("window k = {k}", k=k): shown.window, attention: shown.weights}, labels,
+                        title=_("How much '{token}' takes from each token", token=labels[t]), domain=(0, 1))
+    return (table(rows, [method, *labels]),
+            table(contexts, [method, *[f"c[{i}]" for i in range(shown.x.shape[1])]]),
             plot(bars, width=480), engine_call(lambda: shown.reading))
 
 
 def context_tab(x_text: str, k: float, query: float, scaled: bool):
     """Token `query`'s context two ways: the average of a window of half-width k, and attention's weights."""
-    _, x = engine_call(parse_matrix, x_text or "", what="X")     # an empty box is a sentence, not the sentence's X
-    values = PAGE.defaults() | {"x": x_text, "k": whole(k, 0, MAX_K, "window half-width k"),
-                                "query": whole(query, 0, x.shape[0] - 1, "token"), "scaled": bool(scaled)}
+    _labels, x = engine_call(parse_matrix, x_text or "", what="X")   # an empty box is a sentence, not the sentence's X
+    values = PAGE.defaults() | {"x": x_text, "k": whole(k, 0, MAX_K, _("window half-width k")),
+                                "query": whole(query, 0, x.shape[0] - 1, _("token")), "scaled": bool(scaled)}
     return from_link(values)
 
 
 def context_window_tab(demo: gr.Blocks) -> None:
-    question(PAGE.question, "Average a fixed window around a token, then let relevance choose: softmax of x_t . x_j.")
+    question(_(PAGE.question),
+             _("Average a fixed window around a token, then let relevance choose: softmax of x_t . x_j."))
     with gr.Row():
         sentence = gr.Dropdown(list(SENTENCES), value=P["sentence"].default, allow_custom_value=True, scale=3,
-                               label=P["sentence"].label)
-        load = gr.Button("Load its vectors")
-    note = gr.Markdown(label="note")
+                               label=label("sentence"))
+        load = gr.Button(_("Load its vectors"))
+    note = gr.Markdown(label=_("note"))
     x_text = gr.Textbox(hand_vectors_tab(P["sentence"].default)[0], lines=5, max_length=limits.MAX_MATRIX_TEXT_CHARS,
-                        label=P["x"].label)
+                        label=label("x"))
     with gr.Row():
-        k = gr.Slider(0, MAX_K, value=P["k"].default, step=1, label=P["k"].label, info=P["k"].help)
-        query = gr.Number(P["query"].default, label=P["query"].label, precision=0, minimum=0)
-        scaled = gr.Checkbox(P["scaled"].default, label=P["scaled"].label)
-    go = gr.Button("Compare", variant="primary")
-    summary = gr.Markdown(label="summary")
-    bars = chart(label="Window weights against attention weights")
-    weights = gr.Dataframe(label="Weights on each token")
-    contexts = gr.Dataframe(label="The two context vectors")
+        k = gr.Slider(0, MAX_K, value=P["k"].default, step=1, label=label("k"), info=help_text("k"))
+        query = gr.Number(P["query"].default, label=label("query"), precision=0, minimum=0)
+        scaled = gr.Checkbox(P["scaled"].default, label=label("scaled"))
+    go = gr.Button(_("Compare"), variant="primary")
+    summary = gr.Markdown(label=_("summary"))
+    bars = chart(label=_("Window weights against attention weights"))
+    weights = gr.Dataframe(label=_("Weights on each token"))
+    contexts = gr.Dataframe(label=_("The two context vectors"))
     load.click(hand_vectors_tab, [sentence], [x_text, query, note], api_name="hand_vectors")
     inputs, outputs = [x_text, k, query, scaled], [weights, contexts, bars, summary]
     go.click(context_tab, inputs, outputs, api_name="context")

@@ -17,6 +17,7 @@ import urllib.parse
 import gradio as gr
 
 from engine import limits
+from engine.i18n import _, ngettext
 from gradio_tabs.common import is_upload, refuse
 
 _UPLOAD_ROUTE = "/gradio_api/upload"
@@ -37,14 +38,15 @@ def _file_sentence(label: str, payload) -> str | None:
             continue               # a wrong type: the type check answers it
         path, url = item.get("path"), item.get("url")
         if not isinstance(path, str) or _is_web_address(path):
-            return (f"'{label}' takes a file uploaded to this app, not a web address: the app never fetches "
-                    "anything from outside.")
+            return _("'{label}' takes a file uploaded to this app, not a web address: the app never fetches "
+                     "anything from outside.", label=label)
         if url is not None and (not isinstance(url, str) or (_is_web_address(url) and _FILE_ROUTE not in
                                                               urllib.parse.unquote(url))):
-            return f"'{label}' takes a file uploaded to this app; its 'url' may only name this app's own copy of it."
+            return _("'{label}' takes a file uploaded to this app; its 'url' may only name this app's own copy of "
+                     "it.", label=label)
         if not is_upload(path):
-            return (f"'{label}' takes a file uploaded to this app (its {_UPLOAD_ROUTE} route), not a path on the "
-                    "server.")
+            return _("'{label}' takes a file uploaded to this app (its {route} route), not a path on the server.",
+                     label=label, route=_UPLOAD_ROUTE)
     return None
 
 
@@ -58,11 +60,12 @@ def guard_inputs(demo: gr.Blocks) -> None:
         if len(inputs) < len(wanted):
             missing = wanted[len(inputs)]
             names = ", ".join(f"'{c.label or type(c).__name__}'" for c in wanted)
-            count = f"{len(wanted)} values, in this order" if len(wanted) > 1 else "1 value"
-            refuse(f"'{missing.label or 'An input'}' was not given: this call takes {count}: {names}.")
+            refuse(ngettext("'{label}' was not given: this call takes 1 value: {names}.",
+                            "'{label}' was not given: this call takes {n} values, in this order: {names}.",
+                            len(wanted), label=missing.label or _("An input"), names=names))
         for component, value in zip(wanted, inputs):
             if isinstance(component, (gr.File, gr.Image, gr.Audio, gr.Video, gr.UploadButton)):
-                sentence = _file_sentence(component.label or "This input", value)
+                sentence = _file_sentence(component.label or _("This input"), value)
                 if sentence is not None:
                     refuse(sentence)
         validate(block_fn, inputs)

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 import gradio as gr
 
+from engine.i18n import _
 from engine import limits
 from engine.chapter.embeddings import (
     ANSWERS_SHOWN, DEFAULT_VOCAB, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_SHOWN, PAGE, analogy, analogy_reading,
@@ -58,7 +59,7 @@ def neighbours_from_link(values: Mapping[str, Any], k: int = NEIGHBOURS_SHOWN):
     bars and the sentence."""
     total, found = engine_call(neighbours, values, engine_call(loaders.glove), k)
     rows = [{"word": w, "cosine": round(float(c), 4)} for w, c in found.pairs]
-    bars = score_bars(found.words, found.cosines, title=f"nearest to {total.text}")
+    bars = score_bars(found.words, found.cosines, title=_("nearest to {sum}", sum=total.text))
     return table(rows), plot(bars, width=WIDE), neighbours_reading(total, found)
 
 

@@ -9,15 +9,27 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.generate import (
-    MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, sampling, samples,
+    MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, model_name, sampling,
+    samples,
 )
 from engine.charts.bars import ladder_bars, next_token_bars
 from engine.charts.style import visible
+from engine.i18n import _, ngettext
 from engine.transformer.generation import generate
 from gradio_tabs import loaders
 from gradio_tabs.common import chart, engine_call, plot, question, refuse, table, whole
 
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A setting's label in the reader's language."""
+    return _(P[name].label)
+
+
+def helped(name: str) -> str:
+    """A setting's help in the reader's language."""
+    return _(P[name].help)
 CHOICES = [SHIPPED, *NGRAMS]     # the Space trains no live model: the page's other models
 
 
@@ -26,7 +38,7 @@ def _language_model(name: str):
         return loaders.shipped()[0]
     if name in NGRAMS:
         return loaders.char_ngram(NGRAMS[name])
-    refuse(f"Choose models among: {', '.join(CHOICES)}; not {name!r}.")
+    refuse(_("Choose models among: {models}; not {name}.", models=", ".join(CHOICES), name=repr(name)))
 
 
 def _generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int):
@@ -40,13 +52,17 @@ def from_link(values: Mapping[str, Any], step: int = 1):
     shown = engine_call(samples, values, _generation)
     decode = loaders.tokens("characters")[0].decode
     prompt = shown.settings.prompt
-    rows_of_samples = [{"model": name, "sample": prompt + g.text} for name, g in shown.generations.items()]
-    tops = shown.top(step, decode)
-    rows = [{"model": name, "character": visible(c), "P": round(p, 4), "q (sampled from)": round(q, 4)}
+    model, sample, character = _("model"), _("sample"), _("character")
+    rows_of_samples = [{model: model_name(name), sample: prompt + g.text} for name, g in shown.generations.items()]
+    tops = {model_name(name): top for name, top in shown.top(step, decode).items()}
+    rows = [{model: name, character: visible(c), "P": round(p, 4), _("q (sampled from)"): round(q, 4)}
             for name, top in tops.items() for c, p, q in top]
-    summary = (f"Step {step}: each model's context is the prompt plus its own {step - 1} earlier draws. "
-               f"{shown.likeliest(step, decode)} The same seed draws the same random numbers for every model.")
-    texts = "\n\n".join(f"**{row['model']}**\n```text\n{row['sample']}\n```" for row in rows_of_samples)
+    summary = ngettext("Step {step}: each model's context is the prompt plus its own {n} earlier draws. {likeliest} "
+                       "The same seed draws the same random numbers for every model.",
+                       "Step {step}: each model's context is the prompt plus its own {n} earlier draws. {likeliest} "
+                       "The same seed draws the same random numbers for every model.",
+                       step - 1, step=step, likeliest=shown.likeliest(step, decode))
+    texts = "\n\n".join(f"**{row[model]}**\n```text\n{row[sample]}\n```" for row in rows_of_samples)
     return table(rows_of_samples), table(rows), plot(next_token_bars(tops, width=220)), summary, texts
 
 
@@ -56,16 +72,16 @@ def generate_tab(prompt: str, models: list[str], temperature: float, top_k: floa
     P(next character) at one step (p as the model gives it, q after temperature and top-k)."""
     models = list(dict.fromkeys(models or []))
     if not 1 <= len(models) <= limits.GENERATE_MAX_MODELS:
-        refuse(f"Choose 1 to {limits.GENERATE_MAX_MODELS} models to compare side by side.")
+        refuse(_("Choose 1 to {most} models to compare side by side.", most=limits.GENERATE_MAX_MODELS))
     for name in models:
         _language_model(name)
     values = PAGE.defaults() | {
         "gen_prompt": prompt or "", "gen_models": ",".join(models), "gen_temperature": float(temperature),
-        "gen_top_k": whole(top_k, 0, limits.GENERATE_MAX_TOP_K, "top-k (0 keeps all)"),
-        "gen_length": whole(length, 1, limits.MAX_GENERATE_TOKENS, "number of characters"),
-        "gen_seed": whole(seed, 0, MAX_SEED, "seed")}
+        "gen_top_k": whole(top_k, 0, limits.GENERATE_MAX_TOP_K, _("top-k (0 keeps all)")),
+        "gen_length": whole(length, 1, limits.MAX_GENERATE_TOKENS, _("number of characters")),
+        "gen_seed": whole(seed, 0, MAX_SEED, _("seed"))}
     engine_call(sampling, values)            # the page's limits, before any model runs
-    return from_link(values, whole(step, 1, values["gen_length"], "step"))
+    return from_link(values, whole(step, 1, values["gen_length"], _("step")))
 
 
 def ladder_tab():
@@ -73,41 +89,42 @@ def ladder_tab():
     per character (fewer is better), with a uniform guess as the floor."""
     rungs = engine_call(loaders.ladder)
     bars = ladder(rungs, loaders.tokens("characters")[0].vocab_size)
-    rows = [{"model": r.model, "bits per character": round(r.bits_per_char, 4),
-             "nats per token": round(r.nats_per_token, 4), "held-out characters": r.n_characters} for r in rungs]
-    return table(rows), plot(ladder_bars([(b.model, b.bits_per_char, b.kind) for b in bars])), ladder_reading(bars)
+    rows = [{_("model"): model_name(r.model), _("bits per character"): round(r.bits_per_char, 4),
+             _("nats per token"): round(r.nats_per_token, 4), _("held-out characters"): r.n_characters} for r in rungs]
+    return (table(rows), plot(ladder_bars([(model_name(b.model), b.bits_per_char, b.kind) for b in bars])),
+            ladder_reading(bars))
 
 
 def generate_page_tab(demo: gr.Blocks) -> None:
-    question(PAGE.question, P["gen_prompt"].help)
-    prompt = gr.Textbox(P["gen_prompt"].default, label=P["gen_prompt"].label, lines=2,
+    question(_(PAGE.question), helped("gen_prompt"))
+    prompt = gr.Textbox(P["gen_prompt"].default, label=label("gen_prompt"), lines=2,
                         max_length=limits.MAX_PROMPT_CHARS)
-    models = gr.Dropdown(CHOICES, value=P["gen_models"].default.split(","), multiselect=True,
-                         max_choices=limits.GENERATE_MAX_MODELS, label=P["gen_models"].label)
+    models = gr.Dropdown([(model_name(name), name) for name in CHOICES], value=P["gen_models"].default.split(","),
+                         multiselect=True, max_choices=limits.GENERATE_MAX_MODELS, label=label("gen_models"))
     with gr.Row():
         temperature = gr.Slider(0.0, limits.GENERATE_MAX_TEMPERATURE, value=P["gen_temperature"].default,
-                                step=TEMPERATURE_STEP, label=P["gen_temperature"].label)
-        top_k = gr.Number(P["gen_top_k"].default, label=P["gen_top_k"].label, precision=0, minimum=0,
+                                step=TEMPERATURE_STEP, label=label("gen_temperature"))
+        top_k = gr.Number(P["gen_top_k"].default, label=label("gen_top_k"), precision=0, minimum=0,
                           maximum=limits.GENERATE_MAX_TOP_K)
-        length = gr.Number(P["gen_length"].default, label=P["gen_length"].label, precision=0, minimum=1,
+        length = gr.Number(P["gen_length"].default, label=label("gen_length"), precision=0, minimum=1,
                            maximum=limits.MAX_GENERATE_TOKENS)
-        seed = gr.Number(P["gen_seed"].default, label=P["gen_seed"].label, precision=0, minimum=0)
-        step = gr.Number(1, label="step shown", precision=0, minimum=1)
-    go = gr.Button("Generate", variant="primary")
-    summary = gr.Markdown(label="summary")
-    texts = gr.Markdown(label="The samples, as text")
-    samples_ = gr.Dataframe(label=SAMPLES_TITLE, visible=False)
-    bars = chart(label="P(next character) at that step (orange: q, what is sampled)")
-    following = gr.Dataframe(label="The likeliest next characters", max_height=360)
+        seed = gr.Number(P["gen_seed"].default, label=label("gen_seed"), precision=0, minimum=0)
+        step = gr.Number(1, label=_("step shown"), precision=0, minimum=1)
+    go = gr.Button(_("Generate"), variant="primary")
+    summary = gr.Markdown(label=_("summary"))
+    texts = gr.Markdown(label=_("The samples, as text"))
+    samples_ = gr.Dataframe(label=_(SAMPLES_TITLE), visible=False)
+    bars = chart(label=_("P(next character) at that step (orange: q, what is sampled)"))
+    following = gr.Dataframe(label=_("The likeliest next characters"), max_height=360)
     inputs = [prompt, models, temperature, top_k, length, seed, step]
     outputs = [samples_, following, bars, summary, texts]
     go.click(generate_tab, inputs, outputs, api_name="generate")
     demo.load(generate_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### The model ladder: held-out bits per character")
-    rank = gr.Button("Rank the models", variant="primary")
-    sentences = gr.Markdown(label="summary")
-    ladder_chart = chart(label="The ladder")
-    rungs = gr.Dataframe(label="Every model on the same held-out text")
+    gr.Markdown("#### " + _("The model ladder: held-out bits per character"))
+    rank = gr.Button(_("Rank the models"), variant="primary")
+    sentences = gr.Markdown(label=_("summary"))
+    ladder_chart = chart(label=_("The ladder"))
+    rungs = gr.Dataframe(label=_("Every model on the same held-out text"))
     rank.click(ladder_tab, [], [rungs, ladder_chart, sentences], api_name="ladder")
     demo.load(ladder_tab, [], [rungs, ladder_chart, sentences], api_visibility="private")

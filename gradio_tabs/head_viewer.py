@@ -6,17 +6,25 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine import limits, markup
+from engine import limits, markup, numbers
 from engine.chapter.heads import PAGE, asks, head_sentence, head_view, scores_text
+from engine.interpret.heads import TYPE_NAMES
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels
 from engine.pretrained.gguf_file import Config
+from engine import i18n
+from engine.i18n import N_, _
 from gradio_tabs import loaders
 from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
 
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A parameter's label in the reader's language (the spec marks it with N_)."""
+    return _(P[name].label)
 SIZES = Config()     # SmolLM2-135M's: 30 layers x 9 heads
-LOADS = "The first use loads the model (a few seconds; more on a machine that has not prepared it)."
+LOADS = N_("The first use loads the model (a few seconds; more on a machine that has not prepared it).")
 
 
 def from_link(values: Mapping[str, Any]):
@@ -27,11 +35,13 @@ def from_link(values: Mapping[str, Any]):
     view = engine_call(head_view, values, result, scored)   # a pass past the token limit: the engine's sentence
     tokens = [t if t.strip() else repr(t) for t in view.tokens]
     rows = table(view.alpha.astype(float).round(3), unique_labels(tokens))
-    rows.insert(0, "query", tokens)
-    summary = (f"Layer {view.layer}, head {view.head} of {view.n_layer} x {view.n_head}: **{view.kind}**. "
-               f"{head_sentence(view)} Its pattern scores: {scores_text(view)}."
+    rows.insert(0, _("query"), tokens)
+    summary = (_("Layer {layer}, head {head} of {layers} x {heads}: **{kind}**.", layer=view.layer, head=view.head,
+                 layers=view.n_layer, heads=view.n_head, kind=_(TYPE_NAMES[view.kind])) + " "
+               + head_sentence(view) + " " + _("Its pattern scores: {scores}.", scores=scores_text(view))
                + (f" {markup.markdown(result.note)}" if result.note else ""))
-    heatmap = heatmap_spec(view.alpha, tokens, tokens, title=f"layer {view.layer}, head {view.head}", domain=(0, 1),
+    heatmap = heatmap_spec(view.alpha, tokens, tokens, title=_("layer {layer}, head {head}", layer=view.layer,
+                                                                head=view.head), domain=(0, 1),
                            causal=True, cell=max(14, min(40, 640 // max(len(tokens), 1))), digits=2)
     return rows, summary, plot(heatmap)
 
@@ -39,22 +49,26 @@ def from_link(values: Mapping[str, Any]):
 def heads_tab(text: str, layer: float, head: float):
     """alpha of one head of SmolLM2-135M: row = the token attending, column = the token attended to."""
     if not isinstance(text, str) or not text.strip():
-        refuse("Type a sentence for the model to read.")
+        refuse(_("Type a sentence for the model to read."))
     if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
-        refuse(f"The text is {len(text):,} characters; keep it under {limits.PRETRAINED_MAX_TEXT_CHARS:,}.")
-    return from_link(PAGE.defaults() | {"text": text, "layer": whole(layer, 0, SIZES.n_layer - 1, "layer"),
-                                        "head": whole(head, 0, SIZES.n_head - 1, "head")})
+        refuse(_("The text is {length} characters; keep it under {most}.", length=numbers.grouped(len(text)),
+                 most=numbers.grouped(limits.PRETRAINED_MAX_TEXT_CHARS)))
+    return from_link(PAGE.defaults() | {"text": text, "layer": whole(layer, 0, SIZES.n_layer - 1, _("layer")),
+                                        "head": whole(head, 0, SIZES.n_head - 1, _("head"))})
 
 
 def head_viewer_tab(demo: gr.Blocks) -> None:
     question(asks(SIZES.n_layer * SIZES.n_head),
-             f"SmolLM2-135M: {SIZES.n_layer} layers x {SIZES.n_head} heads. Pick a layer and a head. {LOADS}")
-    sentence = gr.Textbox(P["text"].default, label=P["text"].label, max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
+             _("SmolLM2-135M: {layers} layers x {heads} heads. Pick a layer and a head.", layers=SIZES.n_layer,
+               heads=SIZES.n_head) + " " + _(LOADS)
+             + ("" if i18n.is_source() else " " + _("SmolLM2 learned from English text: type English for it to read. "
+                                                    "Its tokens are shown as it reads them.")))
+    sentence = gr.Textbox(P["text"].default, label=label("text"), max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
     with gr.Row():
-        layer = gr.Slider(0, SIZES.n_layer - 1, value=P["layer"].default, step=1, label=P["layer"].label)
-        head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=P["head"].label)
-    show = gr.Button("Show the head", variant="primary")
-    summary = gr.Markdown(label="summary")
-    heatmap = chart(label="alpha of this head")
+        layer = gr.Slider(0, SIZES.n_layer - 1, value=P["layer"].default, step=1, label=label("layer"))
+        head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=label("head"))
+    show = gr.Button(_("Show the head"), variant="primary")
+    summary = gr.Markdown(label=_("summary"))
+    heatmap = chart(label=_("alpha of this head"))
     rows = gr.Dataframe(label=ALPHA_TABLE)
     show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")

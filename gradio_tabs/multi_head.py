@@ -12,11 +12,21 @@ from engine.chapter.multi_head import D, GAINS, MAX_SEED, PAGE, WEIGHTS, costs, 
 from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid
 from engine.embeddings.tiny_vocabulary import load_vocabulary
+from engine.i18n import N_, _
 from gradio_tabs.common import chart, engine_call, plot, question, refuse, results, table, whole
 
 P = PAGE.by_name
-COST_COLUMNS = ["layout", "parameters", "FLOPs: X W_Q, X W_K, X W_V", "FLOPs: Q K^T and alpha V", "FLOPs: softmax",
-                "FLOPs: W_O", "FLOPs: total"]
+COST_COLUMNS = [N_("layout"), N_("parameters"), N_("FLOPs: X W_Q, X W_K, X W_V"), N_("FLOPs: Q K^T and alpha V"),
+                N_("FLOPs: softmax"), N_("FLOPs: W_O"), N_("FLOPs: total")]   # shown translated
+
+
+def label(name: str) -> str:
+    """A parameter's label in the reader's language (the spec marks it with N_)."""
+    return _(P[name].label)
+
+
+def help_text(name: str) -> str:
+    return _(P[name].help)
 
 
 def heads_from_link(values: Mapping[str, Any]):
@@ -24,13 +34,13 @@ def heads_from_link(values: Mapping[str, Any]):
     (PAGE.values): what the Streamlit page shows for the same link."""
     shown = engine_call(heads, values)
     result, tokens = shown.result, shown.sentence.tokens
-    shapes = [(step.name, f"${step.formula}$", " x ".join(map(str, step.shape)), step.count)
+    shapes = [(_(step.name), f"${step.formula}$", " x ".join(map(str, step.shape)), step.count)
               for step in shape_trace(result)]
     output = table(result.output.round(3), [f"out[{i}]" for i in range(result.output.shape[1])])
-    output.insert(0, "token", tokens)
+    output.insert(0, _("token"), tokens)
     grid = head_grid([head.weights for head in result.heads], tokens, titles=shown.titles,
                      cell=34 if shown.h > 2 else 40, causal=bool(values["causal"]))
-    return plot(grid), table(shapes, ["step", "computed as", "shape", "how many"]), output, shown.reading
+    return plot(grid), table(shapes, [_("step"), _("computed as"), _("shape"), _("how many")]), output, shown.reading
 
 
 def costs_from_link(values: Mapping[str, Any]):
@@ -38,7 +48,7 @@ def costs_from_link(values: Mapping[str, Any]):
     counted = engine_call(costs, values)
     rows = [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out,
              c.flops) for name, c in counted.named.items()]
-    return table(rows, COST_COLUMNS), plot(cost_comparison(counted.named)), counted.reading
+    return table(rows, [_(column) for column in COST_COLUMNS]), plot(cost_comparison(counted.named)), counted.reading
 
 
 def from_link(values: Mapping[str, Any]):
@@ -50,53 +60,54 @@ def multi_head_tab(sentence: str, h: float, weights: str, gain: float, seed: flo
     """MultiHead(X) = [head_1 ... head_h] W_O on a sentence of the tiny vocabulary: every head's weights,
     the shape at every step, the output."""
     if weights not in WEIGHTS:
-        refuse(f"The projection weights are {' or '.join(WEIGHTS)}, not {weights!r}.")
-    values = PAGE.defaults() | {"sentence": sentence or "", "h": whole(h, 1, D, "number of heads h"),
-                                "weights": weights, "gain": float(gain), "seed": whole(seed, 0, MAX_SEED, "seed"),
+        refuse(_("The projection weights are {first} or {second}, not {got}.", first=list(WEIGHTS)[0],
+                 second=list(WEIGHTS)[1], got=repr(weights)))
+    values = PAGE.defaults() | {"sentence": sentence or "", "h": whole(h, 1, D, _("number of heads h")),
+                                "weights": weights, "gain": float(gain), "seed": whole(seed, 0, MAX_SEED, _("seed")),
                                 "causal": bool(causal)}
     return heads_from_link(values)
 
 
 def head_costs_tab(T: float, d: float, h: float):
     """Parameters and FLOPs of one attention layer: one head of width d, h heads of width d/h, h of width d."""
-    values = PAGE.defaults() | {"cost_T": whole(T, 1, limits.MAX_COST_TOKENS, "number of tokens T"),
-                                "cost_d": whole(d, 1, limits.MAX_COST_WIDTH, "width d"),
-                                "cost_h": whole(h, 1, limits.MAX_COST_HEADS, "number of heads h")}
+    values = PAGE.defaults() | {"cost_T": whole(T, 1, limits.MAX_COST_TOKENS, _("number of tokens T")),
+                                "cost_d": whole(d, 1, limits.MAX_COST_WIDTH, _("width d")),
+                                "cost_h": whole(h, 1, limits.MAX_COST_HEADS, _("number of heads h"))}
     return costs_from_link(values)
 
 
 def multi_head_attention_tab(demo: gr.Blocks) -> None:
-    question(PAGE.question, vocabulary_note(load_vocabulary()))
-    sentence = gr.Textbox(P["sentence"].default, label=P["sentence"].label,
+    question(_(PAGE.question), vocabulary_note(load_vocabulary()))
+    sentence = gr.Textbox(P["sentence"].default, label=label("sentence"),
                           max_length=limits.MAX_MULTI_HEAD_SENTENCE_CHARS)
     with gr.Row():
-        h = gr.Slider(1, D, value=P["h"].default, step=1, label=P["h"].label.removesuffix(")") + "; h divides d)")
-        weights = gr.Radio([(label, name) for name, label in WEIGHTS.items()], value=P["weights"].default,
-                           label=P["weights"].label)
+        h = gr.Slider(1, D, value=P["h"].default, step=1, label=_("Heads h (each {d}/h wide; h divides d)", d=D))
+        weights = gr.Radio([(_(shown), name) for name, shown in WEIGHTS.items()], value=P["weights"].default,
+                           label=label("weights"))
     with gr.Row():
-        gain = gr.Slider(GAINS[0], GAINS[1], value=P["gain"].default, step=GAINS[2], label=P["gain"].label,
-                         info=P["gain"].help)
-        seed = gr.Number(P["seed"].default, label=P["seed"].label, precision=0, minimum=0, maximum=MAX_SEED)
-        causal = gr.Checkbox(P["causal"].default, label=P["causal"].label)
-    go = gr.Button("Run the heads", variant="primary")
-    summary = gr.Markdown(label="summary")
-    grid = chart(label="Each head's weights")
-    shapes = gr.Dataframe(label="Shapes at every step", datatype=["str", "markdown", "str", "number"],
+        gain = gr.Slider(GAINS[0], GAINS[1], value=P["gain"].default, step=GAINS[2], label=label("gain"),
+                         info=help_text("gain"))
+        seed = gr.Number(P["seed"].default, label=label("seed"), precision=0, minimum=0, maximum=MAX_SEED)
+        causal = gr.Checkbox(P["causal"].default, label=label("causal"))
+    go = gr.Button(_("Run the heads"), variant="primary")
+    summary = gr.Markdown(label=_("summary"))
+    grid = chart(label=_("Each head's weights"))
+    shapes = gr.Dataframe(label=_("Shapes at every step"), datatype=["str", "markdown", "str", "number"],
                           latex_delimiters=[{"left": "$", "right": "$", "display": False}])
     output = gr.Dataframe(label="MultiHead(X)")
     inputs, outputs = [sentence, h, weights, gain, seed, causal], [grid, shapes, output, summary]
     go.click(multi_head_tab, inputs, outputs, api_name="multi_head")
     demo.load(multi_head_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### What it costs: h heads of d/h against one head of width d (defaults: GPT-2 small)")
+    gr.Markdown("#### " + _("What it costs: h heads of d/h against one head of width d (defaults: GPT-2 small)"))
     with gr.Row():
-        T = gr.Number(P["cost_T"].default, label=P["cost_T"].label, precision=0, minimum=1,
+        T = gr.Number(P["cost_T"].default, label=label("cost_T"), precision=0, minimum=1,
                       maximum=limits.MAX_COST_TOKENS)
-        d = gr.Number(P["cost_d"].default, label=P["cost_d"].label, precision=0, minimum=1,
+        d = gr.Number(P["cost_d"].default, label=label("cost_d"), precision=0, minimum=1,
                       maximum=limits.MAX_COST_WIDTH)
-        heads_ = gr.Number(P["cost_h"].default, label=P["cost_h"].label, precision=0, minimum=1,
+        heads_ = gr.Number(P["cost_h"].default, label=label("cost_h"), precision=0, minimum=1,
                            maximum=limits.MAX_COST_HEADS)
-    count = gr.Button("Count", variant="primary")
-    outputs = results("Parameters and FLOPs", "Parameters and FLOPs of each layout")
+    count = gr.Button(_("Count"), variant="primary")
+    outputs = results(_("Parameters and FLOPs"), _("Parameters and FLOPs of each layout"))
     count.click(head_costs_tab, [T, d, heads_], outputs, api_name="head_costs")
     demo.load(head_costs_tab, [T, d, heads_], outputs, api_visibility="private")

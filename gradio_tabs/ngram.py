@@ -6,7 +6,8 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine import limits, markup
+from engine import limits, markup, numbers
+from engine.i18n import _
 from engine.chapter.ngram import PAGE, sampled
 from engine.language.corpus import ALL_PLAYS
 from engine.language.ngram import loop_sentence
@@ -20,21 +21,25 @@ def from_link(values: Mapping[str, Any]):
     """The tab's outputs for a page's typed link values (PAGE.values): the sampled text, the next tokens after the
     start's last n-1, and the sentence; the plays only (the tab has no text of one's own)."""
     if values["source"] != ALL_PLAYS:
-        refuse("The Space samples from all 38 plays; open the app to pick one play or your own text.")
+        refuse(_("The Space samples from all 38 plays; open the app to pick one play or your own text."))
     level = values["level"]
     tokenizer = engine_call(lambda: loaders.tokens(level)[0])
     shown = engine_call(sampled, values, tokenizer, loaders.counts(level))
     n, temperature, seed = int(values["n"]), float(values["temperature"]), int(values["seed"])
     following = engine_call(shown.model.distribution, shown.start[-(n - 1):] if n > 1 else [])
-    unit = "character(s)" if level == "characters" else "token(s)"
+    unit = _("character(s)") if level == "characters" else _("token(s)")
     rows = [{"next character" if level == "characters" else "next token": repr(tokenizer.decode([i])),
              "P": round(p, 4), "count": c} for i, p, c in following.top(10)]
-    looped = (" The sample falls into " + loop_sentence(shown.loop, n, temperature, unit)
+    looped = (" " + _("The sample falls into {why}", why=loop_sentence(shown.loop, n, temperature, unit))
               if shown.loop is not None else "")
-    summary = (f"{shown.model.name}: after **{markup.said(tokenizer.decode(list(following.context)))}** (seen "
-               f"{following.context_count:,} times at order {following.order_used}) the likeliest next "
-               f"{'characters' if level == 'characters' else 'tokens'} are below. Temperature {temperature:g}, "
-               f"seed {seed}: the same seed gives the same text.{looped}")
+    said = {"model": shown.model.name, "context": markup.said(tokenizer.decode(list(following.context))),
+            "seen": numbers.grouped(following.context_count), "order": following.order_used,
+            "tau": numbers.localized(f"{temperature:g}"), "seed": seed}
+    summary = (_("{model}: after **{context}** (seen {seen} times at order {order}) the likeliest next characters "
+                 "are below. Temperature {tau}, seed {seed}: the same seed gives the same text.", **said)
+               if level == "characters" else
+               _("{model}: after **{context}** (seen {seen} times at order {order}) the likeliest next tokens are "
+                 "below. Temperature {tau}, seed {seed}: the same seed gives the same text.", **said)) + looped
     return values["prompt"] + tokenizer.decode(shown.ids), table(rows), summary
 
 

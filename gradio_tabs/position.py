@@ -7,8 +7,10 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits
+from engine.i18n import _
 from engine.chapter.position import (
-    CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, encodings, shuffle, shuffled, words_note,
+    CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, TABLE_NAMES, encodings, shuffle, shuffled,
+    words_note,
 )
 from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, heatmap_panels, heatmap_spec
@@ -21,17 +23,22 @@ from gradio_tabs.common import chart, engine_call, plot, question, table, whole
 P = PAGE.by_name
 
 
+def label(name: str) -> str:
+    """A parameter's label in the language active where the tab is built."""
+    return _(P[name].label)
+
+
 def position_from_link(values: Mapping[str, Any]):
     """Each word of B, the weights in A and in B, the changes and the sentence for the page's typed link values
     (PAGE.values): what the Streamlit page shows for the same link."""
     shown = engine_call(shuffled, values)
     check, tokens_a, tokens_b = shown.check, shown.tokens_a, shown.tokens_b
-    rows = [{"word": word, "slot in A": int(slot), "slot in B": j, "largest change": float(change)}
+    rows = [{_("word"): word, _("slot in A"): int(slot), _("slot in B"): j, _("largest change"): float(change)}
             for j, (word, slot, change) in enumerate(zip(tokens_b, check.perm, check.difference))]
-    weights = heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
-                              "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
+    weights = heatmap_panels({_("weights alpha in A"): (check.original.weights, tokens_a, tokens_a),
+                              _("weights alpha in B"): (check.shuffled.weights, tokens_b, tokens_b)},
                              domain=(0.0, 1.0), cell=40, columns=2, causal=bool(values["causal"]), digits=3)
-    changes = difference_bars(check.difference, tokens_b, title=CHANGES_TITLE)
+    changes = difference_bars(check.difference, tokens_b, title=_(CHANGES_TITLE))
     return table(rows), plot(weights), plot(changes, width=480), shown.reading
 
 
@@ -41,19 +48,21 @@ def encodings_from_link(values: Mapping[str, Any]):
     drawn = engine_call(encodings, values)
     T, d, profiles = drawn.T, drawn.d, drawn.profiles
     cell = max(3, 300 // max(T, d))
-    pictures = side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+    pictures = side_by_side(*[encoding_heatmap(P, title=_("{name}: p_t for t < {T}, d = {d}",
+                                                          name=_(TABLE_NAMES[name]), T=T, d=d), cell=cell)
                               for name, P in drawn.tables.items()])
-    offsets = offset_profile(profiles, title="p_i . p_(i+k) by offset k: mean over i, band lowest to highest")
-    rows = [{"offset k": int(k), "sinusoidal: mean p_i . p_(i+k)": round(float(sin_mean), 4),
-             "sinusoidal: spread over i": float(sin_spread), "learned: mean": round(float(learned_mean), 4),
-             "learned: spread": round(float(learned_spread), 4)}
+    offsets = offset_profile({_(TABLE_NAMES[name]): profile for name, profile in profiles.items()},
+                             title=_("p_i . p_(i+k) by offset k: mean over i, band lowest to highest"))
+    rows = [{_("offset k"): int(k), _("sinusoidal: mean p_i . p_(i+k)"): round(float(sin_mean), 4),
+             _("sinusoidal: spread over i"): float(sin_spread), _("learned: mean"): round(float(learned_mean), 4),
+             _("learned: spread"): round(float(learned_spread), 4)}
             for k, sin_mean, sin_spread, learned_mean, learned_spread in
             zip(profiles["sinusoidal"].offsets, profiles["sinusoidal"].mean, profiles["sinusoidal"].spread,
                 profiles["learned"].mean, profiles["learned"].spread)]
     shown = drawn.rotary.shape[0]
     rotary = heatmap_spec(drawn.rotary, [str(i) for i in range(shown)], [str(j) for j in range(shown)], digits=2,
-                          cell=34, value_name="score", scheme="viridis", x_title="key position j",
-                          y_title="query position i", title=drawn.rotary_title)
+                          cell=34, value_name=_("score"), scheme="viridis", x_title=_("key position j"),
+                          y_title=_("query position i"), title=drawn.rotary_title)
     return (table(rows), plot(pictures), plot(offsets, width=480), plot(rotary),
             f"{drawn.reading} {drawn.rotary_reading}")
 
@@ -87,44 +96,44 @@ def encodings_tab(T: float, d: float, base: float, seed: float):
 
 
 def position_page_tab(demo: gr.Blocks) -> None:
-    question(PAGE.question, words_note(load_vocabulary()))
+    question(_(PAGE.question), words_note(load_vocabulary()))
     with gr.Row():
-        a = gr.Textbox(P["a"].default, label=P["a"].label, max_length=limits.MAX_POSITION_SENTENCE_CHARS)
-        b = gr.Textbox(P["b"].default, label=P["b"].label, max_length=limits.MAX_POSITION_SENTENCE_CHARS)
-        shuffle_button = gr.Button("Shuffle A into B")
+        a = gr.Textbox(P["a"].default, label=label("a"), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
+        b = gr.Textbox(P["b"].default, label=label("b"), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
+        shuffle_button = gr.Button(_("Shuffle A into B"))
     shuffles = gr.State(0)
     with gr.Row():
-        encoding = gr.Radio([(ENCODING_NAMES[e], e) for e in ENCODINGS], value=P["enc"].default,
-                            label=P["enc"].label)
+        encoding = gr.Radio([(_(ENCODING_NAMES[e]), e) for e in ENCODINGS], value=P["enc"].default,
+                            label=label("enc"))
         strength = gr.Slider(STRENGTHS[0], STRENGTHS[1], value=P["strength"].default, step=STRENGTHS[2],
-                             label=P["strength"].label)
+                             label=label("strength"))
     with gr.Row():
-        projections = gr.Checkbox(P["proj"].default, label=P["proj"].label)
-        causal = gr.Checkbox(P["causal"].default, label=P["causal"].label)
-        seed = gr.Number(P["seed"].default, label=P["seed"].label, precision=0, minimum=0, maximum=MAX_SEED)
-    go = gr.Button("Compare A and B", variant="primary")
+        projections = gr.Checkbox(P["proj"].default, label=label("proj"))
+        causal = gr.Checkbox(P["causal"].default, label=label("causal"))
+        seed = gr.Number(P["seed"].default, label=label("seed"), precision=0, minimum=0, maximum=MAX_SEED)
+    go = gr.Button(_("Compare A and B"), variant="primary")
     verdict = gr.Markdown(label="summary")
-    changes = chart(label="How much each word's context moved")
-    rows = gr.Dataframe(label="Each word of B")
-    weights = chart(label="The weights in A and in B")
+    changes = chart(label=_("How much each word's context moved"))
+    rows = gr.Dataframe(label=_("Each word of B"))
+    weights = chart(label=_("The weights in A and in B"))
     inputs, outputs = [a, b, encoding, strength, projections, causal, seed], [rows, weights, changes, verdict]
     shuffle_button.click(shuffle_tab, [a, shuffles], [b, shuffles], api_visibility="private").then(
         position_tab, inputs, outputs, api_visibility="private")
     go.click(position_tab, inputs, outputs, api_name="position")
     demo.load(position_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### The encodings themselves")
+    gr.Markdown("#### " + _("The encodings themselves"))
     with gr.Row():
-        T = gr.Slider(MIN_T, limits.MAX_DRAWN_POSITIONS, value=P["T"].default, step=1, label=P["T"].label)
-        d = gr.Slider(MIN_D, limits.MAX_DRAWN_POSITIONS, value=P["d"].default, step=2, label=P["d"].label)
-        base = gr.Number(P["base"].default, label=P["base"].label, minimum=limits.MIN_SINUSOID_BASE,
+        T = gr.Slider(MIN_T, limits.MAX_DRAWN_POSITIONS, value=P["T"].default, step=1, label=label("T"))
+        d = gr.Slider(MIN_D, limits.MAX_DRAWN_POSITIONS, value=P["d"].default, step=2, label=label("d"))
+        base = gr.Number(P["base"].default, label=label("base"), minimum=limits.MIN_SINUSOID_BASE,
                          maximum=limits.MAX_SINUSOID_BASE)
-    draw = gr.Button("Draw the tables", variant="primary")
+    draw = gr.Button(_("Draw the tables"), variant="primary")
     summary = gr.Markdown(label="summary")
-    pictures = chart(label="p_t, position by dimension")
-    offsets = chart(label="Dot products by offset")
-    rotary = chart(label="Rotary scores")
-    offset_rows = gr.Dataframe(label="p_i . p_(i+k) by offset k", max_height=300)
+    pictures = chart(label=_("p_t, position by dimension"))
+    offsets = chart(label=_("Dot products by offset"))
+    rotary = chart(label=_("Rotary scores"))
+    offset_rows = gr.Dataframe(label=_("p_i . p_(i+k) by offset k"), max_height=300)
     inputs, outputs = [T, d, base, seed], [offset_rows, pictures, offsets, rotary, summary]
     draw.click(encodings_tab, inputs, outputs, api_name="encodings")
     demo.load(encodings_tab, inputs, outputs, api_visibility="private")

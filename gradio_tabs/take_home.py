@@ -22,13 +22,14 @@ import numpy as np
 
 from engine.charts import export, text
 from engine.charts import handout as paper_handout
+from engine import i18n
 from engine.charts.plain_formula import plain
-from gradio_tabs.common import ERROR_TITLE, engine_call, refuse
+from engine.i18n import N_, _, ngettext
+from gradio_tabs.common import ERROR_TITLE, LANG_PARAM, engine_call, language_of, refuse
 from ui.path import Idea
 
-FAILED = "could not be made for this view; the tab itself is unchanged."
-LINK_NOTE = ("Open the Space again: scan the code, or type the address below (a tab's settings are not in its "
-             "address; set them as printed here).")
+LINK_NOTE = N_("Open the Space again: scan the code, or type the address below (a tab's settings are not in its "
+               "address; set them as printed here).")
 
 
 def _shown(block) -> list:
@@ -98,7 +99,7 @@ def description(idea: Idea, link: str, values: list) -> paper_handout.Handout:
             table = _table(value)
             if table is not None:
                 blocks.append(table)
-    return paper_handout.Handout(idea.title, question, link, tuple(blocks), link_note=LINK_NOTE)
+    return paper_handout.Handout(_(idea.title), question, link, tuple(blocks), link_note=_(LINK_NOTE))
 
 
 def _link(request: gr.Request | None) -> str:
@@ -106,7 +107,9 @@ def _link(request: gr.Request | None) -> str:
     if request is None:
         return ""
     origin = request.headers.get("origin") if request.headers else None
-    return (origin.rstrip("/") + "/") if origin else str(getattr(request, "base_url", "") or "")
+    link = (origin.rstrip("/") + "/") if origin else str(getattr(request, "base_url", "") or "")
+    language = language_of(request)     # the QR code opens the Space in the handout's language
+    return link if not link or language == i18n.SOURCE else f"{link}?{LANG_PARAM}={language}"
 
 
 KEEP_S = 15 * 60   # a click's files stay this long (Gradio serves its own copies); older folders go on the next click
@@ -132,14 +135,15 @@ def handout_file(idea: Idea, paper: str, values: list, request: gr.Request | Non
     """The handout's PDF, written where Gradio serves it from; a ValueError (past the handout's limits) is its
     sentence, any other failure one sentence too."""
     if paper not in paper_handout.PAPERS:
-        refuse(f"A handout is printed on A4 or Letter paper, not {paper!r}.")
+        refuse(_("A handout is printed on A4 or Letter paper, not {paper}.", paper=repr(paper)))
     described = description(idea, _link(request), values)
     try:
         pdf = engine_call(paper_handout.handout_pdf, described, paper)
     except gr.Error:
         raise
     except Exception:   # a failed handout never breaks the tab
-        raise gr.Error(f"The handout {FAILED}", title=ERROR_TITLE) from None
+        raise gr.Error(_("The handout could not be made for this view; the tab itself is unchanged."),
+                       title=_(ERROR_TITLE)) from None
     words = [part for part in "".join(c if c.isalnum() else " " for c in idea.title.lower()).split()]
     path = _folder() / ("-".join(words + ["handout", paper.lower()]) + ".pdf")
     path.write_bytes(pdf)
@@ -152,7 +156,7 @@ def chart_files(values: list) -> tuple[list[str], str]:
     folder, files, notes = _folder(), [], []
     charts = [spec for spec in map(_spec, values) if spec is not None]
     if not charts:
-        return [], "This view shows no chart to download yet."
+        return [], _("This view shows no chart to download yet.")
     used: set[str] = set()
     for spec in charts:
         stem = export.file_stem({"description": text.summary(spec), **spec})   # untitled: its sentence names it
@@ -169,24 +173,26 @@ def chart_files(values: list) -> tuple[list[str], str]:
             notes.append(f"'{text.title(spec) or name}': {error}")
             continue
         except Exception:   # a failed export never breaks the tab
-            notes.append(f"'{text.title(spec) or name}' {FAILED}")
+            notes.append(_("'{chart}' could not be made for this view; the tab itself is unchanged.",
+                           chart=text.title(spec) or name))
             continue
         for suffix, content in made:
             path = folder / f"{name}.{suffix}"
             path.write_bytes(content)
             files.append(str(path))
-    return files, " ".join(notes) or f"{len(charts)} chart{'s' if len(charts) != 1 else ''}: SVG, PNG and CSV."
+    return files, " ".join(notes) or ngettext("{n} chart: SVG, PNG and CSV.", "{n} charts: SVG, PNG and CSV.",
+                                              len(charts))
 
 
 def take_home_box(idea: Idea, tab) -> None:
     """A folded box at the foot of the tab: the paper, the handout's button and file, the charts' button and files.
     Its inputs are the charts, tables and sentences the tab built before it."""
     shown = _shown(tab)
-    with gr.Accordion("Take this tab home: charts as SVG and PNG, a handout as PDF", open=False):
+    with gr.Accordion(_("Take this tab home: charts as SVG and PNG, a handout as PDF"), open=False):
         with gr.Row():
-            paper = gr.Radio(list(paper_handout.PAPERS), value="A4", label="Paper")
-            make = gr.Button("Make the handout (PDF)")
-            draw = gr.Button("Download the charts (SVG, PNG, CSV)")
+            paper = gr.Radio(list(paper_handout.PAPERS), value="A4", label=_("Paper"))
+            make = gr.Button(_("Make the handout (PDF)"))
+            draw = gr.Button(_("Download the charts (SVG, PNG, CSV)"))
         note = gr.Markdown(label="downloads")
         with gr.Row():
             handout = gr.File(label="Handout", interactive=False)

@@ -8,7 +8,8 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine import limits, markup
+from engine import limits, markup, numbers
+from engine.i18n import _
 from engine.chapter.tokens import (
     BPE_SOURCES, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction, tokenizer_names,
 )
@@ -63,7 +64,7 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
     sentence about the counts (with the likeliest token's P), SmolLM2's bars beside when asked."""
     level = values["level"]
     shown = engine_call(lambda: prediction(values, loaders.tokens(level)[0], loaders.counts(level)))
-    name = f"{shown.model.name}, Shakespeare"
+    name = _("{model}, Shakespeare", model=shown.model.name)
     rows = [(name, visible(shown.text(i)), round(p, 4), count) for i, p, count in shown.top]
     bars = {name: [(shown.text(i), p) for i, p, _ in shown.top]}
     prompt = values["prompt"]
@@ -78,8 +79,8 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
             rows += [(SMOLLM2, visible(token), round(p, 4), None) for token, p in pairs]
         except ValueError as error:            # the n-gram's answer stands; say why SmolLM2's is missing
             note = f" SmolLM2: {markup.markdown(error)}"
-    summary = f"**{name}**. {counts_reading(shown)} P = {shown.top[0][1]:.3f}.{note}"
-    chart = next_token_bars(bars, title=f"P(next token | '{prompt[-40:]}')")
+    summary = f"**{name}**. {counts_reading(shown)} P = {numbers.fixed(shown.top[0][1])}.{note}"
+    chart = next_token_bars(bars, title=_("P(next token | '{context}')", context=prompt[-40:]))
     return table(rows, ["model", "token", "P", "count"]), plot(chart), summary
 
 
@@ -92,7 +93,7 @@ def from_link(values: Mapping[str, Any], with_smollm2: bool = False):
 def tokenize_tab(text: str, merges: float, bpe_source: str):
     """The text cut by characters, words, BPE (`merges` merges) and GPT-2's BPE."""
     if bpe_source not in BPE_SOURCES:
-        refuse(f"Learn the BPE merges from one of: {'; '.join(BPE_SOURCES)}.")
+        refuse(_("Learn the BPE merges from one of: {sources}.", sources="; ".join(BPE_SOURCES)))
     values = PAGE.defaults() | {"text": text if isinstance(text, str) else "", "bpe_source": bpe_source,
                                 "merges": whole(merges, 0, limits.TOKENS_BPE_MERGES, "number of merges")}
     return tokenized_from_link(values)

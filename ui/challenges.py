@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from engine.charts import handout as paper_handout
+from engine.i18n import _
 from ui import recording
 
 SHOWN = "_challenges_shown"   # session key: {prompt: (done, solution, hint)} of every challenge drawn (tests read it)
@@ -27,12 +28,12 @@ class Challenge:
 
 def try_this(challenges: list[Challenge]) -> None:
     """List the challenges with a tick for each one the current state already meets."""
-    st.subheader("Try this")
+    st.subheader(_("Try this"))
     st.session_state.setdefault(SHOWN, {}).update({c.prompt: (bool(c.done), c.solution, c.hint) for c in challenges})
     for challenge in challenges:
         recording.add(paper_handout.Challenge(challenge.prompt, bool(challenge.done), challenge.hint))
         icon = ":material/check_circle:" if challenge.done else ":material/radio_button_unchecked:"
-        status = " **Done.**" if challenge.done else ""
-        st.markdown(f"{icon} {challenge.prompt}{status}")
+        st.markdown(f"{icon} " + (_("{prompt} **Done.**", prompt=challenge.prompt) if challenge.done
+                                   else challenge.prompt))
         if challenge.hint and not challenge.done:
-            st.caption(f"Hint: {challenge.hint}")
+            st.caption(_("Hint: {hint}", hint=challenge.hint))

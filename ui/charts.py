@@ -23,10 +23,12 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
+from engine import i18n, numbers
 from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.fitting import fitted
 from engine.charts.style import TEXT_SIZE, Layout, with_text
+from engine.i18n import _, ngettext
 from ui import page, recording, screen
 
 if TYPE_CHECKING:  # the app's charts are plain specs: importing Altair (half a second, 27 MB) is not needed
@@ -103,7 +105,7 @@ def prepared(chart: alt.TopLevelMixin | dict) -> dict:
     datasets, which Streamlit passes on as they are): for a spec cached with st.cache_resource and
     drawn on every rerun, thousands of cells then cost nothing to convert again. Read-only: share it."""
     original = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
-    spec = as_arrow(original) | {TEXT_KEY: chart_text(original)}
+    spec = as_arrow(original) | {TEXT_KEY: (i18n.current().code, *chart_text(original))}
     datasets = dict(spec.get("datasets", {}))
     data = spec.get("data")
     if isinstance(data, dict) and "values" in data:
@@ -185,8 +187,11 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     main column its place takes, where it sits in one of st.columns), its text at `font_size` px (None: the
     screen's). `selection` (on_select=, selection_mode=) goes to st.vega_lite_chart."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
-    words = spec.get(TEXT_KEY) or chart_text(spec)
+    kept = spec.get(TEXT_KEY)   # made by `prepared` in the language of the session that made it: this one's?
+    words = kept[1:] if kept and kept[0] == i18n.current().code else None
     spec = {name: value for name, value in spec.items() if name != TEXT_KEY}   # a prepared spec stays as it is
+    words = words or chart_text(spec)
+    spec = localized(spec)
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     drawn = renderer_options(autosized(fitted(spec, layout(share, font_size), stretch=width == "stretch"), width))
     element = st.vega_lite_chart(hoisted(as_arrow(drawn)), width=width, key=key, **selection)
@@ -194,6 +199,16 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     desktop = autosized(with_text(spec, TEXT_SIZE), width)   # paper and downloads: the desktop's, whatever the screen
     recording.add(paper_handout.Chart(desktop, words[0]))   # for the page's handout (rows back from Arrow only then)
     downloads(desktop, key or _position(element))
+
+
+def localized(spec: dict) -> dict:
+    """The spec with the reader's number signs as Vega-Lite's `config.locale` (engine.numbers.vega_locale: 0,298 on
+    a Spanish chart's axes, labels and tooltips); as it was for a language that writes numbers as English does.
+    Every chart drawn goes through here (`show`), its handout and downloads too."""
+    locale = numbers.vega_locale()
+    if locale is None:
+        return spec
+    return spec | {"config": (spec.get("config") or {}) | {"locale": locale}}
 
 
 def _position(element) -> str:
@@ -235,7 +250,7 @@ def downloads(spec: dict, name: str) -> None:
 
     if not downloads_offered():
         return
-    box = page.folded("Download", f"download.{name}", icon=":material/download:")
+    box = page.folded(_("Download"), f"download.{name}", icon=":material/download:")
     if not box.open:
         return
     with box:
@@ -246,7 +261,7 @@ def downloads(spec: dict, name: str) -> None:
             st.caption(str(error))
             return
         except Exception:  # a failed export never breaks the page
-            st.caption("This chart cannot be downloaded.")
+            st.caption(_("This chart cannot be downloaded."))
             return
         stem = export.file_stem(spec)
         kinds = [("SVG", export.svg, "svg", "image/svg+xml"), ("PNG", export.png, "png", "image/png")]
@@ -259,18 +274,20 @@ def downloads(spec: dict, name: str) -> None:
                                    icon=":material/download:", width="stretch")
 
 
-TEXT_KEY = "_playground_text"   # (summary, Data table HTML) that `prepared` made once, read by `show`
+TEXT_KEY = "_playground_text"   # (language, summary, Data table HTML) that `prepared` made once, read by `show`
 
 
 def chart_text(spec: dict) -> tuple[str, str]:
     """The chart as text (engine.charts.text): its one-sentence summary, and a collapsed "Data" table of
     its numbers that a screen reader (or anyone) can open."""
     sentence = text.summary(spec)
-    columns, cells, left_out = text.table(spec)
+    columns, cells, left_out = text.table(spec, reader=True)
     if not cells:
         return sentence, f"<p class='chart-summary'>{html.escape(sentence)}</p>"
-    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in columns)
+    head = "".join(f"<th scope='col'>{html.escape(text.header(spec, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in cells)
-    more = f"<p>... and {left_out:,} more rows.</p>" if left_out else ""
-    return sentence, (f"<details class='chart-data'><summary>Data</summary><p>{html.escape(sentence)}</p>"
+    more = ngettext("... and {n} more row.", "... and {n} more rows.", left_out, n=numbers.grouped(left_out))
+    more = f"<p>{html.escape(more)}</p>" if left_out else ""
+    data = html.escape(_("Data"))
+    return sentence, (f"<details class='chart-data'><summary>{data}</summary><p>{html.escape(sentence)}</p>"
                       f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}</details>")

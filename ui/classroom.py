@@ -28,22 +28,30 @@ The store (engine.classroom.store) enforces every rule; its ValueError sentences
 """
 from __future__ import annotations
 
+import html
 import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from engine import limits, markup
+from engine import i18n, limits, markup, numbers
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
 from engine.classroom.stores import open_store
+from engine.i18n import _, ngettext, pgettext
 from ui import app_server, class_events, page, recording, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
-from ui.url_state import CLASS_PARAM, PRESENT_PARAM, TEACH_PARAM
+from ui.url_state import CLASS_PARAM, LANG_PARAM, PRESENT_PARAM, TEACH_PARAM
 
 md = markup.markdown   # a question, its options and explanation are plain text (a teacher may type them)
+
+
+def isolated(text: str) -> str:
+    """An option or a token set inside a sentence of a right-to-left language, isolated (U+2068 ... U+2069) so that
+    its own direction ("3: lake") does not reorder the sentence around it; as it is elsewhere."""
+    return f"\u2068{text}\u2069" if i18n.current().direction == "rtl" else text
 
 SESSION_BROWSER = "class.session_browser"   # an id for this session alone, where the browser sent no cookie
 LOOKED_UP = "class.looked_up"      # this session asked the store once which class its browser teaches
@@ -68,7 +76,8 @@ FALLBACK = "class.fallback"        # the listener cannot reach the events route:
 SWITCH = "class.switch"            # the fallback began or ended: a whole run sets the fragment's timer
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
-HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM)   # not part of the link a class follows
+HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM, LANG_PARAM)   # not part of the link a class follows: each
+                                   # student keeps their own language (a question reads in it: Question.read)
 BEFORE_PAGE = "class.before_page"  # set while the teacher's live view draws above a page that has not run yet
 STATE_OF: dict[str, str] = {}      # url path -> the PageState its page declares (learnt from runs of this process)
 
@@ -238,13 +247,14 @@ def go_to(link: str, code: str | None) -> None:
     path, _, query = link.partition("?")
     file = _page_file(path)
     if file is None:
-        show_error(f"There is no page called '{path}'.")
+        show_error(_("There is no page called '{path}'.", path=path))
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
     if code:
         params[CLASS_PARAM] = code
-    if st.query_params.get(PRESENT_PARAM):        # projector mode stays on, page after page
-        params[PRESENT_PARAM] = st.query_params[PRESENT_PARAM]
+    for kept in (PRESENT_PARAM, LANG_PARAM):       # projector mode and this reader's language stay, page after page
+        if st.query_params.get(kept):
+            params[kept] = st.query_params[kept]
     st.switch_page(file, query_params=params)
 
 
@@ -304,8 +314,8 @@ def above_page(url_path: str) -> None:
         # the box and its first line are drawn once by the page's run; each poll redraws only what is below it,
         # and while no question is open that is nothing (Streamlit's cheapest poll)
         with st.container(border=True, key="class_student"):
-            st.markdown(f":material/groups: **Class {st.session_state[JOINED]}**: joined. The teacher's questions "
-                        "appear in this box.")
+            st.markdown(_(":material/groups: **Class {code}**: joined. The teacher's questions appear in this box.",
+                          code=st.session_state[JOINED]))
             _student_fragment()
         _back_to_following()
 
@@ -316,7 +326,7 @@ def sidebar() -> None:
     declared = url_state.declared_this_run()
     STATE_OF[st.session_state.get(PAGE, "")] = declared.page if declared is not None else ""
     with st.sidebar.container(key="class_panel"):
-        st.markdown("**Class**")
+        st.markdown(_("**Class**"))
         if teaching():
             _teacher_panel()
             publish_link()
@@ -331,14 +341,14 @@ def sidebar() -> None:
 
 def _start_or_join() -> None:
     with st.form("class_join", border=False, enter_to_submit=True):
-        code = st.text_input("Class code", max_chars=limits.CLASS_CODE_CHARS + 4, placeholder="K7QM2XPA",
-                             help="The code your teacher shows; or scan the teacher's QR code.")
-        if st.form_submit_button("Join the class", icon=":material/group_add:") and code.strip():
+        code = st.text_input(_("Class code"), max_chars=limits.CLASS_CODE_CHARS + 4, placeholder="K7QM2XPA",
+                             help=_("The code your teacher shows; or scan the teacher's QR code."))
+        if st.form_submit_button(_("Join the class"), icon=":material/group_add:") and code.strip():
             join(code)
             if st.session_state.get(JOINED):
                 st.rerun()
-    if st.button("Start a class (teacher)", icon=":material/co_present:", key="class_start",
-                 help="A class code, its link and QR code for the projector; this browser keeps the teacher key."):
+    if st.button(_("Start a class (teacher)"), icon=":material/co_present:", key="class_start",
+                 help=_("A class code, its link and QR code for the projector; this browser keeps the teacher key.")):
         made = _call("create_class", teacher_credential(), app_server.client_address())
         if made is not None:
             _teach(made[0])
@@ -347,14 +357,15 @@ def _start_or_join() -> None:
 
 def _student_panel() -> None:
     code = st.session_state[JOINED]
-    st.caption(f"You are in class {code}. Nobody sees who you are: your answers carry a random number only.")
+    st.caption(_("You are in class {code}. Nobody sees who you are: your answers carry a random number only.",
+                 code=code))
     # the switch's value from this session, sent with it on every run: a browser that drew a new page may have
     # dropped the switch's state and would otherwise show (and send back) its default, off
     st.session_state[FOLLOW] = st.session_state.get(FOLLOW, True)
-    st.toggle("Follow the teacher", key=FOLLOW, on_change=_follow_switched,
-              help="On: this screen shows the teacher's page as it moves (within about 2 s). Off: explore on your "
-                   "own; switch it on again to come back.")
-    if st.button("Leave the class", icon=":material/logout:", key="class_leave"):
+    st.toggle(_("Follow the teacher"), key=FOLLOW, on_change=_follow_switched,
+              help=_("On: this screen shows the teacher's page as it moves (within about 2 s). Off: explore on your "
+                     "own; switch it on again to come back."))
+    if st.button(_("Leave the class"), icon=":material/logout:", key="class_leave"):
         for name in (JOINED, SEEN, MY_VOTE, COUNTS, VIEW):
             st.session_state.pop(name, None)
         if CLASS_PARAM in st.query_params:
@@ -400,9 +411,9 @@ def _student_fragment() -> None:
         period = limits.CLASS_POLL_S
     elif st.session_state.get(FALLBACK):
         period = limits.CLASS_FALLBACK_POLL_S
-        st.caption(f":material/sync_problem: This page cannot reach the class's events, so it asks for news every "
-                   f"{limits.CLASS_FALLBACK_POLL_S:g} s instead: the teacher's questions may take that long to "
-                   "appear.")
+        st.caption(_(":material/sync_problem: This page cannot reach the class's events, so it asks for news every "
+                     "{seconds} s instead: the teacher's questions may take that long to appear.",
+                     seconds=numbers.localized(f"{limits.CLASS_FALLBACK_POLL_S:g}")))
     else:
         period = None
     st.fragment(_student_live, run_every=period)()
@@ -581,7 +592,7 @@ def leave_view() -> None:
     if kept is None or not kept.title:
         title = "Transformer Playground" if not link.partition("?")[0] else ""
         view_maker().submit(class_store(), code, key, link, title,
-                            "The teacher is on a page with no class view: Explore from here to open it.", None)
+                            _("The teacher is on a page with no class view: Explore from here to open it."), None)
         return
     blocks = [(sections, for_paper(block)) for sections, block in kept.tagged()]
     view_maker().submit(class_store(), code, key, link, kept.title, kept.question, blocks)
@@ -643,19 +654,23 @@ def _followed_view(code: str, state: ClassState) -> None:
         return
     with st.container(key="class_view"):
         if view is None:
-            st.info("The teacher's page is on its way: it shows here in a moment.", icon=":material/hourglass_top:")
+            st.info(_("The teacher's page is on its way: it shows here in a moment."), icon=":material/hourglass_top:")
         else:
             if view.link != state.link:
-                st.caption(":material/hourglass_top: The teacher has moved on: the new page shows here in a moment.")
+                st.caption(_(":material/hourglass_top: The teacher has moved on: the new page shows here in a moment."))
+            if view.lang != i18n.current().code:
+                st.caption(_(":material/translate: The teacher's page shows here as the teacher reads it, in "
+                             "{language}. Explore from here to read it in yours.",
+                             language=(i18n.language(view.lang) or i18n.LANGUAGES[i18n.SOURCE]).name))
             st.html(view.body(_view_veils(state, view)))
         target = view.link if view is not None else state.link
         if _page_file(target.partition("?")[0]) is not None:
-            if st.button("Explore from here", icon=":material/explore:", key="class_explore", type="primary",
-                         help="Open this page yourself, with the teacher's settings, and change anything. "
-                              "\"Back to the teacher's page\" returns here."):
+            if st.button(_("Explore from here"), icon=":material/explore:", key="class_explore", type="primary",
+                         help=_("Open this page yourself, with the teacher's settings, and change anything. "
+                                "\"Back to the teacher's page\" returns here.")):
                 _explore(code, state, target)
-        st.caption("You follow the teacher: this screen moves with the teacher's page. Explore from here to try "
-                   "it yourself.")
+        st.caption(_("You follow the teacher: this screen moves with the teacher's page. Explore from here to try "
+                     "it yourself."))
 
 
 def _explore(code: str, state: ClassState, link: str) -> None:
@@ -686,8 +701,8 @@ def _back_to_following() -> None:
     """Above an explored page: the way back to the teacher's view."""
     if not views_on() or teaching() or not st.session_state.get(JOINED) or not st.session_state.get(EXPLORING):
         return
-    st.button("Back to the teacher's page", icon=":material/group:", key="class_back", on_click=_follow_again,
-              help="Follow the teacher again: this screen shows the teacher's page as it moves.")
+    st.button(_("Back to the teacher's page"), icon=":material/group:", key="class_back", on_click=_follow_again,
+              help=_("Follow the teacher again: this screen shows the teacher's page as it moves."))
 
 
 def _follow_again() -> None:
@@ -699,30 +714,31 @@ def _follow_again() -> None:
 
 def _student_question(code: str, state: ClassState) -> None:
     if state.ended:
-        st.info(f"Class {code} has ended. Thank you for taking part.", icon=":material/check_circle:")
+        st.info(_("Class {code} has ended. Thank you for taking part.", code=code), icon=":material/check_circle:")
         return
-    question = state.question
+    question = state.question.read() if state.question is not None else None   # in this student's language
     if question is None:   # the box's first line (above_page) says the question comes here
         return
     if state.revealed and state.link is not None and state.link.partition("?")[0] != question.page:
         return             # the teacher has moved on to another page: the last reveal leaves with it
-    st.markdown(f"**Question {state.question_id}**" + (f", round {state.round}" if state.round > 1 else "")
-                + f": {md(question.prompt)}")
+    st.markdown(_("**Question {n}**: {prompt}", n=state.question_id, prompt=md(question.prompt)) if state.round == 1
+                else _("**Question {n}**, round {round}: {prompt}", n=state.question_id, round=state.round,
+                       prompt=md(question.prompt)))
     mine = _my_vote(code, state)
     if not state.revealed:
         key = f"class.answer.{code}.{state.question_id}.{state.round}"
         if st.session_state.get(key) is None and mine is not None:
             st.session_state[key] = mine          # a reload, a new tab: the radio shows the answer the store holds
-        st.radio("Your answer", range(len(question.options)), format_func=lambda i: md(question.options[i]),
+        st.radio(_("Your answer"), range(len(question.options)), format_func=lambda i: md(question.options[i]),
                  index=None, key=key, disabled=state.locked,
                  on_change=_vote, args=(code, state.question_id, state.round, key))
         if state.locked:
-            st.caption("Answers are locked: the reveal is coming.")
+            st.caption(_("Answers are locked: the reveal is coming."))
         elif mine is not None:
-            st.success(f"Answer received: {md(question.options[mine])}. You may change it until the teacher "
-                       "locks the round.", icon=":material/task_alt:")
+            st.success(_("Answer received: {option}. You may change it until the teacher locks the round.",
+                         option=isolated(md(question.options[mine]))), icon=":material/task_alt:")
         if state.round > 1:
-            st.caption("Round 2: talk with your neighbour, then answer again.")
+            st.caption(_("Round 2: talk with your neighbour, then answer again."))
         return
     _reveal(code, state, question, mine, teacher_key=None)
 
@@ -751,12 +767,12 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
         show_error(str(error))
         return
     if question.answer is not None:
-        shares = [f"round {r + 1}: {_share(c, question.answer)}" for r, c in enumerate(rounds)]
-        st.markdown(f":material/check_circle: **The answer: {md(question.options[question.answer])}**. "
-                    "Right: " + "; ".join(shares) + ".")
+        shares = [_("round {n}: {share}", n=r + 1, share=_share(c, question.answer)) for r, c in enumerate(rounds)]
+        st.markdown(_(":material/check_circle: **The answer: {option}**. Right: {shares}.",
+                      option=isolated(md(question.options[question.answer])), shares="; ".join(shares)))
         if mine is not None:
-            st.markdown("Yours was right." if mine == question.answer else
-                        f"Yours was {md(question.options[mine])}.")
+            st.markdown(_("Yours was right.") if mine == question.answer else
+                        _("Yours was {option}.", option=isolated(md(question.options[mine]))))
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
@@ -764,23 +780,25 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
         st.markdown(md(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
-                "Open the page as it was asked", icon=":material/open_in_new:", key=f"class.open.{state.question_id}"):
+                _("Open the page as it was asked"), icon=":material/open_in_new:",
+                key=f"class.open.{state.question_id}"):
             go_to(question.page + (f"?{question.link}" if question.link else ""), code if not teacher_key else None)
 
 
 def _share(counts: tuple[int, ...], answer: int) -> str:
     total = sum(counts)
-    return f"{counts[answer]} of {total} ({100 * counts[answer] / total:.0f}%)" if total else "no answers"
+    return (_("{count} of {total} ({percent}%)", count=counts[answer], total=total,
+              percent=numbers.fixed(100 * counts[answer] / total, 0)) if total else _("no answers"))
 
 
 # --- the teacher ---------------------------------------------------------------------------------
 
 def _teacher_panel() -> None:
     code, key = teaching()
-    st.markdown(f"Class code **{code}**")
-    st.toggle("Show the join code above the page", key=SHOW_JOIN, value=True)
-    st.toggle("Everyone follow me", key=LEAD, value=True,
-              help="Students who follow see this page, with these settings, within about 2 s of each change.")
+    st.markdown(_("Class code **{code}**", code=code))
+    st.toggle(_("Show the join code above the page"), key=SHOW_JOIN, value=True)
+    st.toggle(_("Everyone follow me"), key=LEAD, value=True,
+              help=_("Students who follow see this page, with these settings, within about 2 s of each change."))
     state = _call("state", code)
     if state is not None and state.ended:
         _class_over(code, key)
@@ -789,7 +807,7 @@ def _teacher_panel() -> None:
     _ask_panel(code, key)
     _lesson_panel(code, key)
     _teacher_link_panel(code, key)
-    if st.button("End the class", icon=":material/stop_circle:", key="class_end", type="secondary"):
+    if st.button(_("End the class"), icon=":material/stop_circle:", key="class_end", type="secondary"):
         summaries = _call("end", code, key)
         if summaries is not None:
             st.session_state[SUMMARY] = (code, summaries)
@@ -803,31 +821,32 @@ def _class_over(code: str, key: str) -> None:
     summaries = _call("summary", code, key)
     st.session_state.pop(TEACHER, None)
     st.session_state[SUMMARY] = (code, summaries or [])
-    st.session_state[ERROR] = (f"Class {code} has ended: by itself, {limits.CLASS_IDLE_S // 60} minutes after its "
-                               "teacher's last action, or from another of your devices. Its summary is below.")
+    st.session_state[ERROR] = _("Class {code} has ended: by itself, {minutes} minutes after its teacher's last "
+                                "action, or from another of your devices. Its summary is below.", code=code,
+                                minutes=limits.CLASS_IDLE_S // 60)
     st.rerun()
 
 
 def _teacher_link_panel(code: str, key: str) -> None:
     """A teacher link for another device (a tablet at the front, a second laptop): shown here alone, never while
     projecting; making a new one retires the last."""
-    box = page.folded("Teach from another device", "class.teacher_link", icon=":material/devices:")
+    box = page.folded(_("Teach from another device"), "class.teacher_link", icon=":material/devices:")
     if not box.open:
         return
     with box:
         if projector_on():
-            st.caption("Turn projector mode off to make a teacher link: whoever opens it runs this class, so it is "
-                       "never shown while projecting.")
+            st.caption(_("Turn projector mode off to make a teacher link: whoever opens it runs this class, so it "
+                         "is never shown while projecting."))
             return
-        if st.button("Make a teacher link", icon=":material/link:", key="class_make_teacher_link"):
+        if st.button(_("Make a teacher link"), icon=":material/link:", key="class_make_teacher_link"):
             fresh = _call("new_teacher_key", code, key)
             if fresh is not None:
                 st.session_state[TEACHER_LINK] = (code, join_link(code, fresh))
         made = st.session_state.get(TEACHER_LINK)
         if made is not None and made[0] == code:
             st.code(made[1], language=None, wrap_lines=True)
-            st.caption("Open it on your other device: that browser then teaches this class too. A new link retires "
-                       "this one. Never project it, put it in a QR code or send it to a student.")
+            st.caption(_("Open it on your other device: that browser then teaches this class too. A new link "
+                         "retires this one. Never project it, put it in a QR code or send it to a student."))
 
 
 def publish_link() -> None:
@@ -851,29 +870,30 @@ def _publish(link: str) -> None:
 def _ask_panel(code: str, key: str) -> None:
     from engine.chapter.questions import BUILDERS
 
-    with st.expander("Ask the class", icon=":material/quiz:", expanded=False):
+    with st.expander(_("Ask the class"), icon=":material/quiz:", expanded=False):
         url = st.session_state.get(PAGE, "")
         if url in BUILDERS:
             link = page_link()
             built = st.session_state.setdefault(ASKABLE, {})
             if link not in built:
-                if st.button("Questions about this example", icon=":material/lightbulb:", key="class_build"):
+                if st.button(_("Questions about this example"), icon=":material/lightbulb:", key="class_build"):
                     built[link] = _build_questions(url)
             questions = built.get(link) or []
             if questions:
-                picked = st.radio("This page's questions", range(len(questions)), key=f"class.pick.{link}",
-                                  format_func=lambda i: md(questions[i].prompt))
-                if st.button("Ask this question", icon=":material/send:", key="class_ask_page"):
+                picked = st.radio(_("This page's questions"), range(len(questions)), key=f"class.pick.{link}",
+                                  format_func=lambda i: md(questions[i].read().prompt))
+                if st.button(_("Ask this question"), icon=":material/send:", key="class_ask_page"):
                     if _call("ask", code, key, questions[picked]) is not None:
                         st.rerun()
-        st.markdown("Or a question of your own:")
-        prompt = st.text_input("Question", key="class.free_prompt", max_chars=limits.CLASS_MAX_PROMPT_CHARS)
-        options_text = st.text_area(f"Options, one per line ({limits.CLASS_MIN_OPTIONS} to "
-                                    f"{limits.CLASS_MAX_OPTIONS})", key="class.free_options", height=110)
+        st.markdown(_("Or a question of your own:"))
+        prompt = st.text_input(pgettext("class: the teacher's own question", "Question"), key="class.free_prompt",
+                               max_chars=limits.CLASS_MAX_PROMPT_CHARS)
+        options_text = st.text_area(_("Options, one per line ({least} to {most})", least=limits.CLASS_MIN_OPTIONS,
+                                      most=limits.CLASS_MAX_OPTIONS), key="class.free_options", height=110)
         options = tuple(line.strip() for line in options_text.splitlines() if line.strip())
-        right = st.selectbox("The right option", [None, *range(len(options))], key="class.free_answer",
-                             format_func=lambda i: "none (a poll)" if i is None else options[i])
-        if st.button("Ask my question", icon=":material/send:", key="class_ask_free"):
+        right = st.selectbox(_("The right option"), [None, *range(len(options))], key="class.free_answer",
+                             format_func=lambda i: _("none (a poll)") if i is None else options[i])
+        if st.button(_("Ask my question"), icon=":material/send:", key="class_ask_free"):
             question = Question(url or "home", prompt.strip(), options, right, "", urlencode(page_values()))
             if _call("ask", code, key, question) is not None:
                 st.rerun()
@@ -884,7 +904,7 @@ def _build_questions(url: str) -> list[Question]:
     from ui import loaders
 
     try:
-        with st.spinner("The engine works out the answers..."):
+        with st.spinner(_("The engine works out the answers...")):
             return questions_for(url, page_values(), loaders)
     except ValueError as error:
         show_error(str(error))
@@ -902,24 +922,30 @@ def _round_controls(state: ClassState) -> None:
     """The open question's buttons, in the sidebar (a full run each: the live view above the page polls alone)."""
     if state.question is None or state.ended:
         return
-    st.markdown(f"Question {state.question_id}, round {state.round}: "
-                + ("revealed" if state.revealed else "locked" if state.locked else "open"))
+    st.markdown(_("Question {n}, round {round}: {status}", n=state.question_id, round=state.round,
+                  status=_status(state)))
     live_key = f"class.live.{state.question_id}"
     st.session_state[live_key] = state.live
-    st.toggle("Live histogram", key=live_key,
+    st.toggle(_("Live histogram"), key=live_key,
               on_change=lambda: _teacher_action("show_live", bool(st.session_state.get(live_key))),
-              help="Show the answers as they come in (otherwise they stay hidden until the reveal).")
+              help=_("Show the answers as they come in (otherwise they stay hidden until the reveal)."))
     if not state.revealed:
-        st.button("Unlock answers" if state.locked else "Lock answers", key="class_lock",
+        st.button(_("Unlock answers") if state.locked else _("Lock answers"), key="class_lock",
                   icon=":material/lock_open:" if state.locked else ":material/lock:",
                   on_click=_teacher_action, args=("lock", not state.locked))
-        st.button("Reveal", key="class_reveal", icon=":material/visibility:", type="primary",
+        st.button(_("Reveal"), key="class_reveal", icon=":material/visibility:", type="primary",
                   on_click=_teacher_action, args=("reveal",))
     elif state.round < limits.CLASS_MAX_ROUNDS:
-        st.button("Vote again", key="class_again", icon=":material/replay:", on_click=_teacher_action,
+        st.button(_("Vote again"), key="class_again", icon=":material/replay:", on_click=_teacher_action,
                   args=("vote_again",))
-        st.caption("Vote again: students talk to a neighbour, then answer once more (peer instruction); "
-                   "the reveal then shows both rounds side by side.")
+        st.caption(_("Vote again: students talk to a neighbour, then answer once more (peer instruction); the "
+                     "reveal then shows both rounds side by side."))
+
+
+def _status(state: ClassState) -> str:
+    """The open question's state, in a word."""
+    return (pgettext("class question", "revealed") if state.revealed else
+            pgettext("class question", "locked") if state.locked else pgettext("class question", "open"))
 
 
 @st.fragment(run_every=limits.CLASS_TEACHER_POLL_S)
@@ -945,26 +971,30 @@ def _teacher_live() -> None:
             or _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset())):
         st.rerun()                     # (or the page's veils changed: asked, revealed, from another device)
     big = 28 if projector_on() else 18
-    question = state.question
+    question = state.question.read() if state.question is not None else None   # in the teacher's language
     if question is not None and state.revealed and question.page != st.session_state.get(PAGE):
         question = None                # the last reveal leaves with the page: this page is the next idea
     with st.container(border=True, key="class_teacher"):
         if st.session_state.get(SHOW_JOIN, True) and state.question is None:
             _join_banner(code, state)  # big, with the QR code, until the first question; then one line
         else:
-            st.markdown(f"Join: **{code}** at {join_link(code)} · {state.students} joined")
+            st.markdown(ngettext("Join: **{code}** at {link} · {n} joined", "Join: **{code}** at {link} · {n} joined",
+                                 state.students, code=code, link=join_link(code)))
         if question is None:
-            st.caption("Ask the class a question from the sidebar.")
+            st.caption(_("Ask the class a question from the sidebar."))
             return
-        st.markdown(f"#### Question {state.question_id}" + (f", round {state.round}" if state.round > 1 else "")
-                    + f": {md(question.prompt)}")
+        st.markdown("#### " + (_("Question {n}: {prompt}", n=state.question_id, prompt=md(question.prompt))
+                               if state.round == 1 else
+                               _("Question {n}, round {round}: {prompt}", n=state.question_id, round=state.round,
+                                 prompt=md(question.prompt))))
         st.markdown(" · ".join(f"**{chr(65 + i)}.** {md(option)}" for i, option in enumerate(question.options)))
-        status = "revealed" if state.revealed else ("locked" if state.locked else "open")
-        st.markdown(f"**{state.answered}** of {state.students} answered · {status}")
+        st.markdown(_("**{answered}** of {students} answered · {status}", answered=state.answered,
+                      students=state.students, status=_status(state)))
         if question.veils and not state.revealed and question.page == st.session_state.get(PAGE):
-            st.caption(":material/visibility_off: The parts of this page that give the answer away are veiled on "
-                       "the students' screens" + (" and here" if projector_on() else " and in projector mode")
-                       + " until you reveal it.")
+            st.caption(_(":material/visibility_off: The parts of this page that give the answer away are veiled on "
+                         "the students' screens and here until you reveal it.") if projector_on() else
+                       _(":material/visibility_off: The parts of this page that give the answer away are veiled on "
+                         "the students' screens and in projector mode until you reveal it."))
         if state.revealed:
             _reveal(code, state, question, None, teacher_key=key, font_size=big)
         elif state.live:
@@ -975,7 +1005,7 @@ def _teacher_live() -> None:
                 return
             from ui import charts
 
-            charts.show(answers_chart(question.options, rounds, None, title="Answers so far"), width="stretch",
+            charts.show(answers_chart(question.options, rounds, None, title=_("Answers so far")), width="stretch",
                         font_size=big)
 
 
@@ -983,32 +1013,37 @@ def _join_banner(code: str, state: ClassState) -> None:
     link = join_link(code)
     left, right = st.columns([3, 1])
     with left:
-        st.markdown(f"<p style='font-size: 2.4rem; margin: 0'>Join: <strong style='letter-spacing: 0.12em'>"
-                    f"{code}</strong></p>", unsafe_allow_html=True)
-        st.markdown(f"Scan the code or open **{link}** and type the code. {state.students} joined.")
+        st.markdown("<p style='font-size: 2.4rem; margin: 0'>" + _(
+            "Join: <strong style='letter-spacing: 0.12em'>{code}</strong>", code=code) + "</p>",
+            unsafe_allow_html=True)
+        st.markdown(ngettext("Scan the code or open **{link}** and type the code. {n} joined.",
+                             "Scan the code or open **{link}** and type the code. {n} joined.", state.students,
+                             link=link))
     with right:
-        st.html(f"<img src='{qr_svg(link)}' alt='QR code to join class {code}: {link}' "
+        alt = html.escape(_("QR code to join class {code}: {link}", code=code, link=link), quote=True)
+        st.html(f"<img src='{qr_svg(link)}' alt='{alt}' "
                 "style='width: 100%; max-width: 200px; image-rendering: pixelated'>")
 
 
 def _summary() -> None:
     code, summaries = st.session_state[SUMMARY]
     with st.container(border=True, key="class_summary"):
-        st.subheader(f"Class {code}: the summary")
+        st.subheader(_("Class {code}: the summary", code=code))
         if not summaries:
-            st.caption("No question was asked.")
+            st.caption(_("No question was asked."))
         for item in summaries:
-            question = item.question
-            shares = ", ".join(f"round {r + 1}: " + ("-" if s is None else f"{100 * s:.0f}% right")
+            question = item.question.read()              # in the teacher's language, as the CSV below
+            shares = ", ".join(_("round {n}: -", n=r + 1) if s is None else
+                               _("round {n}: {percent} right", n=r + 1, percent=numbers.fixed(100 * s, 0) + "%")
                                for r, s in enumerate(item.correct_share))
             st.markdown(f"**{item.question_id}. {md(question.prompt)}** ({shares})")
             from ui import charts
 
-            charts.show(answers_chart(question.options, item.counts, question.answer, title=f"Question "
-                                      f"{item.question_id}"), width="content")
-        st.download_button("Download the summary (CSV)", summary_csv(summaries), file_name=f"class-{code}.csv",
+            charts.show(answers_chart(question.options, item.counts, question.answer,
+                                      title=_("Question {n}", n=item.question_id)), width="content")
+        st.download_button(_("Download the summary (CSV)"), summary_csv(summaries), file_name=f"class-{code}.csv",
                            mime="text/csv", icon=":material/download:", key="class_csv")
-        if st.button("Close the summary", key="class_close_summary"):
+        if st.button(_("Close the summary"), key="class_close_summary"):
             st.session_state.pop(SUMMARY, None)
             st.rerun()
 
@@ -1018,6 +1053,13 @@ SCENE = "class.scene"               # the index of the scene on screen
 MY_LESSON = "class.my_lesson"       # the scenes this teacher collected
 GO = "class.go"                     # (scene link, moves made): the scene the teacher's next runs open
 SCENE_MOVES = 3                     # a move to a scene lost this often (the browser's own rerun won): given up
+
+
+def lesson_words(text: str) -> str:
+    """A lesson's title or a scene's, in the reader's language where it is ours (engine.chapter.lesson)."""
+    from engine.chapter.lesson import shown
+
+    return shown(text)
 
 
 def _lesson() -> object:
@@ -1092,7 +1134,7 @@ def _load_lesson() -> None:
 def _add_scene() -> None:
     from engine.chapter.lesson import Lesson, Scene, add_scene
 
-    mine = st.session_state.get(MY_LESSON) or Lesson("My lesson", ())
+    mine = st.session_state.get(MY_LESSON) or Lesson(_("My lesson"), ())
     title = st.session_state.get("class.scene_title", "").strip() or st.session_state.get(PAGE, "") or "home"
     try:
         st.session_state[MY_LESSON] = add_scene(mine, Scene(title, page_link(), 0))
@@ -1104,11 +1146,13 @@ def _scene_buttons(index: int | None) -> None:
     """Previous and Next (Start before the first scene), keys PageUp and PageDown as a presenter's clicker sends:
     one under the other, the whole width, so each label reads in full beside its key."""
     lesson = _lesson()
-    st.button("Previous", icon=":material/skip_previous:", key="class_previous", shortcut="PageUp",
-              on_click=_step, args=(-1,), disabled=not index, width="stretch", help="Previous scene (PageUp)")
-    st.button("Next" if index is not None else "Start", icon=":material/skip_next:", key="class_next",
-              shortcut="PageDown", on_click=_step, args=(1,), width="stretch",
-              help="Next scene (PageDown)", disabled=index is not None and index >= len(lesson.scenes) - 1)
+    st.button(pgettext("lesson", "Previous"), icon=":material/skip_previous:", key="class_previous",
+              shortcut="PageUp", on_click=_step, args=(-1,), disabled=not index, width="stretch",
+              help=_("Previous scene (PageUp)"))
+    st.button(pgettext("lesson", "Next") if index is not None else pgettext("lesson", "Start"),
+              icon=":material/skip_next:", key="class_next", shortcut="PageDown", on_click=_step, args=(1,),
+              width="stretch", help=_("Next scene (PageDown)"),
+              disabled=index is not None and index >= len(lesson.scenes) - 1)
 
 
 def lesson_bar() -> None:
@@ -1121,10 +1165,10 @@ def lesson_bar() -> None:
         return
     lesson = _lesson()
     with st.sidebar.container(key="class_lesson_bar"):
-        st.markdown(f":material/slideshow: Scene {index + 1} of {len(lesson.scenes)}: "
-                    f"**{md(lesson.scenes[index].title)}**")
+        st.markdown(_(":material/slideshow: Scene {n} of {total}: **{title}**", n=index + 1,
+                      total=len(lesson.scenes), title=md(lesson_words(lesson.scenes[index].title))))
         _scene_buttons(index)
-        st.button("Ask this scene's question", icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
+        st.button(_("Ask this scene's question"), icon=":material/quiz:", key="class_ask_scene", on_click=_ask_scene,
                   type="primary", width="stretch")
 
 
@@ -1133,23 +1177,24 @@ def _lesson_panel(code: str, key: str) -> None:
     loading a lesson file; this page added to the teacher's own lesson."""
     from engine.chapter.lesson import dump_lesson
 
-    with st.expander("Lesson", icon=":material/slideshow:", expanded=False):
+    with st.expander(pgettext("class mode", "Lesson"), icon=":material/slideshow:", expanded=False):
         lesson = _lesson()
         index = st.session_state.get(SCENE)
-        st.caption(lesson.title)
+        st.caption(md(lesson_words(lesson.title)))
         if index is None:
             _scene_buttons(index)
         else:
-            st.caption("Previous and Next are at the top of the sidebar (keys PageUp and PageDown).")
-        st.file_uploader("Load a lesson (JSON)", type=["json"], key="class.lesson_file", on_change=_load_lesson,
+            st.caption(_("Previous and Next are at the top of the sidebar (keys PageUp and PageDown)."))
+        st.file_uploader(_("Load a lesson (JSON)"), type=["json"], key="class.lesson_file", on_change=_load_lesson,
                          max_upload_size=page.upload_megabytes(limits.LESSON_MAX_BYTES))
-        st.text_input("Title of this page as a scene", key="class.scene_title", max_chars=80)
-        st.button("Add this page to my lesson", icon=":material/playlist_add:", key="class_add_scene",
+        st.text_input(_("Title of this page as a scene"), key="class.scene_title", max_chars=80)
+        st.button(_("Add this page to my lesson"), icon=":material/playlist_add:", key="class_add_scene",
                   on_click=_add_scene)
         mine = st.session_state.get(MY_LESSON)
         if mine is not None and mine.scenes:
-            st.download_button(f"Save my lesson ({len(mine.scenes)} scenes)", dump_lesson(mine),
+            st.download_button(ngettext("Save my lesson ({n} scene)", "Save my lesson ({n} scenes)", len(mine.scenes)),
+                               dump_lesson(mine),
                                file_name="lesson.json", mime="application/json", icon=":material/download:",
                                key="class_save_lesson")
-        st.download_button("Save the lesson above", dump_lesson(lesson), file_name="lesson.json",
+        st.download_button(_("Save the lesson above"), dump_lesson(lesson), file_name="lesson.json",
                            mime="application/json", icon=":material/download:", key="class_save_current")

@@ -6,6 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.charts import handout as paper_handout
+from engine.i18n import _
 from engine.shown_code import Program
 from ui import page, recording
 
@@ -50,7 +51,7 @@ def show_code(snippets: dict[str, str | Program], *, name: str = "code", expande
     if programs:   # the handout prints the code whether the box is open or not
         language, program = next(iter(programs.items()))
         recording.add(paper_handout.Code(program.source, language, tuple(programs)[1:]))
-    box = page.folded("Show the code", f"code.{name}", icon=":material/code:", expanded=expanded)
+    box = page.folded(_("Show the code"), f"code.{name}", icon=":material/code:", expanded=expanded)
     if not box.open:
         return
     with box:
@@ -72,7 +73,7 @@ def show_printout(program: Program) -> None:
         return
     text = page.run_engine(_printout, program.source, program.key, program.printout)
     if text is not None:
-        st.caption("What it prints:")
+        st.caption(_("What it prints:"))
         # st.code drops one line break at each end: the print's last, and one more put in front of a printout
         # that starts with a line break, so that it keeps its own
         st.code(("\n" + text if text.startswith("\n") else text) or " ", language=None)
@@ -89,12 +90,12 @@ def notebook_download(notebook: str, name: str) -> None:
     """The part's notebook as a Jupyter file to download (built from notebooks/<part>.py with jupytext on the first
     click, then cached): a student on the web has no copy of the repository."""
     file_name = Path(notebook).with_suffix(".ipynb").name
-    st.download_button(f"Download the notebook {file_name}", lambda: notebook_file(notebook),
+    st.download_button(_("Download the notebook {file_name}", file_name=file_name), lambda: notebook_file(notebook),
                        file_name=file_name, mime="application/x-ipynb+json", icon=":material/download:",
                        key=f"notebook.{name}", on_click="ignore")
-    st.caption("The whole part of the chapter, redone step by step with the app's engine, for Jupyter or Colab. It "
-               "imports the engine, so it runs where the engine is installed (the README's 'From a notebook': "
-               "`pip install` the repository or its wheel, and the data packages).")
+    st.caption(_("The whole part of the chapter, redone step by step with the app's engine, for Jupyter or Colab. "
+                 "It imports the engine, so it runs where the engine is installed (the README's 'From a notebook': "
+                 "`pip install` the repository or its wheel, and the data packages)."))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)   # one per part of the chapter

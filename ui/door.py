@@ -33,7 +33,8 @@ import secrets
 import threading
 from collections import defaultdict
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import _, ngettext
 
 REAP_EVERY_S = 10.0   # how often closed sessions are looked for: their memory is back within its timeout + this
 _UPLOAD = re.compile(r"/_stcore/upload_file/([^/]+)/([^/]+)/?$")
@@ -71,7 +72,10 @@ def said_at_the_door() -> list[str]:
     except Exception:    # no browser (a bare script, AppTest)
         token = None
     pending = st.session_state.setdefault(_PENDING, [])
-    pending.extend(sentence for sentence in _take(ctx.session_id if ctx else None, token) if sentence not in pending)
+    for sentence in _take(ctx.session_id if ctx else None, token):   # in this session's language
+        said = sentence.again() if isinstance(sentence, Sentence) else sentence
+        if said not in pending:
+            pending.append(said)
     return list(pending)
 
 
@@ -84,23 +88,59 @@ def said_and_shown() -> None:
 
 
 # --- sentences -----------------------------------------------------------------------------------------------------
-def upload_refused(held: int, files: int, incoming: int | None) -> str:
-    size = f"{incoming / 1e6:.1f} MB" if incoming is not None else "of unknown size"
-    return (f"This upload ({size}) was refused: this tab already holds {files} upload(s), {held / 1e6:.1f} MB, and one "
-            f"tab may hold at most {limits.MAX_SESSION_UPLOADS} files or "
-            f"{limits.MAX_SESSION_UPLOAD_BYTES / 1e6:.0f} MB. Reload the page to start afresh (your settings are in "
-            "its link).")
+class Sentence(str):
+    """A sentence the door says: made in English where the door makes it (outside any session: the HTTP answer
+    carries it so), and made again in the session's language where the session shows it (`again`)."""
+
+    def __new__(cls, make, *args):
+        made = super().__new__(cls, make(*args))
+        made.make, made.args = make, args
+        return made
+
+    def again(self) -> str:
+        return str(self.make(*self.args))
 
 
-def number_refused(count: int) -> str:
-    return (f"{count} value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box keeps "
-            "its last value.")
+def _upload_refused(held: int, files: int, incoming: int | None) -> str:
+    said = dict(files=files, held=numbers.fixed(held / 1e6, 1), most_files=limits.MAX_SESSION_UPLOADS,
+                most=numbers.fixed(limits.MAX_SESSION_UPLOAD_BYTES / 1e6, 0))
+    if incoming is None:
+        return _("This upload (of unknown size) was refused: this tab already holds {files} upload(s), {held} MB, and "
+                 "one tab may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your "
+                 "settings are in its link).", **said)
+    return _("This upload ({size} MB) was refused: this tab already holds {files} upload(s), {held} MB, and one tab "
+             "may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your settings are "
+             "in its link).", size=numbers.fixed(incoming / 1e6, 1), **said)
 
 
-def link_refused(characters: int, values: int) -> str:
-    return (f"This link was ignored: it holds {characters:,} characters in {values:,} value{'s' * (values != 1)}, "
-            f"and a link may hold at most {limits.LINK_MAX_CHARS:,} characters and {limits.LINK_MAX_VALUES:,} "
-            "values. The page opened with its own settings.")
+def upload_refused(held: int, files: int, incoming: int | None) -> Sentence:
+    return Sentence(_upload_refused, held, files, incoming)
+
+
+def _number_refused(count: int) -> str:
+    return ngettext("{n} value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box "
+                    "keeps its last value.",
+                    "{n} value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box "
+                    "keeps its last value.", count)
+
+
+def number_refused(count: int) -> Sentence:
+    return Sentence(_number_refused, count)
+
+
+def _link_refused(characters: int, values: int) -> str:
+    return ngettext("This link was ignored: it holds {characters} characters in {n} value, and a link may hold at "
+                    "most {most_characters} characters and {most_values} values. The page opened with its own "
+                    "settings.",
+                    "This link was ignored: it holds {characters} characters in {n} values, and a link may hold at "
+                    "most {most_characters} characters and {most_values} values. The page opened with its own "
+                    "settings.", values, characters=numbers.grouped(characters), n=numbers.grouped(values),
+                    most_characters=numbers.grouped(limits.LINK_MAX_CHARS),
+                    most_values=numbers.grouped(limits.LINK_MAX_VALUES))
+
+
+def link_refused(characters: int, values: int) -> Sentence:
+    return Sentence(_link_refused, characters, values)
 
 
 def body_refused(size: int | None) -> str:

@@ -6,17 +6,19 @@ import streamlit as st
 
 from engine import markup
 from engine.charts import handout as paper_handout
-from engine.numbers import fixed
+from engine import numbers
 from ui import recording
 
 
 def number(value: float, digits: int = 3) -> str:
-    """A number as LaTeX: rounded, with inf and nan spelled out."""
+    """A number as LaTeX: rounded, with inf and nan spelled out, in the reader's decimal sign (engine.numbers.latex:
+    "0{,}298" in Spanish). Every number in a formula goes through here, never engine.numbers.fixed (a prose number:
+    in Arabic its minus carries a direction mark that has no place in TeX)."""
     if np.isnan(value):
         return r"\text{nan}"
     if np.isinf(value):
         return r"\infty" if value > 0 else r"-\infty"
-    return fixed(value, digits)   # never "-0.000"
+    return numbers.latex(value, digits)   # never "-0.000"
 
 
 def latex_text(label: str) -> str:

@@ -5,10 +5,13 @@ when asked. No page writes a handout by hand.
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from engine import i18n
 from engine.charts import handout as paper_handout
+from engine.i18n import _
 from ui import charts, page
 from ui.recording import RECORD, Record, record
 from ui.tables import unescaped
@@ -35,9 +38,25 @@ def description(kept: Record, link: str | None) -> paper_handout.Handout:
     return paper_handout.Handout(kept.title, kept.question, link or "", blocks)
 
 
+def with_language(link: str | None) -> str | None:
+    """The link as the handout's QR code opens it: in the reader's language (?lang=), also where the language came
+    from the browser rather than the link, so that whoever scans it reads the handout's language."""
+    from ui.url_state import LANG_PARAM
+
+    if not link or i18n.is_source():
+        return link
+    parts = urlsplit(link)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    if query.get(LANG_PARAM) == i18n.current().code:
+        return link
+    query[LANG_PARAM] = i18n.current().code
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+
+
 def make(kept: Record, link: str | None, paper: str) -> bytes:
-    """The handout's PDF; ValueError (a sentence) where it cannot be made."""
-    return paper_handout.handout_pdf(description(kept, link), paper)
+    """The handout's PDF, in the reader's language (the engine's words and the fonts for its script), its QR code
+    keeping the language; ValueError (a sentence) where it cannot be made."""
+    return paper_handout.handout_pdf(description(kept, with_language(link)), paper)
 
 
 def file_name(title: str, paper: str) -> str:
@@ -51,25 +70,26 @@ def control(link: str | None) -> None:
     kept = record()
     if kept is None or not kept.title or not charts.downloads_offered():
         return
-    box = page.folded("Take this page home (PDF)", "app.handout", icon=":material/picture_as_pdf:")
+    box = page.folded(_("Take this page home (PDF)"), "app.handout", icon=":material/picture_as_pdf:")
     if not box.open:
         return
     with box:
-        st.caption("A handout of this view: its question, charts, numbers beside their formulas, code, challenges "
-                   "and the QR code of this exact link. Printable in black and white.")
-        paper = st.radio("Paper", paper_handout.PAPERS, horizontal=True, key="app.handout.paper")
-        if st.button("Make the handout", icon=":material/print:", key="app.handout.make", width="stretch"):
+        st.caption(_("A handout of this view: its question, charts, numbers beside their formulas, code, challenges "
+                     "and the QR code of this exact link. Printable in black and white."))
+        paper = st.radio(_("Paper"), paper_handout.PAPERS, horizontal=True, key="app.handout.paper")
+        if st.button(_("Make the handout"), icon=":material/print:", key="app.handout.make", width="stretch"):
             st.session_state.pop(MADE, None)
             try:
                 made = page.run_engine(make, kept, link, paper)
             except Exception:   # a failed handout never breaks the page
-                st.error("The handout could not be made for this view; the page itself is unchanged.",
+                st.error(_("The handout could not be made for this view; the page itself is unchanged."),
                          icon=":material/error:")
                 made = None
             if made is not None:
                 st.session_state[MADE] = (kept.changes, paper, made)
         done = st.session_state.get(MADE)
         if done and done[0] == kept.changes and done[1] == paper:
-            st.download_button(f"Download the handout ({paper}, PDF)", done[2], file_name=file_name(kept.title, paper),
+            st.download_button(_("Download the handout ({paper}, PDF)", paper=paper), done[2],
+                               file_name=file_name(kept.title, paper),
                                mime="application/pdf", key="app.handout.download", on_click="ignore",
                                icon=":material/download:", width="stretch")

@@ -10,7 +10,8 @@ from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
 from engine import markup
 from engine.chapter.spec import PageSpec
-from ui import recording
+from engine.i18n import N_, _
+from ui import language, recording
 
 if TYPE_CHECKING:
     from ui.url_state import PageState
@@ -19,9 +20,11 @@ T = TypeVar("T")
 
 
 def header(title: str | PageSpec, question: str | None = None) -> None:
-    """Title and the one question the page answers: a page's spec (engine.chapter) gives both."""
+    """Title and the one question the page answers, in the session's language: a page's spec (engine.chapter)
+    gives both. A page file run alone (AppTest) chooses its language here; under app.py that was done already."""
+    language.choose()
     if isinstance(title, PageSpec):
-        title, question = title.title, question or title.question
+        title, question = _(title.title), question or _(title.question)
     st.title(title)
     st.markdown(f"##### {question}")
     recording.begin(title, question)
@@ -48,8 +51,8 @@ def show_error(sentence: str, where=None) -> None:
 
 QR_SECTION = "app.qr"   # the sidebar's QR code (ui/shell.py): its link changes with every mirrored value
 VEILED = "page.veiled"  # session: the parts of this page a class's open question veils (ui.classroom sets it)
-VEIL_NOTE = (":material/visibility_off: **Veiled until the reveal.** This part of the page shows the answer to the "
-             "class's question: predict first, then see it here.")
+VEIL_NOTE = N_(":material/visibility_off: **Veiled until the reveal.** This part of the page shows the answer to the "
+              "class's question: predict first, then see it here.")
 
 
 def veiled(key: str, note: bool = True) -> bool:
@@ -59,7 +62,7 @@ def veiled(key: str, note: bool = True) -> bool:
     if key not in st.session_state.get(VEILED, ()):
         return False
     if note:
-        st.container(border=True).markdown(VEIL_NOTE)
+        st.container(border=True).markdown(_(VEIL_NOTE))
     return True
 
 
@@ -146,14 +149,15 @@ def upload_megabytes(limit_bytes: int) -> int:
 
 def further_reading(references: list[tuple[str, str]]) -> None:
     """The chapter's references for this idea, as links."""
-    st.subheader("Further reading")
+    st.subheader(_("Further reading"))
     st.markdown("\n".join(f"- [{label}]({url})" for label, url in references))
 
 
 def contents(parts: dict[str, str]) -> None:
     """A long page's table of contents: each part (anchor -> heading, set with st.subheader(..., anchor=...))
     as a link that scrolls to it."""
-    st.markdown("**On this page:** " + " · ".join(f"[{heading}](#{anchor})" for anchor, heading in parts.items()))
+    st.markdown(_("**On this page:** {parts}", parts=" · ".join(f"[{heading}](#{anchor})"
+                                                                  for anchor, heading in parts.items())))
 
 
 def beyond_the_chapter(current_file: str) -> None:
@@ -163,7 +167,7 @@ def beyond_the_chapter(current_file: str) -> None:
     idea = next((i for i in ideas() if Path(i.file).name == Path(current_file).name and i.beyond), None)
     if idea is not None:
         # a caption, not st.info: the bad-input sweep reads st.info / st.warning / st.error as a page's excuses
-        st.caption(f":material/explore: **Beyond the chapter.** {idea.beyond}")
+        st.caption(_(":material/explore: **Beyond the chapter.** {beyond}", beyond=idea.beyond))
 
 
 def next_idea(current_file: str) -> None:
@@ -173,9 +177,9 @@ def next_idea(current_file: str) -> None:
     st.divider()
     idea = following(current_file)
     if idea is None:
-        st.markdown("That is the end of the path. Pick any page in the sidebar to go back.")
+        st.markdown(_("That is the end of the path. Pick any page in the sidebar to go back."))
         return
     try:
-        st.page_link(idea.file, label=f"Next: {idea.title}", icon=":material/arrow_forward:")
+        st.page_link(idea.file, label=_("Next: {title}", title=idea.title), icon=":material/arrow_forward:")
     except StreamlitPageNotFoundError:  # run on its own (AppTest of one page): no navigation to link into
-        st.markdown(f"Next: **{idea.title}** (in the sidebar)")
+        st.markdown(_("Next: **{title}** (in the sidebar)", title=idea.title))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.chapter import PARTS
 from engine.chapter.spec import PageSpec
+from engine.i18n import _
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ class Idea:
 
     @property
     def title(self) -> str:
-        return self.spec.title
+        """The page's title in the session's language (the spec marks it N_)."""
+        return _(self.spec.title)
 
     @property
     def icon(self) -> str:
@@ -33,11 +35,11 @@ class Idea:
 
     @property
     def one_line(self) -> str:
-        return self.spec.one_line
+        return _(self.spec.one_line)
 
     @property
     def beyond(self) -> str:
-        return self.spec.beyond
+        return _(self.spec.beyond) if self.spec.beyond else ""
 
 
 PATH: dict[str, list[Idea]] = {part: [Idea(spec) for spec in specs] for part, specs in PARTS.items()}

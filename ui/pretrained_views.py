@@ -12,13 +12,14 @@ import html
 import numpy as np
 import streamlit as st
 
-from engine import limits, markup
+from engine import limits, markup, numbers
 from engine.chapter.heads import MODEL
 from engine.chapter.spec import Param
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
+from engine.i18n import _
 from ui import charts, loaders, page, tables
 
 HOMONYMS = [
@@ -129,20 +130,22 @@ def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None,
             cosines[f"{word}: '…{sentence_a[-24:]}' vs '…{sentence_b[-24:]}'"] = values
     if not cosines:
         return None
-    charts.show(cosine_by_layer(cosines, title="One word, two contexts: how alike are SmolLM2's vectors?"),
+    charts.show(cosine_by_layer(cosines, title=_("One word, two contexts: how alike are SmolLM2's vectors?")),
                 width="stretch")
     notes = []
     for name, values in cosines.items():
         if values.min() > 0.999:
-            notes.append(f"{name}: identical at every layer, because nothing *before* the word differs.")
+            notes.append(_("{name}: identical at every layer, because nothing *before* the word differs.",
+                           name=name))
         else:
-            notes.append(f"{name}: lowest cosine {values.min():.2f} at layer {int(values.argmin())}.")
-    st.caption("Layer 0 is SmolLM2's own static vector, one per token like GloVe's, so the cosine starts at 1. "
-               "SmolLM2 reads left to right: a word's vector only takes in the words before it, so put the "
-               "context first. " + " ".join(notes))
+            notes.append(_("{name}: lowest cosine {cosine} at layer {layer}.", name=name,
+                           cosine=numbers.fixed(values.min(), 2), layer=int(values.argmin())))
+    st.caption(_("Layer 0 is SmolLM2's own static vector, one per token like GloVe's, so the cosine starts at 1. "
+                 "SmolLM2 reads left to right: a word's vector only takes in the words before it, so put the "
+                 "context first.") + " " + " ".join(notes))
     if static_cosine:
-        st.caption("A static vector is the same in every sentence: " + ", ".join(
-            f"{word} {value:.2f}" for word, value in static_cosine.items()) + ".")
+        st.caption(_("A static vector is the same in every sentence: {cosines}.", cosines=", ".join(
+            f"{word} {numbers.fixed(value, 2)}" for word, value in static_cosine.items())))
     return cosines
 
 
@@ -176,25 +179,25 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     if model is None:
         return None
     d = SAMPLE_DEFAULTS
-    prompt = st.text_input("Prompt for SmolLM2", default_prompt, key=f"{key}_prompt",
+    prompt = st.text_input(_("Prompt for SmolLM2"), default_prompt, key=f"{key}_prompt",
                            max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
     columns = st.columns(4)
-    temperature = columns[0].slider("Temperature τ", 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
+    temperature = columns[0].slider(_("Temperature τ"), 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
     top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, d["top_k"], key=f"{key}_top_k")
-    seed = columns[2].number_input("Seed", 0, 10_000, d["seed"], key=f"{key}_seed")
-    length = columns[3].slider("New tokens", 1, limits.PRETRAINED_MAX_NEW_TOKENS, d["length"], key=f"{key}_length")
+    seed = columns[2].number_input(_("Seed"), 0, 10_000, d["seed"], key=f"{key}_seed")
+    length = columns[3].slider(_("New tokens"), 1, limits.PRETRAINED_MAX_NEW_TOKENS, d["length"], key=f"{key}_length")
     generation = page.run_engine(_generation, prompt, int(length), float(temperature), int(top_k), int(seed))
     if generation is None:
         return None
     # HTML, not Markdown: a blank line in the sample would end an HTML block, and what follows would be Markdown
     st.html(f"<div style='white-space: pre-wrap; border-left: 3px solid {BLUE}; padding-left: 0.8em'>"
             f"{html.escape(prompt)}<b>{html.escape(generation.text)}</b></div>")
-    box = page.folded("The distribution at each step", f"{key}_steps", icon=":material/bar_chart:")
+    box = page.folded(_("The distribution at each step"), f"{key}_steps", icon=":material/bar_chart:")
     if box.open:
         with box:
-            tables.table([{"step": i + 1, "chosen": step.token, "P(chosen)": step.probability,
-                           "top 5": "  ".join(f"{t!r} {p:.2f}"
-                                              for t, p in zip(step.top_tokens, step.top_probabilities))}
+            tables.table([{_("step"): i + 1, _("chosen"): step.token, _("P(chosen)"): step.probability,
+                           _("top 5"): "  ".join(f"{t!r} {numbers.fixed(p, 2)}"
+                                                 for t, p in zip(step.top_tokens, step.top_probabilities))}
                           for i, step in enumerate(generation.steps)], digits=3)
     return generation
 
@@ -215,13 +218,13 @@ def absorbed_probes(*, key: str = "absorbed"):
         return None
     fact_column, pronoun_column = st.columns(2)
     with fact_column:
-        fact = st.selectbox("A fact it may have learned", FACT_PROMPTS, key=f"{key}_fact")
+        fact = st.selectbox(_("A fact it may have learned"), FACT_PROMPTS, key=f"{key}_fact")
         dist = page.run_engine(_next_tokens, fact, 5)
         if dist is not None:
-            charts.show(next_token_bars(_named(dist), title=f"After '{fact}'", width=320), share=0.5)
+            charts.show(next_token_bars(_named(dist), title=_("After '{prompt}'", prompt=fact), width=320), share=0.5)
     with pronoun_column:
-        first = st.text_input("Prompt A", PRONOUN_PROMPTS[0], key=f"{key}_a", max_chars=200)
-        second = st.text_input("Prompt B", PRONOUN_PROMPTS[1], key=f"{key}_b", max_chars=200)
+        first = st.text_input(_("Prompt A"), PRONOUN_PROMPTS[0], key=f"{key}_a", max_chars=200)
+        second = st.text_input(_("Prompt B"), PRONOUN_PROMPTS[1], key=f"{key}_b", max_chars=200)
         probs = {}
         for prompt in (first, second):
             found = page.run_engine(_candidates, prompt, tuple(PRONOUNS))
@@ -229,9 +232,10 @@ def absorbed_probes(*, key: str = "absorbed"):
                 probs[prompt] = [found[p] for p in PRONOUNS]
         if len(probs) == 2:
             charts.show(grouped_probabilities({name: np.array(values) for name, values in probs.items()},
-                                              [p.strip() for p in PRONOUNS], title="P(next token is he / she / they)"),
+                                              [p.strip() for p in PRONOUNS],
+                                              title=_("P(next token is he / she / they)")),
                         share=0.5)
-            st.caption("Compare the two bars of each pronoun. Swap the job, add words (\"The nurse said that "
-                       "the doctor\"), or try other pairs: one prompt is an anecdote; a pattern over many is "
-                       "evidence. Which way it leans says something about the text it read, not about people.")
+            st.caption(_("Compare the two bars of each pronoun. Swap the job, add words (\"The nurse said that "
+                         "the doctor\"), or try other pairs: one prompt is an anecdote; a pattern over many is "
+                         "evidence. Which way it leans says something about the text it read, not about people."))
     return probs

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import streamlit as st
 
+from engine.i18n import N_
+
 if TYPE_CHECKING:
     from engine.transformer.language_model import TransformerLanguageModel
 
@@ -38,5 +40,5 @@ BLOCK_RUNS: SessionSlot[list[dict]] = SessionSlot(
                   "held-out rung): that page compares them, Generate puts their rungs on its ladder")
 
 # Said where a page offers the live model before there is one: a session is one browser tab, so is the model.
-LIVE_MODEL_NOTE = ("Train a model on the Block builder page in this browser tab and it joins here as 'your live "
+LIVE_MODEL_NOTE = N_("Train a model on the Block builder page in this browser tab and it joins here as 'your live "
                    "model'. It lives in the tab that trained it: another tab, or a reload, starts without it.")

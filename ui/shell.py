@@ -25,7 +25,8 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from ui import handout
+from engine.i18n import N_, _
+from ui import handout, language
 from ui.page import QR_SECTION, folded
 from ui.projector import PROJECTOR_KEY, PROJECTOR_ROOT_PX, projector_on, qr_svg
 from ui.url_state import PRESENT_PARAM, TEACH_PARAM
@@ -89,8 +90,10 @@ html {{ font-size: {PROJECTOR_ROOT_PX}px; }}
 FORMULA_MIN_SCALE = 0.45   # a formula wider than its column shrinks to fit, to at most this much smaller (then scrolls)
 SCROLL_BOXES_SCRIPT = r"""<script>
 (() => {
-  const FORMULA_MIN_SCALE = %s;
+  const FORMULA_MIN_SCALE = %(scale)s;
+  const WORDS = %(words)s;
   const doc = window.document;
+  window.__playgroundWords = WORDS;   // the language can change while the observer stays
   if (window.__playgroundBoxes) return;
   window.__playgroundBoxes = true;
   const selector = "[data-testid='stVegaLiteChart'], .katex-display, [data-testid='stMarkdownContainer'] table, "
@@ -98,9 +101,10 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   const name = (box) => {
     if (box.matches("[data-testid='stVegaLiteChart']")) {
       const svg = box.querySelector("svg[aria-label], canvas[aria-label]");
-      return "Chart" + (svg ? ": " + svg.getAttribute("aria-label") : "") + " (scrolls sideways)";
+      const WORDS = window.__playgroundWords;
+      return (svg ? WORDS.chartNamed.replace("{summary}", svg.getAttribute("aria-label")) : WORDS.chart);
     }
-    return box.matches(".katex-display") ? "Formula (scrolls sideways)" : "Table (scrolls sideways)";
+    return box.matches(".katex-display") ? window.__playgroundWords.formula : window.__playgroundWords.table;
   };
   const label = () => {   // each chart's drawing gets the summary ui.charts writes under it as its label
     doc.querySelectorAll("[data-testid='stVegaLiteChart']").forEach((chart) => {
@@ -114,7 +118,8 @@ SCROLL_BOXES_SCRIPT = r"""<script>
       }
     });
   };
-  const number = /^(-?[\d,]*\.?\d+(e[-+]?\d+)?|nan|-?inf)$/i;
+  // a number in any of the app's languages' signs (1,234.5; 1.234,5; Arabic's minus after a direction mark)
+  const number = /^(\u200e?[-\u2212]?[\d.,\u00a0\u202f]*\d(e[-+]?\d+)?|nan|-?inf)$/i;
   const align = () => {   // a table's columns whose every cell is a number (as ui.tables prints them): class num
     doc.querySelectorAll("[data-testid='stTable'] table").forEach((table) => {
       const rows = [...table.querySelectorAll("tbody tr")];
@@ -164,16 +169,26 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   window.addEventListener("resize", later);
   mark();
 })();
-</script>""" % FORMULA_MIN_SCALE
+</script>"""
+
+
+def _script_words() -> dict:
+    """The script's words (a scrolling box's name for a screen reader), in the session's language."""
+    import json
+
+    words = {"chart": _("Chart (scrolls sideways)"), "chartNamed": _("Chart: {summary} (scrolls sideways)"),
+             "formula": _("Formula (scrolls sideways)"), "table": _("Table (scrolls sideways)")}
+    return {"scale": FORMULA_MIN_SCALE, "words": json.dumps(words, ensure_ascii=False)}
 
 
 def styles() -> None:
     """The app's styles (projector ones too when it is on) and the scroll-box script."""
     st.html(STYLE + (PROJECTOR_STYLE if projector_on() else ""))
-    st.html(SCROLL_BOXES_SCRIPT, unsafe_allow_javascript=True)
+    st.html(SCROLL_BOXES_SCRIPT % _script_words(), unsafe_allow_javascript=True)
+    language.document()   # the page's lang and dir (right to left in Arabic)
 
 
-BEYOND_THE_CHAPTER = "Beyond the chapter:"   # over the pages whose Idea.beyond is set
+BEYOND_THE_CHAPTER = N_("Beyond the chapter:")   # over the pages whose Idea.beyond is set
 
 
 def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
@@ -185,18 +200,18 @@ def navigation(home: st.Page, pages: dict[str, list[st.Page]]) -> None:
     with st.sidebar.container(key="nav"):
         st.page_link(home, label=home.title, icon=home.icon)
         for group, links in pages.items():
-            st.markdown(group)
+            st.markdown(_(group))
             for index, page in enumerate(links):
                 if page.url_path in beyond and not (index and links[index - 1].url_path in beyond):
-                    st.caption(BEYOND_THE_CHAPTER)
+                    st.caption(_(BEYOND_THE_CHAPTER))
                 st.page_link(page, label=page.title, icon=page.icon)
 
 
 def projector_switch() -> None:
     """The sidebar switch; while it is on, ?present=1 stays in the link a teacher copies."""
-    st.sidebar.toggle("Projector mode", key=PROJECTOR_KEY,
-                      help="For a room: larger type, charts filling the page with their numbers at 24 px, "
-                           "settings' help icons hidden. A link with ?present=1 opens in this mode.")
+    st.sidebar.toggle(_("Projector mode"), key=PROJECTOR_KEY,
+                      help=_("For a room: larger type, charts filling the page with their numbers at 24 px, "
+                             "settings' help icons hidden. A link with ?present=1 opens in this mode."))
     if st.session_state.get(PROJECTOR_KEY):
         if st.query_params.get(PRESENT_PARAM) != "1":
             st.query_params[PRESENT_PARAM] = "1"
@@ -230,10 +245,11 @@ def _qr_section() -> None:
     link = page_link()
     if link is None:
         return
-    box = folded("Open this page on a phone", "app.qr", icon=":material/qr_code_2:")
+    box = folded(_("Open this page on a phone"), "app.qr", icon=":material/qr_code_2:")
     if box.open:
         with box:
-            st.html(f"<img src='{qr_svg(link)}' alt='QR code of this page with its settings: {html.escape(link)}' "
+            alt = html.escape(_("QR code of this page with its settings: {link}", link=link), quote=True)
+            st.html(f"<img src='{qr_svg(link)}' alt='{alt}' "
                     f"style='width: 100%; max-width: 220px; image-rendering: pixelated'>")
-            st.caption(f"Scan to open exactly this view: {link}")
+            st.caption(_("Scan to open exactly this view: {link}", link=link))
     handout.control(link)   # here, after the page: it reruns with every section, so its record is current

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from engine import markup
+from engine import markup, numbers
 from engine.charts import handout as paper_handout
 from ui import recording
 
@@ -30,7 +30,7 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
     """Draw `data` (a dict of columns, a list of row dicts, or a DataFrame) as a table.
 
     `formats` maps a column to a printf format ("%.3f", "%d") or "localized" (thousands separated:
-    2,359,296); every other float column gets `digits`
+    2,359,296), in the reader's signs (engine.numbers: 0,298 in Spanish); every other float column gets `digits`
     decimals (None: as it is; nan and inf print as nan and inf). `where` is the container (default: the
     current one). A DataFrame's index is shown only with hide_index=False. `turn_on_phone`: a wide table of a
     few rows (the Block builder's presets) turns a quarter on a phone, its first column's cells heading the
@@ -41,6 +41,12 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
     formats = dict(formats or {})
     rows = max((len(values) for values in columns.values()), default=0)
     where = where or st
+    if rows > MAX_HTML_ROWS and numbers.localized("0.5") != "0.5":
+        # the grid formats numbers in the browser, in English's signs: in another language its numbers go as the
+        # text this page prints (they no longer sort as numbers)
+        columns = {name: [_grid_cell(v, formats.get(name), digits) for v in values] for name, values in columns.items()}
+        where.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch")
+        return
     if rows > MAX_HTML_ROWS:
         frame = pd.DataFrame(columns)
         number_formats = formats | {name: f"%.{digits}f" for name in frame.columns
@@ -55,8 +61,8 @@ def table(data: Any, formats: Mapping[str, str] | None = None, *, digits: int | 
     shown = {}
     for name, values in columns.items():
         printf = formats.get(name)
-        numbers = [v for v in values if v is not None]
-        if printf is None and digits is not None and numbers and all(isinstance(v, float) for v in numbers):
+        present = [v for v in values if v is not None]
+        if printf is None and digits is not None and present and all(isinstance(v, float) for v in present):
             printf = f"%.{digits}f"
         shown[str(name)] = [_formatted(value, printf) for value in values]
     drawn = turned(shown) if turn_on_phone and _on_phone() else shown
@@ -90,6 +96,15 @@ def turned(columns: dict[str, list[str]]) -> dict[str, list[str]]:
     return {head: [row[i] for row in rows] for i, head in enumerate(heads)}
 
 
+def _grid_cell(value: Any, printf: str | None, digits: int | None) -> Any:
+    """A grid's cell in a language that writes numbers otherwise than English: a number as the page prints it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if printf is None and digits is not None and isinstance(value, float):
+        printf = f"%.{digits}f"
+    return _formatted(value, printf) if printf is not None else numbers.localized(str(value))
+
+
 def unescaped(cell: str) -> str:
     """A cell as typed, for paper: the escapes that kept Markdown from formatting it, undone."""
     return markup.unmarked(cell)
@@ -112,8 +127,9 @@ def _formatted(value: Any, printf: str | None) -> str:
         return ""
     if printf is not None:
         try:
-            text = f"{value:,}" if printf == "localized" else printf % value
-            return text[1:] if text.startswith("-") and not text.strip("-0.,") else text   # no "-0.000"
+            text = numbers.grouped(value) if printf == "localized" else printf % value
+            text = text[1:] if text.startswith("-") and not text.strip("-0.,") else text   # no "-0.000"
+            return text if printf == "localized" else numbers.localized(text)   # the reader's signs
         except (TypeError, ValueError):   # text in a number column: as it is
             pass
     if isinstance(value, str):   # st.table reads text cells as Markdown

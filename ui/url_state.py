@@ -22,16 +22,17 @@ from typing import Any, Sequence
 import streamlit as st
 
 from engine.chapter.spec import (  # noqa: F401  (the parsers, re-exported while pages move into the engine)
-    Fallback, PageSpec, Param, between, default_dump, one_of, parse_bool, text,
+    UNFIT, UNREADABLE, Fallback, PageSpec, Param, between, default_dump, one_of, parse_bool, text,
 )
 
 _KEPT = "_url_state_kept"  # {page: {name: value}}: what each page held when last mirrored
 PRESENT_PARAM = "present"   # ?present=1 opens any page in projector mode (ui/shell.py)
 CLASS_PARAM = "class"       # ?class=CODE joins a class (ui/classroom.py); kept so a reload stays in it
+LANG_PARAM = "lang"         # ?lang=es: the page's language (ui/language.py); a shared link and a class QR keep it
 TEACH_PARAM = "teach"       # a teacher link's key (ui/classroom.py): read once, then dropped from the link
 # the app's own URL parameters: every page keeps them in its link (an identity never is one: a browser's id lives
 # in its cookie, ui/app_server.py, so a link can never act as someone)
-APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM)
+APP_PARAMS = (PRESENT_PARAM, CLASS_PARAM, LANG_PARAM)
 DECLARED: dict[str, "PageState"] = {}  # page -> its declared state, as last run (tests read every page's Params)
 _AFRESH = "_url_state_afresh"   # set for one run: the page opens its link as a first visit would (open_afresh)
 _RUN = threading.local()        # the PageState the page running in this thread declared (a session's run: one thread)
@@ -115,7 +116,7 @@ class PageState:
                     st.session_state[key] = param.parse(raw)
                     continue
                 except (ValueError, TypeError, KeyError, OverflowError):
-                    _said_cannot_use(name, raw, default, "could not be read")
+                    _said_cannot_use(name, raw, default, UNREADABLE)
             st.session_state[key] = kept.get(name, default)
 
     def forget(self) -> None:
@@ -149,7 +150,7 @@ class PageState:
     def fall_back(self, name: str, default: Any) -> None:
         """The value `name` holds does not fit what the page found out after `init` (a layer the chosen model
         lacks): `default` instead, with the same sentence as a link value that cannot be read."""
-        _said_cannot_use(name, self.params[name].dump(self[name]), default, "does not fit here")
+        _said_cannot_use(name, self.params[name].dump(self[name]), default, UNFIT)
         self[name] = default
 
     def mirror(self, names: Sequence[str] | None = None) -> None:

@@ -6,13 +6,15 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from engine import limits
+from engine import limits, numbers
 from engine.beyond.code import audio_code, image_code, protein_code
 from engine.chapter.beyond import (
-    CUSTOM, FRAMES, HOPS, KINDS, MAX_SEED, PAGE, PATCH_SIZES_FOR_COST, PROJECTIONS, SAMPLE_RATE, SIDES, UPLOAD, audio,
-    image, protein,
+    CUSTOM, FIT_NAMES, FRAMES, HOPS, KINDS, MAX_SEED, NOTE_NAMES, OVERLAY_NAMES, PAGE, PATCH_SIZES_FOR_COST,
+    PICTURE_NAMES, PROJECTIONS, SAMPLE_RATE, SIDES, SOUND_NAMES, UNTRAINED_RESIDUES, UPLOAD, audio, image, protein,
+    shown_name,
 )
 from engine.charts.heatmaps import heatmap_spec
+from engine.i18n import _
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_picture, spectrogram_with_frames
 from engine.charts.lines import cost_chart
 from engine.beyond.modalities import (
@@ -23,6 +25,16 @@ from ui import challenges, charts, code, formula, page, tables, url_state
 from ui.loaders import BUNDLED_PICTURES, bundled_picture
 
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A setting's label in the reader's language."""
+    return _(P[name].label)
+
+
+def helped(name: str) -> str:
+    """A setting's help in the reader's language."""
+    return _(P[name].help)
 
 
 # ---- cached engine calls: a click only picks a row of weights already computed --------------
@@ -56,9 +68,9 @@ def residue_heatmap_spec(sequence: str, d: int | None, seed: int) -> dict:
     result = cached_residue_attention(sequence, d, seed)
     labels = result.source.labels
     cell = 28 if len(labels) <= 30 else max(6, 840 // len(labels))
-    return charts.prepared(heatmap_spec(result.attention.weights, labels, labels, title="α: row = residue attending",
-                                        cell=cell, digits=2, x_title="residue attended to",
-                                        y_title="residue attending"))
+    return charts.prepared(heatmap_spec(result.attention.weights, labels, labels,
+                                        title=_("α: row = residue attending"), cell=cell, digits=2,
+                                        x_title=_("residue attended to"), y_title=_("residue attending")))
 
 
 def cost_line(cost: str, shrink: str) -> None:
@@ -77,12 +89,12 @@ def set_from_selection(chart_key: str, field: str, targets: dict[str, callable])
 
 
 page.header(PAGE)
-st.markdown("Attention never asks what its vectors stand for: any list of vectors that are worth comparing "
-            "will do. Here each kind of data becomes a matrix of tokens, one row each, "
-            "and the same `softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that "
-            "**look alike**, which is the starting point a trained model learns from: ViT (Vision Transformer) "
-            "reads an image as patches, AST (Audio Spectrogram Transformer) a sound's spectrogram as patches, "
-            "and ESM, a protein language model, a protein as its amino acids.")
+st.markdown(_("Attention never asks what its vectors stand for: any list of vectors that are worth comparing will "
+              "do. Here each kind of data becomes a matrix of tokens, one row each, and the same "
+              "`softmax(x xᵀ / √d) x` runs on it. Nothing is trained: tokens attend to tokens that **look alike**, "
+              "which is the starting point a trained model learns from: ViT (Vision Transformer) reads an image as "
+              "patches, AST (Audio Spectrogram Transformer) a sound's spectrogram as patches, and ESM, a protein "
+              "language model, a protein as its amino acids."))
 
 STATE = url_state.PageState(PAGE)
 STATE.init()
@@ -134,46 +146,49 @@ def projection() -> tuple[int | None, int]:
 
 
 # the three kinds of data side by side at the top of the page, not hidden in the sidebar
-st.radio(P["kind"].label, list(KINDS), key=STATE.key("kind"), format_func=KINDS.get, horizontal=True,
+st.radio(label("kind"), list(KINDS), key=STATE.key("kind"), format_func=lambda k: _(KINDS[k]), horizontal=True,
          on_change=whole_run)
 
 with st.sidebar:
-    st.header("Settings")
+    st.header(_("Settings"))
     kind = STATE["kind"]   # the kind's settings below: changing the kind redraws the sidebar, a whole run
-    st.selectbox(P["d"].label, PROJECTIONS, key=STATE.key("d"),
-                 format_func=lambda d: "none (keep every raw number)" if d == 0 else str(d), help=P["d"].help,
+    st.selectbox(label("d"), PROJECTIONS, key=STATE.key("d"),
+                 format_func=lambda d: _("none (keep every raw number)") if d == 0 else str(d), help=helped("d"),
                  on_change=only(SECTIONS[kind]))
-    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), step=1,
+    st.number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"), step=1,
                     on_change=only(SECTIONS[kind]))
     if kind == "image":
-        st.subheader("Image")
-        st.selectbox(P["picture"].label, list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
-                     help=P["picture"].help, on_change=only(IMAGE))
-        st.selectbox(P["side"].label, list(SIDES), key=STATE.key("side"), format_func=SIDES.get, help=P["side"].help,
+        st.subheader(_("Image"))
+        st.selectbox(label("picture"), list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
+                     format_func=lambda name: shown_name(PICTURE_NAMES, name), help=helped("picture"),
                      on_change=only(IMAGE))
-        st.number_input(P["patch"].label, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
-                        step=1, help=P["patch"].help, on_change=only(IMAGE))
-        st.radio(P["fit"].label, FITS, key=STATE.key("fit"), horizontal=True,
-                 format_func={"exact": "refuse", "crop": "crop edges", "pad": "pad with black"}.get,
+        st.selectbox(label("side"), list(SIDES), key=STATE.key("side"), format_func=lambda side: _(SIDES[side]),
+                     help=helped("side"), on_change=only(IMAGE))
+        st.number_input(label("patch"), limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
+                        step=1, help=helped("patch"), on_change=only(IMAGE))
+        st.radio(label("fit"), FITS, key=STATE.key("fit"), horizontal=True,
+                 format_func=lambda fit: shown_name(FIT_NAMES, fit),
                  on_change=only(IMAGE))
-        st.radio(P["overlay"].label, OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
-                 help=P["overlay"].help, on_change=only(OVERLAY))
+        st.radio(label("overlay"), OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
+                 format_func=lambda style: shown_name(OVERLAY_NAMES, style),
+                 help=helped("overlay"), on_change=only(OVERLAY))
     elif kind == "audio":
-        st.subheader("Audio")
-        st.selectbox(P["signal"].label, list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
-                     format_func=lambda s: s if s == UPLOAD else f"{s}: {SIGNALS[s]}", on_change=only(AUDIO))
-        st.select_slider(P["frame"].label, FRAMES, key=STATE.key("frame"), help=P["frame"].help,
+        st.subheader(_("Audio"))
+        st.selectbox(label("signal"), list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
+                     format_func=lambda s: _(s) if s == UPLOAD else f"{shown_name(SOUND_NAMES, s)}: {_(SIGNALS[s])}",
+                     on_change=only(AUDIO))
+        st.select_slider(label("frame"), FRAMES, key=STATE.key("frame"), help=helped("frame"),
                          on_change=only(AUDIO))
-        st.select_slider(P["hop"].label, HOPS, key=STATE.key("hop"), help=P["hop"].help, on_change=only(AUDIO))
+        st.select_slider(label("hop"), HOPS, key=STATE.key("hop"), help=helped("hop"), on_change=only(AUDIO))
     else:
-        st.subheader("Protein")
-        st.selectbox(P["protein"].label, list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"),
+        st.subheader(_("Protein"))
+        st.selectbox(label("protein"), list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"), format_func=_,
                      on_change=only(PROTEIN, then=lambda: STATE.__setitem__(
                          "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"]))))
 
-lead_in = {"image": "an image cut into patches", "audio": "a sound cut into spectrogram frames",
-           "protein": "a protein read residue by residue"}[kind]
-st.subheader(f"Tokens from {lead_in}")
+st.subheader({"image": _("Tokens from an image cut into patches"),
+              "audio": _("Tokens from a sound cut into spectrogram frames"),
+              "protein": _("Tokens from a protein read residue by residue")}[kind])
 
 
 # ==== image ====================================================================================
@@ -195,14 +210,16 @@ def image_section() -> None:
     upload = None
     name = STATE["picture"]
     if name == UPLOAD:
-        file = st.file_uploader("Your picture (PNG or JPEG)", type=["png", "jpg", "jpeg"], key=STATE.key("image_file"),
+        file = st.file_uploader(_("Your picture (PNG or JPEG)"), type=["png", "jpg", "jpeg"],
+                                key=STATE.key("image_file"),
                                 max_upload_size=page.upload_megabytes(limits.MAX_IMAGE_UPLOAD_BYTES),
-                                help=f"Up to {limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB and "
-                                     f"{limits.MAX_IMAGE_PIXELS / 1e6:.1f} million pixels for a PNG "
-                                     f"({limits.MAX_JPEG_PIXELS / 1e6:.0f} million for a JPEG); larger pictures are "
-                                     f"shrunk to {limits.MAX_IMAGE_SIDE} pixels on the longer side.")
+                                help=_("Up to {megabytes} MB and {png} million pixels for a PNG ({jpeg} million for a "
+                                       "JPEG); larger pictures are shrunk to {side} pixels on the longer side.",
+                                       megabytes=f"{limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f}",
+                                       png=numbers.fixed(limits.MAX_IMAGE_PIXELS / 1e6, 1),
+                                       jpeg=f"{limits.MAX_JPEG_PIXELS / 1e6:.0f}", side=limits.MAX_IMAGE_SIDE))
         if file is None:
-            st.info("Upload a PNG or JPEG, or pick one of the bundled pictures in the sidebar.",
+            st.info(_("Upload a PNG or JPEG, or pick one of the bundled pictures in the sidebar."),
                     icon=":material/upload:")
             return
         upload = file.getvalue()
@@ -220,40 +237,40 @@ def image_section() -> None:
     height, width = pixels.shape[:2]
     edge = ""
     if any(patches.trimmed):
-        edge = (f" {height % patch} rows and {width % patch} columns that do not fill a patch were cropped, "
-                "half from each side.")
+        edge = " " + _("{rows} rows and {cols} columns that do not fill a patch were cropped, half from each side.",
+                       rows=height % patch, cols=width % patch)
     elif any(patches.padded):
-        edge = (f" {sum(patches.padded[:2])} black rows and {sum(patches.padded[2:])} black columns were added, "
-                "half on each side, so whole patches fit.")
+        edge = " " + _("{rows} black rows and {cols} black columns were added, half on each side, so whole patches "
+                       "fit.", rows=sum(patches.padded[:2]), cols=sum(patches.padded[2:]))
     st.markdown(shown.sizes + edge)
     cut_h, cut_w = patches.image.shape[:2]
     left, right = st.columns([3, 2])
     with left:
         overlay_section(url, cut_h, cut_w, rows, cols, patch, result.attention.weights[query], query)
     with right:
-        st.markdown("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
-                    "lit where it puts its attention.")
+        st.markdown(_("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
+                      "lit where it puts its attention."))
         a, b = st.columns(2)
-        a.number_input(P["qrow"].label, 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
-        b.number_input(P["qcol"].label, 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
+        a.number_input(label("qrow"), 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
+        b.number_input(label("qcol"), 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
         weights = result.attention.weights[query]
         strongest = result.strongest_others(query, 5)
         st.markdown(shown.itself)
-        tables.table({"patch j (row, col)": [f"{j} {patch_grid_position(j, cols)}" for j, _ in strongest],
-                      "weight α": [float(w) for _, w in strongest]}, digits=4)
+        tables.table({_("patch j (row, col)"): [f"{j} {patch_grid_position(j, cols)}" for j, _w in strongest],
+                      _("weight α"): [float(w) for _j, w in strongest]}, digits=4)
     if not strongest:  # a patch as large as the picture: one token, nothing else to attend to
-        st.info("The picture is a single patch, so it can only attend to itself: choose a smaller patch size.",
+        st.info(_("The picture is a single patch, so it can only attend to itself: choose a smaller patch size."),
                 icon=":material/info:")
     else:
         j, w = strongest[0]
         formula.formula_with_numbers(
             r"\alpha_{qj} = \mathrm{softmax}_j\Big(\frac{x_q \cdot x_j}{\sqrt{d}}\Big)",
-            rf"\alpha_{{{query},{j}}} = \frac{{\exp({result.attention.scaled[query, j]:.3f})}}"
-            rf"{{\sum_{{k=0}}^{{{patches.N - 1}}} \exp(x_{{{query}}} \cdot x_k / \sqrt{{d}})}} = {w:.4f}",
-            caption="x_j is patch j after centring, the seeded projection and LayerNorm (length √d). "
-                    "Q = K = V = x: no learned W_Q or W_K, so the score says only how alike two patches look.")
+            rf"\alpha_{{{query},{j}}} = \frac{{\exp({numbers.latex(result.attention.scaled[query, j])})}}"
+            rf"{{\sum_{{k=0}}^{{{patches.N - 1}}} \exp(x_{{{query}}} \cdot x_k / \sqrt{{d}})}} = {numbers.latex(w, 4)}",
+            caption=_("x_j is patch j after centring, the seeded projection and LayerNorm (length √d). Q = K = V = x: "
+                      "no learned W_Q or W_K, so the score says only how alike two patches look."))
     cost_line(shown.cost,
-              "Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16.")
+              _("Halve the patch side and T grows four times, the scores sixteen times: that is why ViT uses 16 x 16."))
     costs = patch_costs(height if not any(patches.padded) else patches.original_shape[0],
                         width if not any(patches.padded) else patches.original_shape[1], PATCH_SIZES_FOR_COST,
                         fit="pad" if fit == "pad" else "crop")
@@ -261,17 +278,20 @@ def image_section() -> None:
     code.show_code({"Python": image_code(None if name == UPLOAD else name, side or None, patch, fit, d, seed, query)},
                    name="image")
     challenges.try_this([
-        challenges.Challenge("Cut the picture into exactly 49 tokens.", patches.N == 49,
-                             hint="Resize to 224 x 224 and set the patch size p to 32: 224 / 32 = 7, and 7 x 7 = 49.",
+        challenges.Challenge(_("Cut the picture into exactly 49 tokens."), patches.N == 49,
+                             hint=_("Resize to 224 x 224 and set the patch size p to 32: 224 / 32 = 7, and 7 x 7 = "
+                                    "49."),
                              solution={STATE.key("side"): 224, STATE.key("patch"): 32}),
-        challenges.Challenge("Make attention need more than a million scores.", patches.N ** 2 > 1_000_000,
-                             hint="Resize to 'as it is' (the 512 x 512 astronaut) and use 16-pixel patches.",
+        challenges.Challenge(_("Make attention need more than a million scores."), patches.N ** 2 > 1_000_000,
+                             hint=_("Resize to '{as_it_is}' (the 512 x 512 astronaut) and use 16-pixel patches.",
+                                    as_it_is=_(SIDES[0])),
                              solution={STATE.key("picture"): "astronaut", STATE.key("side"): 0,
                                        STATE.key("patch"): 16}),
-        challenges.Challenge("Find a patch that keeps less than 0.1 of its attention for itself.",
+        challenges.Challenge(_("Find a patch that keeps less than {share} of its attention for itself.",
+                               share=numbers.fixed(0.1, 1)),
                              bool(weights[query] < 0.1),
-                             hint="Plain background has many look-alikes to share its weight with: on the 224 x 224 "
-                                  "astronaut, try row 0, column 7.",
+                             hint=_("Plain background has many look-alikes to share its weight with: on the 224 x 224 "
+                                    "astronaut, try row 0, column 7."),
                              solution={STATE.key("picture"): "astronaut", STATE.key("side"): 224,
                                        STATE.key("patch"): 16, STATE.key("qrow"): 0, STATE.key("qcol"): 7}),
     ])
@@ -284,12 +304,14 @@ def audio_section() -> None:
     upload = None
     name = STATE["signal"]
     if name == UPLOAD:
-        file = st.file_uploader("Your recording (mono WAV)", type=["wav"], key=STATE.key("wav_file"),
+        file = st.file_uploader(_("Your recording (mono WAV)"), type=["wav"], key=STATE.key("wav_file"),
                                 max_upload_size=page.upload_megabytes(limits.MAX_WAV_BYTES),
-                                help=f"Uncompressed PCM, one channel, up to {limits.MAX_AUDIO_SECONDS:.0f} s and "
-                                     f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
+                                help=_("Uncompressed PCM, one channel, up to {seconds} s and {megabytes} MB.",
+                                       seconds=f"{limits.MAX_AUDIO_SECONDS:.0f}",
+                                       megabytes=f"{limits.MAX_WAV_BYTES / 1e6:.0f}"))
         if file is None:
-            st.info("Upload a short mono WAV, or pick a synthesised sound in the sidebar.", icon=":material/upload:")
+            st.info(_("Upload a short mono WAV, or pick a synthesised sound in the sidebar."),
+                    icon=":material/upload:")
             return
         upload = file.getvalue()
     computed = page.run_engine(cached_frame_attention, name, upload, int(STATE["frame"]),
@@ -307,11 +329,12 @@ def audio_section() -> None:
     mirror()   # the query frame as it now fits (the widget's callback mirrored it before this ran)
     st.audio(signal.samples, sample_rate=signal.sample_rate)
     st.markdown(heard.sizes)
-    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], signal.segments,
+    parts = tuple((shown_name(NOTE_NAMES, part), start, end) for part, start, end in signal.segments)   # as read
+    chart = spectrogram_with_frames(spec, query, result.attention.weights[query], parts,
                                     picture_url=picture, selection="token")
     charts.show(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
         set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token")
-    st.slider(P["qframe"].label, 0, spec.T - 1, key=STATE.key("qframe"),
+    st.slider(label("qframe"), 0, spec.T - 1, key=STATE.key("qframe"),
               on_change=only(AUDIO))
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
@@ -319,36 +342,41 @@ def audio_section() -> None:
     left, right = st.columns([2, 3])
     with left:
         st.markdown(heard.spread)
-        tables.table({"part": [label for label, _ in by_note], "total weight": [float(w) for _, w in by_note]},
-                     digits=3)
+        tables.table({_("part"): [shown_name(NOTE_NAMES, part) for part, _w in by_note],
+                      _("total weight"): [float(w) for _part, w in by_note]}, digits=3)
     with right:
         strongest = result.strongest_others(query, 5)
-        tables.table({"frame": [j for j, _ in strongest], "time (s)": [float(spec.times[j]) for j, _ in strongest],
-                      "weight α": [float(w) for _, w in strongest]}, formats={"time (s)": "%.3f", "weight α": "%.4f"})
+        time, weight = _("time (s)"), _("weight α")
+        tables.table({_("frame"): [j for j, _w in strongest], time: [float(spec.times[j]) for j, _w in strongest],
+                      weight: [float(w) for _j, w in strongest]}, formats={time: "%.3f", weight: "%.4f"})
     formula.formula_with_numbers(
         r"X_t = \big|\mathrm{FFT}(w \odot s_{th\,:\,th+N})\big|",
         rf"T = 1 + \left\lfloor \frac{{{spec.signal.size} - {spec.frame}}}{{{spec.hop}}} \right\rfloor = {spec.T},"
-        rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {strongest[0][1]:.4f}",
-        caption="w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
-                "attention as for patches.")
-    cost_line(heard.cost, "Halve the hop and T doubles, the scores four times.")
+        rf"\quad \alpha_{{{query},{strongest[0][0]}}} = {numbers.latex(strongest[0][1], 4)}",
+        caption=_("w is the Hann window, h the hop; each frame's |FFT| in decibels is one token, then the same "
+                  "attention as for patches."))
+    cost_line(heard.cost, _("Halve the hop and T doubles, the scores four times."))
     code.show_code({"Python": audio_code(None if name == UPLOAD else name, spec.frame, spec.hop, d, seed, query,
                                          upload)}, name="audio")
     best = strongest[0][0]
     challenges.try_this([
-        challenges.Challenge("In the melody, choose a frame of the first C and check that the repeated C (its "
-                             "twin, 1.2 s later) gets more weight than the D and the E together.",
+        challenges.Challenge(_("In the melody, choose a frame of the first C and check that the repeated C (its "
+                               "twin, {seconds} s later) gets more weight than the D and the E together.",
+                               seconds=numbers.fixed(1.2, 1)),
                              name == "melody" and here == "C" and dict(by_note)["C again"] >
                              dict(by_note)["D"] + dict(by_note)["E"],
-                             hint="Click a column near t = 0.1 s (or set the query frame to 6 at the hop of 128).",
+                             hint=_("Click a column near t = {t} s (or set the query frame to 6 at the hop of 128).",
+                                    t=numbers.fixed(0.1, 1)),
                              solution={STATE.key("signal"): "melody", STATE.key("hop"): 128, STATE.key("qframe"): 6}),
-        challenges.Challenge("Switch to the chirp: make the chosen frame's strongest partner lie within 0.05 s of it.",
+        challenges.Challenge(_("Switch to the chirp: make the chosen frame's strongest partner lie within {seconds} s "
+                               "of it.", seconds=numbers.fixed(0.05, 2)),
                              name == "chirp" and abs(spec.times[best] - spec.times[query]) <= 0.05,
-                             hint="Choose the chirp as the sound: a sliding tone never repeats, so only its "
-                                  "neighbours look alike.",
+                             hint=_("Choose the chirp as the sound: a sliding tone never repeats, so only its "
+                                    "neighbours look alike."),
                              solution={STATE.key("signal"): "chirp"}),
-        challenges.Challenge("Make the melody fewer than 40 tokens (under 1,600 scores).",
-                             name == "melody" and spec.T < 40, hint="Raise the hop to 512.",
+        challenges.Challenge(_("Make the melody fewer than 40 tokens (under {scores} scores).",
+                               scores=numbers.grouped(1_600)),
+                             name == "melody" and spec.T < 40, hint=_("Raise the hop to 512."),
                              solution={STATE.key("signal"): "melody", STATE.key("hop"): 512}),
     ])
 
@@ -357,7 +385,7 @@ def audio_section() -> None:
 @page.section(PROTEIN)
 def protein_section() -> None:
     d, seed = projection()
-    st.text_area(P["sequence"].label, key=STATE.key("sequence"),
+    st.text_area(label("sequence"), key=STATE.key("sequence"),
                  height=90,
                  max_chars=limits.MAX_SEQUENCE_TEXT_CHARS, on_change=only(PROTEIN))
     result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
@@ -371,34 +399,35 @@ def protein_section() -> None:
     query = read.query
     st.markdown(read.sizes)
     charts.show(residue_heatmap_spec(STATE["sequence"], d, seed))
-    st.selectbox(P["residue"].label, range(len(labels)), key=STATE.key("residue"), format_func=lambda i: labels[i],
+    st.selectbox(label("residue"), range(len(labels)), key=STATE.key("residue"), format_func=lambda i: labels[i],
                  on_change=only(PROTEIN))
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])
     with left:
-        tables.table({"residue": [labels[j] for j, _ in strongest], "weight α": [float(w) for _, w in strongest]},
-                     digits=4)
+        tables.table({_("residue"): [labels[j] for j, _w in strongest],
+                      _("weight α"): [float(w) for _j, w in strongest]}, digits=4)
     with right:
-        st.latex(r"x_i = \mathrm{LN}\big(([\,\mathrm{onehot}(a_i),\ \mathrm{KD}(a_i)/4.5,\ q(a_i),\ "
-                 r"V(a_i)/227.8\,] - \bar f)\, W\big)")
-        st.latex(rf"\alpha_{{{labels[query]},{labels[strongest[0][0]]}}} = {strongest[0][1]:.4f}")
-        st.caption("KD: Kyte-Doolittle hydrophobicity; q: charge near pH 7; V: volume in Å³.")
-    st.markdown("Untrained, a residue can only find residues of the same letter or similar properties. A protein "
-                "language model such as ESM learns heads whose weights trace which residues touch in the folded "
-                "protein. In insulin, cysteines 6 and 11 of the A chain are bonded to each other, while A7 and A20 "
-                "bond to cysteines of the B chain (B7, B19), a second sequence you can load from the list.")
-    cost_line(read.cost, "A protein of 1,000 residues needs a million scores per head.")
+        st.latex(rf"x_i = \mathrm{{LN}}\big(([\,\mathrm{{onehot}}(a_i),\ \mathrm{{KD}}(a_i)/{numbers.latex(4.5, 1)},\ "
+                 rf"q(a_i),\ V(a_i)/{numbers.latex(227.8, 1)}\,] - \bar f)\, W\big)")
+        st.latex(rf"\alpha_{{{labels[query]},{labels[strongest[0][0]]}}} = {numbers.latex(strongest[0][1], 4)}")
+        st.caption(_("KD: Kyte-Doolittle hydrophobicity; q: charge near pH 7; V: volume in Å³."))
+    st.markdown(_(UNTRAINED_RESIDUES) + " " + _(
+        "A protein language model such as ESM learns heads whose weights trace which residues touch in the folded "
+        "protein. In insulin, cysteines 6 and 11 of the A chain are bonded to each other, while A7 and A20 bond to "
+        "cysteines of the B chain (B7, B19), a second sequence you can load from the list."))
+    cost_line(read.cost, _("A protein of {n} residues needs a million scores per head.", n=numbers.grouped(1_000)))
     code.show_code({"Python": protein_code(residues.sequence, d, seed, query)}, name="protein")
     challenges.try_this([
-        challenges.Challenge("Choose a cysteine (C) and check that its strongest partner is another cysteine.",
+        challenges.Challenge(_("Choose a cysteine (C) and check that its strongest partner is another cysteine."),
                              residues.sequence[query] == "C" and residues.sequence[strongest[0][0]] == "C",
-                             hint="Insulin's A chain has cysteines at 6, 7, 11 and 20: choose C6.",
+                             hint=_("Insulin's A chain has cysteines at 6, 7, 11 and 20: choose C6."),
                              solution={STATE.key("protein"): "Human insulin, A chain",
                                        STATE.key("sequence"): PROTEIN_PRESETS["Human insulin, A chain"],
                                        STATE.key("residue"): 5}),
-        challenges.Challenge("Paste a sequence of your own (a FASTA entry works).",
+        challenges.Challenge(_("Paste a sequence of your own (a FASTA entry works)."),
                              residues.sequence not in PROTEIN_PRESETS.values(),
-                             hint="Type any letters of the 20 amino acids into the sequence box, such as MKTAYIAKQR.",
+                             hint=_("Type any letters of the 20 amino acids into the sequence box, such as "
+                                    "MKTAYIAKQR."),
                              solution={STATE.key("sequence"): "MKTAYIAKQR"}),
     ])
 

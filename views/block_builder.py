@@ -6,24 +6,37 @@ from typing import Callable
 
 import streamlit as st
 
-from engine import limits
+from engine import limits, numbers
 from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
 from engine.charts.lines import head_formation_lines, loss_curves
+from engine.i18n import _, ngettext, pgettext
 from engine.interpret.readings import formation_sentence
 from engine.transformer.code import block_code
 from engine.chapter.block import (
-    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, shares, waiting,
+    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, percent, shares,
+    waiting,
 )
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
-    dataflow, scale_row,
+    dataflow, position_name, scale_row,
 )
 from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
 from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 page.header(PAGE)
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A parameter's widget label in the reader's language."""
+    return _(P[name].label)
+
+
+def tip(name: str) -> str:
+    """A parameter's widget help in the reader's language."""
+    return _(P[name].help)
+
 BELOW_3_3 = "baby GPT (nanoGPT on a CPU)"   # the preset the held-out challenge's hint trains (the tiny one stalls)
 
 
@@ -68,7 +81,8 @@ def changed_section() -> None:
     """'Changed from the preset', in the sidebar under the switches."""
     preset = PRESETS.get(STATE["bb_preset"])
     if preset is not None and any(getattr(preset, f) != v for f, v in switches().items()):
-        st.caption(f"Changed from the preset '{STATE['bb_preset']}'.")
+        chosen = STATE["bb_preset"]
+        st.caption(_("Changed from the preset '{preset}'.", preset=_(chosen)))
 
 
 def load_preset() -> None:
@@ -110,26 +124,28 @@ def only(*sections: str) -> Callable[[], None]:
 switched = only(CHANGED, BLOCK, CODE)
 
 with st.sidebar:
-    st.selectbox(P["bb_preset"].label, list(PRESETS) + [CUSTOM], key=key("preset"), on_change=load_preset,
-                 help=P["bb_preset"].help)
-    st.caption("Sizes")
+    st.selectbox(label("bb_preset"), list(PRESETS) + [CUSTOM], key=key("preset"), on_change=load_preset,
+                 format_func=_, help=tip("bb_preset"))
+    st.caption(_("Sizes"))
     left, right = st.columns(2)
-    left.number_input(P["bb_d_model"].label, *SIZES["d_model"], key=key("d_model"))
-    right.number_input(P["bb_n_heads"].label, *SIZES["n_heads"], key=key("n_heads"))
-    left.number_input(P["bb_d_ff"].label, *SIZES["d_ff"], key=key("d_ff"))
-    right.number_input(P["bb_n_layers"].label, *SIZES["n_layers"], key=key("n_layers"))
-    left.number_input(P["bb_context_length"].label, *SIZES["context_length"], key=key("context_length"))
-    right.number_input(P["bb_vocab_size"].label, *SIZES["vocab_size"], key=key("vocab_size"))
-    st.caption("Switches")
-    st.radio(P["bb_layer_norm"].label, LAYER_NORMS, key=key("layer_norm"), format_func=NORM_NAMES.get, horizontal=False,
+    left.number_input(label("bb_d_model"), *SIZES["d_model"], key=key("d_model"))
+    right.number_input(label("bb_n_heads"), *SIZES["n_heads"], key=key("n_heads"))
+    left.number_input(label("bb_d_ff"), *SIZES["d_ff"], key=key("d_ff"))
+    right.number_input(label("bb_n_layers"), *SIZES["n_layers"], key=key("n_layers"))
+    left.number_input(label("bb_context_length"), *SIZES["context_length"], key=key("context_length"))
+    right.number_input(label("bb_vocab_size"), *SIZES["vocab_size"], key=key("vocab_size"))
+    st.caption(_("Switches"))
+    st.radio(label("bb_layer_norm"), LAYER_NORMS, key=key("layer_norm"), format_func=lambda norm: _(NORM_NAMES[norm]),
+             horizontal=False,
              on_change=switched)
-    st.radio(P["bb_activation"].label, ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
-    st.radio(P["bb_positional"].label, POSITIONALS, key=key("positional"), horizontal=True)
-    st.toggle(P["bb_residual"].label, key=key("residual"), on_change=switched)
-    st.toggle(P["bb_causal"].label, key=key("causal"), on_change=switched)
-    st.toggle(P["bb_tied_head"].label, key=key("tied_head"), on_change=switched)
-    st.toggle(P["bb_final_norm"].label, key=key("final_norm"), on_change=switched)
-    st.toggle(P["bb_bias"].label, key=key("bias"), on_change=switched)
+    st.radio(label("bb_activation"), ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
+    st.radio(label("bb_positional"), POSITIONALS, key=key("positional"), format_func=position_name,
+             horizontal=True)
+    st.toggle(label("bb_residual"), key=key("residual"), on_change=switched)
+    st.toggle(label("bb_causal"), key=key("causal"), on_change=switched)
+    st.toggle(label("bb_tied_head"), key=key("tied_head"), on_change=switched)
+    st.toggle(label("bb_final_norm"), key=key("final_norm"), on_change=switched)
+    st.toggle(label("bb_bias"), key=key("bias"), on_change=switched)
     changed_section()
 STATE.mirror(["bb_preset"] + [f"bb_{f}" for f in FIELDS])
 
@@ -144,63 +160,77 @@ def block_section() -> None:
         return
     count = count_parameters(config)
     stages = dataflow(config)
-    diagram, numbers = st.columns([5, 6])
+    diagram, counts = st.columns([5, 6])
     with diagram:
-        st.subheader("Data flow, with shapes at each arrow")
+        st.subheader(_("Data flow, with shapes at each arrow"))
+        names = ", ".join(stage.title for stage in stages)
         diagrams.show(block_diagram(stages, config.n_layers, config.residual),
-                      alt=f"Data flow, top to bottom: {', '.join(stage.name for stage in stages)}; the block repeated "
-                          f"{config.n_layers} times"
-                          + ("; residual connections around attention and the feed-forward network."
-                             if config.residual else "; no residual connections."))
-        st.caption("Shapes are for one sequence of T tokens (a batch adds a leading B). "
-                   "Dashed orange arrows: the residual connections.")
-    with numbers:
-        st.subheader(f"{count.total:,} parameters")
+                      alt=ngettext("Data flow, top to bottom: {stages}; the block repeated {n} time; residual "
+                                   "connections around attention and the feed-forward network.",
+                                   "Data flow, top to bottom: {stages}; the block repeated {n} times; residual "
+                                   "connections around attention and the feed-forward network.",
+                                   config.n_layers, stages=names) if config.residual else
+                      ngettext("Data flow, top to bottom: {stages}; the block repeated {n} time; no residual "
+                               "connections.",
+                               "Data flow, top to bottom: {stages}; the block repeated {n} times; no residual "
+                               "connections.", config.n_layers, stages=names))
+        st.caption(_("Shapes are for one sequence of T tokens (a batch adds a leading B). Dashed orange arrows: the "
+                     "residual connections."))
+    with counts:
+        st.subheader(ngettext("{n} parameter", "{n} parameters", count.total, n=numbers.grouped(count.total)))
         charts.show(parameter_bars(count.parts()), width="stretch")   # fits a phone's column
         st.markdown(shares(config))
-        box = page.folded("Every stage, its formula, its output shape", "block.stages")
+        box = page.folded(_("Every stage, its formula, its output shape"), "block.stages")
         if box.open:
             with box:
-                tables.table([{"stage": s.name, "computes": s.formula, "output shape": str(s.shape),
-                               "parameters": s.parameters, "per block": "yes" if s.in_block else ""}
-                              for s in stages], formats={"parameters": "localized"})
+                tables.table([{_("stage"): s.title, _("computes"): s.formula, _("output shape"): str(s.shape),
+                               _("parameters"): s.parameters, _("per block"): _("yes") if s.in_block else ""}
+                              for s in stages], formats={_("parameters"): "localized"})
     terms = block_formula(config)
     st.latex(" + ".join(rf"\underbrace{{{latex}}}_{{{part}}}" for part, latex, _ in terms) + " = "
-             + " + ".join(f"{n:,}" for _, _, n in terms) + rf" = {count.per_block:,}")
-    biases = "on" if config.bias else "off: no +4d, +d_ff + d terms, and one number per LayerNorm feature"
-    st.caption(f"One block (biases {biases}); the stack repeats it N = {config.n_layers} times, "
-               f"{count.blocks / max(count.total, 1):.0%} of the model.")
+             + " + ".join(numbers.grouped(n) for _part, _latex, n in terms)
+             + rf" = {numbers.grouped(count.per_block)}")
+    share = percent(count.blocks / max(count.total, 1))
+    st.caption(ngettext("One block (biases on); the stack repeats it N = {n} time, {share} of the model.",
+                        "One block (biases on); the stack repeats it N = {n} times, {share} of the model.",
+                        config.n_layers, share=share) if config.bias else
+               ngettext("One block (biases off: no +4d, +d_ff + d terms, and one number per LayerNorm feature); the "
+                        "stack repeats it N = {n} time, {share} of the model.",
+                        "One block (biases off: no +4d, +d_ff + d terms, and one number per LayerNorm feature); the "
+                        "stack repeats it N = {n} times, {share} of the model.", config.n_layers, share=share))
 
-    st.markdown("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
-                "size; only d, d_ff, N, V and T grow.")
+    st.markdown(_("**For scale**: the same formula, counted for the presets. The block is the same idea at every "
+                  "size; only d, d_ff, N, V and T grow."))
     others = [name for name in PRESETS if name != STATE["bb_preset"]]
-    scale = {"your block": config} | {name: PRESETS[name] for name in others}
+    scale = {_("your block"): config} | {_(name): PRESETS[name] for name in others}
     tables.table([scale_row(name, c) for name, c in scale.items()], turn_on_phone=True,
-                 formats=dict.fromkeys(("d", "d_ff", "vocabulary V", "context T", "parameters"), "localized"))
-    st.caption(COUNT_RULE)
+                 formats=dict.fromkeys(("d", "d_ff", _("vocabulary V"), _("context T"), _("parameters")),
+                                       "localized"))
+    st.caption(_(COUNT_RULE))
     gpt3 = count_parameters(PRESETS["GPT-3 175B"]).total
-    st.markdown(f"GPT-3 (Brown et al. 2020) comes to **{gpt3:,}** parameters by this count, the 175 billion its "
-                "paper reports. Most later commercial models do not publish their sizes: read a parameter count "
-                "quoted for one of them as an outside estimate, and check where it came from.")
+    st.markdown(_("GPT-3 (Brown et al. 2020) comes to **{count}** parameters by this count, the 175 billion its "
+                  "paper reports. Most later commercial models do not publish their sizes: read a parameter count "
+                  "quoted for one of them as an outside estimate, and check where it came from.",
+                  count=numbers.grouped(gpt3)))
 
 
 block_section()
 config = built()   # the Train button's: a whole run (the sizes, the preset, the positions) sees it change
 
 # --- training live ---------------------------------------------------------------------------------
-st.subheader("Train it live on Shakespeare, one character at a time")
-st.caption("Next-token prediction on the plays' training split; held-out loss on the validation split. "
-           "Runs use one CPU thread; a few students at a time train, the others wait in line.")
+st.subheader(_("Train it live on Shakespeare, one character at a time"))
+st.caption(_("Next-token prediction on the plays' training split; held-out loss on the validation split. Runs use one "
+             "CPU thread; a few students at a time train, the others wait in line."))
 settings = st.columns(5)
 STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed", TRAINING)
 # the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
 # whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
 # rerun, and a rerun of the code alone would drop the click
-settings[0].number_input(P["bb_seconds"].label, 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
-settings[1].number_input(P["bb_steps"].label, 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
-settings[2].selectbox(P["bb_lr"].label, LEARNING_RATES, key=key("lr"), on_change=only(CODE))
-settings[3].number_input(P["bb_batch"].label, 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
-settings[4].number_input(P["bb_seed"].label, 0, MAX_SEED, key=key("seed"))
+settings[0].number_input(label("bb_seconds"), 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
+settings[1].number_input(label("bb_steps"), 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
+settings[2].selectbox(label("bb_lr"), LEARNING_RATES, key=key("lr"), on_change=only(CODE))
+settings[3].number_input(label("bb_batch"), 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
+settings[4].number_input(label("bb_seed"), 0, MAX_SEED, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
 job = STATE.get("job")
@@ -235,9 +265,18 @@ def start_training() -> None:
 
 
 def run_label(c: TransformerConfig, number: int) -> str:
-    parts = [f"#{number}: d={c.d_model} h={c.n_heads} N={c.n_layers}", c.layer_norm + "-norm" if c.layer_norm != "none"
-             else "no LN", "residual" if c.residual else "NO residual", f"{c.positional} pos.", c.activation]
+    """A run's name in the loss chart's legend and the runs' table, in the language of the session that started it."""
+    norm = {"post": _("post-norm"), "pre": _("pre-norm"), "none": _("no LN")}[c.layer_norm]
+    parts = [f"#{number}: d={c.d_model} h={c.n_heads} N={c.n_layers}", norm,
+             _("residual") if c.residual else _("NO residual"),
+             _("{positions} pos.", positions=position_name(c.positional)), c.activation]
     return ", ".join(parts)
+
+
+def ended_by(stopped_by: str) -> str:
+    """What ended a run (engine.transformer.training's stopped_by) in the reader's language."""
+    return {"steps": pgettext("ended by", "steps"), "time": pgettext("ended by", "time"),
+            "stop": pgettext("ended by", "stop")}.get(stopped_by, stopped_by)
 
 
 def history_of(label: str, job) -> dict:
@@ -274,28 +313,28 @@ def checked_start() -> None:
 
 
 if lost:
-    st.warning("A training was running when this page's link was last written, and it is gone: the server that "
-               "ran your training stopped (a restart or a crash), and this tab reconnected to another one. The run "
-               "is lost. Start it again: the settings above are the ones it had.", icon=":material/sync_problem:")
+    st.warning(_("A training was running when this page's link was last written, and it is gone: the server that ran "
+                 "your training stopped (a restart or a crash), and this tab reconnected to another one. The run is "
+                 "lost. Start it again: the settings above are the ones it had."), icon=":material/sync_problem:")
     again, never_mind = st.columns([1, 3])
-    if again.button("Start again", icon=":material/replay:", type="primary", disabled=config is None):
+    if again.button(_("Start again"), icon=":material/replay:", type="primary", disabled=config is None):
         page.run_engine(checked_start)
         if STATE.get("job") is not None:
             st.rerun()   # the page without this sentence, with the new run's progress
-    elif never_mind.button("Dismiss", icon=":material/close:"):
+    elif never_mind.button(_("Dismiss"), icon=":material/close:"):
         mark_training(False)
         st.rerun()
 job = STATE.get("job")
 running = training_now()
 
 buttons = st.columns([1, 1, 1, 4])
-if buttons[0].button("Train", icon=":material/play_arrow:", type="primary", disabled=running or config is None):
+if buttons[0].button(_("Train"), icon=":material/play_arrow:", type="primary", disabled=running or config is None):
     page.run_engine(checked_start)
     job = STATE.get("job")
     running = training_now()
-if buttons[1].button("Stop", icon=":material/stop:", disabled=not running):
+if buttons[1].button(_("Stop"), icon=":material/stop:", disabled=not running):
     job.stop()
-if buttons[2].button("Clear runs", icon=":material/delete:", disabled=running or not saved_runs()):
+if buttons[2].button(_("Clear runs"), icon=":material/delete:", disabled=running or not saved_runs()):
     BLOCK_RUNS.put([])
 
 baselines = page.run_engine(loaders.ngram_baselines) or {}
@@ -309,26 +348,27 @@ def draw_training() -> None:
         if job.state == "waiting":
             st.info(waiting(job.queue_position), icon=":material/hourglass_top:")
         elif job.state == "failed":
-            page.show_error(f"The run failed: {job.error}")
+            page.show_error(_("The run failed: {error}", error=job.error))
             STATE["job_recorded"] = True
             mark_training(False)
         else:
             latest = job.history[-1] if job.history else None
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
                                                       latest.seconds / (job.config.max_seconds or math.inf))
-            text = "" if latest is None else (
-                f"step {latest.step:,}, {latest.seconds:.0f} s, training loss {latest.train_loss / math.log(2):.3f} "
-                "bits per character, "
-                f"{latest.tokens_per_second:,.0f} tokens/s")
             if latest is None:
-                text = "starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)"
+                text = _("starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)")
+            else:
+                text = _("step {step}, {seconds} s, training loss {loss} bits per character, {speed} tokens/s",
+                         step=numbers.grouped(latest.step), seconds=numbers.fixed(latest.seconds, 0),
+                         loss=numbers.fixed(latest.train_loss / math.log(2), 3),
+                         speed=numbers.grouped(round(latest.tokens_per_second)))
             st.progress(min(fraction, 1.0), text=text)
         if job.finished and job.state != "failed":
             record(job)
             st.rerun()
     runs = [dict(r) for r in saved_runs()]
     if training_now():
-        runs.append(history_of(STATE["job_label"] + " (training)", job))
+        runs.append(history_of(_("{run} (training)", run=STATE["job_label"]), job))
     if any(r["steps"] for r in runs):
         charts.show(loss_curves(runs, baselines))
     steps = history_of("", job)["steps"]
@@ -341,11 +381,10 @@ def draw_formation(points: list, last_step: int, running_now: bool) -> None:
     probe r + r, and how much easier the second r is than the first (in-context learning)."""
     if not points:
         return
-    st.markdown("**Watch heads form.** At each evaluation the model reads a fixed probe: random "
-                "characters r, then r again. A *previous-token* head puts its weight one step back; an "
-                "*induction* head, in the second r, on the character after the earlier copy of the current "
-                "one, which lets the model predict the rest of r. The orange line is the loss gap: first "
-                "copy minus second copy, in bits per character.")
+    st.markdown(_("**Watch heads form.** At each evaluation the model reads a fixed probe: random characters r, then r "
+                  "again. A *previous-token* head puts its weight one step back; an *induction* head, in the second r, "
+                  "on the character after the earlier copy of the current one, which lets the model predict the rest "
+                  "of r. The orange line is the loss gap: first copy minus second copy, in bits per character."))
     charts.show(head_formation_lines(points))
     st.caption(formation_sentence(points[-1], last_step, running_now))
 
@@ -357,23 +396,24 @@ else:
 
 runs = saved_runs()
 if runs:
-    tables.table([{"run": r["label"], "parameters": count_parameters(r["config"]).total,
-                   "steps": r["steps"][-1], "seconds": r["seconds"], "tokens/s": round(r["tokens_per_second"]),
-                   "ended by": r["stopped_by"], "held-out bits/char": r["rung"].bits_per_char} for r in runs],
-                 formats={"parameters": "localized", "seconds": "%.1f", "tokens/s": "localized",
-                          "held-out bits/char": "%.3f"})
-    st.caption(f"Held-out figures in the table: {limits.LADDER_HELD_OUT_CHARS:,} characters in "
-               f"{limits.LADDER_PASSAGES} passages spread over the validation split, the same text the n-gram "
-               "lines and the Generate page's ladder are scored on. The curves use fixed random windows of the "
-               "whole validation split.")
+    tables.table([{_("run"): r["label"], _("parameters"): count_parameters(r["config"]).total,
+                   _("steps"): r["steps"][-1], _("seconds"): r["seconds"], _("tokens/s"): round(r["tokens_per_second"]),
+                   _("ended by"): ended_by(r["stopped_by"]), _("held-out bits/char"): r["rung"].bits_per_char}
+                  for r in runs],
+                 formats={_("parameters"): "localized", _("seconds"): "%.1f", _("tokens/s"): "localized",
+                          _("held-out bits/char"): "%.3f"})
+    st.caption(_("Held-out figures in the table: {chars} characters in {passages} passages spread over the validation "
+                 "split, the same text the n-gram lines and the Generate page's ladder are scored on. The curves use "
+                 "fixed random windows of the whole validation split.",
+                 chars=numbers.grouped(limits.LADDER_HELD_OUT_CHARS), passages=limits.LADDER_PASSAGES))
 if baselines and (runs or running):
-    st.caption("Dashed grey lines: Kneser-Ney character n-grams of the same training text. Losses are in bits per "
-               "character, as on the Generate page's ladder: training minimises nats (natural log), and "
-               "bits = nats / ln 2 = nats / 0.693. "
-               f"The baby GPT preset with the default 3-minute schedule gets below the 4-gram "
-               f"({baselines.get('4-gram', 0) / math.log(2):.2f}) on a recent server processor that multiplies "
-               "matrices in a shorter number format several times faster; a one-minute run, or a run on an "
-               "ordinary laptop processor, does not. The n-gram only counts, the transformer has to learn.")
+    st.caption(_("Dashed grey lines: Kneser-Ney character n-grams of the same training text. Losses are in bits per "
+                 "character, as on the Generate page's ladder: training minimises nats (natural log), and bits = nats "
+                 "/ ln 2 = nats / {ln2}. The baby GPT preset with the default 3-minute schedule gets below the 4-gram "
+                 "({four_gram}) on a recent server processor that multiplies matrices in a shorter number format "
+                 "several times faster; a one-minute run, or a run on an ordinary laptop processor, does not. The "
+                 "n-gram only counts, the transformer has to learn.", ln2=numbers.fixed(0.693, 3),
+                 four_gram=numbers.fixed(baselines.get("4-gram", 0) / math.log(2), 2)))
 
 # --- show the code, try this, reading ------------------------------------------------------------
 @page.section(CODE)
@@ -391,21 +431,24 @@ def code_section() -> None:
     best = min((r["rung"].bits_per_char for r in runs), default=math.inf)
     gpt2 = config is not None and config == PRESETS["GPT-2 small"]
     challenges.try_this([
-        challenges.Challenge("Train two runs that differ only in the residual switch, and compare their curves.",
+        challenges.Challenge(_("Train two runs that differ only in the residual switch, and compare their curves."),
                              done=residuals == {True, False},
-                             hint="Train once, turn 'Residual connections' off, train again."),
-        challenges.Challenge("Train a post-norm and a pre-norm run: which one learns faster at the start?",
-                             done={"post", "pre"} <= norms, hint="Switch LayerNorm between runs."),
-        challenges.Challenge("Get a run below 3.3 bits per character on held-out text.", done=best < 3.3,
-                             hint=f"Train the {BELOW_3_3} preset for 500 steps, batch 16, learning rate 0.003, "
-                                  "time limit 300 s (about a minute on a free CPU).",
+                             hint=_("Train once, turn '{switch}' off, train again.",
+                                    switch=label("bb_residual"))),
+        challenges.Challenge(_("Train a post-norm and a pre-norm run: which one learns faster at the start?"),
+                             done={"post", "pre"} <= norms, hint=_("Switch LayerNorm between runs.")),
+        challenges.Challenge(_("Get a run below {bits} bits per character on held-out text.",
+                               bits=numbers.fixed(3.3, 1)), done=best < 3.3,
+                             hint=_("Train the {preset} preset for 500 steps, batch 16, learning rate {lr}, time limit "
+                                    "300 s (about a minute on a free CPU).", preset=_(BELOW_3_3),
+                                    lr=numbers.fixed(0.003, 3)),
                              solution={STATE.key("bb_preset"): BELOW_3_3, STATE.key("bb_steps"): 500,
                                        STATE.key("bb_batch"): 16, STATE.key("bb_lr"): "0.003",
                                        STATE.key("bb_seconds"): 300}),
     ])
     if gpt2:
-        st.caption(f"GPT-2 small: {count_parameters(config).total:,} parameters, exactly the count of OpenAI's "
-                   "released checkpoint.")
+        st.caption(_("GPT-2 small: {count} parameters, exactly the count of OpenAI's released checkpoint.",
+                     count=numbers.grouped(count_parameters(config).total)))
 
 
 code_section()

@@ -9,7 +9,8 @@ import streamlit as st
 
 from engine.interpret import readings
 from engine.interpret.code import copying_code, effects_code, lens_code, patching_code
-from engine import limits
+from engine import i18n, limits, numbers
+from engine.i18n import N_, _, ngettext, pgettext
 from engine.markup import said
 from engine.charts.bars import next_token_bars
 from engine.charts.heatmaps import layer_heatmap
@@ -19,6 +20,7 @@ from engine.charts.style import visible
 from engine.pretrained import smollm2 as pretrained
 from engine.pretrained.llama import DEFAULT_NAME
 from engine.interpret.interventions import HeadEffects
+from engine.interpret.readings import layer_name
 from engine.chapter.inside import (COPY_LENGTHS, EFFECT_GROUP, EFFECTS, HEAD_OPTIONS, KNOCK_OUT, LENS, MAX_ABLATED,
                                    MAX_CHARS, MAX_SEED, MODES, PAGE, HeadScan)
 from engine.numbers import enough_digits
@@ -34,8 +36,19 @@ GROUP_SIZE = readings.EXAMPLE_GROUP_SIZE  # "the 5 heads with the largest effect
 
 KNOCK_OUT_PRESETS, PATCHING_PRESETS, OWN_PRESETS = (readings.KNOCK_OUT_EXAMPLES, readings.PATCHING_EXAMPLES,
                                                     readings.OWN_EXAMPLES)
-SHIPPED, LIVE = "the shipped character model", "your live model (Block builder)"
+SHIPPED, LIVE = N_("the shipped character model"), N_("your live model (Block builder)")   # shown as _(name)
 P = PAGE.by_name
+
+
+def label(name: str, **params) -> str:
+    """A parameter's widget label in the reader's language (its placeholders filled from `params`)."""
+    return _(P[name].label, **params)
+
+
+def tip(name: str) -> str:
+    """A parameter's widget help in the reader's language."""
+    return _(P[name].help)
+
 STATE = url_state.PageState(PAGE)
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
@@ -97,7 +110,7 @@ def model_path(picked: str) -> str | None:
 
 
 def row_names(layers: list[str]) -> list[str]:
-    return [f"{row}: {name}" for row, name in enumerate(layers)]
+    return [f"{row}: {layer_name(name)}" for row, name in enumerate(layers)]
 
 
 def lens_chart(lens, columns: slice, title: str):
@@ -107,27 +120,31 @@ def lens_chart(lens, columns: slice, title: str):
     return layer_heatmap(
         lens.top_probabilities[:, columns, 0], row_names(lens.layers),
         column_labels(lens.tokens[columns], range(len(lens.tokens))[columns].start),
-        cell_text=[[short(token, chars) for token in row] for row in top], value_name="P(top token)",
-        domain=(0, 1), digits=3, title=title, x_title="position (the token read last)",
-        y_title="residual stream row", cell_width=width, cell_height=20,
-        extra={"second": lens.top_tokens[:, columns, 1], "P(second)": lens.top_probabilities[:, columns, 1]})
+        cell_text=[[short(token, chars) for token in row] for row in top], value_name=_("P(top token)"),
+        domain=(0, 1), digits=3, title=title, x_title=_("position (the token read last)"),
+        y_title=_("residual stream row"), cell_width=width, cell_height=20,
+        extra={_("second"): lens.top_tokens[:, columns, 1], _("P(second)"): lens.top_probabilities[:, columns, 1]})
 
 
 PARTS = {   # the page's parts, in order: anchor -> heading
-    "logit-lens": "1. Read every layer: the logit lens",
-    "knock-out-heads": "2. Knock out heads",
-    "activation-patching": "3. Where does the fact travel? Activation patching",
-    "copying": "4. Copying from context",
-    "your-own-model": "5. Your own model",
+    "logit-lens": N_("1. Read every layer: the logit lens"),
+    "knock-out-heads": N_("2. Knock out heads"),
+    "activation-patching": N_("3. Where does the fact travel? Activation patching"),
+    "copying": N_("4. Copying from context"),
+    "your-own-model": N_("5. Your own model"),
 }
 
 page.header(PAGE)
+PARTS = {anchor: _(heading) for anchor, heading in PARTS.items()}   # in the language page.header chose
 page.beyond_the_chapter(__file__)
 STATE.init()
-st.markdown(
+st.markdown(_(
     "The Head viewer showed where each head of SmolLM2 looks. Where a head looks is a clue, not a proof: a head "
     "can stare at a token and change nothing. To find out what a part *does*, change it and watch the output. "
-    "Four such experiments below read SmolLM2 from the inside; the last one turns them on a model of ours.")
+    "Four such experiments below read SmolLM2 from the inside; the last one turns them on a model of ours."))
+if not i18n.is_source():   # said once, in the reader's language (English reads it from the prompts themselves)
+    st.caption(_("SmolLM2 and our character model read English: the prompts, the tokens and the answers below stay "
+                 "in English, as the models read and write them."))
 page.contents(PARTS)   # a long page: its parts as links, so a lecturer jumps to the one being discussed
 
 with st.sidebar:
@@ -136,13 +153,13 @@ model = load_model(picked)
 
 # --- 1. the logit lens ----------------------------------------------------------------------------------
 st.subheader(PARTS["logit-lens"], anchor="logit-lens")
-st.markdown(
+st.markdown(_(
     "Every block adds its output to a running sum, the residual stream x. After the last block, the model turns "
     "x into next-token probabilities with RMSNorm and W_vocab. Apply that same last step to x after *any* block "
-    "and you read what the model would say if it stopped there.")
+    "and you read what the model would say if it stopped there."))
 left, right = st.columns([3, 2])
-left.text_input(P["text"].label, key=STATE.key("text"), max_chars=MAX_CHARS)
-right.text_input(P["target"].label, key=STATE.key("target"),
+left.text_input(label("text"), key=STATE.key("text"), max_chars=MAX_CHARS)
+right.text_input(label("target"), key=STATE.key("target"),
                  max_chars=limits.TARGET_MAX_CHARS)
 lens_error = st.container()
 lens = reading = None
@@ -152,17 +169,19 @@ if lens is not None and not page.veiled(LENS):
     reading = readings.read_lens(lens, STATE["target"])
     shown = slice(max(len(lens.tokens) - LENS_COLUMNS, 0), None)
     if len(lens.tokens) > LENS_COLUMNS:
-        st.caption(f"The heatmap shows the last {LENS_COLUMNS} of the text's {len(lens.tokens)} positions.")
-    charts.show(lens_chart(lens, shown, "Top next token after each row of the residual stream"))
+        st.caption(_("The heatmap shows the last {shown} of the text's {positions} positions.", shown=LENS_COLUMNS,
+                     positions=len(lens.tokens)))
+    charts.show(lens_chart(lens, shown, _("Top next token after each row of the residual stream")))
     words_column, chart_column = st.columns([1, 1])
     with words_column:
         for sentence in reading.sentences:
             st.markdown(sentence)
-        st.caption("Row 0 is the input embedding read back by the output matrix. SmolLM2 uses one matrix for both "
-                   "(tied embeddings), so the embedding of a token reads back mostly as that token.")
+        st.caption(_("Row 0 is the input embedding read back by the output matrix. SmolLM2 uses one matrix for both "
+                     "(tied embeddings), so the embedding of a token reads back mostly as that token."))
     with chart_column:
         charts.show(rank_by_layer(reading.ranks, reading.probabilities, lens.layers, token=reading.target_token,
-                                  title=f"Rank of {reading.target_token!r} after {reading.position_token!r}"),
+                                  title=_("Rank of {target} after {token}", target=repr(reading.target_token),
+                                          token=repr(reading.position_token))),
                     width="stretch")
     last = len(lens.layers) - 1
     formula.formula_with_numbers(
@@ -171,24 +190,24 @@ if lens is not None and not page.veiled(LENS):
         rf"{formula.number(float(reading.probabilities[-1]))},\quad "
         rf"P_{{{last - 1}}}({formula.word(reading.target_token)}) = "
         rf"{formula.number(float(reading.probabilities[-2]))}",
-        caption="x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
-                f"block l, so row {last} is what the model itself outputs.", stacked=True)
+        caption=_("x_r(t) is row r of the residual stream at position t: r = 0 after the embedding, r = l + 1 after "
+                  "block l, so row {last} is what the model itself outputs.", last=last), stacked=True)
     code.show_code({"Python": lens_code(model_path(picked), STATE["text"], STATE["target"], LENS_K, lens=lens)},
                    name="lens")
 
 
 # --- 2. knocking heads out -------------------------------------------------------------------------------
 st.subheader(PARTS["knock-out-heads"], anchor="knock-out-heads")
-st.markdown(
+st.markdown(_(
     "Knocking out a head replaces its output: by zero, or by its average output over the text (mean), so the "
-    "rest of the model gets no information from it. If the prediction changes, the head was doing something for it.")
-st.selectbox("Start from an example", list(KNOCK_OUT_PRESETS), index=None, placeholder="Pick an example prompt...",
-             key=STATE.key("ko_preset"),
+    "rest of the model gets no information from it. If the prediction changes, the head was doing something for it."))
+st.selectbox(_("Start from an example"), list(KNOCK_OUT_PRESETS), index=None, format_func=_,
+             placeholder=_("Pick an example prompt..."), key=STATE.key("ko_preset"),
              on_change=lambda: load_preset("ko_preset", KNOCK_OUT_PRESETS, ("ko_text", "ko_target", "source")))
 left, right = st.columns([3, 2])
-left.text_input(P["ko_text"].label, key=STATE.key("ko_text"),
+left.text_input(label("ko_text", n=limits.HEAD_EFFECTS_MAX_TOKENS), key=STATE.key("ko_text"),
                 max_chars=MAX_CHARS)
-right.text_input(P["ko_target"].label, key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
+right.text_input(label("ko_target"), key=STATE.key("ko_target"), max_chars=limits.TARGET_MAX_CHARS)
 knock_error = st.container()
 scan = exact = effects = knocked = chosen = None
 if model is not None:   # every head's effect estimated in one pass forward and back; exact (270 passes) on request
@@ -202,23 +221,26 @@ if scan is not None:
     groups = inside_views.head_groups(scan, effects)
     pick, mode_column = st.columns([3, 1])
     effect_label = readings.largest_effect_label(GROUP_SIZE, effects.estimated)   # estimated until checked below
-    pick.multiselect(P["heads"].label, HEAD_OPTIONS,
-                     key=STATE.key("heads"), placeholder="Pick heads or a group...",
-                     format_func=lambda option: effect_label if option == EFFECT_GROUP else option)
-    mode_column.radio(P["mode"].label, MODES, key=STATE.key("mode"), horizontal=True, help=P["mode"].help)
+    pick.multiselect(label("heads"), HEAD_OPTIONS,
+                     key=STATE.key("heads"), placeholder=_("Pick heads or a group..."),
+                     format_func=lambda option: effect_label if option == EFFECT_GROUP else _(option))
+    mode_column.radio(label("mode"), MODES, key=STATE.key("mode"), horizontal=True, help=tip("mode"),
+                      format_func=readings.mode_name)
     if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
-        st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else name}: "
-                              f"{', '.join(readings.head_label(*pair) for pair in heads) or 'none'}"
+        nobody = pgettext("heads", "none")
+        st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else _(name)}: "
+                              f"{', '.join(readings.head_label(*pair) for pair in heads) or nobody}"
                               for name, heads in groups.items())
-                   + ". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
-                     "random sequence.")
+                   + _(". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
+                       "random sequence."))
     chosen = readings.chosen_heads(STATE["heads"], groups)
     knocked = page.run_engine(inside_views.knock_out, picked, STATE["ko_text"], STATE["ko_target"], chosen,
                               STATE["mode"])
     if knocked is not None:
-        after = f"without {len(chosen)} head{'' if len(chosen) == 1 else 's'}"
-        charts.show(next_token_bars({"intact": knocked.before, after: knocked.after},
-                                    title=f"P(next token) after {visible(effects.tokens[-1])!r}", width=300))
+        after = ngettext("without {n} head", "without {n} heads", len(chosen))
+        charts.show(next_token_bars({_("intact"): knocked.before, after: knocked.after},
+                                    title=_("P(next token) after {token}", token=repr(visible(effects.tokens[-1]))),
+                                    width=300))
         st.markdown(knocked.sentence)
 
 
@@ -229,27 +251,27 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
     effects = exact if exact is not None else estimate
     n_heads, target = effects.effects.size, effects.target_token
     if exact is None:
-        st.markdown(
-            f"**Every head, one at a time, estimated.** Knocking out each of the {n_heads} heads in turn "
-            f"({STATE['mode']}) takes {n_heads} passes of the model. One pass forward and one backward give an "
-            f"estimate: the gradient of ln P({said(target)}) with respect to a head's output says how fast ln P "
-            "changes as that output moves; times how far the knock-out moves it, summed over the positions, it is a "
-            "straight-line guess of the change (attribution patching).")
-        if st.button(f"Check it: knock out each head in turn ({n_heads} passes, a few seconds)",
+        st.markdown(_(
+            "**Every head, one at a time, estimated.** Knocking out each of the {n} heads in turn ({mode}) takes {n} "
+            "passes of the model. One pass forward and one backward give an estimate: the gradient of ln P({target}) "
+            "with respect to a head's output says how fast ln P changes as that output moves; times how far the "
+            "knock-out moves it, summed over the positions, it is a straight-line guess of the change (attribution "
+            "patching).", n=n_heads, mode=readings.mode_name(STATE["mode"]), target=said(target)))
+        if st.button(_("Check it: knock out each head in turn ({n} passes, a few seconds)", n=n_heads),
                      key="inside.exact_button", icon=":material/fact_check:"):
             STATE.setdefault(EXACT_FOR, set()).add(knock_out_signature(picked))
             st.rerun()
     else:
-        st.markdown(f"**Every head, one at a time.** Each of the {n_heads} heads knocked out alone "
-                    f"({STATE['mode']}): how much does ln P({said(target)}) change?")
+        st.markdown(_("**Every head, one at a time.** Each of the {n} heads knocked out alone ({mode}): how much does "
+                      "ln P({target}) change?", n=n_heads, mode=readings.mode_name(STATE["mode"]),
+                      target=said(target)))
         agreement = readings.compare_rankings(estimate, exact, TOP_K)
         st.markdown(agreement.sentence)
         if agreement.disagreements:
             tables.table(agreement.disagreements, digits=2)
-        st.caption(f"The estimate follows a straight line from the intact model; a softmax and "
-                   f"{effects.effects.shape[0]} blocks bend it. "
-                   "Where a head carries much of the answer, or others make up for it once it is gone, the line "
-                   "misses the exact change.")
+        st.caption(_("The estimate follows a straight line from the intact model; a softmax and {blocks} blocks bend "
+                     "it. Where a head carries much of the answer, or others make up for it once it is gone, the line "
+                     "misses the exact change.", blocks=effects.effects.shape[0]))
     tokens = effects.tokens
     STATE["source"] = min(int(STATE["source"]), len(tokens) - 1)
     weights = loaders.pretrained_heads(picked, STATE["ko_text"], limits.HEAD_VIEWER_MAX_TOKENS).weights
@@ -257,13 +279,13 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
     heat_column, table_column = st.columns([1, 2])
     with heat_column:
         charts.show(layer_heatmap(
-            effects.effects, [f"layer {layer}" for layer in range(effects.effects.shape[0])],
-            [str(head) for head in range(effects.effects.shape[1])], value_name="change in ln P", diverging=True,
-            numbers=False, cell_width=22, cell_height=18, x_title="head", y_title="",
-            label_angle=0, title="Knocked out alone" if exact is not None else "Estimated, knocked out alone",
+            effects.effects, [_("layer {layer}", layer=layer) for layer in range(effects.effects.shape[0])],
+            [str(head) for head in range(effects.effects.shape[1])], value_name=_("change in ln P"), diverging=True,
+            numbers=False, cell_width=22, cell_height=18, x_title=_("head"), y_title="",
+            label_angle=0, title=_("Knocked out alone") if exact is not None else _("Estimated, knocked out alone"),
             legend_orient="bottom"))
-        st.caption(f"Orange: {said(effects.target_token)} loses without the head; blue: it gains (as on every page, "
-                   "orange is less and blue is more).")
+        st.caption(_("Orange: {target} loses without the head; blue: it gains (as on every page, orange is less and "
+                     "blue is more).", target=said(effects.target_token)))
     with table_column:
         rows = readings.effect_rows(effects, TOP_K, types=scan.scored.types,
                                     attention=comparison.attention if comparison else None)
@@ -274,26 +296,29 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
                 r"\hat\Delta_{l,j} = \sum_t \frac{\partial \ln P(\text{target})}{\partial z_{l,j}(t)} \cdot "
                 r"\big(v_{l,j} - z_{l,j}(t)\big)",
                 rf"\hat\Delta_{{{top_layer},{top_head}}} = {formula.number(top_effect)}",
-                caption=f"z(t) is the output of head j of block l at position t (before W_O), v what it outputs "
-                        f"knocked out ({'0' if STATE['mode'] == 'zero' else 'its mean over the prompt'}). Exact "
-                        "where ln P is a straight line in the heads' outputs.", stacked=True)
+                caption=_("z(t) is the output of head j of block l at position t (before W_O), v what it outputs "
+                          "knocked out (0). Exact where ln P is a straight line in the heads' outputs.")
+                if STATE["mode"] == "zero" else
+                _("z(t) is the output of head j of block l at position t (before W_O), v what it outputs knocked out "
+                  "(its mean over the prompt). Exact where ln P is a straight line in the heads' outputs."),
+                stacked=True)
         else:
             places = readings.probability_places(rows)   # ln of the printed P's gives the printed change
-            tables.table(rows, formats=dict.fromkeys(("P with it", "P without it"), f"%.{places}f"), digits=3)
+            with_it, without_it = _("P with it"), _("P without it")
+            tables.table(rows, formats=dict.fromkeys((with_it, without_it), f"%.{places}f"), digits=3)
             best = rows[0]
             formula.formula_with_numbers(
                 r"\Delta_{l,j} = \ln P_{\setminus (l,j)}(\text{target}) - \ln P(\text{target})",
-                rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best['P without it'], places)} - "
-                rf"\ln {formula.number(best['P with it'], places)} = {formula.number(top_effect)}",
-                caption=f"P is the probability of {said(effects.target_token)} at the last position; P without (l, j) "
-                        "is "
-                        "the same with head j of block l knocked out. Negative: the head helped the target. The "
-                        f"probabilities are printed to {places} decimals, enough for their logarithms to give the "
-                        "change to 3.", stacked=True)
+                rf"\Delta_{{{top_layer},{top_head}}} = \ln {formula.number(best[without_it], places)} - "
+                rf"\ln {formula.number(best[with_it], places)} = {formula.number(top_effect)}",
+                caption=_("P is the probability of {target} at the last position; P without (l, j) is the same with "
+                          "head j of block l knocked out. Negative: the head helped the target. The probabilities "
+                          "are printed to {places} decimals, enough for their logarithms to give the change to 3.",
+                          target=said(effects.target_token), places=places), stacked=True)
 
-    st.markdown("**Where a head looks against what it does.**")
+    st.markdown(_("**Where a head looks against what it does.**"))
     source_labels = {t: f"{t}: {visible(token)}" for t, token in enumerate(tokens)}
-    st.columns([2, 3])[0].selectbox(P["source"].label, list(source_labels),
+    st.columns([2, 3])[0].selectbox(label("source"), list(source_labels),
                                     format_func=source_labels.get, key=STATE.key("source"),
                                     on_change=page.only(STATE, EFFECTS))
     if comparison is not None:
@@ -305,15 +330,16 @@ def every_head(picked: str, scan: HeadScan, exact: HeadEffects | None) -> None:
                                                  by_effect=comparison.by_effect))
         with words_column:
             st.markdown(comparison.sentence)
-            st.caption("Attention is measured in one pass on the same prompt: the weight of the last position on the "
-                       "source token, per head. A head can look hard and matter little (its value vector is small, "
-                       "or later layers ignore what it writes), and a head can matter a lot while looking elsewhere.")
+            st.caption(_("Attention is measured in one pass on the same prompt: the weight of the last position on "
+                         "the source token, per head. A head can look hard and matter little (its value vector is "
+                         "small, or later layers ignore what it writes), and a head can matter a lot while looking "
+                         "elsewhere."))
             looks, matters = st.columns(2)
-            tables.table([{"looks hardest": readings.head_label(*pair),
-                           "attention": float(comparison.attention[pair])} for pair in comparison.by_attention],
+            tables.table([{_("looks hardest"): readings.head_label(*pair),
+                           _("attention"): float(comparison.attention[pair])} for pair in comparison.by_attention],
                          digits=2, where=looks)
-            change = "change in ln P" if exact is not None else "estimated change in ln P"
-            tables.table([{"matters most": readings.head_label(*pair), change: float(comparison.effects[pair])}
+            change = _("change in ln P") if exact is not None else _("estimated change in ln P")
+            tables.table([{_("matters most"): readings.head_label(*pair), change: float(comparison.effects[pair])}
                           for pair in comparison.by_effect], digits=2, where=matters)
 
 
@@ -323,7 +349,7 @@ def effects_section(picked: str, scan: HeadScan, exact: HeadEffects | None,
     """Every head knocked out alone and where it looks: what the source token changes. The prompt, the target,
     the heads and the mode rerun the whole page (the challenges read the knock-out too), which hands this the
     heads' scan, the exact scan where one was asked for, and the heads chosen."""
-    box = page.folded("Every head knocked out alone, and where each one looks", "inside.every_head",
+    box = page.folded(_("Every head knocked out alone, and where each one looks"), "inside.every_head",
                       icon=":material/grid_on:")
     if box.open:   # a second read: folded, so a first read of the page stays short
         with box:
@@ -341,15 +367,16 @@ if scan is not None:
 def patching_section(model, picked: str) -> None:
     """The two prompts, their answers and where a patch brings the clean answer back: all that its example,
     prompts and answers change (`model` None: it failed to load, and the page said why)."""
-    st.selectbox("Start from an example", list(PATCHING_PRESETS), index=None, placeholder="Pick a pair of prompts...",
-                 key=STATE.key("patch_preset"), on_change=load_patching_preset)
+    st.selectbox(_("Start from an example"), list(PATCHING_PRESETS), index=None, format_func=_,
+                 placeholder=_("Pick a pair of prompts..."), key=STATE.key("patch_preset"),
+                 on_change=load_patching_preset)
     left, right = st.columns([3, 1])
-    left.text_input(P["clean"].label, key=STATE.key("clean"), max_chars=MAX_CHARS, on_change=page.only(STATE, PATCHING))
-    right.text_input(P["clean_target"].label, key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS,
+    left.text_input(label("clean"), key=STATE.key("clean"), max_chars=MAX_CHARS, on_change=page.only(STATE, PATCHING))
+    right.text_input(label("clean_target"), key=STATE.key("clean_target"), max_chars=limits.TARGET_MAX_CHARS,
                      on_change=page.only(STATE, PATCHING))
-    left.text_input(P["corrupt"].label, key=STATE.key("corrupt"), max_chars=MAX_CHARS,
+    left.text_input(label("corrupt"), key=STATE.key("corrupt"), max_chars=MAX_CHARS,
                     on_change=page.only(STATE, PATCHING))
-    right.text_input(P["corrupt_target"].label, key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS,
+    right.text_input(label("corrupt_target"), key=STATE.key("corrupt_target"), max_chars=limits.TARGET_MAX_CHARS,
                      on_change=page.only(STATE, PATCHING))
     patch_error = st.container()
     patched = None
@@ -363,23 +390,25 @@ def patching_section(model, picked: str) -> None:
         columns = column_labels([c if c == k else f"{c} / {k}"
                                  for c, k in zip(patched.clean_tokens, patched.corrupt_tokens)])
         charts.show(layer_heatmap(
-            patched.restored, row_names(patched.layers), columns, value_name="restored", domain=(0, 1), digits=2,
-            cell_width=fit(["-0.00"], len(columns))[0], cell_height=20, x_title="position patched (clean / corrupted)",
-            y_title="residual stream row", title=f"Share of {patched.clean_target_token!r} over "
-                                                 f"{patched.corrupt_target_token!r} brought back by one patch"))
+            patched.restored, row_names(patched.layers), columns, value_name=_("restored"), domain=(0, 1), digits=2,
+            cell_width=fit(["-0.00"], len(columns))[0], cell_height=20,
+            x_title=_("position patched (clean / corrupted)"), y_title=_("residual stream row"),
+            title=_("Share of {clean} over {corrupt} brought back by one patch",
+                    clean=repr(patched.clean_target_token), corrupt=repr(patched.corrupt_target_token))))
         row, last = route.handover_row, len(patched.clean_tokens) - 1
         differences = (float(patched.patched_logit_diff[row, last]), float(patched.clean_logit_diff),
                        float(patched.corrupt_logit_diff))
         places = enough_digits(readings.restored_share, *differences, least=2, result_digits=2)   # it divides out
         ld_patched, ld_clean, ld_corrupt = (formula.number(value, places) for value in differences)
         restored = formula.number(float(patched.restored[row, last]), 2)
+        word = pgettext("formula", "restored")
         formula.formula_with_numbers(
-            r"\text{restored}(r, t) = \frac{LD_{patched} - LD_{corrupt}}{LD_{clean} - LD_{corrupt}}",
-            rf"\text{{restored}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
+            rf"\text{{{word}}}(r, t) = \frac{{LD_{{patched}} - LD_{{corrupt}}}}{{LD_{{clean}} - LD_{{corrupt}}}}",
+            rf"\text{{{word}}}({row}, {last}) = \frac{{{ld_patched} - ({ld_corrupt})}}{{{ld_clean} - ({ld_corrupt})}}"
             rf" = {restored}",
-            caption=f"LD is the logit difference logit[{said(patched.clean_target_token)}] - "
-                    f"logit[{said(patched.corrupt_target_token)}] at the last position. 1: the clean answer is fully "
-                    "back; 0: the patch changed nothing.", stacked=True)
+            caption=_("LD is the logit difference logit[{clean}] - logit[{corrupt}] at the last position. 1: the clean "
+                      "answer is fully back; 0: the patch changed nothing.", clean=said(patched.clean_target_token),
+                      corrupt=said(patched.corrupt_target_token)), stacked=True)
         code.show_code({"Python": patching_code(model_path(picked), STATE["clean"], STATE["corrupt"],
                                                 STATE["clean_target"], STATE["corrupt_target"], patched=patched)},
                        name="patching")
@@ -387,10 +416,10 @@ def patching_section(model, picked: str) -> None:
 
 # --- 3. activation patching ------------------------------------------------------------------------------
 st.subheader(PARTS["activation-patching"], anchor="activation-patching")
-st.markdown(
+st.markdown(_(
     "Run two prompts that differ in one fact: a clean one and a corrupted one. Then run the corrupted prompt again, "
     "but copy in the clean run's x at one row and one position. Where that single patch brings the clean answer "
-    "back, that spot of the residual stream carries the fact.")
+    "back, that spot of the residual stream carries the fact."))
 patching_section(model, picked)
 
 
@@ -410,16 +439,16 @@ def copying_section(model, picked: str) -> None:
         chart_column, words_column = st.columns([3, 2])
         with chart_column:
             charts.show(loss_by_position(copying.bits_per_position, copying.stretches,
-                                         title="Loss of each next token, the sequence read twice"), width="stretch")
+                                         title=_("Loss of each next token, the sequence read twice")), width="stretch")
         with words_column:
             for sentence in copying.sentences:
                 st.markdown(sentence)
-        box = page.folded("Each copy's loss in bits and in nats, and the formula", "inside.copying_numbers",
+        box = page.folded(_("Each copy's loss in bits and in nats, and the formula"), "inside.copying_numbers",
                           icon=":material/table:")
         if box.open:   # the sentences beside the chart say the numbers; these are for a second read
             with box:
                 nats = f"%.{copying.nats_places}f"   # nats / ln 2 gives the bits as printed
-                tables.table(copying.rows, formats=dict.fromkeys(("first copy, nats", "second copy, nats"), nats),
+                tables.table(copying.rows, formats=dict.fromkeys((_("first copy, nats"), _("second copy, nats")), nats),
                              digits=2)
                 formula.formula_with_numbers(
                     r"\text{loss}_t = -\log_2 P(w_{t+1} \mid w_{\le t})"
@@ -427,7 +456,8 @@ def copying_section(model, picked: str) -> None:
                     rf"\text{{second copy, mean}} = {formula.number(readings.bits(copying.intact.second_copy_loss), 2)}"
                     rf"\ \text{{bits}} = {formula.number(copying.intact.second_copy_loss, copying.nats_places)}"
                     r"\ \text{nats} / \ln 2",
-                    caption="Each copy's mean leaves out its first token, which no copying can predict.", stacked=True)
+                    caption=_("Each copy's mean leaves out its first token, which no copying can predict."),
+                    stacked=True)
         knocked_heads = readings.top_heads(loaders.pretrained_induction_scores(picked), int(STATE["k"]))
         code.show_code({"Python": copying_code(model_path(picked), int(STATE["k"]), int(STATE["length"]),
                                                int(STATE["seed"]), heads=knocked_heads, copying=copying)},
@@ -436,17 +466,17 @@ def copying_section(model, picked: str) -> None:
 
 # --- 4. the copying probe --------------------------------------------------------------------------------
 st.subheader(PARTS["copying"], anchor="copying")
-st.markdown(
+st.markdown(_(
     "A sequence of random tokens, then the same sequence again. The first time, nothing can be guessed. The second "
     "time, a model that copies (find the earlier copy of my token, predict what came after it) gets almost every "
     "token. The Head viewer found the heads that look in that way: induction heads. Knock them out and see whether "
-    "the copying goes with them.")
+    "the copying goes with them."))
 sliders = st.columns(3)
-sliders[0].slider(P["k"].label, 0, MAX_ABLATED,
+sliders[0].slider(label("k"), 0, MAX_ABLATED,
                   key=STATE.key("k"), on_change=page.only(STATE, COPYING, TRY))
-sliders[1].slider(P["length"].label, *COPY_LENGTHS, key=STATE.key("length"),
+sliders[1].slider(label("length"), *COPY_LENGTHS, key=STATE.key("length"),
                   on_change=page.only(STATE, COPYING, TRY))
-sliders[2].number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"),
+sliders[2].number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"),
                         on_change=page.only(STATE, COPYING, TRY))
 copying_section(model, picked)
 
@@ -459,24 +489,26 @@ def own_section(live) -> None:
     if STATE.get("own_model") not in models:
         STATE["own_model"] = SHIPPED
     shipped_config = loaders.shipped_transformer()[0].model.config
-    st.markdown(
-        f"The same tools work on the small character-level transformer we ship ({shipped_config.n_layers} blocks x "
-        f"{shipped_config.n_heads} heads, trained on the plays): read its layers and knock out each head on a prompt "
-        f"of at most {limits.HEAD_EFFECTS_MAX_TOKENS} characters.")
-    box = page.folded("Read our model's layers and knock out its heads", "inside.own",
+    st.markdown(_(
+        "The same tools work on the small character-level transformer we ship ({blocks} blocks x {heads} heads, "
+        "trained on the plays): read its layers and knock out each head on a prompt of at most {chars} characters.",
+        blocks=shipped_config.n_layers, heads=shipped_config.n_heads, chars=limits.HEAD_EFFECTS_MAX_TOKENS))
+    box = page.folded(_("Read our model's layers and knock out its heads"), "inside.own",
                       icon=":material/model_training:")
     if not box.open:   # a fifth experiment, on another model: for a second read
         return
     with box:
-        st.radio("Model", models, key=STATE.key("own_model"), horizontal=True, on_change=page.only(STATE, OWN))
+        st.radio(_("Model"), models, key=STATE.key("own_model"), horizontal=True, format_func=_,
+                 on_change=page.only(STATE, OWN))
         if live is None:
             st.caption(LIVE_MODEL_NOTE)
-        st.selectbox("Start from an example", list(OWN_PRESETS), index=None, placeholder="Pick a Shakespeare prompt...",
-                     key=STATE.key("own_preset"), on_change=load_own_preset)
+        st.selectbox(_("Start from an example"), list(OWN_PRESETS), index=None, format_func=_,
+                     placeholder=_("Pick a Shakespeare prompt..."), key=STATE.key("own_preset"),
+                     on_change=load_own_preset)
         left, right = st.columns([3, 2])
-        left.text_input(P["own_text"].label, key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
+        left.text_input(label("own_text"), key=STATE.key("own_text"), max_chars=limits.HEAD_EFFECTS_MAX_TOKENS,
                         on_change=page.only(STATE, OWN))
-        right.text_input(P["own_target"].label, key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
+        right.text_input(label("own_target"), key=STATE.key("own_target"), max_chars=limits.TARGET_MAX_CHARS,
                          on_change=page.only(STATE, OWN))
         own_error = st.container()
         own_text, own_target = STATE["own_text"], STATE["own_target"]
@@ -486,22 +518,23 @@ def own_section(live) -> None:
         own_lens, own_effects = found if found is not None else (None, None)
         if own_lens is not None and own_effects is not None:
             own_reading = readings.read_lens(own_lens, own_target)
-            charts.show(lens_chart(own_lens, slice(None), "Top next character after each row"))
+            charts.show(lens_chart(own_lens, slice(None), _("Top next character after each row")))
             heads_column, words_column = st.columns([2, 3])
             with heads_column:
                 charts.show(layer_heatmap(
-                    own_effects.effects, [f"layer {layer}" for layer in range(own_effects.effects.shape[0])],
-                    [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name="change in ln P",
-                    diverging=True, digits=2, cell_width=52, cell_height=28, x_title="head",
+                    own_effects.effects,
+                    [_("layer {layer}", layer=layer) for layer in range(own_effects.effects.shape[0])],
+                    [f"H{head}" for head in range(own_effects.effects.shape[1])], value_name=_("change in ln P"),
+                    diverging=True, digits=2, cell_width=52, cell_height=28, x_title=_("head"),
                     y_title="", label_angle=0, legend_orient="bottom",
-                    title=f"Each head knocked out alone: {own_effects.target_token!r}"), share=0.4)
+                    title=_("Each head knocked out alone: {target}", target=repr(own_effects.target_token))), share=0.4)
             with words_column:
                 for sentence in own_reading.sentences[:2]:
                     st.markdown(sentence)
                 effects_top = readings.effect_rows(own_effects, 3)
-                st.markdown("The heads it needs most here: " + ", ".join(
-                    f"{row['head']} (P {row['P with it']:.3f} -> {row['P without it']:.3f})" for row in effects_top)
-                    + ".")
+                st.markdown(_("The heads it needs most here: {heads}.", heads=", ".join(
+                    f"{row[_('head')]} (P {numbers.fixed(row[_('P with it')], 3)} -> "
+                    f"{numbers.fixed(row[_('P without it')], 3)})" for row in effects_top)))
 
 
 # --- 5. a model of ours ----------------------------------------------------------------------------------
@@ -524,20 +557,21 @@ def try_section(model, picked: str, late_target: bool, previous_token_knocked: b
     copying_broken = copying is not None and 0 < int(STATE["k"]) <= 4 and \
         readings.bits(copying.ablated.second_copy_loss) > 7
     challenges.try_this([
-        challenges.Challenge("In the logit lens, find a text and a target that become the top prediction *before* the "
-                             "last block.", done=late_target,
-                             hint="Facts settle earlier than word games: try 'The Eiffel Tower is in the city of' with "
-                                  "' Paris'.",
+        challenges.Challenge(_("In the logit lens, find a text and a target that become the top prediction *before* "
+                               "the last block."), done=late_target,
+                             hint=_("Facts settle earlier than word games: try '{text}' with '{target}'.",
+                                    text=readings.EIFFEL, target=" Paris"),
                              solution={STATE.key("text"): readings.EIFFEL, STATE.key("target"): " Paris"}),
-        challenges.Challenge("Knock out all previous-token heads and make the target lose its first place.",
+        challenges.Challenge(_("Knock out all previous-token heads and make the target lose its first place."),
                              done=previous_token_knocked,
-                             hint="Load 'Mary had a little' and pick the group 'all previous-token heads'.",
+                             hint=_("Load '{example}' and pick the group '{group}'.", example=readings.MARY,
+                                    group=_("all previous-token heads")),
                              solution=dict(zip([STATE.key(f) for f in ("ko_text", "ko_target", "source")],
                                                KNOCK_OUT_PRESETS["Mary had a little (5 tokens)"]))
                              | {STATE.key("heads"): ["all previous-token heads"]}),
-        challenges.Challenge("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
-                             "knocked out.", done=copying_broken,
-                             hint="Move the first slider one head at a time, down to 4, and watch the orange line.",
+        challenges.Challenge(_("Make the second copy cost more than 7 bits per token with at most 4 induction heads "
+                               "knocked out."), done=copying_broken,
+                             hint=_("Move the first slider one head at a time, down to 4, and watch the orange line."),
                              solution={STATE.key("k"): 4}),
     ])
 

@@ -4,24 +4,36 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import limits
+from engine import i18n, limits, numbers
 from engine.charts.bars import difference_bars
 from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panels, heatmap_spec
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
 from engine.chapter.position import (
-    CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, Encodings, encodings, order_of_b,
-    sentence_a as embed_a, shuffle, shuffled, words_note,
+    CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, TABLE_NAMES, Encodings, encodings,
+    order_of_b, sentence_a as embed_a, shuffle, shuffled, words_note,
 )
 from engine.transformer.code import position_code
 from engine.transformer.positional import ENCODINGS, diagonal_spread
 from engine.embeddings.tiny_vocabulary import load_vocabulary
+from engine.i18n import _, pgettext
 from ui import challenges, charts, chips, code, formula, page, tables, url_state
 
 page.header(PAGE)
 
 SENTENCE_CHARS = limits.MAX_POSITION_SENTENCE_CHARS
 P = PAGE.by_name
+
+
+def label(name: str) -> str:
+    """A parameter's widget label in the reader's language."""
+    return _(P[name].label)
+
+
+def tip(name: str) -> str:
+    """A parameter's widget help in the reader's language."""
+    return _(P[name].help)
+
 
 STATE = url_state.PageState(PAGE)
 STATE.init()
@@ -33,21 +45,23 @@ CHECK, TABLES, CODE = "position.check", "position.tables", "position.code"
 STATE.setdefault("shuffles", 0)
 
 with st.sidebar:
-    st.header("Settings")
-    st.radio(P["enc"].label, ENCODINGS, key=STATE.key("enc"), format_func=ENCODING_NAMES.get,
-             on_change=page.only(STATE, CHECK, CODE), help=P["enc"].help)
-    st.slider(P["strength"].label, STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2], key=STATE.key("strength"),
+    st.header(_("Settings"))
+    st.radio(label("enc"), ENCODINGS, key=STATE.key("enc"), format_func=lambda e: _(ENCODING_NAMES[e]),
+             on_change=page.only(STATE, CHECK, CODE), help=tip("enc"))
+    st.slider(label("strength"), STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2], key=STATE.key("strength"),
               on_change=page.only(STATE, CHECK, CODE))
-    st.toggle(P["proj"].label, key=STATE.key("proj"), on_change=page.only(STATE, CHECK, CODE), help=P["proj"].help)
-    st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, CHECK, CODE))
-    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"),
+    st.toggle(label("proj"), key=STATE.key("proj"), on_change=page.only(STATE, CHECK, CODE),
+              help=tip("proj"))
+    st.toggle(label("causal"), key=STATE.key("causal"), on_change=page.only(STATE, CHECK, CODE))
+    st.number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"),
                     on_change=page.only(STATE, CHECK, TABLES, CODE))
-    st.subheader("The encoding tables (below)")
-    st.slider(P["T"].label, MIN_T, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"), on_change=page.only(STATE, TABLES))
-    st.slider(P["d"].label, MIN_D, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"),
+    st.subheader(_("The encoding tables (below)"))
+    st.slider(label("T"), MIN_T, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"),
               on_change=page.only(STATE, TABLES))
-    st.number_input(P["base"].label, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
-                    on_change=page.only(STATE, TABLES), help=P["base"].help)
+    st.slider(label("d"), MIN_D, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"),
+              on_change=page.only(STATE, TABLES))
+    st.number_input(label("base"), limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
+                    on_change=page.only(STATE, TABLES), help=tip("base"))
 
 vocabulary = load_vocabulary()
 
@@ -69,11 +83,11 @@ def shuffle_b() -> None:
 
 left, right = st.columns(2)
 with left:
-    st.text_input(P["a"].label, key=STATE.key("a"), max_chars=SENTENCE_CHARS)
+    st.text_input(label("a"), key=STATE.key("a"), max_chars=SENTENCE_CHARS)
     sentence_a = page.run_engine(embed_a, values())
 with right:
-    st.text_input(P["b"].label, key=STATE.key("b"), max_chars=SENTENCE_CHARS)
-    st.button("Shuffle A into B", icon=":material/shuffle:", on_click=shuffle_b)
+    st.text_input(label("b"), key=STATE.key("b"), max_chars=SENTENCE_CHARS)
+    st.button(_("Shuffle A into B"), icon=":material/shuffle:", on_click=shuffle_b)
     perm = None
     if sentence_a is not None:
         perm = page.run_engine(order_of_b, sentence_a, values())
@@ -98,40 +112,43 @@ def check_section() -> None:
     if shown is None:
         return
     check, tokens_a, tokens_b = shown.check, shown.tokens_a, shown.tokens_b
-    st.subheader("Every word's context vector: in A, and in B")
+    st.subheader(_("Every word's context vector: in A, and in B"))
     if check.equivariant:
         st.success(shown.reading, icon=":material/drag_indicator:")
     else:
         st.warning(shown.reading, icon=":material/swap_vert:")
-    charts.show(difference_bars(check.difference, tokens_b, title=CHANGES_TITLE), width="stretch")
+    charts.show(difference_bars(check.difference, tokens_b, title=_(CHANGES_TITLE)), width="stretch")
 
-    charts.show(heatmap_panels({"weights alpha in A": (check.original.weights, tokens_a, tokens_a),
-                                "weights alpha in B": (check.shuffled.weights, tokens_b, tokens_b)},
+    charts.show(heatmap_panels({_("weights alpha in A"): (check.original.weights, tokens_a, tokens_a),
+                                _("weights alpha in B"): (check.shuffled.weights, tokens_b, tokens_b)},
                                domain=(0.0, 1.0), cell=44, columns=2, causal=STATE["causal"], digits=3))
-    st.caption("Without an encoding B's weights are A's, rows and columns reordered with the words.")
+    st.caption(_("Without an encoding B's weights are A's, rows and columns reordered with the words."))
 
     worst = shown.worst
     word, slot_a = tokens_b[worst], int(check.perm[worst])
     if check.equivariant:  # every difference is rounding (below the check's tolerance): no word to single out
-        st.markdown(f"**No word's context moved**: every difference is below {check.tolerance:.0e}, rounding "
-                    f"in the last digits. For example '{word}' (slot {slot_a} in A, slot {worst} in B):")
+        st.markdown(_("**No word's context moved**: every difference is below {tolerance}, rounding in the last "
+                      "digits. For example '{word}' (slot {slot_a} in A, slot {slot_b} in B):",
+                      tolerance=numbers.localized(f"{check.tolerance:.0e}"), word=word, slot_a=slot_a, slot_b=worst))
     else:
-        st.markdown(f"**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {worst} in B)")
+        st.markdown(_("**The word whose context moved most: '{word}'** (slot {slot_a} in A, slot {slot_b} in B)",
+                      word=word, slot_a=slot_a, slot_b=worst))
     st.latex(r"c\big(X_B + s P\big)_j \overset{?}{=} c\big(X_A + s P\big)_{\pi(j)}, \qquad \pi = ("
              + ", ".join(str(int(p)) for p in check.perm) + ")")
     st.latex(rf"c_B(\text{{{word}}}) = {formula.latex_vector(check.shuffled.context[worst], 2)}")
     st.latex(rf"c_A(\text{{{word}}}) = {formula.latex_vector(check.expected[worst], 2)}")
-    st.markdown("**Without an encoding (s P = 0) and without a mask, shuffling the words only shuffles the "
-                "answers:** each word gets back exactly the context vector it had, now listed in its new slot. "
-                "Adding p_t to slot t changes that: the same word, moved, carries a different vector.")
+    st.markdown(_("**Without an encoding (s P = 0) and without a mask, shuffling the words only shuffles the "
+                  "answers:** each word gets back exactly the context vector it had, now listed in its new slot. "
+                  "Adding p_t to slot t changes that: the same word, moved, carries a different vector."))
 
-    st.markdown(f"**All context vectors, one row per word of B** (features: {', '.join(vocabulary.features)})")
+    st.markdown(_("**All context vectors, one row per word of B** (features: {features})",
+                  features=", ".join(vocabulary.features)))
     features = [name.split()[0] for name in vocabulary.features]
-    charts.show(heatmap_panels({"c_A, moved to B's order": (check.expected, tokens_b, features),
+    charts.show(heatmap_panels({_("c_A, moved to B's order"): (check.expected, tokens_b, features),
                                 "c_B": (check.shuffled.context, tokens_b, features)},
-                               value_name="c", x_title="feature", y_title="word", cell=48, columns=1))
-    table = pd.DataFrame({"word": tokens_b, "slot in A": check.perm, "slot in B": range(len(tokens_b)),
-                          "largest change": check.written})
+                               value_name="c", x_title=_("feature"), y_title=_("word"), cell=48, columns=1))
+    table = pd.DataFrame({_("word"): tokens_b, _("slot in A"): check.perm, _("slot in B"): range(len(tokens_b)),
+                          _("largest change"): check.written})
     tables.table(table)
 
 
@@ -139,21 +156,24 @@ check_section()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict], Encodings]:
+def encoding_section(T: int, d: int, base: float, seed: int, language: str) -> tuple[list[dict], Encodings]:
     """The three charts of this section as Vega-Lite specs (charts.prepared: their thousands of cells
     already in Arrow), and the tables they draw (engine.chapter.position.encodings).
 
-    They depend on the table sliders only, not on the sentences: built once per setting and
-    shared, read-only, by every session.
+    They depend on the table sliders only, not on the sentences: built once per setting and language (their titles
+    and numbers are in it) and shared, read-only, by every session reading it.
     """
     drawn = encodings({"T": T, "d": d, "base": base, "seed": seed})
     cell = max(3, 300 // max(T, d))
     specs = [
-        side_by_side(*[encoding_heatmap(P, title=f"{name}: p_t for t < {T}, d = {d}", cell=cell)
+        side_by_side(*[encoding_heatmap(P, title=_("{name}: p_t for t < {T}, d = {d}", name=_(TABLE_NAMES[name]),
+                                                   T=T, d=d), cell=cell)
                        for name, P in drawn.tables.items()]),
-        offset_profile(drawn.profiles, title="How alike are two positions k apart? p_i . p_(i+k), "
-                                             "line: mean over i, band: lowest to highest"),
-        side_by_side(*[gram_heatmap(profile.gram, title=f"{name}: p_i . p_j", cell=max(3, 300 // T))
+        offset_profile({_(TABLE_NAMES[name]): profile for name, profile in drawn.profiles.items()},
+                       title=_("How alike are two positions k apart? p_i . p_(i+k), line: mean over i, band: lowest "
+                               "to highest")),
+        side_by_side(*[gram_heatmap(profile.gram, title=_("{name}: p_i . p_j", name=_(TABLE_NAMES[name])),
+                                    cell=max(3, 300 // T))
                        for name, profile in drawn.profiles.items()]),
     ]
     return [charts.prepared(spec) for spec in specs], drawn
@@ -162,11 +182,11 @@ def encoding_section(T: int, d: int, base: float, seed: int) -> tuple[list[dict]
 @page.section(TABLES)
 def tables_section() -> None:
     """The encoding tables and the rotary scores: what the table sliders, the base and the seed change."""
-    st.subheader("The encodings themselves")
+    st.subheader(_("The encodings themselves"))
     T, d, base = int(STATE["T"]), int(STATE["d"]), float(STATE["base"])
     seed = int(STATE["seed"])
 
-    section = page.run_engine(encoding_section, T, d, base, seed)
+    section = page.run_engine(encoding_section, T, d, base, seed, i18n.current().code)
     drawn = section[1] if section is not None else None
     if drawn is not None:
         for spec, width in zip(section[0], ("content", "stretch", "content")):
@@ -175,35 +195,38 @@ def tables_section() -> None:
         st.latex(r"PE(t, 2i) = \sin(t\,\omega_i),\quad PE(t, 2i{+}1) = \cos(t\,\omega_i),\quad "
                  r"\omega_i = \mathrm{base}^{-2i/d}")
         st.latex(rf"p_t \cdot p_{{t+{near}}} = \textstyle\sum_{{i=0}}^{{d/2-1}} \cos({near}\,\omega_i) = "
-                 rf"{sin.mean[near]:.3f}"
-                 rf"\quad (d = {d},\ \mathrm{{base}} = {base:g})")
+                 rf"{numbers.latex(sin.mean[near], 3)}"
+                 rf"\quad (d = {d},\ \mathrm{{base}} = {numbers.localized(f'{base:g}')})")
         st.caption(drawn.reading)
 
-    st.subheader("Rotary positions: only the distance between two tokens counts")
-    st.markdown("Rotary positions (RoPE, used by Llama and by SmolLM2 on the head viewer) add nothing to x. Inside "
-                "attention, each query and key is turned, pair of coordinates by pair, through an angle that grows "
-                "with its position. Turning both by the same extra angle changes nothing, so the score of a query "
-                "at i and a key at j depends on i - j alone: below, the same *owl* query meets the same *cat* key at "
-                "every pair of positions, and every diagonal holds one number.")
+    st.subheader(_("Rotary positions: only the distance between two tokens counts"))
+    st.markdown(_("Rotary positions (RoPE, used by Llama and by SmolLM2 on the head viewer) add nothing to x. Inside "
+                  "attention, each query and key is turned, pair of coordinates by pair, through an angle that grows "
+                  "with its position. Turning both by the same extra angle changes nothing, so the score of a query "
+                  "at i and a key at j depends on i - j alone: below, the same *owl* query meets the same *cat* key "
+                  "at every pair of positions, and every diagonal holds one number."))
     if drawn is not None:
         rot = drawn.rotary
         T_rot = rot.shape[0]
         charts.show(heatmap_spec(rot, [str(i) for i in range(T_rot)], [str(j) for j in range(T_rot)], digits=2,
-                                 cell=34, value_name="score", scheme="viridis", title=drawn.rotary_title,
-                                 x_title="key position j", y_title="query position i"), width="content")
+                                 cell=34, value_name=_("score"), scheme="viridis",
+                                 title=drawn.rotary_title, x_title=_("key position j"), y_title=_("query position i")),
+                    width="content")
+        spread = pgettext("formula", "spread")
         formula.formula_with_numbers(
             r"(R_i\, q) \cdot (R_j\, k) = q^\top R_i^\top R_j\, k = q^\top R_{j-i}\, k",
-            rf"\max_{{i - j = \text{{const}}}} \big|\text{{spread}}\big| = "
+            rf"\max_{{i - j = \text{{const}}}} \big|\text{{{spread}}}\big| = "
             rf"{chips.latex_number(diagonal_spread(rot).max())}"
-            rf",\quad s_{{3,1}} = {rot[min(3, T_rot - 1), min(1, T_rot - 1)]:.3f}"
-            rf" = s_{{{T_rot - 1},{T_rot - 3}}} = {rot[T_rot - 1, max(T_rot - 3, 0)]:.3f}",
+            rf",\quad s_{{3,1}} = {numbers.latex(rot[min(3, T_rot - 1), min(1, T_rot - 1)], 3)}"
+            rf" = s_{{{T_rot - 1},{T_rot - 3}}} = {numbers.latex(rot[T_rot - 1, max(T_rot - 3, 0)], 3)}",
             stacked=True,
-            caption="R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
-                    "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the table: "
-                    "rounding only. So when the window slides, the keys of a model's first block, which depend only "
-                    "on their own token and position, score exactly as before and can be kept. A later block's key "
-                    "also carries what its token read from the tokens before it, the one that just left the window "
-                    "included: keeping those (sliding-window attention) gives close to a fresh pass, not the same.")
+            caption=_("R_t turns pair m of coordinates by the angle t theta_m, theta_m = base^(-2m/d): rotations add "
+                      "up, so R_i^T R_j = R_(j-i). The check is the largest difference along any diagonal of the "
+                      "table: rounding only. So when the window slides, the keys of a model's first block, which "
+                      "depend only on their own token and position, score exactly as before and can be kept. A later "
+                      "block's key also carries what its token read from the tokens before it, the one that just left "
+                      "the window included: keeping those (sliding-window attention) gives close to a fresh pass, not "
+                      "the same."))
 
 
 tables_section()
@@ -224,21 +247,22 @@ def code_section() -> None:
 
     difference = check.max_difference if check is not None else 0.0
     challenges.try_this([
-        challenges.Challenge("Add an encoding and make some word's context vector change by more than 0.1.",
+        challenges.Challenge(_("Add an encoding and make some word's context vector change by more than {size}.",
+                               size=numbers.fixed(0.1, 1)),
                              done=check is not None and kind != "none" and difference > 0.1,
-                             hint="Choose sinusoidal in the sidebar.", solution={STATE.key("enc"): "sinusoidal"}),
-        challenges.Challenge("With no encoding at all, break the equality anyway.",
+                             hint=_("Choose sinusoidal in the sidebar."), solution={STATE.key("enc"): "sinusoidal"}),
+        challenges.Challenge(_("With no encoding at all, break the equality anyway."),
                              done=check is not None and kind == "none" and not check.equivariant,
-                             hint="Turn on the causal mask: a decoder's mask lets each word see only the words "
-                                  "before it.",
+                             hint=_("Turn on the causal mask: a decoder's mask lets each word see only the words "
+                                    "before it."),
                              solution={STATE.key("causal"): True}),
         # "not zero" as the page itself decides it: above the check's rounding tolerance (at s = 0 every change is
         # rounding, 5.55e-17, and the page says A and B cannot be told apart)
-        challenges.Challenge("Keep an encoding on but make order a whisper: every change below 0.03, yet more than "
-                             "rounding (the page must tell A from B).",
+        challenges.Challenge(_("Keep an encoding on but make order a whisper: every change below {size}, yet more "
+                               "than rounding (the page must tell A from B).", size=numbers.fixed(0.03, 2)),
                              done=check is not None and kind != "none" and not check.equivariant and difference < 0.03,
-                             hint="Choose sinusoidal and turn the strength s down to 0.05, the slider's first step "
-                                  "above 0.",
+                             hint=_("Choose sinusoidal and turn the strength s down to {step}, the slider's first "
+                                    "step above 0.", step=numbers.fixed(0.05, 2)),
                              solution={STATE.key("enc"): "sinusoidal", STATE.key("strength"): 0.05}),
     ])
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
 from engine.attention.mechanism import check_matrix, softmax_rows
 from engine.attention.readings import clear_winner
+from engine.i18n import N_, _
 
 LEARNING_RATE = 2.0   # the default step size: crane attends most to lake after 8 steps
 
@@ -76,18 +77,21 @@ class LearningRun:
 def learn_query_key(x, tokens: list[str], query: int, target: int, *, steps: int,
                     learning_rate: float = LEARNING_RATE, scale: bool = True) -> LearningRun:
     """`steps` gradient steps W <- W - learning_rate dL/dW on W_Q and W_K, from the identity."""
-    X = check_matrix(x, "X (the token embeddings)")
+    X = check_matrix(x, _("X (the token embeddings)"))
     T, d = X.shape
     if len(tokens) != T:
-        raise ValueError(f"There must be one token name per row of X: {len(tokens)} names, {T} rows.")
-    for value, name in ((query, "query"), (target, "target")):
+        raise ValueError(_("There must be one token name per row of X: {names} names, {T} rows.", names=len(tokens),
+                           T=T))
+    for value, message in ((query, N_("The query token must be a row of X, 0 to {last}; got {got}.")),
+                           (target, N_("The target token must be a row of X, 0 to {last}; got {got}."))):
         if not isinstance(value, (int, np.integer)) or not 0 <= value < T:
-            raise ValueError(f"The {name} token must be a row of X, 0 to {T - 1}; got {value}.")
+            raise ValueError(_(message, last=T - 1, got=value))
     if not isinstance(steps, (int, np.integer)) or not 0 <= steps <= limits.MAX_LEARN_STEPS:
-        raise ValueError(f"The number of steps must be a whole number from 0 to {limits.MAX_LEARN_STEPS}; got {steps}.")
+        raise ValueError(_("The number of steps must be a whole number from 0 to {most}; got {got}.",
+                           most=limits.MAX_LEARN_STEPS, got=steps))
     if not np.isfinite(learning_rate) or not 0 < learning_rate <= limits.MAX_LEARNING_RATE:
-        raise ValueError(f"The learning rate must be above 0 and at most {limits.MAX_LEARNING_RATE:g}; "
-                         f"got {learning_rate}.")
+        raise ValueError(_("The learning rate must be above 0 and at most {most}; got {got}.",
+                           most=numbers.localized(f"{limits.MAX_LEARNING_RATE:g}"), got=learning_rate))
     W_q, W_k = np.eye(d), np.eye(d)
     history = []
     for step in range(int(steps) + 1):

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _, ngettext
 
 
 # --- checking what a student typed -----------------------------------------------------
@@ -23,20 +24,24 @@ def check_matrix(values, name: str, *, max_rows: int = limits.MAX_TOKENS,
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must contain only numbers.") from None
+        raise ValueError(_("{name} must contain only numbers.", name=name)) from None
     if array.ndim != 2:
-        raise ValueError(f"{name} must be a matrix (rows x columns); it has {array.ndim} dimension(s).")
+        raise ValueError(ngettext("{name} must be a matrix (rows x columns); it has {n} dimension.",
+                                  "{name} must be a matrix (rows x columns); it has {n} dimensions.", array.ndim,
+                                  name=name))
     if array.size == 0:
-        raise ValueError(f"{name} is empty: it needs at least one row and one column.")
+        raise ValueError(_("{name} is empty: it needs at least one row and one column.", name=name))
     rows, cols = array.shape
     if rows > max_rows:
-        raise ValueError(f"{name} has {rows} rows; the limit is {max_rows}.")
+        raise ValueError(_("{name} has {rows} rows; the limit is {most}.", name=name, rows=rows, most=max_rows))
     if cols > max_cols:
-        raise ValueError(f"{name} has {cols} columns; the limit is {max_cols}.")
+        raise ValueError(_("{name} has {cols} columns; the limit is {most}.", name=name, cols=cols, most=max_cols))
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains a non-finite number (nan or infinity); every entry must be a real number.")
+        raise ValueError(_("{name} contains a non-finite number (nan or infinity); every entry must be a real number.",
+                           name=name))
     if np.max(np.abs(array)) > limits.MAX_ABS_VALUE:
-        raise ValueError(f"{name} has an entry beyond ±{limits.MAX_ABS_VALUE:g}; use smaller numbers.")
+        raise ValueError(_("{name} has an entry beyond ±{most}; use smaller numbers.", name=name,
+                           most=numbers.localized(f"{limits.MAX_ABS_VALUE:g}")))
     return array
 
 
@@ -69,9 +74,9 @@ def naive_softmax_rows(scores: np.ndarray) -> np.ndarray:
 def causal_mask(T: int) -> np.ndarray:
     """(T, T) boolean, True where attention is allowed: token i sees tokens j <= i."""
     if not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError("A causal mask needs at least one token.")
+        raise ValueError(_("A causal mask needs at least one token."))
     if T > limits.MAX_TOKENS:
-        raise ValueError(f"A causal mask over {T} tokens is beyond the limit of {limits.MAX_TOKENS}.")
+        raise ValueError(_("A causal mask over {T} tokens is beyond the limit of {most}.", T=T, most=limits.MAX_TOKENS))
     return np.tril(np.ones((T, T), dtype=bool))
 
 
@@ -93,9 +98,10 @@ def check_sharpness(sharpness: float) -> float:
     try:
         beta = float(sharpness)
     except (TypeError, ValueError):
-        raise ValueError("The sharpness must be a number.") from None
+        raise ValueError(_("The sharpness must be a number.")) from None
     if not np.isfinite(beta) or not 0 < beta <= limits.MAX_SHARPNESS:
-        raise ValueError(f"The sharpness must be above 0 and at most {limits.MAX_SHARPNESS:g}; got {sharpness}.")
+        raise ValueError(_("The sharpness must be above 0 and at most {most}; got {got}.",
+                           most=numbers.localized(f"{limits.MAX_SHARPNESS:g}"), got=sharpness))
     return beta
 
 
@@ -109,14 +115,14 @@ def attention(queries, keys, values, *, scale: bool = True, mask=None, max_token
     `max_tokens` / `max_dim` bound the rows and columns: the hand-typed limits by default; the
     image, audio and protein tokens of engine.beyond.modalities pass their own.
     """
-    Q = check_matrix(queries, "Q (the queries)", max_rows=max_tokens, max_cols=max_dim)
-    K = check_matrix(keys, "K (the keys)", max_rows=max_tokens, max_cols=max_dim)
-    V = check_matrix(values, "V (the values)", max_rows=max_tokens, max_cols=max_dim)
+    Q = check_matrix(queries, _("Q (the queries)"), max_rows=max_tokens, max_cols=max_dim)
+    K = check_matrix(keys, _("K (the keys)"), max_rows=max_tokens, max_cols=max_dim)
+    V = check_matrix(values, _("V (the values)"), max_rows=max_tokens, max_cols=max_dim)
     if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Queries and keys must have the same width d_k to be compared: Q has "
-                         f"{Q.shape[1]} columns, K has {K.shape[1]}.")
+        raise ValueError(_("Queries and keys must have the same width d_k to be compared: Q has {q} columns, K has "
+                           "{k}.", q=Q.shape[1], k=K.shape[1]))
     if K.shape[0] != V.shape[0]:
-        raise ValueError(f"There must be one value per key: K has {K.shape[0]} rows, V has {V.shape[0]}.")
+        raise ValueError(_("There must be one value per key: K has {k} rows, V has {v}.", k=K.shape[0], v=V.shape[0]))
     d_k = K.shape[1]
     beta = check_sharpness(sharpness)
     scores = Q @ K.T
@@ -127,12 +133,12 @@ def attention(queries, keys, values, *, scale: bool = True, mask=None, max_token
     if mask is not None:
         allowed = np.asarray(mask, dtype=bool)
         if allowed.shape != scores.shape:
-            raise ValueError(f"The mask must have one entry per (query, key) pair, shape {scores.shape}; "
-                             f"it has shape {allowed.shape}.")
+            raise ValueError(_("The mask must have one entry per (query, key) pair, shape {wanted}; it has shape "
+                               "{got}.", wanted=scores.shape, got=allowed.shape))
         blocked_rows = np.flatnonzero(~allowed.any(axis=1))
         if blocked_rows.size:
-            raise ValueError(f"Query {blocked_rows[0]} is masked from every key, so its weights would be 0/0. "
-                             "Allow at least one key in every row of the mask.")
+            raise ValueError(_("Query {row} is masked from every key, so its weights would be 0/0. Allow at least one "
+                               "key in every row of the mask.", row=blocked_rows[0]))
         weights = softmax_rows(np.where(allowed, scaled, -np.inf))
     else:
         weights = softmax_rows(scaled)
@@ -152,7 +158,7 @@ class SelfAttentionResult(AttentionResult):
 def self_attention(x, W_q=None, W_k=None, W_v=None, *, scale: bool = True,
                    causal: bool = False, sharpness: float = 1.0) -> SelfAttentionResult:
     """Q = X W_q, K = X W_k, V = X W_v (each projection optional: none means the identity), then attention."""
-    X = check_matrix(x, "X (the token embeddings)")
+    X = check_matrix(x, _("X (the token embeddings)"))
     projected = []
     for W, name in ((W_q, "W_Q"), (W_k, "W_K"), (W_v, "W_V")):
         if W is None:
@@ -160,8 +166,8 @@ def self_attention(x, W_q=None, W_k=None, W_v=None, *, scale: bool = True,
             continue
         W = check_matrix(W, name, max_rows=limits.MAX_DIM)
         if W.shape[0] != X.shape[1]:
-            raise ValueError(f"{name} must have one row per embedding dimension: X has {X.shape[1]} columns, "
-                             f"{name} has {W.shape[0]} rows.")
+            raise ValueError(_("{name} must have one row per embedding dimension: X has {cols} columns, {name} has "
+                               "{rows} rows.", name=name, cols=X.shape[1], rows=W.shape[0]))
         projected.append(X @ W)
     Q, K, V = projected
     mask = causal_mask(X.shape[0]) if causal else None
@@ -176,7 +182,8 @@ def weights_by_sharpness(x, W_q=None, W_k=None, *, query: int, sharpnesses, scal
     for beta in sharpnesses:
         result = self_attention(x, W_q, W_k, None, scale=scale, causal=causal, sharpness=beta)
         if not 0 <= query < result.weights.shape[0]:
-            raise ValueError(f"The query token must be a row of X, 0 to {result.weights.shape[0] - 1}; got {query}.")
+            raise ValueError(_("The query token must be a row of X, 0 to {last}; got {got}.",
+                               last=result.weights.shape[0] - 1, got=query))
         rows.append(result.weights[query])
     return np.array(rows)
 
@@ -189,7 +196,7 @@ def window_average(x, k: int) -> np.ndarray:
     Edge tokens have fewer neighbours, so they average fewer vectors. As weights this is
     the row-normalised band matrix returned by `window_weights`.
     """
-    X = check_matrix(x, "X (the token embeddings)")
+    X = check_matrix(x, _("X (the token embeddings)"))
     return window_weights(X.shape[0], k) @ X
 
 
@@ -198,11 +205,12 @@ def window_inside(T: int, k: int) -> np.ndarray:
     it the average's 0 is no choice (as a causal mask's future is not): a chart draws it as outside, not as a weight
     below 1/T."""
     if not isinstance(k, (int, np.integer)) or k < 0:
-        raise ValueError("The window half-width k must be a whole number, 0 or more.")
+        raise ValueError(_("The window half-width k must be a whole number, 0 or more."))
     if k > limits.MAX_WINDOW:
-        raise ValueError(f"The window half-width k = {k} is beyond the limit of {limits.MAX_WINDOW}.")
+        raise ValueError(_("The window half-width k = {k} is beyond the limit of {most}.", k=k, most=limits.MAX_WINDOW))
     if T < 1 or T > limits.MAX_TOKENS:
-        raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
+        raise ValueError(_("A window average needs between 1 and {most} tokens; got {got}.", most=limits.MAX_TOKENS,
+                           got=T))
     positions = np.arange(T)
     return np.abs(positions[:, None] - positions[None, :]) <= k
 
@@ -218,27 +226,40 @@ def window_reach(T: int, t: int, j: int) -> tuple[int, float]:
     gives j (and every other token inside). Counted, not built: it holds for any distance in the sentence, also
     past the largest window the page draws (limits.MAX_WINDOW)."""
     if T < 1 or T > limits.MAX_TOKENS:
-        raise ValueError(f"A window average needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
+        raise ValueError(_("A window average needs between 1 and {most} tokens; got {got}.", most=limits.MAX_TOKENS,
+                           got=T))
     if not (0 <= t < T and 0 <= j < T):
-        raise ValueError(f"Tokens {t} and {j} must both be among the {T} tokens (0 to {T - 1}).")
+        raise ValueError(_("Tokens {t} and {j} must both be among the {T} tokens (0 to {last}).", t=t, j=j, T=T,
+                           last=T - 1))
     k = abs(j - t)
     size = min(T - 1, t + k) - max(0, t - k) + 1
     return k, 1.0 / size
 
 
 def window_reach_sentence(T: int, t: int, j: int, *, attention_weight: float | None = None,
-                          name: str = "it") -> str:
+                          name: str | None = None) -> str:
     """What a window must do to take anything from token j for token t: the sentence the Context page prints.
     `attention_weight`, attention's weight on j: where the window gives j no less than attention does (a near window
-    can give a neighbour more), the sentence says both numbers instead of "only"; `name` is how j is called."""
+    can give a neighbour more), the sentence says both numbers instead of "only"; `name`: j's label where several
+    tokens tie and j is the nearest of them (None: j is the one just named, "it")."""
     k, weight = window_reach(T, t, j)
-    beyond = (f" (wider than any window drawn here: the window average stops at k = {limits.MAX_WINDOW})"
-              if k > limits.MAX_WINDOW else "")
+    beyond = (" " + _("(wider than any window drawn here: the window average stops at k = {largest})",
+                      largest=limits.MAX_WINDOW) if k > limits.MAX_WINDOW else "")
+    shown = numbers.fixed(weight)
     if attention_weight is None or round(weight, 3) < round(attention_weight, 3):
-        return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it only {weight:.3f}, the same as "
-                "every other token inside.")
-    return (f"A window needs k = {k}{beyond} to reach {name}, and then gives it {weight:.3f}, the same as every other "
-            f"token inside (attention gives it {attention_weight:.3f}).")
+        if name is None:
+            return _("A window needs k = {k}{beyond} to reach it, and then gives it only {weight}, the same as every "
+                     "other token inside.", k=k, beyond=beyond, weight=shown)
+        return _("A window needs k = {k}{beyond} to reach **{name}**, the nearest of them, and then gives it only "
+                 "{weight}, the same as every other token inside.", k=k, beyond=beyond, name=name, weight=shown)
+    attended = numbers.fixed(attention_weight)
+    if name is None:
+        return _("A window needs k = {k}{beyond} to reach it, and then gives it {weight}, the same as every other "
+                 "token inside (attention gives it {attention}).", k=k, beyond=beyond, weight=shown,
+                 attention=attended)
+    return _("A window needs k = {k}{beyond} to reach **{name}**, the nearest of them, and then gives it {weight}, the "
+             "same as every other token inside (attention gives it {attention}).", k=k, beyond=beyond, name=name,
+             weight=shown, attention=attended)
 
 
 # --- several heads ----------------------------------------------------------------------
@@ -256,24 +277,27 @@ def split_heads(W: np.ndarray, h: int) -> list[np.ndarray]:
     """Cut a (d, d) projection into h column blocks of width d/h: head m uses W[:, m*d/h:(m+1)*d/h]."""
     d_out = W.shape[1]
     if h < 1 or h > limits.MAX_HEADS:
-        raise ValueError(f"The number of heads h must be between 1 and {limits.MAX_HEADS}; got {h}.")
+        raise ValueError(_("The number of heads h must be between 1 and {most}; got {got}.", most=limits.MAX_HEADS,
+                           got=h))
     if d_out % h:
-        raise ValueError(f"The width d = {d_out} cannot be split evenly into h = {h} heads; choose h that divides d.")
+        raise ValueError(_("The width d = {d} cannot be split evenly into h = {h} heads; choose h that divides d.",
+                           d=d_out, h=h))
     width = d_out // h
     return [W[:, m * width:(m + 1) * width] for m in range(h)]
 
 
 def multi_head_attention(x, W_q, W_k, W_v, W_o, h: int, *, causal: bool = False) -> MultiHeadResult:
     """Each head m: attention(X W_q^m, X W_k^m, X W_v^m) with d_k = d/h; concat; times W_O."""
-    X = check_matrix(x, "X (the token embeddings)")
+    X = check_matrix(x, _("X (the token embeddings)"))
     Ws = [check_matrix(W, name) for W, name in ((W_q, "W_Q"), (W_k, "W_K"), (W_v, "W_V"), (W_o, "W_O"))]
     d = X.shape[1]
     for W, name in zip(Ws[:3], ("W_Q", "W_K", "W_V")):
         if W.shape != (d, d):
-            raise ValueError(f"{name} must be {d} x {d} (model width by model width); "
-                             f"it is {W.shape[0]} x {W.shape[1]}.")
+            raise ValueError(_("{name} must be {d} x {d} (model width by model width); it is {rows} x {cols}.",
+                               name=name, d=d, rows=W.shape[0], cols=W.shape[1]))
     if Ws[3].shape != (d, d):
-        raise ValueError(f"W_O must be {d} x {d}; it is {Ws[3].shape[0]} x {Ws[3].shape[1]}.")
+        raise ValueError(_("W_O must be {d} x {d}; it is {rows} x {cols}.", d=d, rows=Ws[3].shape[0],
+                           cols=Ws[3].shape[1]))
     heads = [self_attention(X, q, k, v, causal=causal)
              for q, k, v in zip(split_heads(Ws[0], h), split_heads(Ws[1], h), split_heads(Ws[2], h))]
     concat = np.concatenate([head.context for head in heads], axis=1)
@@ -286,11 +310,14 @@ def random_projections(d: int, seed: int, *, gain: float = 1.0) -> dict[str, np.
     The 1/d variance keeps x W about as long as x; `gain` > 1 sharpens the untrained heads.
     """
     if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_DIM:
-        raise ValueError(f"The width d must be a whole number from 1 to {limits.MAX_DIM}; got {d}.")
+        raise ValueError(_("The width d must be a whole number from 1 to {most}; got {got}.", most=limits.MAX_DIM,
+                           got=d))
     if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"The seed must be a whole number, 0 or more; got {seed}.")
+        raise ValueError(_("The seed must be a whole number, 0 or more; got {got}.", got=seed))
     if not np.isfinite(gain) or not 0 < gain <= limits.MAX_PROJECTION_GAIN:
-        raise ValueError(f"The gain must be above 0 and at most {limits.MAX_PROJECTION_GAIN:g}; got {gain:g}.")
+        raise ValueError(_("The gain must be above 0 and at most {most}; got {got}.",
+                           most=numbers.localized(f"{limits.MAX_PROJECTION_GAIN:g}"),
+                           got=numbers.localized(f"{gain:g}")))
     rng = np.random.default_rng(int(seed))
     return {name: rng.normal(0.0, gain / np.sqrt(d), size=(d, d)) for name in ("W_q", "W_k", "W_v", "W_o")}
 
@@ -302,9 +329,12 @@ def identity_projections(d: int, *, gain: float = 1.0) -> dict[str, np.ndarray]:
     so each head's weights follow a different notion of similarity.
     """
     if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_DIM:
-        raise ValueError(f"The width d must be a whole number from 1 to {limits.MAX_DIM}; got {d}.")
+        raise ValueError(_("The width d must be a whole number from 1 to {most}; got {got}.", most=limits.MAX_DIM,
+                           got=d))
     if not np.isfinite(gain) or not 0 < gain <= limits.MAX_PROJECTION_GAIN:
-        raise ValueError(f"The gain must be above 0 and at most {limits.MAX_PROJECTION_GAIN:g}; got {gain:g}.")
+        raise ValueError(_("The gain must be above 0 and at most {most}; got {got}.",
+                           most=numbers.localized(f"{limits.MAX_PROJECTION_GAIN:g}"),
+                           got=numbers.localized(f"{gain:g}")))
     eye = np.eye(d)
     return {"W_q": gain * eye, "W_k": gain * eye, "W_v": eye.copy(), "W_o": eye.copy()}
 
@@ -312,7 +342,7 @@ def identity_projections(d: int, *, gain: float = 1.0) -> dict[str, np.ndarray]:
 @dataclass(frozen=True)
 class ShapeStep:
     """One arrow of the multi-head data flow: what is computed and the shape that comes out."""
-    name: str
+    name: str         # marked with N_: a page shows it translated, _(step.name)
     formula: str      # LaTeX, the chapter's symbols
     shape: tuple[int, ...]
     count: int        # how many such arrays (h for per-head steps)
@@ -323,15 +353,15 @@ def shape_trace(result: MultiHeadResult) -> list[ShapeStep]:
     first = result.heads[0]
     h = len(result.heads)
     return [
-        ShapeStep("tokens", "X", first.x.shape, 1),
-        ShapeStep("queries of head m", r"Q_m = X W^Q_m", first.Q.shape, h),
-        ShapeStep("keys of head m", r"K_m = X W^K_m", first.K.shape, h),
-        ShapeStep("values of head m", r"V_m = X W^V_m", first.V.shape, h),
-        ShapeStep("scores", r"Q_m K_m^\top / \sqrt{d/h}", first.scaled.shape, h),
-        ShapeStep("weights", r"\alpha_m = \operatorname{softmax}(\cdot)", first.weights.shape, h),
-        ShapeStep("head m", r"\operatorname{head}_m = \alpha_m V_m", first.context.shape, h),
-        ShapeStep("concatenated", r"[\operatorname{head}_1 \cdots \operatorname{head}_h]", result.concat.shape, 1),
-        ShapeStep("output", r"[\cdots] W^O", result.output.shape, 1),
+        ShapeStep(N_("tokens"), "X", first.x.shape, 1),
+        ShapeStep(N_("queries of head m"), r"Q_m = X W^Q_m", first.Q.shape, h),
+        ShapeStep(N_("keys of head m"), r"K_m = X W^K_m", first.K.shape, h),
+        ShapeStep(N_("values of head m"), r"V_m = X W^V_m", first.V.shape, h),
+        ShapeStep(N_("scores"), r"Q_m K_m^\top / \sqrt{d/h}", first.scaled.shape, h),
+        ShapeStep(N_("weights"), r"\alpha_m = \operatorname{softmax}(\cdot)", first.weights.shape, h),
+        ShapeStep(N_("head m"), r"\operatorname{head}_m = \alpha_m V_m", first.context.shape, h),
+        ShapeStep(N_("concatenated"), r"[\operatorname{head}_1 \cdots \operatorname{head}_h]", result.concat.shape, 1),
+        ShapeStep(N_("output"), r"[\cdots] W^O", result.output.shape, 1),
     ]
 
 
@@ -372,16 +402,20 @@ class AttentionCost:
 def attention_cost(T: int, d: int, h: int = 1, d_head: int | None = None, *,
                    output_projection: bool = True) -> AttentionCost:
     """Count the parameters and FLOPs of h heads of width d_head (d/h unless given) over T tokens."""
-    for value, name, top in ((T, "T (tokens)", limits.MAX_COST_TOKENS), (d, "d (model width)", limits.MAX_COST_WIDTH),
-                             (h, "h (heads)", limits.MAX_COST_HEADS)):
+    for value, name, top in ((T, _("T (tokens)"), limits.MAX_COST_TOKENS),
+                             (d, _("d (model width)"), limits.MAX_COST_WIDTH),
+                             (h, _("h (heads)"), limits.MAX_COST_HEADS)):
         if not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
-            raise ValueError(f"{name} must be a whole number from 1 to {top:,}; got {value}.")
+            raise ValueError(_("{name} must be a whole number from 1 to {most}; got {got}.", name=name,
+                               most=numbers.grouped(top), got=value))
     if d_head is None:
         if d % h:
-            raise ValueError(f"The width d = {d} cannot be split evenly into h = {h} heads; choose h that divides d.")
+            raise ValueError(_("The width d = {d} cannot be split evenly into h = {h} heads; choose h that divides d.",
+                               d=d, h=h))
         d_head = d // h
     if not isinstance(d_head, (int, np.integer)) or not 1 <= d_head <= limits.MAX_COST_WIDTH:
-        raise ValueError(f"The head width must be a whole number from 1 to {limits.MAX_COST_WIDTH:,}; got {d_head}.")
+        raise ValueError(_("The head width must be a whole number from 1 to {most}; got {got}.",
+                           most=numbers.grouped(limits.MAX_COST_WIDTH), got=d_head))
     T, d, h, d_head = int(T), int(d), int(h), int(d_head)
     inner = h * d_head
     return AttentionCost(

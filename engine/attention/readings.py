@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import markup
+from engine import markup, numbers
 from engine.attention.mechanism import window_reach, window_reach_sentence
+from engine.i18n import _, ngettext
 
 PRINTED_DIGITS = 3   # weights are printed to 3 decimals: two weights that print the same tie
 
@@ -20,6 +21,18 @@ def printed(value: float, digits: int = PRINTED_DIGITS) -> str:
     """A weight as the pages print it (a rounded zero prints without a minus sign)."""
     text = f"{float(value):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def shown_weight(value: float, digits: int = PRINTED_DIGITS) -> str:
+    """A weight as a sentence shows it: `printed`, in the reader's decimal sign (0,298 in Spanish)."""
+    return numbers.localized(printed(value, digits))
+
+
+def listed(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c' in the reader's language."""
+    if len(items) == 1:
+        return items[0]
+    return _("{items} and {last}", items=_(", ").join(items[:-1]), last=items[-1])
 
 
 def leaders(row, digits: int = PRINTED_DIGITS, among=None) -> list[int]:
@@ -52,8 +65,7 @@ def _shown(labels: list[str]) -> list[str]:
 
 def names(labels: list[str], indices: list[int]) -> str:
     """'**a**', '**a** and **b**', '**a**, **b** and **c**' (the labels as typed: they are escaped here)."""
-    bold = [f"**{markup.markdown(labels[j])}**" for j in indices]
-    return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
+    return listed([f"**{markup.markdown(labels[j])}**" for j in indices])
 
 
 def largest_weight_sentence(row, labels: list[str], query: int, *, digits: int = PRINTED_DIGITS,
@@ -65,25 +77,34 @@ def largest_weight_sentence(row, labels: list[str], query: int, *, digits: int =
     row = np.asarray(row, dtype=float)
     top = leaders(row, digits)
     who = _shown(labels)[query]
-    if len(top) == 1:
-        sentence = (f"**{who}** puts its largest weight, **{printed(row[top[0]], digits)}**, "
-                    f"on **{_shown(labels)[top[0]]}**")
-    else:
-        sentence = f"**{who}**'s largest weights tie: {names(labels, top)} at **{printed(row[top[0]], digits)}**"
+    weight = shown_weight(row[top[0]], digits)
     others = [j for j in range(len(row)) if j != query and row[j] > 0]
-    if query in top and others:
-        if keys_are_inputs:
-            sentence += (f" ({'one of them is ' if len(top) > 1 else ''}itself: its own score is "
-                         f"x·x = |x|², and only a key that reaches further along {who}'s direction than {who} "
-                         "itself scores more)")
-        elif len(top) == 1:
-            sentence += " (itself)"
-        if len(top) == 1:
-            runner_up = leaders(row, digits, among=others)
-            verb = "gets" if len(runner_up) == 1 else "tie for"
-            sentence += (f"; among the others, {names(labels, runner_up)} {verb} the most, "
-                         f"**{printed(row[runner_up[0]], digits)}**")
-    return sentence + "."
+    if len(top) > 1:
+        if query in top and others and keys_are_inputs:
+            return _("**{who}**'s largest weights tie: {names} at **{weight}** (one of them is itself: its own score "
+                     "is x·x = |x|², and only a key that reaches further along {who}'s direction than {who} itself "
+                     "scores more).", who=who, names=names(labels, top), weight=weight)
+        return _("**{who}**'s largest weights tie: {names} at **{weight}**.", who=who, names=names(labels, top),
+                 weight=weight)
+    if not (query in top and others):
+        return _("**{who}** puts its largest weight, **{weight}**, on **{target}**.", who=who, weight=weight,
+                 target=_shown(labels)[top[0]])
+    runner_up = leaders(row, digits, among=others)
+    second = shown_weight(row[runner_up[0]], digits)
+    if keys_are_inputs:
+        return ngettext(
+            "**{who}** puts its largest weight, **{weight}**, on **{who}** (itself: its own score is x·x = |x|², and "
+            "only a key that reaches further along {who}'s direction than {who} itself scores more); among the "
+            "others, {names} gets the most, **{second}**.",
+            "**{who}** puts its largest weight, **{weight}**, on **{who}** (itself: its own score is x·x = |x|², and "
+            "only a key that reaches further along {who}'s direction than {who} itself scores more); among the "
+            "others, {names} tie for the most, **{second}**.",
+            len(runner_up), who=who, weight=weight, names=names(labels, runner_up), second=second)
+    return ngettext("**{who}** puts its largest weight, **{weight}**, on **{who}** (itself); among the others, "
+                    "{names} gets the most, **{second}**.",
+                    "**{who}** puts its largest weight, **{weight}**, on **{who}** (itself); among the others, "
+                    "{names} tie for the most, **{second}**.",
+                    len(runner_up), who=who, weight=weight, names=names(labels, runner_up), second=second)
 
 
 def favourite_neighbours(row, query: int, digits: int = PRINTED_DIGITS) -> list[int]:
@@ -102,20 +123,21 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
     best = favourite_neighbours(row, query, digits)
     who = _shown(labels)[query]
     if len(best) == 1:
-        sentence = (f"Attention's favourite neighbour of **{who}** is **{_shown(labels)[best[0]]}** "
-                    f"({printed(row[best[0]], digits)}), {abs(best[0] - query)} position(s) away.")
+        sentence = _("Attention's favourite neighbour of **{who}** is **{neighbour}** ({weight}), {n} position(s) "
+                     "away.", who=who, neighbour=_shown(labels)[best[0]], weight=shown_weight(row[best[0]], digits),
+                     n=abs(best[0] - query))
     else:
-        distances = [str(abs(j - query)) for j in best]
-        far = ", ".join(distances[:-1]) + " and " + distances[-1]
-        sentence = (f"Attention's favourite neighbours of **{who}** tie: {names(labels, best)} at "
-                    f"{printed(row[best[0]], digits)} each, {far} positions away.")
+        sentence = _("Attention's favourite neighbours of **{who}** tie: {names} at {weight} each, {distances} "
+                     "positions away.", who=who, names=names(labels, best), weight=shown_weight(row[best[0]], digits),
+                     distances=listed([str(abs(j - query)) for j in best]))
     top = leaders(row, digits)
     if best != [query] and top == [query]:
-        sentence += (f" Its largest weight, **{printed(row[query], digits)}**, is on itself: its own score is "
-                     f"x·x = |x|², and only a key that reaches further along {who}'s direction than {who} itself "
-                     "scores more.")
+        sentence += " " + _("Its largest weight, **{weight}**, is on itself: its own score is x·x = |x|², and only a "
+                            "key that reaches further along {who}'s direction than {who} itself scores more.",
+                            weight=shown_weight(row[query], digits), who=who)
     elif best != [query] and query in top:
-        sentence += f" Its weight on itself ties with {'it' if len(best) == 1 else 'them'}."
+        sentence += " " + (_("Its weight on itself ties with it.") if len(best) == 1 else
+                           _("Its weight on itself ties with them."))
     return sentence
 
 
@@ -132,13 +154,14 @@ def context_reading(row, labels: list[str], query: int, *, digits: int = PRINTED
     row = np.asarray(row, dtype=float)
     T, who = len(labels), labels[query]
     if T > 1 and len(leaders(row, digits)) == T:     # every weight prints the same: attention prefers no token
-        k, _ = window_reach(T, query, 0 if query >= T - 1 - query else T - 1)   # to the farther end
-        return (f"**{who}** gives every token the same weight, {printed(row[0], digits)}, itself included: its scores "
-                f"are all alike (as a vector of zeros makes them: it scores 0 with every key), so attention prefers no "
-                f"token. A window average does the same once it covers the whole sentence (k = {k}).")
+        k, _share = window_reach(T, query, 0 if query >= T - 1 - query else T - 1)   # to the farther end
+        return _("**{who}** gives every token the same weight, {weight}, itself included: its scores are all alike (as "
+                 "a vector of zeros makes them: it scores 0 with every key), so attention prefers no token. A window "
+                 "average does the same once it covers the whole sentence (k = {k}).",
+                 who=who, weight=shown_weight(row[0], digits), k=k)
     neighbours = favourite_neighbours(row, query, digits)
     best = neighbours[0]                                    # the nearest of those that tie
-    name = "it" if len(neighbours) == 1 else f"**{labels[best]}**, the nearest of them"
+    name = None if len(neighbours) == 1 else labels[best]
     return (f"{favourite_neighbour_sentence(row, labels, query, digits=digits)} "
             f"{window_reach_sentence(T, query, best, attention_weight=float(row[best]), name=name)}")
 
@@ -156,9 +179,9 @@ def calculator_reading(row, labels: list[str], query: int, *, d_k: int, scaled: 
                        keys_are_inputs: bool = True) -> str:
     """What the attention calculator says under its heatmap, on either front end: the query row's largest weight
     (`largest_weight_sentence`), then that every row of α sums to 1 and whether the scores were divided by √d_k."""
-    scaling = "the scores divided by √d_k" if scaled else "the scores not scaled (the chapter's raw steps 1-3)"
-    return (f"{largest_weight_sentence(row, labels, query, digits=digits, keys_are_inputs=keys_are_inputs)} "
-            f"Each row of α sums to 1; d_k = {d_k}, {scaling}.")
+    sums = (_("Each row of α sums to 1; d_k = {d_k}, the scores divided by √d_k.", d_k=d_k) if scaled else
+            _("Each row of α sums to 1; d_k = {d_k}, the scores not scaled (the chapter's raw steps 1-3).", d_k=d_k))
+    return f"{largest_weight_sentence(row, labels, query, digits=digits, keys_are_inputs=keys_are_inputs)} {sums}"
 
 
 def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: int, scaled: bool,
@@ -167,15 +190,17 @@ def sharpness_sentence(row, labels: list[str], query: int, *, beta: float, d_k: 
     row = np.asarray(row, dtype=float)
     top = float(row.max())
     uniform = 1 / np.count_nonzero(row > 0) if np.any(row > 0) else 1.0
-    raw = (f" With scaling on, β = √{d_k} ≈ {np.sqrt(d_k):.2f} would give back the unscaled scores of steps 1-3."
-           if scaled else "")
-    return (f"At β = {beta:g} the largest weight in **{_shown(labels)[query]}**'s row is **{printed(top, digits)}** "
-            f"(uniform would be {printed(uniform, digits)}); softmax's slope there, α(1 − α), is "
-            f"{printed(top * (1 - top), digits)} (at most 0.250, at α = 0.5). Why divide by √d_k: the dot product "
-            "of two random vectors of d_k numbers, each of variance 1, has variance d_k, so unscaled scores grow "
-            "like √d_k: at d_k = 64 they are 8 times the scaled ones, as at β = 8 here. The row then saturates, "
-            "one weight near 1 and the rest near 0, the slope nears 0 and learning stalls. Dividing by √d_k keeps "
-            f"β at 1 whatever the width.{raw}")
+    raw = (" " + _("With scaling on, β = √{d_k} ≈ {root} would give back the unscaled scores of steps 1-3.",
+                   d_k=d_k, root=numbers.fixed(np.sqrt(d_k), 2)) if scaled else "")
+    return _("At β = {beta} the largest weight in **{who}**'s row is **{top}** (uniform would be {uniform}); "
+             "softmax's slope there, α(1 − α), is {slope} (at most {most}, at α = {half}). Why divide by √d_k: the dot "
+             "product of two random vectors of d_k numbers, each of variance 1, has variance d_k, so unscaled scores "
+             "grow like √d_k: at d_k = 64 they are 8 times the scaled ones, as at β = 8 here. The row then saturates, "
+             "one weight near 1 and the rest near 0, the slope nears 0 and learning stalls. Dividing by √d_k keeps "
+             "β at 1 whatever the width.",
+             beta=numbers.localized(f"{beta:g}"), who=_shown(labels)[query], top=shown_weight(top, digits),
+             uniform=shown_weight(uniform, digits), slope=shown_weight(top * (1 - top), digits),
+             most=numbers.fixed(0.25), half=numbers.fixed(0.5, 1)) + raw
 
 
 def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
@@ -185,12 +210,13 @@ def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
     winner = clear_winner(last.weights, digits)
     first = run.first_step_on_target
     if winner == run.target:
-        return (f"After {last.step} step(s), **{who}** puts its largest weight, "
-                f"**{printed(last.weights[winner], digits)}**, on **{target}** (first at step {first}); the loss fell "
-                f"from {run.steps[0].loss:.3f} to "
-                f"{last.loss:.3f}. Nothing in X changed: W_Q and W_K learned to make {who}'s query and {target}'s "
-                "key point the same way.")
+        return _("After {n} step(s), **{who}** puts its largest weight, **{weight}**, on **{target}** (first at step "
+                 "{first}); the loss fell from {before} to {after}. Nothing in X changed: W_Q and W_K learned to make "
+                 "{who}'s query and {target}'s key point the same way.",
+                 n=last.step, who=who, weight=shown_weight(last.weights[winner], digits), target=target, first=first,
+                 before=numbers.fixed(run.steps[0].loss), after=numbers.fixed(last.loss))
     top = leaders(last.weights, digits)
-    return (f"After {last.step} step(s), **{who}**'s largest weight is still on {names(run.tokens, top)} "
-            f"({printed(last.weights[top[0]], digits)}; {target} has {printed(last.weights[run.target], digits)}): "
-            "take more steps.")
+    return _("After {n} step(s), **{who}**'s largest weight is still on {names} ({weight}; {target} has {own}): take "
+             "more steps.", n=last.step, who=who, names=names(run.tokens, top),
+             weight=shown_weight(last.weights[top[0]], digits), target=target,
+             own=shown_weight(last.weights[run.target], digits))

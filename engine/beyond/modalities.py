@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine import limits
+from engine.i18n import N_, _
+from engine.numbers import fixed, grouped
 from engine.attention.mechanism import AttentionResult, attention, check_matrix
 
 # ==== images -> patches ====================================================================
@@ -88,22 +90,23 @@ def image_to_patches(image, patch: int, fit: str = "exact") -> ImagePatches:
     if not isinstance(patch, (int, np.integer)) or isinstance(patch, bool):
         raise ValueError("The patch size must be a whole number of pixels.")
     if patch < limits.MIN_PATCH_SIZE or patch > limits.MAX_PATCH_SIZE:
-        raise ValueError(f"The patch size must be between {limits.MIN_PATCH_SIZE} and {limits.MAX_PATCH_SIZE} "
-                         f"pixels; got {patch}.")
+        raise ValueError(_("The patch size must be between {least} and {most} pixels; got {patch}.",
+                           least=limits.MIN_PATCH_SIZE, most=limits.MAX_PATCH_SIZE, patch=patch))
     if min(H, W) < limits.MIN_PATCH_SIZE:
         raise ValueError(f"The image is {H} x {W} pixels: too small for even the smallest patch, "
                          f"{limits.MIN_PATCH_SIZE} x {limits.MIN_PATCH_SIZE}. Use a larger picture.")
     if patch > H or patch > W:
-        raise ValueError(f"A {patch} x {patch} patch is larger than the {H} x {W} image: not even one patch fits. "
-                         f"Choose a patch size of at most {min(H, W)}.")
+        raise ValueError(_("A {patch} x {patch} patch is larger than the {H} x {W} image: not even one patch fits. "
+                           "Choose a patch size of at most {most}.", patch=patch, H=H, W=W, most=min(H, W)))
     if fit not in FITS:
         raise ValueError(f"Unknown rule {fit!r} for edges; choose one of {', '.join(FITS)}.")
     trimmed = padded = (0, 0, 0, 0)
     if H % patch or W % patch:
         if fit == "exact":
-            raise ValueError(f"A patch size of {patch} does not divide the {H} x {W} image "
-                             f"({H} / {patch} = {H / patch:.2f}, {W} / {patch} = {W / patch:.2f}). "
-                             "Choose a size that divides both sides, or crop or pad the edges.")
+            raise ValueError(_("A patch size of {patch} does not divide the {H} x {W} image ({H} / {patch} = "
+                               "{rows}, {W} / {patch} = {cols}). Choose a size that divides both sides, or crop or "
+                               "pad the edges.", patch=patch, H=H, W=W, rows=fixed(H / patch, 2),
+                               cols=fixed(W / patch, 2)))
         if fit == "crop":
             extra_h, extra_w = H % patch, W % patch
             trimmed = (extra_h // 2, extra_h - extra_h // 2, extra_w // 2, extra_w - extra_w // 2)
@@ -114,9 +117,10 @@ def image_to_patches(image, patch: int, fit: str = "exact") -> ImagePatches:
             pixels = np.pad(pixels, ((padded[0], padded[1]), (padded[2], padded[3]), (0, 0)))
     rows, cols = pixels.shape[0] // patch, pixels.shape[1] // patch
     if rows * cols > limits.MAX_PATCH_TOKENS:
-        raise ValueError(f"{rows} x {cols} = {rows * cols} patches would need {(rows * cols) ** 2:,} attention "
-                         f"scores; the limit is {limits.MAX_PATCH_TOKENS} patches "
-                         f"({limits.MAX_PATCH_TOKENS ** 2:,} scores). Choose a larger patch or a smaller image.")
+        raise ValueError(_("{rows} x {cols} = {N} patches would need {scores} attention scores; the limit is {most} "
+                           "patches ({most_scores} scores). Choose a larger patch or a smaller image.", rows=rows,
+                           cols=cols, N=rows * cols, scores=grouped((rows * cols) ** 2), most=limits.MAX_PATCH_TOKENS,
+                           most_scores=grouped(limits.MAX_PATCH_TOKENS ** 2)))
     if patch * patch * C > limits.MAX_TOKEN_FEATURES:
         raise ValueError(f"One patch would have {patch * patch * C:,} numbers; the limit is "
                          f"{limits.MAX_TOKEN_FEATURES:,}.")
@@ -170,40 +174,42 @@ def load_image(data: bytes) -> LoadedImage:
     from PIL import Image, UnidentifiedImageError
 
     if len(data) == 0:
-        raise ValueError("The file is empty.")
+        raise ValueError(_("The file is empty."))
     if len(data) > limits.MAX_IMAGE_UPLOAD_BYTES:
-        raise ValueError(f"The file is {len(data) / 1e6:.1f} MB; the limit is "
-                         f"{limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f} MB. Save a smaller copy of the picture.")
+        raise ValueError(_("The file is {size} MB; the limit is {most} MB. Save a smaller copy of the picture.",
+                           size=fixed(len(data) / 1e6, 1), most=f"{limits.MAX_IMAGE_UPLOAD_BYTES / 1e6:.0f}"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             picture = Image.open(io.BytesIO(data))   # reads the header only
             width, height = picture.size
             if picture.format not in ("PNG", "JPEG"):
-                raise ValueError(f"This is a {picture.format} image; upload a PNG or JPEG.")
+                raise ValueError(_("This is a {format} image; upload a PNG or JPEG.", format=picture.format))
             most = limits.MAX_JPEG_PIXELS if picture.format == "JPEG" else limits.MAX_IMAGE_PIXELS
             if max(width, height) > limits.MAX_IMAGE_FILE_SIDE:
-                raise ValueError(f"The image claims {width} x {height} pixels; each side may be at most "
-                                 f"{limits.MAX_IMAGE_FILE_SIDE:,} pixels. Save a smaller copy.")
+                raise ValueError(_("The image claims {width} x {height} pixels; each side may be at most {most} "
+                                   "pixels. Save a smaller copy.", width=width, height=height,
+                                   most=grouped(limits.MAX_IMAGE_FILE_SIDE)))
             if min(width, height) < 1 or max(width, height) > limits.MAX_IMAGE_ASPECT * min(width, height):
-                raise ValueError(f"The image is {width} x {height} pixels: one side is more than "
-                                 f"{limits.MAX_IMAGE_ASPECT} times the other, too thin to cut into square patches. "
-                                 "Crop it to a less elongated shape.")
+                raise ValueError(_("The image is {width} x {height} pixels: one side is more than {most} times the "
+                                   "other, too thin to cut into square patches. Crop it to a less elongated shape.",
+                                   width=width, height=height, most=limits.MAX_IMAGE_ASPECT))
             if width * height > most:
-                raise ValueError(f"The image claims {width} x {height} = {width * height / 1e6:.1f} million pixels; "
-                                 f"the limit for a {picture.format} is {most / 1e6:.1f} million. Save a smaller "
-                                 "copy (a small file that unpacks to that many pixels, a 'decompression bomb', is "
-                                 "refused before it is opened).")
+                raise ValueError(_("The image claims {width} x {height} = {millions} million pixels; the limit for a "
+                                   "{format} is {most} million. Save a smaller copy (a small file that unpacks to that "
+                                   "many pixels, a 'decompression bomb', is refused before it is opened).",
+                                   width=width, height=height, millions=fixed(width * height / 1e6, 1),
+                                   format=picture.format, most=fixed(most / 1e6, 1)))
             if picture.format == "JPEG":   # decode at 1/2, 1/4 or 1/8 scale when that still covers the kept side
                 picture.draft("RGB", (limits.MAX_IMAGE_SIDE, limits.MAX_IMAGE_SIDE))
             picture.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ValueError("The image unpacks to far more pixels than its file size suggests (a 'decompression "
-                         "bomb'); it was not opened.") from None
+        raise ValueError(_("The image unpacks to far more pixels than its file size suggests (a 'decompression "
+                           "bomb'); it was not opened.")) from None
     except UnidentifiedImageError:
-        raise ValueError("This file is not a PNG or JPEG image that can be read.") from None
+        raise ValueError(_("This file is not a PNG or JPEG image that can be read.")) from None
     except (OSError, SyntaxError, EOFError):
-        raise ValueError("The image file is damaged or cut short; it could not be decoded.") from None
+        raise ValueError(_("The image file is damaged or cut short; it could not be decoded.")) from None
     fmt = picture.format
     transparent = picture.mode in ("RGBA", "LA", "P", "PA")
     picture = picture.convert("RGBA" if transparent else "L" if picture.mode in ("L", "I", "I;16", "F", "1")
@@ -255,9 +261,9 @@ class Signal:
 
 NOTE_HZ = {"C5": 523.25, "D5": 587.33, "E5": 659.26}
 SIGNALS = {
-    "melody": "Frère Jacques' first four notes, C D E C: the last note repeats the first",
-    "tones": "three pure tones, 440, 660 and 880 Hz, one after another",
-    "chirp": "a chirp: one tone sliding from 200 Hz up to 3000 Hz",
+    "melody": N_("Frère Jacques' first four notes, C D E C: the last note repeats the first"),
+    "tones": N_("three pure tones, 440, 660 and 880 Hz, one after another"),
+    "chirp": N_("a chirp: one tone sliding from 200 Hz up to 3000 Hz"),
 }
 
 
@@ -286,8 +292,8 @@ def synth_signal(kind: str = "melody", sample_rate: int = 8_000) -> Signal:
     else:
         notes = [("C", NOTE_HZ["C5"]), ("D", NOTE_HZ["D5"]), ("E", NOTE_HZ["E5"]), ("C again", NOTE_HZ["C5"])]
         seconds, harmonics = 0.4, (1.0, 0.5, 0.25)
-    parts = [0.8 * _note(f, seconds, sample_rate, harmonics) for _, f in notes]
-    segments = tuple((label, i * seconds, (i + 1) * seconds) for i, (label, _) in enumerate(notes))
+    parts = [0.8 * _note(f, seconds, sample_rate, harmonics) for _label, f in notes]
+    segments = tuple((label, i * seconds, (i + 1) * seconds) for i, (label, _f) in enumerate(notes))
     return Signal(np.concatenate(parts), sample_rate, kind, segments)
 
 
@@ -301,29 +307,35 @@ def _check_rate(sample_rate) -> None:
 def read_wav(data: bytes, name: str = "upload") -> Signal:
     """A small mono PCM WAV (stdlib `wave`) -> samples in [-1, 1]; the header is checked before the samples."""
     if len(data) == 0:
-        raise ValueError("The file is empty.")
+        raise ValueError(_("The file is empty."))
     try:
         with wave.open(io.BytesIO(data), "rb") as reader:
             channels, width = reader.getnchannels(), reader.getsampwidth()
             rate, count = reader.getframerate(), reader.getnframes()
             seconds = count / rate if rate else 0.0
             if channels != 1:
-                raise ValueError(f"This WAV has {channels} channels ({'stereo' if channels == 2 else 'multichannel'}); "
-                                 "upload a mono recording (one channel): most audio editors can export as mono.")
+                raise ValueError(
+                    _("This WAV has 2 channels (stereo); upload a mono recording (one channel): most audio editors "
+                      "can export as mono.") if channels == 2 else
+                    _("This WAV has {n} channels (multichannel); upload a mono recording (one channel): most audio "
+                      "editors can export as mono.", n=channels))
             if rate < limits.MIN_SAMPLE_RATE or rate > limits.MAX_SAMPLE_RATE:
-                raise ValueError(f"The WAV's sample rate is {rate:,} Hz; it must be between "
-                                 f"{limits.MIN_SAMPLE_RATE:,} and {limits.MAX_SAMPLE_RATE:,} Hz.")
+                raise ValueError(_("The WAV's sample rate is {rate} Hz; it must be between {least} and {most} Hz.",
+                                   rate=grouped(rate), least=grouped(limits.MIN_SAMPLE_RATE),
+                                   most=grouped(limits.MAX_SAMPLE_RATE)))
             if seconds > limits.MAX_AUDIO_SECONDS:
-                minutes = f" ({seconds / 60:.1f} minutes)" if seconds >= 60 else ""
-                raise ValueError(f"The recording lasts {seconds:.0f} s{minutes}; the limit is "
-                                 f"{limits.MAX_AUDIO_SECONDS:.0f} s. Cut a short excerpt.")
+                shown = dict(seconds=f"{seconds:.0f}", most=f"{limits.MAX_AUDIO_SECONDS:.0f}")
+                raise ValueError(
+                    _("The recording lasts {seconds} s ({minutes} minutes); the limit is {most} s. Cut a short "
+                      "excerpt.", minutes=fixed(seconds / 60, 1), **shown) if seconds >= 60 else
+                    _("The recording lasts {seconds} s; the limit is {most} s. Cut a short excerpt.", **shown))
             if len(data) > limits.MAX_WAV_BYTES:
-                raise ValueError(f"The file is {len(data) / 1e6:.1f} MB; the limit is "
-                                 f"{limits.MAX_WAV_BYTES / 1e6:.0f} MB.")
+                raise ValueError(_("The file is {size} MB; the limit is {most} MB.", size=fixed(len(data) / 1e6, 1),
+                                   most=f"{limits.MAX_WAV_BYTES / 1e6:.0f}"))
             raw = reader.readframes(count)
     except (wave.Error, EOFError):
-        raise ValueError("This file is not a WAV recording that can be read (it must be uncompressed PCM, "
-                         "8, 16, 24 or 32 bits).") from None
+        raise ValueError(_("This file is not a WAV recording that can be read (it must be uncompressed PCM, 8, 16, "
+                           "24 or 32 bits).")) from None
     if width == 1:
         samples = (np.frombuffer(raw, dtype=np.uint8).astype(float) - 128.0) / 128.0
     elif width == 2:
@@ -335,9 +347,9 @@ def read_wav(data: bytes, name: str = "upload") -> Signal:
     elif width == 4:
         samples = np.frombuffer(raw, dtype="<i4").astype(float) / 2 ** 31
     else:
-        raise ValueError(f"Samples of {width} bytes are not supported; use 8, 16, 24 or 32-bit PCM.")
+        raise ValueError(_("Samples of {width} bytes are not supported; use 8, 16, 24 or 32-bit PCM.", width=width))
     if samples.size == 0:
-        raise ValueError("The WAV holds no samples.")
+        raise ValueError(_("The WAV holds no samples."))
     _check_not_silent(samples)
     return Signal(samples, rate, name, ((name, 0.0, samples.size / rate),))
 
@@ -346,11 +358,11 @@ def _check_not_silent(samples: np.ndarray) -> None:
     peak = float(np.max(np.abs(samples)))
     if peak < limits.SILENCE_PEAK:
         if peak == 0:
-            level = "every sample is zero"
-        else:
-            level = f"its loudest sample is {20 * np.log10(peak):.0f} dB below full scale"
-        raise ValueError(f"The recording is silent ({level}): every frame would look the same, "
-                         "so there is nothing for attention to tell apart.")
+            raise ValueError(_("The recording is silent (every sample is zero): every frame would look the same, so "
+                               "there is nothing for attention to tell apart."))
+        raise ValueError(_("The recording is silent (its loudest sample is {db} dB below full scale): every frame "
+                           "would look the same, so there is nothing for attention to tell apart.",
+                           db=f"{20 * np.log10(peak):.0f}"))
 
 
 def hann(frame: int) -> np.ndarray:
@@ -398,13 +410,14 @@ def spectrogram_frames(signal, sample_rate: int, frame: int = 512, hop: int = 12
         raise ValueError(f"The signal lasts {samples.size / sample_rate:.1f} s; the limit is "
                          f"{limits.MAX_AUDIO_SECONDS:.0f} s.")
     if samples.size < frame:
-        raise ValueError(f"The signal has {samples.size} samples, fewer than one frame of {frame}; "
-                         "choose a shorter frame.")
+        raise ValueError(_("The signal has {n} samples, fewer than one frame of {frame}; choose a shorter frame.",
+                           n=samples.size, frame=frame))
     _check_not_silent(samples)
     T = 1 + (samples.size - frame) // hop
     if T > limits.MAX_AUDIO_FRAMES:
-        raise ValueError(f"{T} frames would need {T * T:,} attention scores; the limit is "
-                         f"{limits.MAX_AUDIO_FRAMES} frames. Choose a longer hop or a shorter recording.")
+        raise ValueError(_("{T} frames would need {scores} attention scores; the limit is {most} frames. Choose a "
+                           "longer hop or a shorter recording.", T=T, scores=grouped(T * T),
+                           most=limits.MAX_AUDIO_FRAMES))
     window = hann(frame)
     starts = hop * np.arange(T)
     frames = samples[starts[:, None] + np.arange(frame)[None, :]] * window   # (T, N)
@@ -429,15 +442,15 @@ CHARGE = dict(D=-1.0, E=-1.0, K=1.0, R=1.0, H=0.1)
 VOLUME = dict(A=88.6, R=173.4, N=114.1, D=111.1, C=108.5, Q=143.8, E=138.4, G=60.1, H=153.2, I=166.7,
               L=166.7, K=168.6, M=162.9, F=189.9, P=112.7, S=89.0, T=116.1, W=227.8, Y=193.6, V=140.0)
 PROPERTY_NAMES = ("hydrophobicity / 4.5", "charge", "volume / 227.8 A^3")
-NOT_STANDARD = {"B": "D or N (ambiguous)", "Z": "E or Q (ambiguous)", "J": "I or L (ambiguous)",
-                "X": "an unknown residue", "U": "selenocysteine", "O": "pyrrolysine", "*": "a stop"}
+NOT_STANDARD = {"B": N_("D or N (ambiguous)"), "Z": N_("E or Q (ambiguous)"), "J": N_("I or L (ambiguous)"),
+                "X": N_("an unknown residue"), "U": N_("selenocysteine"), "O": N_("pyrrolysine"), "*": N_("a stop")}
 
 PROTEIN_PRESETS = {
-    "Human insulin, A chain": "GIVEQCCTSICSLYQLENYCN",
-    "Human insulin, B chain": "FVNQHLCGSHLVEALYLVCGERGFFYTPKT",
-    "Glucagon (human)": "HSQGTFTSDYSKYLDSRRAQDFVQWLMNT",
-    "Melittin (honeybee venom)": "GIGAVLKVLTTGLPALISWIKRKRQQ",
-    "Ubiquitin (human)": "MQIFVKTLTGKTITLEVEPSDTIENVKAKIQDKEGIPPDQQRLIFAGKQLEDGRTLSDYNIQKESTLHLVLRLRGG",
+    N_("Human insulin, A chain"): "GIVEQCCTSICSLYQLENYCN",       # names: link values (English), shown translated
+    N_("Human insulin, B chain"): "FVNQHLCGSHLVEALYLVCGERGFFYTPKT",
+    N_("Glucagon (human)"): "HSQGTFTSDYSKYLDSRRAQDFVQWLMNT",
+    N_("Melittin (honeybee venom)"): "GIGAVLKVLTTGLPALISWIKRKRQQ",
+    N_("Ubiquitin (human)"): "MQIFVKTLTGKTITLEVEPSDTIENVKAKIQDKEGIPPDQQRLIFAGKQLEDGRTLSDYNIQKESTLHLVLRLRGG",
 }
 
 
@@ -446,19 +459,24 @@ def parse_sequence(text: str) -> str:
     if not isinstance(text, str):
         raise ValueError("A protein sequence must be text: one letter per amino acid.")
     if len(text) > limits.MAX_SEQUENCE_TEXT_CHARS:
-        raise ValueError(f"The text has {len(text):,} characters; the limit is {limits.MAX_SEQUENCE_TEXT_CHARS:,}.")
+        raise ValueError(_("The text has {n} characters; the limit is {most}.", n=grouped(len(text)),
+                           most=grouped(limits.MAX_SEQUENCE_TEXT_CHARS)))
     lines = [line for line in text.splitlines() if not line.lstrip().startswith(">")]
     sequence = "".join("".join(lines).split()).upper()
     if not sequence:
-        raise ValueError("The sequence is empty: paste one-letter amino-acid codes such as GIVEQCCTSICSLYQLENYCN.")
+        raise ValueError(_("The sequence is empty: paste one-letter amino-acid codes such as GIVEQCCTSICSLYQLENYCN."))
     for position, letter in enumerate(sequence, start=1):
         if letter not in AMINO_ACIDS:
-            meaning = f" ({NOT_STANDARD[letter]})" if letter in NOT_STANDARD else ""
-            raise ValueError(f"'{letter}' at position {position}{meaning} is not one of the 20 amino-acid letters "
-                             f"{AMINO_ACIDS}. Remove it or replace it.")
+            if letter in NOT_STANDARD:
+                raise ValueError(_("'{letter}' at position {position} ({meaning}) is not one of the 20 amino-acid "
+                                   "letters {letters}. Remove it or replace it.", letter=letter, position=position,
+                                   meaning=_(NOT_STANDARD[letter]), letters=AMINO_ACIDS))
+            raise ValueError(_("'{letter}' at position {position} is not one of the 20 amino-acid letters {letters}. "
+                               "Remove it or replace it.", letter=letter, position=position, letters=AMINO_ACIDS))
     if len(sequence) > limits.MAX_RESIDUES:
-        raise ValueError(f"The sequence has {len(sequence)} residues; the limit is {limits.MAX_RESIDUES} "
-                         f"({limits.MAX_RESIDUES ** 2:,} attention scores). Paste a shorter piece.")
+        raise ValueError(_("The sequence has {n} residues; the limit is {most} ({scores} attention scores). Paste a "
+                           "shorter piece.", n=len(sequence), most=limits.MAX_RESIDUES,
+                           scores=grouped(limits.MAX_RESIDUES ** 2)))
     return sequence
 
 

@@ -14,13 +14,15 @@ from engine.chapter import (
     attention, beyond, block, context, embeddings, generate, heads, inside, multi_head, ngram, position, tokens,
 )
 from engine.chapter.spec import PageSpec
+from engine.i18n import N_
 
+# the parts' names are English keys (a notebook's file name is made from one), shown with _(part)
 PARTS: dict[str, tuple[PageSpec, ...]] = {
-    "Language modelling": (tokens.PAGE, ngram.PAGE),
-    "Embeddings": (embeddings.PAGE,),
-    "Attention": (context.PAGE, attention.PAGE, multi_head.PAGE, heads.PAGE, inside.PAGE),
-    "The transformer": (block.PAGE, position.PAGE, generate.PAGE),
-    "Beyond words": (beyond.PAGE,),
+    N_("Language modelling"): (tokens.PAGE, ngram.PAGE),
+    N_("Embeddings"): (embeddings.PAGE,),
+    N_("Attention"): (context.PAGE, attention.PAGE, multi_head.PAGE, heads.PAGE, inside.PAGE),
+    N_("The transformer"): (block.PAGE, position.PAGE, generate.PAGE),
+    N_("Beyond words"): (beyond.PAGE,),
 }
 
 

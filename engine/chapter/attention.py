@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
 from engine.attention.mechanism import (
     CHAPTER_TOKENS, CHAPTER_X, SelfAttentionResult, identity_projections, random_projections, self_attention,
 )
@@ -22,18 +22,20 @@ from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, text
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
+from engine.i18n import N_, _
 
 # The examples a student loads into X (the first is the chapter's worked example).
 PRESETS: dict[str, tuple[list[str], np.ndarray]] = {
-    "Chapter: crane by the lake": (CHAPTER_TOKENS, CHAPTER_X),
-    "Random (5 tokens, 4 numbers each)": (["w1", "w2", "w3", "w4", "w5"],
+    N_("Chapter: crane by the lake"): (CHAPTER_TOKENS, CHAPTER_X),
+    N_("Random (5 tokens, 4 numbers each)"): (["w1", "w2", "w3", "w4", "w5"],
                                          np.round(np.random.default_rng(7).normal(size=(5, 4)), 2)),
-    "All the same": (["a", "a", "a", "a"], np.tile([[0.5, 0.5, 0.5]], (4, 1))),
-    "A huge-score row (softmax stability)": (["loud", "by", "the", "lake"],
+    N_("All the same"): (["a", "a", "a", "a"], np.tile([[0.5, 0.5, 0.5]], (4, 1))),
+    N_("A huge-score row (softmax stability)"): (["loud", "by", "the", "lake"],
                                              np.array([[90.0, 0.0, 40.0], [0.0, 1.0, 0.1],
                                                        [0.1, 0.9, 0.0], [80.0, 0.2, 30.0]])),
 }
 PROJECTION_STARTS = ("identity", "random")     # where W_Q, W_K, W_V start before a student edits them
+PROJECTION_START_NAMES = {"identity": N_("identity"), "random": N_("random")}   # as the radio shows them
 PROJECTIONS = ("W_q", "W_k", "W_v")
 SHARPNESS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)   # beta: the multiplier on the heatmap's scores
 FACTORS = (1, 10, 100, 1_000, 10_000)                          # the softmax stability table's multiplier
@@ -60,7 +62,7 @@ def projections(values: Mapping[str, Any], d: int) -> dict[str, np.ndarray | Non
     for name in PROJECTIONS:
         edited = values[name].strip()
         if edited:
-            _, W = parse_matrix(edited, max_rows=limits.MAX_DIM, what=name.upper())
+            _labels, W = parse_matrix(edited, max_rows=limits.MAX_DIM, what=name.upper())
             used[name] = W if W.shape[0] == d else start[name]
         else:
             used[name] = start[name]
@@ -77,7 +79,7 @@ class Calculation:
 
 def token_labels(labels: list[str]) -> list[str]:
     """Row names as the page shows them: an unnamed row is 'token i'."""
-    return [name or f"token {i}" for i, name in enumerate(labels)]
+    return [name or _("token {i}", i=i) for i, name in enumerate(labels)]
 
 
 def calculation(values: Mapping[str, Any], *, scaled: bool | None = None) -> Calculation:
@@ -97,9 +99,9 @@ def calculation(values: Mapping[str, Any], *, scaled: bool | None = None) -> Cal
 def _settings_note(values: Mapping[str, Any]) -> str:
     notes = []
     if values["proj"]:
-        notes.append("with the page's projections W_Q, W_K, W_V")
+        notes.append(_("with the page's projections W_Q, W_K, W_V"))
     if float(values["sharp"]) != 1:
-        notes.append(f"sharpness β = {float(values['sharp']):g}")
+        notes.append(_("sharpness β = {beta}", beta=numbers.localized(f"{float(values['sharp']):g}")))
     return f" ({'; '.join(notes)})" if notes else ""
 
 
@@ -111,11 +113,12 @@ def largest_weight(link: Mapping[str, str], sources) -> Question:
     options, answer, leaders = _top_choice([f"{j}: {name}" for j, name in enumerate(labels)], row, keep=5,
                                            tolerance=TIE_TOLERANCE)
     tied = ", ".join(f"'{labels[j]}'" for j in leaders)
-    why = (f"{tied} tie at {row[leaders[0]]:.3f}." if len(leaders) > 1 else
-           f"'{labels[leaders[0]]}' gets {row[leaders[0]]:.3f}, the largest in row {q} of alpha.")
-    return Question("attention", f"Query '{labels[q]}': which key gets the largest attention weight"
-                                 f"{_settings_note(values)}?", options, answer,
-                    why + " The heatmap of alpha on the page shows the whole row.",
+    why = (_("{tied} tie at {weight}.", tied=tied, weight=numbers.fixed(row[leaders[0]])) if len(leaders) > 1 else
+           _("'{token}' gets {weight}, the largest in row {q} of alpha.", token=labels[leaders[0]],
+             weight=numbers.fixed(row[leaders[0]]), q=q))
+    return Question("attention", _("Query '{token}': which key gets the largest attention weight{settings}?",
+                                   token=labels[q], settings=_settings_note(values)), options, answer,
+                    why + " " + _("The heatmap of alpha on the page shows the whole row."),
                     veils=("attention.result", "attention.learn"))
 
 
@@ -126,39 +129,42 @@ def scaling(link: Mapping[str, str], sources) -> Question:
     other = calculation(values, scaled=not values["scaled"])
     q = now.query
     before, after = float(now.result.weights[q].max()), float(other.result.weights[q].max())
-    options = ("It rises", "It falls", "It stays the same")
+    options = (_("It rises"), _("It falls"), _("It stays the same"))
     answer = 2 if abs(after - before) < TIE_TOLERANCE else (0 if after > before else 1)
-    switch = "off" if values["scaled"] else "on"
-    return Question("attention", f"Turn the 1/sqrt(d_k) scaling {switch}: what happens to the largest weight of "
-                                 f"query '{now.labels[q]}' (now {before:.3f})?", options, answer,
-                    f"It becomes {after:.3f}: dividing the scores by sqrt(d_k) = {math.sqrt(now.result.d_k):.3f} "
-                    "flattens the softmax; without it the scores are larger and the weights sharper.",
+    asked = (_("Turn the 1/sqrt(d_k) scaling off: what happens to the largest weight of query '{token}' (now "
+               "{before})?") if values["scaled"] else
+             _("Turn the 1/sqrt(d_k) scaling on: what happens to the largest weight of query '{token}' (now "
+               "{before})?"))
+    return Question("attention", asked.format(token=now.labels[q], before=numbers.fixed(before)), options, answer,
+                    _("It becomes {after}: dividing the scores by sqrt(d_k) = {root} flattens the softmax; without it "
+                      "the scores are larger and the weights sharper.", after=numbers.fixed(after),
+                      root=numbers.fixed(math.sqrt(now.result.d_k))),
                     veils=("attention.result",))
 
 
 PAGE = PageSpec(
     key="attention", url="attention", view="attention_calculator",
-    title="Attention calculator",
-    question="How does one token decide how much every other token matters?",
-    one_line="Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step.",
+    title=N_("Attention calculator"),
+    question=N_("How does one token decide how much every other token matters?"),
+    one_line=N_("Edit every number of X, W_Q, W_K, W_V and follow scores, softmax and context step by step."),
     icon=":material/calculate:",
     params=(
-        Param("x", CHAPTER_MATRIX, _MATRIX, label="X (token embeddings)"),
-        Param("scaled", True, parse_bool, label="Scale scores by 1/sqrt(d_k)",
-              help="Off: the chapter's raw steps 1-3. On: softmax(QK^T / sqrt(d_k)) V."),
-        Param("proj", False, parse_bool, label="Learned projections W_Q, W_K, W_V",
-              help="Off: queries, keys and values are X itself."),
-        Param("w_start", "identity", one_of(PROJECTION_STARTS), label="Start the projections from"),
-        Param("w_seed", 0, between(0, MAX_PROJECTION_SEED), label="Seed for random projections"),
+        Param("x", CHAPTER_MATRIX, _MATRIX, label=N_("X (token embeddings)")),
+        Param("scaled", True, parse_bool, label=N_("Scale scores by 1/sqrt(d_k)"),
+              help=N_("Off: the chapter's raw steps 1-3. On: softmax(QK^T / sqrt(d_k)) V.")),
+        Param("proj", False, parse_bool, label=N_("Learned projections W_Q, W_K, W_V"),
+              help=N_("Off: queries, keys and values are X itself.")),
+        Param("w_start", "identity", one_of(PROJECTION_STARTS), label=N_("Start the projections from")),
+        Param("w_seed", 0, between(0, MAX_PROJECTION_SEED), label=N_("Seed for random projections")),
         # a projection a student edited, as its text; empty: as it starts (identity, or random from the seed)
         *(Param(name, "", _MATRIX, label=f"{name.upper()} (d rows)") for name in PROJECTIONS),
-        Param("causal", False, parse_bool, label="Causal mask (a token sees only itself and earlier ones)"),
-        Param("query", 0, between(0, limits.MAX_TOKENS - 1), label="Query token (whose context we build)"),
+        Param("causal", False, parse_bool, label=N_("Causal mask (a token sees only itself and earlier ones)")),
+        Param("query", 0, between(0, limits.MAX_TOKENS - 1), label=N_("Query token (whose context we build)")),
         Param("sharp", 1.0, one_of(SHARPNESS, float), lambda beta: f"{beta:g}",
-              label="Sharpness β: multiply every score by it before softmax (1: the chapter's attention)"),
-        Param("factor", 1, one_of(FACTORS, int), label="Multiply this row's scores by"),
-        Param("learn_steps", LEARN_STEPS, between(0, MAX_LEARN_STEPS_SHOWN), label="Gradient steps"),
-        Param("learn_target", 3, between(1, len(CHAPTER_TOKENS) - 1), label="Target: crane should attend most to"),
+              label=N_("Sharpness β: multiply every score by it before softmax (1: the chapter's attention)")),
+        Param("factor", 1, one_of(FACTORS, int), label=N_("Multiply this row's scores by")),
+        Param("learn_steps", LEARN_STEPS, between(0, MAX_LEARN_STEPS_SHOWN), label=N_("Gradient steps")),
+        Param("learn_target", 3, between(1, len(CHAPTER_TOKENS) - 1), label=N_("Target: crane should attend most to")),
     ),
     presets=PRESETS,
     questions=(largest_weight, scaling),

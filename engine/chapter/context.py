@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from engine import limits, markup
+from engine import limits, markup, numbers
 from engine.attention.mechanism import AttentionResult, attention, window_inside, window_reach, window_weights
 from engine.attention.readings import context_reading
 from engine.attention.typed_matrices import format_matrix, parse_matrix
@@ -23,6 +23,7 @@ from engine.charts.style import unique_labels
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
 from engine.embeddings.hand_vectors import sentence_vectors
+from engine.i18n import N_, _
 
 # The example sentences (their words have vectors in engine.embeddings.hand_vectors); the first opens the page.
 SENTENCES = ("crane by the lake", "the crane by the lake", "the pitcher threw a fastball",
@@ -45,13 +46,13 @@ def hand_vectors(sentence: str) -> tuple[str, int, list[str]]:
 
 def unknown_words_note(unknown: list[str]) -> str:
     """What both front ends say when some words have no hand-picked vector."""
-    return ("No hand-picked vector for: " + ", ".join(markup.markdown(word) for word in unknown) +
-            ". They start at 0, 0, 0: give them numbers below.")
+    return _("No hand-picked vector for: {words}. They start at 0, 0, 0: give them numbers below.",
+             words=", ".join(markup.markdown(word) for word in unknown))
 
 
 def token_labels(labels: list[str]) -> list[str]:
     """Row names as the page shows them: an unnamed row is 'token i'."""
-    return [name or f"token {i}" for i, name in enumerate(labels)]
+    return [name or _("token {i}", i=i) for i, name in enumerate(labels)]
 
 
 def x_of(values: Mapping[str, Any]) -> tuple[list[str], np.ndarray]:
@@ -60,7 +61,7 @@ def x_of(values: Mapping[str, Any]) -> tuple[list[str], np.ndarray]:
     if values["x"].strip():
         labels, X = parse_matrix(values["x"], what="X")
         return token_labels(labels), X
-    tokens, X, _ = sentence_vectors(values["sentence"])
+    tokens, X, _unknown = sentence_vectors(values["sentence"])
     return tokens, X
 
 
@@ -106,7 +107,7 @@ def compare(x, labels: list[str], query: int, k: int, scaled: bool) -> Context:
     """A window of half-width k against attention (softmax(x xᵀ / √d), or unscaled) for token `query` of X (its row
     labels as the page shows them); the token is kept inside X. ValueError for a k past the slider's."""
     if not 0 <= int(k) <= MAX_K:
-        raise ValueError(f"The window half-width k must be from 0 to {MAX_K}; got {k}.")
+        raise ValueError(_("The window half-width k must be from 0 to {most}; got {got}.", most=MAX_K, got=k))
     x = np.asarray(x, dtype=float)
     attended = attention(x, x, x, scale=bool(scaled))
     return Context(unique_labels(list(labels)), x, min(max(int(query), 0), len(labels) - 1), int(k), attended)
@@ -128,19 +129,20 @@ def reach(link: Mapping[str, str], sources) -> Question:
     names = x_of(values)[0]                      # as typed: a repeated lake is still lake (shown 'lake (1)')
     others = [j for j in range(T) if j != t]
     if not others:
-        raise ValueError("The sentence has one word: no window to widen.")
+        raise ValueError(_("The sentence has one word: no window to widen."))
     target = next((j for j in others if names[j] == "lake"), None)
     if target is None:
         target = max(others, key=lambda j: shown.weights[j])
     k, share = window_reach(T, t, target)
     low = max(0, min(k - 2, T - 5))              # k among the five, also for the last token
     options = tuple(f"k = {r}" for r in range(low, low + 5))
-    return Question("context", f"A window of half-width k around '{tokens[t]}' averages its neighbours. What is "
-                               f"the smallest k whose window reaches '{tokens[target]}'?", options,
-                    options.index(f"k = {k}"),
-                    f"'{tokens[target]}' is {abs(target - t)} position(s) away, so k = {k}; the window then gives "
-                    f"it {share:.3f}, as much as every other token inside. Attention gives it "
-                    f"{shown.weights[target]:.3f}.", veils=("context.result",))
+    return Question("context", _("A window of half-width k around '{token}' averages its neighbours. What is the "
+                                 "smallest k whose window reaches '{target}'?", token=tokens[t], target=tokens[target]),
+                    options, options.index(f"k = {k}"),
+                    _("'{target}' is {n} position(s) away, so k = {k}; the window then gives it {share}, as much as "
+                      "every other token inside. Attention gives it {weight}.", target=tokens[target],
+                      n=abs(target - t), k=k, share=numbers.fixed(share), weight=numbers.fixed(shown.weights[target])),
+                    veils=("context.result",))
 
 
 def favourite(link: Mapping[str, str], sources) -> Question:
@@ -150,30 +152,30 @@ def favourite(link: Mapping[str, str], sources) -> Question:
     options, answer, leaders = _top_choice([f"{j}: {w}" for j, w in enumerate(shown.labels)], row, keep=5,
                                            tolerance=TIE_TOLERANCE)
     best = leaders[0]
-    return Question("context", f"Attention: which token gets the largest weight from '{shown.labels[shown.query]}' "
-                               "(itself included)?", options, answer,
-                    f"'{shown.labels[best]}' gets {row[best]:.3f}; the bars on the page compare it with the window's "
-                    "equal shares.", veils=("context.result",))
+    return Question("context", _("Attention: which token gets the largest weight from '{token}' (itself included)?",
+                                 token=shown.labels[shown.query]), options, answer,
+                    _("'{token}' gets {weight}; the bars on the page compare it with the window's equal shares.",
+                      token=shown.labels[best], weight=numbers.fixed(row[best])), veils=("context.result",))
 
 
 PAGE = PageSpec(
     key="context", url="context", view="context_window",
-    title="Context: window vs attention",
-    question="Which words should *crane* borrow meaning from?",
-    one_line="Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?",
+    title=N_("Context: window vs attention"),
+    question=N_("Which words should *crane* borrow meaning from?"),
+    one_line=N_("Average a fixed window around 'crane', then let relevance choose: which one reaches 'lake'?"),
     icon=":material/filter_center_focus:",
     params=(
         Param("sentence", SENTENCES[0], text(limits.MAX_CONTEXT_SENTENCE_CHARS),
-              label="Sentence (words get hand-picked 3-number vectors you can edit below)"),
+              label=N_("Sentence (words get hand-picked 3-number vectors you can edit below)")),
         # X as the student edited it, as its text; empty: the sentence's hand-picked vectors
         Param("x", "", text(limits.MAX_MATRIX_TEXT_CHARS),
-              label="X (one row per token: nature, function word, people/action)"),
-        Param("k", 1, between(0, MAX_K), label="Window half-width k",
-              help="The window around token t covers t-k ... t+k."),
-        Param("query", 0, between(0, limits.MAX_TOKENS - 1), label="Token whose context we build"),
-        Param("scaled", True, parse_bool, label="Scale scores by 1/sqrt(d)",
-              help="On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
-                   "Off: the raw dot products of steps 1-3."),
+              label=N_("X (one row per token: nature, function word, people/action)")),
+        Param("k", 1, between(0, MAX_K), label=N_("Window half-width k"),
+              help=N_("The window around token t covers t-k ... t+k.")),
+        Param("query", 0, between(0, limits.MAX_TOKENS - 1), label=N_("Token whose context we build")),
+        Param("scaled", True, parse_bool, label=N_("Scale scores by 1/sqrt(d)"),
+              help=N_("On (as in the chapter's worked example and the attention calculator): softmax(x xᵀ / sqrt(d)). "
+                      "Off: the raw dot products of steps 1-3.")),
     ),
     questions=(reach, favourite),
     reading=(references.BAHDANAU_2015,

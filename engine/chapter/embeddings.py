@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from engine import limits, markup
+from engine import limits, markup, numbers
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, one_of, parse_bool, text
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
 from engine.embeddings import glove as E
+from engine.i18n import N_, _
 
 # a : b :: c : ? with the answer a reader expects (d), and more pairs of the same relation for the map;
 # the second group lands second
@@ -32,11 +33,12 @@ PRESETS: dict[str, tuple[str, str, str, str, str]] = {
     "banana : bananas :: apple : ?  (lands second)": ("banana", "bananas", "apple", "apples", "car, cars, dog, dogs"),
     "man : doctor :: woman : ?  (inputs are never answers)": ("man", "doctor", "woman", "doctor", "he, she"),
 }
-CUSTOM = "(your own)"
+PRESET_NOTES = (N_("(lands second)"), N_("(inputs are never answers)"))   # the presets' notes, shown through _()
+CUSTOM = N_("(your own)")   # a link value, in English; shown through _()
 PRESET_FIELDS = ("a", "b", "c", "d", "extra")          # the link values a preset sets, in its tuple's order
 FIRST_PRESET = next(iter(PRESETS))
 DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
-METHOD_LABELS = {"3cosadd": "3CosAdd (gensim's most_similar)", "3cosmul": "3CosMul (Levy & Goldberg)"}
+METHOD_LABELS = {"3cosadd": N_("3CosAdd (gensim's most_similar)"), "3cosmul": N_("3CosMul (Levy & Goldberg)")}
 ANSWERS_SHOWN = 5       # the analogy's bars and table
 NEIGHBOURS_SHOWN = 10   # the nearest words to a sum
 HOVER_NEIGHBOURS = 5    # a map point's nearest words, on hover
@@ -44,8 +46,8 @@ QUESTION_OPTIONS = 4    # the class question's words: the first of the analogy's
 # homonym -> its two senses, one word standing for each, and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
     "crane": {"senses": {"bird": "heron", "machine": "gantry"},
-              "note": "Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
-                      "sense, from people called Crane, that neither word above stands for.",
+              "note": N_("Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
+                         "sense, from people called Crane, that neither word above stands for."),
               "sentences": ("The crane stood in the shallow water of the lake.",
                             "The crane lifted the steel beams onto the roof.")},
     "bank": {"senses": {"money": "loan", "river": "river"},
@@ -82,9 +84,9 @@ def analogy(values: Mapping[str, Any], wv: E.WordVectors, k: int = ANSWERS_SHOWN
 def analogy_reading(result: E.Analogy) -> str:
     """The analogy's top answer, as both front ends say it."""
     a, b, c, top = (markup.markdown(w) for w in _words(result))
-    return (f"**{a} : {b} :: {c} : {top}** by {METHOD_LABELS[result.method]}, searching the "
-            f"{result.vocab_size:,} most frequent words. The three input words are never answers (as in gensim and "
-            "in Mikolov et al.'s evaluation).")
+    return _("**{a} : {b} :: {c} : {top}** by {method}, searching the {size} most frequent words. The three input "
+             "words are never answers (as in gensim and in Mikolov et al.'s evaluation).", a=a, b=b, c=c, top=top,
+             method=_(METHOD_LABELS[result.method]), size=numbers.grouped(result.vocab_size))
 
 
 # --- the map of offsets --------------------------------------------------------------------------------------
@@ -92,8 +94,8 @@ def analogy_reading(result: E.Analogy) -> str:
 def map_words(extra: str) -> list[str]:
     """The map's other words, typed 'a, b, c, d ...': at most MAX_MAP_EXTRA_CHARS characters, else a sentence."""
     if len(extra) > limits.MAX_MAP_EXTRA_CHARS:
-        raise ValueError(f"The other words on the map are {len(extra):,} characters long; the limit is "
-                         f"{limits.MAX_MAP_EXTRA_CHARS}.")
+        raise ValueError(_("The other words on the map are {size} characters long; the limit is {limit}.",
+                           size=numbers.grouped(len(extra)), limit=limits.MAX_MAP_EXTRA_CHARS))
     return [w.strip() for w in extra.split(",") if w.strip()]
 
 
@@ -121,9 +123,11 @@ def map_reading(shown: OffsetMap) -> str:
     """What the map shows and hides, and how parallel the analogy's two offsets are, as both front ends say it."""
     (a, b), (c, top) = shown.offsets.pairs[:2]
     a, b, c, top = (markup.markdown(w) for w in (a, b, c, top))
-    return (f"**{a} → {b}** and **{c} → {top}** on the plane along which these {len(shown.projection.words)} words "
-            f"differ most ({shown.projection.explained.sum():.0%} of their spread; the rest is hidden). In all "
-            f"{shown.dim} dimensions the two offsets have cosine **{shown.offsets.cosines[0, 1]:.3f}** (1: parallel).")
+    return _("**{a} → {b}** and **{c} → {top}** on the plane along which these {words} words differ most ({share} "
+             "of their spread; the rest is hidden). In all {dim} dimensions the two offsets have cosine **{cosine}** "
+             "(1: parallel).", a=a, b=b, c=c, top=top, words=len(shown.projection.words),
+             share=numbers.localized(f"{shown.projection.explained.sum():.0%}"), dim=shown.dim,
+             cosine=numbers.fixed(shown.offsets.cosines[0, 1]))
 
 
 # --- the nearest words to a sum ------------------------------------------------------------------------------
@@ -141,12 +145,14 @@ def neighbours(values: Mapping[str, Any], wv: E.WordVectors,
 def neighbours_reading(total: E.VectorSum, found: E.Neighbours) -> str:
     """The nearest word to the sum, as both front ends say it (and why it may be one of the words typed)."""
     word = markup.markdown(found.words[0])
-    numbers = (f"cosine {found.cosines[0]:.3f} with **{markup.markdown(total.text)}**, among the "
-               f"{found.vocab_size:,} most frequent words")
+    said = {"word": word, "cosine": numbers.fixed(found.cosines[0]), "total": markup.markdown(total.text),
+            "size": numbers.grouped(found.vocab_size)}
     if found.words[0] in total.words:
-        return (f"The nearest word is **{word}**, one of the words you typed: without leaving them out, a sum "
-                f"usually stays closest to its own terms ({numbers}).")
-    return f"The nearest word is **{word}** ({numbers})."
+        return _("The nearest word is **{word}**, one of the words you typed: without leaving them out, a sum usually "
+                 "stays closest to its own terms (cosine {cosine} with **{total}**, among the {size} most frequent "
+                 "words).", **said)
+    return _("The nearest word is **{word}** (cosine {cosine} with **{total}**, among the {size} most frequent words).",
+             **said)
 
 
 # --- the class's question ------------------------------------------------------------------------------------
@@ -156,42 +162,45 @@ def analogy_top_answer(link: Mapping[str, str], sources) -> Question:
     scores closer than the page's 3 decimals tie."""
     values = PAGE.values(link)
     result = analogy(values, sources.glove())
-    a, b, c, _ = _words(result)
+    a, b, c, _top = _words(result)
     words, scores = result.words[:QUESTION_OPTIONS], [float(s) for s in result.scores[:QUESTION_OPTIONS]]
     order = sorted(range(len(words)), key=lambda j: words[j])
     options, answer, leaders = _top_choice([words[j] for j in order], [scores[j] for j in order],
                                            tolerance=TIE_TOLERANCE)
     best = order[leaders[0]]
-    return Question("embeddings", f"{a} : {b} :: {c} : ?  Which word comes first ({result.method}, "
-                                  f"{result.vocab_size:,} words)?", options, answer,
-                    f"{words[best]} scores {scores[best]:.3f}; the others: "
-                    + ", ".join(f"{w} {s:.3f}" for w, s in zip(words, scores) if w != words[best]) + ".",
+    return Question("embeddings", _("{a} : {b} :: {c} : ?  Which word comes first ({method}, {size} words)?", a=a,
+                                    b=b, c=c, method=result.method, size=numbers.grouped(result.vocab_size)),
+                    options, answer,
+                    _("{word} scores {score}; the others: {others}.", word=words[best],
+                      score=numbers.fixed(scores[best]),
+                      others=", ".join(f"{w} {numbers.fixed(s)}" for w, s in zip(words, scores) if w != words[best])),
                     veils=(ANALOGY, MAP, NEIGHBOURS, SIZE, TAIL))
 
 
+EXTRA_HELP = N_("Up to {limit} words in all, separated by commas. Consecutive words form pairs, drawn as arrows "
+                "from the first to the second.")
 _WORD = text(limits.MAX_WORD_CHARS * 2)     # the text box's limit: the engine says what is too long for a word
 
 PAGE = PageSpec(
     key="embeddings", url="embeddings", view="embeddings",
-    title="Embedding explorer",
-    question="Do word vectors know that Paris is to France as Rome is to Italy?",
-    one_line="400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms.",
+    title=N_("Embedding explorer"),
+    question=N_("Do word vectors know that Paris is to France as Rome is to Italy?"),
+    one_line=N_("400,000 real word vectors: nearest words, king - man + woman, offsets on a map, and homonyms."),
     icon=":material/scatter_plot:",
     params=(
-        Param("vocab", DEFAULT_VOCAB, one_of(limits.VOCAB_SIZE_CHOICES, int), label="Vocabulary searched",
-              help="Answers come only from the most frequent words. Typed words may be any of the 400,000."),
-        Param("method", "3cosadd", one_of(METHOD_LABELS), label="Analogy score"),
-        Param("preset", FIRST_PRESET, one_of([*PRESETS, CUSTOM]), label="Preset"),
+        Param("vocab", DEFAULT_VOCAB, one_of(limits.VOCAB_SIZE_CHOICES, int), label=N_("Vocabulary searched"),
+              help=N_("Answers come only from the most frequent words. Typed words may be any of the 400,000.")),
+        Param("method", "3cosadd", one_of(METHOD_LABELS), label=N_("Analogy score")),
+        Param("preset", FIRST_PRESET, one_of([*PRESETS, CUSTOM]), label=N_("Preset")),
         *(Param(name, word, _WORD, label=label)
-          for name, word, label in zip("abcd", PRESETS[FIRST_PRESET], ("a", "b", "c", "expected d (optional)"))),
+          for name, word, label in zip("abcd", PRESETS[FIRST_PRESET], ("a", "b", "c", N_("expected d (optional)")))),
         Param("extra", PRESETS[FIRST_PRESET][4], text(limits.MAX_MAP_EXTRA_CHARS),
-              label="Other words on the map (pairs become arrows: write them as a, b, c, d ...)",
-              help=f"Up to {limits.MAX_MAP_WORDS} words in all, separated by commas. Consecutive words form pairs, "
-                   "drawn as arrows from the first to the second."),
+              label=N_("Other words on the map (pairs become arrows: write them as a, b, c, d ...)"),
+              help=EXTRA_HELP.format(limit=limits.MAX_MAP_WORDS)),   # translated where shown: _(EXTRA_HELP, limit=)
         Param("query", "paris - france + italy", text(limits.MAX_EXPRESSION_CHARS),
-              label="A word, or words joined by + and −"),
-        Param("leave_out", True, parse_bool, label="Leave out the words you typed"),
-        Param("homonym", "crane", one_of(HOMONYMS), label="Word"),
+              label=N_("A word, or words joined by + and −")),
+        Param("leave_out", True, parse_bool, label=N_("Leave out the words you typed")),
+        Param("homonym", "crane", one_of(HOMONYMS), label=N_("Word")),
     ),
     presets=PRESETS,
     questions=(analogy_top_answer,),

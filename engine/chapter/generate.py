@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from engine import limits
+from engine import limits, numbers
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, text
 from engine.charts.style import visible
@@ -25,6 +25,7 @@ from engine.classroom.questions import _top_choice
 from engine.prepare import GENERATE_NGRAMS as NGRAMS
 from engine.prepare import SHIPPED, generation_model
 from engine.classroom.store import Question
+from engine.i18n import N_, _
 from engine.transformer.generation import Generation, Rung
 from engine.transformer.ladder import Bar, ladder_sentences
 
@@ -36,19 +37,28 @@ TEMPERATURE_STEP = 0.05                   # the temperature slider's step
 MAX_SEED = 2**31 - 1
 TOP_SHOWN = 8                             # next characters drawn per model
 UNIFORM = "uniform guess (1/V)"           # the ladder's floor
-SAMPLES_TITLE = "Samples from the same prompt and seed"
+SAMPLES_TITLE = N_("Samples from the same prompt and seed")
+# the models' names as a reader sees them (the link keeps the English keys; the n-grams are named by their order)
+MODEL_NAMES = {SHIPPED: N_("shipped transformer"), LIVE: N_("your live model"), UNIFORM: N_("uniform guess (1/V)")}
+TRAINED_ON_ENGLISH = N_("The small GPT and the n-grams here were trained on English text (Shakespeare's plays): the "
+                        "prompt, the samples and the characters on the bars stay in English.")
 VARIETY_TAUS = (0.2, 1.0, 1.8)            # the class question compares these, the page's own in one's place
 VEILS = ("generate.ladder", "generate.code")
+
+
+def model_name(name: str) -> str:
+    """A model as the reader's language names it (the n-grams and a file brought along keep their names)."""
+    return _(MODEL_NAMES[name]) if name in MODEL_NAMES else name
 
 
 def model_list(raw: str) -> str:
     """The link's models ('shipped transformer,4-gram'): 1 to limits.GENERATE_MAX_MODELS names the page knows."""
     names = [name.strip() for name in raw.split(",")]
     if not 1 <= len(names) <= limits.GENERATE_MAX_MODELS or len(set(names)) != len(names):
-        raise ValueError(f"name 1 to {limits.GENERATE_MAX_MODELS} different models")
+        raise ValueError(_("name 1 to {most} different models", most=limits.GENERATE_MAX_MODELS))
     unknown = [name for name in names if name not in MODELS]
     if unknown:
-        raise ValueError(f"{unknown[0][:40]!r} is not a model of the page")
+        raise ValueError(_("{name} is not a model of the page", name=repr(unknown[0][:40])))
     return ",".join(names)
 
 
@@ -68,22 +78,27 @@ def sampling(values: Mapping[str, Any]) -> Sampling:
     (whatever a front end's widgets allowed)."""
     models = tuple(name.strip() for name in str(values["gen_models"]).split(",") if name.strip())
     if not 1 <= len(models) <= limits.GENERATE_MAX_MODELS:
-        raise ValueError(f"Choose 1 to {limits.GENERATE_MAX_MODELS} models to compare side by side.")
+        raise ValueError(_("Choose 1 to {most} models to compare side by side.", most=limits.GENERATE_MAX_MODELS))
     temperature = float(values["gen_temperature"])
     if not 0.0 <= temperature <= limits.GENERATE_MAX_TEMPERATURE:
-        raise ValueError(f"The temperature goes from 0 to {limits.GENERATE_MAX_TEMPERATURE:g}; not {temperature:g}.")
+        raise ValueError(_("The temperature goes from 0 to {most}; not {asked}.",
+                           most=numbers.localized(f"{limits.GENERATE_MAX_TEMPERATURE:g}"),
+                           asked=numbers.localized(f"{temperature:g}")))
     top_k = int(values["gen_top_k"])
     if not 0 <= top_k <= limits.GENERATE_MAX_TOP_K:
-        raise ValueError(f"top-k goes from 0 (keep all) to {limits.GENERATE_MAX_TOP_K}, the plays' characters; "
-                         f"not {top_k}.")
+        raise ValueError(_("top-k goes from 0 (keep all) to {most}, the plays' characters; not {asked}.",
+                           most=limits.GENERATE_MAX_TOP_K, asked=top_k))
     length, seed = int(values["gen_length"]), int(values["gen_seed"])
     if not 1 <= length <= limits.MAX_GENERATE_TOKENS:
-        raise ValueError(f"Generate between 1 and {limits.MAX_GENERATE_TOKENS} characters; asked for {length}.")
+        raise ValueError(_("Generate between 1 and {most} characters; asked for {asked}.",
+                           most=limits.MAX_GENERATE_TOKENS, asked=length))
     if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"The seed goes from 0 to {MAX_SEED:,}; not {seed:,}.")
+        raise ValueError(_("The seed goes from 0 to {most}; not {asked}.", most=numbers.grouped(MAX_SEED),
+                           asked=numbers.grouped(seed)))
     prompt = str(values["gen_prompt"])
     if len(prompt) > limits.MAX_PROMPT_CHARS:
-        raise ValueError(f"The prompt has {len(prompt)} characters; the limit is {limits.MAX_PROMPT_CHARS}.")
+        raise ValueError(_("The prompt has {n} characters; the limit is {most}.", n=len(prompt),
+                           most=limits.MAX_PROMPT_CHARS))
     return Sampling(models, prompt, temperature, top_k or None, length, seed)
 
 
@@ -111,9 +126,13 @@ class Samples:
         name, first = next(iter(self.generations.items()))
         token, p, q = first.steps[step - 1].top(1)[0]
         top_k = self.settings.top_k
-        return (f"For the {name}, the likeliest next character at step {step} is '{visible(decode([token]))}': "
-                f"P = {p:.3f} -> q = {q:.3f} after temperature {self.settings.temperature:g}"
-                + (f" and top-{top_k}" if top_k else "") + ".")
+        shown = dict(model=model_name(name), step=step, character=visible(decode([token])), p=numbers.fixed(p),
+                     q=numbers.fixed(q), tau=numbers.localized(f"{self.settings.temperature:g}"))
+        if top_k:
+            return _("For the {model}, the likeliest next character at step {step} is '{character}': P = {p} -> q = "
+                     "{q} after temperature {tau} and top-{k}.", k=top_k, **shown)
+        return _("For the {model}, the likeliest next character at step {step} is '{character}': P = {p} -> q = {q} "
+                 "after temperature {tau}.", **shown)
 
 
 def samples(values: Mapping[str, Any], generation: Generator) -> Samples:
@@ -135,7 +154,8 @@ def ladder(rungs: Sequence[Rung], vocab_size: int, more: Sequence[Bar] = ()) -> 
 
 def ladder_reading(bars: Sequence[Bar]) -> str:
     """The sentences under the ladder, as measured."""
-    return " ".join(ladder_sentences(list(bars), shipped=SHIPPED))
+    return " ".join(ladder_sentences([Bar(model_name(bar.model), bar.bits_per_char, bar.kind) for bar in bars],
+                                     shipped=model_name(SHIPPED)))
 
 
 # --- the class's questions ---------------------------------------------------------------------------------------
@@ -156,14 +176,23 @@ def generate_variety(link: Mapping[str, str], sources) -> Question:
     # the page's own sample (at its τ) is in the page's cache already: the same call, shared
     texts = [sources.generation(name, s.prompt, t, top_k, s.length, s.seed).text for t in taus]
     scores = [variety(sample) for sample in texts]
-    options, answer, leaders = _top_choice([f"\u03c4 = {t:g}" + (" (the page's)" if t == tau else "") for t in taus],
-                                           scores, keep=3)
-    topk = f", top-k {top_k}" if top_k else ""
-    return Question("generate", f"The {name} writes {s.length} characters after the prompt (seed {s.seed}{topk}); "
-                                f"the page shows it at \u03c4 = {tau:g}. At which temperature \u03c4 is its sample "
-                                "most varied (the most different 3-character pieces)?", options, answer,
-                    "Distinct 3-character pieces: " + ", ".join(f"\u03c4 = {t:g}: {n}" for t, n in zip(taus, scores))
-                    + ". Low \u03c4 keeps to the likeliest paths and repeats; high \u03c4 wanders.")
+    def g(value: float) -> str:
+        return numbers.localized(f"{value:g}")
+
+    options, answer, leaders = _top_choice([_("\u03c4 = {tau} (the page's)", tau=g(t)) if t == tau else
+                                            f"\u03c4 = {g(t)}" for t in taus], scores, keep=3)
+    shown = dict(model=model_name(name), n=s.length, seed=s.seed, tau=g(tau))
+    if top_k:
+        asked = _("The {model} writes {n} characters after the prompt (seed {seed}, top-k {k}); the page shows it at "
+                  "\u03c4 = {tau}. At which temperature \u03c4 is its sample most varied (the most different "
+                  "3-character pieces)?", k=top_k, **shown)
+    else:
+        asked = _("The {model} writes {n} characters after the prompt (seed {seed}); the page shows it at \u03c4 = "
+                  "{tau}. At which temperature \u03c4 is its sample most varied (the most different 3-character "
+                  "pieces)?", **shown)
+    return Question("generate", asked, options, answer,
+                    _("Distinct 3-character pieces: {counts}. Low \u03c4 keeps to the likeliest paths and repeats; "
+                      "high \u03c4 wanders.", counts=", ".join(f"\u03c4 = {g(t)}: {n}" for t, n in zip(taus, scores))))
 
 
 def generate_ladder(link: Mapping[str, str], sources) -> Question:
@@ -173,29 +202,31 @@ def generate_ladder(link: Mapping[str, str], sources) -> Question:
     grams = sorted((r for r in rungs if "gram" in r.model), key=lambda r: r.bits_per_char)
     picked += [grams[0]] + [r for r in grams if r.model.startswith(("2-gram", "4-gram"))][:2]
     picked = list({r.model: r for r in picked}.values())
-    options, answer, leaders = _top_choice([r.model[:60] for r in picked], [-r.bits_per_char for r in picked],
-                                           keep=len(picked))
-    return Question("generate", "Which model predicts held-out Shakespeare best (fewest bits per character)?",
+    options, answer, leaders = _top_choice([model_name(r.model)[:60] for r in picked],
+                                           [-r.bits_per_char for r in picked], keep=len(picked))
+    return Question("generate", _("Which model predicts held-out Shakespeare best (fewest bits per character)?"),
                     options, answer,
-                    "; ".join(f"{r.model}: {r.bits_per_char:.3f}" for r in picked) + ". The ladder on the page "
-                    "ranks every model.", veils=VEILS)
+                    _("{scores}. The ladder on the page ranks every model.",
+                      scores="; ".join(f"{model_name(r.model)}: {numbers.fixed(r.bits_per_char)}" for r in picked)),
+                    veils=VEILS)
 
 
 PAGE = PageSpec(
     key="generate", url="generate", view="generate",
-    title="Generate",
-    question="How does a stack of blocks become text, and which model predicts Shakespeare best?",
-    one_line="Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank them.",
+    title=N_("Generate"),
+    question=N_("How does a stack of blocks become text, and which model predicts Shakespeare best?"),
+    one_line=N_("Last position -> linear -> softmax: sample from n-grams and transformers side by side, and rank "
+                "them."),
     icon=":material/edit_note:",
     params=(
-        Param("gen_prompt", DEFAULT_PROMPT, text(limits.MAX_PROMPT_CHARS), label="Prompt",
-              help="Characters of the plays only: every model here reads the same 75-character vocabulary."),
-        Param("gen_temperature", 0.8, between(0.0, limits.GENERATE_MAX_TEMPERATURE, float), label="Temperature τ",
-              help="q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely."),
-        Param("gen_top_k", 0, between(0, limits.GENERATE_MAX_TOP_K), label="top-k (0 = keep all)"),
-        Param("gen_length", 100, between(1, limits.MAX_GENERATE_TOKENS), label="characters to generate"),
-        Param("gen_seed", 0, between(0, MAX_SEED), label="seed"),
-        Param("gen_models", ",".join(DEFAULT_MODELS), model_list, label="Models, side by side"),
+        Param("gen_prompt", DEFAULT_PROMPT, text(limits.MAX_PROMPT_CHARS), label=N_("Prompt"),
+              help=N_("Characters of the plays only: every model here reads the same 75-character vocabulary.")),
+        Param("gen_temperature", 0.8, between(0.0, limits.GENERATE_MAX_TEMPERATURE, float), label=N_("Temperature τ"),
+              help=N_("q_i ∝ p_i^(1/τ): below 1 sharper, above 1 flatter, 0 always the most likely.")),
+        Param("gen_top_k", 0, between(0, limits.GENERATE_MAX_TOP_K), label=N_("top-k (0 = keep all)")),
+        Param("gen_length", 100, between(1, limits.MAX_GENERATE_TOKENS), label=N_("characters to generate")),
+        Param("gen_seed", 0, between(0, MAX_SEED), label=N_("seed")),
+        Param("gen_models", ",".join(DEFAULT_MODELS), model_list, label=N_("Models, side by side")),
     ),
     questions=(generate_variety, generate_ladder),
     reading=(references.MAKEMORE,

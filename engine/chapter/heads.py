@@ -13,21 +13,22 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, text
 from engine.classroom.questions import TIE_TOLERANCE, _quote, _top_choice
 from engine.classroom.store import Question
+from engine.i18n import N_, _
 from engine.interpret import heads
 from engine.pretrained.llama import DEFAULT_NAME
 
 # The sentences a student starts from (the first opens the page; the warm-up scores it: ui/warmup.py).
 PRESETS = {
-    "The animal and the street (coreference)": "The animal didn't cross the street because it was too tired",
-    "A repeated random sequence (induction)": ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
+    N_("The animal and the street (coreference)"): "The animal didn't cross the street because it was too tired",
+    N_("A repeated random sequence (induction)"): ("violet gravel oyster tundra sprocket lantern walnut pebble orbit "
                                                "violet gravel oyster tundra sprocket lantern walnut pebble orbit"),
-    "The crane by the lake": "The crane by the lake spread its wings and flew over the water",
-    "Mary had a little lamb": "Mary had a little lamb, its fleece was white as snow",
+    N_("The crane by the lake"): "The crane by the lake spread its wings and flew over the water",
+    N_("Mary had a little lamb"): "Mary had a little lamb, its fleece was white as snow",
 }
 DEFAULT_PRESET = "The animal and the street (coreference)"
 REPEATED = "A repeated random sequence (induction)"   # the preset the induction challenge asks for
@@ -41,18 +42,18 @@ def model_name(raw: str) -> str:
     from engine.pretrained import smollm2 as pretrained   # lists a folder: no torch, no file read
 
     if raw not in pretrained.available_models():
-        raise ValueError(f"{raw!r} is not a model here")
+        raise ValueError(_("{model} is not a model here", model=repr(raw)))
     return raw
 
 
 # the model a SmolLM2 page reads (Inside the model declares it too)
-MODEL = Param("model", DEFAULT_NAME, model_name, label="Model",
-              help="SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS.")
+MODEL = Param("model", DEFAULT_NAME, model_name, label=N_("Model"),
+              help=N_("SmolLM2, or a Llama-architecture GGUF file of the folder named by PLAYGROUND_MODELS."))
 
 
 def asks(n_heads: int) -> str:
     """The page's question with the number of heads of the model it reads (SmolLM2: 270)."""
-    return f"What do the {n_heads} heads of a real trained model look at?"
+    return _("What do the {n} heads of a real trained model look at?", n=n_heads)
 
 
 def read_heads(model, text: str):
@@ -89,8 +90,8 @@ def head_view(values: Mapping[str, Any], result, scored: heads.HeadScores) -> He
     """The head the link names (fitted to the model) in a pass `result` (read_heads) whose heads `scored` names.
     A pass longer than limits.HEAD_VIEWER_MAX_TOKENS is refused, whichever front end made it."""
     if len(result.tokens) > limits.HEAD_VIEWER_MAX_TOKENS:
-        raise ValueError(f"The head viewer draws at most {limits.HEAD_VIEWER_MAX_TOKENS} tokens; this pass has "
-                         f"{len(result.tokens)}.")
+        raise ValueError(_("The head viewer draws at most {most} tokens; this pass has {count}.",
+                           most=limits.HEAD_VIEWER_MAX_TOKENS, count=len(result.tokens)))
     n_layer, n_head = scored.n_layer, scored.n_head
     layer, head = fitted(values, n_layer, n_head)
     return HeadView(layer, head, n_layer, n_head, list(result.tokens), np.asarray(result.weights[layer, head]),
@@ -103,14 +104,15 @@ def head_sentence(view: HeadView) -> str:
     """What the head does, by its type (with why an induction head rests where nothing repeats)."""
     note = ""
     if view.kind == "induction" and not view.repeats:
-        note = (" Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
-                "load the repeated random sequence to see it work.")
-    return f"This head {heads.DESCRIPTIONS[view.kind]}.{note}"
+        note = " " + _("Nothing repeats in this sentence, so it has nothing to copy and rests on the first token: "
+                       "load the repeated random sequence to see it work.")
+    return _("This head {does}.", does=_(heads.DESCRIPTIONS[view.kind])) + note
 
 
 def scores_text(view: HeadView) -> str:
     """Its pattern scores, to 2 decimals (induction left out where it is not measured)."""
-    return ", ".join(f"{p} {s:.2f}" for p, s in view.scores.items() if not math.isnan(s))
+    return ", ".join(f"{_(heads.TYPE_NAMES[p])} {numbers.fixed(s, 2)}" for p, s in view.scores.items()
+                     if not math.isnan(s))
 
 
 # --- the class's questions ---------------------------------------------------------------------------------
@@ -126,11 +128,12 @@ def _shown(link: Mapping[str, str], sources) -> HeadView:
 def head_type(link: Mapping[str, str], sources) -> Question:
     """The type of the head the page opens, as its model view colours it."""
     view = _shown(link, sources)
-    options = tuple(heads.TYPES)
-    return Question("heads", f"On this sentence, what kind of head is layer {view.layer}, head {view.head}?",
-                    options, options.index(view.kind),
-                    f"Its pattern scores: {scores_text(view)}. The model view on the page colours every head by its "
-                    "type.", veils=VEILS)
+    options = tuple(_(heads.TYPE_NAMES[kind]) for kind in heads.TYPES)
+    return Question("heads", _("On this sentence, what kind of head is layer {layer}, head {head}?", layer=view.layer,
+                               head=view.head),
+                    options, list(heads.TYPES).index(view.kind),
+                    _("Its pattern scores: {scores}. The model view on the page colours every head by its type.",
+                      scores=scores_text(view)), veils=VEILS)
 
 
 def last_token(link: Mapping[str, str], sources) -> Question:
@@ -140,25 +143,26 @@ def last_token(link: Mapping[str, str], sources) -> Question:
     tokens = view.tokens
     options, answer, leaders = _top_choice([f"{j}: {_quote(tok)}" for j, tok in enumerate(tokens)], row, keep=4,
                                            tolerance=TIE_TOLERANCE)
-    return Question("heads", f"Layer {view.layer}, head {view.head}: which token does the last token, "
-                             f"{_quote(tokens[-1])}, look at most?", options, answer,
-                    f"{_quote(tokens[leaders[0]])} gets {row[leaders[0]]:.3f} of the last row's weight; the heatmap "
-                    "of this head on the page shows every row.", veils=VEILS)
+    return Question("heads", _("Layer {layer}, head {head}: which token does the last token, {token}, look at most?",
+                               layer=view.layer, head=view.head, token=_quote(tokens[-1])), options, answer,
+                    _("{token} gets {weight} of the last row's weight; the heatmap of this head on the page shows "
+                      "every row.", token=_quote(tokens[leaders[0]]), weight=numbers.fixed(row[leaders[0]])),
+                    veils=VEILS)
 
 
 PAGE = PageSpec(
     key="heads", url="heads", view="head_viewer",
-    title="Head viewer (SmolLM2)",
-    question="What do the heads of a real trained model look at?",
-    one_line="All 270 heads of a real trained model on your sentence: which look back one token, which copy?",
+    title=N_("Head viewer (SmolLM2)"),
+    question=N_("What do the heads of a real trained model look at?"),
+    one_line=N_("All 270 heads of a real trained model on your sentence: which look back one token, which copy?"),
     icon=":material/grid_view:",
-    beyond=("The chapter says trained heads are often interpretable; this page reads the heads of a real "
-            "model, SmolLM2, and names their patterns."),
+    beyond=N_("The chapter says trained heads are often interpretable; this page reads the heads of a real "
+              "model, SmolLM2, and names their patterns."),
     params=(
         Param("text", PRESETS[DEFAULT_PRESET], text(limits.PRETRAINED_MAX_TEXT_CHARS),
-              label="Sentence (the model reads it after its start-of-document token)"),
-        Param("layer", LAYER, int, label="Layer"),
-        Param("head", HEAD, int, label="Head"),
+              label=N_("Sentence (the model reads it after its start-of-document token)")),
+        Param("layer", LAYER, int, label=N_("Layer")),
+        Param("head", HEAD, int, label=N_("Head")),
         MODEL,
     ),
     presets=PRESETS,

@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _
 from engine.chapter.heads import MODEL
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
@@ -48,8 +49,8 @@ SHORT_KNOCK_OUT = KNOCK_OUT_EXAMPLES["The Eiffel Tower (10 tokens)"]
 SHORT_PATCHING = PATCHING_EXAMPLES["Capital of France -> Italy (6 tokens)"]
 
 # What both front ends say (the Gradio tab's own words stay there)
-QUESTION = "What does a head *do*, not only where does it look?"
-MODE_HELP = "zero: the head outputs nothing. mean: it outputs its average over the prompt's positions."
+QUESTION = N_("What does a head *do*, not only where does it look?")
+MODE_HELP = N_("zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
 # the page's parts a class's open question veils until the reveal (ui.page.section keys, and the keys of the parts
 # drawn outside a section)
 LENS, KNOCK_OUT, EFFECTS = "inside.lens", "inside.knock_out", "inside.effects"
@@ -60,7 +61,7 @@ def parse_heads(raw: str) -> list[str]:
     chosen = [item.strip() for item in raw.split(",") if item.strip()]
     unknown = [item for item in chosen if item not in HEAD_OPTIONS]
     if unknown:
-        raise ValueError(f"unknown heads {unknown[:3]}")
+        raise ValueError(_("unknown heads {heads}", heads=unknown[:3]))
     return list(dict.fromkeys(chosen))
 
 
@@ -119,23 +120,23 @@ def heads_question(link: Mapping[str, str], sources) -> Question:
     looked = weights[:, :, -1, source]                               # (L, h): how much the last token reads there
     by_attention = np.argsort(-looked, axis=None, kind="stable")[:3]
     n_head = looked.shape[1]
-    top_layer, top_head, _ = effects.ranking(1)[0]
+    top_layer, top_head, _top = effects.ranking(1)[0]
     candidates = sorted({(int(i // n_head), int(i % n_head)) for i in by_attention} | {(top_layer, top_head)})
     drops = [-float(effects.effects[layer, head]) for layer, head in candidates]
     options, answer, leaders = _top_choice([head_label(layer, head) for layer, head in candidates], drops,
                                            keep=len(candidates), tolerance=TIE_TOLERANCE)   # the page prints 3 places
     best = candidates[leaders[0]]
     token = effects.tokens[source] if source < len(effects.tokens) else "?"
-    return Question("inside", f"After {_quote(text_[-60:])}, which of these heads matters most for "
-                              f"{_quote(target)}, as the page estimates it? (Knocking it out alone lowers "
-                              f"P({_quote(target)}) most.)",
-                    options, answer,
-                    "Estimated (one pass forward and one back, as the page draws it): knocking out "
-                    f"{head_label(*best)} changes ln P by {effects.effects[best]:+.3f}; "
-                    + "; ".join(f"{head_label(*lh)} reads {_quote(token)} with weight {looked[lh]:.2f}, "
-                                f"effect {effects.effects[lh]:+.3f}" for lh in candidates if lh != best)
-                    + ". Looking at a token is not the same as mattering for the answer.",
-                    veils=(EFFECTS, KNOCK_OUT))
+    asked = _("After {text}, which of these heads matters most for {target}, as the page estimates it? (Knocking "
+              "it out alone lowers P({target}) most.)", text=_quote(text_[-60:]), target=_quote(target))
+    others = "; ".join(_("{head} reads {token} with weight {weight}, effect {effect}", head=head_label(*lh),
+                         token=_quote(token), weight=numbers.fixed(looked[lh], 2),
+                         effect=numbers.localized(f"{effects.effects[lh]:+.3f}"))
+                       for lh in candidates if lh != best)
+    reveal = _("Estimated (one pass forward and one back, as the page draws it): knocking out {head} changes ln P by "
+               "{effect}; {others}. Looking at a token is not the same as mattering for the answer.",
+               head=head_label(*best), effect=numbers.localized(f"{effects.effects[best]:+.3f}"), others=others)
+    return Question("inside", asked, options, answer, reveal, veils=(EFFECTS, KNOCK_OUT))
 
 
 def lens_question(link: Mapping[str, str], sources) -> Question:
@@ -146,56 +147,61 @@ def lens_question(link: Mapping[str, str], sources) -> Question:
     text_, target = values["text"], values["target"]
     lens = sources.pretrained_logit_lens(values["model"], text_, target, LENS_TOP_K)
     if lens.target_ranks is None:
-        raise ValueError("The logit lens follows no target token here.")
+        raise ValueError(_("The logit lens follows no target token here."))
     ranks = np.asarray(lens.target_ranks)[:, -1]
     first = next((r for r in range(ranks.size) if ranks[r] == 0), None)
     blocks = ranks.size - 1                                          # row 0 is the embedding
     third = math.ceil(blocks / 3)
     spans = [(1 + i * third, min(blocks, (i + 1) * third)) for i in range(3)]
-    options = ("Already at the embedding", *(f"Blocks {a - 1}-{b - 1}" for a, b in spans), "Never, not even at the end")
+    options = (_("Already at the embedding"), *(_("Blocks {first}-{last}", first=a - 1, last=b - 1) for a, b in spans),
+               _("Never, not even at the end"))
     if first is None:
         answer = 4
     elif first == 0:
         answer = 0
     else:
         answer = 1 + next(i for i, (a, b) in enumerate(spans) if a <= first <= b)
-    where = "never" if first is None else lens.layers[first]
-    return Question("inside", f"Logit lens on {_quote(text_[-60:])}: from which layer on is {_quote(target)} the "
-                              "model's top next token (read through its output layer)?", options, answer,
-                    f"First at the top: {where}. The lens heatmap on the page shows each layer's guess.",
+    from engine.interpret.readings import layer_name
+
+    where = _("never") if first is None else layer_name(lens.layers[first])
+    asked = _("Logit lens on {text}: from which layer on is {target} the model's top next token (read through its "
+              "output layer)?", text=_quote(text_[-60:]), target=_quote(target))
+    return Question("inside", asked, options, answer,
+                    _("First at the top: {where}. The lens heatmap on the page shows each layer's guess.", where=where),
                     veils=(LENS,))
 
 
 PAGE = PageSpec(
     key="inside", url="inside", view="inside_the_model",
-    title="Inside the model",
+    title=N_("Inside the model"),
     question=QUESTION,
-    one_line=("Read every layer, knock heads out, patch one run into another: what a head does, not only where "
-              "it looks."),
+    one_line=N_("Read every layer, knock heads out, patch one run into another: what a head does, not only where "
+                "it looks."),
     icon=":material/science:",
-    beyond=("The chapter stops at where heads look; this page tests what they do, with the tools of "
-            "interpretability research (logit lens, ablation, activation patching)."),
+    beyond=N_("The chapter stops at where heads look; this page tests what they do, with the tools of "
+              "interpretability research (logit lens, ablation, activation patching)."),
     params=(
-        Param("text", LENS_TEXT, text(MAX_CHARS), label="Text"),
+        Param("text", LENS_TEXT, text(MAX_CHARS), label=N_("Text")),
         Param("target", LENS_TARGET, text(limits.TARGET_MAX_CHARS),
-              label="Target token (one token: mind the leading space)"),
-        Param("ko_text", KO_TEXT, text(MAX_CHARS), label=f"Prompt (at most {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)"),
-        Param("ko_target", KO_TARGET, text(limits.TARGET_MAX_CHARS), label="Target token"),
+              label=N_("Target token (one token: mind the leading space)")),
+        # the label's {n}: limits.HEAD_EFFECTS_MAX_TOKENS, filled where it is shown
+        Param("ko_text", KO_TEXT, text(MAX_CHARS), label=N_("Prompt (at most {n} tokens)")),
+        Param("ko_target", KO_TARGET, text(limits.TARGET_MAX_CHARS), label=N_("Target token")),
         Param("source", KO_SOURCE, between(0, limits.HEAD_EFFECTS_MAX_TOKENS - 1),
-              label="Source token (what the last token should read)"),
+              label=N_("Source token (what the last token should read)")),
         Param("heads", [EFFECT_GROUP], parse_heads, ",".join,
-              label="Heads to knock out (a group, or single heads L<layer>H<head>)"),
-        Param("mode", "zero", one_of(MODES), label="Knock out by", help=MODE_HELP),
-        Param("clean", CLEAN, text(MAX_CHARS), label="Clean prompt"),
-        Param("corrupt", CORRUPT, text(MAX_CHARS), label="Corrupted prompt (the same number of tokens)"),
-        Param("clean_target", CLEAN_TARGET, text(limits.TARGET_MAX_CHARS), label="Clean answer"),
-        Param("corrupt_target", CORRUPT_TARGET, text(limits.TARGET_MAX_CHARS), label="Corrupted answer"),
+              label=N_("Heads to knock out (a group, or single heads L<layer>H<head>)")),
+        Param("mode", "zero", one_of(MODES), label=N_("Knock out by"), help=MODE_HELP),
+        Param("clean", CLEAN, text(MAX_CHARS), label=N_("Clean prompt")),
+        Param("corrupt", CORRUPT, text(MAX_CHARS), label=N_("Corrupted prompt (the same number of tokens)")),
+        Param("clean_target", CLEAN_TARGET, text(limits.TARGET_MAX_CHARS), label=N_("Clean answer")),
+        Param("corrupt_target", CORRUPT_TARGET, text(limits.TARGET_MAX_CHARS), label=N_("Corrupted answer")),
         Param("k", COPY_HEADS, between(0, MAX_ABLATED),
-              label="Induction heads knocked out (highest induction score first)"),
-        Param("length", COPY_LENGTH, between(*COPY_LENGTHS), label="Random tokens in each copy"),
-        Param("seed", COPY_SEED, between(0, MAX_SEED), label="Seed of the random sequence"),
-        Param("own_text", OWN_TEXT, text(limits.HEAD_EFFECTS_MAX_TOKENS), label="Prompt (characters)"),
-        Param("own_target", OWN_TARGET, text(limits.TARGET_MAX_CHARS), label="Target character"),
+              label=N_("Induction heads knocked out (highest induction score first)")),
+        Param("length", COPY_LENGTH, between(*COPY_LENGTHS), label=N_("Random tokens in each copy")),
+        Param("seed", COPY_SEED, between(0, MAX_SEED), label=N_("Seed of the random sequence")),
+        Param("own_text", OWN_TEXT, text(limits.HEAD_EFFECTS_MAX_TOKENS), label=N_("Prompt (characters)")),
+        Param("own_target", OWN_TARGET, text(limits.TARGET_MAX_CHARS), label=N_("Target character")),
         MODEL,
     ),
     presets={"knock_out": KNOCK_OUT_EXAMPLES, "patching": PATCHING_EXAMPLES, "own": OWN_EXAMPLES},

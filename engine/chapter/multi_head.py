@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from engine import limits
+from engine import limits, numbers
 from engine.attention.mechanism import (
     MultiHeadResult, compare_head_costs, identity_projections, multi_head_attention, random_projections,
 )
@@ -20,23 +20,28 @@ from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, te
 from engine.classroom.questions import _numbers
 from engine.classroom.store import Question
 from engine.embeddings.tiny_vocabulary import EmbeddedSentence, Vocabulary, embed, load_vocabulary
+from engine.i18n import N_, _, ngettext
 
 SENTENCE = "the owl saw the cat by the lake"
 LINE = "To be, or not to be"              # the shipped character model's line
-WEIGHTS = {"identity": "hand-built: head m reads its own block of features",
-           "random": "seeded random (untrained)"}
+WEIGHTS = {"identity": N_("hand-built: head m reads its own block of features"),
+           "random": N_("seeded random (untrained)")}   # shown translated: _(WEIGHTS[key])
 D = load_vocabulary().d                   # the tiny vocabulary's width: h divides it
 H_CHOICES = tuple(h for h in range(1, D + 1) if D % h == 0)   # the heads slider: h divides d
 GAINS = (0.5, 5.0, 0.25)                  # the gain slider: from, to, step
 MAX_SEED = 100_000
 MAX_BLOCK = 64                            # the shipped model's block, read from a link (the page checks its own)
+# two labels with a number in them: marked here with a placeholder, filled where shown (the Params keep the English)
+HEADS_LABEL = N_("Heads h (each {d}/h wide)")
+LINE_LABEL = N_("A line for the model (up to {most} characters)")
 GPT2_SMALL = {"cost_T": 1024, "cost_d": 768, "cost_h": 12}    # the cost counter's defaults
 
 
 def vocabulary_note(vocabulary: Vocabulary) -> str:
     """What both front ends say under the sentence: the words it may use and their features."""
-    return (f"Words this tiny vocabulary knows: {', '.join(vocabulary.words)}. Each is {vocabulary.d} hand-picked "
-            f"numbers, one per feature: {', '.join(vocabulary.features)}.")
+    return _("Words this tiny vocabulary knows: {words}. Each is {d} hand-picked numbers, one per feature: "
+             "{features}.", words=", ".join(vocabulary.words), d=vocabulary.d,
+             features=", ".join(vocabulary.features))
 
 
 @dataclass(frozen=True)
@@ -55,22 +60,25 @@ class Heads:
     def titles(self) -> list[str]:
         """A hand-built head is named by the features it reads; a random one by its number."""
         d_head = self.result.d_head
-        return [f"head {m + 1}: " + ", ".join(self.vocabulary.features[m * d_head:(m + 1) * d_head])
-                if self.weights == "identity" else f"head {m + 1}" for m in range(self.h)]
+        return [_("head {m}: {features}", m=m + 1,
+                  features=", ".join(self.vocabulary.features[m * d_head:(m + 1) * d_head]))
+                if self.weights == "identity" else _("head {m}", m=m + 1) for m in range(self.h)]
 
     @property
     def reading(self) -> str:
         """What both front ends say about the heads."""
         h, d_head = self.h, self.result.d_head
-        return (f"{h} head{'s' if h > 1 else ''} of width d/h = {d_head} on T = {len(self.sentence.tokens)} tokens, "
-                f"d = {self.vocabulary.d}: each head's weights are T x T, the heads' outputs side by side are T x d "
-                "again, and W_O mixes them. " +
-                ("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares words "
-                 "only on its own features. One head matches animals with animals, another function words with "
-                 "function words: different relations from the same sentence. A trained model learns its blocks."
+        return (ngettext("{n} head of width d/h = {d_head} on T = {T} tokens, d = {d}: each head's weights are T x T, "
+                         "the heads' outputs side by side are T x d again, and W_O mixes them.",
+                         "{n} heads of width d/h = {d_head} on T = {T} tokens, d = {d}: each head's weights are T x T, "
+                         "the heads' outputs side by side are T x d again, and W_O mixes them.",
+                         h, d_head=d_head, T=len(self.sentence.tokens), d=self.vocabulary.d) + " " +
+                (_("**Hand-built heads:** W_Q = W_K = gain x I, cut into h column blocks, so head m compares words "
+                   "only on its own features. One head matches animals with animals, another function words with "
+                   "function words: different relations from the same sentence. A trained model learns its blocks.")
                  if self.weights == "identity" else
-                 "**Untrained heads:** random projections give each head its own arbitrary notion of similarity. "
-                 "Training is what turns these into the interpretable heads the chapter describes."))
+                 _("**Untrained heads:** random projections give each head its own arbitrary notion of similarity. "
+                   "Training is what turns these into the interpretable heads the chapter describes.")))
 
 
 def projections(values: Mapping[str, Any]) -> dict:
@@ -84,8 +92,9 @@ def heads(values: Mapping[str, Any]) -> Heads:
     """The page's heads for these (typed) values. ValueError for a sentence with a word the vocabulary lacks, or an
     h that does not divide d."""
     if len(values["sentence"]) > limits.MAX_MULTI_HEAD_SENTENCE_CHARS:
-        raise ValueError(f"The sentence is {len(values['sentence']):,} characters long; the page reads up to "
-                         f"{limits.MAX_MULTI_HEAD_SENTENCE_CHARS}.")
+        raise ValueError(_("The sentence is {length} characters long; the page reads up to {most}.",
+                           length=numbers.grouped(len(values["sentence"])),
+                           most=limits.MAX_MULTI_HEAD_SENTENCE_CHARS))
     vocabulary = load_vocabulary()
     sentence = embed(values["sentence"], vocabulary)
     W = projections(values)
@@ -115,18 +124,20 @@ class Costs:
     def reading(self) -> str:
         """What both front ends say about the cost of splitting into heads."""
         one, split, unsplit = self.one, self.split, self.unsplit
-        return (f"Splitting d = {split.d} into h = {split.h} heads keeps every matrix the same size: "
-                f"**{split.params:,}** parameters (4d²), those of one head of width d. The FLOPs differ only in the "
-                f"softmax, 5 operations per score and h times as many scores: {split.flops / one.flops:.4f} x one "
-                f"head. Giving each head the full width instead costs {unsplit.flops / one.flops:.1f} x.")
+        return _("Splitting d = {d} into h = {h} heads keeps every matrix the same size: **{params}** parameters "
+                 "(4d²), those of one head of width d. The FLOPs differ only in the softmax, 5 operations per score "
+                 "and h times as many scores: {ratio} x one head. Giving each head the full width instead costs "
+                 "{full} x.", d=split.d, h=split.h, params=numbers.grouped(split.params),
+                 ratio=numbers.fixed(split.flops / one.flops, 4), full=numbers.fixed(unsplit.flops / one.flops, 1))
 
 
 def costs(values: Mapping[str, Any]) -> Costs:
     """Parameters and FLOPs of one layer for the link's T, d and h. ValueError for an h that does not divide d."""
     one, split, unsplit = compare_head_costs(int(values["cost_T"]), int(values["cost_d"]),
                                              int(values["cost_h"])).values()
-    return Costs({"1 head of width d": one, f"{split.h} heads of width d/h = {split.d_head}": split,
-                  f"{unsplit.h} heads of width d = {unsplit.d_head} each": unsplit})
+    return Costs({_("1 head of width d"): one,
+                  _("{h} heads of width d/h = {width}", h=split.h, width=split.d_head): split,
+                  _("{h} heads of width d = {width} each", h=unsplit.h, width=unsplit.d_head): unsplit})
 
 
 # --- the class's question ----------------------------------------------------------------------------------
@@ -138,35 +149,38 @@ def parameters(link: Mapping[str, str], sources=None) -> Question:
     d, h = split.d, split.h
     options, answer = _numbers(split.params, [split.params_qkv, unsplit.params, split.params // h,
                                               split.params + 4 * d])
-    return Question("multi-head", f"One attention layer with d = {d} and h = {h} heads of width d/h = "
-                                  f"{split.d_head}: how many parameters (W_Q, W_K, W_V and W_O, no biases)?",
+    return Question("multi-head", _("One attention layer with d = {d} and h = {h} heads of width d/h = {width}: how "
+                                    "many parameters (W_Q, W_K, W_V and W_O, no biases)?", d=d, h=h,
+                                    width=split.d_head),
                     options, answer,
-                    f"3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {split.params:,}, whatever h: splitting into heads "
-                    f"costs nothing extra (h heads each as wide as d would need {unsplit.params:,}).",
+                    _("3 d (h d/h) + (h d/h) d = 4 d\u00b2 = {params}, whatever h: splitting into heads costs "
+                      "nothing extra (h heads each as wide as d would need {full}).",
+                      params=numbers.grouped(split.params), full=numbers.grouped(unsplit.params)),
                     veils=("multihead.costs", "multihead.tail"))
 
 
 PAGE = PageSpec(
     key="multihead", url="multi-head", view="multi_head",
-    title="Multi-head attention",
-    question="Why run h small heads instead of one big one, and what does it cost?",
-    one_line="h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs.",
+    title=N_("Multi-head attention"),
+    question=N_("Why run h small heads instead of one big one, and what does it cost?"),
+    one_line=N_("h heads of width d/h, concatenated, times W_O: shapes at every step, and what it costs."),
     icon=":material/view_week:",
     params=(
-        Param("sentence", SENTENCE, text(limits.MAX_MULTI_HEAD_SENTENCE_CHARS), label="Sentence"),
-        Param("h", 2, between(1, D), label=f"Heads h (each {D}/h wide)"),
-        Param("weights", "identity", one_of(WEIGHTS), label="Projection weights"),
-        Param("gain", 2.0, between(GAINS[0], GAINS[1], float), label="Gain (sharpness of the scores)",
-              help="Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its square."),
-        Param("seed", 0, between(0, MAX_SEED), label="Seed (random weights)"),
-        Param("causal", False, parse_bool, label="Causal mask"),
-        Param("cost_T", GPT2_SMALL["cost_T"], between(1, limits.MAX_COST_TOKENS), label="Tokens T"),
-        Param("cost_d", GPT2_SMALL["cost_d"], between(1, limits.MAX_COST_WIDTH), label="Width d"),
-        Param("cost_h", GPT2_SMALL["cost_h"], between(1, limits.MAX_COST_HEADS), label="Heads h"),
-        Param("trained", False, parse_bool, label="Read a line with the shipped model (loads PyTorch once)"),
+        Param("sentence", SENTENCE, text(limits.MAX_MULTI_HEAD_SENTENCE_CHARS), label=N_("Sentence")),
+        Param("h", 2, between(1, D), label=f"Heads h (each {D}/h wide)"),   # shown as HEADS_LABEL
+        Param("weights", "identity", one_of(WEIGHTS), label=N_("Projection weights")),
+        Param("gain", 2.0, between(GAINS[0], GAINS[1], float), label=N_("Gain (sharpness of the scores)"),
+              help=N_("Multiplies W_Q and W_K (hand-built) or all four matrices (random): scores grow with its "
+                      "square.")),
+        Param("seed", 0, between(0, MAX_SEED), label=N_("Seed (random weights)")),
+        Param("causal", False, parse_bool, label=N_("Causal mask")),
+        Param("cost_T", GPT2_SMALL["cost_T"], between(1, limits.MAX_COST_TOKENS), label=N_("Tokens T")),
+        Param("cost_d", GPT2_SMALL["cost_d"], between(1, limits.MAX_COST_WIDTH), label=N_("Width d")),
+        Param("cost_h", GPT2_SMALL["cost_h"], between(1, limits.MAX_COST_HEADS), label=N_("Heads h")),
+        Param("trained", False, parse_bool, label=N_("Read a line with the shipped model (loads PyTorch once)")),
         Param("line", LINE, text(limits.MAX_MULTI_HEAD_SENTENCE_CHARS),
-              label=f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)"),
-        Param("layer", 1, between(1, MAX_BLOCK), label="Block"),
+              label=f"A line for the model (up to {limits.MAX_HEAD_VIEW_CHARS} characters)"),   # LINE_LABEL
+        Param("layer", 1, between(1, MAX_BLOCK), label=N_("Block")),
     ),
     questions=(parameters,),
     reading=(references.VASWANI_2017.on("section 3.2.2, multi-head attention"),

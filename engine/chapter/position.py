@@ -14,9 +14,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
 from engine.attention.mechanism import random_projections
 from engine.chapter import references
+from engine.i18n import N_, _
 from engine.chapter.spec import PageSpec, Param, between, one_of, parse_bool, text
 from engine.classroom.store import Question
 from engine.embeddings.tiny_vocabulary import EmbeddedSentence, Vocabulary, embed, load_vocabulary, tokenize
@@ -26,25 +27,27 @@ from engine.transformer.positional import (
 )
 
 SENTENCE_A, SENTENCE_B = "the owl saw the cat", "the cat saw the owl"
-ENCODING_NAMES = {"none": "none (words only)", "sinusoidal": "sinusoidal (Vaswani et al.)",
-                  "learned": "learned (a free table, shown untrained)"}
+ENCODING_NAMES = {"none": N_("none (words only)"), "sinusoidal": N_("sinusoidal (Vaswani et al.)"),
+                  "learned": N_("learned (a free table, shown untrained)")}   # shown as _(ENCODING_NAMES[e])
 STRENGTHS = (0.0, 2.0, 0.05)      # the strength slider: from, to, step
 MAX_SEED = 100_000
 MIN_T, MIN_D = 4, 2               # the table sliders' lowest T and d (d moves in steps of 2 on both front ends)
 ROTARY_SHOWN = 12                 # positions in the rotary table (numbers readable in every cell)
 ROTARY_QUERY, ROTARY_KEY = "owl", "cat"
-CHANGES_TITLE = "max |c_B(word) - c_A(word)| for each word"
+TABLE_NAMES = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned")}   # the drawn tables, _(TABLE_NAMES[name])
+CHANGES_TITLE = N_("max |c_B(word) - c_A(word)| for each word")   # shown as _(CHANGES_TITLE)
 
 
 def words_note(vocabulary: Vocabulary) -> str:
     """What both front ends say under the sentences: the words they may use."""
-    return f"Words this tiny vocabulary knows: {', '.join(vocabulary.words)}."
+    # TRANSLATORS: the words are English (the vectors were made for them): say so
+    return _("Words this tiny vocabulary knows: {words}.", words=", ".join(vocabulary.words))
 
 
 def _sentence(name: str, sentence: str) -> str:
     if len(sentence) > limits.MAX_POSITION_SENTENCE_CHARS:
-        raise ValueError(f"Sentence {name} is {len(sentence):,} characters long; the page reads up to "
-                         f"{limits.MAX_POSITION_SENTENCE_CHARS}.")
+        raise ValueError(_("Sentence {name} is {chars} characters long; the page reads up to {limit}.", name=name,
+                           chars=numbers.grouped(len(sentence)), limit=limits.MAX_POSITION_SENTENCE_CHARS))
     return sentence
 
 
@@ -62,9 +65,14 @@ def shuffle(a: str, press: int) -> str:
     """Sentence B as a fresh shuffle of A's words, drawn with the number of the press (never A's own order)."""
     words = tokenize(_sentence("A", a))
     if not 1 < len(words) <= limits.MAX_SENTENCE_WORDS:
-        raise ValueError(f"Sentence A needs 2 to {limits.MAX_SENTENCE_WORDS} words to shuffle.")
+        raise ValueError(_("Sentence A needs 2 to {most} words to shuffle.", most=limits.MAX_SENTENCE_WORDS))
     order = random_permutation(len(words), int(press))
     return " ".join(words[j] for j in order)
+
+
+def _tolerance(check: PermutationCheck) -> str:
+    """The check's rounding tolerance as the pages write it (2e-09)."""
+    return numbers.localized(f"{check.tolerance:.0e}")
 
 
 @dataclass(frozen=True)
@@ -91,11 +99,11 @@ class Shuffled:
         """What both front ends say about A against B."""
         check = self.check
         if check.equivariant:
-            return (f"Largest change of any word's context vector: **{check.largest_written}**, under the rounding "
-                    f"tolerance {check.tolerance:.0e}. Same bag of words, same context vectors, only listed in another "
-                    "order: attention cannot tell A from B.")
-        return (f"Largest change of any word's context vector: **{check.largest_written}**. The words' context "
-                "vectors differ between A and B: now order matters.")
+            return _("Largest change of any word's context vector: **{largest}**, under the rounding tolerance "
+                     "{tolerance}. Same bag of words, same context vectors, only listed in another order: attention "
+                     "cannot tell A from B.", largest=check.largest_written, tolerance=_tolerance(check))
+        return _("Largest change of any word's context vector: **{largest}**. The words' context vectors differ "
+                 "between A and B: now order matters.", largest=check.largest_written)
 
 
 def shuffled(values: Mapping[str, Any]) -> Shuffled:
@@ -128,33 +136,36 @@ class Encodings:
 
     @property
     def rotary_title(self) -> str:
-        return (f"rot(q_{ROTARY_QUERY}, i) . rot(k_{ROTARY_KEY}, j), d = {self.rotary_d}, "
-                f"base = {self.base:g}")
+        return _("rot(q_{query}, i) . rot(k_{key}, j), d = {d}, base = {base}", query=ROTARY_QUERY, key=ROTARY_KEY,
+                 d=self.rotary_d, base=numbers.localized(f"{self.base:g}"))
 
     @property
     def reading(self) -> str:
         """What both front ends say about the two tables."""
         sin, near = self.profiles["sinusoidal"], self.near
-        return (f"Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
-                f"only on the offset k: at k = {near} it varies over i by {sin.spread[near]:.1e}, a band of width "
-                f"zero (exactly so when d is even). A learned table starts as noise: nothing ties p_5 to p_6 "
-                f"until training does.")
+        return _("Each pair of columns is a clock turning at its own speed, so the sinusoidal dot product depends "
+                 "only on the offset k: at k = {k} it varies over i by {spread}, a band of width zero (exactly so when "
+                 "d is even). A learned table starts as noise: nothing ties p_5 to p_6 until training does.",
+                 k=near, spread=numbers.localized(f"{sin.spread[near]:.1e}"))
 
     @property
     def rotary_reading(self) -> str:
         """The rotary check in words: the largest spread along any diagonal of the scores."""
-        return (f"Rotary: the largest spread along any diagonal is {diagonal_spread(self.rotary).max():.1e}, "
-                "rounding only.")
+        return _("Rotary: the largest spread along any diagonal is {spread}, rounding only.",
+                 spread=numbers.localized(f"{diagonal_spread(self.rotary).max():.1e}"))
 
 
 def encodings(values: Mapping[str, Any]) -> Encodings:
     """The tables the page draws for these (typed) values. ValueError for a T or d outside the drawn tables' range
     (limits.MAX_DRAWN_POSITIONS: the charts hold T x d and T x T cells) or a base outside the engine's."""
     T, d, base, seed = values["T"], values["d"], float(values["base"]), int(values["seed"])
-    for name, value, low in (("number of positions T", T, MIN_T), ("width d", d, MIN_D)):
+    for value, low, wrong in (
+            (T, MIN_T, N_("The number of positions T of the drawn tables must be a whole number from {low} to "
+                          "{high}; got {value}.")),
+            (d, MIN_D, N_("The width d of the drawn tables must be a whole number from {low} to {high}; got "
+                          "{value}."))):
         if not isinstance(value, (int, np.integer)) or not low <= value <= limits.MAX_DRAWN_POSITIONS:
-            raise ValueError(f"The {name} of the drawn tables must be a whole number from {low} to "
-                             f"{limits.MAX_DRAWN_POSITIONS}; got {value}.")
+            raise ValueError(_(wrong, low=low, high=limits.MAX_DRAWN_POSITIONS, value=value))
     T, d = int(T), int(d)
     tables = {name: positional_encoding(name, T, d, seed=seed, base=base) for name in ("sinusoidal", "learned")}
     vocabulary = load_vocabulary()
@@ -170,41 +181,44 @@ def equivariance(link: Mapping[str, str], sources=None) -> Question:
     values = PAGE.values(link)
     shown = shuffled(values)
     check = shown.check
-    mask = ", causal mask on" if values["causal"] else ""
-    options = ("Yes: the same vectors, moved with their words", "No: some words' outputs change")
-    return Question("position", f"'{values['b']}' holds the words of '{values['a']}' in another order. With "
-                                f"positional encoding '{values['enc']}'{mask}, does each word get the same attention "
-                                "output as in A?",
-                    options, 0 if check.equivariant else 1,
-                    f"The largest change of a word's output is {check.largest_written} "
-                    + (f"(under the rounding tolerance {check.tolerance:.0e}: attention alone ignores order)."
-                       if check.equivariant else "(order now matters).")
-                    + " The bars on the page show each word's change.",
+    options = (_("Yes: the same vectors, moved with their words"), _("No: some words' outputs change"))
+    asked = (_("'{b}' holds the words of '{a}' in another order. With positional encoding '{encoding}', causal mask "
+               "on, does each word get the same attention output as in A?", b=values["b"], a=values["a"],
+               encoding=values["enc"]) if values["causal"] else
+             _("'{b}' holds the words of '{a}' in another order. With positional encoding '{encoding}', does each word "
+               "get the same attention output as in A?", b=values["b"], a=values["a"], encoding=values["enc"]))
+    reveal = (_("The largest change of a word's output is {largest} (under the rounding tolerance {tolerance}: "
+                "attention alone ignores order). The bars on the page show each word's change.",
+                largest=check.largest_written, tolerance=_tolerance(check)) if check.equivariant else
+              _("The largest change of a word's output is {largest} (order now matters). The bars on the page show "
+                "each word's change.", largest=check.largest_written))
+    return Question("position", asked, options, 0 if check.equivariant else 1, reveal,
                     veils=("position.check", "position.code"))
 
 
 PAGE = PageSpec(
     key="position", url="position", view="position",
-    title="Position",
-    question="Shuffle the words: does attention notice?",
-    one_line="Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is added.",
+    title=N_("Position"),
+    question=N_("Shuffle the words: does attention notice?"),
+    one_line=N_("Shuffle the words and attention shuffles its outputs, unchanged, until a positional encoding is "
+                "added."),
     icon=":material/format_list_numbered:",
     params=(
-        Param("a", SENTENCE_A, text(limits.MAX_POSITION_SENTENCE_CHARS), label="Sentence A"),
+        Param("a", SENTENCE_A, text(limits.MAX_POSITION_SENTENCE_CHARS), label=N_("Sentence A")),
         Param("b", SENTENCE_B, text(limits.MAX_POSITION_SENTENCE_CHARS),
-              label="Sentence B: the same words in another order"),
-        Param("enc", "none", one_of(ENCODINGS), label="Positional encoding added to each word",
-              help="x_t + s p_t: the word's vector plus a vector that says where it sits."),
-        Param("strength", 1.0, between(STRENGTHS[0], STRENGTHS[1], float), label="Strength s of the encoding"),
-        Param("proj", False, parse_bool, label="Projections W_Q, W_K, W_V (seeded, untrained)",
-              help="Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed."),
-        Param("causal", False, parse_bool, label="Causal mask (each word sees only the words before it)"),
-        Param("seed", 0, between(0, MAX_SEED), label="Seed (projections and the learned table)"),
-        Param("T", 32, between(MIN_T, limits.MAX_DRAWN_POSITIONS), label="Positions T"),
-        Param("d", 32, between(MIN_D, limits.MAX_DRAWN_POSITIONS), label="Width d"),
+              label=N_("Sentence B: the same words in another order")),
+        Param("enc", "none", one_of(ENCODINGS), label=N_("Positional encoding added to each word"),
+              help=N_("x_t + s p_t: the word's vector plus a vector that says where it sits.")),
+        Param("strength", 1.0, between(STRENGTHS[0], STRENGTHS[1], float), label=N_("Strength s of the encoding")),
+        Param("proj", False, parse_bool, label=N_("Projections W_Q, W_K, W_V (seeded, untrained)"),
+              help=N_("Off: Q = K = V = X, the chapter's first form. On: random 8 x 8 matrices drawn with the seed.")),
+        Param("causal", False, parse_bool, label=N_("Causal mask (each word sees only the words before it)")),
+        Param("seed", 0, between(0, MAX_SEED), label=N_("Seed (projections and the learned table)")),
+        Param("T", 32, between(MIN_T, limits.MAX_DRAWN_POSITIONS), label=N_("Positions T")),
+        Param("d", 32, between(MIN_D, limits.MAX_DRAWN_POSITIONS), label=N_("Width d")),
         Param("base", SINUSOID_BASE, between(limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, float),
-              label="Base of the sinusoids",
-              help="The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks."),
+              label=N_("Base of the sinusoids"),
+              help=N_("The 10000 in sin(t / 10000^(2i/d)): a larger base means slower clocks.")),
     ),
     questions=(equivariance,),
     reading=(references.VASWANI_2017.on("section 3.5, positional encoding"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from engine import markup
+from engine.i18n import N_, _
 
 Values = Mapping[str, Any]
 
@@ -27,29 +28,64 @@ def default_dump(value: Any) -> str:
     return str(value)
 
 
+class Shown:
+    """A field that holds an English message marked with N_ (a Param's label and help) and reads as it is shown: in
+    the running context's language (engine.i18n), so every widget and sentence that reads `param.label` shows it
+    translated, and a page's spec needs no more than `label=N_("Query token")`. `message(param, "label")` gives
+    the English as written. An empty text stays empty (gettext's empty message is the catalog's header)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.stored = f"_{name}"
+
+    def __get__(self, obj: Any, owner: type | None = None) -> str:
+        if obj is None:
+            return ""                         # the dataclass's default
+        written = obj.__dict__.get(self.stored, "")
+        return _(written) if written else written
+
+    def __set__(self, obj: Any, value: str) -> None:
+        obj.__dict__[self.stored] = value    # the frozen dataclass's __init__ sets it once, through here
+
+
+def message(obj: Any, field_name: str) -> str:
+    """A Shown field's English message as the spec wrote it (what a link or a test compares, whatever the
+    language)."""
+    return obj.__dict__.get(f"_{field_name}", "")
+
+
 @dataclass(frozen=True)
 class Param:
     """One value a page's link carries: its link name, default, parser (link text -> value, raising ValueError on
-    text the page cannot use), dumper (value -> link text), and what the widget that sets it says."""
+    text the page cannot use), dumper (value -> link text), and what the widget that sets it says: `label` and
+    `help`, marked `N_("...")` in the spec and read in the session's language (Shown)."""
     name: str
     default: Any
     parse: Callable[[str], Any] = str
     dump: Callable[[Any], str] = default_dump
-    label: str = ""
-    help: str = ""
+    label: str = Shown()   # type: ignore[assignment]
+    help: str = Shown()    # type: ignore[assignment]
+
+
+UNREADABLE = "could not be read"    # a Fallback's `why`: the link's text is not a value of the parameter
+UNFIT = "does not fit here"         # ... or a value the page found does not fit (a layer the model lacks)
+_FALLBACK_SENTENCES = {
+    UNREADABLE: N_("The link's value for '{name}' ({raw}) could not be read; using the default ({default})."),
+    UNFIT: N_("The link's value for '{name}' ({raw}) does not fit here; using the default ({default})."),
+}
 
 
 @dataclass(frozen=True)
 class Fallback:
-    """A link value a page could not use: the page shows `sentence()` and uses the default instead."""
+    """A link value a page could not use: the page shows `sentence()` (in the session's language) and uses the
+    default instead. `why` is UNREADABLE or UNFIT."""
     name: str
     raw: str
     default: Any
-    why: str = "could not be read"
+    why: str = UNREADABLE
 
     def sentence(self) -> str:
-        return (f"The link's value for '{self.name}' ({markup.markdown(repr(self.raw[:40]))}) {self.why}; "
-                f"using the default ({markup.markdown(repr(default_dump(self.default)[:40]))}).")
+        return _(_FALLBACK_SENTENCES[self.why], name=self.name, raw=markup.markdown(repr(self.raw[:40])),
+                 default=markup.markdown(repr(default_dump(self.default)[:40])))
 
 
 @dataclass(frozen=True)

@@ -12,29 +12,31 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from engine import limits, markup
+from engine import limits, markup, numbers
 from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.charts.style import visible
 from engine.classroom.questions import TIE_TOLERANCE, _has_word, _quote, _top_choice
 from engine.classroom.store import Question
+from engine.i18n import N_, _
 from engine.language.corpus import ALL_PLAYS
 from engine.language.ngram import SMOOTHINGS, Distribution, NGramModel, prompt_ids
-from engine.language.tokenizers import LEVELS, BPETokenizer, token_text, train_bpe
+from engine.language.tokenizers import LEVEL_NAMES, LEVELS, BPETokenizer, token_text, train_bpe
 
 # The chapter's example: the model predicts what follows the start of the rhyme, and the text to cut is the rhyme.
 DEFAULT_PROMPT = "Mary had a little"
 DEFAULT_TEXT = (f"{DEFAULT_PROMPT} lamb, its fleece was white as snow; and everywhere that Mary went, "
                 "the lamb was sure to go.")
-BPE_SOURCES = ("the corpus (first 100,000 characters)", "the text above")   # where the BPE learns its merges
+# where the BPE learns its merges: link values, in English; shown through _()
+BPE_SOURCES = (N_("the corpus (first 100,000 characters)"), N_("the text above"))
 MERGE_STEP = 10        # the merges slider's step
 TOP_SHOWN = 10         # the next-token bars: the likeliest this many (a question picks its options among them)
-WITH_SMOLLM2 = "Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)"
+WITH_SMOLLM2 = N_("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)")
 
 
 def tokenizer_names(merges: int) -> tuple[str, str, str, str]:
-    """The page's four tokenizers, in its order, as both front ends name them."""
-    return "Characters", "Words", f"BPE, {merges} merges", "GPT-2 BPE"
+    """The page's four tokenizers, in its order, as both front ends name them (in the reader's language)."""
+    return _("Characters"), _("Words"), _("BPE, {merges} merges", merges=merges), "GPT-2 BPE"
 
 
 def learned_bpe(values: Mapping[str, Any], corpus_bpe: BPETokenizer) -> BPETokenizer:
@@ -51,8 +53,9 @@ def learned_bpe(values: Mapping[str, Any], corpus_bpe: BPETokenizer) -> BPEToken
 def checked_prompt(prompt: str) -> str:
     """The context as the page reads it: at most TOKENS_MAX_PROMPT_CHARS characters, else a sentence."""
     if len(prompt) > limits.TOKENS_MAX_PROMPT_CHARS:
-        raise ValueError(f"The context has {len(prompt):,} characters; the page predicts after at most "
-                         f"{limits.TOKENS_MAX_PROMPT_CHARS}. Keep the last words that matter.")
+        raise ValueError(_("The context has {size} characters; the page predicts after at most {limit}. Keep the "
+                           "last words that matter.", size=numbers.grouped(len(prompt)),
+                           limit=limits.TOKENS_MAX_PROMPT_CHARS))
     return prompt
 
 
@@ -84,19 +87,21 @@ def counts_reading(shown: Prediction) -> str:
     """The counts behind the likeliest next token, as both front ends say them: how often the context the model
     used was followed by anything, and by that token."""
     found = shown.distribution
-    best_id, _, best_count = shown.top[0]
+    best_id, _best_p, best_count = shown.top[0]
     best = markup.quoted(visible(shown.text(best_id)))
     pieces = [visible(shown.text(i)) for i in found.context]
-    said = "Counted on the training split of all 38 plays: "
     if found.order_used > 1:
         context = markup.quoted(" ".join(pieces[len(pieces) - (found.order_used - 1):]))
-        return (said + f"the context {context} was followed {found.context_count:,} times by some token (order "
-                f"{found.order_used}), {best_count:,} times by {best}, the likeliest next token.")
+        return _("Counted on the training split of all 38 plays: the context {context} was followed {total} times by "
+                 "some token (order {order}), {count} times by {best}, the likeliest next token.", context=context,
+                 total=numbers.grouped(found.context_count), order=found.order_used,
+                 count=numbers.grouped(best_count), best=best)
     if found.order_used == 1:
-        return (said + f"no context (order 1): {best_count:,} of its {found.context_count:,} tokens are {best}, "
-                "the likeliest next token.")
-    return (said + f"the context {markup.quoted(' '.join(pieces))} never appears there, so add-k gives every token "
-            "the same probability.")
+        return _("Counted on the training split of all 38 plays: no context (order 1): {count} of its {total} tokens "
+                 "are {best}, the likeliest next token.", count=numbers.grouped(best_count),
+                 total=numbers.grouped(found.context_count), best=best)
+    return _("Counted on the training split of all 38 plays: the context {context} never appears there, so add-k "
+             "gives every token the same probability.", context=markup.quoted(" ".join(pieces)))
 
 
 # --- the class's questions ---------------------------------------------------------------------------------
@@ -114,23 +119,25 @@ def likeliest_next_token(link: Mapping[str, str], sources) -> Question:
     rest = sorted((s for s in shown.top if s not in tied), key=lambda s: (not _has_word(texts[s[0]]), -s[1]))
     picked = (tied + rest)[:max(4, min(len(tied) + 1, 5))]                # words before punctuation among the rest
     if sum(_has_word(texts[i]) for i, _, _ in picked) < 2:
-        raise ValueError(f"After {_quote(prompt[-60:])} the {n}-gram model's likeliest tokens are punctuation marks: "
-                         "no question worth asking about them.")
+        raise ValueError(_("After {prompt} the {n}-gram model's likeliest tokens are punctuation marks: no question "
+                           "worth asking about them.", prompt=_quote(prompt[-60:]), n=n))
     picked.sort(key=lambda s: texts[s[0]])                                # alphabetical: the best is not always first
     options, answer, leaders = _top_choice([_quote(texts[i]) for i, _, _ in picked], [p for _, p, _ in picked],
                                            keep=len(picked), tolerance=TIE_TOLERANCE)
     best = picked[leaders[0]]
-    return Question("tokens", f"After {_quote(prompt[-60:])}, which next token does the {n}-gram model "
-                              f"({level}, counted on Shakespeare) rank first?", options, answer,
-                    f"P({_quote(texts[best[0]])}) = {best[1]:.3f}, the largest; the bars on the page show the "
-                    f"{len(shown.top)} best.", veils=("tokens.next", "tokens.tail"))
+    return Question("tokens", _("After {prompt}, which next token does the {n}-gram model ({level}, counted on "
+                                "Shakespeare) rank first?", prompt=_quote(prompt[-60:]), n=n,
+                                level=_(LEVEL_NAMES[level])), options, answer,
+                    _("P({token}) = {p}, the largest; the bars on the page show the {shown} best.",
+                      token=_quote(texts[best[0]]), p=numbers.fixed(best[1]), shown=len(shown.top)),
+                    veils=("tokens.next", "tokens.tail"))
 
 
 def gpt2_pieces(link: Mapping[str, str], sources) -> Question:
     """Into how many GPT-2 tokens the text's most cut-up word falls (the page's GPT-2 row shows it)."""
     words = re.findall(r"[A-Za-z]+", PAGE.values(link)["text"])
     if not words:
-        raise ValueError("The text has no word made of letters to ask about.")
+        raise ValueError(_("The text has no word made of letters to ask about."))
     gpt2 = sources.gpt2_tokenizer()
     split = {word: gpt2.tokens(" " + word) for word in dict.fromkeys(words)}
     word = max(split, key=lambda w: (len(split[w]), len(w)))        # the word cut into most pieces, then longest
@@ -138,29 +145,31 @@ def gpt2_pieces(link: Mapping[str, str], sources) -> Question:
     count = len(pieces)
     top = max(4, count)
     options = tuple(str(i) for i in range(top - 3, top + 1))
-    return Question("tokens", f"Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
+    return Question("tokens", _("Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
+                                word=word),
                     options, options.index(str(count)),
-                    f"GPT-2 spells it as {count} token(s): " + " | ".join(_quote(p) for p in pieces) + ".",
+                    _("GPT-2 spells it as {count} token(s): {pieces}.", count=count,
+                      pieces=" | ".join(_quote(p) for p in pieces)),
                     veils=("tokens.tokenizers", "tokens.tail"))
 
 
 PAGE = PageSpec(
     key="tokens", url="tokens", view="tokens",
-    title="Tokens & next-token prediction",
-    question="What does a language model predict, and what exactly is a token?",
-    one_line=("Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for "
-              f"'{DEFAULT_PROMPT}'."),
+    title=N_("Tokens & next-token prediction"),
+    question=N_("What does a language model predict, and what exactly is a token?"),
+    one_line=N_("Cut any text into characters, words, BPE and GPT-2 tokens; then see P(next token) for "
+                "'Mary had a little'."),   # DEFAULT_PROMPT
     icon=":material/token:",
     params=(
-        Param("text", DEFAULT_TEXT, text(limits.MAX_TOKENIZE_CHARS), label="Your text",
-              help="Type anything: every tokenizer below cuts it up as you go."),
-        Param("merges", 200, between(0, limits.TOKENS_BPE_MERGES), label="Merges to learn",
-              help="Each merge joins the most frequent adjacent pair of tokens into one new token."),
-        Param("bpe_source", BPE_SOURCES[0], one_of(BPE_SOURCES), label="Learn the merges from"),
-        Param("level", "words", one_of(LEVELS), label="Token level"),
-        Param("n", 3, between(1, limits.MAX_NGRAM_ORDER), label="n (the model sees the n-1 tokens before)"),
-        Param("smoothing", "kneser-ney", one_of(SMOOTHINGS), label="Smoothing"),
-        Param("prompt", DEFAULT_PROMPT, text(limits.TOKENS_MAX_PROMPT_CHARS), label="Context (the text so far)"),
+        Param("text", DEFAULT_TEXT, text(limits.MAX_TOKENIZE_CHARS), label=N_("Your text"),
+              help=N_("Type anything: every tokenizer below cuts it up as you go.")),
+        Param("merges", 200, between(0, limits.TOKENS_BPE_MERGES), label=N_("Merges to learn"),
+              help=N_("Each merge joins the most frequent adjacent pair of tokens into one new token.")),
+        Param("bpe_source", BPE_SOURCES[0], one_of(BPE_SOURCES), label=N_("Learn the merges from")),
+        Param("level", "words", one_of(LEVELS), label=N_("Token level")),
+        Param("n", 3, between(1, limits.MAX_NGRAM_ORDER), label=N_("n (the model sees the n-1 tokens before)")),
+        Param("smoothing", "kneser-ney", one_of(SMOOTHINGS), label=N_("Smoothing")),
+        Param("prompt", DEFAULT_PROMPT, text(limits.TOKENS_MAX_PROMPT_CHARS), label=N_("Context (the text so far)")),
     ),
     questions=(likeliest_next_token, gpt2_pieces),
     reading=(references.SENNRICH_2016,

@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.i18n import N_, _
+from engine.numbers import fixed, grouped, localized
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_74, ORANGE, PAIR_COLOURS, RUN_COLOURS
 from engine.charts.style import one_character_labels, panel, styled, unique_labels, value_scale, visible
-from engine.numbers import SIGNIFICANT_FORMAT, alike, fixed
+from engine.numbers import SIGNIFICANT_FORMAT, alike
 
 if TYPE_CHECKING:  # annotations only: the charts read a cost's fields, nothing more
     from engine.attention.mechanism import AttentionCost
@@ -21,13 +23,13 @@ COST_LABEL = 110   # px kept right of the longest bar for its printed amount ("9
 
 @styled
 def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: str = "",
-                 value_title: str = "weight on each token", domain: tuple[float, float] | None = None) -> dict:
+                 value_title: str = N_("weight on each token"), domain: tuple[float, float] | None = None) -> dict:
     """Side-by-side bars of two (or more) weight vectors over the same tokens, as a Vega-Lite spec; the
     value axis ends just above the largest weight (a 0.333 bar is not dwarfed by an axis to 1), or is
     `domain` (a page whose weights change with a slider keeps one axis, so bars compare across settings)."""
     tokens = unique_labels(list(labels))
     methods = list(weights)
-    records = [{"method": method, "token": tokens[j], "weight": float(w[j]), "text": f"{w[j]:.3f}"}
+    records = [{"method": method, "token": tokens[j], "weight": float(w[j]), "text": localized(f"{w[j]:.3f}")}
                for method, w in weights.items() for j in range(len(tokens))]
     colour = {"field": "method", "type": "nominal", "legend": {"orient": "bottom", "title": None},
               "scale": {"domain": methods, "range": (PAIR_COLOURS * 3)[:len(methods)]}}
@@ -37,7 +39,7 @@ def compare_bars(weights: dict[str, np.ndarray], labels: list[str], *, title: st
         "encoding": {
             "x": {"field": "token", "type": "nominal", "sort": tokens, "title": None, "axis": {"labelAngle": 0}},
             "xOffset": {"field": "method", "type": "nominal", "sort": methods},
-            "y": {"field": "weight", "type": "quantitative", "title": value_title,
+            "y": {"field": "weight", "type": "quantitative", "title": _(value_title),
                   "scale": ({"domain": list(domain), "nice": False} if domain is not None
                             else value_scale(largest, headroom=1.1, cap=1.0))},
         },
@@ -67,14 +69,14 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
     values = []
     for name, top in distributions.items():
         labels = unique_labels([visible(entry[0]) for entry in top])
-        for rank, (label, (_, p, *after)) in enumerate(zip(labels, top)):
-            row = {"model": name, "token": label, "rank": rank, "probability": float(p), "text": f"{p:.3f}"}
+        for rank, (label, (_token, p, *after)) in enumerate(zip(labels, top)):
+            row = {"model": name, "token": label, "rank": rank, "probability": float(p), "text": localized(f"{p:.3f}")}
             if after:  # the number sits right of the bar and of the tick
                 row |= {SAMPLED: float(after[0]), "label at": max(float(p), float(after[0]))}
             values.append(row)
     sampled = any(SAMPLED in row for row in values)
     largest = max([0.0] + [max(row["probability"], row.get(SAMPLED, 0.0)) for row in values])
-    x = {"field": "probability", "type": "quantitative", "title": "P(next token | context)",
+    x = {"field": "probability", "type": "quantitative", "title": _("P(next token | context)"),
          "scale": value_scale(largest, headroom=1.25, cap=1.0)}
     # "min": Vega-Lite sorted panels side by side alphabetically with a bare {"field": "rank"}; every bar named
     # (Vega dropped every second label of large characters as overlapping: the second likeliest went unnamed)
@@ -113,7 +115,7 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
 def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str], *, title: str = "") -> dict:
     """P(label | prompt) for two or more prompts side by side, on an axis that fits the largest value."""
     prompts = list(probabilities)
-    values = [{"prompt": prompt, "token": labels[j], "probability": float(p[j]), "text": f"{p[j]:.3f}"}
+    values = [{"prompt": prompt, "token": labels[j], "probability": float(p[j]), "text": localized(f"{p[j]:.3f}")}
               for prompt, p in probabilities.items() for j in range(len(labels))]
     colour = {"field": "prompt", "type": "nominal",
               "scale": {"domain": prompts, "range": (PAIR_COLOURS * 3)[:len(prompts)]},
@@ -124,7 +126,7 @@ def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str
             "x": {"field": "token", "type": "nominal", "sort": labels, "title": None,
                   "axis": {"labelAngle": 0}},
             "xOffset": {"field": "prompt", "type": "nominal", "sort": prompts},
-            "y": {"field": "probability", "type": "quantitative", "title": "P(next token | prompt)"}},
+            "y": {"field": "probability", "type": "quantitative", "title": _("P(next token | prompt)")}},
         "layer": [
             {"mark": {"type": "bar"}, "encoding": {
                 "color": colour,
@@ -137,7 +139,7 @@ def grouped_probabilities(probabilities: dict[str, np.ndarray], labels: list[str
 
 
 @styled
-def score_bars(words: list[str], scores, *, title: str = "", value_title: str = "cosine",
+def score_bars(words: list[str], scores, *, title: str = "", value_title: str = N_("cosine"),
                highlight: str | None = None, digits: int = 3) -> dict:
     """Horizontal bars, best on top, each score printed; `highlight` (an expected answer) in orange."""
     words = [str(w) for w in words]
@@ -151,7 +153,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
         "title": title, "data": {"values": values}, "height": {"step": 24},
         "encoding": {
             "y": {"field": "word", "type": "nominal", "sort": words, "title": None},
-            "x": {"field": "score", "type": "quantitative", "title": value_title, "scale": {"domain": [low, high]}},
+            "x": {"field": "score", "type": "quantitative", "title": _(value_title), "scale": {"domain": [low, high]}},
             "tooltip": [{"field": "rank", "type": "quantitative"}, {"field": "word", "type": "nominal"},
                         {"field": "score", "type": "quantitative", "format": f".{digits}f"}]},
         "layer": [
@@ -168,7 +170,7 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
 def accuracy_bars(rows: list[dict]) -> dict:
     """Share of classic analogies answered right (top-1 and top-5) for each vocabulary size."""
     values = [{"vocabulary": r["vocabulary"], "measure": r["measure"], "accuracy": float(r["accuracy"]),
-               "label": f"{r['accuracy']:.0%}"} for r in rows]
+               "label": localized(f"{r['accuracy']:.0%}")} for r in rows]
     sizes = list(dict.fromkeys(r["vocabulary"] for r in rows))
     colour = {"field": "measure", "type": "nominal", "scale": {"domain": ["top-1", "top-5"], "range": [BLUE, ORANGE]},
               "legend": {"orient": "bottom", "title": None}}
@@ -176,10 +178,10 @@ def accuracy_bars(rows: list[dict]) -> dict:
         "data": {"values": values}, "height": 240,
         "encoding": {
             "x": {"field": "vocabulary", "type": "nominal", "sort": sizes,
-                  "title": "vocabulary searched (most frequent words)", "axis": {"labelAngle": 0}},
+                  "title": _("vocabulary searched (most frequent words)"), "axis": {"labelAngle": 0}},
             "xOffset": {"field": "measure", "type": "nominal", "sort": ["top-1", "top-5"]},
             "y": {"field": "accuracy", "type": "quantitative", "scale": {"domain": [0, 1]}, "axis": {"format": "%"},
-                  "title": "answered right"},
+                  "title": _("answered right")},
             "color": colour},
         "layer": [
             {"mark": {"type": "bar"}, "encoding": {"tooltip": [
@@ -203,8 +205,8 @@ def difference_bars(difference: np.ndarray, tokens: list[str], *, title: str = "
         "title": title, "height": 240, "data": {"values": records},
         "encoding": {
             "x": {"field": "word", "type": "nominal", "sort": labels,
-                  "title": "word (in the shuffled sentence's order)", "axis": {"labelAngle": 0}},
-            "y": {"field": "difference", "type": "quantitative", "title": "largest change in its context vector",
+                  "title": _("word (in the shuffled sentence's order)"), "axis": {"labelAngle": 0}},
+            "y": {"field": "difference", "type": "quantitative", "title": _("largest change in its context vector"),
                   "scale": {"domain": [0, top]}},
         },
         "layer": [
@@ -224,7 +226,7 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
     narrow chart (a phone)."""
     total = max(sum(parts.values()), 1)
     longest = max(parts.values(), default=0)
-    values = [{"part": name, "parameters": int(count), "text": f"{count:,}", "share": count / total,
+    values = [{"part": name, "parameters": int(count), "text": grouped(int(count)), "share": count / total,
                "inside": bool(longest) and count > INSIDE_LABEL * longest}
               for name, count in parts.items()]
     tooltip = [{"field": "part", "type": "nominal"}, {"field": "parameters", "type": "quantitative", "format": ","},
@@ -234,7 +236,7 @@ def parameter_bars(parts: dict[str, int], *, title: str = "") -> dict:
         "encoding": {
             "y": {"field": "part", "type": "nominal", "sort": list(parts), "title": None,
                   "axis": {"labelLimit": 280, "labelOverlap": False}},   # the longest part's name at 16 px
-            "x": {"field": "parameters", "type": "quantitative", "title": "parameters"},
+            "x": {"field": "parameters", "type": "quantitative", "title": _("parameters")},
             "tooltip": tooltip},
         "layer": [
             {"mark": {"type": "bar", "color": BLUE}},
@@ -285,8 +287,9 @@ def cost_bars(costs: dict[str, AttentionCost], *, measure: str, title: str) -> d
 def cost_comparison(costs: dict[str, AttentionCost]) -> dict:
     """Parameters and FLOPs of each layout, one chart above the other (side by side they are wider
     than the page's column)."""
-    return {"vconcat": [panel(cost_bars(costs, measure="params", title="parameters (W_Q, W_K, W_V, W_O)")),
-                        panel(cost_bars(costs, measure="flops", title="floating-point operations, one forward pass"))],
+    return {"vconcat": [panel(cost_bars(costs, measure="params", title=_("parameters (W_Q, W_K, W_V, W_O)"))),
+                        panel(cost_bars(costs, measure="flops",
+                            title=_("floating-point operations, one forward pass")))],
             "spacing": 24}
 
 
@@ -316,16 +319,16 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
     order of n (the 8-gram scores worse than the 6- and 7-grams)."""
     rungs = sorted(rungs, key=lambda rung: -rung[1])
     kinds, colours = ladder_colours([kind for _, _, kind in rungs])
-    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
+    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": localized(f"{bits:.3f}")}
               for name, bits, kind in rungs]
     return {
-        "title": "Sorted by score: the fewest bits at the bottom",
+        "title": _("Sorted by score: the fewest bits at the bottom"),
         "data": {"values": values}, "width": 460, "height": {"step": 28},
         "encoding": {
             "y": {"field": "model", "type": "nominal", "sort": [name for name, _, _ in rungs], "title": None,
                   "axis": {"labelLimit": 260, "labelOverlap": False}},
             "x": {"field": "bits per character", "type": "quantitative",
-                  "title": "held-out bits per character (fewer is better)"}},
+                  "title": _("held-out bits per character (fewer is better)")}},
         "layer": [
             {"mark": {"type": "bar"}, "encoding": {
                 "color": {"field": "kind", "type": "nominal",
@@ -345,12 +348,12 @@ def ladder_zoom(rungs: list[tuple[str, float, str]], *, within: float = 0.5) -> 
     that starts near them (dots, not bars: a bar on an axis that does not start at 0 would lie)."""
     best = min(bits for _, bits, _ in rungs)
     close = [(name, bits, kind) for name, bits, kind in rungs if bits <= best + within]
-    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": f"{bits:.3f}"}
+    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": localized(f"{bits:.3f}")}
               for name, bits, kind in close]
     kinds, colours = ladder_colours([kind for _, _, kind in rungs])  # the same colours as the full ladder
     low, high = best - 0.02 * max(within, 0.05), max(bits for _, bits, _ in close) + 0.15 * within
     x = {"field": "bits per character", "type": "quantitative", "scale": {"domain": [low, high], "zero": False},
-         "title": "held-out bits per character, zoomed (fewer is better)"}
+         "title": _("held-out bits per character, zoomed (fewer is better)")}
     y = {"field": "model", "type": "nominal", "sort": [name for name, _, _ in sorted(close, key=lambda r: -r[1])],
          "title": None, "axis": {"labelLimit": 260, "labelOverlap": False}}
     return {

@@ -12,6 +12,8 @@ import io
 import re
 from xml.sax.saxutils import escape
 
+from engine.i18n import _
+from engine.numbers import grouped
 from engine.charts import text
 from engine.charts.style import TEXT_SIZE, with_text
 from engine.limits import EXPORT_DEFAULT_WIDTH, EXPORT_MAX_PIXELS, EXPORT_MAX_ROWS
@@ -28,6 +30,9 @@ BACKGROUND = "white"     # a printed or projected chart sits on white, whatever 
 # strokes doubled the time to rasterise (617 -> 322 ms at 1x, quiet machine), and at that size they read as a grid
 STROKED_CELLS_MAX = 1_000
 
+
+class Refused(ValueError):
+    """A chart a download cannot hold (nothing to draw, too many values, too many pixels): its sentence says why."""
 
 def _unstroked(view: dict) -> dict:
     """A view whose rect marks lose their stroke (layers included)."""
@@ -49,11 +54,12 @@ def standalone(spec: dict) -> dict:
     """The spec drawn on its own: text at the page's default size, a white background, and a fixed
     width where the page lets it fill its column. The spec itself is not changed."""
     if not isinstance(spec, dict) or not spec:
-        raise ValueError("This chart cannot be downloaded: it has nothing to draw.")
+        raise Refused(_("This chart cannot be downloaded: it has nothing to draw."))
     count = len(text.rows(spec))
     if count > EXPORT_MAX_ROWS:
-        raise ValueError(f"This chart draws {count:,} values, more than the {EXPORT_MAX_ROWS:,} a download can "
-                         "hold: make it smaller (fewer tokens or a shorter text) to download it.")
+        raise Refused(_("This chart draws {count} values, more than the {most} a download can hold: make it smaller "
+                        "(fewer tokens or a shorter text) to download it.", count=grouped(count),
+                        most=grouped(EXPORT_MAX_ROWS)))
     out = with_text(spec, TEXT_SIZE)
     if count > STROKED_CELLS_MAX:
         out = _unstroked(out)
@@ -91,8 +97,9 @@ def _check_size(svg: str) -> None:
     if width and height:
         width, height = width * PNG_SCALE, height * PNG_SCALE
         if width * height > EXPORT_MAX_PIXELS:
-            raise ValueError(f"This chart would be {width:,.0f} x {height:,.0f} pixels, larger than a download can "
-                             "be: make it smaller (fewer tokens or rows) to download it.")
+            raise Refused(_("This chart would be {width} x {height} pixels, larger than a download can be: make it "
+                            "smaller (fewer tokens or rows) to download it.", width=grouped(round(width)),
+                            height=grouped(round(height))))
 
 
 def _convert(spec: dict) -> str:
@@ -100,10 +107,10 @@ def _convert(spec: dict) -> str:
 
     try:
         return vl_convert.vegalite_to_svg(standalone(spec), allowed_base_urls=[])
+    except Refused:
+        raise
     except ValueError as error:
-        if "cannot be downloaded" in str(error) or "a download can" in str(error):
-            raise
-        raise ValueError(f"This chart could not be drawn for download ({str(error)[:200]}).") from error
+        raise ValueError(_("This chart could not be drawn for download ({error}).", error=str(error)[:200])) from error
 
 
 def svg(spec: dict) -> bytes:
@@ -133,14 +140,14 @@ def png_drawing(spec: dict, max_side: int = PNG_MAX_SIDE) -> tuple[bytes, float,
     try:
         return vl_convert.svg_to_png(drawing, scale=scale), width, height
     except ValueError as error:
-        raise ValueError(f"This chart could not be drawn for download ({str(error)[:200]}).") from error
+        raise ValueError(_("This chart could not be drawn for download ({error}).", error=str(error)[:200])) from error
 
 
 def csv_text(spec: dict) -> str:
     """The chart's Data table (every row, the cells as the page shows them) as CSV."""
-    columns, cells, _ = text.table(spec, limit=EXPORT_MAX_ROWS)
+    columns, cells, _left_out = text.table(spec, limit=EXPORT_MAX_ROWS)
     if not columns:
-        raise ValueError("This chart has no table of numbers to download.")
+        raise ValueError(_("This chart has no table of numbers to download."))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)

@@ -18,8 +18,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Callable, Union
 
+from engine import i18n, numbers
 from engine.limits import HANDOUT_CODE_LINES, HANDOUT_MAX_CHARTS, HANDOUT_MAX_PAGES, HANDOUT_TABLE_ROWS
 from engine.charts.plain_formula import plain
+from engine.i18n import N_, _, ngettext
 
 FONTS = Path(files("engine.charts") / "data" / "fonts")   # DejaVu, cut to the characters the pages print
 PAPERS = ("A4", "Letter")
@@ -27,6 +29,13 @@ MARGIN = 12.0            # mm on every side
 CHART_SCALE = 0.8        # a chart's printed size against the page's (96 px per inch): 13 px text prints at 7.8 pt
 COLUMN_PX = 340          # the plot width of a chart that fits its column on the page: two side by side fit the paper
 PRINT_PNG_SIDE = 2_400   # px: a chart across the page (186 mm) still prints at over 300 dpi
+# Scripts DejaVu has not got, from fonts installed as Python packages (pinned in requirements.txt and pyproject.toml;
+# nothing is downloaded): Chinese and Korean from Noto Sans CJK (one collection: the Simplified Chinese face, or the
+# Korean one for a Korean reader, each covering the other's characters), Arabic from Noto Sans Arabic, shaped and
+# ordered right to left by HarfBuzz (fpdf2's text shaping, uharfbuzz). fpdf2 embeds only the glyphs a handout uses.
+CJK = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+ARABIC = re.compile(r"[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+CJK_FACE = {"ko": 1}       # the collection's faces: 1 Korean, 2 Simplified Chinese (the default)
 ROW_SHRINK = 0.85        # charts side by side may print this much smaller to share a row
 PX_MM = 25.4 / 96        # one CSS pixel in mm
 GAP = 4.0                # mm between charts side by side
@@ -90,7 +99,28 @@ class Handout:
     question: str
     link: str                # the page's address with its settings: the QR code opens exactly this view
     blocks: tuple[Block, ...] = ()
-    link_note: str = "Open this view again, with these settings: scan the code, or type the link below."
+    link_note: str = ""      # above the link; "" for the usual sentence (LINK_NOTE) in the reader's language
+
+
+LINK_NOTE = N_("Open this view again, with these settings: scan the code, or type the link below.")
+
+
+def script_fonts() -> dict[str, tuple[str, int]]:
+    """The fonts for the scripts DejaVu has not got, by family: (file, face in its collection)."""
+    import fontpkg_noto_sans_arabic
+    import noto_cjk_sans_otc
+
+    cjk = str(noto_cjk_sans_otc.FONT_PATH)
+    arabic = next(fontpkg_noto_sans_arabic.ROOT.glob("files/NotoSansArabic*.ttf"))
+    return {"cjk": (cjk, CJK_FACE.get(i18n.current().code, 2)), "arabic": (str(arabic), 0)}
+
+
+def _words(handout: Handout) -> str:
+    """Every text the handout prints with its fonts (a chart's own words are in its picture)."""
+    parts = [handout.title, handout.question, handout.link_note]
+    for block in handout.blocks:
+        parts.append(block.summary if isinstance(block, Chart) else repr(block))
+    return " ".join(parts)
 
 
 def print_spec(spec: dict) -> dict:
@@ -138,11 +168,11 @@ def handout_pdf(handout: Handout, paper: str = "A4", *,
     """The handout as PDF bytes on `paper` ("A4" or "Letter"). `draw_chart` turns a spec into PNG bytes and the
     chart's width and height in CSS pixels (chart_png)."""
     if paper not in PAPERS:
-        raise ValueError(f"A handout is printed on A4 or Letter paper, not {paper!r}.")
+        raise ValueError(_("A handout is printed on A4 or Letter paper, not {paper}.", paper=repr(paper)))
     charts = sum(isinstance(block, Chart) for block in handout.blocks)
     if charts > HANDOUT_MAX_CHARTS:
-        raise ValueError(f"This page shows {charts} charts, more than the {HANDOUT_MAX_CHARTS} a handout can hold: "
-                         "fold away a few (close their boxes) and make the handout again.")
+        raise ValueError(_("This page shows {n} charts, more than the {most} a handout can hold: fold away a few "
+                           "(close their boxes) and make the handout again.", n=charts, most=HANDOUT_MAX_CHARTS))
     return _Layout(handout, paper, draw_chart).build()
 
 
@@ -160,7 +190,8 @@ class _Layout:
                 page.set_y(-MARGIN + 3)
                 page.set_font("sans", size=7)
                 page.set_text_color(*GREY)
-                page.cell(0, 4, f"Transformer Playground · {title} · page {page.page_no()} of {{nb}}", align="C")
+                page.cell(0, 4, "Transformer Playground · " + _("{title} · page {n} of {total}", title=title,
+                                                                     n=page.page_no(), total="{nb}"), align="C")
 
         pdf = Page(format=paper, unit="mm")
         pdf.set_margins(MARGIN, MARGIN, MARGIN)
@@ -168,9 +199,24 @@ class _Layout:
         pdf.add_font("sans", "", str(FONTS / "DejaVuSans.ttf"))
         pdf.add_font("sans", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
         pdf.add_font("mono", "", str(FONTS / "DejaVuSansMono.ttf"))
-        pdf.set_title(f"{handout.title}: handout")
+        language = i18n.current().code
+        words = _words(handout) + " " + _(LINK_NOTE)
+        fallbacks = []
+        for family, (file, face) in script_fonts().items():
+            needed = {"cjk": CJK.search(words) is not None or language in ("zh-Hans", "ko"),
+                      "arabic": ARABIC.search(words) is not None or language == "ar"}[family]
+            if needed:
+                pdf.add_font(family, "", file, collection_font_number=face)
+                fallbacks.append(family)
+        if fallbacks:
+            pdf.set_fallback_fonts(fallbacks, exact_match=False)
+        if "arabic" in fallbacks:
+            pdf.set_text_shaping(True)    # Arabic's letters joined, and right to left where the text is
+        pdf.set_lang(language)
+        pdf.set_title(_("{title}: handout", title=handout.title))
         pdf.set_creator("Transformer Playground")
         self.pdf = pdf
+        self.align = "R" if i18n.current().direction == "rtl" else "L"   # sentences; code, tables, formulas left
         self.width = pdf.w - 2 * MARGIN
         self.drawn: dict[int, tuple[bytes, float, float] | ValueError] = {}   # id(chart) -> drawn, or why not
 
@@ -194,7 +240,7 @@ class _Layout:
             else:
                 if kind is Challenge and last_kind is not Challenge:
                     self.keep_together(blocks[index:])
-                    self.heading("Try this")
+                    self.heading(_("Try this"))
                 {Formula: self.formula, Table: self.table, Code: self.code, Challenge: self.challenge,
                  Text: self.text}[kind](block)
                 index += 1
@@ -211,12 +257,12 @@ class _Layout:
             if not isinstance(block, Challenge):
                 break
             pdf.set_font("sans", "", 8.5)
-            done = "  (done on this view)" if block.done else ""
+            done = "  " + _("(done on this view)") if block.done else ""
             height += pdf.multi_cell(0, 4, f"☐  {unmarked(block.prompt)}{done}", dry_run=True, output="HEIGHT") + 1
             if block.hint and not block.done:
                 pdf.set_font("sans", "", 7)
-                height += pdf.multi_cell(self.width - 5, 3.2, f"Hint: {unmarked(block.hint)}", dry_run=True,
-                                         output="HEIGHT")
+                height += pdf.multi_cell(self.width - 5, 3.2, _("Hint: {hint}", hint=unmarked(block.hint)),
+                                         dry_run=True, output="HEIGHT")
         if pdf.get_y() + height > pdf.page_break_trigger and height < (pdf.page_break_trigger - pdf.t_margin) / 2:
             pdf.add_page()
 
@@ -228,15 +274,15 @@ class _Layout:
         except ValueError as error:
             self.pdf.set_font("sans", "", 7.5)
             self.pdf.set_text_color(*GREY)
-            self.pdf.multi_cell(0, 3.5, f"{self.summary(chart)} Not printed: {error}", align="L", new_x="LMARGIN",
-                                new_y="NEXT")
+            self.pdf.multi_cell(0, 3.5, _("{summary} Not printed: {error}", summary=self.summary(chart), error=error),
+                                align="L", new_x="LMARGIN", new_y="NEXT")
             self.pdf.ln(2)
             return False
 
     def check_pages(self) -> None:
         if self.pdf.page_no() > HANDOUT_MAX_PAGES:
-            raise ValueError(f"This handout would run past {HANDOUT_MAX_PAGES} pages: fold away a few boxes on the "
-                             "page (code, charts, tables) and make it again.")
+            raise ValueError(_("This handout would run past {most} pages: fold away a few boxes on the page (code, "
+                               "charts, tables) and make it again.", most=HANDOUT_MAX_PAGES))
 
     # --- the head: title, question, link and its QR code ---------------------------------------------------
     def head(self) -> None:
@@ -244,15 +290,16 @@ class _Layout:
         text_width = self.width - QR_MM - 4
         pdf.set_text_color(*INK)
         pdf.set_font("sans", "B", 16)
-        pdf.multi_cell(text_width, 7, self.handout.title, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(text_width, 7, self.handout.title, align=self.align, new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("sans", "", 10.5)
-        pdf.multi_cell(text_width, 5, self.handout.question, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(text_width, 5, self.handout.question, align=self.align, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1.5)
         pdf.set_text_color(*GREY)
         pdf.set_font("sans", "", 7)
-        pdf.multi_cell(text_width, 3.2, self.handout.link_note, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(text_width, 3.2, self.handout.link_note or _(LINK_NOTE), align=self.align, new_x="LMARGIN",
+                       new_y="NEXT")
         pdf.set_font("mono", "", 6.5)
-        pdf.multi_cell(text_width, 3, self.handout.link or "(no link: the page was not opened in a browser)",
+        pdf.multi_cell(text_width, 3, self.handout.link or _("(no link: the page was not opened in a browser)"),
                        align="L", wrapmode="CHAR", new_x="LMARGIN", new_y="NEXT")
         drawn = self.qr(pdf.w - MARGIN - QR_MM, top)
         pdf.set_y(max(pdf.get_y(), top + (QR_MM if drawn else 0)) + 2)
@@ -444,14 +491,14 @@ class _Layout:
         if left:
             pdf.set_font("sans", "", 7)
             pdf.set_text_color(*GREY)
-            pdf.cell(0, 3.5, f"... and {left:,} more rows (on the page).", new_x="LMARGIN", new_y="NEXT")
+            pdf.cell(0, 3.5, ngettext("... and {n} more row (on the page).", "... and {n} more rows (on the page).",
+                                      left, n=numbers.grouped(left)), new_x="LMARGIN", new_y="NEXT")
         pdf.ln(2)
 
     def code(self, block: Code) -> None:
         pdf = self.pdf
         lines = block.source.rstrip("\n").split("\n")
         shown = lines[:HANDOUT_CODE_LINES]
-        others = f" (the page also shows it in {', '.join(block.others)})" if block.others else ""
         more = f"\n# ... {len(lines) - len(shown)} more lines on the page" if len(lines) > len(shown) else ""
         pdf.set_font("mono", "", 6.8)
         height = pdf.multi_cell(0, 3.1, "\n".join(shown) + more, align="L", wrapmode="CHAR", padding=1.2,
@@ -459,7 +506,9 @@ class _Layout:
         room = pdf.page_break_trigger - pdf.t_margin
         if pdf.get_y() + 7 + height > pdf.page_break_trigger and height < room / 2:
             pdf.add_page()   # a short box of code stays whole, on the next page
-        self.heading(f"The code ({block.language}){others}")
+        self.heading(_("The code ({language}) (the page also shows it in {others})", language=block.language,
+                       others=", ".join(block.others)) if block.others else
+                     _("The code ({language})", language=block.language))
         pdf.set_font("mono", "", 6.8)
         pdf.set_text_color(*INK)
         pdf.set_fill_color(*PALE)
@@ -474,7 +523,7 @@ class _Layout:
         pdf = self.pdf
         pdf.set_text_color(*INK)
         pdf.set_font("sans", "", 8.5)
-        pdf.multi_cell(0, 4, unmarked(block.text), align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(0, 4, unmarked(block.text), align=self.align, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1.5)
 
     def challenge(self, block: Challenge) -> None:
@@ -482,14 +531,14 @@ class _Layout:
         pdf.set_text_color(*INK)
         pdf.set_font("sans", "", 8.5)
         mark = "☑" if block.done else "☐"
-        pdf.multi_cell(0, 4, f"{mark}  {unmarked(block.prompt)}" + ("  (done on this view)" if block.done else ""),
-                       align="L", new_x="LMARGIN", new_y="NEXT")
+        done = "  " + _("(done on this view)") if block.done else ""
+        pdf.multi_cell(0, 4, f"{mark}  {unmarked(block.prompt)}{done}", align=self.align, new_x="LMARGIN", new_y="NEXT")
         if block.hint and not block.done:
             pdf.set_x(MARGIN + 5)
             pdf.set_font("sans", "", 7)
             pdf.set_text_color(*GREY)
-            pdf.multi_cell(self.width - 5, 3.2, f"Hint: {unmarked(block.hint)}", align="L", new_x="LMARGIN",
-                           new_y="NEXT")
+            pdf.multi_cell(self.width - 5, 3.2, _("Hint: {hint}", hint=unmarked(block.hint)), align=self.align,
+                           new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1)
 
 

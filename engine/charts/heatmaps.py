@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
-from engine.charts.palette import CHANGE_SCALE, DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
+from engine.i18n import N_, _
 from engine.numbers import fixed
+from engine.charts.palette import CHANGE_SCALE, DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
 from engine.charts.style import panel, styled, unique_labels, visible
 
 MAX_CELLS_WITH_NUMBERS = 400
-UNIFORM_LEGEND = ["weight: above / below", "the uniform 1/T"]
+UNIFORM_LEGEND = [N_("weight: above / below"), N_("the uniform 1/T")]   # two lines, each shown with _()
 UNIFORM_LABELS = "datum.value < -0.5 ? '0' : datum.value > 0.5 ? '1' : '1/T'"
 HEADS_PER_ROW = 4
 
@@ -87,8 +88,8 @@ def change_colours(values, low: float, high: float) -> np.ndarray:
 
 @styled
 def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title: str = "",
-                 x_title: str = "key (attended to)", y_title: str = "query (attending)",
-                 value_name: str = "weight", scheme: str = "blues", digits: int = 3,
+                 x_title: str = N_("key (attended to)"), y_title: str = N_("query (attending)"),
+                 value_name: str = N_("weight"), scheme: str = "blues", digits: int = 3,
                  domain: tuple[float, float] | None = None, cell: int = 46,
                  max_cells_with_numbers: int = MAX_CELLS_WITH_NUMBERS, color_by: str | None = None,
                  mask: np.ndarray | None = None, causal: bool = False, legend_orient: str | None = None) -> dict:
@@ -148,21 +149,22 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
             if mask is not None:
                 record["seen"] = bool(visible[i, j])
             records.append(record)
-    tooltip = [{"field": "row", "type": "nominal", "title": y_title},
-               {"field": "col", "type": "nominal", "title": x_title},
+    tooltip = [{"field": "row", "type": "nominal", "title": _(y_title)},
+               {"field": "col", "type": "nominal", "title": _(x_title)},
                {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
     legend_orient = legend_orient or ("bottom" if color_by == "uniform" else "right")
     if color_by == "uniform":
-        colour = {"field": "shade", "type": "quantitative", "title": "weight against the uniform 1/T",
+        colour = {"field": "shade", "type": "quantitative", "title": _("weight against the uniform 1/T"),
                   "scale": {"domain": [-1, 0, 1], "range": list(UNIFORM_SCALE), "interpolate": "rgb"},
-                  "legend": {"title": UNIFORM_LEGEND, "values": [-1, 0, 1], "labelExpr": UNIFORM_LABELS,
+                  "legend": {"title": [_(line) for line in UNIFORM_LEGEND], "values": [-1, 0, 1],
+                      "labelExpr": UNIFORM_LABELS,
                              "orient": legend_orient}}
         tooltip.append({"field": "uniform 1/T", "type": "quantitative", "format": ".3f"})
     else:
         scale = (change_scale(low, high) if scheme == CHANGE else
                  {"scheme": scheme} | ({"domain": list(domain)} if domain else {}))
         colour = {"field": value_name, "type": "quantitative", "scale": scale,
-                  "legend": {"title": value_name, "orient": legend_orient}}
+                  "legend": {"title": _(value_name), "orient": legend_orient}}
     cells = {"mark": {"type": "rect", "stroke": "white"}, "encoding": {"color": colour, "tooltip": tooltip}}
     layers = [cells]
     if mask is not None and not visible.all():
@@ -171,7 +173,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         layers.append({"transform": [{"filter": "!datum.seen"}],
                        "mark": {"type": "rect", "stroke": "white", "fill": MASKED},
                        "encoding": {"tooltip": tooltip + [{"field": "seen", "type": "nominal",
-                                                           "title": "key visible"}]}})
+                                                           "title": _("key visible")}]}})
     if values.size <= max_cells_with_numbers:
         # an explicit black/white scale: Streamlit's frontend draws nothing at all for scale=None here
         layers.append({"mark": {"type": "text"}, "encoding": {
@@ -182,19 +184,20 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         "title": title, "data": {"values": records},
         "width": {"step": cell}, "height": {"step": cell},
         "encoding": {
-            "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+            "x": {"field": "col", "type": "nominal", "sort": cols, "title": _(x_title),
                   "axis": {"labelAngle": -40, "orient": "top", "labelOverlap": False}},  # every token named
-            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title, "axis": {"labelOverlap": False}},
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": _(y_title),
+                "axis": {"labelOverlap": False}},
         },
         "layer": layers,
     }
 
 
 @styled
-def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = "weight",
+def heatmap_panels(panels: dict[str, tuple[np.ndarray, list[str], list[str]]], *, value_name: str = N_("weight"),
                    scheme: str = "blues", domain: tuple[float, float] | None = None, digits: int = 2,
-                   cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = "key",
-                   y_title: str = "query", numbers: bool = True, color_by: str | None = None,
+                   cell: int = 38, columns: int = HEADS_PER_ROW, x_title: str = N_("key"),
+                   y_title: str = N_("query"), numbers: bool = True, color_by: str | None = None,
                    causal: bool = False) -> dict:
     """Several labelled heatmaps (title -> matrix, row labels, column labels), `columns` to a row,
     on one colour scale (its legend underneath, so a row of panels is no wider than the panels),
@@ -243,9 +246,9 @@ def transition_heatmap(labels: list[str], counts, probs, *, title: str = "") -> 
         "title": title, "data": {"values": values}, "width": {"step": 24}, "height": {"step": 24},
         "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
         "encoding": {
-            "x": {"field": "b", "type": "nominal", "sort": shown, "title": "next token b",
+            "x": {"field": "b", "type": "nominal", "sort": shown, "title": _("next token b"),
                   "axis": {"orient": "top", "labelAngle": -45, "labelOverlap": False}},
-            "y": {"field": "a", "type": "nominal", "sort": shown, "title": "token a",
+            "y": {"field": "a", "type": "nominal", "sort": shown, "title": _("token a"),
                   "axis": {"labelOverlap": False}},
             "color": {"field": "P(b | a)", "type": "quantitative", "scale": {"scheme": "blues"},
                       "legend": {"title": "P(b | a)"}},
@@ -269,9 +272,9 @@ def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) ->
         "title": title, "data": {"values": values}, "width": max(cell * d, 200), "height": max(cell * T, 120),
         "mark": {"type": "rect"},
         "encoding": {
-            "x": {"field": "dimension", "type": "ordinal", "title": "dimension (column of p_t)",
+            "x": {"field": "dimension", "type": "ordinal", "title": _("dimension (column of p_t)"),
                   "axis": {"labelAngle": 0, "values": _ticks(d)}},
-            "y": {"field": "position t", "type": "ordinal", "title": "position t", "axis": {"values": _ticks(T)}},
+            "y": {"field": "position t", "type": "ordinal", "title": _("position t"), "axis": {"values": _ticks(T)}},
             "color": {"field": "value", "type": "quantitative",
                       "scale": {"scheme": "blueorange", "domain": [-limit, limit]}, "legend": {"title": "p_t"}},
             "tooltip": [{"field": "position t", "type": "quantitative"}, {"field": "dimension", "type": "quantitative"},
@@ -307,7 +310,8 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
 
 @styled
 def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_text=None, title: str = "",
-                  value_name: str = "value", x_title: str = "position (token)", y_title: str = "residual stream",
+                  value_name: str = N_("value"), x_title: str = N_("position (token)"),
+                  y_title: str = N_("residual stream"),
                   scheme: str = "blues", domain: tuple[float, float] | None = None, diverging: bool = False,
                   digits: int = 2, numbers: bool = True, cell_width: int = 56, cell_height: int = 20,
                   extra: dict[str, np.ndarray] | None = None, label_angle: int = -40,
@@ -354,16 +358,16 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
                 item = np.asarray(array)[i, j]
                 record[name] = item.item() if hasattr(item, "item") else item
             records.append(record)
-    tooltip = [{"field": "row", "type": "nominal", "title": y_title},
-               {"field": "col", "type": "nominal", "title": x_title}]
+    tooltip = [{"field": "row", "type": "nominal", "title": _(y_title)},
+               {"field": "col", "type": "nominal", "title": _(x_title)}]
     if texts is not None:
-        tooltip.append({"field": "text", "type": "nominal", "title": "in the cell"})
+        tooltip.append({"field": "text", "type": "nominal", "title": _("in the cell")})
     tooltip.append({"field": value_name, "type": "quantitative", "format": f".{max(digits, 3)}f"})
     tooltip += [{"field": name, "type": "nominal" if np.asarray(array).dtype == object else "quantitative"}
                 for name, array in (extra or {}).items()]
     scale = change_scale(low, high) if diverging else {"scheme": scheme, "domain": [low, high], "clamp": True}
     colour = {"field": value_name, "type": "quantitative", "scale": scale,
-              "legend": {"title": value_name, "orient": legend_orient}}
+              "legend": {"title": _(value_name), "orient": legend_orient}}
     layers = [{"mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
                "encoding": {"color": colour, "tooltip": tooltip}}]
     if texts is not None or numbers:
@@ -376,9 +380,10 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
         "title": title, "data": {"values": records}, "usermeta": {"transposable": True},   # on a phone it may turn
         "width": {"step": cell_width}, "height": {"step": cell_height},
         "encoding": {
-            "x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+            "x": {"field": "col", "type": "nominal", "sort": cols, "title": _(x_title),
                   "axis": {"labelAngle": label_angle, "orient": "top", "labelOverlap": False}},
-            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title, "axis": {"labelOverlap": False}},
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": _(y_title),
+                "axis": {"labelOverlap": False}},
         },
         "layer": layers,
     }

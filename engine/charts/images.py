@@ -9,6 +9,8 @@ import io
 
 import numpy as np
 
+from engine.i18n import _
+from engine.numbers import fixed
 from engine.charts.heatmaps import causal_mask_of, uniform_colours, uniform_shades
 from engine.charts.palette import BLUE, ORANGE, TYPE_COLOURS, VIRIDIS
 from engine.charts.style import PROJECTOR_TEXT_SIZE, styled
@@ -85,7 +87,7 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                  "encoding": {**box, "tooltip": tooltip,
                               "color": {"field": "shade", "type": "quantitative",
                                         "scale": {"scheme": "viridis", "domain": [0, 1]},
-                                        "legend": {"title": "weight / largest other", "orient": "bottom",
+                                        "legend": {"title": _("weight / largest other"), "orient": "bottom",
                                                    "direction": "horizontal"}}}}
     else:
         cells = {"mark": {"type": "rect", "fill": "black", **grid_lines},
@@ -104,11 +106,18 @@ def patch_overlay(picture_url: str, height: int, width: int, rows: int, cols: in
                "mark": {"type": "rect", "fill": None, "stroke": ORANGE, "strokeWidth": 3},
                "encoding": box}
     favourite = int(np.argmax(np.where(np.arange(weights.size) == query, -np.inf, weights))) if others.size else query
-    sentence = (f"Picture cut into {rows} x {cols} = {rows * cols} patches of {patch} x {patch} pixels; the query "
-                f"patch {query} (row {query // cols}, column {query % cols}) is outlined, every patch "
-                f"{'tinted' if style == 'heat' else 'lit'} by the weight the query gives it: {weights[query]:.4f} on "
-                f"itself, most on another to patch {favourite} (row {favourite // cols}, column {favourite % cols}), "
-                f"{weights[favourite]:.4f}.")
+    said = dict(rows=rows, cols=cols, patches=rows * cols, patch=patch, query=query, query_row=query // cols,
+                query_column=query % cols, own=fixed(weights[query], 4), favourite=favourite,
+                favourite_row=favourite // cols, favourite_column=favourite % cols,
+                most=fixed(weights[favourite], 4))
+    sentence = (_("Picture cut into {rows} x {cols} = {patches} patches of {patch} x {patch} pixels; the query patch "
+                  "{query} (row {query_row}, column {query_column}) is outlined, every patch tinted by the weight the "
+                  "query gives it: {own} on itself, most on another to patch {favourite} (row {favourite_row}, "
+                  "column {favourite_column}), {most}.", **said) if style == "heat" else
+                _("Picture cut into {rows} x {cols} = {patches} patches of {patch} x {patch} pixels; the query patch "
+                  "{query} (row {query_row}, column {query_column}) is outlined, every patch lit by the weight the "
+                  "query gives it: {own} on itself, most on another to patch {favourite} (row {favourite_row}, "
+                  "column {favourite_column}), {most}.", **said))
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": sentence,
             "width": display_width, "height": round(height * scale),
             # "pad": keep the plot exactly this size (Streamlit's default "fit" squeezes the height)
@@ -146,22 +155,23 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
                "mark": {"type": "image", "width": width, "height": height,
                         "align": "left", "baseline": "top", "aspect": False},
                "encoding": {"x": {"field": "x", "type": "quantitative", "scale": x_scale, "title": None},
-                            "y": {"field": "y", "type": "quantitative", "title": "frequency (Hz)",
+                            "y": {"field": "y", "type": "quantitative", "title": _("frequency (Hz)"),
                                   "scale": {"domain": [0, f_top], "nice": False}},
                             "url": {"field": "url", "type": "nominal"}}}
     columns = {"mark": {"type": "rect", "opacity": 0.0},
                "encoding": {**column, "tooltip": [{"field": "frame", "type": "quantitative"},
-                                                  {"field": "time", "type": "quantitative", "title": "centre (s)"}]}}
+                                                  {"field": "time", "type": "quantitative", "title": _("centre (s)")}]}}
     if selection:
         columns["params"] = [{"name": selection, "select": {"type": "point", "fields": ["frame"], "on": "click",
                                                             "clear": False}}]
     chosen = {"transform": [{"filter": {"field": "frame", "equal": int(query)}}],
               "mark": {"type": "rect", "fill": None, "stroke": ORANGE, "strokeWidth": 2.5}, "encoding": column}
-    top = {"width": width, "height": height, "title": "Spectrogram: each column is one frame, one token",
+    top = {"width": width, "height": height, "title": _("Spectrogram: each column is one frame, one token"),
            "layer": [picture, {"data": {"values": frames}, "layer": [columns, chosen]}]}
     bars = {"data": {"values": frames}, "mark": {"type": "rect"},
-            "encoding": {"x": {**x, "title": "time (s)"}, "x2": {"field": "t1"},
-                         "y": {"field": "weight", "type": "quantitative", "title": f"weight of frame {query}"},
+            "encoding": {"x": {**x, "title": _("time (s)")}, "x2": {"field": "t1"},
+                         "y": {"field": "weight", "type": "quantitative", "title": _("weight of frame {query}",
+                             query=query)},
                          "y2": {"datum": 0.0}, "color": {"field": "ink", "type": "nominal", "scale": None},
                          "tooltip": [{"field": "frame", "type": "quantitative"},
                                      {"field": "time", "type": "quantitative", "format": ".3f"},
@@ -179,10 +189,11 @@ def spectrogram_with_frames(spec, query: int, weights: np.ndarray, segments=(), 
     bottom = {"width": width, "height": 150, "layer": layers}
     others = np.where(np.arange(weights.size) == query, -np.inf, weights)
     favourite = int(np.argmax(others)) if weights.size > 1 else query
-    sentence = (f"Spectrogram of {spec.T} frames (time across, frequency up), frame {query} at "
-                f"{spec.times[query]:.3f} s outlined; under it the weight frame {query} gives every frame: "
-                f"{weights[query]:.4f} on itself, most on another to frame {favourite} at "
-                f"{spec.times[favourite]:.3f} s, {weights[favourite]:.4f}.")
+    sentence = _("Spectrogram of {frames} frames (time across, frequency up), frame {query} at {time} s outlined; "
+                 "under it the weight frame {query} gives every frame: {own} on itself, most on another to frame "
+                 "{favourite} at {favourite_time} s, {most}.", frames=spec.T, query=query,
+                 time=fixed(spec.times[query]), own=fixed(weights[query], 4), favourite=favourite,
+                 favourite_time=fixed(spec.times[favourite]), most=fixed(weights[favourite], 4))
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": sentence,
             "spacing": PROJECTOR_TEXT_SIZE + NOTE_LIFT + 2 if segments else 4,   # room for the names at any size
             "vconcat": [top, bottom]}
@@ -227,9 +238,9 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
             if low <= layer <= high and kind in shown:
                 rows.append({"layer": layer, "head": head, "type": kind, "url": images[layer][head],
                              **{name: round(float(values[layer, head]), 3) for name, values in scores.items()}})
-    x = {"field": "layer", "type": "ordinal", "title": "layer", "scale": {"domain": list(range(n_layer))},
+    x = {"field": "layer", "type": "ordinal", "title": _("layer"), "scale": {"domain": list(range(n_layer))},
          "axis": {"orient": "top", "labelAngle": 0}}
-    y = {"field": "head", "type": "ordinal", "title": "head", "scale": {"domain": list(range(n_head))}}
+    y = {"field": "head", "type": "ordinal", "title": _("head"), "scale": {"domain": list(range(n_head))}}
     tooltip = [{"field": "layer", "type": "ordinal"}, {"field": "head", "type": "ordinal"},
                {"field": "type", "type": "nominal"}] + \
               [{"field": name, "type": "quantitative", "format": ".2f"} for name in scores]
@@ -237,7 +248,7 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
         "x": x, "y": y, "tooltip": tooltip,
         "color": {"field": "type", "type": "nominal",
                   "scale": {"domain": list(TYPES), "range": [TYPE_COLOURS[t] for t in TYPES]},
-                  "legend": {"orient": "bottom", "title": "head type", "columns": 6}}}}
+                  "legend": {"orient": "bottom", "title": _("head type"), "columns": 6}}}}
     pictures = {"mark": {"type": "image", "width": THUMB_CELL - 8, "height": THUMB_CELL - 8, "smooth": False},
                 "params": [{"name": param, "select": {"type": "point", "fields": ["layer", "head"], "on": "click",
                                                       "clear": False}}],

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.i18n import N_, _
+from engine.numbers import grouped, localized
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_25, ORANGE, PAIR_COLOURS, RUN_COLOURS
 from engine.charts.style import styled, visible
 
@@ -46,7 +48,7 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
     loss = {"field": "bits per character", "type": "quantitative"}
     layers = [
         {"data": {"values": rows + held}, "mark": {"type": "line"}, "encoding": {
-            "x": step | {"title": "training step"},
+            "x": step | {"title": _("training step")},
             "y": loss | {"scale": {"zero": False}},
             "color": colour,
             # above the plot: beside the runs' legend under it, it ran past the chart's width ("trainin…" at 1400)
@@ -60,7 +62,8 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
     ]
     if baselines:
         right = int(max([max(run["steps"], default=1) for run in runs] + [1]))
-        lines = [{"baseline": name, "bits per character": float(value) / LN2, "text": f"{name}: {value / LN2:.2f}",
+        lines = [{"baseline": name, "bits per character": float(value) / LN2,
+            "text": f"{name}: {localized(format(value / LN2, '.2f'))}",
                   "step": right} for name, value in baselines.items()]
         layers += [
             {"data": {"values": lines}, "mark": {"type": "rule", "color": GREY, "strokeDash": [3, 3]},
@@ -91,13 +94,13 @@ def head_formation_lines(points: list) -> dict:
     colour = {"field": "layer", "type": "nominal", "scale": {"domain": layers,
                                                              "range": CATEGORY_COLOURS[:max(len(layers), 1)]},
               "legend": {"orient": "bottom", "title": None}}
-    step = {"field": "step", "type": "quantitative", "title": "training step"}
+    step = {"field": "step", "type": "quantitative", "title": _("training step")}
     per_head = {"data": {"values": rows},
                 "facet": {"column": {"field": "score", "type": "nominal", "title": None,
                                      "sort": ["previous-token", "induction"]}},
                 "spec": {"mark": {"type": "line", "point": True, "strokeWidth": 1.5},
                          "encoding": {"x": step, "y": {"field": "weight", "type": "quantitative",
-                                                       "scale": {"domain": [0, 1]}, "title": "score (weight)"},
+                                                       "scale": {"domain": [0, 1]}, "title": _("score (weight)")},
                                       "color": colour, "detail": {"field": "head", "type": "nominal"},
                                       "tooltip": [{"field": "head", "type": "nominal"}, step,
                                                   {"field": "weight", "type": "quantitative", "format": ".3f"}]},
@@ -106,15 +109,16 @@ def head_formation_lines(points: list) -> dict:
            "mark": {"type": "line", "point": {"filled": True, "color": ORANGE}, "color": ORANGE, "strokeWidth": 2.5},
            "encoding": {"x": step, "y": {"field": GAP, "type": "quantitative"},
                         "tooltip": [step, {"field": GAP, "type": "quantitative", "format": ".2f"}]}}
-    return {"hconcat": [per_head, gap], "title": "Heads forming: scores on a repeated random probe, and the loss gap"}
+    return {"hconcat": [per_head, gap],
+        "title": _("Heads forming: scores on a repeated random probe, and the loss gap")}
 
 
 @styled
-def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = "bits per token") -> dict:
+def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit: str = N_("bits per token")) -> dict:
     """Held-out cross-entropy per n, one line per smoothing; infinite values drawn as 'inf' above the rest."""
     finite = [v for _, _, v in rows if math.isfinite(v)]
     top = max(finite) * 1.08 if finite else 1.0
-    values = [{"n": int(n), "smoothing": s, "value": float(v), "label": f"{v:.2f}"} if math.isfinite(v) else
+    values = [{"n": int(n), "smoothing": s, "value": float(v), "label": localized(f"{v:.2f}")} if math.isfinite(v) else
               {"n": int(n), "smoothing": s, "value": None, "label": "inf", "at": top}
               for n, s, v in rows]
     smoothings = list(dict.fromkeys(s for _, s, _ in rows))
@@ -129,7 +133,8 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
         "layer": [
             {"transform": [{"filter": "datum.value != null"}], "mark": {"type": "line", "point": True},
              "encoding": {
-                 "y": {"field": "value", "type": "quantitative", "title": f"held-out cross-entropy ({unit})",
+                 "y": {"field": "value", "type": "quantitative", "title": _("held-out cross-entropy ({unit})",
+                     unit=_(unit)),
                        "scale": {"zero": False}},
                  "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
                              {"field": "value", "type": "quantitative", "format": ".3f"}]}},
@@ -137,7 +142,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
              "encoding": {
                  "y": {"field": "at", "type": "quantitative"}, "text": {"field": "label", "type": "nominal"},
                  "tooltip": [{"field": "n", "type": "quantitative"}, {"field": "smoothing", "type": "nominal"},
-                             {"field": "label", "type": "nominal", "title": "value"}]}},
+                             {"field": "label", "type": "nominal", "title": _("value")}]}},
         ],
     }
 
@@ -151,7 +156,7 @@ def table_growth(orders: list[int], seen: list[int], possible: list[float], *, t
     encoding = {
         "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},
         "y": {"field": "entries", "type": "quantitative", "scale": {"type": "log"},
-              "title": "table entries (log scale)", "axis": {"format": ".0e"}},  # one style: 1e+4 ... 1e+26
+              "title": _("table entries (log scale)"), "axis": {"format": ".0e"}},  # one style: 1e+4 ... 1e+26
         "color": {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": PAIR_COLOURS[::-1]},
                   "legend": {"orient": "bottom", "title": None}},
     }
@@ -178,8 +183,8 @@ def tokens_vs_merges(merges: list[int], n_tokens: list[int], current: int, *, ti
         "layer": [
             {"data": {"values": [{"merges": int(m), "tokens": int(t)} for m, t in zip(merges, n_tokens)]},
              "mark": {"type": "line", "point": True, "color": BLUE},
-             "encoding": {"x": {"field": "merges", "type": "quantitative", "title": "merges learned"},
-                          "y": {"field": "tokens", "type": "quantitative", "title": "tokens for your text"},
+             "encoding": {"x": {"field": "merges", "type": "quantitative", "title": _("merges learned")},
+                          "y": {"field": "tokens", "type": "quantitative", "title": _("tokens for your text")},
                           "tooltip": [{"field": "merges", "type": "quantitative"},
                                       {"field": "tokens", "type": "quantitative"}]}},
             {"data": {"values": [{"merges": int(current)}]},
@@ -197,7 +202,7 @@ def offset_profile(profiles: dict[str, OffsetDotProducts], *, title: str = "") -
               for k, mean, low, high in zip(result.offsets, result.mean, result.low, result.high)]
     names = list(profiles)
     encoding = {
-        "x": {"field": "offset k", "type": "quantitative", "title": "offset k = j - i"},
+        "x": {"field": "offset k", "type": "quantitative", "title": _("offset k = j - i")},
         "color": {"field": "encoding", "type": "nominal",
                   "scale": {"domain": names, "range": PAIR_COLOURS[:len(names)]},
                   "legend": {"orient": "bottom", "title": None}},
@@ -230,9 +235,9 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
         "title": title, "data": {"values": values}, "width": 520, "height": 260,
         "mark": {"type": "line", "point": True},
         "encoding": {
-            "x": {"field": "layer", "type": "quantitative", "title": "layer (0 = the static token embedding)",
+            "x": {"field": "layer", "type": "quantitative", "title": _("layer (0 = the static token embedding)"),
                   "scale": {"domain": [0, last]}},
-            "y": {"field": "cosine", "type": "quantitative", "title": "cosine between the two contexts",
+            "y": {"field": "cosine", "type": "quantitative", "title": _("cosine between the two contexts"),
                   "scale": {"domain": [-0.2, 1.05]}},
             "color": {"field": "pair", "type": "nominal",
                       "scale": {"domain": names, "range": (PAIR_COLOURS * 3)[:len(names)]},
@@ -243,30 +248,32 @@ def cosine_by_layer(cosines: dict[str, np.ndarray], *, title: str = "") -> dict:
 
 
 @styled
-def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = "patch size (pixels)") -> dict:
+def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = N_("patch size (pixels)")) -> dict:
     """Scores T^2 against the patch size, both on log scales (a quantitative x axis, so the curve keeps its
     shape): halving the patch multiplies the cost by 16, the same step up each time."""
     lowest, highest = min((size for size, _, _ in rows), default=1), max((size for size, _, _ in rows), default=1)
-    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {int(tokens):,}",
+    values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {grouped(int(tokens))}",
                "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
     return {
-        "title": "Scores T² as the patch shrinks (each point labelled with its tokens T)", "data": {"values": values},
+        "title": _("Scores T² as the patch shrinks (each point labelled with its tokens T)"),
+            "data": {"values": values},
         "height": 260,
         "encoding": {
             # a number line, not evenly spaced categories (which bent the curve): log scale, so each halving of the
             # patch is one equal step and T^2 ~ 1/p^4 is a straight line; the patch shrinks rightwards
-            "x": {"field": "size", "type": "quantitative", "title": f"{unit}, log scale",
+            "x": {"field": "size", "type": "quantitative", "title": _("{unit}, log scale", unit=_(unit)),
                   "scale": {"type": "log", "base": 2, "reverse": True},
                   "axis": {"labelAngle": 0, "values": [2 ** k for k in range(12) if lowest <= 2 ** k <= highest]}},
-            "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"}, "title": "scores T² (log scale)",
+            "y": {"field": "scores", "type": "quantitative", "scale": {"type": "log"},
+                "title": _("scores T² (log scale)"),
                   "axis": {"format": "~s", "values": [1, 100, 10_000, 1_000_000, 100_000_000]}}},
         "layer": [
             {"mark": {"type": "line", "color": BLUE, "point": True}},
             {"mark": {"type": "point", "size": 160, "filled": True}, "encoding": {
                 "color": {"field": "ink", "type": "nominal", "scale": None},
-                "tooltip": [{"field": "size", "type": "quantitative", "title": unit},
-                            {"field": "tokens", "type": "quantitative", "title": "tokens T", "format": ","},
-                            {"field": "scores", "type": "quantitative", "title": "scores T²", "format": ","}]}},
+                "tooltip": [{"field": "size", "type": "quantitative", "title": _(unit)},
+                            {"field": "tokens", "type": "quantitative", "title": _("tokens T"), "format": ","},
+                            {"field": "scores", "type": "quantitative", "title": _("scores T²"), "format": ","}]}},
             {"mark": {"type": "text", "dy": -12},
              "encoding": {"text": {"field": "label", "type": "nominal"}}},  # 'T = 196': a count, not a score
         ],
@@ -297,8 +304,8 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
             "opacity": {"condition": {"param": "query_hover", "field": "weight", "type": "quantitative",
                                       "scale": {"domain": [0, 1], "range": [0.05, 1]}, "legend": None},
                         "value": 0.02},
-            "tooltip": [{"field": "from", "type": "nominal", "title": "query (attending)"},
-                        {"field": "to", "type": "nominal", "title": "key (attended to)"},
+            "tooltip": [{"field": "from", "type": "nominal", "title": _("query (attending)")},
+                        {"field": "to", "type": "nominal", "title": _("key (attended to)")},
                         {"field": "weight", "type": "quantitative", "format": ".3f"}]}}
 
     def column(side: float, align: str, field: str, hover: bool) -> dict:
@@ -336,12 +343,12 @@ def rank_by_layer(ranks, probabilities, row_labels: list[str], *, token: str, ti
         "title": title, "data": {"values": values}, "width": 380, "height": 240,
         "mark": {"type": "line", "point": True, "color": BLUE},
         "encoding": {
-            "x": {"field": "row", "type": "quantitative", "title": "row (0 = embedding, r = after block r - 1)",
+            "x": {"field": "row", "type": "quantitative", "title": _("row (0 = embedding, r = after block r - 1)"),
                   "scale": {"domain": [0, max(len(values) - 1, 1)]}},
-            "y": {"field": "rank", "type": "quantitative", "title": f"rank of {token!r} (1 = top)",
+            "y": {"field": "rank", "type": "quantitative", "title": _("rank of {token} (1 = top)", token=repr(token)),
                   "scale": {"type": "log", "domain": [worst * 1.5, 1], "nice": False},
                   "axis": {"format": "~s", "values": [10 ** n for n in range(len(str(int(worst * 1.5))))]}},
-            "tooltip": [{"field": "row name", "type": "nominal", "title": "row"},
+            "tooltip": [{"field": "row name", "type": "nominal", "title": _("row")},
                         {"field": "rank", "type": "quantitative"},
                         {"field": "P", "type": "quantitative", "format": ".4f", "title": f"P({token!r})"}]},
     }
@@ -349,7 +356,7 @@ def rank_by_layer(ranks, probabilities, row_labels: list[str], *, token: str, ti
 
 @styled
 def loss_by_position(series: dict[str, np.ndarray], copies: dict[str, tuple[int, int]], *,
-                     unit: str = "bits per token", title: str = "") -> dict:
+                     unit: str = N_("bits per token"), title: str = "") -> dict:
     """The loss of predicting each token of a sequence, one line per run (`series`: name -> loss of
     predicting token t + 1, t = 0 ..), over shaded bands for the named stretches (`copies`: name ->
     first and last position of the predicted tokens)."""
@@ -359,9 +366,9 @@ def loss_by_position(series: dict[str, np.ndarray], copies: dict[str, tuple[int,
     top = max([v["loss"] for v in values] + [1.0])
     bands = [{"stretch": name, "from": int(start) - 0.5, "to": int(end) + 0.5} for name, (start, end) in copies.items()]
     last = max([v["position"] for v in values] + [1])
-    position = {"field": "position", "type": "quantitative", "title": "position of the predicted token",
+    position = {"field": "position", "type": "quantitative", "title": _("position of the predicted token"),
                 "scale": {"domain": [0, last + 1], "nice": False}}
-    loss = {"field": "loss", "type": "quantitative", "title": f"loss ({unit})"}
+    loss = {"field": "loss", "type": "quantitative", "title": _("loss ({unit})", unit=_(unit))}
     return {
         "title": title, "width": 560, "height": 260,
         "layer": [
@@ -405,7 +412,7 @@ def lines_by(x_values, series: dict[str, list[float]], *, x_title: str, y_title:
              if highlight in names else {"value": 2})
     layers = [{"data": {"values": rows}, "mark": {"type": "line", "point": True},
                "encoding": {"x": x, "y": y, "color": colour, "strokeWidth": width,
-                            "tooltip": [{"field": "series", "type": "nominal", "title": "line"},
+                            "tooltip": [{"field": "series", "type": "nominal", "title": _("line")},
                                         {"field": "x", "type": "quantitative", "title": x_title},
                                         {"field": "y", "type": "quantitative", "title": y_title, "format": ".3f"}]}}]
     if marked is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.i18n import _
+from engine.numbers import localized
 from engine.charts.palette import BLUE, BLUISH_GREEN, GREY, GREY_74, ORANGE
 from engine.charts.style import styled
 
@@ -31,14 +33,15 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
         {"data": {"values": points}, "mark": {"type": "circle", "size": 90, "opacity": 0.9}, "encoding": {
             "x": x | {"scale": {"domain": [float(centre[0] - half), float(centre[0] + half)],
                                 "nice": False, "zero": False},
-                      "title": f"first principal direction ({share[0]:.0%} of the spread)"},
+                      "title": _("first principal direction ({share} of the spread)",
+                          share=localized(f"{share[0]:.0%}"))},
             "y": y | {"scale": {"domain": [float(centre[1] - half), float(centre[1] + half)],
                                 "nice": False, "zero": False},
-                      "title": f"second principal direction ({share[1]:.0%})"},
+                      "title": _("second principal direction ({share})", share=localized(f"{share[1]:.0%}"))},
             "color": {"field": "role", "type": "nominal", "scale": role_scale,
                       "legend": {"orient": "top", "title": None}},
             "tooltip": [{"field": "word", "type": "nominal"},
-                        {"field": "nearest", "type": "nominal", "title": "nearest words"},
+                        {"field": "nearest", "type": "nominal", "title": _("nearest words")},
                         x | {"format": ".3f"}, y | {"format": ".3f"}]}},
         {"data": {"values": points}, "mark": {"type": "text", "align": "left", "dx": 7, "dy": -7},
          "encoding": {"x": x, "y": y, "text": {"field": "word", "type": "nominal"},
@@ -82,10 +85,12 @@ def sense_scatter(words: list[str], cos_a, cos_b, *, sense_a: str, sense_b: str,
     low = float(min(a.min(initial=0.0), b.min(initial=0.0), 0.0)) - 0.05
     high = float(max(a.max(initial=low), b.max(initial=low))) + 0.08
     scale = {"domain": [low, high], "nice": False}
-    x = {"field": "a", "type": "quantitative", "scale": scale, "title": f"cosine with '{anchor_a}' ({sense_a})"}
-    y = {"field": "b", "type": "quantitative", "scale": scale, "title": f"cosine with '{anchor_b}' ({sense_b})"}
+    x = {"field": "a", "type": "quantitative", "scale": scale, "title": _("cosine with '{anchor}' ({sense})",
+        anchor=anchor_a, sense=sense_a)}
+    y = {"field": "b", "type": "quantitative", "scale": scale, "title": _("cosine with '{anchor}' ({sense})",
+        anchor=anchor_b, sense=sense_b)}
     colour = {"field": "closer to", "type": "nominal", "scale": {"domain": [sense_a, sense_b], "range": [BLUE, ORANGE]},
-              "legend": {"orient": "bottom", "title": "closer to the sense"}}
+              "legend": {"orient": "bottom", "title": _("closer to the sense")}}
     place_labels(points, "a", "b", (low, high), (low, high), SENSE_PLOT_PX)
     labels = [{"data": {"values": [p for p in points if p["align"] == align]},
                "mark": {"type": "text", "align": align, "baseline": "middle"},
@@ -183,9 +188,11 @@ def attention_effect_scatter(attention, effects, *, source: str, target: str, by
     colour = {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": [BLUE, ORANGE, BLUISH_GREEN,
                                                                                        GREY_74]},
               "legend": {"orient": "bottom", "title": None, "columns": 2}}
-    x = {"field": "attention", "type": "quantitative", "title": f"attention from the last token to {source!r}",
+    x = {"field": "attention", "type": "quantitative", "title": _("attention from the last token to {source}",
+        source=repr(source)),
          "scale": {"domain": [0, max(float(attention.max(initial=0.0)) * 1.1, 0.05)], "nice": False}}
-    y = {"field": "effect", "type": "quantitative", "title": f"change in ln P({target!r}) without the head"}
+    y = {"field": "effect", "type": "quantitative", "title": _("change in ln P({target}) without the head",
+        target=repr(target))}
     return {
         "width": size, "height": size, "data": {"values": points},
         "layer": [

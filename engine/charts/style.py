@@ -9,6 +9,8 @@ from typing import Callable
 
 import numpy as np
 
+from engine.numbers import vega_locale
+
 
 TEXT_SIZE = 13             # px: the text every chart draws as built (a desktop, a download, paper)
 PROJECTOR_TEXT_SIZE = 24   # the same charts on a projector: numbers read from the back of a hall at 1920 px
@@ -78,10 +80,16 @@ def with_text(spec: dict, size: int = TEXT_SIZE) -> dict:
     spec's other config entries are kept, its font sizes replaced. CHART_PADDING round the chart
     unless it sets its own: Vega measures a rotated axis title by its font size, the browser draws
     the glyphs' ascent beyond that, and with Streamlit's padding (none but the bottom) past the
-    chart's left edge."""
+    chart's left edge. The reader's number signs go in as `config.locale` (engine.numbers.vega_locale; none in
+    English), replaced each time, so a spec made in one language and drawn in another shows the second's."""
     config = dict(spec.get("config") or {})
     for part, sizes in text_config(size).items():
         config[part] = {**(config.get(part) or {}), **sizes}
+    number_locale = vega_locale()   # the reader's decimal and group signs on axes and in format strings
+    if number_locale is None:
+        config.pop("locale", None)
+    else:
+        config["locale"] = number_locale
     for part in ("axisX", "axisY"):   # a label size that depends on the label (one_character_labels): its default
         label_size = (config.get(part) or {}).get("labelFontSize")
         if isinstance(label_size, dict) and "condition" in label_size:

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import math
 
+from engine import numbers
+from engine.i18n import N_, _, ngettext
+
 MAX_DATA_ROWS = 400   # rows of the "Data" table under a chart; a longer one says how many it left out
 PICTURE_PLACEMENT = {"url", "x", "y"}   # the fields of a row that only places a picture
 MARKS = {"rect": "heatmap", "bar": "bar chart", "line": "line chart", "point": "scatter plot",
          "circle": "scatter plot", "text": "table of numbers", "tick": "tick chart", "area": "area chart",
          "rule": "chart", "image": "picture"}
+# each kind as a summary's sentence starts with it, in the reader's language
+KIND_NAMES = {"heatmap": N_("Heatmap"), "bar chart": N_("Bar chart"), "line chart": N_("Line chart"),
+              "scatter plot": N_("Scatter plot"), "table of numbers": N_("Table of numbers"),
+              "tick chart": N_("Tick chart"), "area chart": N_("Area chart"), "chart": N_("Chart"),
+              "picture": N_("Picture")}
 
 
 def _title(spec: dict) -> str:
@@ -107,32 +115,58 @@ def summary(spec: dict) -> str:
             fields.setdefault(channel, name)
     parts = []
     if "y" in fields and "x" in fields:
-        parts.append(f"{fields['y']} against {fields['x']}")
+        parts.append(_("{y} against {x}", y=fields["y"], x=fields["x"]))
     elif fields:
         parts.append(", ".join(fields.values()))
     if "color" in fields and fields["color"] not in parts[0:1]:
-        parts.append(f"colour: {fields['color']}")
+        parts.append(_("colour: {colour}", colour=fields["color"]))
     count = len(rows(spec))
     title = _title(spec) or next((_title(view) for view in views if _title(view)), "")
-    sentence = kind[0].upper() + kind[1:] + (f" '{title}'" if title else "")
+    named = _(KIND_NAMES.get(kind, "Chart"))
+    sentence = _("{kind} '{title}'", kind=named, title=title) if title else named
     if parts:
-        sentence += ": " + "; ".join(parts)
+        sentence = _("{chart}: {details}", chart=sentence, details="; ".join(parts))
     if count:
-        sentence += f" ({count:,} value{'s' if count != 1 else ''}; the numbers are in the table under Data)"
-    return sentence + "."
+        return ngettext("{chart} ({n} value; the numbers are in the table under Data).",
+                        "{chart} ({n} values; the numbers are in the table under Data).", count,
+                        chart=sentence, n=numbers.grouped(count))
+    return _("{chart}.", chart=sentence)
 
 
-def _cell(value) -> str:
+def _cell(value, reader: bool = False) -> str:
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
+        if math.isnan(value):
+            return ""
+        return numbers.localized(f"{value:.4g}") if reader else f"{value:.4g}"
     return "" if value is None else str(value)
 
 
-def table(spec: dict, limit: int = MAX_DATA_ROWS) -> tuple[list[str], list[list[str]], int]:
-    """(columns, up to `limit` rows of cell texts, rows left out) of the chart's data."""
+def header(spec: dict, column: str) -> str:
+    """A Data table's column as its chart names it: in English the field's name, as ever; in another language the
+    title an encoding (or its legend) gives the field, already in the reader's language, else the field's name."""
+    from engine import i18n
+
+    if i18n.is_source():
+        return str(column)
+    for view in _parts(spec):
+        for encoding in (view.get("encoding") or {}).values():
+            for entry in encoding if isinstance(encoding, list) else [encoding]:
+                if not isinstance(entry, dict) or entry.get("field") != column:
+                    continue
+                named = entry.get("title") or (entry.get("legend") or {}).get("title")
+                if isinstance(named, list):
+                    named = " ".join(str(part) for part in named)
+                if isinstance(named, str) and named:
+                    return named
+    return _(str(column))
+
+
+def table(spec: dict, limit: int = MAX_DATA_ROWS, *, reader: bool = False) -> tuple[list[str], list[list[str]], int]:
+    """(columns, up to `limit` rows of cell texts, rows left out) of the chart's data; `reader`: its numbers in the
+    reader's signs (the Data table under a chart), else as Python writes them (a CSV file)."""
     found = rows(spec)
     pictures = {key for row in found for key, value in row.items() if _picture(value)}
     columns = list(dict.fromkeys(key for row in found for key in row
                                  if not str(key).startswith("_") and key not in pictures))
-    shown = [[_cell(row.get(column)) for column in columns] for row in found[:limit]]
+    shown = [[_cell(row.get(column), reader) for column in columns] for row in found[:limit]]
     return columns, shown, max(len(found) - limit, 0)

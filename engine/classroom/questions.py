@@ -19,9 +19,10 @@ from typing import Sequence
 
 import numpy as np
 
-from engine import prepare
+from engine import numbers, prepare
+from engine.i18n import N_, _
 
-TIE = "Two or more tie for first"
+TIE = N_("Two or more tie for first")   # an option, shown as _(TIE)
 TIE_TOLERANCE = 5e-4          # weights shown to 3 decimals: closer than this reads as the same number
 BITS_TIE = 0.01               # held-out bits closer than this are the same for any use: the question says so
 MAX_LABEL = 40                                                 # characters of a token or text quoted in an option
@@ -36,7 +37,8 @@ def _quote(text: str) -> str:
 
 
 def _number(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.3f}"
+    """A count or a size as an option shows it, in the reader's language (2,359,296; 2.359.296 in Spanish)."""
+    return numbers.grouped(int(value)) if float(value).is_integer() else numbers.localized(f"{value:,.3f}")
 
 
 def _top_choice(labels: Sequence[str], scores: Sequence[float], *, keep: int = 4,
@@ -52,7 +54,7 @@ def _top_choice(labels: Sequence[str], scores: Sequence[float], *, keep: int = 4
     options = [labels[i] for i in kept]
     with_tie = len(kept) > 2 or len(leaders) > 1
     if with_tie:
-        options.append(TIE)
+        options.append(_(TIE))
     answer = len(options) - 1 if len(leaders) > 1 else kept.index(leaders[0])
     return tuple(options), answer, leaders
 

@@ -41,6 +41,7 @@ from typing import Callable
 import redis
 
 from engine import limits
+from engine.i18n import _
 from engine.classroom import store as s
 from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
 
@@ -468,7 +469,7 @@ class RedisStore(ClassStore):
             if f["question_id"] == "0":
                 raise s.no_question()
             if not locked and f["revealed"] == "1":
-                raise ValueError("This round is revealed; it cannot open again. Use vote again for a new round.")
+                raise ValueError(_("This round is revealed; it cannot open again. Use vote again for a new round."))
             pipe.hset(self._k(code), "locked", int(bool(locked)))
         return self._change(code, key, change)
 

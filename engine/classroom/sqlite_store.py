@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine import limits
+from engine.i18n import N_, _
 from engine.machinery import file_lock
 from engine.classroom import store as s
 from engine.classroom.store import ClassState, ClassStore, Question, QuestionSummary
@@ -134,8 +135,15 @@ def _identity_of(path: Path) -> tuple[int, int] | None:
     return found.st_dev, found.st_ino
 
 
+# why a class ended with its record (kept with its code, shown in the reader's language)
+DELETED = N_("the server's class record was lost (its file was deleted while the class ran), so its questions and "
+             "votes are gone.")
+REPLACED = N_("the server's class record was lost (its file was replaced while the class ran), so its questions and "
+              "votes are gone.")
+
+
 def lost(code: str, reason: str) -> ValueError:
-    return ValueError(f"Class {code} has ended: {reason} Start or join a new class.")
+    return ValueError(_("Class {code} has ended: {reason} Start or join a new class.", code=code, reason=_(reason)))
 
 
 def _file_changes(method):
@@ -256,15 +264,15 @@ class SqliteStore(ClassStore):
             except FileNotFoundError:
                 continue
             if not stat.S_ISREG(kind) or not os.access(side, os.R_OK | os.W_OK):
-                raise s.StoreUnavailable(
-                    f"The class store's file {side.name} cannot be written (it is read-only, locked against changes "
-                    "or not a file), so class mode is paused on this server: nothing was saved. Tell whoever runs "
-                    "it; classes go on once the file can be written again.")
+                raise s.StoreUnavailable(_(
+                    "The class store's file {name} cannot be written (it is read-only, locked against changes or not "
+                    "a file), so class mode is paused on this server: nothing was saved. Tell whoever runs it; "
+                    "classes go on once the file can be written again.", name=side.name))
         identity = _identity_of(self.path)
         if identity is None or (self._identity is not None and identity != self._identity):
-            self._move_to_the_new_file("its file was deleted" if identity is None else "its file was replaced")
+            self._move_to_the_new_file(DELETED if identity is None else REPLACED)
 
-    def _move_to_the_new_file(self, what: str) -> None:
+    def _move_to_the_new_file(self, reason: str) -> None:
         """The file at the path is not the one this store's connections are on: leave the old one, open (or create)
         the one at the path, and write there the classes the old one held, as lost."""
         with self._pool_lock:
@@ -278,8 +286,6 @@ class SqliteStore(ClassStore):
         # never closed: the last connection to a file checkpoints it and deletes "<path>-wal" and "-shm" by name,
         # which are the new file's now
         self.__dict__.setdefault("_abandoned", []).extend(old)
-        reason = (f"the server's class record was lost ({what} while the class ran), so its questions and votes "
-                  "are gone.")
         self._identity = None
         self._questions = {}
         self._give(self._adopt(codes, reason))
@@ -634,7 +640,7 @@ class SqliteStore(ClassStore):
             if row[6] is None:
                 raise s.no_question()
             if not locked and row[9]:
-                raise ValueError("This round is revealed; it cannot open again. Use vote again for a new round.")
+                raise ValueError(_("This round is revealed; it cannot open again. Use vote again for a new round."))
             db.execute("UPDATE classes SET locked = ?, version = version + 1 WHERE code = ?", (int(bool(locked)), code))
             return self._state(db, self._row(db, code))
 

@@ -51,13 +51,17 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 
-from engine import limits
+from engine import i18n, limits, numbers
+from engine.i18n import _, ngettext, pgettext
 
 # 32 characters without look-alikes (no I, O, 0, 1): 8 of them carry 40 bits
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_CHARS = frozenset(CODE_ALPHABET)
 FAILURE_WINDOW_S = 60.0           # wrong codes and new students are counted over this sliding window
 MAX_SECTIONS = 12                 # sections of its page one question may veil
+
+
+Rendering = tuple[str, str, tuple[str, ...], str]   # (language code, prompt, options, explanation)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,18 @@ class Question:
     link: str = ""               # the page's query string when asked ("x=...&n=3"), so the reveal can redraw
     veils: tuple[str, ...] = ()  # the page's sections (ui.page.section keys) that show the answer: veiled until
                                  # the reveal for students and on the projector
+    renderings: tuple[Rendering, ...] = ()   # an engine's question in every language the app speaks (made when it
+                                 # was built: engine.chapter.questions); a question the teacher typed has none
+
+    def read(self, code: str | None = None) -> Question:
+        """The question as a reader of the language `code` (None: the running context's) reads it: its rendering
+        in that language, else as asked (a teacher's own question stays as typed). Options keep their order and
+        the answer its index in every rendering, so a vote means the same option in every language."""
+        code = i18n.current().code if code is None else code
+        for language, prompt, options, explanation in self.renderings:
+            if language == code:
+                return Question(self.page, prompt, options, self.answer, explanation, self.link, self.veils)
+        return Question(self.page, self.prompt, self.options, self.answer, self.explanation, self.link, self.veils)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
@@ -78,7 +94,8 @@ class Question:
     def from_json(text: str) -> Question:
         d = json.loads(text)
         return Question(d["page"], d["prompt"], tuple(d["options"]), d["answer"], d.get("explanation", ""),
-                        d.get("link", ""), tuple(d.get("veils", ())))
+                        d.get("link", ""), tuple(d.get("veils", ())),
+                        tuple((r[0], r[1], tuple(r[2]), r[3]) for r in d.get("renderings", ())))
 
 
 @dataclass(frozen=True)
@@ -141,8 +158,9 @@ def _guarded(method, errors, where):
         try:
             return method(*args, **kwargs)
         except errors as error:
-            raise StoreUnavailable(f"The class store ({where}) is not answering, so nothing was saved: try again in "
-                                   f"a moment, or tell whoever runs this server ({type(error).__name__}).") from error
+            raise StoreUnavailable(_("The class store ({where}) is not answering, so nothing was saved: try again "
+                                     "in a moment, or tell whoever runs this server ({error}).", where=where,
+                                     error=type(error).__name__)) from error
     return call
 
 
@@ -182,182 +200,217 @@ def key_matches(key: str | None, stored_hash: str) -> bool:
 def normalise_code(code: object) -> str:
     """The code as stored: upper case, spaces and dashes dropped. Raises ValueError when it cannot be one."""
     if not isinstance(code, str):
-        raise ValueError("A class code is text, like K7QM2XPA.")
+        raise ValueError(_("A class code is text, like K7QM2XPA."))
     if len(code) == limits.CLASS_CODE_CHARS and _CODE_CHARS.issuperset(code):
         return code                    # already as stored (every poll): no regular expression
     text = re.sub(r"[\s\-]", "", code).upper()
     if len(text) != limits.CLASS_CODE_CHARS or any(ch not in CODE_ALPHABET for ch in text):
         shown = code.strip()[:20]
-        raise ValueError(f"'{shown}' is not a class code: a code is {limits.CLASS_CODE_CHARS} letters and "
-                         "digits, like K7QM2XPA (no 0, 1, I or O).")
+        raise ValueError(_("'{shown}' is not a class code: a code is {n} letters and digits, like K7QM2XPA (no 0, "
+                           "1, I or O).", shown=shown, n=limits.CLASS_CODE_CHARS))
     return text
 
 
 def check_student(student_id: object) -> str:
     if not isinstance(student_id, str) or not student_id.strip():
-        raise ValueError("This browser has no student id yet: reload the page and join again.")
+        raise ValueError(_("This browser has no student id yet: reload the page and join again."))
     if len(student_id) > limits.CLASS_MAX_STUDENT_ID_CHARS:
-        raise ValueError(f"A student id is at most {limits.CLASS_MAX_STUDENT_ID_CHARS} characters.")
+        raise ValueError(_("A student id is at most {most} characters.", most=limits.CLASS_MAX_STUDENT_ID_CHARS))
     return student_id
 
 
 def check_address(address: object) -> str:
     """The network address the per-address ceilings count under ('' shares one count)."""
     if not isinstance(address, str):
-        raise ValueError("The client's address is text.")
+        raise ValueError(_("The client's address is text."))
     return address[:200]
 
 
 def check_teacher(teacher: object) -> str:
     """A teacher browser's credential (what the store keeps only hashed)."""
     if not isinstance(teacher, str) or not teacher.strip() or len(teacher) > 200:
-        raise ValueError("This browser has no teacher id: reload the page, then start the class again.")
+        raise ValueError(_("This browser has no teacher id: reload the page, then start the class again."))
     return teacher
 
 
 def check_link(link: object) -> str:
     if not isinstance(link, str):
-        raise ValueError("A page link is text, like attention?n=3.")
+        raise ValueError(_("A page link is text, like attention?n=3."))
     if len(link) > limits.CLASS_MAX_LINK_CHARS:
-        raise ValueError(f"This page's link has {len(link):,} characters; a class can follow links of at most "
-                         f"{limits.CLASS_MAX_LINK_CHARS:,}.")
+        raise ValueError(_("This page's link has {n} characters; a class can follow links of at most {most}.",
+                           n=numbers.grouped(len(link)), most=numbers.grouped(limits.CLASS_MAX_LINK_CHARS)))
     return link
 
 
-def check_question(question: object) -> Question:
-    """The question, checked against the limits; raises ValueError with what is wrong."""
-    if not isinstance(question, Question):
-        raise ValueError("A class question needs a page, a prompt and its options.")
-    q = question
-    if not isinstance(q.page, str) or not q.page or len(q.page) > 100:
-        raise ValueError("A question names the page it is about.")
-    if not isinstance(q.prompt, str) or not q.prompt.strip():
-        raise ValueError("A question needs its text: type what you want to ask.")
-    if len(q.prompt) > limits.CLASS_MAX_PROMPT_CHARS:
-        raise ValueError(f"The question has {len(q.prompt)} characters; keep it to "
-                         f"{limits.CLASS_MAX_PROMPT_CHARS}.")
-    options = tuple(q.options) if isinstance(q.options, (tuple, list)) else None
+def check_text(prompt: object, options: object, explanation: object) -> tuple[str, tuple[str, ...], str]:
+    """A question's words (as asked, or one of its renderings) checked against the limits."""
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError(_("A question needs its text: type what you want to ask."))
+    if len(prompt) > limits.CLASS_MAX_PROMPT_CHARS:
+        raise ValueError(_("The question has {n} characters; keep it to {most}.", n=len(prompt),
+                           most=limits.CLASS_MAX_PROMPT_CHARS))
+    options = tuple(options) if isinstance(options, (tuple, list)) else None
     if options is None or not all(isinstance(o, str) for o in options):
-        raise ValueError("A question's options are a list of texts.")
+        raise ValueError(_("A question's options are a list of texts."))
     if not limits.CLASS_MIN_OPTIONS <= len(options) <= limits.CLASS_MAX_OPTIONS:
-        raise ValueError(f"A question has {limits.CLASS_MIN_OPTIONS} to {limits.CLASS_MAX_OPTIONS} options; "
-                         f"this one has {len(options)}.")
+        raise ValueError(_("A question has {least} to {most} options; this one has {n}.",
+                           least=limits.CLASS_MIN_OPTIONS, most=limits.CLASS_MAX_OPTIONS, n=len(options)))
     for i, option in enumerate(options):
         if not option.strip():
-            raise ValueError(f"Option {i + 1} is empty: give every option a text.")
+            raise ValueError(_("Option {i} is empty: give every option a text.", i=i + 1))
         if len(option) > limits.CLASS_MAX_ANSWER_CHARS:
-            raise ValueError(f"Option {i + 1} has {len(option)} characters; an option has at most "
-                             f"{limits.CLASS_MAX_ANSWER_CHARS}.")
+            raise ValueError(_("Option {i} has {n} characters; an option has at most {most}.", i=i + 1,
+                               n=len(option), most=limits.CLASS_MAX_ANSWER_CHARS))
     if len({o.strip() for o in options}) != len(options):
-        raise ValueError("Two options have the same text: every option must differ.")
+        raise ValueError(_("Two options have the same text: every option must differ."))
+    if not isinstance(explanation, str) or len(explanation) > limits.CLASS_MAX_EXPLANATION_CHARS:
+        raise ValueError(_("The explanation is text of at most {most} characters.",
+                           most=limits.CLASS_MAX_EXPLANATION_CHARS))
+    return prompt, options, explanation
+
+
+def check_question(question: object) -> Question:
+    """The question, checked against the limits; raises ValueError with what is wrong. Each rendering (the question
+    in another language) is checked as the question itself is, and has as many options."""
+    if not isinstance(question, Question):
+        raise ValueError(_("A class question needs a page, a prompt and its options."))
+    q = question
+    if not isinstance(q.page, str) or not q.page or len(q.page) > 100:
+        raise ValueError(_("A question names the page it is about."))
+    prompt, options, explanation = check_text(q.prompt, q.options, q.explanation)
     if q.answer is not None and (isinstance(q.answer, bool) or not isinstance(q.answer, int)
                                  or not 0 <= q.answer < len(options)):
-        raise ValueError(f"The right answer must be one of the {len(options)} options (or none, for a poll).")
-    if not isinstance(q.explanation, str) or len(q.explanation) > limits.CLASS_MAX_EXPLANATION_CHARS:
-        raise ValueError(f"The explanation is text of at most {limits.CLASS_MAX_EXPLANATION_CHARS} characters.")
+        raise ValueError(_("The right answer must be one of the {n} options (or none, for a poll).",
+                           n=len(options)))
     check_link(q.link)
     veils = tuple(q.veils) if isinstance(q.veils, (tuple, list)) else None
     if (veils is None or len(veils) > MAX_SECTIONS
             or not all(isinstance(v, str) and 0 < len(v) <= 100 for v in veils)):
-        raise ValueError(f"A question veils at most {MAX_SECTIONS} sections of its page, each named by its key.")
-    return Question(q.page, q.prompt, options, q.answer, q.explanation, q.link, veils)
+        raise ValueError(_("A question veils at most {most} sections of its page, each named by its key.",
+                           most=MAX_SECTIONS))
+    renderings = tuple(q.renderings) if isinstance(q.renderings, (tuple, list)) else None
+    if renderings is None or len(renderings) > len(i18n.LANGUAGES) + 1:
+        raise ValueError(_("A question comes in at most one rendering per language."))
+    checked: list[Rendering] = []
+    for rendering in renderings:
+        if (not isinstance(rendering, (tuple, list)) or len(rendering) != 4 or i18n.language(rendering[0]) is None
+                or rendering[0] in {c[0] for c in checked}):
+            raise ValueError(_("A question's rendering names a language the app speaks, once."))
+        text = check_text(*rendering[1:])
+        if len(text[1]) != len(options):
+            raise ValueError(_("A question has as many options in every language."))
+        checked.append((rendering[0], *text))
+    return Question(q.page, prompt, options, q.answer, explanation, q.link, veils, tuple(checked))
 
 
 def check_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"The {what} is a whole number.")
+        raise ValueError(_("The {what} is a whole number.", what=what))
     return value
 
 
 # the sentences both stores raise (the contract tests compare them)
 def unknown_code(code: str) -> ValueError:
-    return ValueError(f"No open class has the code {code}: check it with your teacher.")
+    return ValueError(_("No open class has the code {code}: check it with your teacher.", code=code))
 
 
 def too_many_failures(per: str = "browser") -> ValueError:
-    return ValueError(f"Too many wrong class codes from this {per} in the last minute: wait a minute, "
-                      "then type the code again.")
+    if per == "browser":
+        return ValueError(_("Too many wrong class codes from this browser in the last minute: wait a minute, "
+                            "then type the code again."))
+    return ValueError(_("Too many wrong class codes from this network in the last minute: wait a minute, "
+                        "then type the code again."))
 
 
 def too_many_joins() -> ValueError:
-    return ValueError("Too many students joined from this network in the last minute: wait a minute, then open "
-                      "the class link again.")
+    return ValueError(_("Too many students joined from this network in the last minute: wait a minute, then "
+                        "open the class link again."))
 
 
 def ended(code: str) -> ValueError:
-    return ValueError(f"Class {code} has ended: ask your teacher for the code of the class running now.")
+    return ValueError(_("Class {code} has ended: ask your teacher for the code of the class running now.", code=code))
 
 
 def not_teacher(code: str) -> ValueError:
-    return ValueError(f"Only the teacher who started class {code} can do that: this browser does not hold "
-                      "its teacher key.")
+    return ValueError(_("Only the teacher who started class {code} can do that: this browser does not hold its "
+                        "teacher key.", code=code))
 
 
 def class_full(code: str) -> ValueError:
-    return ValueError(f"Class {code} is full ({limits.CLASS_MAX_STUDENTS} students): ask your teacher to "
-                      "start a second class.")
+    return ValueError(_("Class {code} is full ({most} students): ask your teacher to start a second class.",
+                        code=code, most=limits.CLASS_MAX_STUDENTS))
 
 
 def too_many_questions() -> ValueError:
-    return ValueError(f"This class has asked {limits.CLASS_MAX_QUESTIONS} questions, the most one class may "
-                      "ask: start a new class to ask more.")
+    return ValueError(_("This class has asked {most} questions, the most one class may ask: start a new class to "
+                        "ask more.", most=limits.CLASS_MAX_QUESTIONS))
 
 
 def too_many_rounds() -> ValueError:
-    return ValueError(f"This question has had {limits.CLASS_MAX_ROUNDS} rounds, the most one question may "
-                      "have: ask a new question.")
+    return ValueError(_("This question has had {most} rounds, the most one question may have: ask a new "
+                        "question.", most=limits.CLASS_MAX_ROUNDS))
 
 
 def too_many_classes() -> ValueError:
-    return ValueError(f"This server already holds {limits.CLASS_MAX_OPEN_PER_SERVER} open classes, the most it "
-                      "keeps: end a class or try again later.")
+    return ValueError(_("This server already holds {most} open classes, the most it keeps: end a class or try "
+                        "again later.", most=limits.CLASS_MAX_OPEN_PER_SERVER))
 
 
 def too_many_classes_here(per: str) -> ValueError:
     most = limits.CLASS_OPEN_PER_TEACHER if per == "browser" else limits.CLASS_OPEN_PER_ADDRESS
-    return ValueError(f"This {per} already has {most} open class{'es' if most != 1 else ''}, the most one {per} "
-                      "may start: end one "
-                      f"(End the class), or wait until one ends by itself ({limits.CLASS_IDLE_S // 60:g} minutes "
-                      "after its teacher's last action).")
+    minutes = limits.CLASS_IDLE_S // 60
+    if per == "browser":
+        return ValueError(ngettext(
+            "This browser already has {n} open class, the most one browser may start: end one (End the class), "
+            "or wait until one ends by itself ({minutes} minutes after its teacher's last action).",
+            "This browser already has {n} open classes, the most one browser may start: end one (End the class), "
+            "or wait until one ends by itself ({minutes} minutes after its teacher's last action).",
+            most, minutes=f"{minutes:g}"))
+    return ValueError(ngettext(
+        "This network already has {n} open class, the most one network may start: end one (End the class), "
+        "or wait until one ends by itself ({minutes} minutes after its teacher's last action).",
+        "This network already has {n} open classes, the most one network may start: end one (End the class), "
+        "or wait until one ends by itself ({minutes} minutes after its teacher's last action).",
+        most, minutes=f"{minutes:g}"))
 
 
 def too_many_devices(code: str) -> ValueError:
-    return ValueError(f"Class {code} already has {limits.CLASS_MAX_TEACHER_DEVICES} teacher devices, the most one "
-                      "class may have.")
+    return ValueError(_("Class {code} already has {most} teacher devices, the most one class may have.",
+                        code=code, most=limits.CLASS_MAX_TEACHER_DEVICES))
 
 
 def not_joined(code: str) -> ValueError:
-    return ValueError(f"Join class {code} before answering: reload the page from the class link.")
+    return ValueError(_("Join class {code} before answering: reload the page from the class link.", code=code))
 
 
 def no_question() -> ValueError:
-    return ValueError("The teacher has not asked a question yet.")
+    return ValueError(_("The teacher has not asked a question yet."))
 
 
 def not_current(question_id: int, round_: int) -> ValueError:
-    return ValueError(f"Question {question_id}, round {round_} is no longer open: the teacher has moved on, so "
-                      "this answer was not counted.")
+    return ValueError(_("Question {question}, round {round} is no longer open: the teacher has moved on, so this "
+                        "answer was not counted.", question=question_id, round=round_))
 
 
 def locked() -> ValueError:
-    return ValueError("The teacher has locked this round, so this answer was not counted.")
+    return ValueError(_("The teacher has locked this round, so this answer was not counted."))
 
 
 def bad_option(question_id: int, option: object, n_options: int) -> ValueError:
-    return ValueError(f"Question {question_id} has options 1 to {n_options}; option {option!r} does not exist, "
-                      "so it was not counted.")
+    return ValueError(_("Question {question} has options 1 to {n}; option {option} does not exist, so it was not "
+                        "counted.", question=question_id, n=n_options, option=repr(option)))
 
 
 def unknown_round(question_id: int, round_: object) -> ValueError:
-    return ValueError(f"Question {question_id} has no round {round_!r}.")
+    return ValueError(_("Question {question} has no round {round}.", question=question_id, round=repr(round_)))
 
 
 def unknown_question(question_id: object) -> ValueError:
-    return ValueError(f"This class has no question {question_id!r}.")
+    return ValueError(_("This class has no question {question}.", question=repr(question_id)))
 
 
 def hidden_counts() -> ValueError:
-    return ValueError("The answers stay hidden until the teacher reveals them.")
+    return ValueError(_("The answers stay hidden until the teacher reveals them."))
 
 
 def active_until(now: float, expires_at: float) -> float:
@@ -522,17 +575,29 @@ class SharedVersions:
         return version
 
 
+def csv_header() -> list[str]:
+    """The summary CSV's columns, in the language of the running context."""
+    return [pgettext("summary CSV column", "question"), pgettext("summary CSV column", "page"),
+            pgettext("summary CSV column", "prompt"), pgettext("summary CSV column", "round"),
+            pgettext("summary CSV column", "option"), pgettext("summary CSV column", "answer"),
+            pgettext("summary CSV column", "answers"), pgettext("summary CSV column", "correct"),
+            pgettext("summary CSV column", "share")]
+
+
 def summary_csv(summaries: list[QuestionSummary]) -> str:
-    """The class's summary as CSV: one row per question, round and option."""
+    """The class's summary as CSV: one row per question, round and option, in the language of the running context
+    (the teacher's): its header, an engine's question's words, yes and no, and its shares' numbers."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["question", "page", "prompt", "round", "option", "answer", "answers", "correct", "share"])
+    writer.writerow(csv_header())
+    yes, no = pgettext("summary CSV: the right option", "yes"), pgettext("summary CSV: the right option", "no")
     for s in summaries:
+        question = s.question.read()
         for r, row in enumerate(s.counts):
             total = sum(row)
             for i, n in enumerate(row):
-                correct = "" if s.question.answer is None else ("yes" if i == s.question.answer else "no")
-                share = f"{n / total:.3f}" if total else ""
-                writer.writerow([s.question_id, s.question.page, s.question.prompt, r + 1, i + 1,
-                                 s.question.options[i], n, correct, share])
+                correct = "" if question.answer is None else (yes if i == question.answer else no)
+                share = numbers.fixed(n / total) if total else ""
+                writer.writerow([s.question_id, question.page, question.prompt, r + 1, i + 1,
+                                 question.options[i], n, correct, share])
     return out.getvalue()

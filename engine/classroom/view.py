@@ -38,16 +38,17 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from engine import limits
+from engine import i18n, limits
+from engine.i18n import N_, _
 from engine.charts import handout as paper
 from engine.charts.plain_formula import plain
 
 FORMAT = 1                 # the view's JSON layout (a store may hold a view made by an older server)
 PROJECTOR_GROWTH = 1.5    # a fixed-size chart grows to this many times its size on a wide screen (13 px text: 19.5)
 SVG_CACHE_SIZE = 256       # drawings kept per process (a page's charts are a few to a dozen; a lesson has ~30 moves)
-VEILED_NOTE = ("Veiled until the reveal. This part of the page shows the answer to the class's question: predict "
-               "first, then see it here.")
-TOO_LARGE = "Too large for the class view: Explore from here to see it."
+VEILED_HEAD = N_("Veiled until the reveal.")      # read in the follower's language, as the view is shown
+VEILED_NOTE = N_("This part of the page shows the answer to the class's question: predict first, then see it here.")
+TOO_LARGE = N_("Too large for the class view: Explore from here to see it.")   # the teacher's language, as made
 
 STYLE = """<style>
 .tp-view{font-size:1rem;line-height:1.45;overflow-wrap:anywhere;color:inherit;max-width:100%}
@@ -87,35 +88,39 @@ class ClassView:
     parts: tuple[Part, ...] = ()
     charts: int = 0             # charts drawn as SVG
     made_ms: float = 0.0        # what making it cost the server
+    lang: str = i18n.SOURCE     # the language it was made in (the teacher's): a follower reading another is told
 
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "link": self.link, "title": self.title, "question": self.question,
                            "parts": [[list(part.sections), part.html] for part in self.parts],
-                           "charts": self.charts, "made_ms": round(self.made_ms, 1)},
+                           "charts": self.charts, "made_ms": round(self.made_ms, 1), "lang": self.lang},
                           ensure_ascii=False, separators=(",", ":"))
 
     @staticmethod
     def from_json(text: str) -> ClassView:
         d = json.loads(text)
         if d.get("format") != FORMAT:
-            raise ValueError("This class view was made by another version of the app: the teacher's next move "
-                             "makes a new one.")
+            raise ValueError(_("This class view was made by another version of the app: the teacher's next move "
+                               "makes a new one."))
         return ClassView(d["link"], d["title"], d["question"],
                          tuple(Part(tuple(sections), body) for sections, body in d["parts"]),
-                         int(d.get("charts", 0)), float(d.get("made_ms", 0.0)))
+                         int(d.get("charts", 0)), float(d.get("made_ms", 0.0)),
+                         d.get("lang") if i18n.language(d.get("lang")) is not None else i18n.SOURCE)
 
     def body(self, veiled: frozenset[str] | set[str] = frozenset()) -> str:
         """The view as one HTML fragment (its style included), leaving out the parts in a veiled section: one note
         stands in for each run of them."""
-        out = [STYLE, '<div class="tp-view">', f"<h2>{_escape(self.title)}</h2>"]
+        made_in = i18n.language(self.lang) or i18n.LANGUAGES[i18n.SOURCE]
+        out = [STYLE, f'<div class="tp-view" lang="{made_in.code}" dir="{made_in.direction}">',
+               f"<h2>{_escape(self.title)}</h2>"]
         if self.question:
             out.append(f'<p class="tp-question">{_inline(self.question)}</p>')
         hidden = False
         for part in self.parts:
             if veiled and any(section in veiled for section in part.sections):
                 if not hidden:
-                    out.append(f'<div class="tp-veiled"><strong>{_escape(VEILED_NOTE.split(".")[0])}.</strong> '
-                               f'{_escape(VEILED_NOTE.split(". ", 1)[1])}</div>')
+                    out.append(f'<div class="tp-veiled"><strong>{_escape(_(VEILED_HEAD))}</strong> '
+                               f'{_escape(_(VEILED_NOTE))}</div>')
                 hidden = True
                 continue
             hidden = False
@@ -125,11 +130,13 @@ class ClassView:
 
     def document(self, veiled: frozenset[str] | set[str] = frozenset(), explore: str | None = None) -> str:
         """The view as a page of its own (the class route): `explore` is the relative address of the real page."""
-        link = (f'<p><a href="{_escape(explore)}">Explore from here</a>: the real page, at the teacher\'s link.</p>'
+        reader = i18n.current()
+        real = _("the real page, at the teacher's link.")
+        link = (f'<p><a href="{_escape(explore)}">{_escape(_("Explore from here"))}</a>: {_escape(real)}</p>'
                 if explore else "")
-        return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        return (f"<!doctype html><html lang='{reader.code}' dir='{reader.direction}'><head><meta charset='utf-8'>"
                 "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                f"<title>{_escape(self.title)}: the class view</title>"
+                f"<title>{_escape(_('{title}: the class view', title=self.title))}</title>"
                 "<style>body{font-family:sans-serif;margin:0 auto;padding:12px;max-width:1400px}</style></head><body>"
                 f"{self.body(veiled)}{link}</body></html>")
 
@@ -140,17 +147,18 @@ Drawer = Callable[[dict], str]
 
 
 def make_view(link: str, title: str, question: str, blocks: Iterable[tuple[tuple[str, ...], paper.Block]],
-              draw: Drawer | None = None) -> ClassView:
+              draw: Drawer | None = None, lang: str | None = None) -> ClassView:
     """The view of a page: its title, question and blocks (each with the sections it stands in, outermost first;
     charts' specs plain, with rows, table cells as typed). `draw` turns a spec into SVG (`chart_svg`, kept per
     spec). A chart that cannot be drawn leaves its sentence; past CLASS_VIEW_MAX_CHARTS or CLASS_VIEW_MAX_BYTES the
     largest drawings give way to theirs, so every page has a view that fits the store."""
     started = time.perf_counter()
+    lang = lang or i18n.current().code
     draw = draw or chart_svg
     blocks = list(blocks)
     drawings: dict[int, str] = {}            # index of a chart block -> its SVG
     charts = 0
-    for index, (_, block) in enumerate(blocks):
+    for index, (_sections, block) in enumerate(blocks):
         if isinstance(block, paper.Chart):
             if charts >= limits.CLASS_VIEW_MAX_CHARTS:
                 continue
@@ -173,27 +181,28 @@ def make_view(link: str, title: str, question: str, blocks: Iterable[tuple[tuple
         parts.extend(_challenges(challenges))
         return tuple(parts)
 
-    view = ClassView(link, title, question, assemble(), len(drawings))
+    view = ClassView(link, title, question, assemble(), len(drawings), lang=lang)
     while len(view.to_json().encode("utf-8")) > limits.CLASS_VIEW_MAX_BYTES and drawings:
         largest = max(drawings, key=lambda index: len(drawings[index]))
         del drawings[largest]                 # its sentence stands in its place
-        view = ClassView(link, title, question, assemble(), len(drawings))
+        view = ClassView(link, title, question, assemble(), len(drawings), lang=lang)
     if len(view.to_json().encode("utf-8")) > limits.CLASS_VIEW_MAX_BYTES:   # text alone too long: the head only
-        view = ClassView(link, title, question, (Part((), f'<p class="tp-note">{_escape(TOO_LARGE)}</p>'),), 0)
+        view = ClassView(link, title, question, (Part((), f'<p class="tp-note">{_escape(_(TOO_LARGE))}</p>'),), 0)
     return ClassView(view.link, view.title, view.question, view.parts, view.charts,
-                     (time.perf_counter() - started) * 1000)
+                     (time.perf_counter() - started) * 1000, lang)
 
 
 def unavailable(link: str, title: str, why: str) -> ClassView:
     """A view that says why the page has none (its making failed, or a page without a record such as home)."""
-    return ClassView(link, title or "The teacher's page", "", (Part((), f'<p class="tp-note">{_escape(why)}</p>'),))
+    return ClassView(link, title or _("The teacher's page"), "", (Part((), f'<p class="tp-note">{_escape(why)}</p>'),),
+                     lang=i18n.current().code)
 
 
 def _block_html(block: paper.Block, drawing: str | None) -> str:
     if isinstance(block, paper.Chart):
         summary = _inline(_summary(block.summary)) if block.summary else ""
         if drawing is None:
-            return f'<p class="tp-note">{summary} ({_escape(TOO_LARGE)})</p>'
+            return f'<p class="tp-note">{summary} ({_escape(_(TOO_LARGE))})</p>'
         return f'<figure>{drawing}<figcaption>{summary}</figcaption></figure>'
     if isinstance(block, paper.Formula):
         formula = "".join(f"<div>{_escape(line)}</div>" for line in plain(block.formula))
@@ -203,8 +212,10 @@ def _block_html(block: paper.Block, drawing: str | None) -> str:
     if isinstance(block, paper.Table):
         return _table(block)
     if isinstance(block, paper.Code):
-        others = f" (the page also shows it in {', '.join(block.others)})" if block.others else ""
-        return (f"<details><summary>The code ({_escape(block.language)}){_escape(others)}</summary>"
+        others = (" " + _("(the page also shows it in {languages})", languages=", ".join(block.others))
+                  if block.others else "")
+        return (f"<details><summary>{_escape(_('The code ({language})', language=block.language))}"
+                f"{_escape(others)}</summary>"
                 f"<pre><code>{_escape(block.source.rstrip())}</code></pre></details>")
     if isinstance(block, paper.Text):
         return f"<h3>{_inline(block.text)}</h3>" if block.heading else f"<p>{_inline(block.text)}</p>"
@@ -329,15 +340,18 @@ class ViewMaker:
 
     def __init__(self) -> None:
         self._lock = threading.Condition()
-        self._jobs: OrderedDict[str, tuple] = OrderedDict()    # code -> (store, key, link, title, question, blocks)
+        self._jobs: OrderedDict[str, tuple] = OrderedDict()    # code -> (store, key, link, title, question, blocks,
+                                                               # the teacher's language)
         self._busy = False
         self._stored: dict[str, tuple[int, str]] = {}          # code -> (store, hash) of the view stored last
         self._thread: threading.Thread | None = None
         self.failures = 0
 
-    def submit(self, store, code: str, key: str, link: str, title: str, question: str, blocks) -> None:
+    def submit(self, store, code: str, key: str, link: str, title: str, question: str, blocks,
+               lang: str | None = None) -> None:
+        """`lang`: the teacher's language (the caller's, by default), which the view's own sentences are made in."""
         with self._lock:
-            self._jobs[code] = (store, key, link, title, question, blocks)
+            self._jobs[code] = (store, key, link, title, question, blocks, lang or i18n.current().code)
             self._jobs.move_to_end(code)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._work, name="class-views", daemon=True)
@@ -369,16 +383,18 @@ class ViewMaker:
                     self._busy = False
                     self._lock.notify_all()
 
-    def make(self, code: str, store, key: str, link: str, title: str, question: str, blocks) -> None:
-        try:
-            view = (make_view(link, title, question, blocks) if blocks is not None else
-                    unavailable(link, title, question))
-        except Exception:      # a view that cannot be made says so; the teacher's page is untouched
-            self.failures += 1
-            view = unavailable(link, title, "This page's class view could not be made: Explore from here to open "
-                                            "the page itself.")
+    def make(self, code: str, store, key: str, link: str, title: str, question: str, blocks,
+             lang: str = i18n.SOURCE) -> None:
+        with i18n.use(lang):   # this worker thread speaks the teacher's language while it makes the view
+            try:
+                view = (make_view(link, title, question, blocks, lang=lang) if blocks is not None else
+                        unavailable(link, title, question))
+            except Exception:      # a view that cannot be made says so; the teacher's page is untouched
+                self.failures += 1
+                view = unavailable(link, title, _("This page's class view could not be made: Explore from here to "
+                                                  "open the page itself."))
         text = view.to_json()
-        same = hashlib.sha256(ClassView(view.link, view.title, view.question, view.parts, view.charts)
+        same = hashlib.sha256(ClassView(view.link, view.title, view.question, view.parts, view.charts, lang=view.lang)
                               .to_json().encode()).hexdigest()
         if self._stored.get(code) == (id(store), same):
             return

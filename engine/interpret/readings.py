@@ -25,7 +25,8 @@ import numpy as np
 
 from engine.markup import said   # a prompt's tokens are typed by a student; these sentences are Markdown
 from engine.interpret import interventions
-from engine.numbers import enough_digits, fixed, worked
+from engine.i18n import _, ngettext
+from engine.numbers import enough_digits, fixed, grouped, localized, python_fixed, worked
 from engine.interpret.interventions import CopyingProbe, HeadEffects, LogitLens, Patching
 from engine.interpret.choices import (  # noqa: F401  (the page's examples and choices, read here by many)
     BARS_TOP_K, COPYING_EXAMPLE, EIFFEL, EXAMPLE_GROUP_SIZE, GROUP_PATTERNS, KNOCK_OUT_EXAMPLES, LENS_EXAMPLE,
@@ -51,7 +52,7 @@ def parse_head_label(label: str) -> tuple[int, int]:
     """'L17H4' -> (17, 4); anything else is a sentence."""
     found = HEAD_LABEL.match(str(label).strip())
     if not found:
-        raise ValueError(f"Name a head as L<layer>H<head>, e.g. L17H4, not {str(label)[:40]!r}.")
+        raise ValueError(_("Name a head as L<layer>H<head>, e.g. L17H4, not {label}.", label=repr(str(label)[:40])))
     return int(found.group(1)), int(found.group(2))
 
 
@@ -80,24 +81,29 @@ class LensReading:
         target, p_end = self.target_token, float(self.probabilities[-1])
         words = []
         if self.first_top_row is None:
-            words.append(f"{said(target)} is not the top prediction after {said(self.position_token)}: after the "
-                         f"last block it is ranked {int(self.ranks[-1]) + 1:,} (P = {p_end:.3f}); the model says "
-                         f"{said(self.top_tokens[-1])} (P = {float(self.top_probabilities[-1]):.3f}).")
+            words.append(_("{target} is not the top prediction after {token}: after the last block it is ranked "
+                           "{rank} (P = {p}); the model says {top} (P = {p_top}).", target=said(target),
+                           token=said(self.position_token), rank=grouped(int(self.ranks[-1]) + 1), p=fixed(p_end, 3),
+                           top=said(self.top_tokens[-1]), p_top=fixed(float(self.top_probabilities[-1]), 3)))
         elif self.first_top_row == last:
-            words.append(f"{said(target)} becomes the top prediction after {said(self.position_token)} only after "
-                         f"the last block (P = {p_end:.3f}); a row earlier ({self.layers[last - 1]}) it is ranked "
-                         f"{int(self.ranks[last - 1]) + 1:,}.")
+            words.append(_("{target} becomes the top prediction after {token} only after the last block (P = {p}); a "
+                           "row earlier ({layer}) it is ranked {rank}.", target=said(target),
+                           token=said(self.position_token), p=fixed(p_end, 3), layer=layer_name(self.layers[last - 1]),
+                           rank=grouped(int(self.ranks[last - 1]) + 1)))
         else:
             row = self.first_top_row
-            words.append(f"{said(target)} is the top prediction after {said(self.position_token)} from row {row} "
-                         f"({self.layers[row]}) on, with P = {float(self.probabilities[row]):.3f} there and "
-                         f"{p_end:.3f} after the last block.")
+            words.append(_("{target} is the top prediction after {token} from row {row} ({layer}) on, with P = {p} "
+                           "there and {p_end} after the last block.", target=said(target),
+                           token=said(self.position_token), row=row, layer=layer_name(self.layers[row]),
+                           p=fixed(float(self.probabilities[row]), 3), p_end=fixed(p_end, 3)))
         if self.run is not None:
             token, first, final, highest = self.run
-            words.append(f"On the way, rows {first} to {final} ({self.layers[first]} to {self.layers[final]}) "
-                         f"put {said(token)} on top (P up to {highest:.3f}).")
-        words.append(f"Row 0, the embedding read straight back, predicts the input token itself at {self.echoes} of "
-                     f"{self.n_positions} positions.")
+            words.append(_("On the way, rows {first} to {final} ({first_layer} to {final_layer}) put {token} on top (P "
+                           "up to {highest}).", first=first, final=final, first_layer=layer_name(self.layers[first]),
+                           final_layer=layer_name(self.layers[final]), token=said(token), highest=fixed(highest, 3)))
+        words.append(ngettext("Row 0, the embedding read straight back, predicts the input token itself at {echoes} of "
+                              "{n} position.", "Row 0, the embedding read straight back, predicts the input token "
+                              "itself at {echoes} of {n} positions.", self.n_positions, echoes=self.echoes))
         return words
 
 
@@ -105,10 +111,11 @@ def read_lens(lens: LogitLens, target_token: str, position: int = -1) -> LensRea
     """Read a logit lens that followed a target (`logit_lens(..., target=...)`) at one position;
     `target_token` is how the target is spelled (the text given as the target)."""
     if lens.target is None or lens.target_ranks is None or lens.target_log_probs is None:
-        raise ValueError("Follow a target token through the layers first: logit_lens(model, text, target=...).")
+        raise ValueError(_("Follow a target token through the layers first: logit_lens(model, text, target=...)."))
     T = len(lens.tokens)
     if not -T <= position < T:
-        raise ValueError(f"Position {position} is outside the text's {T} tokens.")
+        raise ValueError(ngettext("Position {position} is outside the text's {n} token.",
+                                  "Position {position} is outside the text's {n} tokens.", T, position=position))
     position %= T
     top = [str(token) for token in lens.top_tokens[:, position, 0]]
     top_p = lens.top_probabilities[:, position, 0]
@@ -147,41 +154,61 @@ class KnockOut:
     @property
     def sentence(self) -> str:
         if not self.heads:
-            return (f"No head is knocked out: P({said(self.target_token)}) = {self.target_before:.3f}. Pick heads or "
-                    "a group above to see what they do.")
+            return _("No head is knocked out: P({target}) = {p}. Pick heads or a group above to see what they do.",
+                     target=said(self.target_token), p=fixed(self.target_before, 3))
         n = len(self.heads)
-        word = "head" if n == 1 else "heads"
         # three significant digits each, and the ratio worked from them: "0.802 to 0.001 (764.3 times smaller)"
         # did not follow from the numbers printed
-        before, after = probability_text(self.target_before), probability_text(self.target_after)
+        before, after = probability_text(self.target_before, python=True), probability_text(self.target_after,
+                                                                                             python=True)
         if before == after:
-            change = "the same to 3 significant digits"
+            change = _("the same to 3 significant digits")
         elif float(after) == 0 or float(before) == 0:
-            change = "to 0" if float(after) == 0 else "up from 0"
-        elif float(after) < float(before):
-            change = f"{ratio_text(float(before) / float(after))} times smaller"   # of the numbers as printed
+            change = _("to 0") if float(after) == 0 else _("up from 0")
+        elif float(after) < float(before):   # of the numbers as printed
+            change = _("{ratio} times smaller", ratio=ratio_text(float(before) / float(after)))
         else:
-            change = f"{ratio_text(float(after) / float(before))} times larger"
+            change = _("{ratio} times larger", ratio=ratio_text(float(after) / float(before)))
         top, p_top = self.after[0]
-        now = ("it is still the top prediction" if self.rank_after == 0 else
-               f"it is now ranked {self.rank_after + 1:,}, behind {said(top)} ({p_top:.3f})")
-        return (f"Knocking out {n} {word} ({self.mode} ablation) takes P({said(self.target_token)}) from "
-                f"{before} to {after} ({change}); {now}.")
+        now = (_("it is still the top prediction") if self.rank_after == 0 else
+               _("it is now ranked {rank}, behind {top} ({p})", rank=grouped(self.rank_after + 1), top=said(top),
+                 p=fixed(p_top, 3)))
+        return ngettext("Knocking out {n} head ({mode} ablation) takes P({target}) from {before} to {after} "
+                        "({change}); {now}.", "Knocking out {n} heads ({mode} ablation) takes P({target}) from "
+                        "{before} to {after} ({change}); {now}.", n, mode=mode_name(self.mode),
+                        target=said(self.target_token), before=localized(before), after=localized(after),
+                        change=change, now=now)
 
 
-def probability_text(p: float) -> str:
+def probability_text(p: float, python: bool = False) -> str:
     """A probability to three significant digits, its zeros kept (0.802, 0.00105, 1.000, 1.23e-07): a small one
-    keeps digits enough for a ratio worked from it to mean something."""
+    keeps digits enough for a ratio worked from it to mean something. In the reader's digits, or as Python writes it
+    (`python`: a number read back)."""
     p = float(p)
     if p <= 0:
         return "0"
     decimals = max(3, 2 - math.floor(math.log10(p)))
-    return fixed(p, decimals) if decimals <= 6 else f"{p:.2e}"   # 0.000123, then 1.23e-07
+    text = python_fixed(p, decimals) if decimals <= 6 else f"{p:.2e}"   # 0.000123, then 1.23e-07
+    return text if python else localized(text)
 
 
 def ratio_text(ratio: float) -> str:
-    """A ratio to three significant digits (1.25, 12.5, 764), past a thousand in whole numbers (12,345)."""
-    return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
+    """A ratio to three significant digits (1.25, 12.5, 764), past a thousand in whole numbers (12,345), in the
+    reader's digits."""
+    return grouped(round(ratio)) if ratio >= 100 else localized(f"{ratio:.3g}")
+
+
+def mode_name(mode: str) -> str:
+    """A knock-out's mode (choices.MODES) as a sentence names it."""
+    return {"zero": _("zero"), "mean": _("mean")}.get(mode, mode)
+
+
+def layer_name(layer: str) -> str:
+    """A residual stream row's name ("embedding", "after block 3": interventions) in the reader's language."""
+    if layer == "embedding":
+        return _("embedding")
+    found = re.fullmatch(r"after block (\d+)", layer)
+    return _("after block {block}", block=found.group(1)) if found else layer
 
 
 def knock_out(model, text, target, heads=(), mode: str = "zero", k: int = 10) -> KnockOut:
@@ -206,7 +233,7 @@ def top_heads(scores: np.ndarray, k: int, *, largest: bool = True) -> list[tuple
     """The k (layer, head) pairs with the highest scores (lowest, when not `largest`); nan counts last."""
     values = np.asarray(scores, dtype=float)
     if not 0 <= k <= values.size:
-        raise ValueError(f"Choose between 0 and {values.size} heads.")
+        raise ValueError(_("Choose between 0 and {most} heads.", most=values.size))
     keyed = np.where(np.isfinite(values), -values if largest else values, np.inf)
     order = np.argsort(keyed, axis=None, kind="stable")[:k]
     return [(int(i) // values.shape[1], int(i) % values.shape[1]) for i in order]
@@ -226,8 +253,8 @@ def head_groups(types: np.ndarray, effects: HeadEffects | None = None, k: int = 
 def largest_effect_label(k: int, estimated: bool) -> str:
     """The group as the page shows it: picked by the estimate until every head is knocked out in turn (the estimate
     can miss the head whose removal costs most and pick one that does nothing), by the exact changes after."""
-    return (f"the {k} heads with the largest estimated effect" if estimated else
-            f"the {k} heads with the largest effect (each knocked out in turn)")
+    return (_("the {k} heads with the largest estimated effect", k=k) if estimated else
+            _("the {k} heads with the largest effect (each knocked out in turn)", k=k))
 
 
 def chosen_heads(choices, groups: dict[str, list[tuple[int, int]]]) -> tuple[tuple[int, int], ...]:
@@ -243,21 +270,22 @@ def chosen_heads(choices, groups: dict[str, list[tuple[int, int]]]) -> tuple[tup
 
 def effect_rows(effects: HeadEffects, k: int, *, types=None, attention=None) -> list[dict]:
     """The k heads whose removal costs the target most, one row each: its name, type, the change in
-    ln P(target), P(target) with it and without it, and (when given, (L, h)) its attention to a source.
+    ln P(target), P(target) with it and without it, and (when given, (L, h)) its attention to a source. The columns
+    are named in the reader's language (row[_("P with it")]).
     An estimate (`effects.estimated`) gives its change only, named so: no pass without the head was run."""
     rows = []
     for layer, head in top_heads(effects.effects, min(k, effects.effects.size), largest=False):
-        row = {"head": head_label(layer, head)}
+        row = {_("head"): head_label(layer, head)}
         if types is not None:
-            row["type"] = str(np.asarray(types)[layer, head])
+            row[_("type")] = str(np.asarray(types)[layer, head])
         if effects.estimated:
-            row["estimated change in ln P"] = float(effects.effects[layer, head])
+            row[_("estimated change in ln P")] = float(effects.effects[layer, head])
         else:
-            row |= {"change in ln P": float(effects.effects[layer, head]),
-                    "P with it": math.exp(effects.clean_log_prob),
-                    "P without it": math.exp(float(effects.ablated_log_probs[layer, head]))}
+            row |= {_("change in ln P"): float(effects.effects[layer, head]),
+                    _("P with it"): math.exp(effects.clean_log_prob),
+                    _("P without it"): math.exp(float(effects.ablated_log_probs[layer, head]))}
         if attention is not None:
-            row["attention to source"] = float(np.asarray(attention)[layer, head])
+            row[_("attention to source")] = float(np.asarray(attention)[layer, head])
         rows.append(row)
     return rows
 
@@ -279,8 +307,8 @@ def probability_places(rows: list[dict], change_digits: int = 3) -> int:
     printed probabilities, prints as their "change in ln P" does with `change_digits` (engine.numbers)."""
     if not rows:
         return 3
-    return enough_digits(log_ratio, np.array([row["P with it"] for row in rows]),
-                         np.array([row["P without it"] for row in rows]), least=3, result_digits=change_digits)
+    return enough_digits(log_ratio, np.array([row[_("P with it")] for row in rows]),
+                         np.array([row[_("P without it")] for row in rows]), least=3, result_digits=change_digits)
 
 
 # --- where a head looks against what it does -------------------------------------------------------------
@@ -307,13 +335,19 @@ class AttentionVsEffect:
     @property
     def sentence(self) -> str:
         n, k = len(self.overlap), self.k
-        named = ": " + ", ".join(head_label(*pair) for pair in self.overlap) if n else ""
-        how_many = "none is" if n == 0 else "1 is" if n == 1 else f"{n} are"
-        return (f"Of the {k} heads in which the last token {said(self.last_token)} looks hardest at "
-                f"{said(self.source_token)}, {how_many} among the {k} whose removal costs {said(self.target_token)} "
-                f"most{named}. Over all "
-                f"{self.attention.size} heads, the rank correlation between that attention and the drop is "
-                f"{self.rank_correlation:.2f} (1: the more a head looks, the more it matters; 0: no relation).")
+        named = ", ".join(head_label(*pair) for pair in self.overlap)
+        params = dict(k=k, last=said(self.last_token), source=said(self.source_token), target=said(self.target_token),
+                      heads=named, all=self.attention.size, rho=fixed(self.rank_correlation, 2))
+        if n == 0:
+            overlap = _("Of the {k} heads in which the last token {last} looks hardest at {source}, none is among the "
+                        "{k} whose removal costs {target} most.", **params)
+        else:
+            overlap = ngettext("Of the {k} heads in which the last token {last} looks hardest at {source}, {n} is "
+                               "among the {k} whose removal costs {target} most: {heads}.",
+                               "Of the {k} heads in which the last token {last} looks hardest at {source}, {n} are "
+                               "among the {k} whose removal costs {target} most: {heads}.", n, **params)
+        return overlap + " " + _("Over all {all} heads, the rank correlation between that attention and the drop is "
+                                 "{rho} (1: the more a head looks, the more it matters; 0: no relation).", **params)
 
 
 def attention_vs_effect(weights, effects: HeadEffects, source: int, k: int = 10) -> AttentionVsEffect:
@@ -321,10 +355,12 @@ def attention_vs_effect(weights, effects: HeadEffects, source: int, k: int = 10)
     alpha = np.asarray(weights, dtype=float)
     T = len(effects.ids)
     if alpha.ndim != 4 or alpha.shape[:2] != effects.effects.shape or alpha.shape[-2:] != (T, T):
-        raise ValueError("The attention weights must come from the same text as the head effects: "
-                         f"{effects.effects.shape[0]} layers x {effects.effects.shape[1]} heads x {T} x {T}.")
+        raise ValueError(_("The attention weights must come from the same text as the head effects: {layers} layers x "
+                           "{heads} heads x {T} x {T}.", layers=effects.effects.shape[0],
+                           heads=effects.effects.shape[1], T=T))
     if not 0 <= source < T:
-        raise ValueError(f"The source position must be one of the text's {T} positions (0 to {T - 1}).")
+        raise ValueError(_("The source position must be one of the text's {T} positions (0 to {last}).", T=T,
+                           last=T - 1))
     attention = alpha[:, :, -1, source]
     by_attention = top_heads(attention, min(k, attention.size))
     by_effect = top_heads(effects.effects, min(k, attention.size), largest=False)
@@ -387,26 +423,35 @@ class RankAgreement:
     @property
     def sentence(self) -> str:
         k, shared = self.k, len(self.shared)
-        words = (f"The one-pass estimate and the exact scan rank the {self.n_heads} heads with a rank correlation of "
-                 f"{self.rank_correlation:.2f} (1: the same order). Of the {k} heads whose removal costs "
-                 f"{said(self.target_token)} most, {shared} {'is' if shared == 1 else 'are'} in both top {k}s")
+        params = dict(heads=self.n_heads, rho=fixed(self.rank_correlation, 2), k=k, target=said(self.target_token),
+                      shared=shared, others=2 * (k - shared))
         if shared == k:
-            return words + "."
-        return words + f"; the table lists the {2 * (k - shared)} that only one of them puts there."
+            return ngettext("The one-pass estimate and the exact scan rank the {heads} heads with a rank correlation "
+                            "of {rho} (1: the same order). Of the {k} heads whose removal costs {target} most, {n} is "
+                            "in both top {k}s.", "The one-pass estimate and the exact scan rank the {heads} heads "
+                            "with a rank correlation of {rho} (1: the same order). Of the {k} heads whose removal "
+                            "costs {target} most, {n} are in both top {k}s.", shared, **params)
+        return ngettext("The one-pass estimate and the exact scan rank the {heads} heads with a rank correlation of "
+                        "{rho} (1: the same order). Of the {k} heads whose removal costs {target} most, {n} is in both "
+                        "top {k}s; the table lists the {others} that only one of them puts there.",
+                        "The one-pass estimate and the exact scan rank the {heads} heads with a rank correlation of "
+                        "{rho} (1: the same order). Of the {k} heads whose removal costs {target} most, {n} are in "
+                        "both top {k}s; the table lists the {others} that only one of them puts there.", shared,
+                        **params)
 
     @property
     def disagreements(self) -> list[dict]:
         """One row per head in one top k only: its estimated and exact change in ln P, and whose top k it is in."""
-        return [{"head": head_label(*pair), "estimated change in ln P": float(self.estimated[pair]),
-                 "exact change in ln P": float(self.exact[pair]), f"in the top {self.k} of": whose}
-                for pairs, whose in ((self.only_exact, "the exact scan"), (self.only_estimate, "the estimate"))
+        return [{_("head"): head_label(*pair), _("estimated change in ln P"): float(self.estimated[pair]),
+                 _("exact change in ln P"): float(self.exact[pair]), _("in the top {k} of", k=self.k): whose}
+                for pairs, whose in ((self.only_exact, _("the exact scan")), (self.only_estimate, _("the estimate")))
                 for pair in pairs]
 
 
 def compare_rankings(estimated: HeadEffects, exact: HeadEffects, k: int = 10) -> RankAgreement:
     """The estimate (interventions.head_attribution) against the exact scan (head_effects) on one prompt."""
     if estimated.ids != exact.ids or estimated.target != exact.target or estimated.mode != exact.mode:
-        raise ValueError("Compare the estimate and the exact scan on the same prompt, target and ablation.")
+        raise ValueError(_("Compare the estimate and the exact scan on the same prompt, target and ablation."))
     n = estimated.effects.size
     return RankAgreement(target_token=exact.target_token, n_heads=n,
                          rank_correlation=spearman(estimated.effects.ravel(), exact.effects.ravel()),
@@ -433,17 +478,21 @@ class Route:
     def sentences(self) -> list[str]:
         last = len(self.tokens) - 1
         if self.early_position is None:
-            return [f"The last token {said(self.tokens[last])} carries the answer in every row, from the embedding "
-                    "on: the prompts differ there."]
+            return [_("The last token {token} carries the answer in every row, from the embedding on: the prompts "
+                      "differ there.", token=said(self.tokens[last]))]
         row = self.handover_row
         early = self.tokens[self.early_position]
-        words = [f"Up to row {row - 1} ({self.layers[row - 1]}), patching {said(early)} (position "
-                 f"{self.early_position}) brings back most of the answer, up to {self.early_best:.2f} of it: "
-                 "the fact sits on that token."]
+        words = [_("Up to row {row} ({layer}), patching {token} (position {position}) brings back most of the answer, "
+                   "up to {best} of it: the fact sits on that token.", row=row - 1,
+                   layer=layer_name(self.layers[row - 1]), token=said(early), position=self.early_position,
+                   best=fixed(self.early_best, 2))]
         first_block = max(self.arriving_row - 1, 0)
-        blocks = f"block {row - 1} moves" if first_block >= row - 1 else f"blocks {first_block} to {row - 1} move"
-        words.append(f"From row {row} ({self.layers[row]}) on, the last token {said(self.tokens[last])} carries it "
-                     f"({self.at_handover:.2f} restored): {blocks} it there.")
+        params = dict(row=row, layer=layer_name(self.layers[row]), token=said(self.tokens[last]),
+                      restored=fixed(self.at_handover, 2), first=first_block, block=row - 1)
+        words.append(_("From row {row} ({layer}) on, the last token {token} carries it ({restored} restored): block "
+                       "{block} moves it there.", **params) if first_block >= row - 1 else
+                     _("From row {row} ({layer}) on, the last token {token} carries it ({restored} restored): blocks "
+                       "{first} to {block} move it there.", **params))
         return words
 
 
@@ -478,16 +527,19 @@ def formation_sentence(point, last_step: int, running: bool) -> str:
     first, second = bits(point.first_copy_loss), bits(point.second_copy_loss)
     gap = worked(lambda a, b: a - b, first, second, digits=2)
     if running:
-        when = f"At the latest look (step {point.step:,})"
+        when = _("At the latest look (step {step})", step=grouped(point.step))
     elif point.step == last_step:
-        when = f"At the end (step {point.step:,})"
+        when = _("At the end (step {step})", step=grouped(point.step))
     else:
-        when = f"At the last look (step {point.step:,}; the run ended at step {last_step:,})"
-    return (f"{when}: the strongest induction head is L{layer}H{head} ({induction:.2f} of its weight on the "
-            f"induction target), the strongest previous-token head L{p_layer}H{p_head} ({previous:.2f}); the second "
-            f"copy costs {second:.2f} bits per character against {first:.2f} for the first (gap "
-            f"{'+' if gap > 0 else ''}{fixed(gap, 2)}). Induction heads need two blocks and usually minutes of "
-            "training; a gap near 0 means the model does not copy yet.")
+        when = _("At the last look (step {step}; the run ended at step {last})", step=grouped(point.step),
+                 last=grouped(last_step))
+    return _("{when}: the strongest induction head is {induction_head} ({induction} of its weight on the induction "
+             "target), the strongest previous-token head {previous_head} ({previous}); the second copy costs {second} "
+             "bits per character against {first} for the first (gap {gap}). Induction heads need two blocks and "
+             "usually minutes of training; a gap near 0 means the model does not copy yet.", when=when,
+             induction_head=f"L{layer}H{head}", induction=fixed(induction, 2), previous_head=f"L{p_layer}H{p_head}",
+             previous=fixed(previous, 2), second=fixed(second, 2), first=fixed(first, 2),
+             gap=("+" if gap > 0 else "") + fixed(gap, 2))
 
 
 # --- the copying probe --------------------------------------------------------------------------------
@@ -507,48 +559,51 @@ class CopyingComparison:
     @property
     def rows(self) -> list[dict]:
         """One row per run: each copy's mean loss per token, in bits and in nats (print nats with nats_places)."""
-        return [{"run": name, "first copy, bits": bits(probe.first_copy_loss),
-                 "second copy, bits": bits(probe.second_copy_loss), "first copy, nats": probe.first_copy_loss,
-                 "second copy, nats": probe.second_copy_loss}
-                for name, probe in (("intact", self.intact), (self.ablated_name, self.ablated))]
+        return [{_("run"): name, _("first copy, bits"): bits(probe.first_copy_loss),
+                 _("second copy, bits"): bits(probe.second_copy_loss), _("first copy, nats"): probe.first_copy_loss,
+                 _("second copy, nats"): probe.second_copy_loss}
+                for name, probe in ((_("intact"), self.intact), (self.ablated_name, self.ablated))]
 
     @property
     def stretches(self) -> dict[str, tuple[int, int]]:
         """The first and last position of the tokens each copy's mean loss is taken over."""
         first, second = self.intact.first_copy, self.intact.second_copy
-        return {"first copy": (first.start + 1, first.stop), "second copy": (second.start + 1, second.stop)}
+        return {_("first copy"): (first.start + 1, first.stop), _("second copy"): (second.start + 1, second.stop)}
 
     @property
     def bits_per_position(self) -> dict[str, np.ndarray]:
         """The loss of predicting each next token, in bits, intact and with the heads knocked out."""
-        return {"intact": self.intact.losses / NATS_PER_BIT, self.ablated_name: self.ablated.losses / NATS_PER_BIT}
+        return {_("intact"): self.intact.losses / NATS_PER_BIT, self.ablated_name: self.ablated.losses / NATS_PER_BIT}
 
     @property
     def ablated_name(self) -> str:
         n = len(self.ablated.heads_ablated)
-        return f"{n} induction head{'' if n == 1 else 's'} knocked out"
+        return ngettext("{n} induction head knocked out", "{n} induction heads knocked out", n)
 
     @property
     def sentences(self) -> list[str]:
         first, second = self.intact.first_copy_loss, self.intact.second_copy_loss
         places = self.nats_places
-        words = [f"The first time through the {self.intact.length} random tokens nothing can be predicted: "
-                 f"{bits(first):.2f} bits per token ({fixed(first, places)} nats). The second time the model copies: "
-                 f"{bits(second):.2f} bits ({fixed(second, places)} nats)."]
+        words = [_("The first time through the {length} random tokens nothing can be predicted: {first_bits} bits per "
+                   "token ({first_nats} nats). The second time the model copies: {second_bits} bits ({second_nats} "
+                   "nats).", length=self.intact.length, first_bits=fixed(bits(first), 2),
+                   first_nats=fixed(first, places), second_bits=fixed(bits(second), 2),
+                   second_nats=fixed(second, places))]
         heads = self.ablated.heads_ablated
         if heads:
             after = self.ablated.second_copy_loss
             # the ratio of the two printed bits, so that a student's division gives it
             ratio = worked(lambda a, b: a / b, bits(after), bits(second), digits=2) if bits(second) >= 0.005 \
                 else float("inf")
-            words.append(f"With {', '.join(head_label(*pair) for pair in heads)} knocked out, the second copy costs "
-                         f"{bits(after):.2f} bits ({fixed(after, places)} nats), {ratio:.1f} times as much; "
-                         "the first copy "
-                         f"stays at {bits(self.ablated.first_copy_loss):.2f} bits.")
+            words.append(_("With {heads} knocked out, the second copy costs {bits} bits ({nats} nats), {ratio} times "
+                           "as much; the first copy stays at {first} bits.",
+                           heads=", ".join(head_label(*pair) for pair in heads), bits=fixed(bits(after), 2),
+                           nats=fixed(after, places), ratio=localized(f"{ratio:.1f}"),
+                           first=fixed(bits(self.ablated.first_copy_loss), 2)))
         return words
 
 
 def compare_copying(intact: CopyingProbe, ablated: CopyingProbe) -> CopyingComparison:
     if intact.ids != ablated.ids or intact.heads_ablated:
-        raise ValueError("Compare the copying probe on one sequence: first intact, then with heads knocked out.")
+        raise ValueError(_("Compare the copying probe on one sequence: first intact, then with heads knocked out."))
     return CopyingComparison(intact=intact, ablated=ablated)

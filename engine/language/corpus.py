@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _
 from engine.machinery import cache
 
 VALIDATION_FRACTION = 0.10
@@ -62,7 +63,7 @@ class Corpus:
 
     def play(self, title: str) -> Play:
         if title not in self.by_title:
-            raise ValueError(f"There is no play called {title!r} in the corpus.")
+            raise ValueError(_("There is no play called {title} in the corpus.", title=repr(title)))
         return self.by_title[title]
 
 
@@ -173,32 +174,33 @@ def user_text(raw: bytes | str) -> str:
     """
     if isinstance(raw, (bytes, bytearray)):
         if len(raw) > limits.MAX_USER_TEXT_BYTES:
-            raise ValueError(f"That file is {len(raw) / 1e6:.1f} MB; the limit is "
-                             f"{limits.MAX_USER_TEXT_BYTES / 1e6:.0f} MB of text. Try a shorter excerpt.")
+            raise ValueError(_("That file is {size} MB; the limit is {limit} MB of text. Try a shorter excerpt.",
+                               size=numbers.fixed(len(raw) / 1e6, 1),
+                               limit=numbers.fixed(limits.MAX_USER_TEXT_BYTES / 1e6, 0)))
         if b"\x00" in raw[:8192]:
-            raise ValueError("That file looks binary (it contains zero bytes), not a plain UTF-8 text file.")
+            raise ValueError(_("That file looks binary (it contains zero bytes), not a plain UTF-8 text file."))
         try:
             text = bytes(raw).decode("utf-8-sig")
         except UnicodeDecodeError as error:
-            raise ValueError(f"That file is not UTF-8 text (byte {error.start} cannot be read). "
-                             "Save it as a plain UTF-8 .txt file and try again.") from None
+            raise ValueError(_("That file is not UTF-8 text (byte {byte} cannot be read). Save it as a plain UTF-8 "
+                               ".txt file and try again.", byte=error.start)) from None
     elif isinstance(raw, str):
         text = raw
         if len(text.encode("utf-8")) > limits.MAX_USER_TEXT_BYTES:
-            raise ValueError(f"That text is longer than the limit of "
-                             f"{limits.MAX_USER_TEXT_BYTES / 1e6:.0f} MB. Try a shorter excerpt.")
+            raise ValueError(_("That text is longer than the limit of {limit} MB. Try a shorter excerpt.",
+                               limit=numbers.fixed(limits.MAX_USER_TEXT_BYTES / 1e6, 0)))
     else:
-        raise ValueError("The text must be a string or the bytes of a UTF-8 file.")
+        raise ValueError(_("The text must be a string or the bytes of a UTF-8 file."))
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
-        raise ValueError("That text contains zero characters (\\x00); it looks binary, not plain text.")
+        raise ValueError(_("That text contains zero characters (\\x00); it looks binary, not plain text."))
     if not text.strip():
-        raise ValueError("The text is empty (or only spaces): type or upload some words first.")
+        raise ValueError(_("The text is empty (or only spaces): type or upload some words first."))
     return text
 
 
-ALL_PLAYS = "Shakespeare: all 38 plays"
-OWN_TEXT = "Your own text"
+ALL_PLAYS = N_("Shakespeare: all 38 plays")   # link values (English); shown through _()
+OWN_TEXT = N_("Your own text")
 
 
 def source_split(source: str, own_text: str | None = None) -> tuple[str, str]:

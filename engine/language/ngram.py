@@ -24,19 +24,22 @@ from typing import Sequence
 
 import numpy as np
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _
 from engine.lm import Tokenizer, apply_temperature_top_k, check_ids, check_temperature
 
 SMOOTHINGS = ("none", "add-k", "kneser-ney")
-SMOOTHING_NAMES = {"none": "MLE (no smoothing)", "add-k": "add-k (Lidstone)", "kneser-ney": "Kneser-Ney"}
+SMOOTHING_NAMES = {"none": N_("MLE (no smoothing)"), "add-k": N_("add-k (Lidstone)"), "kneser-ney": "Kneser-Ney"}
 HELD_OUT_K = 1.0   # the k of add-k in the held-out tables (held_out_rows): add-one, Laplace's
 
 
 def smoothing_name(smoothing: str, k: float | None = None) -> str:
-    """A smoothing as the pages name it. add-k with k = 1 is Laplace's add-one; with any other k, Lidstone's."""
+    """A smoothing as the pages name it, in the reader's language. add-k with k = 1 is Laplace's add-one; with any
+    other k, Lidstone's."""
     if smoothing == "add-k" and k is not None:
-        return "add-1 (Laplace)" if float(k) == 1.0 else f"add-k, k = {float(k):g} (Lidstone)"
-    return SMOOTHING_NAMES[smoothing]
+        return _("add-1 (Laplace)") if float(k) == 1.0 else _("add-k, k = {k} (Lidstone)",
+                                                               k=numbers.localized(f"{float(k):g}"))
+    return _(SMOOTHING_NAMES[smoothing])
 
 
 def nats_to_bits(nats: float) -> float:
@@ -170,7 +173,7 @@ def _order_stats(a: np.ndarray, start: np.ndarray) -> OrderStats:
 def check_order(n: int, limit: int = limits.MAX_NGRAM_ORDER) -> int:
     """n as an int, if it is a whole number from 1 to `limit` (a student's models: MAX_NGRAM_ORDER)."""
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= limit:
-        raise ValueError(f"n must be a whole number from 1 to {limit}.")
+        raise ValueError(_("n must be a whole number from 1 to {limit}.", limit=limit))
     return int(n)
 
 
@@ -198,8 +201,8 @@ def count_ngrams(ids, max_order: int, vocab_size: int | None = None, *,
     max_order = check_order(max_order, limit)
     ids = check_ids(ids, vocab_size, limit=limits.MAX_NGRAM_TOKENS, reader="an n-gram model")
     if ids.size < max_order:
-        raise ValueError(f"The text has only {ids.size} token(s); a {max_order}-gram needs at least "
-                         f"{max_order}. Use a longer text or a smaller n.")
+        raise ValueError(_("The text has only {size} token(s); a {order}-gram needs at least {order}. Use a longer "
+                           "text or a smaller n.", size=ids.size, order=max_order))
     V = int(vocab_size if vocab_size is not None else ids.max() + 1)
     N = ids.size
     order = lexicographic_order(ids, max_order, V)
@@ -316,9 +319,11 @@ class NGramModel:
                  *, limit: int = limits.MAX_NGRAM_ORDER):
         self.n = check_order(n, limit)
         if smoothing not in SMOOTHINGS:
-            raise ValueError(f"Smoothing must be one of {', '.join(SMOOTHINGS)}; not {smoothing!r}.")
+            raise ValueError(_("Smoothing must be one of {names}; not {smoothing}.", names=", ".join(SMOOTHINGS),
+                               smoothing=repr(smoothing)))
         if smoothing == "add-k" and not (isinstance(k, (int, float)) and 0 < k <= limits.MAX_ADD_K):
-            raise ValueError(f"k of add-k smoothing must be more than 0 and at most {limits.MAX_ADD_K:g}.")
+            raise ValueError(_("k of add-k smoothing must be more than 0 and at most {limit}.",
+                               limit=numbers.localized(f"{limits.MAX_ADD_K:g}")))
         self.smoothing = smoothing
         self.k = float(k)
         self.tokenizer = tokenizer
@@ -329,7 +334,7 @@ class NGramModel:
     @property
     def name(self) -> str:
         extra = f", k={self.k:g}" if self.smoothing == "add-k" else ""
-        return f"{self.n}-gram ({SMOOTHING_NAMES[self.smoothing]}{extra})"
+        return _("{n}-gram ({smoothing})", n=self.n, smoothing=_(SMOOTHING_NAMES[self.smoothing]) + extra)
 
     @property
     def vocab_size(self) -> int:
@@ -349,8 +354,9 @@ class NGramModel:
         """A model of order n <= ngrams.max_order sharing counts already made (no recounting)."""
         model = cls(n, smoothing, k, tokenizer, limit=max(ngrams.max_order, limits.MAX_NGRAM_ORDER))
         if model.n > ngrams.max_order:
-            raise ValueError(f"These counts go up to {ngrams.max_order}-grams (the text has {ngrams.n_tokens:,} "
-                             f"tokens); n = {n} needs more. Choose a smaller n or a longer text.")
+            raise ValueError(_("These counts go up to {order}-grams (the text has {tokens} tokens); n = {n} needs "
+                               "more. Choose a smaller n or a longer text.", order=ngrams.max_order,
+                               tokens=numbers.grouped(ngrams.n_tokens), n=n))
         model.ngrams = ngrams
         return model
 
@@ -464,7 +470,7 @@ class NGramModel:
         x = check_ids(ids, V, limit=limits.MAX_NGRAM_TOKENS, reader="an n-gram model")
         L = x.size
         if L < 2:
-            raise ValueError("Scoring needs at least two tokens: one to predict from and one to predict.")
+            raise ValueError(_("Scoring needs at least two tokens: one to predict from and one to predict."))
         t = np.arange(1, L)
         if dense is None or len(dense) <= self.n:
             dense = ngrams.dense_ids(x, self.n)
@@ -514,7 +520,8 @@ class NGramModel:
         """
         ngrams = self.fitted()
         if not isinstance(length, (int, np.integer)) or not 0 <= length <= limits.MAX_SAMPLE_TOKENS:
-            raise ValueError(f"Sample length must be a whole number from 0 to {limits.MAX_SAMPLE_TOKENS:,}.")
+            raise ValueError(_("Sample length must be a whole number from 0 to {limit}.",
+                               limit=numbers.grouped(limits.MAX_SAMPLE_TOKENS)))
         check_temperature(temperature)
         if temperature > limits.MAX_TEMPERATURE:
             raise ValueError(f"Temperature {temperature:g} is beyond the limit of {limits.MAX_TEMPERATURE:g}; "
@@ -532,7 +539,7 @@ class NGramModel:
         width = self.n - 1
         context = tuple(history[max(0, len(history) - width):]) if width else ()
         found = ngrams.context_ids(context)  # dense ids of the context's suffixes, kept up to date
-        for _ in range(length):
+        for _step in range(length):
             if chain is not None:
                 token = chain.draw(found, rng)
             else:
@@ -619,7 +626,7 @@ class ChainSampler:
 
     def draw(self, found: list[int], rng: np.random.Generator) -> int:
         """One token after the context whose suffixes have dense ids `found` (see NGramCounts.context_ids)."""
-        for _, (ids, cumulative, stay, _) in self.walk(found):
+        for _order, (ids, cumulative, stay, _probs) in self.walk(found):
             if stay >= 1.0 or rng.random() < stay:
                 i = int(cumulative.searchsorted(rng.random() * cumulative[-1], side="right"))
                 return int(ids[min(i, ids.size - 1)])
@@ -650,7 +657,7 @@ class TemperedChain:
         """p(tokens) at the level whose links (from its top down) are `links`."""
         p = np.zeros(tokens.size)
         weight = 1.0
-        for _, (ids, _, stay, probs) in links:
+        for _order, (ids, _sums, stay, probs) in links:
             at = np.minimum(ids.searchsorted(tokens), ids.size - 1)
             p += weight * stay * np.where(ids[at] == tokens, probs[at], 0.0)
             weight *= 1.0 - stay
@@ -860,7 +867,7 @@ class TransitionTable:
 def transition_table(ngrams: NGramCounts, top: int = 20) -> TransitionTable:
     """The bigram table restricted to the `top` most frequent tokens."""
     if ngrams.max_order < 2:
-        raise ValueError("A transition table needs bigram counts (n of 2 or more).")
+        raise ValueError(_("A transition table needs bigram counts (n of 2 or more)."))
     V = ngrams.vocab_size
     unigram = np.zeros(V, dtype=np.int64)
     unigram[ngrams.keys[1]] = ngrams.counts[1]
@@ -904,26 +911,29 @@ def held_out_sentences(rows: list[HeldOutRow], k: float = HELD_OUT_K) -> list[st
         name = smoothing_name(smoothing, k)
         finite = [(n, b) for n, b in curve if math.isfinite(b)]
         if not finite:
-            sentences.append(f"**{name}**: infinite at every n, because at every n some held-out n-gram was "
-                             "never counted, so it gets probability 0.")
+            sentences.append(_("**{name}**: infinite at every n, because at every n some held-out n-gram was never "
+                               "counted, so it gets probability 0.", name=name))
             continue
         best_n, best_bits = min(finite, key=lambda nb: nb[1])
         last_n = curve[-1][0]
-        text = f"**{name}**: lowest at n = {best_n} ({best_bits:.3f} bits per token)"
+        said = {"name": name, "best_n": best_n, "best_bits": numbers.fixed(best_bits)}
         flat = [n for n, b in finite if b - best_bits <= FLAT_BITS]
         higher = [(n, b) for n, b in curve if n > best_n]
         if best_n == last_n:
-            text += ", still falling at the largest n shown"
-        elif len(flat) > 1 and all(n in flat for n, _ in higher):
-            text += (f"; from n = {min(flat)} to {last_n} it stays within {FLAT_BITS} bits of that: more context "
-                     "stops helping, because longer contexts were seen too rarely and the model falls back on "
-                     "shorter ones")
+            text = _("**{name}**: lowest at n = {best_n} ({best_bits} bits per token), still falling at the largest "
+                     "n shown.", **said)
+        elif len(flat) > 1 and all(n in flat for n, _b in higher):
+            text = _("**{name}**: lowest at n = {best_n} ({best_bits} bits per token); from n = {first} to {last} it "
+                     "stays within {flat} bits of that: more context stops helping, because longer contexts were "
+                     "seen too rarely and the model falls back on shorter ones.", **said, first=min(flat),
+                     last=last_n, flat=numbers.localized(f"{FLAT_BITS}"))
         else:
             worst_n, worst_bits = higher[-1]
-            shown = "infinite" if math.isinf(worst_bits) else f"{worst_bits:.3f}"
-            text += (f", then worse with more context (n = {worst_n}: {shown}): the counts run out and "
-                     "the unseen entries take more of the probability")
-        sentences.append(text + ".")
+            shown = _("infinite") if math.isinf(worst_bits) else numbers.fixed(worst_bits)
+            text = _("**{name}**: lowest at n = {best_n} ({best_bits} bits per token), then worse with more context "
+                     "(n = {worst_n}: {worst}): the counts run out and the unseen entries take more of the "
+                     "probability.", **said, worst_n=worst_n, worst=shown)
+        sentences.append(text)
     return sentences
 
 
@@ -940,8 +950,8 @@ def held_out_rows(ngrams: NGramCounts, held_out_ids, orders: Sequence[int] = ran
     held_out = check_ids(held_out_ids, ngrams.vocab_size, limit=limits.MAX_NGRAM_TOKENS,
                          reader="an n-gram model")
     if held_out.size < 2:
-        raise ValueError("The held-out part of the text (its last 10%, cut at a line break) has fewer than two "
-                         "tokens to score. Use a longer text with several lines.")
+        raise ValueError(_("The held-out part of the text (its last 10%, cut at a line break) has fewer than two "
+                           "tokens to score. Use a longer text with several lines."))
     dense = ngrams.dense_ids(held_out, max(orders))
     rows = []
     for n in orders:
@@ -960,8 +970,8 @@ def prompt_ids(tokenizer: Tokenizer, text: str) -> list[int]:
         missing = list(unknown(text))
         if missing:
             shown = ", ".join(repr(w) for w in missing[:5])
-            raise ValueError(f"The prompt uses {len(missing)} token(s) the corpus never does ({shown}); "
-                             "an n-gram model has no counts for them. Use words from the text.")
+            raise ValueError(_("The prompt uses {count} token(s) the corpus never does ({shown}); an n-gram model "
+                               "has no counts for them. Use words from the text.", count=len(missing), shown=shown))
     return tokenizer.encode(text)
 
 
@@ -1000,21 +1010,29 @@ class Loop:
         return (self.end - self.start) / self.period
 
 
-def loop_sentence(loop: Loop, n: int, temperature: float, unit: str = "token(s)") -> str:
+def loop_sentence(loop: Loop, n: int, temperature: float, unit: str | None = None) -> str:
     """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): the model
     sees only its last n - 1 tokens, so when they come round again it is back where it was and cannot tell it has
     written this before (the chapter's reason); what makes it take the same way again is the temperature: always at
     τ = 0, more often the lower τ is below 1."""
-    context = f"its last {n - 1} {unit}" if n > 1 else "no token before it at all"
-    text = (f"a loop of {loop.period} {unit} repeated {loop.repeats:.1f} times. The model sees only {context}: once "
-            "they come round again it is back where it was, and cannot see that it has written this before")
+    said = {"period": loop.period, "repeats": numbers.fixed(loop.repeats, 1), "before": n - 1,
+            "unit": _("token(s)") if unit is None else unit}    # unit: "token(s)" or "character(s)", translated
+    if n > 1:
+        text = _("a loop of {period} {unit} repeated {repeats} times. The model sees only its last {before} {unit}: "
+                 "once they come round again it is back where it was, and cannot see that it has written this before",
+                 **said)
+    else:
+        text = _("a loop of {period} {unit} repeated {repeats} times. The model sees only no token before it at all: "
+                 "once they come round again it is back where it was, and cannot see that it has written this before",
+                 **said)
     if temperature == 0:
-        text += ("; at τ = 0 it always takes the likeliest next token, so it goes the same way round every time. "
-                 "A longer context takes longer to come round again")
-    elif temperature < 1:
-        text += (f"; at τ = {temperature:g} the likeliest next token gets even more of the probability than the "
-                 "counts give it, so the sample takes the same way round again")
-    return text + "."
+        return _("{sentence}; at τ = 0 it always takes the likeliest next token, so it goes the same way round every "
+                 "time. A longer context takes longer to come round again.", sentence=text)
+    if temperature < 1:
+        return _("{sentence}; at τ = {tau} the likeliest next token gets even more of the probability than the "
+                 "counts give it, so the sample takes the same way round again.", sentence=text,
+                 tau=numbers.localized(f"{temperature:g}"))
+    return _("{sentence}.", sentence=text)
 
 
 def find_loop(tokens: Sequence, min_period: int = 1, min_length: int = 8) -> Loop | None:

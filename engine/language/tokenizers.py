@@ -27,7 +27,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import regex
 
-from engine import limits
+from engine import limits, numbers
+from engine.i18n import N_, _
 from engine.lm import check_ids
 
 # GPT-2's pre-tokenizer: contractions, a word with its leading space, a number with its
@@ -38,14 +39,14 @@ GPT2_PATTERN = regex.compile(
 
 def _check_text(text: str, what: str = "The text") -> str:
     if not isinstance(text, str):
-        raise ValueError(f"{what} must be a string of characters.")
+        raise ValueError(_("{what} must be a string of characters.", what=what))
     return text
 
 
 def _describe(characters: Iterable[str]) -> str:
     shown = sorted(set(characters))
     listed = ", ".join(repr(c) for c in shown[:5])
-    return listed + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
+    return _("{listed} and {more} more", listed=listed, more=len(shown) - 5) if len(shown) > 5 else listed
 
 
 # --- characters -----------------------------------------------------------------------------
@@ -86,8 +87,8 @@ class CharTokenizer:
             return [index[c] for c in text]
         except KeyError:
             unknown = set(text) - set(index)
-            raise ValueError(f"The text has characters this vocabulary never saw: {_describe(unknown)}. "
-                             "Remove them or build the vocabulary from a text that contains them.") from None
+            raise ValueError(_("The text has characters this vocabulary never saw: {unknown}. Remove them or build "
+                               "the vocabulary from a text that contains them.", unknown=_describe(unknown))) from None
 
     def decode(self, ids: Sequence[int]) -> str:
         return "".join(self.vocabulary[i] for i in check_ids(ids, self.vocab_size).tolist())
@@ -142,7 +143,7 @@ class WordTokenizer:
         """Vocabulary = "<unk>" then the words of `text`, most frequent first (ties alphabetical)."""
         pieces = split_words(text)
         if not pieces:
-            raise ValueError("The text has no words: a word vocabulary needs at least one.")
+            raise ValueError(_("The text has no words: a word vocabulary needs at least one."))
         ranked = sorted(Counter(pieces).items(), key=lambda item: (-item[1], item[0]))
         if max_vocab is not None:
             ranked = ranked[:max(max_vocab - 1, 0)]
@@ -238,7 +239,7 @@ class BPETokenizer:
         are gone, so vocab_size counts only the kept ones.
         """
         if not 0 <= n_merges <= len(self.merges):
-            raise ValueError(f"This tokenizer has {len(self.merges)} merges; choose 0 to {len(self.merges)}.")
+            raise ValueError(_("This tokenizer has {merges} merges; choose 0 to {merges}.", merges=len(self.merges)))
         kept = self.merges[:n_merges]
         top = max([*self.byte_ids, *(m.new_id for m in kept)]) + 1
         token_bytes = self.token_bytes[:top]
@@ -328,12 +329,12 @@ def train_bpe(text: str, n_merges: int) -> BPETokenizer:
     """
     _check_text(text)
     if not text.strip():
-        raise ValueError("BPE needs some text to learn from; this one is empty.")
+        raise ValueError(_("BPE needs some text to learn from; this one is empty."))
     if len(text) > limits.MAX_BPE_TRAIN_CHARS:
-        raise ValueError(f"BPE training reads at most {limits.MAX_BPE_TRAIN_CHARS:,} characters; "
-                         f"this text has {len(text):,}.")
+        raise ValueError(_("BPE training reads at most {limit} characters; this text has {size}.",
+                           limit=numbers.grouped(limits.MAX_BPE_TRAIN_CHARS), size=numbers.grouped(len(text))))
     if not 0 <= n_merges <= limits.MAX_BPE_MERGES:
-        raise ValueError(f"Choose between 0 and {limits.MAX_BPE_MERGES:,} merges.")
+        raise ValueError(_("Choose between 0 and {limit} merges.", limit=numbers.grouped(limits.MAX_BPE_MERGES)))
 
     piece_counts = Counter(GPT2_PATTERN.findall(text))
     words = [list(piece.encode("utf-8")) for piece in piece_counts]
@@ -434,6 +435,8 @@ def gpt2_tokenizer() -> BPETokenizer:
 # --- one tokenizer per level, for the n-gram pages ----------------------------------------------
 
 LEVELS = ("characters", "words", "BPE")
+# the levels as a page shows them (the link keeps LEVELS, in English): `_(LEVEL_NAMES[level])`
+LEVEL_NAMES = {"characters": N_("characters"), "words": N_("words"), "BPE": "BPE"}
 CORPUS_BPE_MERGES = 500          # merges of the BPE that n-gram models of the corpus use
 CORPUS_BPE_TRAIN_CHARS = 200_000  # ... learned from the first this-many characters of the training text
 
@@ -503,10 +506,11 @@ def check_typed_text(text: str) -> str:
     """Text typed to be tokenized: not empty, not only spaces, within MAX_TOKENIZE_CHARS."""
     _check_text(text)
     if not text.strip():
-        raise ValueError("Type some text first: it is empty (or only spaces).")
+        raise ValueError(_("Type some text first: it is empty (or only spaces)."))
     if len(text) > limits.MAX_TOKENIZE_CHARS:
-        raise ValueError(f"That text has {len(text):,} characters; the Tokens page shows at most "
-                         f"{limits.MAX_TOKENIZE_CHARS:,}. Paste a shorter passage.")
+        raise ValueError(_("That text has {size} characters; the Tokens page shows at most {limit}. Paste a shorter "
+                           "passage.", size=numbers.grouped(len(text)),
+                           limit=numbers.grouped(limits.MAX_TOKENIZE_CHARS)))
     return text
 
 

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from engine.i18n import _
 from engine import limits
 from engine.lm import LanguageModel, bits_per_character, check_temperature, context_reader, draw
 
@@ -43,18 +44,20 @@ class Generation:
 
 def check_sampling(length: int, temperature: float, top_k: int | None) -> None:
     if not isinstance(length, (int, np.integer)) or not 1 <= length <= limits.MAX_GENERATE_TOKENS:
-        raise ValueError(f"Generate between 1 and {limits.MAX_GENERATE_TOKENS} tokens; asked for {length}.")
+        raise ValueError(_("Generate between 1 and {most} tokens; asked for {asked}.", most=limits.MAX_GENERATE_TOKENS,
+                           asked=length))
     check_temperature(temperature, limits.MAX_TEMPERATURE)
     if top_k is not None and top_k < 1:
-        raise ValueError("top-k must keep at least one token.")
+        raise ValueError(_("top-k must keep at least one token."))
 
 
 def encode_prompt(lm: LanguageModel, prompt: str) -> list[int]:
     """The prompt's ids under the model's tokenizer; an empty or over-long prompt says why."""
     if not prompt:
-        raise ValueError("The prompt is empty: type a few characters for the models to continue.")
+        raise ValueError(_("The prompt is empty: type a few characters for the models to continue."))
     if len(prompt) > limits.MAX_PROMPT_CHARS:
-        raise ValueError(f"The prompt has {len(prompt)} characters; the limit is {limits.MAX_PROMPT_CHARS}.")
+        raise ValueError(_("The prompt has {n} characters; the limit is {most}.", n=len(prompt),
+                           most=limits.MAX_PROMPT_CHARS))
     return lm.tokenizer.encode(prompt)
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from engine import markup
+from engine.i18n import _
 from engine.numbers import fixed, worked
 
 NATS_PER_BIT = math.log(2)
@@ -51,34 +52,49 @@ def ladder_sentences(bars: list[Bar], shipped: str = "shipped transformer") -> l
         return []
     ranked = sorted(bars, key=lambda b: b.bits_per_char)
     names = [markup.markdown(bar.model) for bar in ranked]     # a model brought along is named by its file
-    sentences = [f"Best on this text: **{names[0]}**, {ranked[0].bits_per_char:.3f} bits per character"
-                 + (f"; then {names[1]} ({ranked[1].bits_per_char:.3f})" if len(ranked) > 1 else "") + "."]
+    if len(ranked) > 1:
+        sentences = [_("Best on this text: **{best}**, {bits} bits per character; then {next} ({next_bits}).",
+                       best=names[0], bits=fixed(ranked[0].bits_per_char), next=names[1],
+                       next_bits=fixed(ranked[1].bits_per_char))]
+    else:
+        sentences = [_("Best on this text: **{best}**, {bits} bits per character.", best=names[0],
+                       bits=fixed(ranked[0].bits_per_char))]
     top_is_gram = ranked[0].order is not None
     stop = where_orders_stop_helping(bars)
     if stop is not None:
         top, after = stop
-        text = (f"More context helps the n-grams up to the **{top.order}-gram**" if top_is_gram else
-                f"Among the n-grams, the **{top.order}-gram** is best ({top.bits_per_char:.3f})")
+        params = dict(n=top.order, bits=fixed(top.bits_per_char))
         if after is not None:
-            text += (f"; the {after.order}-gram scores {after.bits_per_char:.3f}: beyond {top.order - 1} characters "
-                     "of context, most contexts were seen too rarely to trust, so more context stops helping")
-        sentences.append(text + ".")
+            params |= dict(after=after.order, after_bits=fixed(after.bits_per_char), context=top.order - 1)
+            sentences.append(
+                _("More context helps the n-grams up to the **{n}-gram**; the {after}-gram scores {after_bits}: beyond "
+                  "{context} characters of context, most contexts were seen too rarely to trust, so more context "
+                  "stops helping.", **params) if top_is_gram else
+                _("Among the n-grams, the **{n}-gram** is best ({bits}); the {after}-gram scores {after_bits}: beyond "
+                  "{context} characters of context, most contexts were seen too rarely to trust, so more context "
+                  "stops helping.", **params))
+        else:
+            sentences.append(_("More context helps the n-grams up to the **{n}-gram**.", **params) if top_is_gram
+                             else _("Among the n-grams, the **{n}-gram** is best ({bits}).", **params))
     model = next((b for b in bars if b.model == shipped), None)
     if model is not None and stop is not None:
         top = stop[0]
         # the difference of the two printed figures (3 decimals), so that a student's subtraction gives it
         gap = worked(lambda best_gram, ours: best_gram - ours, top.bits_per_char, model.bits_per_char, digits=3)
         if gap > 0:
-            sentences.append(f"The {shipped} beats the best n-gram by **{fixed(gap)} bits** "
-                             f"({fixed(gap * NATS_PER_BIT)} nats) per character.")
+            sentences.append(_("The {model} beats the best n-gram by **{bits} bits** ({nats} nats) per character.",
+                               model=shipped, bits=fixed(gap), nats=fixed(gap * NATS_PER_BIT)))
         elif gap == 0:
-            sentences.append(f"The {shipped} and the best n-gram tie to 3 decimals "
-                             f"({fixed(model.bits_per_char)} bits per character).")
+            sentences.append(_("The {model} and the best n-gram tie to 3 decimals ({bits} bits per character).",
+                               model=shipped, bits=fixed(model.bits_per_char)))
         else:
-            sentences.append(f"The {shipped} does **not** beat the best n-gram: it is {fixed(-gap)} bits "
-                             f"({fixed(-gap * NATS_PER_BIT)} nats) per character behind the {top.order}-gram.")
+            sentences.append(_("The {model} does **not** beat the best n-gram: it is {bits} bits ({nats} nats) per "
+                               "character behind the {n}-gram.", model=shipped, bits=fixed(-gap),
+                               nats=fixed(-gap * NATS_PER_BIT), n=top.order))
     live = best(bars, "your live runs")
     if live is not None and stop is not None:
-        verdict = "beats" if live.bits_per_char < stop[0].bits_per_char else "does not yet beat"
-        sentences.append(f"Your best live run ({live.bits_per_char:.3f}) {verdict} the best n-gram.")
+        bits = fixed(live.bits_per_char)
+        sentences.append(_("Your best live run ({bits}) beats the best n-gram.", bits=bits)
+                         if live.bits_per_char < stop[0].bits_per_char else
+                         _("Your best live run ({bits}) does not yet beat the best n-gram.", bits=bits))
     return sentences

@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from engine.i18n import _, ngettext
 from engine.lm import Tokenizer, draw
 from engine.transformer.model import LayerCache, TransformerLM
 
@@ -41,7 +42,7 @@ class TransformerLanguageModel:
         """The last context_length ids of the context: what the model reads; a sentence if there are none."""
         ids = list(context)[-self.model.config.context_length:]
         if not ids:
-            raise ValueError("The transformer needs at least one token of context (a prompt) to go on.")
+            raise ValueError(_("The transformer needs at least one token of context (a prompt) to go on."))
         return ids
 
     def reader(self) -> "CachedReader":
@@ -53,7 +54,7 @@ class TransformerLanguageModel:
         """Mean -ln P(w_t | w_<t) over ids[1:], windows of context_length that overlap by one token."""
         ids = torch.as_tensor(list(ids), dtype=torch.long)
         if ids.numel() < 2:
-            raise ValueError("Held-out text must be at least two tokens long to score a prediction.")
+            raise ValueError(_("Held-out text must be at least two tokens long to score a prediction."))
         T = self.model.config.context_length
         starts = list(range(0, ids.numel() - 1, T))
         total, count = 0.0, 0
@@ -126,14 +127,25 @@ class CachedReader:
         return torch.softmax(logits[0, -1].double(), dim=-1).numpy()
 
 
-def window_sentence(lm: TransformerLanguageModel, unit: str = "characters") -> str:
-    """How a generation reads this model's context window, as the Generate page says it."""
-    start = (f"A transformer reads at most its context window (this one: the last {lm.model.config.context_length} "
-             f"{unit}). While prompt and sample fit in it, each step runs only the new token (the keys and values "
-             "of the earlier ones are kept); ")
+def window_sentence(lm: TransformerLanguageModel) -> str:
+    """How a generation reads this model's context window (of characters), as the Generate page says it."""
+    n = lm.model.config.context_length
     if lm.rolling_cache:
-        return start + ("past it, the oldest key and value leave every block's cache and each step still runs one "
-                        "token: with rotary positions a score depends only on how far apart two tokens are, so the "
-                        "kept keys stay valid (sliding-window attention, as in Mistral).")
-    return start + ("past it the window slides, every position moves, and each step is a whole pass again, several "
-                    "times slower.")
+        return ngettext(
+            "A transformer reads at most its context window (this one: the last {n} character). While prompt and "
+            "sample fit in it, each step runs only the new token (the keys and values of the earlier ones are kept); "
+            "past it, the oldest key and value leave every block's cache and each step still runs one token: with "
+            "rotary positions a score depends only on how far apart two tokens are, so the kept keys stay valid "
+            "(sliding-window attention, as in Mistral).",
+            "A transformer reads at most its context window (this one: the last {n} characters). While prompt and "
+            "sample fit in it, each step runs only the new token (the keys and values of the earlier ones are kept); "
+            "past it, the oldest key and value leave every block's cache and each step still runs one token: with "
+            "rotary positions a score depends only on how far apart two tokens are, so the kept keys stay valid "
+            "(sliding-window attention, as in Mistral).", n)
+    return ngettext(
+        "A transformer reads at most its context window (this one: the last {n} character). While prompt and sample "
+        "fit in it, each step runs only the new token (the keys and values of the earlier ones are kept); past it the "
+        "window slides, every position moves, and each step is a whole pass again, several times slower.",
+        "A transformer reads at most its context window (this one: the last {n} characters). While prompt and sample "
+        "fit in it, each step runs only the new token (the keys and values of the earlier ones are kept); past it the "
+        "window slides, every position moves, and each step is a whole pass again, several times slower.", n)

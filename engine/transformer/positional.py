@@ -16,7 +16,8 @@ import numpy as np
 
 from engine import limits
 from engine.attention.mechanism import SelfAttentionResult, check_matrix, self_attention
-from engine.numbers import alike
+from engine.i18n import _, pgettext
+from engine.numbers import alike, localized
 
 ENCODINGS = ("none", "sinusoidal", "learned")
 SINUSOID_BASE = 10_000.0
@@ -27,9 +28,11 @@ LEARNED_STD = np.sqrt(0.5)  # a learned row then has the same expected squared l
 
 def _check_table_size(T: int, d: int) -> None:
     if not isinstance(T, (int, np.integer)) or not 1 <= T <= limits.MAX_POSITIONS:
-        raise ValueError(f"The number of positions T must be a whole number from 1 to {limits.MAX_POSITIONS}; got {T}.")
+        raise ValueError(_("The number of positions T must be a whole number from 1 to {most}; got {T}.",
+                           most=limits.MAX_POSITIONS, T=T))
     if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_ENCODING_DIM:
-        raise ValueError(f"The encoding width d must be a whole number from 1 to {limits.MAX_ENCODING_DIM}; got {d}.")
+        raise ValueError(_("The encoding width d must be a whole number from 1 to {most}; got {d}.",
+                           most=limits.MAX_ENCODING_DIM, d=d))
 
 
 def sinusoid_frequencies(d: int, base: float = SINUSOID_BASE) -> np.ndarray:
@@ -46,8 +49,9 @@ def sinusoidal_encoding(T: int, d: int, base: float = SINUSOID_BASE) -> np.ndarr
     _check_table_size(T, d)
     base = float(base)
     if not np.isfinite(base) or not limits.MIN_SINUSOID_BASE <= base <= limits.MAX_SINUSOID_BASE:
-        raise ValueError(f"The sinusoid base must be between {limits.MIN_SINUSOID_BASE:g} and "
-                         f"{limits.MAX_SINUSOID_BASE:g}; got {base:g}.")
+        raise ValueError(_("The sinusoid base must be between {low} and {high}; got {base}.",
+                           low=localized(f"{limits.MIN_SINUSOID_BASE:g}"),
+                           high=localized(f"{limits.MAX_SINUSOID_BASE:g}"), base=localized(f"{base:g}")))
     angles = np.arange(T)[:, None] * sinusoid_frequencies(d, base)[None, :]   # (T, ceil(d/2))
     table = np.empty((T, d))
     table[:, 0::2] = np.sin(angles)
@@ -63,7 +67,7 @@ def learned_encoding(T: int, d: int, seed: int = 0) -> np.ndarray:
     """
     _check_table_size(T, d)
     if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"The seed must be a whole number, 0 or more; got {seed}.")
+        raise ValueError(_("The seed must be a whole number, 0 or more; got {seed}.", seed=seed))
     table = np.random.default_rng(int(seed)).normal(0.0, LEARNED_STD, size=(limits.MAX_POSITIONS, d))
     return table[:T]
 
@@ -77,7 +81,8 @@ def positional_encoding(kind: str, T: int, d: int, *, seed: int = 0, base: float
         return sinusoidal_encoding(T, d, base)
     if kind == "learned":
         return learned_encoding(T, d, seed)
-    raise ValueError(f"Unknown positional encoding '{kind}'; choose one of: {', '.join(ENCODINGS)}.")
+    raise ValueError(_("Unknown positional encoding '{kind}'; choose one of: {choices}.", kind=kind,
+                       choices=", ".join(ENCODINGS)))
 
 
 # --- dot products by offset ---------------------------------------------------------------
@@ -120,10 +125,10 @@ def check_permutation(perm, T: int) -> np.ndarray:
             raise TypeError
         order = order.astype(int)
     except (TypeError, ValueError):
-        raise ValueError("A permutation is a list of whole-number positions.") from None
+        raise ValueError(_("A permutation is a list of whole-number positions.")) from None
     if order.ndim != 1 or order.size != T or sorted(order.tolist()) != list(range(T)):
-        raise ValueError(f"The new order must use each of the {T} positions 0 .. {T - 1} exactly once; "
-                         f"got {order.tolist()}.")
+        raise ValueError(_("The new order must use each of the {T} positions 0 .. {last} exactly once; got {order}.",
+                           T=T, last=T - 1, order=order.tolist()))
     return order
 
 
@@ -137,9 +142,10 @@ def permutation_between(original: list[str], shuffled: list[str]) -> np.ndarray:
             w for w in set(original) if original.count(w) > shuffled.count(w))
         extra = sorted(set(shuffled) - set(original)) or sorted(
             w for w in set(shuffled) if shuffled.count(w) > original.count(w))
-        raise ValueError("The second sentence must use exactly the same words as the first, in any order "
-                         f"(the same bag). Missing or too few: {', '.join(missing) or 'none'}; "
-                         f"extra: {', '.join(extra) or 'none'}.")
+        nothing = pgettext("words", "none")
+        raise ValueError(_("The second sentence must use exactly the same words as the first, in any order (the same "
+                           "bag). Missing or too few: {missing}; extra: {extra}.",
+                           missing=", ".join(missing) or nothing, extra=", ".join(extra) or nothing))
     remaining: dict[str, list[int]] = {}
     for t, word in enumerate(original):
         remaining.setdefault(word, []).append(t)
@@ -149,7 +155,7 @@ def permutation_between(original: list[str], shuffled: list[str]) -> np.ndarray:
 def random_permutation(T: int, seed: int) -> np.ndarray:
     """A shuffle of 0 .. T-1 drawn with this seed; never the identity when T > 1."""
     if not isinstance(T, (int, np.integer)) or not 1 <= T <= limits.MAX_TOKENS:
-        raise ValueError(f"A shuffle needs between 1 and {limits.MAX_TOKENS} tokens; got {T}.")
+        raise ValueError(_("A shuffle needs between 1 and {most} tokens; got {T}.", most=limits.MAX_TOKENS, T=T))
     rng = np.random.default_rng(int(seed))
     order = rng.permutation(T)
     while T > 1 and np.array_equal(order, np.arange(T)):
@@ -201,15 +207,15 @@ def permutation_check(x, perm, encoding="none", *, W_q=None, W_k=None, W_v=None,
     order = check_permutation(perm, T)
     strength = float(strength)
     if not np.isfinite(strength) or not 0.0 <= strength <= limits.MAX_ENCODING_STRENGTH:
-        raise ValueError(f"The encoding strength must be between 0 and {limits.MAX_ENCODING_STRENGTH:g}; "
-                         f"got {strength:g}.")
+        raise ValueError(_("The encoding strength must be between 0 and {most}; got {strength}.",
+                           most=localized(f"{limits.MAX_ENCODING_STRENGTH:g}"), strength=localized(f"{strength:g}")))
     if isinstance(encoding, str):
         P = positional_encoding(encoding, T, d, seed=seed, base=base)
     else:
         P = check_matrix(encoding, "The encoding table", max_rows=limits.MAX_POSITIONS)
         if P.shape != X.shape:
-            raise ValueError(f"The encoding must have one row per token and one column per dimension, "
-                             f"{T} x {d}; it is {P.shape[0]} x {P.shape[1]}.")
+            raise ValueError(_("The encoding must have one row per token and one column per dimension, {T} x {d}; it "
+                               "is {rows} x {cols}.", T=T, d=d, rows=P.shape[0], cols=P.shape[1]))
     P = strength * P
     original = self_attention(X + P, W_q, W_k, W_v, scale=scale, causal=causal)
     shuffled = self_attention(X[order] + P, W_q, W_k, W_v, scale=scale, causal=causal)

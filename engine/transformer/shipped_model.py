@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.i18n import _
 from engine import limits
 
 SHIPPED_CHECKPOINT = Path(files("engine.transformer") / "data" / "shakespeare_char")   # .safetensors + .json
@@ -62,13 +63,13 @@ def head_weights(model, tokenizer, text: str) -> HeadWeights:
     import torch
 
     if not text:
-        raise ValueError("The text is empty: type a few characters, for example 'To be, or not to be'.")
+        raise ValueError(_("The text is empty: type a few characters, for example 'To be, or not to be'."))
     if len(text) > limits.MAX_HEAD_VIEW_CHARS:
-        raise ValueError(f"The text has {len(text)} characters; the limit here is {limits.MAX_HEAD_VIEW_CHARS} "
-                         "(every head draws a T x T grid).")
+        raise ValueError(_("The text has {n} characters; the limit here is {most} (every head draws a T x T grid).",
+                           n=len(text), most=limits.MAX_HEAD_VIEW_CHARS))
     ids = tokenizer.encode(text)              # ValueError naming a character the model never saw
     if len(ids) > model.config.context_length:
-        raise ValueError(f"The model reads at most {model.config.context_length} characters at once.")
+        raise ValueError(_("The model reads at most {n} characters at once.", n=model.config.context_length))
     trace = model.trace(torch.tensor([ids]))
     weights = torch.stack([w[0] for w in trace.attention_weights]).numpy().astype(float)   # (L, h, T, T)
     T = weights.shape[-1]

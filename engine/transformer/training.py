@@ -21,6 +21,8 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from engine.i18n import _
+from engine.numbers import grouped
 from engine import limits
 from engine.transformer.config import TransformerConfig, count_parameters
 from engine.transformer.model import TransformerLM
@@ -46,17 +48,19 @@ def check_trainable(config: TransformerConfig, train: TrainConfig) -> None:
     """Refuse, with a sentence, a live run too large for a CPU shared by a class."""
     total = count_parameters(config).total
     if total > limits.MAX_TRAIN_PARAMETERS:
-        raise ValueError(f"This model has {total:,} parameters; live training here is limited to "
-                         f"{limits.MAX_TRAIN_PARAMETERS:,}. Make it narrower or shallower.")
+        raise ValueError(_("This model has {n} parameters; live training here is limited to {most}. Make it "
+                           "narrower or shallower.", n=grouped(total), most=grouped(limits.MAX_TRAIN_PARAMETERS)))
     if config.d_model > limits.MAX_TRAIN_D_MODEL:
-        raise ValueError(f"A width of {config.d_model} is beyond the {limits.MAX_TRAIN_D_MODEL} trained live here.")
+        raise ValueError(_("A width of {d} is beyond the {most} trained live here.", d=config.d_model,
+                           most=limits.MAX_TRAIN_D_MODEL))
     if config.n_layers > limits.MAX_TRAIN_LAYERS:
-        raise ValueError(f"{config.n_layers} blocks are beyond the {limits.MAX_TRAIN_LAYERS} trained live here.")
+        raise ValueError(_("{n} blocks are beyond the {most} trained live here.", n=config.n_layers,
+                           most=limits.MAX_TRAIN_LAYERS))
     if config.context_length > limits.MAX_TRAIN_CONTEXT:
-        raise ValueError(f"A context of {config.context_length} tokens is beyond the {limits.MAX_TRAIN_CONTEXT} "
-                         "trained live here.")
+        raise ValueError(_("A context of {n} tokens is beyond the {most} trained live here.",
+                           n=config.context_length, most=limits.MAX_TRAIN_CONTEXT))
     if train.max_seconds is not None and train.max_seconds > limits.MAX_TRAIN_SECONDS:
-        raise ValueError(f"A live run may last at most {limits.MAX_TRAIN_SECONDS} seconds.")
+        raise ValueError(_("A live run may last at most {most} seconds.", most=limits.MAX_TRAIN_SECONDS))
 
 
 def learning_rate(train: TrainConfig, step: int, progress: float) -> float:
@@ -170,7 +174,7 @@ class Trainer:
         self.T = model.config.context_length
         self.train_ids = token_tensor(train_ids, model.config.vocab_size, "training")
         if self.train_ids.numel() <= self.T + 1:
-            raise ValueError(f"The training text must be longer than the context of {self.T + 1} tokens.")
+            raise ValueError(_("The training text must be longer than the context of {n} tokens.", n=self.T + 1))
         torch.manual_seed(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
         self.parameters = list(model.parameters())
@@ -219,7 +223,7 @@ def train(model: TransformerLM, train_ids, held_out_ids, config: TrainConfig, *,
     T = model.config.context_length
     held_out_ids = token_tensor(held_out_ids, model.config.vocab_size, "held-out")
     if held_out_ids.numel() <= T + 1:
-        raise ValueError(f"The held-out text must be longer than the context of {T + 1} tokens.")
+        raise ValueError(_("The held-out text must be longer than the context of {n} tokens.", n=T + 1))
     trainer = Trainer(model, train_ids, config, compile=compile)
     eval_generator = torch.Generator().manual_seed(10_000 + config.seed)
     eval_batches = [random_windows(held_out_ids, config.batch_size, T, eval_generator)
@@ -292,27 +296,30 @@ def load_checkpoint(path: str | Path) -> tuple[TransformerLM, dict]:
     weights_path, json_path = path.with_suffix(".safetensors"), path.with_suffix(".json")
     for file in (weights_path, json_path):
         if not file.is_file():
-            raise ValueError(f"The checkpoint file {file.name} is missing.")
+            raise ValueError(_("The checkpoint file {file} is missing.", file=file.name))
         if file.stat().st_size > limits.MAX_CHECKPOINT_BYTES:
-            raise ValueError(f"The checkpoint file {file.name} is larger than {limits.MAX_CHECKPOINT_BYTES:,} bytes.")
+            raise ValueError(_("The checkpoint file {file} is larger than {most} bytes.", file=file.name,
+                               most=grouped(limits.MAX_CHECKPOINT_BYTES)))
     try:
         described = json.loads(json_path.read_text(encoding="utf-8"))
         if described.get("format") != CHECKPOINT_FORMAT:
             raise ValueError
         config = TransformerConfig.from_dict(described["config"])
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-        raise ValueError(f"The checkpoint description {json_path.name} is damaged or not one of this app's.") from None
+        raise ValueError(_("The checkpoint description {file} is damaged or not one of this app's.",
+                           file=json_path.name)) from None
     try:
         state = load_file(str(weights_path))
     except (SafetensorError, OSError, ValueError):
-        raise ValueError(f"The checkpoint weights {weights_path.name} are damaged or not a safetensors file.") from None
+        raise ValueError(_("The checkpoint weights {file} are damaged or not a safetensors file.",
+                           file=weights_path.name)) from None
     model = TransformerLM(config)
     expected = {name for name in model.state_dict() if not (config.tied_head and name == "lm_head.weight")}
     if set(state) != expected:
-        raise ValueError(f"The checkpoint weights {weights_path.name} do not match its configuration.")
+        raise ValueError(_("The checkpoint weights {file} do not match its configuration.", file=weights_path.name))
     try:
         model.load_state_dict(state, strict=False)
     except RuntimeError:
-        raise ValueError(f"The checkpoint weights {weights_path.name} have the wrong shapes for its "
-                         "configuration.") from None
+        raise ValueError(_("The checkpoint weights {file} have the wrong shapes for its configuration.",
+                           file=weights_path.name)) from None
     return model.train(False), described.get("metadata", {})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.pages.conftest import no_exception, texts, whole_page
 
@@ -131,3 +132,49 @@ def test_learning_w_q_and_w_k_reruns_alone_and_moves_crane_to_lake(run_page):
     assert at.query_params["learn_steps"] in (["3"], "3")
     at = whole_page(at)
     assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at) and at.slider(key="attention.learn_steps").value == 3
+
+
+# --- languages (issue 41) ---------------------------------------------------------------------------------
+
+def test_spanish_and_arabic_run_translated():
+    from tests.pages.i18n_checks import run_in
+
+    for lang, title in (("es", "Calculadora de atención"), ("ar", "حاسبة الانتباه")):
+        at = run_in(PAGE, lang, {"proj": "1", "causal": "1"})
+        no_exception(at)
+        assert at.title[0].value == title
+        assert not at.error
+
+
+@pytest.mark.parametrize("query", [{}, {"causal": "1"}, {"proj": "1", "causal": "1", "sharp": "8", "factor": "10000"},
+                                   {"scaled": "0", "learn_steps": "3"}])
+def test_the_pseudo_language_leaves_no_english_unmarked(query):
+    from tests.pages.i18n_checks import unmarked_english
+
+    assert unmarked_english(PAGE, query, tokens=("crane", "by", "the", "lake")) == []
+
+
+def test_the_worked_example_in_spanish_writes_0_298_and_the_code_keeps_python():
+    from tests.pages.conftest import unfold
+    from tests.pages.i18n_checks import run_in
+
+    from engine import i18n
+
+    with i18n.use("es"):   # AppTest formats a selectbox's options here, in the test's thread: in the page's language
+        at = unfold(run_in(PAGE, "es"))
+    no_exception(at)
+    reading = next(m.value for m in at.markdown if "pone su mayor peso" in m.value)
+    assert "**crane** pone su mayor peso, **0,298**, en **crane**" in reading and "0.298" not in reading
+    assert r"0{,}298 & 0{,}203 & 0{,}206 & 0{,}293" in texts(at)      # the formula
+    code = "\n".join(c.value for c in at.code)
+    assert "0.298" in code and "0,298" not in code                    # the code panel's printout stays Python
+
+
+def test_the_worked_example_in_chinese_writes_0_298():
+    from tests.pages.i18n_checks import run_in
+
+    at = run_in(PAGE, "zh-Hans")
+    no_exception(at)
+    reading = next(m.value for m in at.markdown if "最大的权重" in m.value)
+    assert "**0.298**" in reading and "0,298" not in texts(at)
+    assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at)

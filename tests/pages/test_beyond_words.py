@@ -290,3 +290,43 @@ def pdf_text(pdf: bytes) -> str:
     from tests.engine.charts.test_handout import pdf_text as text
 
     return text(pdf)
+
+
+# --- languages (issue 41) ----------------------------------------------------------------------------------------
+
+# What the pseudo language may leave readable here, marked elsewhere or not words to translate: the shell's own words
+# (Try this, Hint:, Download, Show the code, Further reading, the end of the path), the further reading's paper
+# titles and the formulas' function names (softmax, FFT, LN, onehot).
+PSEUDO_ALLOWED = ("Try this", "Further reading", "Hint:", "Download", "Show the code", "That is the end of the path",
+                  "](http", "$$")
+
+
+@pytest.mark.parametrize("kind", ["image", "audio", "protein"])
+@pytest.mark.parametrize("lang, title, settings", [("es", "Más allá de las palabras", "Ajustes"),
+                                                   ("ar", "ما وراء الكلمات", "الإعدادات")])
+def test_every_kind_runs_in_spanish_and_arabic(kind, lang, title, settings):
+    at = _app(kind=kind, lang=lang)
+    _ok(at)
+    assert not _errors(at)
+    assert at.title[0].value == title
+    assert settings in [h.value for h in at.sidebar.header]
+    assert "Cost:" not in _text(at) and "Attention never asks" not in _text(at)
+
+
+def test_a_spanish_error_and_numbers_are_spanish():
+    at = _app(kind="protein", lang="es", sequence="GIVEQCCTSICSLYQLENYCNB")
+    _ok(at)
+    assert any("no es una de las 20 letras de aminoácidos" in e for e in _errors(at))
+    at = _app(kind="image", lang="es")
+    assert "**Coste:**" in _text(at) and "0,154 MB" in _text(at)     # numbers in the Spanish way
+
+
+@pytest.mark.parametrize("kind", ["image", "audio", "protein"])
+def test_the_pseudo_language_leaves_only_the_allowed_english(kind):
+    from engine import i18n
+    from tests.i18n_probe import unmarked
+
+    at = _app(kind=kind, lang=i18n.PSEUDO.code)
+    _ok(at)
+    left = [text for text in unmarked(at) if not any(allowed in text for allowed in PSEUDO_ALLOWED)]
+    assert left == []

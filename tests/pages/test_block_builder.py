@@ -5,6 +5,7 @@ import base64
 import re
 
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from tests.pages.i18n_checks import unmarked_left
 from ui.session_slots import BLOCK_RUNS
 
 PAGE = "views/block_builder.py"
@@ -178,3 +179,19 @@ def test_a_class_move_that_forgets_a_training_stops_it(run_page):
     no_exception(at)
     job.join(60)
     assert job.state == "stopped" and "block.job" not in at.session_state
+
+
+def test_the_page_in_spanish_and_korean(run_page):
+    for lang, title, count in (("es", "Constructor de bloques", "27.808 parámetros"),
+                               ("ko", "블록 만들기", "매개변수 27,808개")):
+        at = run_page(PAGE, {"lang": lang}, timeout=240)
+        no_exception(at)
+        assert at.title[0].value == title
+        assert count in subheaders(at)   # the count exact, grouped as the reader writes thousands
+
+
+def test_the_pseudo_language_leaves_no_english_unmarked(run_page):
+    # the activations' and the big presets' names are names (relu, gelu, GPT-2 small, GPT-3 175B)
+    at = run_page(PAGE, {"lang": "en-XA"}, timeout=240)
+    no_exception(at)
+    assert [t for t in unmarked_left(at) if t not in {"relu", "gelu", "GPT-2 small", "GPT-3 175B"}] == []

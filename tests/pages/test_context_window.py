@@ -1,6 +1,8 @@
 """views/context_window.py in AppTest."""
 from __future__ import annotations
 
+import pytest
+
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
 
 PAGE = "views/context_window.py"
@@ -144,3 +146,34 @@ def test_crane_of_zeros_is_said_to_prefer_no_token(run_page):
     words = texts(whole_page(at))
     assert "**crane** gives every token the same weight, 0.250, itself included" in words
     assert "favourite neighbours of **crane**" not in words
+
+
+# --- languages (issue 41) ---------------------------------------------------------------------------------
+
+def test_spanish_and_arabic_run_translated():
+    from tests.pages.i18n_checks import run_in
+
+    for lang, title in (("es", "Contexto: ventana frente a atención"), ("ar", "السياق: النافذة مقابل الانتباه")):
+        at = run_in(PAGE, lang, {"k": "3"})
+        no_exception(at)
+        assert at.title[0].value == title
+        assert not at.error
+
+
+def test_the_spanish_reading_writes_the_reader_s_numbers():
+    from tests.pages.i18n_checks import run_in
+
+    at = run_in(PAGE, "es")
+    no_exception(at)
+    assert "Su mayor peso, **0,298**, está en sí mismo" in texts(at)
+    assert r"0{,}464 & 0{,}476 & 0{,}286" in texts(at)
+
+
+@pytest.mark.parametrize("query", [{}, {"k": "6"}, {"sentence": "the pitcher threw a fastball", "scaled": "0"},
+                                   {"sentence": "crane zzz"}])
+def test_the_pseudo_language_leaves_no_english_unmarked(query):
+    from engine.chapter.context import SENTENCES
+    from tests.pages.i18n_checks import unmarked_english
+
+    # the example sentences and their words stay English: the hand-picked vectors are English words'
+    assert unmarked_english(PAGE, query, tokens=SENTENCES) == []

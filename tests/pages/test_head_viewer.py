@@ -215,3 +215,40 @@ def test_the_weights_are_called_a_4_bit_file_run_in_float32_in_words_and_in_code
     assert "stored in a 4-bit file and run here in float32" in texts(at)
     source = next(block.value for block in unfold(at).code if "pretrained.load()" in block.value)
     assert "4-bit file, run in float32" in source
+
+
+# --- languages (issue 41) ---------------------------------------------------------------------------------
+
+# drawn on this page by the shell's ui/ (ui/page.py's "Beyond the chapter" box, ui/pretrained_views.py's probes of
+# what the model absorbed): marked by the shell's helper; the probes' prompts stay English (the model reads English)
+FROM_UI = (":material/explore: **Beyond the chapter.**", "Compare the two bars of each pronoun.",
+           "A fact it may have learned", "Prompt A", "Prompt B", "The capital of Italy is",
+           "Water freezes at a temperature of", "The Eiffel Tower is in the city of")
+
+
+def test_spanish_and_arabic_run_translated():
+    from tests.pages.i18n_checks import run_in
+
+    for lang, title, says in (("es", "Visor de cabezas: SmolLM2", "SmolLM2 aprendió de textos en inglés"),
+                              ("ar", "عارض الرؤوس: SmolLM2", "تعلّم SmolLM2 من نصوص إنجليزية")):
+        at = run_in(PAGE, lang)
+        no_exception(at)
+        assert at.title[0].value == title
+        assert not at.error
+        assert [c.value for c in at.caption if c.value.startswith(says)]   # the model reads English: said once
+        assert sum(says in c.value for c in at.caption) == 1
+
+
+def test_english_says_nothing_new():
+    from tests.pages.i18n_checks import run_in
+
+    at = run_in(PAGE, "en")
+    assert not [c.value for c in at.caption if "learned from English text" in c.value]
+
+
+@pytest.mark.parametrize("query", [{}, {"layer": "17", "head": "6"}])
+def test_the_pseudo_language_leaves_no_english_unmarked(query):
+    from tests.pages.i18n_checks import unmarked_english
+
+    left = unmarked_english(PAGE, query)
+    assert [text for text in left if not text.startswith(FROM_UI)] == []

@@ -7,6 +7,7 @@ import pytest
 
 from engine.interpret import readings
 from tests.pages.conftest import no_exception, texts, whole_page, unfold
+from tests.pages.i18n_checks import unmarked_left
 from ui.session_slots import LIVE_MODEL
 
 PAGE = "views/inside_the_model.py"
@@ -273,3 +274,25 @@ def test_a_character_models_empty_target_asks_for_a_character_not_a_word(run_pag
     assert any("Type the target character" in e for e in errors) and not any("Paris" in e for e in errors)
     at.text_input(key="inside.own_target").input("ab").run()
     assert any("The target must be one token: 'ab' becomes 2 tokens: 'a', 'b'" in e.value for e in at.error)
+
+
+def test_the_page_in_spanish_and_korean(run_page):
+    for lang, title, heading in (("es", "Dentro del modelo", "2. Anular cabezas"),
+                                 ("ko", "모델의 내부", "2. 헤드 없애기")):
+        at = run_page(PAGE, {"lang": lang}, timeout=TIMEOUT)
+        no_exception(at)
+        assert at.title[0].value == title and heading in subheaders(at)
+        # the models read English: said once, in the reader's language; their tokens stay as they read them
+        assert any("SmolLM2" in c.value and "lamb" not in c.value for c in at.caption)
+        assert "' lamb'" in texts(at)
+    at = run_page(PAGE, {"lang": "es"}, timeout=TIMEOUT)
+    assert any(re.search(r"P = 0,\d{3}", m.value) for m in at.markdown)   # the sentences' numbers in Spanish
+
+
+def test_the_pseudo_language_leaves_no_english_unmarked(run_page):
+    from engine import i18n
+
+    with i18n.use(i18n.PSEUDO.code):   # AppTest formats the widgets' options (format_func) in this thread too
+        at = unfold(run_page(PAGE, {"lang": "en-XA"}, timeout=TIMEOUT))
+    no_exception(at)
+    assert unmarked_left(at) == []

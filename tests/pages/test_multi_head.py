@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.transformer.shipped_model import shipped_available
-from tests.pages.conftest import run_file, whole_page, unfold
+from tests.pages.conftest import no_exception, run_file, whole_page, unfold
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "multi_head.py")
 
@@ -135,3 +135,33 @@ def test_each_heads_weights_print_three_decimals_and_their_rows_add_up_to_one():
             sums.setdefault((number, cell["row"]), []).append(float(cell["text"]))
     assert len(panels) == 2 and sums
     assert all(abs(sum(row) - 1) <= 0.0005 * len(row) for row in sums.values())
+
+
+# --- languages (issue 41) ---------------------------------------------------------------------------------
+
+def test_spanish_and_arabic_run_translated():
+    from tests.pages.i18n_checks import run_in
+
+    for lang, title in (("es", "Atención multicabeza"), ("ar", "الانتباه متعدد الرؤوس")):
+        at = run_in(PAGE, lang, {"h": "4", "weights": "random"})
+        no_exception(at)
+        assert at.title[0].value == title
+        assert not at.error
+
+
+def test_the_spanish_cost_sentence_groups_as_spanish_does():
+    from tests.pages.i18n_checks import run_in
+
+    at = run_in(PAGE, "es")
+    no_exception(at)
+    shown = "\n".join(c.value for c in at.caption)
+    assert "**2.359.296** parámetros" in shown and "2,359,296" not in shown
+
+
+@pytest.mark.parametrize("query", [{}, {"h": "1", "causal": "1"}, {"weights": "random", "gain": "5"},
+                                   {"trained": "1"}])
+def test_the_pseudo_language_leaves_no_english_unmarked(query):
+    # a word the tiny vocabulary lacks gets engine.embeddings.tiny_vocabulary's sentence, marked by its own helper
+    from tests.pages.i18n_checks import unmarked_english
+
+    assert unmarked_english(PAGE, query) == []

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import run_file, whole_page, unfold
+from tests.pages.i18n_checks import unmarked_left
 
 PAGE = str(Path(__file__).resolve().parents[2] / "views" / "position.py")
 
@@ -154,3 +155,19 @@ def test_a_sentence_of_digits_says_what_is_wrong():
     at = first_run(a="99999999")
     assert not at.exception
     assert any("'99999999' has no words" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("lang, title", [("es", "Posición"), ("ko", "위치")])
+def test_the_page_in_spanish_and_korean(lang, title):
+    at = first_run(lang=lang)
+    assert not at.exception and not at.error
+    assert at.title[0].value == title
+    if lang == "es":   # a number in a sentence in the reader's way (5,55e-17), the same in the formula's words
+        assert "Mayor cambio del vector de contexto" in at.success[0].value
+        assert "e-17" in at.success[0].value and "5,55e-17" in at.success[0].value
+
+
+def test_the_pseudo_language_leaves_no_english_unmarked():
+    at = first_run(lang="en-XA")
+    assert not at.exception
+    assert unmarked_left(at) == []
