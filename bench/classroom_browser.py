@@ -26,6 +26,7 @@ from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state
 from deploy.serve import Farm
 from ui.class_events import TRANSPORT_ENV
+from ui.classroom import VIEW_SWITCH
 
 HOST = "127.0.0.1"
 JOIN_PAGE = ""                       # the join link opens the home page
@@ -64,7 +65,7 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
         async with Session(HOST, port, timeout=TIMEOUT_S) as s:
             run = await s.open(JOIN_PAGE, f"class={code}")
             out["joined"] += 1
-            last_page = s.page
+            last_page, last_view = s.page, None
             next_poll = {f: time.time() + interval for f, interval in s.auto_reruns.items()}
             while time.time() < stop_at:
                 for key in [w.key for w in run.widgets.values()
@@ -134,6 +135,10 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                         continue
                     next_poll[fragment] += s.auto_reruns.get(fragment, 1.0)
                     run = await s.rerun(fragment, auto=True)
+                shown = _view_page(run)         # a follower by the class view stays on its page: the view names it
+                if shown is not None and shown != last_view:
+                    last_view = shown
+                    pages.append((time.time(), shown))
                 if s.page != last_page:
                     last_page = s.page
                     pages.append((time.time(), s.page))
@@ -145,6 +150,18 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
         told.cancel()
     out["votes"].extend(votes)
     out["pages"].extend(pages)
+
+
+VIEW_LINK = re.compile(r'class="tp-view" data-link="([^"?]*)')
+
+
+def _view_page(run) -> str | None:
+    """The teacher's page a follower's class view shows in this run (engine.classroom.view), if any."""
+    for body in run.htmls:
+        found = VIEW_LINK.search(body)
+        if found:
+            return found.group(1)
+    return None
 
 
 def client_process(port: int, code: str, first: int, count: int, seed: int, arrive_s: float, stop_at: float,
@@ -301,7 +318,10 @@ def run_browser_level(kind: str, students: int, processes: int, questions: int, 
     result = Result(kind, "browser", students, processes, transport=transport)
     result.store_pids = setup.server_pids()
     locks = tempfile.TemporaryDirectory(prefix="bench-classroom-locks-")
-    env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name, TRANSPORT_ENV: transport}
+    # the two designs side by side: poll is the design before issue 42 (every follower runs the teacher's page),
+    # push the told one with followers shown the class view, made once per move
+    env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name, TRANSPORT_ENV: transport,
+                                          VIEW_SWITCH: "1" if transport == "push" else "0"}
     try:
         with Farm(processes, port=port, first_backend_port=port + 1, address=HOST, env=env) as farm, \
                 Meter(farm) as meter:

@@ -76,6 +76,7 @@ class Run:
     infos: list[str] = field(default_factory=list)      # st.info sentences
     successes: list[str] = field(default_factory=list)  # st.success sentences
     texts: list[str] = field(default_factory=list)      # markdown bodies
+    htmls: list[str] = field(default_factory=list)      # st.html bodies (a follower's class view)
     widgets: dict[str, Widget] = field(default_factory=dict)
     components: dict[str, Any] = field(default_factory=dict)   # components v2 shown (their protobufs), by id
     elements: int = 0                                   # elements this rerun sent
@@ -324,6 +325,8 @@ class Session:
                 bucket.append(element.alert.body)
         elif kind == "markdown":
             run.texts.append(element.markdown.body)
+        elif kind == "html":
+            run.htmls.append(element.html.body)
         elif kind in WIDGET_TYPES:
             proto = getattr(element, kind)
             run.widgets[proto.id] = Widget(kind, proto.id, proto.label, proto)

@@ -648,7 +648,7 @@ def _followed_view(code: str, state: ClassState) -> None:
     if st.session_state.get(RAN_PAGE) and _fragment_run():
         st.rerun()                     # the last whole run drew a page under this box: the next one draws none
     try:
-        _, view = _class_view_now(code)
+        _digest, view = _class_view_now(code)
     except ValueError as error:
         show_error(str(error))
         return

@@ -111,7 +111,8 @@ class ClassView:
         """The view as one HTML fragment (its style included), leaving out the parts in a veiled section: one note
         stands in for each run of them."""
         made_in = i18n.language(self.lang) or i18n.LANGUAGES[i18n.SOURCE]
-        out = [STYLE, f'<div class="tp-view" lang="{made_in.code}" dir="{made_in.direction}">',
+        out = [STYLE, f'<div class="tp-view" data-link="{_escape(self.link)}" lang="{made_in.code}" '
+                      f'dir="{made_in.direction}">',
                f"<h2>{_escape(self.title)}</h2>"]
         if self.question:
             out.append(f'<p class="tp-question">{_inline(self.question)}</p>')
@@ -225,7 +226,7 @@ def _block_html(block: paper.Block, drawing: str | None) -> str:
 def _challenges(found: list) -> list[Part]:
     if not found:
         return []
-    items = "".join(f"<li>{_inline(block.prompt)}</li>" for _, block in found)
+    items = "".join(f"<li>{_inline(block.prompt)}</li>" for _sections, block in found)
     return [Part(tuple(found[0][0]), f"<h3>Try this</h3><ul>{items}</ul>")]
 
 
