@@ -163,7 +163,7 @@ GRADIO_SWEEP_S = 600
 GRADIO_MAX_REQUEST_BYTES = 1_000_000
 
 # --- class mode: predict, vote, reveal (engine.classroom; enforced by the class store) ---
-CLASS_MAX_STUDENTS = 500             # students who may join one class
+CLASS_MAX_STUDENTS = 1_000           # students who may join one class (a lecture hall: bench.classroom --students 1000)
 CLASS_MAX_QUESTIONS = 200            # questions asked in one class
 CLASS_MAX_ROUNDS = 4                 # rounds of one question (vote again: peer instruction)
 CLASS_MAX_OPEN_PER_SERVER = 200      # classes open at once in one store (one SQLite file or one Redis)
@@ -183,10 +183,10 @@ CLASS_MIN_OPTIONS = 2
 CLASS_CODE_CHARS = 8                 # a class code: 8 of 32 characters = 40 bits (from `secrets`)
 CLASS_MAX_STUDENT_ID_CHARS = 64      # a student's anonymous id
 CLASS_JOIN_FAILURES_PER_MINUTE = 20  # wrong codes one browser may type in a minute (guessing codes)
-# the generous ceilings per network address (a room of 500 shares one behind NAT; a client that drops its cookie
+# the generous ceilings per network address (a hall of 1,000 shares one behind NAT; a client that drops its cookie
 # to look like many browsers is held here); codes have 40 bits, so guessing at this pace stays hopeless
-CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE = 600
-CLASS_JOINS_PER_ADDRESS_PER_MINUTE = 1_000    # new students joining from one address in a minute
+CLASS_JOIN_FAILURES_PER_ADDRESS_PER_MINUTE = 1_000
+CLASS_JOINS_PER_ADDRESS_PER_MINUTE = 1_500    # new students joining from one address in a minute
 # a student's page asks the store for news this often (a Streamlit fragment rerun costs about 2 ms of
 # server CPU: 300 students at 1.5 s are about 20 % of 2 cores)
 CLASS_POLL_S = 1.5
