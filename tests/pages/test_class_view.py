@@ -104,6 +104,22 @@ def test_a_follower_sees_the_view_without_running_the_page_and_moves_with_the_te
     assert classroom.class_store().view(code) == view.to_json()
 
 
+def test_a_follower_who_reads_another_language_is_told_the_view_is_the_teachers(data):
+    from engine import i18n
+
+    T, code = teacher()                                   # the teacher reads English
+    stored_view(code)
+    S = session({"class": code, "lang": "ko"}, page=None)
+    assert not ran_the_page(S) and "<h2>Attention calculator</h2>" in view_html(S)
+    assert 'lang="en"' in view_html(S)
+    with i18n.use("ko"):
+        told = i18n._(":material/translate: The teacher's page shows here as the teacher reads it, in "
+                      "{language}. Explore from here to read it in yours.", language="English")
+    assert told in [c.value for c in S.caption]
+    E = session({"class": code, "lang": "en"}, page=None)  # a follower who reads the teacher's language: no note
+    assert not [c.value for c in E.caption if ":material/translate:" in c.value]
+
+
 def test_explore_from_here_opens_the_real_page_at_the_teachers_link_and_back_to_following(data):
     T, code = teacher()
     T.switch_page("views/context_window.py").run()

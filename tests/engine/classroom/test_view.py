@@ -223,3 +223,38 @@ def test_a_view_that_cannot_be_made_says_so(store, monkeypatch):
     maker.submit(store, code, key, "attention", "Attention calculator", "Q?", [((), paper.Text("x"))])
     assert maker.drain(60) and maker.failures == 1
     assert "could not be made" in ClassView.from_json(store.view(code)).body()
+
+
+def test_a_view_is_made_in_the_teachers_language_and_its_veil_reads_in_the_followers():
+    from engine import i18n
+
+    blocks = [((), paper.Text("always")), (("result",), paper.Text("0.298 here"))]
+    with i18n.use("es"):
+        view = make_view("attention", "Calculadora", "¿Qué?", blocks)
+        assert make_view("attention", "A", "", blocks, lang="ar").lang == "ar"
+    again = ClassView.from_json(view.to_json())
+    assert again.lang == "es" and again.parts == view.parts and again.title == view.title
+    assert 'lang="es" dir="ltr"' in view.body()
+    with i18n.use("ko"):                 # a Korean follower: the view's own words are the teacher's, the veil theirs
+        hidden = view.body(veiled=frozenset({"result"}))
+        veil = i18n._(view_module.VEILED_HEAD)
+    assert veil != view_module.VEILED_HEAD and veil in hidden and "0.298" not in hidden
+    assert ClassView.from_json(json.dumps(json.loads(view.to_json()) | {"lang": "xx"})).lang == i18n.SOURCE
+
+
+def test_the_view_maker_speaks_the_teachers_language(store, monkeypatch):
+    from engine import i18n
+
+    code, key = start(store)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("vl-convert fell over")
+
+    monkeypatch.setattr(view_module, "make_view", broken)
+    maker = ViewMaker()
+    maker.submit(store, code, key, "attention", "Attention calculator", "Q?", [((), paper.Text("x"))], lang="ar")
+    assert maker.drain(60)
+    stored = ClassView.from_json(store.view(code))
+    with i18n.use("ar"):
+        sentence = i18n._("This page's class view could not be made: Explore from here to open the page itself.")
+    assert stored.lang == "ar" and sentence in stored.body() and 'dir="rtl"' in stored.body()
