@@ -77,7 +77,7 @@ with st.sidebar:
                     help=window_sentence(loaders.shipped_transformer()[0]))
     st.number_input(label("gen_seed"), 0, MAX_SEED, key=STATE.key("gen_seed"))
     if live is None:
-        st.caption(LIVE_MODEL_NOTE)
+        st.caption(_(LIVE_MODEL_NOTE))
 remember_models()
 STATE.mirror()
 

@@ -501,7 +501,7 @@ def own_section(live) -> None:
         st.radio(_("Model"), models, key=STATE.key("own_model"), horizontal=True, format_func=_,
                  on_change=page.only(STATE, OWN))
         if live is None:
-            st.caption(LIVE_MODEL_NOTE)
+            st.caption(_(LIVE_MODEL_NOTE))
         st.selectbox(_("Start from an example"), list(OWN_PRESETS), index=None, format_func=_,
                      placeholder=_("Pick a Shakespeare prompt..."), key=STATE.key("own_preset"),
                      on_change=load_own_preset)

@@ -31,8 +31,7 @@ SHELL = {"Try this", "Further reading", "Download", "Show the code", "Data", "Wh
          ":material/check_circle:", "One row per line; numbers separated by spaces or commas."}
 SHELL_PREFIXES = ("Try this", "Further reading", "Download", "Show the code", "Python", "Next: ", "Hint: ",
                   "- [", "$$", "**On this page:**", ":material/explore: **Beyond the chapter.**",
-                  "The whole part of the chapter, redone step by step",      # ui.code's notebook line
-                  "Train a model on the Block builder page in this browser")  # ui.session_slots.LIVE_MODEL_NOTE
+                  "The whole part of the chapter, redone step by step")      # ui.code's notebook line
 
 INNERMOST = re.compile(re.escape(i18n.PSEUDO_OPEN) + "[^" + i18n.PSEUDO_OPEN + i18n.PSEUDO_CLOSE + "]*"
                        + re.escape(i18n.PSEUDO_CLOSE))
