@@ -28,7 +28,9 @@ from engine import limits  # noqa: E402
 from gradio_tabs import TABS  # noqa: E402
 from engine.chapter.attention import CHAPTER_MATRIX  # noqa: E402,F401  (the attention endpoint's example input)
 from engine.i18n import N_, _  # noqa: E402
-from gradio_tabs.common import check_types, engine_call, localize_events  # noqa: E402,F401  (engine_call importable)
+from gradio_tabs.common import (  # noqa: E402,F401  (engine_call importable)
+    check_types, engine_call, localize_events, plain_api_labels, say, space_i18n, static,
+)
 from gradio_tabs.door import guard_inputs, middleware as door_middleware  # noqa: E402
 from gradio_tabs.take_home import take_home_box  # noqa: E402
 from ui.path import PATH  # noqa: E402
@@ -55,26 +57,31 @@ def build() -> gr.Blocks:
     # call deletes what it read as it ends (gradio_tabs.common.upload_bytes)
     with gr.Blocks(title="Transformer Playground",
                    delete_cache=(limits.GRADIO_SWEEP_S, limits.GRADIO_UPLOAD_MAX_AGE_S)) as demo:
-        header = gr.Markdown(intro())
+        header = gr.Markdown(static(intro))
         demo.load(intro, None, header, api_visibility="private")   # in the visitor's language (?lang=, browser)
         for part, group in PATH.items():
-            with gr.Tab(part, id=part):
+            with gr.Tab(say(part), id=part):
                 with gr.Tabs():
                     for idea in group:
-                        with gr.Tab(idea.title, id=idea.url) as tab:
+                        with gr.Tab(say(idea.spec.title), id=idea.url) as tab:
                             TABS[idea.url](demo)
                             take_home_box(idea, tab)
     check_types(demo)
     guard_inputs(demo)
     localize_events(demo)      # every event in its caller's language (?lang= or the browser's), per request
+    plain_api_labels(demo)     # the API names each value in English text, not by the browser's translation keys
+
     return demo
 
 
 def serve(**options) -> None:
     """Queue and launch the app with its limits at the door: uploads of at most limits.GRADIO_MAX_UPLOAD_BYTES
     (Gradio's upload route refuses more while the file streams in), any other request body of at most
-    limits.GRADIO_MAX_REQUEST_BYTES (gradio_tabs.door), two of one event at once."""
+    limits.GRADIO_MAX_REQUEST_BYTES (gradio_tabs.door), two of one event at once; its static text (tab names,
+    labels, buttons) in the visitor's browser's language, from our catalogs (gradio_tabs.common.space_i18n)."""
     demo.queue(default_concurrency_limit=2).launch(max_file_size=limits.GRADIO_MAX_UPLOAD_BYTES, theme=THEME,
+                                                   i18n=space_i18n(),
+
                                                    show_error=True, app_kwargs={"middleware": door_middleware()},
                                                    **options)
 

@@ -278,7 +278,9 @@ def _template_messages() -> frozenset:
 
 ROOT = Path(__file__).resolve().parent.parent    # the repository (extraction reads its sources)
 SOURCES = ("app.py", "gradio_app.py", "engine", "ui", "views", "gradio_tabs")
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "npgettext": ((1, "c"), 2, 3)}
+# `say` is the Gradio Space's static text (gradio_tabs.common.say: a label or a button, translated in the browser)
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "npgettext": ((1, "c"), 2, 3),
+            "say": None}
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 
 

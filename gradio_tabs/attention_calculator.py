@@ -10,15 +10,13 @@ from engine import limits, numbers
 from engine.attention.readings import calculator_reading
 from engine.chapter.attention import MAX_PROJECTION_SEED, PAGE, PROJECTION_STARTS, SHARPNESS, calculation
 from engine.charts.heatmaps import heatmap_spec
-from engine.i18n import _
-from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
+from engine.chapter.attention import PROJECTION_START_NAMES
+from engine.i18n import N_, _
+from gradio_tabs.common import (
+    ALPHA_TABLE, chart, choices, engine_call, help_of, label_of, plot, question, refuse, say, static, table, whole,
+)
 
 P = PAGE.by_name
-
-
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(P[name].label)
 
 
 def help_text(name: str) -> str:
@@ -59,24 +57,27 @@ def attention_tab(x_text: str, scaled: bool, causal: bool, query: float, sharp: 
 
 
 def attention_calculator_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question), _("Edit X (one row per token, `name: numbers`); the weights are softmax of the scores."))
+    question(PAGE.question, N_("Edit X (one row per token, `name: numbers`); the weights are softmax of the scores."))
     with gr.Row():
         with gr.Column():
-            x_text = gr.Textbox(P["x"].default, label=label("x"), lines=5, max_length=limits.MAX_MATRIX_TEXT_CHARS)
-            scaled = gr.Checkbox(P["scaled"].default, label=label("scaled"), info=help_text("scaled"))
-            causal = gr.Checkbox(P["causal"].default, label=label("causal"))
-            query = gr.Number(P["query"].default, label=label("query"), precision=0, minimum=0)
-            sharp = gr.Dropdown(list(SHARPNESS), value=P["sharp"].default, label=label("sharp"))
-            proj = gr.Checkbox(P["proj"].default, label=label("proj"), info=help_text("proj"))
-            w_start = gr.Radio(list(PROJECTION_STARTS), value=P["w_start"].default, label=label("w_start"))
-            w_seed = gr.Number(P["w_seed"].default, label=label("w_seed"), precision=0, minimum=0,
+            x_text = gr.Textbox(P["x"].default, label=label_of(P["x"]), lines=5,
+                                max_length=limits.MAX_MATRIX_TEXT_CHARS)
+            scaled = gr.Checkbox(P["scaled"].default, label=label_of(P["scaled"]), info=help_of(P["scaled"]))
+            causal = gr.Checkbox(P["causal"].default, label=label_of(P["causal"]))
+            query = gr.Number(P["query"].default, label=label_of(P["query"]), precision=0, minimum=0)
+            sharp = gr.Dropdown([(static(lambda b=b: numbers.localized(f"{b:g}")), b) for b in SHARPNESS],
+                                value=P["sharp"].default, label=label_of(P["sharp"]))
+            proj = gr.Checkbox(P["proj"].default, label=label_of(P["proj"]), info=help_of(P["proj"]))
+            w_start = gr.Radio(choices({s: PROJECTION_START_NAMES[s] for s in PROJECTION_STARTS}), value=
+P["w_start"].default, label=label_of(P["w_start"]))
+            w_seed = gr.Number(P["w_seed"].default, label=label_of(P["w_seed"]), precision=0, minimum=0,
                                maximum=MAX_PROJECTION_SEED)
-            go = gr.Button(_("Compute attention"), variant="primary")
+            go = gr.Button(say("Compute attention"), variant="primary")
         with gr.Column():
-            heatmap = chart(label=_("Attention weights"))
-            summary = gr.Markdown(label=_("summary"))
-    weights = gr.Dataframe(label=ALPHA_TABLE)
-    context = gr.Dataframe(label=_("context c_i = sum_j alpha_ij v_j"))
+            heatmap = chart(label=say("Attention weights"))
+            summary = gr.Markdown(label=say("summary"))
+    weights = gr.Dataframe(label=say(ALPHA_TABLE))
+    context = gr.Dataframe(label=say("context c_i = sum_j alpha_ij v_j"))
     inputs = [x_text, scaled, causal, query, sharp, proj, w_start, w_seed]
     outputs = [weights, context, summary, heatmap]
     go.click(attention_tab, inputs, outputs, api_name="attention")

@@ -8,21 +8,22 @@ import gradio as gr
 import numpy as np
 
 from engine import limits
-from engine.chapter.beyond import LEAD, MAX_SEED, PAGE, SOUND_NAMES, UNTRAINED_RESIDUES, audio, image, protein
+from engine.chapter.beyond import (
+    FIT_NAMES, LEAD, MAX_SEED, OVERLAY_NAMES, PAGE, PICTURE_NAMES, SOUND_NAMES, UNTRAINED_RESIDUES, audio, image,
+    protein, shown_name,
+)
 from engine.charts.heatmaps import heatmap_spec
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_with_frames
 from engine.beyond.modalities import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, load_image, patch_grid_position, read_wav, weight_by_segment,
 )
-from gradio_tabs.common import chart, engine_call, plot, question, table, upload_bytes, whole
+from gradio_tabs.common import (
+    chart, engine_call, heading, label_of, plot, question, say, static, table, upload_bytes, whole,
+)
 
 P = PAGE.by_name
 
-
-def setting(name: str) -> str:
-    """A setting's label in the reader's language."""
-    return _(P[name].label)
 
 # The engine's samples are floats in [-1, 1]; Gradio writes them as a 16-bit WAV, as meant, and says so each time.
 warnings.filterwarnings("ignore", message="Trying to convert audio automatically", category=UserWarning)
@@ -122,72 +123,81 @@ def from_link(values: Mapping[str, Any]):
     return {"image": image_from_link, "audio": audio_from_link, "protein": residue_from_link}[values["kind"]](values)
 
 
+def named(names, values) -> list:
+    """Choices named as the page names them (engine.chapter.beyond.shown_name), in each language."""
+    return [(static(lambda value=value: shown_name(names, value)), value) for value in values]
+
+
 def beyond_words_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question), _(LEAD))
+
+    question(PAGE.question, LEAD)
     with gr.Row():
         d = gr.Slider(0, limits.MAX_PROJECTION_DIM, value=P["d"].default, step=16,
-                      label=_("Projection to d numbers per token (0: keep every raw number)"))
-        seed = gr.Number(P["seed"].default, label=setting("seed"), precision=0, minimum=0, maximum=MAX_SEED)
+                      label=say("Projection to d numbers per token (0: keep every raw number)"))
+        seed = gr.Number(P["seed"].default, label=label_of(P["seed"]), precision=0, minimum=0, maximum=MAX_SEED)
 
-    gr.Markdown("#### " + _("Image patches"))
+    heading(N_("Image patches"))
     with gr.Row():
-        picture = gr.Dropdown(list(BUNDLED_PICTURES), value=P["picture"].default,
-                              label=_("Picture (scikit-image's, CC0)"))
-        upload = gr.File(label=_("... or your own PNG or JPEG"), file_types=[".png", ".jpg", ".jpeg"],
+        picture = gr.Dropdown(named(PICTURE_NAMES, BUNDLED_PICTURES), value=P["picture"].default,
+                              label=say("Picture (scikit-image's, CC0)"))
+        upload = gr.File(label=say("... or your own PNG or JPEG"), file_types=[".png", ".jpg", ".jpeg"],
                          type="filepath")
         side = gr.Slider(0, limits.MAX_IMAGE_SIDE, value=P["side"].default, step=16,
-                         label=_("Resize to a square of this side, as ViT (the Vision Transformer) does (0: as it is)"))
+                         label=say("Resize to a square of this side, as ViT (the Vision Transformer) does "
+                                   "(0: as it is)"))
     with gr.Row():
         patch = gr.Slider(limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, value=P["patch"].default, step=1,
-                          label=setting("patch"))
-        fit = gr.Radio(list(FITS), value=P["fit"].default, label=setting("fit"))
-        overlay = gr.Radio(list(OVERLAY_STYLES), value=P["overlay"].default, label=setting("overlay"))
+                          label=label_of(P["patch"]))
+        fit = gr.Radio(named(FIT_NAMES, FITS), value=P["fit"].default, label=label_of(P["fit"]))
+        overlay = gr.Radio(named(OVERLAY_NAMES, OVERLAY_STYLES), value=P["overlay"].default,
+                           label=label_of(P["overlay"]))
     with gr.Row():
-        row = gr.Number(P["qrow"].default, label=_("Query patch: row"), precision=0, minimum=0)
-        col = gr.Number(P["qcol"].default, label=_("column"), precision=0, minimum=0)
-    look = gr.Button(_("Attend from this patch"), variant="primary")
-    image_summary = gr.Markdown(label=_("summary"))
+        row = gr.Number(P["qrow"].default, label=say("Query patch: row"), precision=0, minimum=0)
+        col = gr.Number(P["qcol"].default, label=say("column"), precision=0, minimum=0)
+    look = gr.Button(say("Attend from this patch"), variant="primary")
+    image_summary = gr.Markdown(label=say("summary"))
     with gr.Row():
-        overlay_chart = chart(label=_("Where the query patch looks"))
-        partners = gr.Dataframe(label=_("Its strongest partners"), scale=0, min_width=360)
+        overlay_chart = chart(label=say("Where the query patch looks"))
+        partners = gr.Dataframe(label=say("Its strongest partners"), scale=0, min_width=360)
     inputs = [picture, upload, side, patch, fit, d, seed, row, col, overlay]
     look.click(image_attention_tab, inputs, [overlay_chart, partners, image_summary], api_name="image_attention")
     demo.load(image_attention_tab, inputs, [overlay_chart, partners, image_summary], api_visibility="private")
 
-    gr.Markdown("#### " + _("Audio frames"))
+    heading(N_("Audio frames"))
     with gr.Row():
-        signal = gr.Dropdown([(f"{_(SOUND_NAMES[name])}: {_(what)}", name) for name, what in SIGNALS.items()],
+        signal = gr.Dropdown([(static(lambda name=name, what=what: f"{shown_name(SOUND_NAMES, name)}: {_(what)}"), name)
+                              for name, what in SIGNALS.items()],
                              value=P["signal"].default,
-                             label=setting("signal"))
-        wav = gr.File(label=_("... or your own mono WAV"), file_types=[".wav"], type="filepath")
+                             label=label_of(P["signal"]))
+        wav = gr.File(label=say("... or your own mono WAV"), file_types=[".wav"], type="filepath")
     with gr.Row():
         frame = gr.Slider(limits.MIN_FRAME, limits.MAX_FRAME, value=P["frame"].default, step=64,
-                          label=setting("frame"))
-        hop = gr.Slider(limits.MIN_HOP, 512, value=P["hop"].default, step=16, label=setting("hop"))
-        query = gr.Number(P["qframe"].default, label=_("Query frame (-1: the middle of the last note)"), precision=0,
+                          label=label_of(P["frame"]))
+        hop = gr.Slider(limits.MIN_HOP, 512, value=P["hop"].default, step=16, label=label_of(P["hop"]))
+        query = gr.Number(P["qframe"].default, label=say("Query frame (-1: the middle of the last note)"), precision=0,
                           minimum=-1)
-    listen = gr.Button(_("Attend from this frame"), variant="primary")
-    audio_summary = gr.Markdown(label=_("summary"))
-    sound = gr.Audio(label=_("The sound"), type="numpy", format="wav", interactive=False)
-    spectrogram = chart(label=_("Spectrogram and the query frame's weights"))
+    listen = gr.Button(say("Attend from this frame"), variant="primary")
+    audio_summary = gr.Markdown(label=say("summary"))
+    sound = gr.Audio(label=say("The sound"), type="numpy", format="wav", interactive=False)
+    spectrogram = chart(label=say("Spectrogram and the query frame's weights"))
     with gr.Row():
-        notes = gr.Dataframe(label=_("Weight on each part"))
-        frames = gr.Dataframe(label=_("Its strongest frames"))
+        notes = gr.Dataframe(label=say("Weight on each part"))
+        frames = gr.Dataframe(label=say("Its strongest frames"))
     inputs = [signal, wav, frame, hop, d, seed, query]
     outputs = [spectrogram, notes, frames, sound, audio_summary]
     listen.click(audio_attention_tab, inputs, outputs, api_name="audio_attention")
     demo.load(audio_attention_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### " + _("Protein residues"))
+    heading(N_("Protein residues"))
     with gr.Row():
-        sequence = gr.Dropdown([(_(name), text) for name, text in PROTEIN_PRESETS.items()], allow_custom_value=True,
+        sequence = gr.Dropdown([(say(name), text) for name, text in PROTEIN_PRESETS.items()], allow_custom_value=True,
                                value=P["sequence"].default, scale=3,
-                               label=_("Sequence (one-letter amino-acid codes; paste your own)"))
-        residue = gr.Number(5, label=_("Residue (position, from 0)"), precision=0, minimum=0)   # C6 (the page: G1)
-    read = gr.Button(_("Attend from this residue"), variant="primary")
-    residue_summary = gr.Markdown(label=_("summary"))
-    residue_chart = chart(label=_("Every residue's weights"))
-    residue_partners = gr.Dataframe(label=_("Its strongest partners"))
+                               label=say("Sequence (one-letter amino-acid codes; paste your own)"))
+        residue = gr.Number(5, label=say("Residue (position, from 0)"), precision=0, minimum=0)   # C6 (the page: G1)
+    read = gr.Button(say("Attend from this residue"), variant="primary")
+    residue_summary = gr.Markdown(label=say("summary"))
+    residue_chart = chart(label=say("Every residue's weights"))
+    residue_partners = gr.Dataframe(label=say("Its strongest partners"))
     inputs = [sequence, d, seed, residue]
     read.click(residue_attention_tab, inputs, [residue_chart, residue_partners, residue_summary],
                api_name="residue_attention")

@@ -10,16 +10,22 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits
-from engine.chapter.block import DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, config_of, shares, waiting
+from engine.chapter.block import (
+    DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, config_of, shares, waiting,
+)
+from engine.i18n import N_, _
 from engine.charts.bars import parameter_bars
 from engine.charts.lines import loss_curves
 from engine.language.ngram import nats_to_bits
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, count_parameters, dataflow,
+    position_name,
     scale_row,
 )
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, engine_call, plot, question, refuse, table, whole
+from gradio_tabs.common import (
+    chart, choices, engine_call, help_of, label_of, plot, question, refuse, say, static, table, whole,
+)
 
 P = PAGE.by_name
 
@@ -126,60 +132,65 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
 
 def block_builder_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
-             "Set the sizes and switches (or load a preset): parameter counts and shapes follow from the formula.")
-    preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label=P["bb_preset"].label, info=P["bb_preset"].help)
+             N_("Set the sizes and switches (or load a preset): parameter counts and shapes follow from the formula."))
+    preset = gr.Dropdown(choices({p: p for p in PRESETS}), value=DEFAULT_PRESET, label=label_of(P["bb_preset"]),
+                         info=help_of(P["bb_preset"]))
 
     def size(field: str, **bounds) -> gr.Number:
         p = P[f"bb_{field}"]
-        return gr.Number(p.default, label=p.label, precision=0, minimum=SIZES[field][0], **bounds)
+        return gr.Number(p.default, label=label_of(p), precision=0, minimum=SIZES[field][0], **bounds)
 
     with gr.Row():
         d_model, n_heads, d_ff, n_layers = (size(f) for f in ("d_model", "n_heads", "d_ff", "n_layers"))
         context_length = size("context_length", maximum=limits.MAX_CONTEXT_LENGTH)
         vocab_size = size("vocab_size")
     with gr.Row():
-        layer_norm = gr.Radio([(NORM_NAMES[n], n) for n in LAYER_NORMS], value=P["bb_layer_norm"].default,
-                              label=P["bb_layer_norm"].label)
-        activation = gr.Radio(list(ACTIVATIONS), value=P["bb_activation"].default, label=P["bb_activation"].label)
-        positional = gr.Radio(list(POSITIONALS), value=P["bb_positional"].default, label=P["bb_positional"].label)
+        layer_norm = gr.Radio(choices({n: NORM_NAMES[n] for n in LAYER_NORMS}), value=P["bb_layer_norm"].default,
+                              label=label_of(P["bb_layer_norm"]))
+        activation = gr.Radio(choices({a: a for a in ACTIVATIONS}), value=P["bb_activation"].default,
+                              label=label_of(P["bb_activation"]))
+        positional = gr.Radio([(static(lambda p=p: position_name(p)), p) for p in POSITIONALS],
+                              value=P["bb_positional"].default, label=label_of(P["bb_positional"]))
     with gr.Row():
         residual, causal, tied_head, final_norm, bias = (
-            gr.Checkbox(P[f"bb_{f}"].default, label=P[f"bb_{f}"].label)
+            gr.Checkbox(P[f"bb_{f}"].default, label=label_of(P[f"bb_{f}"]))
             for f in ("residual", "causal", "tied_head", "final_norm", "bias"))
     fields = dict(vocab_size=vocab_size, context_length=context_length, d_model=d_model, n_heads=n_heads, d_ff=d_ff,
                   n_layers=n_layers, activation=activation, layer_norm=layer_norm, residual=residual,
                   positional=positional, causal=causal, tied_head=tied_head, final_norm=final_norm, bias=bias)
     sizes = [fields[name] for name in FIELDS]
-    count = gr.Button("Count the parameters", variant="primary")
-    summary = gr.Markdown(label="summary")
-    bars = chart(label="Parameters by part, as bars")
-    parts = gr.Dataframe(label="Parameters by part")
-    stages = gr.Dataframe(label="Every stage, its formula, its output shape (one sequence of T tokens)")
-    scale = gr.Dataframe(label="For scale: the same formula for the presets")
+    count = gr.Button(say("Count the parameters"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    bars = chart(label=say("Parameters by part, as bars"))
+    parts = gr.Dataframe(label=say("Parameters by part"))
+    stages = gr.Dataframe(label=say("Every stage, its formula, its output shape"))
+    scale = gr.Dataframe(label=say("For scale: the same formula for the presets"))
     outputs = [parts, stages, scale, bars, summary]
     preset.change(preset_tab, [preset], sizes, api_name="block_preset").then(
         block_tab, sizes, outputs, api_visibility="private")
     count.click(block_tab, sizes, outputs, api_name="block")
     demo.load(block_tab, sizes, outputs, api_visibility="private")
 
-    gr.Markdown("#### Train it live on Shakespeare, one character at a time (a few seconds on a shared CPU; "
-                f"at most {limits.MAX_TRAIN_SECONDS} s, {limits.MAX_TRAININGS_PER_MACHINE} runs at once)")
+    gr.Markdown(static(lambda: "#### " + _("Train it live on Shakespeare, one character at a time") + "\n" + _(
+        "A few seconds on a shared CPU; at most {seconds} s, {runs} runs at once.", seconds=limits.MAX_TRAIN_SECONDS,
+        runs=limits.MAX_TRAININGS_PER_MACHINE)))
     with gr.Row():
-        seconds = gr.Slider(1, limits.MAX_TRAIN_SECONDS, value=TRAIN_SECONDS, step=1, label=P["bb_seconds"].label)
-        steps = gr.Number(P["bb_steps"].default, label=P["bb_steps"].label, precision=0, minimum=1,
+        seconds = gr.Slider(1, limits.MAX_TRAIN_SECONDS, value=TRAIN_SECONDS, step=1, label=label_of(P["bb_seconds"]))
+        steps = gr.Number(P["bb_steps"].default, label=label_of(P["bb_steps"]), precision=0, minimum=1,
                           maximum=limits.MAX_TRAIN_STEPS)
-        learning_rate = gr.Number(float(P["bb_lr"].default), label=P["bb_lr"].label, minimum=0, maximum=1,
+        learning_rate = gr.Number(float(P["bb_lr"].default), label=label_of(P["bb_lr"]), minimum=0, maximum=1,
                                   step=0.001)
-        batch = gr.Number(P["bb_batch"].default, label=P["bb_batch"].label, precision=0, minimum=1,
+        batch = gr.Number(P["bb_batch"].default, label=label_of(P["bb_batch"]), precision=0, minimum=1,
                           maximum=limits.MAX_TRAIN_BATCH)
-        train_seed = gr.Number(P["bb_seed"].default, label=P["bb_seed"].label, precision=0, minimum=0,
+        train_seed = gr.Number(P["bb_seed"].default, label=label_of(P["bb_seed"]), precision=0, minimum=0,
                                maximum=MAX_SEED)
     with gr.Row():
-        start = gr.Button("Train", variant="primary")
-        stop = gr.Button("Stop")
-    progress = gr.Markdown(label="summary")
-    curves = chart(label="Loss in bits per character (dashed: the n-gram baselines)")
-    history = gr.Dataframe(label="Each held-out evaluation, and the latest step", max_height=300)
+        start = gr.Button(say("Train"), variant="primary")
+        stop = gr.Button(say("Stop"))
+    progress = gr.Markdown(label=say("summary"))
+    curves = chart(label=say("Loss in bits per character (dashed: the n-gram baselines)"))
+    history = gr.Dataframe(label=say("Each held-out evaluation, and the latest step"), max_height=300)
+
     run = start.click(train_tab, [*sizes, seconds, steps, learning_rate, batch, train_seed],
                       [progress, history, curves], api_name="train")
     stop.click(None, cancels=[run])

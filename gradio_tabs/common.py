@@ -1,9 +1,11 @@
 """What every tab shares: engine calls whose ValueError becomes a gr.Error, whole-number checks,
-the engine's Vega-Lite specs as gr.Plot values, tables, and each tab's question."""
+the engine's Vega-Lite specs as gr.Plot values, tables, each tab's question, and the Space's static text (labels,
+help texts, buttons, headings) as keys the visitor's browser translates (`say`, `static`, `space_i18n`)."""
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import inspect
 import json
 import math
@@ -11,18 +13,123 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Callable
 
 import gradio as gr
 import numpy as np
 import pandas as pd
 from gradio.components.plot import PlotData
+from gradio.i18n import I18nData
 
 from engine import i18n, limits, markup, numbers
 from engine.i18n import N_, _
 
 LANG_PARAM = "lang"        # ?lang=es in the Space's address, as in the Streamlit app's links
 ERROR_TITLE = N_("That input does not work")   # shown as _(ERROR_TITLE)
-ALPHA_TABLE = "alpha (row: query, column: key)"   # a table of attention weights (the calculator's, a head's)
+ALPHA_TABLE = N_("alpha (row: query, column: key)")   # a table of attention weights (the calculator's, a head's)
+
+
+# --- the Space's static text: built once, translated in the visitor's browser ------------------------------------
+# The Blocks are built once, at import, in no visitor's language. Every text they show before any event runs (a tab's
+# name, a label, a help text, a button, a heading, a choice) is a gr.I18n key instead: the browser shows it in its own
+# language from the dictionaries `space_i18n` makes from our catalogs, and in English where it reads none of ours.
+# A key is the text's English (what the frontend shows without a dictionary; an API caller reads it in /info).
+_TEXTS: dict[str, list[Callable[[], str]]] = {}   # key -> how it is written, in the running context's language
+_I18N_MARK = "__i18n__"                            # how a key is written into a text (gradio.i18n.I18nData.__str__)
+_NAMES: set[str] = set()
+                           # keys that read the same in every language: names, tokens, sizes
+# the frontend (gradio/templates/frontend, svelte-i18n) picks its locale among its own languages by the browser's
+# tag (ko-KR -> ko, es-MX -> es, zh-CN as it is): where ours is not one of its names, the names it uses for it
+_BROWSER_LOCALES = {"zh-Hans": ("zh-CN", "zh-TW")}
+
+
+def static(render: Callable[[], str]) -> I18nData:
+    """A static text of the Space: `render()` writes it in the running context's language (engine.i18n). Returns
+    the gr.I18n key a component takes (as its label, info, value or a choice's name)."""
+    with i18n.use(i18n.SOURCE):
+        english = render()
+    # the frontend reads a key up to its first "}": a text that holds one is keyed by its hash
+    key = english if "}" not in english else "playground-" + hashlib.sha1(english.encode()).hexdigest()[:12]
+    _TEXTS.setdefault(key, []).append(render)
+    return I18nData(key)
+
+
+def say(message: str, /, **params) -> I18nData:
+    """A static text that is a message (`_(message, **params)` in each language): a label, a help text, a button."""
+    return static(functools.partial(_, message, **params))
+
+
+def kept(text: str) -> I18nData:
+    """A static text that reads the same in every language: a model's name, a token, a paper size, an example."""
+    _NAMES.add(text)
+    return static(lambda: text)
+
+
+def label_of(param) -> I18nData:
+    """A page spec's parameter's label (engine.chapter.spec.Param: a message) as a static text."""
+    return static(lambda: param.label)
+
+
+def help_of(param) -> I18nData:
+    """A page spec's parameter's help text as a static text."""
+    return static(lambda: param.help)
+
+
+def choices(shown: dict) -> list[tuple[I18nData, object]]:
+    """A Radio's or a Dropdown's choices, {value: its name (a message, or a name that reads the same everywhere)}, as
+    (static text, value): the value stays what the engine and the API take."""
+    return [(static(functools.partial(_, message)), value) for value, message in shown.items()]
+
+
+def read(text) -> str:
+    """A component's label (or any static text) as the running context's language writes it: for a sentence that
+    names the box. Takes the key in any of the forms Gradio passes it on (I18nData, "__i18n__{...}", a dict)."""
+    key = text.key if isinstance(text, I18nData) else text.get("key") if isinstance(text, dict) else None
+    if isinstance(text, str) and text.startswith(_I18N_MARK):
+        key = json.loads(text[len(_I18N_MARK):]).get("key")
+    if key is None:
+        return "" if text is None else str(text)
+    renders = _TEXTS.get(key)
+    return renders[0]() if renders else key
+
+
+def plain_api_labels(demo: gr.Blocks) -> None:
+    """The endpoints' parameters and returns named in English text in the API's description (/info, what
+    gradio_client reads and *Use via API* shows), not as the keys the browser translates."""
+    described = demo.get_api_info
+
+    @functools.wraps(described)
+    def get_api_info(*args, **kwargs):
+        info = described(*args, **kwargs)
+        for endpoints in (info.get("named_endpoints") or {}, info.get("unnamed_endpoints") or {}):
+            for endpoint in endpoints.values():
+                for item in [*endpoint.get("parameters", []), *endpoint.get("returns", [])]:
+                    if "label" in item:
+                        with i18n.use(i18n.SOURCE):
+                            item["label"] = read(item["label"])
+        return info
+    demo.get_api_info = get_api_info
+
+
+def static_texts(code: str) -> dict[str, str]:
+    """Every static text of the Space, key -> text in the language `code` (the pseudo language too)."""
+    with i18n.use(code):
+        return {key: renders[0]() for key, renders in _TEXTS.items()}
+
+
+def kept_texts() -> set[str]:
+    """The static texts that read the same in every language (names, tokens, sizes)."""
+    return set(_NAMES)
+
+
+def browser_locales(code: str) -> tuple[str, ...]:
+    """The locales under which the frontend looks up our language `code`."""
+    return _BROWSER_LOCALES.get(code, (code,))
+
+
+def space_i18n() -> gr.I18n:
+    """The Space's gr.I18n (launch(i18n=...)): every static text in each of our languages, from the catalogs."""
+    return gr.I18n(**{locale: static_texts(code) for code in i18n.LANGUAGES for locale in browser_locales(code)})
 
 
 def engine_call(fn, *args, **kwargs):
@@ -67,7 +174,7 @@ def plot(spec: dict, width: int | None = None) -> PlotData:
     return PlotData(type="altair", plot=json.dumps(spec, default=_plain))
 
 
-def chart(label: str) -> gr.Plot:
+def chart(label: I18nData) -> gr.Plot:
     """An output for an engine chart. The label names it in the API and to screen readers; it is not drawn
     over the chart's corner, where it would hide the chart's own title or legend."""
     return gr.Plot(label=label, show_label=False)
@@ -78,9 +185,9 @@ def table(rows, columns: list[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=columns)
 
 
-def results(chart_label: str, table_label: str, **table_options) -> list:
+def results(chart_label: I18nData, table_label: I18nData, **table_options) -> list:
     """The outputs most endpoints return, [table, chart, summary]; drawn summary first, the chart, then the table."""
-    summary = gr.Markdown(label="summary")
+    summary = gr.Markdown(label=say("summary"))
     drawn = chart(chart_label)
     return [gr.Dataframe(label=table_label, **table_options), drawn, summary]
 
@@ -167,9 +274,19 @@ def localize_events(demo: gr.Blocks) -> None:
             block_fn.fn = in_language(block_fn.fn)
 
 
-def question(text: str, lead: str = "") -> gr.Markdown:
-    """The one question a tab answers (the page's own), and a line on what to do."""
-    return gr.Markdown(f"### {text}" + (f"\n{lead}" if lead else ""))
+def question(asked: str | Callable[[], str], lead: str | Callable[[], str] = "") -> gr.Markdown:
+    """The one question a tab answers (the page's own), and a line on what to do: each a message, or a function that
+    writes it in the running context's language; one static text."""
+    def written() -> str:
+        line = lead() if callable(lead) else _(lead) if lead else ""
+        return f"### {asked() if callable(asked) else _(asked)}" + (f"\n{line}" if line else "")
+    return gr.Markdown(static(written))
+
+
+
+def heading(message: str, /, **params) -> gr.Markdown:
+    """A heading inside a tab (a message, marked N_ where written)."""
+    return gr.Markdown(static(lambda: "#### " + _(message, **params)))
 
 
 # --- at the door: argument types, uploads, heavy questions ------------------------------------------------------
@@ -220,9 +337,9 @@ def _sentence_for(component, value) -> str | None:
         if "choices" in wanted and getattr(component, "allow_custom_value", False):
             wanted = "text"
         elif "choices" in wanted:
-            names = [c[1] if isinstance(c, tuple) else c for c in component.choices]
-            wanted += " (" + ", ".join(f"'{n}'" for n in names) + ")"
-        return f"'{component.label or 'This input'}' takes {wanted}, not {_given(value)}."
+            values = [c[1] if isinstance(c, tuple) else c for c in component.choices]
+            wanted += " (" + ", ".join(f"'{v}'" for v in values) + ")"
+        return f"'{read(component.label) or 'This input'}' takes {wanted}, not {_given(value)}."
     return None
 
 
@@ -232,7 +349,7 @@ def _number_sentence(component, value) -> str | None:
     if not isinstance(component, (gr.Number, gr.Slider)) or isinstance(value, bool) \
             or not isinstance(value, (int, float)):
         return None
-    label = component.label or "This input"
+    label = read(component.label) or "This input"
     if not math.isfinite(value):
         return f"'{label}' takes a number, not {value}."
     if getattr(component, "precision", None) == 0 and not float(value).is_integer():

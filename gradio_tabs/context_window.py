@@ -10,15 +10,10 @@ from engine import limits
 from engine.attention.typed_matrices import parse_matrix
 from engine.chapter.context import MAX_K, PAGE, SENTENCES, WINDOWS_SHOWN, calculation, hand_vectors, unknown_words_note
 from engine.charts.bars import compare_bars
-from engine.i18n import _
-from gradio_tabs.common import chart, engine_call, plot, question, table, whole
+from engine.i18n import N_, _
+from gradio_tabs.common import chart, engine_call, help_of, label_of, kept, plot, question, say, table, whole
 
 P = PAGE.by_name
-
-
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(P[name].label)
 
 
 def help_text(name: str) -> str:
@@ -59,24 +54,25 @@ def context_tab(x_text: str, k: float, query: float, scaled: bool):
 
 
 def context_window_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question),
-             _("Average a fixed window around a token, then let relevance choose: softmax of x_t . x_j."))
+    question(PAGE.question,
+             N_("Average a fixed window around a token, then let relevance choose: softmax of x_t . x_j."))
     with gr.Row():
-        sentence = gr.Dropdown(list(SENTENCES), value=P["sentence"].default, allow_custom_value=True, scale=3,
-                               label=label("sentence"))
-        load = gr.Button(_("Load its vectors"))
-    note = gr.Markdown(label=_("note"))
+        sentence = gr.Dropdown([(kept(s), s) for s in SENTENCES], value=
+P["sentence"].default, allow_custom_value=True, scale=3,
+                               label=label_of(P["sentence"]))
+        load = gr.Button(say("Load its vectors"))
+    note = gr.Markdown(label=say("note"))
     x_text = gr.Textbox(hand_vectors_tab(P["sentence"].default)[0], lines=5, max_length=limits.MAX_MATRIX_TEXT_CHARS,
-                        label=label("x"))
+                        label=label_of(P["x"]))
     with gr.Row():
-        k = gr.Slider(0, MAX_K, value=P["k"].default, step=1, label=label("k"), info=help_text("k"))
-        query = gr.Number(P["query"].default, label=label("query"), precision=0, minimum=0)
-        scaled = gr.Checkbox(P["scaled"].default, label=label("scaled"))
-    go = gr.Button(_("Compare"), variant="primary")
-    summary = gr.Markdown(label=_("summary"))
-    bars = chart(label=_("Window weights against attention weights"))
-    weights = gr.Dataframe(label=_("Weights on each token"))
-    contexts = gr.Dataframe(label=_("The two context vectors"))
+        k = gr.Slider(0, MAX_K, value=P["k"].default, step=1, label=label_of(P["k"]), info=help_of(P["k"]))
+        query = gr.Number(P["query"].default, label=label_of(P["query"]), precision=0, minimum=0)
+        scaled = gr.Checkbox(P["scaled"].default, label=label_of(P["scaled"]))
+    go = gr.Button(say("Compare"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    bars = chart(label=say("Window weights against attention weights"))
+    weights = gr.Dataframe(label=say("Weights on each token"))
+    contexts = gr.Dataframe(label=say("The two context vectors"))
     load.click(hand_vectors_tab, [sentence], [x_text, query, note], api_name="hand_vectors")
     inputs, outputs = [x_text, k, query, scaled], [weights, contexts, bars, summary]
     go.click(context_tab, inputs, outputs, api_name="context")

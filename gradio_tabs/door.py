@@ -18,7 +18,7 @@ import gradio as gr
 
 from engine import limits
 from engine.i18n import _, ngettext
-from gradio_tabs.common import is_upload, refuse
+from gradio_tabs.common import is_upload, read, refuse
 
 _UPLOAD_ROUTE = "/gradio_api/upload"
 _FILE_ROUTE = "/gradio_api/file="
@@ -59,13 +59,13 @@ def guard_inputs(demo: gr.Blocks) -> None:
         wanted = list(block_fn.inputs)
         if len(inputs) < len(wanted):
             missing = wanted[len(inputs)]
-            names = ", ".join(f"'{c.label or type(c).__name__}'" for c in wanted)
+            names = ", ".join(f"'{read(c.label) or type(c).__name__}'" for c in wanted)
             refuse(ngettext("'{label}' was not given: this call takes 1 value: {names}.",
                             "'{label}' was not given: this call takes {n} values, in this order: {names}.",
-                            len(wanted), label=missing.label or _("An input"), names=names))
+                            len(wanted), label=read(missing.label) or _("An input"), names=names))
         for component, value in zip(wanted, inputs):
             if isinstance(component, (gr.File, gr.Image, gr.Audio, gr.Video, gr.UploadButton)):
-                sentence = _file_sentence(component.label or _("This input"), value)
+                sentence = _file_sentence(read(component.label) or _("This input"), value)
                 if sentence is not None:
                     refuse(sentence)
         validate(block_fn, inputs)

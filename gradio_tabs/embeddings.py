@@ -7,17 +7,20 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine import limits
 from engine.chapter.embeddings import (
-    ANSWERS_SHOWN, DEFAULT_VOCAB, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_SHOWN, PAGE, analogy, analogy_reading,
+    ANSWERS_SHOWN, DEFAULT_VOCAB, EXTRA_HELP, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_SHOWN, PAGE, analogy,
+    analogy_reading,
     map_reading, neighbours, neighbours_reading, offset_map,
 )
 from engine.charts.bars import score_bars
 from engine.charts.points import embedding_map
 from engine.embeddings import glove as E
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, results, engine_call, plot, question, table, whole
+from gradio_tabs.common import (
+    chart, choices, engine_call, heading, help_of, label_of, kept, plot, question, results, say, table, whole,
+)
 
 P = PAGE.by_name
 ALL_WORDS = limits.VOCAB_SIZE_CHOICES[-1]
@@ -93,39 +96,40 @@ def map_tab(a: str, b: str, c: str, extra: str, vocab_size: int):
 
 def embeddings_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
-             "GloVe 6B 50-d: 400,000 lower-case words, 50 numbers each (the first use reads them, a few seconds).")
-    vocab = gr.Slider(limits.MIN_VOCAB_SIZE, ALL_WORDS, value=DEFAULT_VOCAB, step=1000,
-                      label="Vocabulary searched: the most frequent words (nearest words and the map)")
+             N_("GloVe 6B 50-d: 400,000 lower-case words, 50 numbers each (the first use reads them, a few seconds)."))
+    vocab = gr.Slider(limits.MIN_VOCAB_SIZE, ALL_WORDS, value=DEFAULT_VOCAB, step=1000, label=label_of(P["vocab"]),
+                      info=help_of(P["vocab"]))
 
-    gr.Markdown("#### a is to b as c is to ?")
+    heading(N_("a is to b as c is to ?"))
     with gr.Row():
-        a, b, c = (gr.Textbox(P[name].default, label=P[name].label, max_length=limits.MAX_WORD_CHARS * 2)
-                   for name in "abc")
+        a, b, c = (gr.Textbox(P[letter].default, label=kept(letter), max_length=limits.MAX_WORD_CHARS * 2)
+                   for letter in "abc")
+
     with gr.Row():
-        k = gr.Slider(1, limits.MAX_NEIGHBOURS, value=ANSWERS_SHOWN, step=1, label="answers shown")
-        method = gr.Radio([(label, name) for name, label in METHOD_LABELS.items()], value=P["method"].default,
-                          label=P["method"].label)
-    solve = gr.Button("Solve the analogy", variant="primary")
-    analogy_summary = gr.Markdown(label="summary")
-    answers = gr.Dataframe(label="best answers")
+        k = gr.Slider(1, limits.MAX_NEIGHBOURS, value=ANSWERS_SHOWN, step=1, label=say("answers shown"))
+        method = gr.Radio(choices(METHOD_LABELS), value=P["method"].default, label=label_of(P["method"]))
+    solve = gr.Button(say("Solve the analogy"), variant="primary")
+    analogy_summary = gr.Markdown(label=say("summary"))
+    answers = gr.Dataframe(label=say("best answers"))
     solve.click(analogy_tab, [a, b, c, k, method], [answers, analogy_summary], api_name="analogy")
 
-    gr.Markdown("#### A 2-D map of the offsets")
-    extra = gr.Textbox(P["extra"].default, max_length=limits.MAX_MAP_EXTRA_CHARS, label=P["extra"].label,
-                       info=P["extra"].help)
-    draw = gr.Button("Draw the map", variant="primary")
-    map_summary = gr.Markdown(label="summary")
-    word_map = chart(label="The words on their PCA plane")
-    offsets = gr.Dataframe(label="cos(offset, offset) in all 50 dimensions")
-    points = gr.Dataframe(label="The words' coordinates")
+    heading(N_("A 2-D map of the offsets"))
+    extra = gr.Textbox(P["extra"].default, max_length=limits.MAX_MAP_EXTRA_CHARS, label=label_of(P["extra"]),
+                       info=say(EXTRA_HELP, limit=limits.MAX_MAP_WORDS))
+    draw = gr.Button(say("Draw the map"), variant="primary")
+    map_summary = gr.Markdown(label=say("summary"))
+    word_map = chart(label=say("The words on their PCA plane"))
+    offsets = gr.Dataframe(label=say("cos(offset, offset) in all 50 dimensions"))
+    points = gr.Dataframe(label=say("The words' coordinates"))
     draw.click(map_tab, [a, b, c, extra, vocab], [word_map, points, offsets, map_summary], api_name="embedding_map")
 
-    gr.Markdown("#### Nearest words to a word or to a sum you compose")
+    heading(N_("Nearest words to a word or to a sum you compose"))
     with gr.Row():
-        expression = gr.Textbox(P["query"].default, label=P["query"].label, scale=3,
+        expression = gr.Textbox(P["query"].default, label=label_of(P["query"]), scale=3,
                                 max_length=limits.MAX_EXPRESSION_CHARS)
-        count = gr.Slider(1, limits.MAX_NEIGHBOURS, value=NEIGHBOURS_SHOWN, step=1, label="words shown")
-        leave_out = gr.Checkbox(P["leave_out"].default, label=P["leave_out"].label)
-    find = gr.Button("Find the nearest words", variant="primary")
-    find.click(neighbours_tab, [expression, count, leave_out, vocab], results("Nearest words", "cos(w, q)"),
-               api_name="neighbours")
+        count = gr.Slider(1, limits.MAX_NEIGHBOURS, value=NEIGHBOURS_SHOWN, step=1, label=say("words shown"))
+        leave_out = gr.Checkbox(P["leave_out"].default, label=label_of(P["leave_out"]))
+    find = gr.Button(say("Find the nearest words"), variant="primary")
+    find.click(neighbours_tab, [expression, count, leave_out, vocab],
+               results(say("nearest words"), kept("cos(w, q)")), api_name="neighbours")
+

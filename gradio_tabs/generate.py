@@ -9,27 +9,19 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.generate import (
-    MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, model_name, sampling,
-    samples,
+    MAX_SEED, MODEL_NAMES, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, model_name,
+    sampling, samples,
 )
 from engine.charts.bars import ladder_bars, next_token_bars
 from engine.charts.style import visible
-from engine.i18n import _, ngettext
+from engine.i18n import N_, _, ngettext
 from engine.transformer.generation import generate
 from gradio_tabs import loaders
-from gradio_tabs.common import chart, engine_call, plot, question, refuse, table, whole
+from gradio_tabs.common import (
+    chart, engine_call, heading, kept, label_of, plot, question, refuse, say, static, table, whole,
+)
 
 P = PAGE.by_name
-
-
-def label(name: str) -> str:
-    """A setting's label in the reader's language."""
-    return _(P[name].label)
-
-
-def helped(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
 CHOICES = [SHIPPED, *NGRAMS]     # the Space trains no live model: the page's other models
 
 
@@ -96,35 +88,37 @@ def ladder_tab():
 
 
 def generate_page_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question), helped("gen_prompt"))
-    prompt = gr.Textbox(P["gen_prompt"].default, label=label("gen_prompt"), lines=2,
+    question(PAGE.question, lambda: P["gen_prompt"].help)
+    prompt = gr.Textbox(P["gen_prompt"].default, label=label_of(P["gen_prompt"]), lines=2,
                         max_length=limits.MAX_PROMPT_CHARS)
-    models = gr.Dropdown([(model_name(name), name) for name in CHOICES], value=P["gen_models"].default.split(","),
-                         multiselect=True, max_choices=limits.GENERATE_MAX_MODELS, label=label("gen_models"))
+    # the n-grams keep their names ("3-gram") in every language, as the page names them
+    models = gr.Dropdown([(static(lambda m=m: model_name(m)) if m in MODEL_NAMES else kept(m), m) for m in CHOICES],
+                         value=P["gen_models"].default.split(","),
+                         multiselect=True, max_choices=limits.GENERATE_MAX_MODELS, label=label_of(P["gen_models"]))
     with gr.Row():
         temperature = gr.Slider(0.0, limits.GENERATE_MAX_TEMPERATURE, value=P["gen_temperature"].default,
-                                step=TEMPERATURE_STEP, label=label("gen_temperature"))
-        top_k = gr.Number(P["gen_top_k"].default, label=label("gen_top_k"), precision=0, minimum=0,
+                                step=TEMPERATURE_STEP, label=label_of(P["gen_temperature"]))
+        top_k = gr.Number(P["gen_top_k"].default, label=label_of(P["gen_top_k"]), precision=0, minimum=0,
                           maximum=limits.GENERATE_MAX_TOP_K)
-        length = gr.Number(P["gen_length"].default, label=label("gen_length"), precision=0, minimum=1,
+        length = gr.Number(P["gen_length"].default, label=label_of(P["gen_length"]), precision=0, minimum=1,
                            maximum=limits.MAX_GENERATE_TOKENS)
-        seed = gr.Number(P["gen_seed"].default, label=label("gen_seed"), precision=0, minimum=0)
-        step = gr.Number(1, label=_("step shown"), precision=0, minimum=1)
-    go = gr.Button(_("Generate"), variant="primary")
-    summary = gr.Markdown(label=_("summary"))
-    texts = gr.Markdown(label=_("The samples, as text"))
-    samples_ = gr.Dataframe(label=_(SAMPLES_TITLE), visible=False)
-    bars = chart(label=_("P(next character) at that step (orange: q, what is sampled)"))
-    following = gr.Dataframe(label=_("The likeliest next characters"), max_height=360)
+        seed = gr.Number(P["gen_seed"].default, label=label_of(P["gen_seed"]), precision=0, minimum=0)
+        step = gr.Number(1, label=say("step shown"), precision=0, minimum=1)
+    go = gr.Button(say("Generate"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    texts = gr.Markdown(label=say("The samples, as text"))
+    samples_ = gr.Dataframe(label=say(SAMPLES_TITLE), visible=False)
+    bars = chart(label=say("P(next character) at that step (orange: q, what is sampled)"))
+    following = gr.Dataframe(label=say("The likeliest next characters"), max_height=360)
     inputs = [prompt, models, temperature, top_k, length, seed, step]
     outputs = [samples_, following, bars, summary, texts]
     go.click(generate_tab, inputs, outputs, api_name="generate")
     demo.load(generate_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### " + _("The model ladder: held-out bits per character"))
-    rank = gr.Button(_("Rank the models"), variant="primary")
-    sentences = gr.Markdown(label=_("summary"))
-    ladder_chart = chart(label=_("The ladder"))
-    rungs = gr.Dataframe(label=_("Every model on the same held-out text"))
+    heading(N_("The model ladder: held-out bits per character"))
+    rank = gr.Button(say("Rank the models"), variant="primary")
+    sentences = gr.Markdown(label=say("summary"))
+    ladder_chart = chart(label=say("The ladder"))
+    rungs = gr.Dataframe(label=say("Every model on the same held-out text"))
     rank.click(ladder_tab, [], [rungs, ladder_chart, sentences], api_name="ladder")
     demo.load(ladder_tab, [], [rungs, ladder_chart, sentences], api_visibility="private")

@@ -15,14 +15,11 @@ from engine.pretrained.gguf_file import Config
 from engine import i18n
 from engine.i18n import N_, _
 from gradio_tabs import loaders
-from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, plot, question, refuse, table, whole
+from gradio_tabs.common import ALPHA_TABLE, chart, engine_call, label_of, plot, question, refuse, say, table, whole
 
 P = PAGE.by_name
 
 
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(P[name].label)
 SIZES = Config()     # SmolLM2-135M's: 30 layers x 9 heads
 LOADS = N_("The first use loads the model (a few seconds; more on a machine that has not prepared it).")
 
@@ -58,17 +55,18 @@ def heads_tab(text: str, layer: float, head: float):
 
 
 def head_viewer_tab(demo: gr.Blocks) -> None:
-    question(asks(SIZES.n_layer * SIZES.n_head),
-             _("SmolLM2-135M: {layers} layers x {heads} heads. Pick a layer and a head.", layers=SIZES.n_layer,
-               heads=SIZES.n_head) + " " + _(LOADS)
+    question(lambda: asks(SIZES.n_layer * SIZES.n_head),
+             lambda: _("SmolLM2-135M: {layers} layers x {heads} heads. Pick a layer and a head.",
+                       layers=SIZES.n_layer, heads=SIZES.n_head) + " " + _(LOADS)
              + ("" if i18n.is_source() else " " + _("SmolLM2 learned from English text: type English for it to read. "
                                                     "Its tokens are shown as it reads them.")))
-    sentence = gr.Textbox(P["text"].default, label=label("text"), max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
+
+    sentence = gr.Textbox(P["text"].default, label=label_of(P["text"]), max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
     with gr.Row():
-        layer = gr.Slider(0, SIZES.n_layer - 1, value=P["layer"].default, step=1, label=label("layer"))
-        head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=label("head"))
-    show = gr.Button(_("Show the head"), variant="primary")
-    summary = gr.Markdown(label=_("summary"))
-    heatmap = chart(label=_("alpha of this head"))
-    rows = gr.Dataframe(label=ALPHA_TABLE)
+        layer = gr.Slider(0, SIZES.n_layer - 1, value=P["layer"].default, step=1, label=label_of(P["layer"]))
+        head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=label_of(P["head"]))
+    show = gr.Button(say("Show the head"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    heatmap = chart(label=say("alpha of this head"))
+    rows = gr.Dataframe(label=say(ALPHA_TABLE))
     show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")

@@ -18,7 +18,10 @@ from engine.charts.style import unique_labels, visible
 from engine.numbers import enough_digits, fixed
 from gradio_tabs import loaders
 from gradio_tabs.head_viewer import LOADS
-from gradio_tabs.common import engine_call, plot, question, results, table, whole
+from engine.i18n import N_, _
+from gradio_tabs.common import (
+    engine_call, heading, help_of, label_of, plot, question, results, say, static, table, whole,
+)
 
 md = markup.markdown   # tokens and sentences echoed in a Markdown summary read as typed
 
@@ -119,37 +122,46 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
 
 def inside_the_model_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
-             f"Change something inside SmolLM2 and read what the output does. {LOADS}")
-    gr.Markdown("#### The logit lens: what would the model say if it stopped after each block?")
+             lambda: _("Change something inside SmolLM2 and read what the output does.") + " " + _(LOADS))
+    heading(N_("1. Read every layer: the logit lens"))
     with gr.Row():
-        lens_text = gr.Textbox(P["text"].default, label=P["text"].label, max_length=MAX_CHARS, scale=3)
-        lens_target = gr.Textbox(P["target"].default, label=P["target"].label, max_length=limits.TARGET_MAX_CHARS)
-        lens_k = gr.Slider(1, limits.LOGIT_LENS_MAX_TOP_K, value=readings.LENS_TOP_K, step=1, label="tokens per layer")
-    read = gr.Button("Read every layer", variant="primary")
+        lens_text = gr.Textbox(P["text"].default, label=label_of(P["text"]), max_length=MAX_CHARS, scale=3)
+        lens_target = gr.Textbox(P["target"].default, label=label_of(P["target"]),
+                                 max_length=limits.TARGET_MAX_CHARS)
+        lens_k = gr.Slider(1, limits.LOGIT_LENS_MAX_TOP_K, value=readings.LENS_TOP_K, step=1,
+                           label=say("tokens per layer"))
+    read = gr.Button(say("Read every layer"), variant="primary")
     read.click(logit_lens_tab, [lens_text, lens_target, lens_k],
-               results("P(target) after each layer", "At the last position, layer by layer", max_height=360),
+               results(say("P(target) after each layer"), say("At the last position, layer by layer"),
+                       max_height=360),
                api_name="logit_lens")
 
-    gr.Markdown(f"#### Knock out one head at a time (prompts up to {limits.HEAD_EFFECTS_MAX_TOKENS} tokens)")
+    heading(N_("2. Knock out heads"))
     with gr.Row():
-        effects_text = gr.Textbox(SHORT_KNOCK_OUT[0], label="Prompt", max_length=MAX_CHARS, scale=3)
-        effects_target = gr.Textbox(SHORT_KNOCK_OUT[1], label=P["ko_target"].label, max_length=limits.TARGET_MAX_CHARS)
-        mode = gr.Radio(list(interventions.MODES), value=P["mode"].default, label=P["mode"].label, info=P["mode"].help)
-    knock = gr.Button("Knock out each head", variant="primary")
+        effects_text = gr.Textbox(SHORT_KNOCK_OUT[0], max_length=MAX_CHARS, scale=3, label=static(
+            lambda: P["ko_text"].label.format(n=limits.HEAD_EFFECTS_MAX_TOKENS)))
+        effects_target = gr.Textbox(SHORT_KNOCK_OUT[1], label=label_of(P["ko_target"]),
+                                    max_length=limits.TARGET_MAX_CHARS)
+        mode = gr.Radio([(static(lambda m=m: readings.mode_name(m)), m) for m in interventions.MODES],
+                        value=P["mode"].default, label=label_of(P["mode"]), info=help_of(P["mode"]))
+    knock = gr.Button(say("Knock out each head"), variant="primary")
     knock.click(head_effects_tab, [effects_text, effects_target, mode],
-                results("Change in ln P(target), every head", "Every head, largest drop first", max_height=320),
+                results(say("Change in ln P(target), every head"), say("Every head, largest drop first"),
+                        max_height=320),
                 api_name="head_effects", concurrency_limit=None)   # the engine's heavy line bounds it
 
-    gr.Markdown("#### Activation patching: put the clean run back, one layer and position at a time "
-                "(two prompts with the same number of tokens)")
+    heading(N_("3. Where does the fact travel? Activation patching"))
     with gr.Row():
-        clean = gr.Textbox(SHORT_PATCHING[0], label=P["clean"].label, max_length=MAX_CHARS)
-        corrupt = gr.Textbox(SHORT_PATCHING[1], label="Corrupted prompt", max_length=MAX_CHARS)
+        clean = gr.Textbox(SHORT_PATCHING[0], label=label_of(P["clean"]), max_length=MAX_CHARS)
+        corrupt = gr.Textbox(SHORT_PATCHING[1], label=label_of(P["corrupt"]), max_length=MAX_CHARS)
     with gr.Row():
-        clean_target = gr.Textbox(SHORT_PATCHING[2], label="Clean target", max_length=limits.TARGET_MAX_CHARS)
-        corrupt_target = gr.Textbox(SHORT_PATCHING[3], label="Corrupted target", max_length=limits.TARGET_MAX_CHARS)
-    patch = gr.Button("Patch every cell", variant="primary")
+        clean_target = gr.Textbox(SHORT_PATCHING[2], label=label_of(P["clean_target"]),
+                                  max_length=limits.TARGET_MAX_CHARS)
+        corrupt_target = gr.Textbox(SHORT_PATCHING[3], label=label_of(P["corrupt_target"]),
+                                    max_length=limits.TARGET_MAX_CHARS)
+    patch = gr.Button(say("Patch every cell"), variant="primary")
     patch.click(patching_tab, [clean, corrupt, clean_target, corrupt_target],
-                results("Share restored, as a heatmap",
-                        "Share restored (rows: positions; columns: residual stream rows)"),
+                results(say("Share restored, as a heatmap"),
+                        say("Share restored (rows: positions; columns: residual stream rows)")),
                 api_name="patching", concurrency_limit=None)
+

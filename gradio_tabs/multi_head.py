@@ -13,16 +13,13 @@ from engine.charts.bars import cost_comparison
 from engine.charts.heatmaps import head_grid
 from engine.embeddings.tiny_vocabulary import load_vocabulary
 from engine.i18n import N_, _
-from gradio_tabs.common import chart, engine_call, plot, question, refuse, results, table, whole
+from gradio_tabs.common import (
+    chart, choices, engine_call, heading, help_of, label_of, kept, plot, question, refuse, results, say, table, whole,
+)
 
 P = PAGE.by_name
 COST_COLUMNS = [N_("layout"), N_("parameters"), N_("FLOPs: X W_Q, X W_K, X W_V"), N_("FLOPs: Q K^T and alpha V"),
                 N_("FLOPs: softmax"), N_("FLOPs: W_O"), N_("FLOPs: total")]   # shown translated
-
-
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(P[name].label)
 
 
 def help_text(name: str) -> str:
@@ -77,37 +74,38 @@ def head_costs_tab(T: float, d: float, h: float):
 
 
 def multi_head_attention_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question), vocabulary_note(load_vocabulary()))
-    sentence = gr.Textbox(P["sentence"].default, label=label("sentence"),
+    question(PAGE.question, lambda: vocabulary_note(load_vocabulary()))
+    sentence = gr.Textbox(P["sentence"].default, label=label_of(P["sentence"]),
                           max_length=limits.MAX_MULTI_HEAD_SENTENCE_CHARS)
     with gr.Row():
-        h = gr.Slider(1, D, value=P["h"].default, step=1, label=_("Heads h (each {d}/h wide; h divides d)", d=D))
-        weights = gr.Radio([(_(shown), name) for name, shown in WEIGHTS.items()], value=P["weights"].default,
-                           label=label("weights"))
+        h = gr.Slider(1, D, value=P["h"].default, step=1, label=say("Heads h (each {d}/h wide; h divides d)", d=D))
+        weights = gr.Radio(choices(WEIGHTS), value=P["weights"].default,
+                           label=label_of(P["weights"]))
     with gr.Row():
-        gain = gr.Slider(GAINS[0], GAINS[1], value=P["gain"].default, step=GAINS[2], label=label("gain"),
-                         info=help_text("gain"))
-        seed = gr.Number(P["seed"].default, label=label("seed"), precision=0, minimum=0, maximum=MAX_SEED)
-        causal = gr.Checkbox(P["causal"].default, label=label("causal"))
-    go = gr.Button(_("Run the heads"), variant="primary")
-    summary = gr.Markdown(label=_("summary"))
-    grid = chart(label=_("Each head's weights"))
-    shapes = gr.Dataframe(label=_("Shapes at every step"), datatype=["str", "markdown", "str", "number"],
+        gain = gr.Slider(GAINS[0], GAINS[1], value=P["gain"].default, step=GAINS[2], label=label_of(P["gain"]),
+                         info=help_of(P["gain"]))
+        seed = gr.Number(P["seed"].default, label=label_of(P["seed"]), precision=0, minimum=0, maximum=MAX_SEED)
+        causal = gr.Checkbox(P["causal"].default, label=label_of(P["causal"]))
+    go = gr.Button(say("Run the heads"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    grid = chart(label=say("Each head's weights"))
+    shapes = gr.Dataframe(label=say("Shapes at every step"), datatype=["str", "markdown", "str", "number"],
                           latex_delimiters=[{"left": "$", "right": "$", "display": False}])
-    output = gr.Dataframe(label="MultiHead(X)")
+    output = gr.Dataframe(label=kept("MultiHead(X)"))
+
     inputs, outputs = [sentence, h, weights, gain, seed, causal], [grid, shapes, output, summary]
     go.click(multi_head_tab, inputs, outputs, api_name="multi_head")
     demo.load(multi_head_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### " + _("What it costs: h heads of d/h against one head of width d (defaults: GPT-2 small)"))
+    heading(N_("What it costs: h heads of d/h against one head of width d (defaults: GPT-2 small)"))
     with gr.Row():
-        T = gr.Number(P["cost_T"].default, label=label("cost_T"), precision=0, minimum=1,
+        T = gr.Number(P["cost_T"].default, label=label_of(P["cost_T"]), precision=0, minimum=1,
                       maximum=limits.MAX_COST_TOKENS)
-        d = gr.Number(P["cost_d"].default, label=label("cost_d"), precision=0, minimum=1,
+        d = gr.Number(P["cost_d"].default, label=label_of(P["cost_d"]), precision=0, minimum=1,
                       maximum=limits.MAX_COST_WIDTH)
-        heads_ = gr.Number(P["cost_h"].default, label=label("cost_h"), precision=0, minimum=1,
+        heads_ = gr.Number(P["cost_h"].default, label=label_of(P["cost_h"]), precision=0, minimum=1,
                            maximum=limits.MAX_COST_HEADS)
-    count = gr.Button(_("Count"), variant="primary")
-    outputs = results(_("Parameters and FLOPs"), _("Parameters and FLOPs of each layout"))
+    count = gr.Button(say("Count"), variant="primary")
+    outputs = results(say("Parameters and FLOPs"), say("Parameters and FLOPs of each layout"))
     count.click(head_costs_tab, [T, d, heads_], outputs, api_name="head_costs")
     demo.load(head_costs_tab, [T, d, heads_], outputs, api_visibility="private")

@@ -7,12 +7,13 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits, markup, numbers
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine.chapter.ngram import PAGE, sampled
 from engine.language.corpus import ALL_PLAYS
 from engine.language.ngram import loop_sentence
 from gradio_tabs import loaders
-from gradio_tabs.common import engine_call, question, refuse, table, whole
+from engine.language.ngram import SMOOTHING_NAMES
+from gradio_tabs.common import choices, engine_call, label_of, question, refuse, say, table, whole
 
 P = PAGE.by_name
 
@@ -56,18 +57,20 @@ def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length:
 
 def ngram_sampler_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
-             "Character n-grams of 38 Shakespeare plays: each character is drawn from P(w | the n-1 before it).")
+             N_("Character n-grams of 38 Shakespeare plays: each character is drawn from P(w | the n-1 before it)."))
     with gr.Row():
-        n = gr.Slider(1, limits.MAX_NGRAM_ORDER, value=3, step=1, label="n")
-        smoothing = gr.Radio(["kneser-ney", "add-k", "none"], value="kneser-ney", label="smoothing")
-        temperature = gr.Slider(0, 3, value=1.0, step=0.05, label="temperature (0: greedy)")
+        n = gr.Slider(1, limits.MAX_NGRAM_ORDER, value=3, step=1, label=label_of(P["n"]))
+        smoothing = gr.Radio(choices({s: SMOOTHING_NAMES[s] for s in ("kneser-ney", "add-k", "none")}),
+                             value="kneser-ney", label=label_of(P["smoothing"]))
+        temperature = gr.Slider(0, 3, value=1.0, step=0.05, label=label_of(P["temperature"]))
     with gr.Row():
-        seed = gr.Number(0, label="seed", precision=0, minimum=0)
-        length = gr.Slider(10, 1000, value=300, step=10, label="characters to sample")
-    prompt = gr.Textbox("Romeo:", label="Start with", max_length=limits.NGRAM_MAX_PROMPT_CHARS)
-    sample = gr.Button("Sample", variant="primary")
-    summary = gr.Markdown(label="summary")
-    text = gr.Textbox(label="Sampled text", lines=8)
-    next_chars = gr.Dataframe(label="P(next character | the prompt's last n-1)")
+        seed = gr.Number(0, label=label_of(P["seed"]), precision=0, minimum=0)
+        length = gr.Slider(10, 1000, value=300, step=10, label=label_of(P["length"]))
+    prompt = gr.Textbox("Romeo:", label=label_of(P["prompt"]), max_length=limits.NGRAM_MAX_PROMPT_CHARS)
+    sample = gr.Button(say("Sample"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+    text = gr.Textbox(label=say("Sampled text"), lines=8)
+    next_chars = gr.Dataframe(label=say("P(next character | the prompt's last n-1)"))
+
     sample.click(ngram_tab, [n, smoothing, temperature, seed, length, prompt], [text, next_chars, summary],
                  api_name="ngram")

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine.chapter.position import (
     CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, TABLE_NAMES, encodings, shuffle, shuffled,
     words_note,
@@ -18,14 +18,9 @@ from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
 from engine.embeddings.tiny_vocabulary import load_vocabulary
 from engine.transformer.positional import ENCODINGS
-from gradio_tabs.common import chart, engine_call, plot, question, table, whole
+from gradio_tabs.common import chart, choices, engine_call, heading, label_of, plot, question, say, table, whole
 
 P = PAGE.by_name
-
-
-def label(name: str) -> str:
-    """A parameter's label in the language active where the tab is built."""
-    return _(P[name].label)
 
 
 def position_from_link(values: Mapping[str, Any]):
@@ -96,44 +91,45 @@ def encodings_tab(T: float, d: float, base: float, seed: float):
 
 
 def position_page_tab(demo: gr.Blocks) -> None:
-    question(_(PAGE.question), words_note(load_vocabulary()))
+    question(PAGE.question, lambda: words_note(load_vocabulary()))
     with gr.Row():
-        a = gr.Textbox(P["a"].default, label=label("a"), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
-        b = gr.Textbox(P["b"].default, label=label("b"), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
-        shuffle_button = gr.Button(_("Shuffle A into B"))
+        a = gr.Textbox(P["a"].default, label=label_of(P["a"]), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
+        b = gr.Textbox(P["b"].default, label=label_of(P["b"]), max_length=limits.MAX_POSITION_SENTENCE_CHARS)
+        shuffle_button = gr.Button(say("Shuffle A into B"))
     shuffles = gr.State(0)
     with gr.Row():
-        encoding = gr.Radio([(_(ENCODING_NAMES[e]), e) for e in ENCODINGS], value=P["enc"].default,
-                            label=label("enc"))
+        encoding = gr.Radio(choices({e: ENCODING_NAMES[e] for e in ENCODINGS}), value=P["enc"].default,
+                            label=label_of(P["enc"]))
         strength = gr.Slider(STRENGTHS[0], STRENGTHS[1], value=P["strength"].default, step=STRENGTHS[2],
-                             label=label("strength"))
+                             label=label_of(P["strength"]))
     with gr.Row():
-        projections = gr.Checkbox(P["proj"].default, label=label("proj"))
-        causal = gr.Checkbox(P["causal"].default, label=label("causal"))
-        seed = gr.Number(P["seed"].default, label=label("seed"), precision=0, minimum=0, maximum=MAX_SEED)
-    go = gr.Button(_("Compare A and B"), variant="primary")
-    verdict = gr.Markdown(label="summary")
-    changes = chart(label=_("How much each word's context moved"))
-    rows = gr.Dataframe(label=_("Each word of B"))
-    weights = chart(label=_("The weights in A and in B"))
+        projections = gr.Checkbox(P["proj"].default, label=label_of(P["proj"]))
+        causal = gr.Checkbox(P["causal"].default, label=label_of(P["causal"]))
+        seed = gr.Number(P["seed"].default, label=label_of(P["seed"]), precision=0, minimum=0, maximum=MAX_SEED)
+    go = gr.Button(say("Compare A and B"), variant="primary")
+    verdict = gr.Markdown(label=say("summary"))
+    changes = chart(label=say("How much each word's context moved"))
+    rows = gr.Dataframe(label=say("Each word of B"))
+    weights = chart(label=say("The weights in A and in B"))
     inputs, outputs = [a, b, encoding, strength, projections, causal, seed], [rows, weights, changes, verdict]
     shuffle_button.click(shuffle_tab, [a, shuffles], [b, shuffles], api_visibility="private").then(
         position_tab, inputs, outputs, api_visibility="private")
     go.click(position_tab, inputs, outputs, api_name="position")
     demo.load(position_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### " + _("The encodings themselves"))
+    heading(N_("The encodings themselves"))
     with gr.Row():
-        T = gr.Slider(MIN_T, limits.MAX_DRAWN_POSITIONS, value=P["T"].default, step=1, label=label("T"))
-        d = gr.Slider(MIN_D, limits.MAX_DRAWN_POSITIONS, value=P["d"].default, step=2, label=label("d"))
-        base = gr.Number(P["base"].default, label=label("base"), minimum=limits.MIN_SINUSOID_BASE,
+        T = gr.Slider(MIN_T, limits.MAX_DRAWN_POSITIONS, value=P["T"].default, step=1, label=label_of(P["T"]))
+        d = gr.Slider(MIN_D, limits.MAX_DRAWN_POSITIONS, value=P["d"].default, step=2, label=label_of(P["d"]))
+        base = gr.Number(P["base"].default, label=label_of(P["base"]), minimum=limits.MIN_SINUSOID_BASE,
                          maximum=limits.MAX_SINUSOID_BASE)
-    draw = gr.Button(_("Draw the tables"), variant="primary")
-    summary = gr.Markdown(label="summary")
-    pictures = chart(label=_("p_t, position by dimension"))
-    offsets = chart(label=_("Dot products by offset"))
-    rotary = chart(label=_("Rotary scores"))
-    offset_rows = gr.Dataframe(label=_("p_i . p_(i+k) by offset k"), max_height=300)
+    draw = gr.Button(say("Draw the tables"), variant="primary")
+    summary = gr.Markdown(label=say("summary"))
+
+    pictures = chart(label=say("p_t, position by dimension"))
+    offsets = chart(label=say("Dot products by offset"))
+    rotary = chart(label=say("Rotary scores"))
+    offset_rows = gr.Dataframe(label=say("p_i . p_(i+k) by offset k"), max_height=300)
     inputs, outputs = [T, d, base, seed], [offset_rows, pictures, offsets, rotary, summary]
     draw.click(encodings_tab, inputs, outputs, api_name="encodings")
     demo.load(encodings_tab, inputs, outputs, api_visibility="private")

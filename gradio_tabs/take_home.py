@@ -25,7 +25,8 @@ from engine.charts import handout as paper_handout
 from engine import i18n
 from engine.charts.plain_formula import plain
 from engine.i18n import N_, _, ngettext
-from gradio_tabs.common import ERROR_TITLE, LANG_PARAM, engine_call, language_of, refuse
+from gradio_tabs.common import ERROR_TITLE, LANG_PARAM, engine_call, kept, language_of, refuse, say
+
 from ui.path import Idea
 
 LINK_NOTE = N_("Open the Space again: scan the code, or type the address below (a tab's settings are not in its "
@@ -188,15 +189,15 @@ def take_home_box(idea: Idea, tab) -> None:
     """A folded box at the foot of the tab: the paper, the handout's button and file, the charts' button and files.
     Its inputs are the charts, tables and sentences the tab built before it."""
     shown = _shown(tab)
-    with gr.Accordion(_("Take this tab home: charts as SVG and PNG, a handout as PDF"), open=False):
+    with gr.Accordion(say("Take this tab home: charts as SVG and PNG, a handout as PDF"), open=False):
         with gr.Row():
-            paper = gr.Radio(list(paper_handout.PAPERS), value="A4", label=_("Paper"))
-            make = gr.Button(_("Make the handout (PDF)"))
-            draw = gr.Button(_("Download the charts (SVG, PNG, CSV)"))
-        note = gr.Markdown(label="downloads")
+            paper = gr.Radio([(kept(size), size) for size in paper_handout.PAPERS], value="A4", label=say("Paper"))
+            make = gr.Button(say("Make the handout (PDF)"))
+            draw = gr.Button(say("Download the charts (SVG, PNG, CSV)"))
+        note = gr.Markdown(label=say("note"))
         with gr.Row():
-            handout = gr.File(label="Handout", interactive=False)
-            charts = gr.File(label="Charts", file_count="multiple", interactive=False)
+            handout = gr.File(label=say("Handout"), interactive=False)
+            charts = gr.File(label=say("Charts"), file_count="multiple", interactive=False)
 
     # a set of inputs gives the function one dict {component: value}; read back in the tab's order
     def made_handout(given: dict, request: gr.Request):

@@ -16,9 +16,13 @@ from engine.chapter.tokens import (
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
 from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS
-from engine.language.tokenizers import LEVELS, check_typed_text, tokenize
+from engine.language.tokenizers import LEVEL_NAMES, LEVELS, check_typed_text, tokenize
 from gradio_tabs import loaders
-from gradio_tabs.common import engine_call, plot, question, refuse, results, table, whole
+from engine.i18n import N_
+from gradio_tabs.common import (
+    choices, engine_call, heading, help_of, label_of, plot, question, refuse, results, say, table, whole,
+
+)
 
 P = PAGE.by_name
 SMOLLM2 = "SmolLM2-135M, web text"
@@ -108,31 +112,34 @@ def next_token_tab(prompt: str, level: str, n: float, smoothing: str, with_smoll
 
 def tokens_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
-             "First the prediction: P(next token) after a context, from counts of the 38 plays (and from "
-             "SmolLM2, a transformer trained on web text). Then the tokens themselves, four ways.")
+             N_("First the prediction: P(next token) after a context, from counts of the 38 plays (and from "
+                "SmolLM2, a transformer trained on web text). Then the tokens themselves, four ways."))
     with gr.Row():
-        prompt = gr.Textbox(P["prompt"].default, label=P["prompt"].label, max_length=limits.TOKENS_MAX_PROMPT_CHARS,
+        prompt = gr.Textbox(P["prompt"].default, label=label_of(P["prompt"]), max_length=limits.TOKENS_MAX_PROMPT_CHARS,
                             scale=3)
-        level = gr.Radio(list(LEVELS), value=P["level"].default, label=P["level"].label)
+        level = gr.Radio(choices({level: LEVEL_NAMES[level] for level in LEVELS}), value=P["level"].default,
+                         label=label_of(P["level"]))
     with gr.Row():
-        n = gr.Slider(1, limits.MAX_NGRAM_ORDER, value=P["n"].default, step=1, label=P["n"].label)
-        smoothing = gr.Dropdown([(SMOOTHING_NAMES[s], s) for s in SMOOTHINGS], value=P["smoothing"].default,
-                                label=P["smoothing"].label)
-        with_smollm2 = gr.Checkbox(True, label=WITH_SMOLLM2)
-    predict = gr.Button("Predict the next token", variant="primary")
+        n = gr.Slider(1, limits.MAX_NGRAM_ORDER, value=P["n"].default, step=1, label=label_of(P["n"]))
+        smoothing = gr.Dropdown(choices({s: SMOOTHING_NAMES[s] for s in SMOOTHINGS}), value=P["smoothing"].default,
+                                label=label_of(P["smoothing"]))
+        with_smollm2 = gr.Checkbox(True, label=say(WITH_SMOLLM2))
+    predict = gr.Button(say("Predict the next token"), variant="primary")
     predict.click(next_token_tab, [prompt, level, n, smoothing, with_smollm2],
-                  results("P(next token)", "The likeliest next tokens"), api_name="next_token")
+                  results(say("P(next token)"), say("The likeliest next tokens")), api_name="next_token")
 
-    gr.Markdown("#### What exactly is a token?")
-    text = gr.Textbox(P["text"].default, label=P["text"].label, info=P["text"].help, lines=3,
+    heading(N_("What exactly is a token?"))
+    text = gr.Textbox(P["text"].default, label=label_of(P["text"]), info=help_of(P["text"]), lines=3,
                       max_length=limits.MAX_TOKENIZE_CHARS)
     with gr.Row():
         merges = gr.Slider(0, limits.TOKENS_BPE_MERGES, value=P["merges"].default, step=MERGE_STEP,
-                           label=P["merges"].label, info=P["merges"].help)
-        source = gr.Radio(list(BPE_SOURCES), value=P["bpe_source"].default, label=P["bpe_source"].label)
-    cut = gr.Button("Tokenize", variant="primary")
-    chips = gr.Markdown(label="summary")
-    overview = gr.Dataframe(label="Each tokenizer on your text")
-    pieces = gr.Dataframe(label="Every token, in order", max_height=300)
+                           label=label_of(P["merges"]), info=help_of(P["merges"]))
+        source = gr.Radio(choices({source: source for source in BPE_SOURCES}), value=P["bpe_source"].default,
+                          label=label_of(P["bpe_source"]))
+    cut = gr.Button(say("Tokenize"), variant="primary")
+    chips = gr.Markdown(label=say("summary"))
+    overview = gr.Dataframe(label=say("Each tokenizer on your text"))
+    pieces = gr.Dataframe(label=say("Every token, in order"), max_height=300)
+
     cut.click(tokenize_tab, [text, merges, source], [overview, pieces, chips], api_name="tokenize")
     demo.load(tokenize_tab, [text, merges, source], [overview, pieces, chips], api_visibility="private")

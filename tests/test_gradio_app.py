@@ -55,10 +55,12 @@ def test_every_tab_is_an_api_endpoint(client):
 def test_one_tab_per_page_in_the_chapters_order():
     import gradio_app
     from gradio_tabs import TABS
+    from gradio_tabs.common import read
     from ui.path import PATH, ideas
 
     assert list(TABS) == [idea.url for idea in ideas()]
-    labels = [c["props"]["label"] for c in gradio_app.demo.get_config_file()["components"] if c["type"] == "tabitem"]
+    labels = [read(c["props"]["label"]) for c in gradio_app.demo.get_config_file()["components"]
+              if c["type"] == "tabitem"]      # keys the browser translates (tests/test_gradio_static_language.py)
     expected = [label for part, group in PATH.items() for label in (part, *(idea.title for idea in group))]
     assert labels == expected
 

@@ -105,3 +105,27 @@ def test_the_take_home_box_gives_the_tabs_handout_and_its_charts(gradio_url, bro
     download.value.save_as(path)
     assert "0.298 0.203 0.206 0.293" in pdf_text(path.read_bytes())
     page.screenshot(path=str(SHOTS / "gradio-attention-take-home.png"))
+
+
+@pytest.mark.parametrize("locale, code", [("ko-KR", "ko"), ("ar-EG", "ar")])
+def test_a_browser_in_another_language_reads_the_spaces_labels_in_it(gradio_url, browser, locale, code):
+    """The static text (tabs, labels, buttons) is translated by the browser from the Space's gr.I18n: a Korean or
+    Arabic browser reads its tabs and the first tab's button in its language (tests/test_gradio_static_language.py
+    checks every text; this, that the frontend picks the language and finds the keys)."""
+    from engine import i18n
+
+    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(gradio_url)
+        page.wait_for_selector("button[role=tab]")
+        with i18n.use(code):
+            part, button = i18n._("Language modelling"), i18n._("Predict the next token")
+        assert part != "Language modelling"
+        page.get_by_role("tab", name=part, exact=True).first.wait_for(timeout=30_000)
+        page.get_by_role("button", name=button, exact=True).first.wait_for(timeout=30_000)
+        assert "__i18n__" not in page.locator("body").inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"gradio-{code}.png"))
+    finally:
+        context.close()
