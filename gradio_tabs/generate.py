@@ -9,6 +9,7 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.generate import (
+    LADDER_HEADING,
     MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, model_name, sampling,
     samples,
 )
@@ -121,7 +122,7 @@ def generate_page_tab(demo: gr.Blocks) -> None:
     go.click(generate_tab, inputs, outputs, api_name="generate")
     demo.load(generate_tab, inputs, outputs, api_visibility="private")
 
-    gr.Markdown("#### " + _("The model ladder: held-out bits per character"))
+    gr.Markdown("#### " + _(LADDER_HEADING))
     rank = gr.Button(_("Rank the models"), variant="primary")
     sentences = gr.Markdown(label=_("summary"))
     ladder_chart = chart(label=_("The ladder"))
