@@ -11,7 +11,7 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.block import (
-    DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, config_of, shares, waiting,
+    DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, STAGES_TITLE, TRAIN_HEADING, config_of, shares, waiting,
 )
 from engine.i18n import N_, _
 from engine.charts.bars import parameter_bars
@@ -163,7 +163,7 @@ def block_builder_tab(demo: gr.Blocks) -> None:
     summary = gr.Markdown(label=say("summary"))
     bars = chart(label=say("Parameters by part, as bars"))
     parts = gr.Dataframe(label=say("Parameters by part"))
-    stages = gr.Dataframe(label=say("Every stage, its formula, its output shape"))
+    stages = gr.Dataframe(label=say(STAGES_TITLE))
     scale = gr.Dataframe(label=say("For scale: the same formula for the presets"))
     outputs = [parts, stages, scale, bars, summary]
     preset.change(preset_tab, [preset], sizes, api_name="block_preset").then(
@@ -171,7 +171,7 @@ def block_builder_tab(demo: gr.Blocks) -> None:
     count.click(block_tab, sizes, outputs, api_name="block")
     demo.load(block_tab, sizes, outputs, api_visibility="private")
 
-    gr.Markdown(static(lambda: "#### " + _("Train it live on Shakespeare, one character at a time") + "\n" + _(
+    gr.Markdown(static(lambda: "#### " + _(TRAIN_HEADING) + "\n" + _(
         "A few seconds on a shared CPU; at most {seconds} s, {runs} runs at once.", seconds=limits.MAX_TRAIN_SECONDS,
         runs=limits.MAX_TRAININGS_PER_MACHINE)))
     with gr.Row():

@@ -8,7 +8,8 @@ import gradio as gr
 
 from engine import limits
 from engine.attention.typed_matrices import parse_matrix
-from engine.chapter.context import MAX_K, PAGE, SENTENCES, WINDOWS_SHOWN, calculation, hand_vectors, unknown_words_note
+from engine.chapter.context import (MAX_K, PAGE, SENTENCES, TAKES_TITLE, WINDOWS_SHOWN, calculation, hand_vectors,
+                                    unknown_words_note)
 from engine.charts.bars import compare_bars
 from engine.i18n import N_, _
 from gradio_tabs.common import chart, engine_call, help_of, label_of, kept, plot, question, say, table, whole
@@ -39,7 +40,7 @@ def from_link(values: Mapping[str, Any]):
     contexts = [[_("window k = {k}", k=k), *map(float, shown.window_context.round(3))],
                 [attention, *map(float, shown.attended.context[t].round(3))]]
     bars = compare_bars({_("window k = {k}", k=k): shown.window, attention: shown.weights}, labels,
-                        title=_("How much '{token}' takes from each token", token=labels[t]), domain=(0, 1))
+                        title=_(TAKES_TITLE, token=labels[t]), domain=(0, 1))
     return (table(rows, [method, *labels]),
             table(contexts, [method, *[f"c[{i}]" for i in range(shown.x.shape[1])]]),
             plot(bars, width=480), engine_call(lambda: shown.reading))

@@ -10,9 +10,8 @@ import gradio as gr
 from engine.i18n import N_, _
 from engine import limits
 from engine.chapter.embeddings import (
-    ANSWERS_SHOWN, DEFAULT_VOCAB, EXTRA_HELP, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_SHOWN, PAGE, analogy,
-    analogy_reading,
-    map_reading, neighbours, neighbours_reading, offset_map,
+    ANSWERS_SHOWN, DEFAULT_VOCAB, EXTRA_HELP, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_HEADING, NEIGHBOURS_SHOWN,
+    PAGE, analogy, analogy_reading, map_reading, neighbours, neighbours_reading, offset_map,
 )
 from engine.charts.bars import score_bars
 from engine.charts.points import embedding_map
@@ -123,7 +122,7 @@ def embeddings_tab(demo: gr.Blocks) -> None:
     points = gr.Dataframe(label=say("The words' coordinates"))
     draw.click(map_tab, [a, b, c, extra, vocab], [word_map, points, offsets, map_summary], api_name="embedding_map")
 
-    heading(N_("Nearest words to a word or to a sum you compose"))
+    heading(NEIGHBOURS_HEADING)
     with gr.Row():
         expression = gr.Textbox(P["query"].default, label=label_of(P["query"]), scale=3,
                                 max_length=limits.MAX_EXPRESSION_CHARS)

@@ -9,12 +9,12 @@ import gradio as gr
 
 from engine import limits
 from engine.chapter.generate import (
-    MAX_SEED, MODEL_NAMES, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder, ladder_reading, model_name,
-    sampling, samples,
+    LADDER_HEADING, MAX_SEED, MODEL_NAMES, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, ladder,
+    ladder_reading, model_name, sampling, samples,
 )
 from engine.charts.bars import ladder_bars, next_token_bars
 from engine.charts.style import visible
-from engine.i18n import N_, _, ngettext
+from engine.i18n import _, ngettext
 from engine.transformer.generation import generate
 from gradio_tabs import loaders
 from gradio_tabs.common import (
@@ -115,7 +115,7 @@ def generate_page_tab(demo: gr.Blocks) -> None:
     go.click(generate_tab, inputs, outputs, api_name="generate")
     demo.load(generate_tab, inputs, outputs, api_visibility="private")
 
-    heading(N_("The model ladder: held-out bits per character"))
+    heading(LADDER_HEADING)
     rank = gr.Button(say("Rank the models"), variant="primary")
     sentences = gr.Markdown(label=say("summary"))
     ladder_chart = chart(label=say("The ladder"))

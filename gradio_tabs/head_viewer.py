@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits, markup, numbers
-from engine.chapter.heads import PAGE, asks, head_sentence, head_view, scores_text
+from engine.chapter.heads import READS_ENGLISH, PAGE, asks, head_sentence, head_view, scores_text
 from engine.interpret.heads import TYPE_NAMES
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.style import unique_labels
@@ -58,8 +58,7 @@ def head_viewer_tab(demo: gr.Blocks) -> None:
     question(lambda: asks(SIZES.n_layer * SIZES.n_head),
              lambda: _("SmolLM2-135M: {layers} layers x {heads} heads. Pick a layer and a head.",
                        layers=SIZES.n_layer, heads=SIZES.n_head) + " " + _(LOADS)
-             + ("" if i18n.is_source() else " " + _("SmolLM2 learned from English text: type English for it to read. "
-                                                    "Its tokens are shown as it reads them.")))
+             + ("" if i18n.is_source() else " " + _(READS_ENGLISH)))
 
     sentence = gr.Textbox(P["text"].default, label=label_of(P["text"]), max_length=limits.PRETRAINED_MAX_TEXT_CHARS)
     with gr.Row():

@@ -10,7 +10,7 @@ import gradio as gr
 import numpy as np
 
 from engine import limits, markup
-from engine.chapter.inside import MAX_CHARS, PAGE, SHORT_KNOCK_OUT, SHORT_PATCHING
+from engine.chapter.inside import LENS_HEADING, MAX_CHARS, PAGE, PATCHING_HEADING, SHORT_KNOCK_OUT, SHORT_PATCHING
 from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
 from engine.charts.heatmaps import CHANGE, heatmap_spec
@@ -123,7 +123,7 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
 def inside_the_model_tab(demo: gr.Blocks) -> None:
     question(PAGE.question,
              lambda: _("Change something inside SmolLM2 and read what the output does.") + " " + _(LOADS))
-    heading(N_("1. Read every layer: the logit lens"))
+    heading(LENS_HEADING)
     with gr.Row():
         lens_text = gr.Textbox(P["text"].default, label=label_of(P["text"]), max_length=MAX_CHARS, scale=3)
         lens_target = gr.Textbox(P["target"].default, label=label_of(P["target"]),
@@ -150,7 +150,7 @@ def inside_the_model_tab(demo: gr.Blocks) -> None:
                         max_height=320),
                 api_name="head_effects", concurrency_limit=None)   # the engine's heavy line bounds it
 
-    heading(N_("3. Where does the fact travel? Activation patching"))
+    heading(PATCHING_HEADING)
     with gr.Row():
         clean = gr.Textbox(SHORT_PATCHING[0], label=label_of(P["clean"]), max_length=MAX_CHARS)
         corrupt = gr.Textbox(SHORT_PATCHING[1], label=label_of(P["corrupt"]), max_length=MAX_CHARS)

@@ -9,6 +9,7 @@ import gradio as gr
 from engine import limits
 from engine.i18n import N_, _
 from engine.chapter.position import (
+    TABLE_TITLE,
     CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, TABLE_NAMES, encodings, shuffle, shuffled,
     words_note,
 )
@@ -43,8 +44,7 @@ def encodings_from_link(values: Mapping[str, Any]):
     drawn = engine_call(encodings, values)
     T, d, profiles = drawn.T, drawn.d, drawn.profiles
     cell = max(3, 300 // max(T, d))
-    pictures = side_by_side(*[encoding_heatmap(P, title=_("{name}: p_t for t < {T}, d = {d}",
-                                                          name=_(TABLE_NAMES[name]), T=T, d=d), cell=cell)
+    pictures = side_by_side(*[encoding_heatmap(P, title=_(TABLE_TITLE, name=_(TABLE_NAMES[name]), T=T, d=d), cell=cell)
                               for name, P in drawn.tables.items()])
     offsets = offset_profile({_(TABLE_NAMES[name]): profile for name, profile in profiles.items()},
                              title=_("p_i . p_(i+k) by offset k: mean over i, band lowest to highest"))

@@ -14,6 +14,7 @@ import pytest
 from engine import limits
 from engine.classroom import identity
 from engine.classroom.store import Question
+from tests import fresh_loop
 from tests.engine.classroom.test_store import kind_spec, make_store, redis_url  # noqa: F401 (fixtures)
 
 Q = Question("attention", "Which key?", ("a", "b", "c"), answer=1)
@@ -76,7 +77,7 @@ def served(coro):
             return await coro
         finally:
             await class_events.stop_watcher()
-    return asyncio.run(whole())
+    return fresh_loop.run(whole())
 
 
 async def later(seconds: float, action):

@@ -16,20 +16,16 @@ where there is no cookie and `browser_id()` is None.
 """
 from __future__ import annotations
 
-import functools
 import ipaddress
 
 from engine.classroom import identity
-from engine.classroom.stores import data_folder
+from engine.classroom.stores import identity_secret
 
 CLIENT_HEADER = "x-playground-client"      # the client's address as our server resolved it
 _LOOPBACK_PEERS = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
 
-@functools.cache
-def secret() -> bytes:
-    """The identity cookies' signing secret, read once per process."""
-    return identity.load_secret(data_folder())
+secret = identity_secret   # the cookies' signing secret, read once per process (ui.class_events too)
 
 
 def _cookie_value(headers: list[tuple[bytes, bytes]]) -> str | None:

@@ -111,9 +111,9 @@ async def _gone_away(request) -> None:
 
 def _teacher_counts(request, code: str, event: dict, store) -> list[int] | None:
     """The current round's answers per option, when the request comes from a teacher browser of the class."""
-    from ui.app_server import secret
+    from engine.classroom.stores import identity_secret
 
-    browser = identity.verify(request.cookies.get(identity.COOKIE_NAME), secret())
+    browser = identity.verify(request.cookies.get(identity.COOKIE_NAME), identity_secret())
     if browser is None or not event.get("question"):
         return None
     try:

@@ -27,11 +27,6 @@ from ui.matrix import last_good, matrix_editor
 STATE = url_state.PageState(PAGE)
 
 
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(PAGE.param(name).label)
-
-
 def help_text(name: str) -> str:
     return _(PAGE.param(name).help)
 DEFAULT_OVERFLOW = overflow_solution(self_attention(CHAPTER_X).scaled[0], FACTORS)   # crane's row: 10,000
@@ -73,19 +68,19 @@ with st.sidebar:
     st.header(_("Settings"))
     st.selectbox(_("Example"), list(PRESETS), key=STATE.key("preset"), on_change=preset_changed, format_func=_,
                  help=_("Loading an example replaces X."))
-    st.toggle(label("scaled"), key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
+    st.toggle(PAGE.param("scaled").label, key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help=help_text("scaled"))
-    st.toggle(label("proj"), key=STATE.key("proj"), help=help_text("proj"))
+    st.toggle(PAGE.param("proj").label, key=STATE.key("proj"), help=help_text("proj"))
     if STATE["proj"]:
-        st.radio(label("w_start"), PROJECTION_STARTS, key=STATE.key("w_start"), horizontal=True,
+        st.radio(PAGE.param("w_start").label, PROJECTION_STARTS, key=STATE.key("w_start"), horizontal=True,
                  on_change=reset_projections, format_func=lambda start: _(PROJECTION_START_NAMES[start]))
-        st.number_input(label("w_seed"), 0, MAX_PROJECTION_SEED, key=STATE.key("w_seed"),
+        st.number_input(PAGE.param("w_seed").label, 0, MAX_PROJECTION_SEED, key=STATE.key("w_seed"),
                         on_change=reset_projections)
-    st.toggle(label("causal"), key=STATE.key("causal"), on_change=page.only(STATE, RESULT))
+    st.toggle(PAGE.param("causal").label, key=STATE.key("causal"), on_change=page.only(STATE, RESULT))
     st.toggle(_("Show steps with 4 decimals"), key=STATE.key("fine"), value=False, on_change=page.only(STATE, RESULT))
 
 st.markdown(_("**X: one row per token.** Edit any number or token name; add or remove rows."))
-labels, x = matrix_editor(STATE.key("x"), CHAPTER_X, row_labels=CHAPTER_TOKENS, label=label("x"))
+labels, x = matrix_editor(STATE.key("x"), CHAPTER_X, row_labels=CHAPTER_TOKENS, label=PAGE.param("x").label)
 labels = token_labels(labels)
 d = x.shape[1]
 
@@ -115,7 +110,7 @@ def result_section() -> None:
     rerun the whole page)."""
     digits = 4 if STATE.get("fine") else 3
     STATE["query"] = max(min(int(STATE["query"]), len(labels) - 1), 0)
-    st.selectbox(label("query"), range(len(labels)), key=STATE.key("query"),
+    st.selectbox(PAGE.param("query").label, range(len(labels)), key=STATE.key("query"),
                  format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
     q = STATE["query"]
 
@@ -126,7 +121,7 @@ def result_section() -> None:
     if result is not None:
         weights_row = result.weights[q]
         st.subheader(_("Attention weights"))
-        st.select_slider(label("sharp"), SHARPNESS, key=STATE.key("sharp"),
+        st.select_slider(PAGE.param("sharp").label, SHARPNESS, key=STATE.key("sharp"),
                          format_func=lambda value: numbers.localized(f"{value:g}"), on_change=page.only(STATE, RESULT))
         charts.show(heatmap_spec(result.weights, labels, labels, title=_("alpha: each row sums to 1"),
                                  digits=digits, domain=(0, 1), mask=result.mask), width="content")
@@ -197,7 +192,7 @@ def result_section() -> None:
         st.subheader(_("Softmax stability"))
         st.markdown(_("The same row of scores through softmax twice: as written, and after subtracting the row's "
                       "largest score first. Multiply the scores to push them up."))
-        factor = st.select_slider(label("factor"), FACTORS, key=STATE.key("factor"),
+        factor = st.select_slider(PAGE.param("factor").label, FACTORS, key=STATE.key("factor"),
                                   format_func=numbers.grouped, on_change=page.only(STATE, RESULT))
         row = result.scaled[q][None, :] * factor
         if STATE["causal"]:
@@ -257,11 +252,11 @@ def learn_section() -> None:
                   "L = −log α(crane, target).", rate=numbers.localized(f"{LEARNING_RATE:g}")))
     columns = st.columns(2)
     with columns[0]:
-        st.selectbox(label("learn_target"), range(1, len(CHAPTER_TOKENS)),
+        st.selectbox(PAGE.param("learn_target").label, range(1, len(CHAPTER_TOKENS)),
                      key=STATE.key("learn_target"), format_func=lambda i: CHAPTER_TOKENS[i],
                      on_change=page.only(STATE, LEARN))
     with columns[1]:
-        st.slider(label("learn_steps"), 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
+        st.slider(PAGE.param("learn_steps").label, 0, MAX_LEARN_STEPS_SHOWN, key=STATE.key("learn_steps"),
                   on_change=page.only(STATE, LEARN))
     target, steps = int(STATE["learn_target"]), int(STATE["learn_steps"])
     run = page.run_engine(cached_learning, target, steps)

@@ -27,16 +27,6 @@ from ui.loaders import BUNDLED_PICTURES, bundled_picture
 P = PAGE.by_name
 
 
-def label(name: str) -> str:
-    """A setting's label in the reader's language."""
-    return _(P[name].label)
-
-
-def helped(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
-
-
 # ---- cached engine calls: a click only picks a row of weights already computed --------------
 
 @st.cache_resource(max_entries=3, show_spinner=False)
@@ -146,43 +136,43 @@ def projection() -> tuple[int | None, int]:
 
 
 # the three kinds of data side by side at the top of the page, not hidden in the sidebar
-st.radio(label("kind"), list(KINDS), key=STATE.key("kind"), format_func=lambda k: _(KINDS[k]), horizontal=True,
+st.radio(P["kind"].label, list(KINDS), key=STATE.key("kind"), format_func=lambda k: _(KINDS[k]), horizontal=True,
          on_change=whole_run)
 
 with st.sidebar:
     st.header(_("Settings"))
     kind = STATE["kind"]   # the kind's settings below: changing the kind redraws the sidebar, a whole run
-    st.selectbox(label("d"), PROJECTIONS, key=STATE.key("d"),
-                 format_func=lambda d: _("none (keep every raw number)") if d == 0 else str(d), help=helped("d"),
+    st.selectbox(P["d"].label, PROJECTIONS, key=STATE.key("d"),
+                 format_func=lambda d: _("none (keep every raw number)") if d == 0 else str(d), help=P["d"].help,
                  on_change=only(SECTIONS[kind]))
-    st.number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"), step=1,
+    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), step=1,
                     on_change=only(SECTIONS[kind]))
     if kind == "image":
         st.subheader(_("Image"))
-        st.selectbox(label("picture"), list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
-                     format_func=lambda name: shown_name(PICTURE_NAMES, name), help=helped("picture"),
+        st.selectbox(P["picture"].label, list(BUNDLED_PICTURES) + [UPLOAD], key=STATE.key("picture"),
+                     format_func=lambda name: shown_name(PICTURE_NAMES, name), help=P["picture"].help,
                      on_change=only(IMAGE))
-        st.selectbox(label("side"), list(SIDES), key=STATE.key("side"), format_func=lambda side: _(SIDES[side]),
-                     help=helped("side"), on_change=only(IMAGE))
-        st.number_input(label("patch"), limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
-                        step=1, help=helped("patch"), on_change=only(IMAGE))
-        st.radio(label("fit"), FITS, key=STATE.key("fit"), horizontal=True,
+        st.selectbox(P["side"].label, list(SIDES), key=STATE.key("side"), format_func=lambda side: _(SIDES[side]),
+                     help=P["side"].help, on_change=only(IMAGE))
+        st.number_input(P["patch"].label, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, key=STATE.key("patch"),
+                        step=1, help=P["patch"].help, on_change=only(IMAGE))
+        st.radio(P["fit"].label, FITS, key=STATE.key("fit"), horizontal=True,
                  format_func=lambda fit: shown_name(FIT_NAMES, fit),
                  on_change=only(IMAGE))
-        st.radio(label("overlay"), OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
+        st.radio(P["overlay"].label, OVERLAY_STYLES, key=STATE.key("overlay"), horizontal=True,
                  format_func=lambda style: shown_name(OVERLAY_NAMES, style),
-                 help=helped("overlay"), on_change=only(OVERLAY))
+                 help=P["overlay"].help, on_change=only(OVERLAY))
     elif kind == "audio":
         st.subheader(_("Audio"))
-        st.selectbox(label("signal"), list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
+        st.selectbox(P["signal"].label, list(SIGNALS) + [UPLOAD], key=STATE.key("signal"),
                      format_func=lambda s: _(s) if s == UPLOAD else f"{shown_name(SOUND_NAMES, s)}: {_(SIGNALS[s])}",
                      on_change=only(AUDIO))
-        st.select_slider(label("frame"), FRAMES, key=STATE.key("frame"), help=helped("frame"),
+        st.select_slider(P["frame"].label, FRAMES, key=STATE.key("frame"), help=P["frame"].help,
                          on_change=only(AUDIO))
-        st.select_slider(label("hop"), HOPS, key=STATE.key("hop"), help=helped("hop"), on_change=only(AUDIO))
+        st.select_slider(P["hop"].label, HOPS, key=STATE.key("hop"), help=P["hop"].help, on_change=only(AUDIO))
     else:
         st.subheader(_("Protein"))
-        st.selectbox(label("protein"), list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"), format_func=_,
+        st.selectbox(P["protein"].label, list(PROTEIN_PRESETS) + [CUSTOM], key=STATE.key("protein"), format_func=_,
                      on_change=only(PROTEIN, then=lambda: STATE.__setitem__(
                          "sequence", PROTEIN_PRESETS.get(STATE["protein"], STATE["sequence"]))))
 
@@ -251,8 +241,8 @@ def image_section() -> None:
         st.markdown(_("**Click a patch** (or choose it here): the orange square is the query; the picture stays "
                       "lit where it puts its attention."))
         a, b = st.columns(2)
-        a.number_input(label("qrow"), 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
-        b.number_input(label("qcol"), 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
+        a.number_input(P["qrow"].label, 0, rows - 1, key=STATE.key("qrow"), step=1, on_change=only(IMAGE))
+        b.number_input(P["qcol"].label, 0, cols - 1, key=STATE.key("qcol"), step=1, on_change=only(IMAGE))
         weights = result.attention.weights[query]
         strongest = result.strongest_others(query, 5)
         st.markdown(shown.itself)
@@ -334,7 +324,7 @@ def audio_section() -> None:
                                     picture_url=picture, selection="token")
     charts.show(chart, key=STATE.key("spectrogram_chart"), on_select=only(AUDIO, then=lambda: (
         set_from_selection("spectrogram_chart", "frame", {"qframe": int}))), selection_mode="token")
-    st.slider(label("qframe"), 0, spec.T - 1, key=STATE.key("qframe"),
+    st.slider(P["qframe"].label, 0, spec.T - 1, key=STATE.key("qframe"),
               on_change=only(AUDIO))
     weights = result.attention.weights[query]
     by_note = weight_by_segment(spec.times, signal.segments, weights)
@@ -385,7 +375,7 @@ def audio_section() -> None:
 @page.section(PROTEIN)
 def protein_section() -> None:
     d, seed = projection()
-    st.text_area(label("sequence"), key=STATE.key("sequence"),
+    st.text_area(P["sequence"].label, key=STATE.key("sequence"),
                  height=90,
                  max_chars=limits.MAX_SEQUENCE_TEXT_CHARS, on_change=only(PROTEIN))
     result = page.run_engine(cached_residue_attention, STATE["sequence"], d, seed)
@@ -399,7 +389,7 @@ def protein_section() -> None:
     query = read.query
     st.markdown(read.sizes)
     charts.show(residue_heatmap_spec(STATE["sequence"], d, seed))
-    st.selectbox(label("residue"), range(len(labels)), key=STATE.key("residue"), format_func=lambda i: labels[i],
+    st.selectbox(P["residue"].label, range(len(labels)), key=STATE.key("residue"), format_func=lambda i: labels[i],
                  on_change=only(PROTEIN))
     strongest = result.strongest_others(query, 5)
     left, right = st.columns([2, 3])

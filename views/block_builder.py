@@ -28,15 +28,6 @@ page.header(PAGE)
 P = PAGE.by_name
 
 
-def label(name: str) -> str:
-    """A parameter's widget label in the reader's language."""
-    return _(P[name].label)
-
-
-def tip(name: str) -> str:
-    """A parameter's widget help in the reader's language."""
-    return _(P[name].help)
-
 BELOW_3_3 = "baby GPT (nanoGPT on a CPU)"   # the preset the held-out challenge's hint trains (the tiny one stalls)
 
 
@@ -124,28 +115,28 @@ def only(*sections: str) -> Callable[[], None]:
 switched = only(CHANGED, BLOCK, CODE)
 
 with st.sidebar:
-    st.selectbox(label("bb_preset"), list(PRESETS) + [CUSTOM], key=key("preset"), on_change=load_preset,
-                 format_func=_, help=tip("bb_preset"))
+    st.selectbox(P["bb_preset"].label, list(PRESETS) + [CUSTOM], key=key("preset"), on_change=load_preset,
+                 format_func=_, help=P["bb_preset"].help)
     st.caption(_("Sizes"))
     left, right = st.columns(2)
-    left.number_input(label("bb_d_model"), *SIZES["d_model"], key=key("d_model"))
-    right.number_input(label("bb_n_heads"), *SIZES["n_heads"], key=key("n_heads"))
-    left.number_input(label("bb_d_ff"), *SIZES["d_ff"], key=key("d_ff"))
-    right.number_input(label("bb_n_layers"), *SIZES["n_layers"], key=key("n_layers"))
-    left.number_input(label("bb_context_length"), *SIZES["context_length"], key=key("context_length"))
-    right.number_input(label("bb_vocab_size"), *SIZES["vocab_size"], key=key("vocab_size"))
+    left.number_input(P["bb_d_model"].label, *SIZES["d_model"], key=key("d_model"))
+    right.number_input(P["bb_n_heads"].label, *SIZES["n_heads"], key=key("n_heads"))
+    left.number_input(P["bb_d_ff"].label, *SIZES["d_ff"], key=key("d_ff"))
+    right.number_input(P["bb_n_layers"].label, *SIZES["n_layers"], key=key("n_layers"))
+    left.number_input(P["bb_context_length"].label, *SIZES["context_length"], key=key("context_length"))
+    right.number_input(P["bb_vocab_size"].label, *SIZES["vocab_size"], key=key("vocab_size"))
     st.caption(_("Switches"))
-    st.radio(label("bb_layer_norm"), LAYER_NORMS, key=key("layer_norm"), format_func=lambda norm: _(NORM_NAMES[norm]),
+    st.radio(P["bb_layer_norm"].label, LAYER_NORMS, key=key("layer_norm"), format_func=lambda norm: _(NORM_NAMES[norm]),
              horizontal=False,
              on_change=switched)
-    st.radio(label("bb_activation"), ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
-    st.radio(label("bb_positional"), POSITIONALS, key=key("positional"), format_func=position_name,
+    st.radio(P["bb_activation"].label, ACTIVATIONS, key=key("activation"), horizontal=True, on_change=switched)
+    st.radio(P["bb_positional"].label, POSITIONALS, key=key("positional"), format_func=position_name,
              horizontal=True)
-    st.toggle(label("bb_residual"), key=key("residual"), on_change=switched)
-    st.toggle(label("bb_causal"), key=key("causal"), on_change=switched)
-    st.toggle(label("bb_tied_head"), key=key("tied_head"), on_change=switched)
-    st.toggle(label("bb_final_norm"), key=key("final_norm"), on_change=switched)
-    st.toggle(label("bb_bias"), key=key("bias"), on_change=switched)
+    st.toggle(P["bb_residual"].label, key=key("residual"), on_change=switched)
+    st.toggle(P["bb_causal"].label, key=key("causal"), on_change=switched)
+    st.toggle(P["bb_tied_head"].label, key=key("tied_head"), on_change=switched)
+    st.toggle(P["bb_final_norm"].label, key=key("final_norm"), on_change=switched)
+    st.toggle(P["bb_bias"].label, key=key("bias"), on_change=switched)
     changed_section()
 STATE.mirror(["bb_preset"] + [f"bb_{f}" for f in FIELDS])
 
@@ -226,11 +217,11 @@ STATE.init("bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed", TRAINING)
 # the learning rate shows only in the code until Train reads it, so it reruns only the code. The numbers rerun the
 # whole page: a number is sent when it loses the focus, so typing one and clicking Train reach the page as one
 # rerun, and a rerun of the code alone would drop the click
-settings[0].number_input(label("bb_seconds"), 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
-settings[1].number_input(label("bb_steps"), 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
-settings[2].selectbox(label("bb_lr"), LEARNING_RATES, key=key("lr"), on_change=only(CODE))
-settings[3].number_input(label("bb_batch"), 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
-settings[4].number_input(label("bb_seed"), 0, MAX_SEED, key=key("seed"))
+settings[0].number_input(P["bb_seconds"].label, 1, limits.MAX_TRAIN_SECONDS, key=key("seconds"))
+settings[1].number_input(P["bb_steps"].label, 1, limits.MAX_TRAIN_STEPS, key=key("steps"))
+settings[2].selectbox(P["bb_lr"].label, LEARNING_RATES, key=key("lr"), on_change=only(CODE))
+settings[3].number_input(P["bb_batch"].label, 1, limits.MAX_TRAIN_BATCH, key=key("batch"))
+settings[4].number_input(P["bb_seed"].label, 0, MAX_SEED, key=key("seed"))
 STATE.mirror(["bb_seconds", "bb_steps", "bb_lr", "bb_batch", "bb_seed"])
 
 job = STATE.get("job")
@@ -434,7 +425,7 @@ def code_section() -> None:
         challenges.Challenge(_("Train two runs that differ only in the residual switch, and compare their curves."),
                              done=residuals == {True, False},
                              hint=_("Train once, turn '{switch}' off, train again.",
-                                    switch=label("bb_residual"))),
+                                    switch=P["bb_residual"].label)),
         challenges.Challenge(_("Train a post-norm and a pre-norm run: which one learns faster at the start?"),
                              done={"post", "pre"} <= norms, hint=_("Switch LayerNorm between runs.")),
         challenges.Challenge(_("Get a run below {bits} bits per character on held-out text.",

@@ -10,6 +10,7 @@ from engine.attention.readings import beats, clear_winner
 from engine.charts.bars import compare_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.chapter.context import (
+    TAKES_TITLE,
     MAX_K, PAGE, SENTENCES, WINDOWS_SHOWN, compare, hand_vectors, token_labels, unknown_words_note,
 )
 from engine.embeddings.hand_vectors import sentence_vectors
@@ -60,11 +61,6 @@ page.header(PAGE)
 STATE = url_state.PageState(PAGE)
 
 
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(PAGE.param(name).label)
-
-
 def help_text(name: str) -> str:
     return _(PAGE.param(name).help)
 
@@ -75,19 +71,19 @@ if not STATE["x"].strip():   # a link without X: the sentence's own vectors
 
 with st.sidebar:
     st.header(_("Settings"))
-    st.toggle(label("scaled"), key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
+    st.toggle(PAGE.param("scaled").label, key=STATE.key("scaled"), on_change=page.only(STATE, RESULT),
               help=help_text("scaled"))
 
 st.selectbox(_("A sentence to start from"), SENTENCES, index=None, placeholder=_("Pick an example..."),
              key=STATE.key("example"), on_change=load_example)
-st.text_input(label("sentence"), key=STATE.key("sentence"), on_change=load_sentence,
+st.text_input(PAGE.param("sentence").label, key=STATE.key("sentence"), on_change=load_sentence,
               max_chars=limits.MAX_CONTEXT_SENTENCE_CHARS)
 if STATE.get("sentence_error"):
     page.show_error(STATE["sentence_error"] + " " + _("The vectors below are kept."))
 if STATE.get("unknown"):
     st.info(unknown_words_note(STATE["unknown"]), icon=":material/edit:")
 
-labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)), label=label("x"))
+labels, x = matrix_editor(STATE.key("x"), np.zeros((1, 3)), label=PAGE.param("x").label)
 labels = token_labels(labels)
 T = len(labels)
 
@@ -99,9 +95,9 @@ def result_section() -> None:
     STATE["query"] = min(int(STATE["query"]), T - 1)
     # beside the chart they change, not in the sidebar: on a phone the sidebar is folded away
     token_column, window_column = st.columns(2)
-    token_column.selectbox(label("query"), range(T), key=STATE.key("query"),
+    token_column.selectbox(PAGE.param("query").label, range(T), key=STATE.key("query"),
                            format_func=lambda i: f"{i}: {labels[i]}", on_change=page.only(STATE, RESULT))
-    window_column.slider(label("k"), 0, MAX_K, key=STATE.key("k"), help=help_text("k"),
+    window_column.slider(PAGE.param("k").label, 0, MAX_K, key=STATE.key("k"), help=help_text("k"),
                          on_change=page.only(STATE, RESULT))
     t = STATE["query"]
     k = int(STATE["k"])
@@ -110,7 +106,7 @@ def result_section() -> None:
     if shown is not None:
         attended, window_row, attention_row = shown.attended, shown.window, shown.weights
         charts.show(compare_bars({_("window k = {k}", k=k): window_row, _("attention"): attention_row}, labels,
-                                 title=_("How much '{token}' takes from each token", token=labels[t]), domain=(0, 1)),
+                                 title=_(TAKES_TITLE, token=labels[t]), domain=(0, 1)),
                     width="stretch")
         drawn = range(WINDOWS_SHOWN + 1)
         rows = [_("window k = {k}", k=r) for r in drawn] + [_("attention")]

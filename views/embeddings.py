@@ -38,16 +38,6 @@ STATE.init()
 P = PAGE.by_name
 
 
-def label_of(name: str) -> str:
-    """A setting's label in the reader's language (the spec marks it)."""
-    return _(P[name].label)
-
-
-def hint_of(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
-
-
 def preset_name(preset: str) -> str:
     """A preset as the box shows it: the words as they are, its note and '(your own)' in the reader's language."""
     if preset == CUSTOM:
@@ -62,11 +52,11 @@ def link_values() -> dict:
 
 with st.sidebar:
     st.header(_("Settings"))
-    st.radio(label_of("vocab"), limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
+    st.radio(P["vocab"].label, limits.VOCAB_SIZE_CHOICES, key=STATE.key("vocab"),
              format_func=lambda n: _("top {n} words", n=numbers.grouped(n)) if n < len(wv) else
              _("all {n} words", n=numbers.grouped(n)),
-             help=hint_of("vocab"), on_change=page.only(STATE, ANALOGY, MAP, NEIGHBOURS, HOMONYM, TAIL))
-    st.radio(label_of("method"), list(METHOD_LABELS), key=STATE.key("method"),
+             help=P["vocab"].help, on_change=page.only(STATE, ANALOGY, MAP, NEIGHBOURS, HOMONYM, TAIL))
+    st.radio(P["method"].label, list(METHOD_LABELS), key=STATE.key("method"),
              format_func=lambda method: _(METHOD_LABELS[method]), on_change=page.only(STATE, *WITH_ANALOGY))
     st.caption(_("GloVe 6B: {size} lower-case words, {dim} numbers each, trained on Wikipedia 2014 and Gigaword 5 "
                  "(Pennington et al. 2014).", size=numbers.grouped(len(wv)), dim=wv.dim))
@@ -120,11 +110,11 @@ def the_analogy() -> None:
     global result, expected, expected_rank, a, b, c, top
     vocab, method = STATE["vocab"], STATE["method"]
     st.subheader(_("a is to b as c is to ?"))
-    st.selectbox(label_of("preset"), [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=preset_chosen,
+    st.selectbox(P["preset"].label, [*PRESETS, CUSTOM], key=STATE.key("preset"), on_change=preset_chosen,
                  format_func=preset_name)
     cols = st.columns(4)
     for col, key in zip(cols, "abcd"):
-        col.text_input(label_of(key), key=STATE.key(key), on_change=word_typed, args=(key,),
+        col.text_input(P[key].label, key=STATE.key(key), on_change=word_typed, args=(key,),
                        max_chars=limits.MAX_WORD_CHARS * 2)
     where_analogy = st.container()
     result = page.run_engine(analogy, link_values(), wv, where=where_analogy)
@@ -212,7 +202,7 @@ def the_map() -> None:
     (the analogy as the analogy section left it)."""
     vocab = STATE["vocab"]
     st.subheader(_("A 2-D map of the offsets"))
-    st.text_input(label_of("extra"), key=STATE.key("extra"), max_chars=limits.MAX_MAP_EXTRA_CHARS,
+    st.text_input(P["extra"].label, key=STATE.key("extra"), max_chars=limits.MAX_MAP_EXTRA_CHARS,
                   help=_(EXTRA_HELP, limit=limits.MAX_MAP_WORDS), on_change=page.only(STATE, MAP))
     where_map = st.container()
     if result is None:
@@ -251,9 +241,9 @@ def nearest_words() -> None:
     global total, neighbours
     st.subheader(_("Nearest words to a word or to a sum you compose"))
     query_col, option_col = st.columns([3, 2])
-    query_col.text_input(label_of("query"), key=STATE.key("query"),
+    query_col.text_input(P["query"].label, key=STATE.key("query"),
                          max_chars=limits.MAX_EXPRESSION_CHARS, on_change=page.only(STATE, NEIGHBOURS, TAIL))
-    option_col.checkbox(label_of("leave_out"), key=STATE.key("leave_out"),
+    option_col.checkbox(P["leave_out"].label, key=STATE.key("leave_out"),
                         on_change=page.only(STATE, NEIGHBOURS, TAIL))
     where_query = st.container()
     total, neighbours = page.run_engine(nearest_to_sum, link_values(), wv, where=where_query) or (None, None)
@@ -319,7 +309,7 @@ def homonyms() -> None:
     st.subheader(_("One vector per word form: homonyms"))
     st.markdown(_("A lookup table gives *crane* the same vector by a lake and on a building site, so that one vector "
                   "has to sit between the senses, pulled towards whichever sense the training text used most."))
-    homonym = st.radio(label_of("homonym"), list(HOMONYMS), key=STATE.key("homonym"), horizontal=True,
+    homonym = st.radio(P["homonym"].label, list(HOMONYMS), key=STATE.key("homonym"), horizontal=True,
                        on_change=page.only(STATE, HOMONYM))
     preset = HOMONYMS[homonym]
     (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
@@ -427,7 +417,7 @@ def code_and_challenges() -> None:
                       STATE.key("c"): "short", STATE.key("d"): "shorter"}),
         challenges.Challenge(
             _("Untick '{box}' and find a sum of two or more words whose nearest word is one of the words you typed.",
-              box=label_of("leave_out")),
+              box=P["leave_out"].label),
             done=bool(neighbours is not None and not STATE["leave_out"] and total is not None
                       and len(total.words) >= 2 and neighbours.words[0] in total.words),
             hint=_("Untick it and type king - man + woman."),

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import limits, markup, numbers
 from engine.chapter.generate import (
+    LADDER_HEADING,
     LIVE, MAX_SEED, NGRAMS, PAGE, SAMPLES_TITLE, SHIPPED, TEMPERATURE_STEP, TRAINED_ON_ENGLISH, ladder, ladder_reading,
     model_name, samples,
 )
@@ -22,15 +23,6 @@ from ui.session_slots import BLOCK_RUNS, LIVE_MODEL, LIVE_MODEL_NOTE
 page.header(PAGE)
 P = PAGE.by_name
 
-
-def label(name: str) -> str:
-    """A setting's label in the reader's language."""
-    return _(P[name].label)
-
-
-def helped(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
 
 # --- settings --------------------------------------------------------------------------------------
 STATE = url_state.PageState(PAGE)
@@ -65,17 +57,17 @@ if not set(STATE["gen_models"].split(",")) <= set(available):   # a link naming 
 chosen_default = [m for m in STATE["gen_models"].split(",") if m in available] or [SHIPPED]
 
 with st.sidebar:
-    st.text_area(label("gen_prompt"), key=STATE.key("gen_prompt"), height=90,
-                 max_chars=limits.MAX_PROMPT_CHARS, help=helped("gen_prompt"))
-    st.multiselect(label("gen_models"), available, default=chosen_default,
+    st.text_area(P["gen_prompt"].label, key=STATE.key("gen_prompt"), height=90,
+                 max_chars=limits.MAX_PROMPT_CHARS, help=P["gen_prompt"].help)
+    st.multiselect(P["gen_models"].label, available, default=chosen_default,
                    max_selections=limits.GENERATE_MAX_MODELS, key=STATE.key("gen_pick"), format_func=model_name,
                    on_change=models_picked_changed)
-    st.slider(label("gen_temperature"), 0.0, limits.GENERATE_MAX_TEMPERATURE, step=TEMPERATURE_STEP,
-              key=STATE.key("gen_temperature"), help=helped("gen_temperature"), on_change=settings_only)
-    st.number_input(label("gen_top_k"), 0, limits.GENERATE_MAX_TOP_K, key=STATE.key("gen_top_k"))
-    st.number_input(label("gen_length"), 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
+    st.slider(P["gen_temperature"].label, 0.0, limits.GENERATE_MAX_TEMPERATURE, step=TEMPERATURE_STEP,
+              key=STATE.key("gen_temperature"), help=P["gen_temperature"].help, on_change=settings_only)
+    st.number_input(P["gen_top_k"].label, 0, limits.GENERATE_MAX_TOP_K, key=STATE.key("gen_top_k"))
+    st.number_input(P["gen_length"].label, 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
                     help=window_sentence(loaders.shipped_transformer()[0]))
-    st.number_input(label("gen_seed"), 0, MAX_SEED, key=STATE.key("gen_seed"))
+    st.number_input(P["gen_seed"].label, 0, MAX_SEED, key=STATE.key("gen_seed"))
     if live is None:
         st.caption(_(LIVE_MODEL_NOTE))
 remember_models()
@@ -193,7 +185,7 @@ def samples_section() -> None:
 samples_section()
 
 # --- the ladder ---------------------------------------------------------------------------------------
-st.subheader(_("The model ladder: held-out bits per character"))
+st.subheader(_(LADDER_HEADING))
 rungs = page.run_engine(loaders.fixed_ladder) if not page.veiled(LADDER) else None
 if rungs is not None:
     more = [Bar(run["label"][:40], run["rung"].bits_per_char, "your live runs") for run in BLOCK_RUNS.get() or []]
@@ -262,12 +254,12 @@ def code_section() -> None:
                              hint=_("Slide the temperature τ to 0."), solution={STATE.key("gen_temperature"): 0.0}),
         challenges.Challenge(_("Compare the 2-gram and the 5-gram side by side on the same seed."),
                              done={"2-gram", "5-gram"} <= set(models_picked),
-                             hint=_("Pick the 2-gram and the 5-gram in '{models}'.", models=label("gen_models")),
+                             hint=_("Pick the 2-gram and the 5-gram in '{models}'.", models=P["gen_models"].label),
                              solution={STATE.key("gen_pick"): ["2-gram", "5-gram"]}),
         challenges.Challenge(_("Train a model on the Block builder page and bring it here next to the shipped one."),
                              done=LIVE in models_picked,
                              hint=_("Train a run on the Block builder page in this same tab, come back, and pick "
-                                    "'{live}' in '{models}'.", live=model_name(LIVE), models=label("gen_models")),
+                                    "'{live}' in '{models}'.", live=model_name(LIVE), models=P["gen_models"].label),
                              solution={STATE.key("gen_pick"): [SHIPPED, LIVE]} if live is not None else None),
     ])
 

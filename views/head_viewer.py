@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import i18n, limits, markup
 from engine.attention.readings import listed
-from engine.chapter.heads import DEFAULT_PRESET, PAGE, PRESETS, REPEATED, asks, fitted, head_sentence, head_view
+from engine.chapter.heads import (DEFAULT_PRESET, PAGE, PRESETS, READS_ENGLISH, REPEATED, asks, fitted, head_sentence,
+                                  head_view)
 from engine.i18n import N_, _
 from engine.interpret import heads
 from engine.interpret.code import head_viewer_code
@@ -47,11 +48,6 @@ def key_value_groups(config: Config) -> str:
 def type_name(kind: str) -> str:
     """A head type as the page names it, in the reader's language (the key stays English in the link)."""
     return _(heads.TYPE_NAMES.get(kind, kind))
-
-
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(PAGE.param(name).label)
 
 
 def pick_preset() -> None:
@@ -104,9 +100,8 @@ with st.sidebar:
 st.selectbox(_("Start from an example"), list(PRESETS), index=None, placeholder=_("Pick an example sentence..."),
              key=STATE.key("preset"), on_change=pick_preset, format_func=_)
 if not i18n.is_source():   # said in the reader's language: the sentence to type is English
-    st.caption(_("SmolLM2 learned from English text: type English for it to read. Its tokens are shown as it "
-                 "reads them."))
-st.text_area(label("text"), key=STATE.key("text"), height=68, max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
+    st.caption(_(READS_ENGLISH))
+st.text_area(PAGE.param("text").label, key=STATE.key("text"), height=68, max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
 
 result = None
 if model is not None:
@@ -154,7 +149,7 @@ def head_section() -> None:
     st.subheader(_("Layer {layer}, head {head}: {kind}", layer=layer, head=head, kind=type_name(kind)))
     pick_layer, pick_head, _rest = st.columns([1, 1, 3])
     for column, name, last in ((pick_layer, "layer", last_layer), (pick_head, "head", last_head)):
-        column.number_input(label(name), 0, last, key=STATE.key(name),
+        column.number_input(PAGE.param(name).label, 0, last, key=STATE.key(name),
                             on_change=page.only(STATE, GRID, HEAD))
     st.caption(f"{head_sentence(view)} " + _("Point at a query token on the left to keep only its lines."))
     left, right = st.columns([2, 3])

@@ -45,10 +45,6 @@ def label(name: str, **params) -> str:
     return _(P[name].label, **params)
 
 
-def tip(name: str) -> str:
-    """A parameter's widget help in the reader's language."""
-    return _(P[name].help)
-
 STATE = url_state.PageState(PAGE)
 # The sections that rerun alone (ui.page.section): every head knocked out alone and where it looks (part 2);
 # activation patching (3); the copying probe (4); our own model (5); the challenges, which read the probe too.
@@ -224,7 +220,7 @@ if scan is not None:
     pick.multiselect(label("heads"), HEAD_OPTIONS,
                      key=STATE.key("heads"), placeholder=_("Pick heads or a group..."),
                      format_func=lambda option: effect_label if option == EFFECT_GROUP else _(option))
-    mode_column.radio(label("mode"), MODES, key=STATE.key("mode"), horizontal=True, help=tip("mode"),
+    mode_column.radio(label("mode"), MODES, key=STATE.key("mode"), horizontal=True, help=P["mode"].help,
                       format_func=readings.mode_name)
     if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
         nobody = pgettext("heads", "none")

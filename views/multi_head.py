@@ -28,11 +28,6 @@ SENTENCE_CHARS = limits.MAX_MULTI_HEAD_SENTENCE_CHARS
 P = PAGE.by_name
 
 
-def label(name: str) -> str:
-    """A parameter's label in the reader's language (the spec marks it with N_)."""
-    return _(P[name].label)
-
-
 def help_text(name: str) -> str:
     return _(P[name].help)
 
@@ -55,20 +50,20 @@ with st.sidebar:
     st.header(_("Settings"))
     st.select_slider(_(HEADS_LABEL, d=d), H_CHOICES, key=STATE.key("h"),
                      on_change=page.only(STATE, HEADS, TAIL))
-    st.radio(label("weights"), list(WEIGHTS), key=STATE.key("weights"), format_func=lambda key: _(WEIGHTS[key]),
+    st.radio(P["weights"].label, list(WEIGHTS), key=STATE.key("weights"), format_func=lambda key: _(WEIGHTS[key]),
              on_change=page.only(STATE, HEADS, TAIL))
-    st.slider(label("gain"), GAINS[0], GAINS[1], step=GAINS[2], key=STATE.key("gain"),
+    st.slider(P["gain"].label, GAINS[0], GAINS[1], step=GAINS[2], key=STATE.key("gain"),
               on_change=page.only(STATE, HEADS, TAIL), help=help_text("gain"))
-    st.number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"), on_change=page.only(STATE, HEADS, TAIL))
-    st.toggle(label("causal"), key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
+    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), on_change=page.only(STATE, HEADS, TAIL))
+    st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
     st.subheader(_("Cost of one attention layer"))
     costs_only = page.only(STATE, COSTS, TAIL)
     st.caption(_("Defaults: GPT-2 small (T = {T} tokens, d = {d}, h = {h}).", T=1024, d=768, h=12))
-    st.number_input(label("cost_T"), 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=costs_only)
-    st.number_input(label("cost_d"), 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
-    st.number_input(label("cost_h"), 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
+    st.number_input(P["cost_T"].label, 1, limits.MAX_COST_TOKENS, key=STATE.key("cost_T"), on_change=costs_only)
+    st.number_input(P["cost_d"].label, 1, limits.MAX_COST_WIDTH, key=STATE.key("cost_d"), on_change=costs_only)
+    st.number_input(P["cost_h"].label, 1, limits.MAX_COST_HEADS, key=STATE.key("cost_h"), on_change=costs_only)
 
-st.text_input(label("sentence"), key=STATE.key("sentence"), max_chars=SENTENCE_CHARS)
+st.text_input(P["sentence"].label, key=STATE.key("sentence"), max_chars=SENTENCE_CHARS)
 sentence = page.run_engine(embed, STATE["sentence"], vocabulary)
 st.caption(vocabulary_note(vocabulary))
 STATE.mirror()
@@ -145,7 +140,7 @@ def trained_section() -> None:
         st.info(_("The small model that comes with the app is missing from this copy of it, so there are no trained "
                   "heads to show here."), icon=":material/info:")
         return
-    st.toggle(label("trained"), key=STATE.key("trained"),
+    st.toggle(P["trained"].label, key=STATE.key("trained"),
               on_change=page.only(STATE, TRAINED))
     if not STATE["trained"]:
         return
@@ -159,7 +154,7 @@ def trained_section() -> None:
     if heads is not None:
         if not 1 <= STATE["layer"] <= heads.n_layers:
             STATE.fall_back("layer", 1)
-        layer = st.select_slider(label("layer"), list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
+        layer = st.select_slider(P["layer"].label, list(range(1, heads.n_layers + 1)), key=STATE.key("layer"),
                                  on_change=page.only(STATE, TRAINED))
         chars = [c if c != " " else "␣" for c in heads.tokens]
         panels = {_("block {block}, head {head}", block=layer, head=m + 1): (heads.weights[layer - 1, m], chars, chars)

@@ -33,16 +33,6 @@ P = PAGE.by_name
 READS_ENGLISH = N_("The model counts Shakespeare's English plays: its tokens, samples and contexts stay in English.")
 
 
-def label_of(name: str) -> str:
-    """A setting's label in the reader's language (the spec marks it)."""
-    return _(P[name].label)
-
-
-def hint_of(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
-
-
 def latex_g(value: float) -> str:
     """A number as Python's :g writes it, for a formula in the reader's language (0{,}7 in Spanish)."""
     text = f"{value:g}"
@@ -86,23 +76,23 @@ STATE.init()
 
 with st.sidebar:
     st.header(_("Model"))
-    st.selectbox(label_of("source"), SOURCES, key=STATE.key("source"), format_func=source_name)
-    st.radio(label_of("level"), LEVELS, key=STATE.key("level"), horizontal=True, help=hint_of("level"),
+    st.selectbox(P["source"].label, SOURCES, key=STATE.key("source"), format_func=source_name)
+    st.radio(P["level"].label, LEVELS, key=STATE.key("level"), horizontal=True, help=P["level"].help,
              format_func=lambda level: _(LEVEL_NAMES[level]))
-    st.slider(label_of("n"), 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
+    st.slider(P["n"].label, 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"),
               on_change=page.only(STATE, SAMPLE, CONTEXTS, SIZE, HELD, TAIL))
-    st.selectbox(label_of("smoothing"), SMOOTHINGS, key=STATE.key("smoothing"),
+    st.selectbox(P["smoothing"].label, SMOOTHINGS, key=STATE.key("smoothing"),
                  format_func=lambda name: _(SMOOTHING_NAMES[name]))
     if STATE["smoothing"] == "add-k":
-        st.number_input(label_of("k"), min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f",
+        st.number_input(P["k"].label, min_value=0.0, step=0.1, key=STATE.key("k"), format="%.3f",
                         on_change=page.only(STATE, SAMPLE, CONTEXTS, TAIL))
     st.header(_("Sampling"))
-    st.number_input(label_of("temperature"), min_value=0.0, step=0.1,
+    st.number_input(P["temperature"].label, min_value=0.0, step=0.1,
                     key=STATE.key("temperature"), on_change=page.only(STATE, SAMPLE, TAIL))
-    st.number_input(label_of("seed"), min_value=0, step=1, key=STATE.key("seed"),
+    st.number_input(P["seed"].label, min_value=0, step=1, key=STATE.key("seed"),
                     on_change=page.only(STATE, SAMPLE, TAIL))
     st.button(_("Resample (next seed)"), on_click=resample, icon=":material/casino:")
-    st.slider(label_of("length"), MIN_LENGTH, MAX_LENGTH, key=STATE.key("length"), step=LENGTH_STEP,
+    st.slider(P["length"].label, MIN_LENGTH, MAX_LENGTH, key=STATE.key("length"), step=LENGTH_STEP,
               on_change=page.only(STATE, SAMPLE, TAIL))
 
 own_text = None
@@ -114,7 +104,7 @@ if STATE["source"] == OWN_TEXT:
                  key=STATE.key("own_text"), height=120)
     raw = uploaded.getvalue() if uploaded is not None else STATE.get("own_text", "")
     own_text = page.run_engine(user_text, raw)
-st.text_input(label_of("prompt"), key=STATE.key("prompt"), max_chars=limits.NGRAM_MAX_PROMPT_CHARS,
+st.text_input(P["prompt"].label, key=STATE.key("prompt"), max_chars=limits.NGRAM_MAX_PROMPT_CHARS,
               on_change=page.only(STATE, SAMPLE, TAIL))
 STATE.mirror()
 

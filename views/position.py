@@ -10,6 +10,7 @@ from engine.charts.heatmaps import encoding_heatmap, gram_heatmap, heatmap_panel
 from engine.charts.lines import offset_profile
 from engine.charts.style import side_by_side
 from engine.chapter.position import (
+    TABLE_TITLE,
     CHANGES_TITLE, ENCODING_NAMES, MAX_SEED, MIN_D, MIN_T, PAGE, STRENGTHS, TABLE_NAMES, Encodings, encodings,
     order_of_b, sentence_a as embed_a, shuffle, shuffled, words_note,
 )
@@ -25,16 +26,6 @@ SENTENCE_CHARS = limits.MAX_POSITION_SENTENCE_CHARS
 P = PAGE.by_name
 
 
-def label(name: str) -> str:
-    """A parameter's widget label in the reader's language."""
-    return _(P[name].label)
-
-
-def tip(name: str) -> str:
-    """A parameter's widget help in the reader's language."""
-    return _(P[name].help)
-
-
 STATE = url_state.PageState(PAGE)
 STATE.init()
 # The sections that rerun alone (ui.page.section): every word's context vector in A and in B; the encoding
@@ -46,22 +37,22 @@ STATE.setdefault("shuffles", 0)
 
 with st.sidebar:
     st.header(_("Settings"))
-    st.radio(label("enc"), ENCODINGS, key=STATE.key("enc"), format_func=lambda e: _(ENCODING_NAMES[e]),
-             on_change=page.only(STATE, CHECK, CODE), help=tip("enc"))
-    st.slider(label("strength"), STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2], key=STATE.key("strength"),
+    st.radio(P["enc"].label, ENCODINGS, key=STATE.key("enc"), format_func=lambda e: _(ENCODING_NAMES[e]),
+             on_change=page.only(STATE, CHECK, CODE), help=P["enc"].help)
+    st.slider(P["strength"].label, STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2], key=STATE.key("strength"),
               on_change=page.only(STATE, CHECK, CODE))
-    st.toggle(label("proj"), key=STATE.key("proj"), on_change=page.only(STATE, CHECK, CODE),
-              help=tip("proj"))
-    st.toggle(label("causal"), key=STATE.key("causal"), on_change=page.only(STATE, CHECK, CODE))
-    st.number_input(label("seed"), 0, MAX_SEED, key=STATE.key("seed"),
+    st.toggle(P["proj"].label, key=STATE.key("proj"), on_change=page.only(STATE, CHECK, CODE),
+              help=P["proj"].help)
+    st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, CHECK, CODE))
+    st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"),
                     on_change=page.only(STATE, CHECK, TABLES, CODE))
     st.subheader(_("The encoding tables (below)"))
-    st.slider(label("T"), MIN_T, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"),
+    st.slider(P["T"].label, MIN_T, limits.MAX_DRAWN_POSITIONS, key=STATE.key("T"),
               on_change=page.only(STATE, TABLES))
-    st.slider(label("d"), MIN_D, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"),
+    st.slider(P["d"].label, MIN_D, limits.MAX_DRAWN_POSITIONS, step=2, key=STATE.key("d"),
               on_change=page.only(STATE, TABLES))
-    st.number_input(label("base"), limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
-                    on_change=page.only(STATE, TABLES), help=tip("base"))
+    st.number_input(P["base"].label, limits.MIN_SINUSOID_BASE, limits.MAX_SINUSOID_BASE, key=STATE.key("base"),
+                    on_change=page.only(STATE, TABLES), help=P["base"].help)
 
 vocabulary = load_vocabulary()
 
@@ -83,10 +74,10 @@ def shuffle_b() -> None:
 
 left, right = st.columns(2)
 with left:
-    st.text_input(label("a"), key=STATE.key("a"), max_chars=SENTENCE_CHARS)
+    st.text_input(P["a"].label, key=STATE.key("a"), max_chars=SENTENCE_CHARS)
     sentence_a = page.run_engine(embed_a, values())
 with right:
-    st.text_input(label("b"), key=STATE.key("b"), max_chars=SENTENCE_CHARS)
+    st.text_input(P["b"].label, key=STATE.key("b"), max_chars=SENTENCE_CHARS)
     st.button(_("Shuffle A into B"), icon=":material/shuffle:", on_click=shuffle_b)
     perm = None
     if sentence_a is not None:
@@ -166,7 +157,7 @@ def encoding_section(T: int, d: int, base: float, seed: int, language: str) -> t
     drawn = encodings({"T": T, "d": d, "base": base, "seed": seed})
     cell = max(3, 300 // max(T, d))
     specs = [
-        side_by_side(*[encoding_heatmap(P, title=_("{name}: p_t for t < {T}, d = {d}", name=_(TABLE_NAMES[name]),
+        side_by_side(*[encoding_heatmap(P, title=_(TABLE_TITLE, name=_(TABLE_NAMES[name]),
                                                    T=T, d=d), cell=cell)
                        for name, P in drawn.tables.items()]),
         offset_profile({_(TABLE_NAMES[name]): profile for name, profile in drawn.profiles.items()},

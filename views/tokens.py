@@ -28,16 +28,6 @@ MAX_MERGES_SHOWN = limits.TOKENS_BPE_MERGES
 P = PAGE.by_name
 
 
-def label_of(name: str) -> str:
-    """A setting's label in the reader's language (the spec marks it)."""
-    return _(P[name].label)
-
-
-def hint_of(name: str) -> str:
-    """A setting's help in the reader's language."""
-    return _(P[name].help)
-
-
 def other_distributions(prompt: str) -> dict[str, list[tuple[str, float]]]:
     """Next-token distributions of other models for the same prompt, drawn beside the n-gram's.
 
@@ -74,15 +64,15 @@ STATE.init()
 
 with st.sidebar:
     st.header(_("Next-token model"))
-    st.radio(label_of("level"), LEVELS, key=STATE.key("level"), horizontal=True,
+    st.radio(P["level"].label, LEVELS, key=STATE.key("level"), horizontal=True,
              format_func=lambda level: _(LEVEL_NAMES[level]), on_change=page.only(STATE, NEXT, TAIL))
-    st.slider(label_of("n"), 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"), on_change=page.only(STATE, NEXT, TAIL))
-    st.selectbox(label_of("smoothing"), SMOOTHINGS, key=STATE.key("smoothing"),
+    st.slider(P["n"].label, 1, limits.MAX_NGRAM_ORDER, key=STATE.key("n"), on_change=page.only(STATE, NEXT, TAIL))
+    st.selectbox(P["smoothing"].label, SMOOTHINGS, key=STATE.key("smoothing"),
                  format_func=lambda name: _(SMOOTHING_NAMES[name]), on_change=page.only(STATE, NEXT, TAIL))
     st.header("BPE")
-    st.slider(label_of("merges"), 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=MERGE_STEP,
-              help=hint_of("merges"))
-    st.radio(label_of("bpe_source"), BPE_SOURCES, key=STATE.key("bpe_source"), format_func=_)
+    st.slider(P["merges"].label, 0, MAX_MERGES_SHOWN, key=STATE.key("merges"), step=MERGE_STEP,
+              help=P["merges"].help)
+    st.radio(P["bpe_source"].label, BPE_SOURCES, key=STATE.key("bpe_source"), format_func=_)
 
 # --- next-token prediction ---------------------------------------------------------------------------
 
@@ -93,7 +83,7 @@ def next_token_prediction() -> None:
     with it."""
     global predicted
     st.subheader(_("Next-token prediction"))
-    st.text_input(label_of("prompt"), key=STATE.key("prompt"), max_chars=limits.TOKENS_MAX_PROMPT_CHARS,
+    st.text_input(P["prompt"].label, key=STATE.key("prompt"), max_chars=limits.TOKENS_MAX_PROMPT_CHARS,
                   on_change=page.only(STATE, NEXT, TAIL))
     st.toggle(_(WITH_SMOLLM2), value=True, key=STATE.key("with_smollm2"))
     level = STATE["level"]
@@ -169,8 +159,8 @@ next_token_prediction()
 
 # --- tokens: what the model reads ----------------------------------------------------------------
 st.subheader(_("What exactly is a token?"))
-st.text_area(label_of("text"), key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
-             help=hint_of("text"))
+st.text_area(P["text"].label, key=STATE.key("text"), height=90, max_chars=limits.MAX_TOKENIZE_CHARS,
+             help=P["text"].help)
 STATE.mirror()
 text = STATE["text"]
 merges = int(STATE["merges"])
@@ -276,7 +266,7 @@ def code_and_challenges() -> None:
                              done=fewest_the is not None and merges == fewest_the,
                              hint=_("Slide '{slider}' to 0, then up one step at a time, and stop as soon as ' the' is "
                                     "one chip in the BPE row (drawn ␣the: ␣ is the space).",
-                                    slider=label_of("merges")),
+                                    slider=P["merges"].label),
                              solution={STATE.key("merges"): fewest_merges_for(
                                  loaders.corpus_bpe(MAX_MERGES_SHOWN, CORPUS_BPE_CHARS), DEFAULT_TEXT, " the",
                                  MERGE_STEP)}),

@@ -28,6 +28,8 @@ CHOICES = {"activation": ACTIVATIONS, "layer_norm": LAYER_NORMS, "positional": P
 # the size inputs' bounds
 SIZES = {"d_model": (1, 100_000), "n_heads": (1, 1024), "d_ff": (1, 400_000), "n_layers": (0, 1000),
          "context_length": (1, limits.MAX_CONTEXT_LENGTH), "vocab_size": (1, 1_000_000)}
+STAGES_TITLE = N_("Every stage, its formula, its output shape")   # both front ends' table of stages
+TRAIN_HEADING = N_("Train it live on Shakespeare, one character at a time")   # both front ends' heading
 DEFAULT_PRESET = "tiny (the chapter's block)"
 CUSTOM = N_("custom")   # a preset's name is a link's value: shown as _(name)
 LEARNING_RATES = ("0.0003", "0.001", "0.002", "0.003", "0.01")

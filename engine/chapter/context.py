@@ -158,6 +158,8 @@ def favourite(link: Mapping[str, str], sources) -> Question:
                       token=shown.labels[best], weight=numbers.fixed(row[best])), veils=("context.result",))
 
 
+TAKES_TITLE = N_("How much '{token}' takes from each token")   # a query's weights (both front ends)
+
 PAGE = PageSpec(
     key="context", url="context", view="context_window",
     title=N_("Context: window vs attention"),

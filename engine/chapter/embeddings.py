@@ -38,6 +38,7 @@ CUSTOM = N_("(your own)")   # a link value, in English; shown through _()
 PRESET_FIELDS = ("a", "b", "c", "d", "extra")          # the link values a preset sets, in its tuple's order
 FIRST_PRESET = next(iter(PRESETS))
 DEFAULT_VOCAB = 50_000  # words searched when the page opens: the vocabulary-size challenge starts from it
+NEIGHBOURS_HEADING = N_("Nearest words to a word or to a sum you compose")   # both front ends' heading
 METHOD_LABELS = {"3cosadd": N_("3CosAdd (gensim's most_similar)"), "3cosmul": N_("3CosMul (Levy & Goldberg)")}
 ANSWERS_SHOWN = 5       # the analogy's bars and table
 NEIGHBOURS_SHOWN = 10   # the nearest words to a sum

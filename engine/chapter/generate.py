@@ -211,6 +211,8 @@ def generate_ladder(link: Mapping[str, str], sources) -> Question:
                     veils=VEILS)
 
 
+LADDER_HEADING = N_("The model ladder: held-out bits per character")   # both front ends' heading
+
 PAGE = PageSpec(
     key="generate", url="generate", view="generate",
     title=N_("Generate"),

@@ -150,6 +150,9 @@ def last_token(link: Mapping[str, str], sources) -> Question:
                     veils=VEILS)
 
 
+READS_ENGLISH = N_("SmolLM2 learned from English text: type English for it to read. Its tokens are shown as "
+                     "it reads them.")   # said to a reader of another language, in both front ends
+
 PAGE = PageSpec(
     key="heads", url="heads", view="head_viewer",
     title=N_("Head viewer (SmolLM2)"),

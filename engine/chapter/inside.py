@@ -50,6 +50,9 @@ SHORT_PATCHING = PATCHING_EXAMPLES["Capital of France -> Italy (6 tokens)"]
 
 # What both front ends say (the Gradio tab's own words stay there)
 QUESTION = N_("What does a head *do*, not only where does it look?")
+# two of the page's parts, headed the same in both front ends
+LENS_HEADING = N_("1. Read every layer: the logit lens")
+PATCHING_HEADING = N_("3. Where does the fact travel? Activation patching")
 MODE_HELP = N_("zero: the head outputs nothing. mean: it outputs its average over the prompt's positions.")
 # the page's parts a class's open question veils until the reveal (ui.page.section keys, and the keys of the parts
 # drawn outside a section)

@@ -196,6 +196,8 @@ def equivariance(link: Mapping[str, str], sources=None) -> Question:
                     veils=("position.check", "position.code"))
 
 
+TABLE_TITLE = N_("{name}: p_t for t < {T}, d = {d}")   # an encoding table's title, in both front ends
+
 PAGE = PageSpec(
     key="position", url="position", view="position",
     title=N_("Position"),

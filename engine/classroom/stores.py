@@ -6,10 +6,12 @@ stands above it and both backends, so none of them imports another.
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Mapping
 
+from engine.classroom import identity
 from engine.classroom.store import ClassStore
 
 REDIS_URL_ENV = "PLAYGROUND_REDIS_URL"
@@ -34,3 +36,9 @@ def open_store() -> ClassStore:
         return RedisStore(url)
     from engine.classroom.sqlite_store import SqliteStore
     return SqliteStore(data_folder() / "classes.sqlite3")
+
+
+@functools.cache
+def identity_secret() -> bytes:
+    """The identity cookies' signing secret (identity.load_secret in the data folder), read once per process."""
+    return identity.load_secret(data_folder())

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine import i18n
+
 from tests.media import png_bytes, wav_bytes
 from tests.pages.conftest import whole_page
 
@@ -28,7 +30,10 @@ def _errors(at) -> list[str]:
 
 def _ok(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert "Further reading" in [s.value for s in at.subheader]   # the rest of the page is still drawn
+    lang = at.query_params["lang"] if "lang" in at.query_params else None
+    with i18n.use(lang if isinstance(lang, str) or lang is None else lang[0]):
+        further = i18n._("Further reading")                      # the shell's heading, in the page's language
+    assert further in [s.value for s in at.subheader]            # the rest of the page is still drawn
 
 
 def _section_ok(at) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from engine.classroom.events import ClassGone, TooManyParked, Watcher
 from engine.classroom.store import Question
+from tests import fresh_loop
 from tests.engine.classroom.test_store import kind_spec, make_store, redis_url  # noqa: F401 (fixtures)
 
 Q = Question("attention", "Which key?", ("a", "b", "c"), answer=1)
@@ -52,7 +53,7 @@ def test_a_parked_wait_wakes_when_the_version_moves(store):
         took = time.monotonic() - start
         await w.stop()
         return first, woken, took
-    first, woken, took = asyncio.run(run())
+    first, woken, took = fresh_loop.run(run())
     assert woken["version"] > first["version"] and woken["status"] == "open" and woken["question"] == 1
     assert woken["options"] == 3 and "question" in woken["changed"] and "status" in woken["changed"]
     assert took < 3.0        # the store changed 0.3 s in; the watcher reads (or is told) within a fraction of that
@@ -71,7 +72,7 @@ def test_a_wait_without_news_times_out_with_none(store):
         parked = w.parked
         await w.stop()
         return got, took, parked
-    got, took, parked = asyncio.run(run())
+    got, took, parked = fresh_loop.run(run())
     assert got is None and 0.35 < took < 3.0 and parked == 0
 
 
@@ -91,7 +92,7 @@ def test_a_code_with_no_class_is_refused_and_an_ended_class_says_so(store):
             await w.wait(code, since=ended["version"], timeout=10)
         await w.stop()
         return unknown.value, ended, gone.value
-    unknown, ended, gone = asyncio.run(run())
+    unknown, ended, gone = fresh_loop.run(run())
     assert not unknown.ended and "No open class has the code ABCDEFGH" in str(unknown)
     assert ended["status"] == "ended"
     assert gone.ended and "has ended" in str(gone)
@@ -112,7 +113,7 @@ def test_all_the_waits_of_a_class_share_the_watchers_reads(store):
         took = time.monotonic() - start
         await w.stop()
         return results[:-1], w.reads - reads0, took
-    woken, reads, took = asyncio.run(run())
+    woken, reads, took = fresh_loop.run(run())
     assert all(e is not None and e["status"] == "open" for e in woken)
     # SQLite: one pulse per read period (0.05 s) whatever the number of waits, and the state once per version;
     # Redis: a read when told, and none on the timer. Never one per wait.
@@ -134,7 +135,7 @@ def test_a_vote_wakes_a_live_view_that_names_the_tallies_and_no_student_page(sto
             later(0.2, lambda: store.vote(code, "student-1", 1, 1, 2)))
         await w.stop()
         return event, live, student
-    event, live, student = asyncio.run(run())
+    event, live, student = fresh_loop.run(run())
     assert live is not None and live["answered"] == 1 and live["version"] == event["version"]
     assert live["changed"] == ["answered"]
     assert student is None                 # a vote is no news to a student's page: it stays parked
@@ -155,7 +156,7 @@ def test_the_events_never_carry_the_key_or_an_answer(store):
         event = await w.wait(code, since=-1)
         await w.stop()
         return event
-    event = asyncio.run(run())
+    event = fresh_loop.run(run())
     assert set(event) == FIELDS and event["status"] == "revealed" and event["link"] == "attention?n=3"
     text = repr(event)
     assert key not in text and "student-1" not in text and "teacher-1" not in text
@@ -177,4 +178,4 @@ def test_a_process_holds_at_most_its_parked_requests(store):
         left = w.parked
         await w.stop()
         return left
-    assert asyncio.run(run()) == 0          # a cancelled wait (its browser went away) frees its slot
+    assert fresh_loop.run(run()) == 0          # a cancelled wait (its browser went away) frees its slot
