@@ -472,7 +472,13 @@ def _student_state(code: str, quiet: bool = False, fresh: bool = False) -> Class
     seen = st.session_state.get(VIEW)
     if seen is not None and seen[0] == code and seen[1] == version:
         return seen[2]
-    state = class_store().state(code) if quiet else _call("state", code)
+    try:
+        state = shared_versions().state(code, version)      # one read per version for this process's pages
+    except ValueError as error:
+        if quiet:
+            raise
+        show_error(str(error))
+        state = None
     if state is not None:
         st.session_state[VIEW] = (code, version, state)   # read after the version: at least as new
     return state

@@ -14,6 +14,8 @@ from engine.i18n import _, ngettext, pgettext
 from engine.interpret.readings import formation_sentence
 from engine.transformer.code import block_code
 from engine.chapter.block import (
+    STAGES_TITLE,
+    TRAIN_HEADING,
     CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, percent, shares,
     waiting,
 )
@@ -171,7 +173,7 @@ def block_section() -> None:
         st.subheader(ngettext("{n} parameter", "{n} parameters", count.total, n=numbers.grouped(count.total)))
         charts.show(parameter_bars(count.parts()), width="stretch")   # fits a phone's column
         st.markdown(shares(config))
-        box = page.folded(_("Every stage, its formula, its output shape"), "block.stages")
+        box = page.folded(_(STAGES_TITLE), "block.stages")
         if box.open:
             with box:
                 tables.table([{_("stage"): s.title, _("computes"): s.formula, _("output shape"): str(s.shape),
@@ -209,7 +211,7 @@ block_section()
 config = built()   # the Train button's: a whole run (the sizes, the preset, the positions) sees it change
 
 # --- training live ---------------------------------------------------------------------------------
-st.subheader(_("Train it live on Shakespeare, one character at a time"))
+st.subheader(_(TRAIN_HEADING))
 st.caption(_("Next-token prediction on the plays' training split; held-out loss on the validation split. Runs use one "
              "CPU thread; a few students at a time train, the others wait in line."))
 settings = st.columns(5)

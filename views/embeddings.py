@@ -13,6 +13,7 @@ from engine.charts.bars import accuracy_bars, score_bars
 from engine.charts.heatmaps import heatmap_spec
 from engine.charts.points import embedding_map, sense_scatter
 from engine.chapter.embeddings import (
+    NEIGHBOURS_HEADING,
     ANALOGY, ANSWERS_SHOWN, CUSTOM, DEFAULT_VOCAB, EXTRA_HELP, HOMONYM, HOMONYMS, HOVER_NEIGHBOURS, MAP,
     METHOD_LABELS, NEIGHBOURS, PAGE, PRESET_FIELDS, PRESETS, SIZE, TAIL, WITH_ANALOGY, analogy, analogy_reading,
     map_reading, neighbours_reading, offset_map,
@@ -239,7 +240,7 @@ def nearest_words() -> None:
     """The nearest words to a word or a sum: what the sum, 'leave out' and the vocabulary change. Sets `total`
     and `neighbours` for the challenges, which rerun with it."""
     global total, neighbours
-    st.subheader(_("Nearest words to a word or to a sum you compose"))
+    st.subheader(_(NEIGHBOURS_HEADING))
     query_col, option_col = st.columns([3, 2])
     query_col.text_input(P["query"].label, key=STATE.key("query"),
                          max_chars=limits.MAX_EXPRESSION_CHARS, on_change=page.only(STATE, NEIGHBOURS, TAIL))

@@ -21,8 +21,8 @@ from engine.pretrained import smollm2 as pretrained
 from engine.pretrained.llama import DEFAULT_NAME
 from engine.interpret.interventions import HeadEffects
 from engine.interpret.readings import layer_name
-from engine.chapter.inside import (COPY_LENGTHS, EFFECT_GROUP, EFFECTS, HEAD_OPTIONS, KNOCK_OUT, LENS, MAX_ABLATED,
-                                   MAX_CHARS, MAX_SEED, MODES, PAGE, HeadScan)
+from engine.chapter.inside import (COPY_LENGTHS, EFFECT_GROUP, EFFECTS, HEAD_OPTIONS, KNOCK_OUT, LENS, LENS_HEADING,
+                                   MAX_ABLATED, MAX_CHARS, MAX_SEED, MODES, PAGE, PATCHING_HEADING, HeadScan)
 from engine.numbers import enough_digits
 from ui import challenges, charts, code, formula, inside_views, loaders, page, tables, url_state, warmup
 from ui.pretrained_views import load_model, model_picker
@@ -123,9 +123,9 @@ def lens_chart(lens, columns: slice, title: str):
 
 
 PARTS = {   # the page's parts, in order: anchor -> heading
-    "logit-lens": N_("1. Read every layer: the logit lens"),
+    "logit-lens": LENS_HEADING,
     "knock-out-heads": N_("2. Knock out heads"),
-    "activation-patching": N_("3. Where does the fact travel? Activation patching"),
+    "activation-patching": PATCHING_HEADING,
     "copying": N_("4. Copying from context"),
     "your-own-model": N_("5. Your own model"),
 }

@@ -47,6 +47,7 @@ import io
 import json
 import re
 import secrets
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
@@ -560,6 +561,8 @@ class SharedVersions:
         self.store, self.clock = store, clock
         self.ttl_s = limits.CLASS_VERSION_SHARE_S if ttl_s is None else ttl_s
         self._read: dict[str, tuple[float, int]] = {}    # code -> (when read, version)
+        self._states: dict[str, tuple[int, ClassState]] = {}   # code -> (version, the state read after it)
+        self._reading = threading.Lock()
 
     def version(self, code: str, fresh: bool = False) -> int:
         """The class's version, read at most `ttl_s` ago; `fresh`: read now (a page told the version moved), and
@@ -573,6 +576,24 @@ class SharedVersions:
             self._read.clear()
         self._read[code] = (now, version)
         return version
+
+    def state(self, code: str, version: int) -> ClassState:
+        """The class's state for `version`, read once per version by this process's pages (a room told at once that
+        the class moved makes one store read, not one per student): kept with the version read before it, so it is
+        at least as new; a refusal raises ValueError and is not kept."""
+        code = normalise_code(code)
+        kept = self._states.get(code)
+        if kept is not None and kept[0] >= version:
+            return kept[1]
+        with self._reading:                # the pages that wait here find the state the first one read
+            kept = self._states.get(code)
+            if kept is not None and kept[0] >= version:
+                return kept[1]
+            state = self.store.state(code)
+            if len(self._states) >= limits.CLASS_MAX_OPEN_PER_SERVER:
+                self._states.clear()
+            self._states[code] = (version, state)
+            return state
 
 
 def csv_header() -> list[str]:

@@ -509,6 +509,32 @@ def test_the_polls_of_a_process_share_one_version_read_per_class_for_a_moment(st
     assert store_module.SharedVersions(store).ttl_s == limits.CLASS_VERSION_SHARE_S < limits.CLASS_POLL_S
 
 
+def test_a_room_told_at_once_reads_the_state_once_per_version(store):
+    """SharedVersions.state: the pages of one process told that the class moved share one state read per version
+    (300 students woken together make one store read, not 300), threads included; a newer version reads again."""
+    import threading
+
+    code, key = start(store)
+    reads = []
+    original = store.state
+    store.state = lambda c: reads.append(c) or original(c)
+    shared = store_module.SharedVersions(store)
+    version = shared.version(code, fresh=True)
+    got = []
+    pages = [threading.Thread(target=lambda: got.append(shared.state(code, version))) for _ in range(30)]
+    for page in pages:
+        page.start()
+    for page in pages:
+        page.join()
+    assert len(got) == 30 and len(reads) == 1 and all(state is got[0] for state in got)
+    store.follow(code, key, "attention")
+    moved = shared.version(code, fresh=True)
+    assert moved > version and shared.state(code, moved).link == "attention" and len(reads) == 2
+    assert shared.state(code, version).link == "attention"          # an older page gets the newer state: as new
+    with refused("No open class has the code"):
+        shared.state("ABCDEFGH" if code != "ABCDEFGH" else "HGFEDCBA", 1)
+
+
 def test_a_file_from_before_the_version_gets_its_column(tmp_path):
     """A data folder written by an older version of the app (classes without a version) still opens."""
     import sqlite3
