@@ -528,8 +528,8 @@ def test_a_room_told_at_once_reads_the_state_once_per_version(store):
         page.join()
     assert len(got) == 30 and len(reads) == 1 and all(state is got[0] for state in got)
     store.follow(code, key, "attention")
-    moved = shared.version(code, fresh=True)
-    assert moved > version and shared.state(code, moved).link == "attention" and len(reads) == 2
+    moved, before = shared.version(code, fresh=True), len(reads)      # (a store's follow may read its state)
+    assert moved > version and shared.state(code, moved).link == "attention" and len(reads) == before + 1
     assert shared.state(code, version).link == "attention"          # an older page gets the newer state: as new
     with refused("No open class has the code"):
         shared.state("ABCDEFGH" if code != "ABCDEFGH" else "HGFEDCBA", 1)
