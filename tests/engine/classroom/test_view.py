@@ -83,10 +83,10 @@ def test_every_text_is_escaped_nothing_is_fetched_or_run():
                   title=hostile, question=hostile)
     body = view.body()
     document = view.document(explore="/attention?x=1&class=K7QM2XPA")
-    for html in (body, document):
-        tags, attributes = parsed(html)
+    for shown in (body, document):
+        tags, attributes = parsed(shown)
         assert not tags & {"script", "iframe", "object", "embed", "link", "foreignobject"}
-        assert "a" not in tags or html is document          # the route's page links to the real page, nothing more
+        assert "a" not in tags or shown is document          # the route's page links to the real page, nothing more
         assert not [name for name, _ in attributes if name.startswith("on")]
         fetched = [value for name, value in attributes if name in ("src", "href", "xlink:href") and value]
         assert all(value.startswith(("data:image/svg+xml;base64,", "/attention?")) for value in fetched), fetched
