@@ -169,3 +169,29 @@ def test_a_folded_box_draws_its_code_when_opened_and_keeps_it_through_a_change(b
     page.wait_for_function("() => [...document.querySelectorAll(\"[data-testid='stCode']\")]"
                            ".some((code) => code.innerText.includes('np.tril'))", timeout=30_000)
     screenshot(page, "attention-code-open", full_page=True)
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "es", "ko", "ar"])
+def test_no_serious_or_critical_violation_in_every_language(browser, app_url, lang):
+    """axe-core on the home page and the attention calculator in each language at a phone's width: the document
+    says its language and direction (html lang, dir), and no WCAG 2.1 A/AA rule fails seriously."""
+    pytest.importorskip("axe_playwright_python.sync_playwright",
+                        reason="axe-playwright-python is not installed (requirements-test.txt)")
+    from axe_playwright_python.sync_playwright import Axe
+
+    from engine import i18n
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        for path in ("", "attention"):
+            open_page(page, app_url, f"{path}?lang={lang}")
+            document = page.evaluate("() => [document.documentElement.lang, document.documentElement.dir]")
+            assert document == [lang, i18n.LANGUAGES[lang].direction], (path, document)
+            result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
+            serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+                       for v in result.response["violations"] if v["impact"] in ("serious", "critical")]
+            assert not serious, (lang, path or "home", serious)
+    finally:
+        context.close()
