@@ -120,7 +120,7 @@ def main() -> None:
         follower = session({"class": code})                   # follows by the view: the page does not run
         if follower.title:
             raise RuntimeError(f"{idea.title}: the follower ran the page")
-        os.environ[classroom.VIEW_SWITCH] = "0"
+        os.environ[view_module.SWITCH_ENV] = "0"
         try:
             reference = session({"class": code}, page=idea.file)   # follows as before: the page runs
             reference.run()
@@ -128,7 +128,7 @@ def main() -> None:
                 raise RuntimeError(f"{idea.title}: the reference follower did not run the page")
             _, page_cpu = timed(reference.run, args.runs)
         finally:
-            os.environ.pop(classroom.VIEW_SWITCH, None)
+            os.environ.pop(view_module.SWITCH_ENV, None)
         drawing.clear()
         _, view_cpu = timed(follower.run, args.runs)
         draw_cpu = statistics.median(drawing) if drawing else float("nan")

@@ -26,7 +26,7 @@ from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state
 from deploy.serve import Farm
 from ui.class_events import TRANSPORT_ENV
-from ui.classroom import VIEW_SWITCH
+from engine.classroom.view import SWITCH_ENV
 
 HOST = "127.0.0.1"
 JOIN_PAGE = ""                       # the join link opens the home page
@@ -321,7 +321,7 @@ def run_browser_level(kind: str, students: int, processes: int, questions: int, 
     # the two designs side by side: poll is the design before issue 42 (every follower runs the teacher's page),
     # push the told one with followers shown the class view, made once per move
     env = dict(os.environ) | setup.env | {"PLAYGROUND_LOCKS": locks.name, TRANSPORT_ENV: transport,
-                                          VIEW_SWITCH: "1" if transport == "push" else "0"}
+                                          SWITCH_ENV: "1" if transport == "push" else "0"}
     try:
         with Farm(processes, port=port, first_backend_port=port + 1, address=HOST, env=env) as farm, \
                 Meter(farm) as meter:

@@ -528,7 +528,6 @@ def _follow(code: str, state: ClassState) -> None:
 
 # --- following by the class view (engine.classroom.view) ------------------------------------------------------
 
-VIEW_SWITCH = "PLAYGROUND_CLASS_VIEW"   # "0": followers run the teacher's page themselves, as before issue 42
 VIEW_LEFT = "class.view_left"           # (code, link, record changes) of the last view this teacher's run handed over
 RAN_PAGE = "class.ran_page"             # whether this session's last whole run ran the page (app.py: page_runs)
 EXPLORING = "class.exploring"           # the student pressed Explore from here: its own page until it comes back
@@ -539,7 +538,9 @@ EXPLORE_MOVES = 3                       # a move lost this often (the browser's 
 def views_on() -> bool:
     import os
 
-    return os.environ.get(VIEW_SWITCH, "1").strip().lower() not in ("0", "off", "no")
+    from engine.classroom.view import SWITCH_ENV
+
+    return os.environ.get(SWITCH_ENV, "1").strip().lower() not in ("0", "off", "no")
 
 
 @st.cache_resource(show_spinner=False)

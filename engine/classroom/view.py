@@ -43,6 +43,7 @@ from engine.i18n import N_, _
 from engine.charts import handout as paper
 from engine.charts.plain_formula import plain
 
+SWITCH_ENV = "PLAYGROUND_CLASS_VIEW"   # "0": followers run the teacher's page themselves, as before issue 42
 FORMAT = 1                 # the view's JSON layout (a store may hold a view made by an older server)
 PROJECTOR_GROWTH = 1.5    # a fixed-size chart grows to this many times its size on a wide screen (13 px text: 19.5)
 SVG_CACHE_SIZE = 256       # drawings kept per process (a page's charts are a few to a dozen; a lesson has ~30 moves)
