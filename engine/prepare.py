@@ -38,7 +38,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine import limits
+from engine import i18n, limits
 from engine.beyond.modalities import BUNDLED_PICTURES  # noqa: F401  (the Beyond words page's choices)
 from engine.language import corpus as plays, ngram, tokenizers
 from engine.machinery import cache
@@ -442,12 +442,13 @@ def fixed_ladder(sources=None):
         top = limits.LADDER_MAX_NGRAM_ORDER
         counts = ngram.count_ngrams(train_ids, top, tokenizer.vocab_size, limit=top)
         grams = [ngram.NGramModel.from_counts(counts, n, "kneser-ney", tokenizer=tokenizer) for n in range(1, top + 1)]
-        rungs = ladder([*grams, _read(sources).shipped_transformer()[0]], text)
+        with i18n.use(i18n.SOURCE):    # the models' names as written (English): each page reads them in its language
+            rungs = ladder([*grams, _read(sources).shipped_transformer()[0]], text)
         return {}, {"rungs": [list(rung.__dict__.values()) for rung in rungs]}
 
     inputs = [*plays.play_files(), SHIPPED_CHECKPOINT.with_suffix(".safetensors"),
               SHIPPED_CHECKPOINT.with_suffix(".json")]
-    _, meta = cache.cached("ladder", build, params={"top": limits.LADDER_MAX_NGRAM_ORDER,
+    _, meta = cache.cached("ladder", build, params={"names": i18n.SOURCE, "top": limits.LADDER_MAX_NGRAM_ORDER,
                                                     "chars": limits.LADDER_HELD_OUT_CHARS,
                                                     "passages": limits.LADDER_PASSAGES},
                            inputs=inputs, code=_modules("language.corpus", "language.tokenizers", "language.ngram",

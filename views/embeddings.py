@@ -332,6 +332,9 @@ def homonyms() -> None:
         ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
         cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
         nearer = min(probe.anchors, key=ranks.get)
+        others = ", ".join(_("*{anchor}* number **{rank}** (cos {cosine})", anchor=md(a),   # (a message of its own:
+                             rank=numbers.grouped(ranks[a]), cosine=fixed(cosines[a]))    # Babel reads no message
+                           for a in probe.anchors if a != nearer)                         # inside another's call)
         st.markdown(_("Of the {k} nearest words to **{word}**, {count_a} are closer to *{anchor_a}* ({sense_a}) and "
                       "{count_b} closer to *{anchor_b}* ({sense_b}); read the words, not only the count (names and "
                       "unrelated words land on one side or the other too). The anchors themselves are the clearer "
@@ -339,10 +342,7 @@ def homonyms() -> None:
                       k=len(probe.neighbours.words), word=md(probe.word), count_a=counts[sense_a],
                       anchor_a=md(probe.anchors[0]), sense_a=sense_a, count_b=counts[sense_b],
                       anchor_b=md(probe.anchors[1]), sense_b=sense_b, nearer=md(nearer),
-                      rank=numbers.grouped(ranks[nearer]), cosine=fixed(cosines[nearer]),
-                      others=", ".join(_("*{anchor}* number **{rank}** (cos {cosine})", anchor=md(a),
-                                         rank=numbers.grouped(ranks[a]), cosine=fixed(cosines[a]))
-                                       for a in probe.anchors if a != nearer)))
+                      rank=numbers.grouped(ranks[nearer]), cosine=fixed(cosines[nearer]), others=others))
         cosine, rank = (_("cos({word}, word)", word=probe.word),
                         _("rank among {word}'s neighbours", word=probe.word))
         tables.table(pd.DataFrame({_("sense"): probe.senses, _("word"): probe.anchors, cosine: probe.anchor_cosines,

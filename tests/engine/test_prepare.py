@@ -186,3 +186,14 @@ def test_a_front_end_loader_imports_no_engine_builder_but_the_home_module(file):
     engine = {name for name in imported if name == "engine" or name.startswith("engine.")}
     assert engine <= LOADERS[file], f"{file} imports {sorted(engine - LOADERS[file])}: open it in engine.prepare"
     assert "engine.prepare" in engine
+
+
+def test_the_ladder_keeps_its_models_names_as_written_whatever_language_builds_it():
+    """The ladder is built once per machine: its models' names are the source's (each page reads them in its own
+    language), never those of the request that happened to build it (a pseudo-language run once froze them)."""
+    from engine import i18n
+
+    with i18n.use(i18n.PSEUDO.code):
+        rungs = prepare.fixed_ladder()
+    assert rungs and all(i18n.PSEUDO_OPEN not in rung.model for rung in rungs)
+    assert any(rung.model == "4-gram (Kneser-Ney)" for rung in rungs)
