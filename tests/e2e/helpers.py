@@ -137,3 +137,20 @@ def charts_drawn(page) -> list[bool]:
     except Exception:  # the caller's assertion on the list reports it
         pass
     return page.evaluate(_DRAWN)
+
+
+
+def teacher_page(browser, width: int, height: int):
+    """A teacher's browser: a context of its own at width x height (its page's context is `page.context`)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(120_000)
+    return context.new_page()
+
+
+def start_class(page, url: str) -> str:
+    """`page` opens `url` and presses Start a class: the class's code."""
+    page.goto(url)
+    wait_for_app(page, 120_000)
+    page.get_by_role("button", name="Start a class (teacher)").click()
+    wait_for_app(page, after_input=True)
+    return page.locator(".st-key-class_teacher strong").first.inner_text().strip()

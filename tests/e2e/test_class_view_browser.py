@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.e2e.conftest import _free_port, serving
-from tests.e2e.helpers import screenshot, wait_for_app
+from tests.e2e.helpers import screenshot, start_class, teacher_page, wait_for_app
 from tests.e2e.test_classroom import at_path, until
 
 
@@ -55,14 +55,8 @@ def fits(page) -> dict:
 
 
 def test_two_phones_follow_the_teacher_by_the_class_view(view_app, browser):
-    teacher_context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    teacher_context.set_default_timeout(120_000)
-    teacher = teacher_context.new_page()
-    teacher.goto(f"{view_app}/attention")
-    wait_for_app(teacher, 120_000)
-    teacher.get_by_role("button", name="Start a class (teacher)").click()
-    wait_for_app(teacher, after_input=True)
-    code = teacher.locator(".st-key-class_teacher strong").first.inner_text().strip()
+    teacher = teacher_page(browser, 1920, 1080)
+    code = start_class(teacher, f"{view_app}/attention")
     assert len(code) == 8
 
     phones = []
@@ -109,7 +103,7 @@ def test_two_phones_follow_the_teacher_by_the_class_view(view_app, browser):
     until(lambda: "Context: window vs attention" in view_text(first))
     for phone, fetched_outside in phones:
         assert not fetched_outside, fetched_outside
-    projector = teacher_context.new_page()                                 # the view as a page of its own, projected
+    projector = teacher.context.new_page()                                 # the view as a page of its own, projected
     answer = projector.goto(f"{view_app}/api/class/{code}/view")
     assert answer.status == 200 and "Context: window vs attention" in projector.inner_text("h2")
     assert projector.evaluate("() => document.documentElement.scrollWidth") <= 1920

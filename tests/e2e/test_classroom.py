@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.e2e.conftest import _free_port, serving
-from tests.e2e.helpers import screenshot, wait_for_app
+from tests.e2e.helpers import screenshot, start_class, teacher_page, wait_for_app
 from tests.e2e.test_accessibility import WCAG
 
 
@@ -71,14 +71,6 @@ def main_text(page) -> str:
     }""")
 
 
-def start_class(context_page, url: str) -> str:
-    context_page.goto(url)
-    wait_for_app(context_page, 120_000)
-    context_page.get_by_role("button", name="Start a class (teacher)").click()
-    wait_for_app(context_page, after_input=True)
-    return context_page.locator(".st-key-class_teacher strong").first.inner_text().strip()
-
-
 def ask_free(teacher, prompt: str, options: str) -> None:
     teacher.get_by_text("Ask the class", exact=True).click()
     teacher.get_by_role("textbox", name="Question").fill(prompt)
@@ -93,14 +85,8 @@ def ask_free(teacher, prompt: str, options: str) -> None:
 
 
 def test_a_class_teacher_projector_and_two_phones(class_app, browser):
-    teacher_context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    teacher_context.set_default_timeout(120_000)
-    teacher = teacher_context.new_page()
-    teacher.goto(f"{class_app}/attention?present=1")
-    wait_for_app(teacher, 120_000)
-    teacher.get_by_role("button", name="Start a class (teacher)").click()
-    wait_for_app(teacher, after_input=True)
-    code = teacher.locator(".st-key-class_teacher strong").first.inner_text().strip()
+    teacher = teacher_page(browser, 1920, 1080)
+    code = start_class(teacher, f"{class_app}/attention?present=1")
     assert len(code) == 8
     join = teacher.locator(".st-key-class_teacher img[alt^='QR code to join']")
     assert join.count() == 1 and f"?class={code}" in join.get_attribute("alt")
@@ -189,7 +175,7 @@ def test_a_class_teacher_projector_and_two_phones(class_app, browser):
     for phone in students:     # a student's link holds the class, never an identity (that is the browser's cookie)
         names = {pair.split("=")[0] for pair in phone.url.split("?")[1].split("&")}
         assert "class" in names and "sid" not in names
-    for context in [teacher_context] + [phone.context for phone in students]:
+    for context in [teacher.context] + [phone.context for phone in students]:
         context.close()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine import i18n
 from engine.classroom.questions import TIE
-from tests.e2e.helpers import screenshot, wait_for_app
+from tests.e2e.helpers import screenshot, start_class, teacher_page, wait_for_app
 from tests.e2e.test_classroom import at_path, class_app, student_text, until  # noqa: F401  (class_app: the fixture)
 
 
@@ -16,14 +16,8 @@ def words(code: str, message: str, **params) -> str:
 
 
 def test_each_student_reads_the_question_in_their_language(class_app, browser):  # noqa: F811
-    teacher_context = browser.new_context(viewport={"width": 1400, "height": 1200})
-    teacher_context.set_default_timeout(120_000)
-    teacher = teacher_context.new_page()
-    teacher.goto(f"{class_app}/attention?lang=en")
-    wait_for_app(teacher, 120_000)
-    teacher.get_by_role("button", name="Start a class (teacher)").click()
-    wait_for_app(teacher, after_input=True)
-    code = teacher.locator(".st-key-class_teacher strong").first.inner_text().strip()
+    teacher = teacher_page(browser, 1400, 1200)
+    code = start_class(teacher, f"{class_app}/attention?lang=en")
     join = teacher.locator(".st-key-class_teacher img[alt^='QR code to join']").get_attribute("alt")
     assert "lang=" not in join            # the join link leaves each student's language to them
 
@@ -65,5 +59,5 @@ def test_each_student_reads_the_question_in_their_language(class_app, browser): 
     for language, phone in phones.items():
         wait_for_app(phone)
         screenshot(phone, f"class-lang-{language}-reveal", full_page=False)
-    for context in [teacher_context] + [phone.context for phone in phones.values()]:
+    for context in [teacher.context] + [phone.context for phone in phones.values()]:
         context.close()
