@@ -68,6 +68,11 @@ LANGUAGES: dict[str, Language] = {language.code: language for language in (
     Language("ko", "한국어", "ko"),
     Language("ar", "العربية", "ar", direction="rtl"),
 )}
+# Plural rules written out where Babel's own table (babel.messages.plurals, which a new catalog's header is made
+# from) disagrees with CLDR: Arabic's "many" form is for n % 100 in 11..99, its table had 0..2. Applied to every
+# catalog as it is compiled, made or updated, so a header never brings the wrong rule back.
+PLURAL_FORMS = {"ar": "nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : "
+                      "n%100>=11 && n%100<=99 ? 4 : 5);"}
 PSEUDO = Language("en-XA", "[Ƥšéûðö]", "en")   # not offered in the picker: ?lang=en-XA, for finding unmarked text
 
 
@@ -115,11 +120,20 @@ def translations(code: str) -> gettext.NullTranslations:
     from babel.messages.pofile import read_po
 
     with open(catalog_path(code), "rb") as po:
-        catalog = read_po(po, locale=LANGUAGES[code].locale, domain=DOMAIN)
+        catalog = _plural_rule(read_po(po, locale=LANGUAGES[code].locale, domain=DOMAIN), code)
     compiled = io.BytesIO()
     write_mo(compiled, catalog, use_fuzzy=False)
     compiled.seek(0)
     return gettext.GNUTranslations(compiled)
+
+
+def _plural_rule(catalog, code: str):
+    """The catalog with its language's plural rule as PLURAL_FORMS writes it (if it names one)."""
+    rule = PLURAL_FORMS.get(code)
+    if rule is not None:
+        catalog.mime_headers = [(name, rule if name.lower() == "plural-forms" else value)
+                                for name, value in catalog.mime_headers]
+    return catalog
 
 
 # --- the active language: one translation object per session ---------------------------------------------------
@@ -323,7 +337,7 @@ def update() -> None:
             continue
         path = catalog_path(code)
         with open(path, "rb") as po:
-            catalog = read_po(po, locale=lang.locale)
+            catalog = _plural_rule(read_po(po, locale=lang.locale), code)
         catalog.update(template, update_header_comment=False)
         with open(path, "wb") as out:
             write_po(out, catalog, width=120, ignore_obsolete=True)
@@ -339,6 +353,7 @@ def init(code: str) -> None:
         template = read_po(pot)
     catalog = Catalog(locale=lang.locale, domain=DOMAIN, project="Transformer Playground", charset="utf-8")
     catalog.update(template)
+    _plural_rule(catalog, code)
     path = catalog_path(code)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as out:

@@ -41,6 +41,23 @@ def test_every_catalog_is_complete(code):
     assert i18n.problems(code) == []
 
 
+@pytest.mark.parametrize("code", OTHER_LANGUAGES)
+def test_each_count_gets_the_plural_form_cldr_gives_it(code):
+    """The form a count picks follows CLDR's category for it (Babel's own header for Arabic put 11-99 in "other" and
+    100-102 in "many"); forms are in CLDR's order, zero, one, two, few, many, other, less those a language lacks."""
+    from babel import Locale
+
+    rule = Locale.parse(i18n.LANGUAGES[code].locale).plural_form
+    forms = _catalog(code).num_plurals
+    order = [tag for tag in ("zero", "one", "two", "few", "many", "other") if tag in rule.tags or tag == "other"]
+    if len(order) > forms:       # CLDR's "many" in Spanish is for millions only: the catalogs have one and other
+        order = [tag for tag in order if tag in ("one", "other")]
+    plural = i18n.translations(code).plural
+    assert [plural(n) for n in range(1, 1001)] == [order.index(rule(n)) for n in range(1, 1001)]
+    if code == "ar":
+        assert [plural(n) for n in (0, 1, 2, 3, 11, 99, 100, 102, 103, 111)] == [0, 1, 2, 3, 4, 4, 5, 5, 3, 4]
+
+
 def test_the_checks_find_what_they_are_for(tmp_path, monkeypatch):
     """problems() sees a fuzzy entry, a lost and an invented placeholder and a wrong plural count (the tests above
     would pass on a check that found nothing)."""
