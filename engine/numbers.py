@@ -159,6 +159,22 @@ def latex(value: float, digits: int = 3) -> str:
     return text.replace(".", "{,}" if decimal == "," else decimal)
 
 
+def latex_grouped(value: float) -> str:
+    """A count as a formula writes it: grouped as the reader groups (`grouped`), each comma braced ("28{,}860") so that
+    KaTeX does not space it as punctuation ("28, 860")."""
+    return grouped(value).replace(",", "{,}")
+
+
+def latex_significant(value: float, figures: int = 4) -> str:
+    """A count or a fraction in a formula to `figures` significant figures, grouped, in the reader's signs
+    ("0{,}02019" and "1.234" in Spanish); large or tiny ones as a mantissa times a power of ten."""
+    if value == 0 or 1e-3 <= abs(value) < 1e6:
+        text = localized(f"{value:,.{figures}g}")
+        return text.replace(",", "{,}")
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return localized(f"{float(mantissa):g}").replace(",", "{,}") + rf" \times 10^{{{int(exponent)}}}"
+
+
 def vega_locale() -> dict | None:
     """The reader's number symbols as Vega-Lite's `config.locale` (d3-format's number locale: axes, legends and
     `format` strings); None for a language that writes numbers as English does."""

@@ -27,7 +27,7 @@ from engine import i18n, numbers
 from engine.charts import handout as paper_handout
 from engine.charts import text
 from engine.charts.fitting import fitted
-from engine.charts.style import TEXT_SIZE, Layout, with_text
+from engine.charts.style import TEXT_SIZE, Layout, right_to_left_marked, with_text
 from engine.i18n import _, ngettext
 from ui import page, recording, screen
 
@@ -194,6 +194,8 @@ def show(chart: alt.TopLevelMixin | dict, *, width: str = "content", key: str | 
     spec = localized(spec)
     spec.setdefault("description", words[0])   # Vega makes it the chart's aria-label
     drawn = renderer_options(autosized(fitted(spec, layout(share, font_size), stretch=width == "stretch"), width))
+    if i18n.current().direction == "rtl":
+        drawn = right_to_left_marked(drawn)   # titles beginning with a formula keep their words in order
     element = st.vega_lite_chart(hoisted(as_arrow(drawn)), width=width, key=key, **selection)
     st.html(words[1])
     desktop = autosized(with_text(spec, TEXT_SIZE), width)   # paper and downloads: the desktop's, whatever the screen

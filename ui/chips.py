@@ -9,6 +9,7 @@ import streamlit as st
 from engine.charts.palette import (CHIP_TINTS, GREY_7, GREY_20, GREY_27, GREY_33, GREY_54, GREY_87, GREY_97,
                                    ORANGE_TINT, VERMILLION)
 from engine.charts.style import visible
+from engine import numbers
 from ui import formula
 
 
@@ -69,8 +70,6 @@ def latex_text(text: str) -> str:
 
 
 def latex_number(value: float) -> str:
-    """A count or fraction in LaTeX: 1,234 as is, 2.4e+13 as 2.4 \\times 10^{13}."""
-    if value == 0 or 1e-3 <= abs(value) < 1e6:
-        return f"{value:,.4g}"
-    mantissa, exponent = f"{value:.2e}".split("e")
-    return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
+    """A count or fraction in LaTeX, in the reader's signs: 1,234 as is, 2.4e+13 as 2.4 \\times 10^{13}
+    (engine.numbers.latex_significant)."""
+    return numbers.latex_significant(value)

@@ -79,6 +79,9 @@ RTL_STYLE = """<style>
 [data-testid='stNumberInput'] input, [data-testid='stSlider'] [data-baseweb='slider'],
 details.chart-data table { direction: ltr; unicode-bidi: isolate; }
 .katex-display { text-align: center; }
+/* a word in a formula (\text{...}) is set apart: an Arabic word would otherwise turn the numbers after it around
+   ("السابق(16, 0)" drawn as (0, 16)), and itself reads right to left */
+.katex .text { unicode-bidi: plaintext; }
 /* a chart's own words (an Arabic axis title with its brackets) read in the direction of their first letter */
 [data-testid='stVegaLiteChart'] svg text { unicode-bidi: plaintext; }
 /* the sidebar, folded away: Streamlit moves it off the left edge, but right to left it sits at the right edge and

@@ -181,8 +181,8 @@ def block_section() -> None:
                               for s in stages], formats={_("parameters"): "localized"})
     terms = block_formula(config)
     st.latex(" + ".join(rf"\underbrace{{{latex}}}_{{{part}}}" for part, latex, _ in terms) + " = "
-             + " + ".join(numbers.grouped(n) for _part, _latex, n in terms)
-             + rf" = {numbers.grouped(count.per_block)}")
+             + " + ".join(numbers.latex_grouped(n) for _part, _latex, n in terms)
+             + rf" = {numbers.latex_grouped(count.per_block)}")
     share = percent(count.blocks / max(count.total, 1))
     st.caption(ngettext("One block (biases on); the stack repeats it N = {n} time, {share} of the model.",
                         "One block (biases on); the stack repeats it N = {n} times, {share} of the model.",

@@ -205,7 +205,7 @@ def costs_section() -> None:
             formula.word(_("params")) + r" = \underbrace{3 \times d \times (h \cdot \tfrac{d}{h})}_{W^Q,\, W^K,\, "
             r"W^V:\ d \times d" + formula.word(" " + _("each")) + r"} + \underbrace{(h \cdot \tfrac{d}{h}) \times d}"
             r"_{W^O:\ d \times d}",
-            rf"= 4d^2 = 4 \times {split.d}^2 = " + numbers.grouped(split.params).replace(",", r"{,}"), stacked=True,
+            rf"= 4d^2 = 4 \times {split.d}^2 = " + numbers.latex_grouped(split.params), stacked=True,
             caption=counted.reading)
 
 

@@ -203,10 +203,11 @@ def table_size_numbers() -> None:
     chosen = growth[min(n, len(growth)) - 1]
     entries = _("entries")
     formula.formula_with_numbers(rf"\text{{{entries}}} = V^n",
-                                 rf"{numbers.grouped(counts.vocab_size)}^{{{chosen.order}}} = "
+                                 rf"{numbers.latex_grouped(counts.vocab_size)}^{{{chosen.order}}} = "
                                  rf"{chips.latex_number(chosen.possible)},\ "
                                  + _(r"\text{{seen: }} {seen},\ \text{{a fraction }} {fraction}",
-                                     seen=numbers.grouped(chosen.seen), fraction=chips.latex_number(chosen.fraction)),
+                                     seen=numbers.latex_grouped(chosen.seen),
+                                     fraction=chips.latex_number(chosen.fraction)),
                                  caption=_("The training text has {tokens} tokens, so it can show at most that many "
                                            "distinct n-grams: almost every row of a long context is empty.",
                                            tokens=numbers.grouped(counts.n_tokens)))
@@ -287,8 +288,8 @@ if counts is not None:
         a, b = np.unravel_index(int(np.argmax(table.probs)), table.probs.shape)
         formula.formula_with_numbers(r"P(b \mid a) = \frac{C(a\,b)}{C(a\,\cdot)}",
                                      rf"P({chips.latex_text(labels[b])} \mid {chips.latex_text(labels[a])}) = "
-                                     rf"\frac{{{numbers.grouped(int(table.counts[a][b]))}}}"
-                                     rf"{{{numbers.grouped(int(table.row_totals[a]))}}} = "
+                                     rf"\frac{{{numbers.latex_grouped(int(table.counts[a][b]))}}}"
+                                     rf"{{{numbers.latex_grouped(int(table.row_totals[a]))}}} = "
                                      rf"{numbers.latex(table.probs[a][b], 4)}",
                                      caption=_("Each row is a distribution over all V tokens; only the most frequent "
                                                "columns are drawn, so rows sum to less than 1."))

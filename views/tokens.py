@@ -126,7 +126,7 @@ def counting_formulas(shown) -> None:
     if smoothing == "add-k":
         formula.formula_with_numbers(
             r"P = \frac{C(c\,w) + k}{C(c\,\cdot) + kV}",
-            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {numbers.grouped(tokenizer.vocab_size)}}} = "
+            rf"P({best} \mid c) = \frac{{{best_count} + 1}}{{{S} + {numbers.latex_grouped(tokenizer.vocab_size)}}} = "
             rf"{numbers.latex(best_p, 4)}",
             caption=_("The bars add k = 1 (Laplace) to the counts: every one of the V = {V} tokens gets one imaginary "
                       "count, which is why the seen tokens keep so little.",

@@ -4,6 +4,7 @@ data, distinct and visible labels, text widths, and charts set side by side."""
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -202,3 +203,39 @@ def text_width(text: str, font_px: float) -> float:
 def visible(token: str) -> str:
     """A token as a label: spaces as '␣', line breaks as '↵', tabs as '⇥'."""
     return token.replace(" ", "\u2423").replace("\n", "\u21b5").replace("\t", "\u21e5") or "(empty)"
+
+
+RIGHT_TO_LEFT_LETTERS = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")   # Hebrew, Arabic and their forms
+RLM = "\u200f"   # the right-to-left mark: a strong right-to-left letter that draws nothing
+
+
+def right_to_left_marked(spec: dict) -> dict:
+    """The spec with every title (the chart's, a panel's, an axis's, a legend's, a facet header's; each line of a
+    wrapped one) that holds a right-to-left letter beginning with RLM. A chart's texts are drawn each in the direction
+    of its first strong letter (`unicode-bidi: plaintext`, ui.language): an Arabic title that begins with a formula
+    ("P(b | a) بين ...", "(V = 28,860)" on a wrapped title's last line) would otherwise be laid out left to right, its
+    words in the wrong order. Titles in Latin letters alone (a token, a model's name) are left as they are; so is the
+    data."""
+    def mark(text):
+        if isinstance(text, str):
+            return RLM + text if RIGHT_TO_LEFT_LETTERS.search(text) and not text.startswith(RLM) else text
+        if isinstance(text, list):
+            return [mark(line) for line in text]
+        return text
+
+    def walk(node):
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for name, value in node.items():
+            if name in ("data", "datasets", "values"):
+                out[name] = value
+            elif name in ("title", "subtitle"):
+                out[name] = ({key: mark(part) if key in ("text", "subtitle") else walk(part)
+                              for key, part in value.items()} if isinstance(value, dict) else mark(value))
+            else:
+                out[name] = walk(value)
+        return out
+    return walk(spec)
