@@ -360,6 +360,81 @@ def init(code: str) -> None:
         write_po(out, catalog, width=120)
 
 
+# --- right to left: a formula inside a sentence ------------------------------------------------------------------
+# In a right-to-left sentence a formula written in Latin letters ("1/V", "∂L/∂s_j = α_j − [j = t]", "d = {d}") is laid
+# out by the Unicode bidi rules, which turn it round: a number after an Arabic word is read as an Arabic number, a
+# symbol at its edge joins the Arabic ("(V/1)", "L/∂s_j∂"). Each such run is set apart by a left-to-right mark on
+# both sides (U+200E: it draws nothing, in a browser, a chart or the handout's PDF). `python -m engine.i18n mark`
+# sets them; `problems` names a run left unmarked. Formulas in $...$, code in backticks, icons, HTML tags and link
+# targets are laid out left to right already (ui.language), and are left alone.
+LRM = "\u200e"
+_SET_APART = re.compile(r"\$[^$]*\$|`[^`]*`|:material/[a-z_]+:|\]\([^)]*\)|\*\*|</?[A-Za-z][^>]*>")
+_RUN = re.compile(r"[A-Za-z0-9∂√α-ωΑ-Ω(\[{'‘][A-Za-z0-9∂√α-ωΑ-Ωᵀ_^·×−+\-=/()\[\]|,.:'’ {}ₜ<>≤≥≈∈]*[A-Za-z0-9)\]ᵀ}'’ₜ]")
+_TURNS = re.compile(r"[/=∂√^_×−+|<>≤≥≈∈]|\d.*[A-Za-z]|[A-Za-z].*\d|\(.*\)|\[.*\]|[A-Za-z]+ [A-Za-z]")
+_NAME_FIRST = re.compile(r"\{\w+\}: ")   # "{name}: p_t": the name may be a word of the language, read before it
+
+
+def _formula_runs(plain: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of `plain` (text outside what is set apart) that the bidi rules would turn round."""
+    for match in _RUN.finditer(plain):
+        start, run = match.start(), match.group()
+        lead = _NAME_FIRST.match(run)
+        if lead:
+            start, run = start + lead.end(), run[lead.end():]
+        if (not run or re.fullmatch(r"\{\w+\}|[A-Za-z0-9\-.]+", run) or not _TURNS.search(run)
+                or run.count("(") != run.count(")") or run.count("[") != run.count("]")
+                or not re.search(r"[A-Za-z0-9∂√α-ωΑ-Ω]", re.sub(r"\{\w+\}", "", run))):
+            continue   # a word, a number, a placeholder alone (it may hold a word of the language), a lone bracket
+        yield start, start + len(run)
+
+
+def _unmarked(text: str) -> Iterator[tuple[int, int]]:
+    last = 0
+    for kept in (*_SET_APART.finditer(text), None):
+        end = kept.start() if kept else len(text)
+        for start, stop in _formula_runs(text[last:end]):
+            start, stop = start + last, stop + last
+            if not (text[start - 1:start] == LRM and text[stop:stop + 1] == LRM):
+                yield start, stop
+        last = kept.end() if kept else end
+
+
+def formulas_unmarked(text: str) -> list[str]:
+    """The formula runs of a right-to-left message not set apart by left-to-right marks."""
+    return [text[start:stop] for start, stop in _unmarked(text)]
+
+
+def formulas_marked(text: str) -> str:
+    """The message with each formula run set apart by a left-to-right mark on both sides."""
+    out, last = [], 0
+    for start, stop in _unmarked(text):
+        out += [text[last:start], LRM, text[start:stop], LRM]
+        last = stop
+    return "".join(out) + text[last:]
+
+
+def mark() -> int:
+    """Set apart the formula runs of every right-to-left catalog; the count of runs marked."""
+    from babel.messages.pofile import read_po, write_po
+
+    count = 0
+    for code, lang in LANGUAGES.items():
+        if lang.direction != "rtl":
+            continue
+        with open(catalog_path(code), "rb") as po:
+            catalog = _plural_rule(read_po(po, locale=lang.locale), code)
+        for message in catalog:
+            if not message.id or not message.string:
+                continue
+            strings = message.string if isinstance(message.string, (list, tuple)) else (message.string,)
+            count += sum(len(formulas_unmarked(string)) for string in strings)
+            marked = tuple(formulas_marked(string) for string in strings)
+            message.string = marked if isinstance(message.string, (list, tuple)) else marked[0]
+        with open(catalog_path(code), "wb") as out:
+            write_po(out, catalog, width=120, ignore_obsolete=True)
+    return count
+
+
 def problems(code: str) -> list[str]:
     """What keeps a catalog from being complete, one sentence each: a message of the template it lacks, an empty or
     fuzzy translation, a plural with the wrong number of forms, a placeholder lost or invented, and Babel's own
@@ -397,6 +472,9 @@ def problems(code: str) -> list[str]:
             missing = wanted - placeholders(string) - ({"n"} if message.pluralizable else set())
             if missing:
                 found.append(f"{where}: {string!r} lacks {sorted(missing)}")
+            if LANGUAGES[code].direction == "rtl" and formulas_unmarked(string):
+                found.append(f"{where}: the formulas {formulas_unmarked(string)} in a right-to-left sentence are not "
+                             "set apart (python -m engine.i18n mark)")
     for message, errors in catalog.check():
         found.extend(f"{code}: {message.id!r}: {error}" for error in errors)
     return found
@@ -409,12 +487,16 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("update", help="extract the template and merge it into every catalog")
     commands.add_parser("check", help="say what keeps a catalog from being complete")
+    commands.add_parser("mark", help="set apart the formulas inside right-to-left messages (left-to-right marks)")
     new = commands.add_parser("init", help="a new language's catalog (its line in LANGUAGES first)")
     new.add_argument("code")
     args = parser.parse_args(argv)
     if args.command == "update":
         update()
         print(f"{TEMPLATE.relative_to(ROOT)}: {sum(1 for m in extract() if m.id)} messages")
+        return 0
+    if args.command == "mark":
+        print(f"{mark()} formulas set apart")
         return 0
     if args.command == "init":
         init(args.code)

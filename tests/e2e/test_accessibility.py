@@ -195,3 +195,38 @@ def test_no_serious_or_critical_violation_in_every_language(browser, app_url, la
             assert not serious, (lang, path or "home", serious)
     finally:
         context.close()
+
+
+# where the parts of the head viewer's score of head (16, 0) are drawn, left to right
+FORMULA_ORDER = """() => {
+  const spans = (root, texts) => texts.map((text) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.textContent.indexOf(text);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + text.length);
+      return range.getBoundingClientRect().left;
+    }
+    return null;
+  });
+  const score = [...document.querySelectorAll('.katex-display .katex-html')].find((k) => k.textContent.includes('16'));
+  return score ? spans(score, ['16', '0']) : null;
+}"""
+
+
+def test_arabic_keeps_a_formulas_numbers_in_their_order(browser, app_url):
+    """Right to left, a formula reads left to right as it does in every language: the head viewer's score of layer 16,
+    head 0 after the Arabic word for "previous" shows (16, 0), not (0, 16)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        open_page(page, app_url, "heads?lang=ar")
+        page.wait_for_function("() => document.documentElement.dir === 'rtl'", timeout=30_000)
+        sixteen, zero = page.evaluate(FORMULA_ORDER)
+        assert sixteen is not None and zero is not None and sixteen < zero, (sixteen, zero)
+        screenshot(page, "heads-ar-formula", full_page=True)
+    finally:
+        context.close()

@@ -58,6 +58,24 @@ def test_each_count_gets_the_plural_form_cldr_gives_it(code):
         assert [plural(n) for n in (0, 1, 2, 3, 11, 99, 100, 102, 103, 111)] == [0, 1, 2, 3, 4, 4, 5, 5, 3, 4]
 
 
+def test_a_formula_inside_a_right_to_left_sentence_is_set_apart_and_nothing_else_is():
+    """A formula in Latin letters inside an Arabic sentence gets a left-to-right mark on both sides (the bidi rules
+    had drawn "(1/V)" as "(V/1)" and moved ∂ to the other end); a word, a placeholder that may hold an Arabic word,
+    and what is laid out left to right already ($...$, code, tags, icons) are left as they are; marking twice is
+    marking once."""
+    lrm = i18n.LRM
+    assert i18n.formulas_marked("تخمين منتظم (1/V)") == f"تخمين منتظم {lrm}(1/V){lrm}"
+    assert (i18n.formulas_marked("التدرّجات: ∂L/∂s_j = α_j − [j = t]، ثم")
+            == f"التدرّجات: {lrm}∂L/∂s_j = α_j − [j = t]{lrm}، ثم")
+    assert i18n.formulas_marked("{name}: p_t لكل t < {T}") == f"{{name}}: {lrm}p_t{lrm} لكل {lrm}t < {{T}}{lrm}"
+    for kept in ("الصيغة $1/V$ هنا", "الرمز `a/b` هنا", "اللغة ({language})", "نموذج SmolLM2 هنا",
+                 "<strong style='letter-spacing: 0.12em'>{code}</strong>", ":material/check_circle: نعم"):
+        assert i18n.formulas_marked(kept) == kept, kept
+    once = i18n.formulas_marked("منتظم 1/V و d = {d}")
+    assert i18n.formulas_marked(once) == once and i18n.formulas_unmarked(once) == []
+    assert i18n.formulas_unmarked("منتظم 1/V") == ["1/V"]
+
+
 def test_the_checks_find_what_they_are_for(tmp_path, monkeypatch):
     """problems() sees a fuzzy entry, a lost and an invented placeholder and a wrong plural count (the tests above
     would pass on a check that found nothing)."""
