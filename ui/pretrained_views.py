@@ -20,7 +20,7 @@ from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
 from engine.charts.palette import BLUE
 from engine.i18n import _
-from ui import charts, loaders, page, tables
+from ui import charts, decimal_slider, loaders, page, tables
 
 HOMONYMS = [
     ("crane", "By the lake a tall white bird stood still in the water: a crane",
@@ -182,7 +182,8 @@ def sampling_panel(default_prompt: str = SAMPLE_DEFAULTS["prompt"], *, key: str 
     prompt = st.text_input(_("Prompt for SmolLM2"), default_prompt, key=f"{key}_prompt",
                            max_chars=limits.PRETRAINED_MAX_TEXT_CHARS)
     columns = st.columns(4)
-    temperature = columns[0].slider(_("Temperature τ"), 0.0, 2.0, d["temperature"], 0.1, key=f"{key}_temperature")
+    st.session_state.setdefault(f"{key}_temperature", d["temperature"])
+    temperature = decimal_slider.slider(columns[0], _("Temperature τ"), 0.0, 2.0, step=0.1, key=f"{key}_temperature")
     top_k = columns[1].slider("top-k", 1, limits.PRETRAINED_MAX_TOP_K, d["top_k"], key=f"{key}_top_k")
     seed = columns[2].number_input(_("Seed"), 0, 10_000, d["seed"], key=f"{key}_seed")
     length = columns[3].slider(_("New tokens"), 1, limits.PRETRAINED_MAX_NEW_TOKENS, d["length"], key=f"{key}_length")

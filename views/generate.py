@@ -17,7 +17,7 @@ from engine.transformer.generation import generate
 from engine.transformer.ladder import Bar
 from engine.i18n import _, is_source, ngettext
 from engine.transformer.language_model import window_sentence
-from ui import challenges, charts, chips, code, loaders, page, pretrained_views, url_state, warmup
+from ui import challenges, charts, chips, code, decimal_slider, loaders, page, pretrained_views, url_state, warmup
 from ui.session_slots import BLOCK_RUNS, LIVE_MODEL, LIVE_MODEL_NOTE
 
 page.header(PAGE)
@@ -62,8 +62,8 @@ with st.sidebar:
     st.multiselect(P["gen_models"].label, available, default=chosen_default,
                    max_selections=limits.GENERATE_MAX_MODELS, key=STATE.key("gen_pick"), format_func=model_name,
                    on_change=models_picked_changed)
-    st.slider(P["gen_temperature"].label, 0.0, limits.GENERATE_MAX_TEMPERATURE, step=TEMPERATURE_STEP,
-              key=STATE.key("gen_temperature"), help=P["gen_temperature"].help, on_change=settings_only)
+    decimal_slider.slider(st, P["gen_temperature"].label, 0.0, limits.GENERATE_MAX_TEMPERATURE, step=TEMPERATURE_STEP,
+                          key=STATE.key("gen_temperature"), help=P["gen_temperature"].help, on_change=settings_only)
     st.number_input(P["gen_top_k"].label, 0, limits.GENERATE_MAX_TOP_K, key=STATE.key("gen_top_k"))
     st.number_input(P["gen_length"].label, 1, limits.MAX_GENERATE_TOKENS, key=STATE.key("gen_length"),
                     help=window_sentence(loaders.shipped_transformer()[0]))

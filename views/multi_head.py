@@ -18,7 +18,7 @@ from engine.chapter.multi_head import (
 )
 from engine.i18n import N_, _, ngettext
 from engine.embeddings.tiny_vocabulary import embed, load_vocabulary
-from ui import challenges, charts, code, formula, loaders, page, tables, url_state
+from ui import challenges, charts, code, decimal_slider, formula, loaders, page, tables, url_state
 
 page.header(PAGE)
 
@@ -52,8 +52,8 @@ with st.sidebar:
                      on_change=page.only(STATE, HEADS, TAIL))
     st.radio(P["weights"].label, list(WEIGHTS), key=STATE.key("weights"), format_func=lambda key: _(WEIGHTS[key]),
              on_change=page.only(STATE, HEADS, TAIL))
-    st.slider(P["gain"].label, GAINS[0], GAINS[1], step=GAINS[2], key=STATE.key("gain"),
-              on_change=page.only(STATE, HEADS, TAIL), help=help_text("gain"))
+    decimal_slider.slider(st, P["gain"].label, GAINS[0], GAINS[1], step=GAINS[2], key=STATE.key("gain"),
+                          on_change=page.only(STATE, HEADS, TAIL), help=help_text("gain"))
     st.number_input(P["seed"].label, 0, MAX_SEED, key=STATE.key("seed"), on_change=page.only(STATE, HEADS, TAIL))
     st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, HEADS, TAIL))
     st.subheader(_("Cost of one attention layer"))

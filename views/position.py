@@ -18,7 +18,7 @@ from engine.transformer.code import position_code
 from engine.transformer.positional import ENCODINGS, diagonal_spread
 from engine.embeddings.tiny_vocabulary import load_vocabulary
 from engine.i18n import _, pgettext
-from ui import challenges, charts, chips, code, formula, page, tables, url_state
+from ui import challenges, charts, chips, code, decimal_slider, formula, page, tables, url_state
 
 page.header(PAGE)
 
@@ -37,10 +37,11 @@ STATE.setdefault("shuffles", 0)
 
 with st.sidebar:
     st.header(_("Settings"))
-    st.radio(P["enc"].label, ENCODINGS, key=STATE.key("enc"), format_func=lambda e: _(ENCODING_NAMES[e]),
+    names = {e: _(ENCODING_NAMES[e]) for e in ENCODINGS}   # read now, in the reader's language (as a test reads them)
+    st.radio(P["enc"].label, ENCODINGS, key=STATE.key("enc"), format_func=names.__getitem__,
              on_change=page.only(STATE, CHECK, CODE), help=P["enc"].help)
-    st.slider(P["strength"].label, STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2], key=STATE.key("strength"),
-              on_change=page.only(STATE, CHECK, CODE))
+    decimal_slider.slider(st, P["strength"].label, STRENGTHS[0], STRENGTHS[1], step=STRENGTHS[2],
+                          key=STATE.key("strength"), on_change=page.only(STATE, CHECK, CODE))
     st.toggle(P["proj"].label, key=STATE.key("proj"), on_change=page.only(STATE, CHECK, CODE),
               help=P["proj"].help)
     st.toggle(P["causal"].label, key=STATE.key("causal"), on_change=page.only(STATE, CHECK, CODE))
