@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from engine.charts.style import MIN_TEXT_SIZE, ONE_CHARACTER_TEST, TEXT_SIZE, Layout, with_text
+from engine.charts.style import LEGEND_TITLE_LIMIT, MIN_TEXT_SIZE, ONE_CHARACTER_TEST, TEXT_SIZE, Layout, with_text
 from engine.charts.style import text_width as helvetica_width
 
 WIDER = 1.1   # labels are counted this much wider than Helvetica: Vega's own fallback fonts (DejaVu) are wider
@@ -66,6 +66,7 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     out = with_text(spec, layout.text)
     if layout.text != TEXT_SIZE:
         out = _text_grown(out, layout.text / TEXT_SIZE)
+    out = legend_titles_wrapped(out, layout.text)
     if layout.width is None:
         return out
     chart = _Chart(out, layout)
@@ -687,6 +688,34 @@ class _Chart:
             out["title"] = title | {"text": _lines(title["text"], size, room)}
             self.changed = True
         return _each_inner(out, lambda inner: self.titles_wrapped(inner, room), parts=(*CONCATS, "layer"))
+
+
+def legend_titles_wrapped(view: dict, text: float = TEXT_SIZE) -> dict:
+    """Every legend title line longer than Vega's limit for it (LEGEND_TITLE_LIMIT, grown with the text) in lines
+    within it: Vega cuts such a line short ("peso: por encima / por deba…" on the calculator in Spanish)."""
+    limit = LEGEND_TITLE_LIMIT * text / TEXT_SIZE - 2
+
+    def lines(title):
+        parts = title if isinstance(title, list) else [title]
+        if not all(isinstance(part, str) for part in parts) \
+                or all(text_width(part, text + 1) <= limit for part in parts):
+            return title
+        return [line for part in parts for line in _lines(part, text + 1, limit)]
+
+    def wrapped(encoding: dict) -> dict:
+        out = dict(encoding)
+        for name in LEGEND_CHANNELS:
+            channel = out.get(name)
+            if not isinstance(channel, dict) or channel.get("legend", {}) is None:
+                continue
+            legend = channel.get("legend") or {}
+            if "title" in legend and legend["title"] is not None:
+                out[name] = channel | {"legend": legend | {"title": lines(legend["title"])}}
+            elif "title" in channel and channel["title"] is not None:
+                out[name] = channel | {"title": lines(channel["title"])}
+        return out
+    return _each_inner(_each_encoding(dict(view), wrapped), lambda inner: legend_titles_wrapped(inner, text),
+                       parts=(*CONCATS, "layer"))
 
 
 def _each_encoding(view: dict, change) -> dict:

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from engine import numbers
 from engine.numbers import enough_digits, fixed, shown, significant, worked
 
 
@@ -167,3 +168,18 @@ def test_numbers_shown_together_are_written_one_way():
     assert alike([0.0, 5.551115e-17, 5.551115e-17]) == ["0", "5.55e-17", "5.55e-17"]
     assert alike([0.0, 0.0]) == ["0", "0"]
     assert alike([12.5, 3.25]) == ["12.5", "3.2"]
+
+
+def test_a_count_in_a_formula_is_grouped_as_the_reader_groups_its_commas_braced():
+    """KaTeX spaces a bare comma as punctuation ("28, 860"); a Spanish formula showed 1,234 and 2.4 beside 0,298."""
+    from engine import i18n
+
+    with i18n.use("en"):
+        assert numbers.latex_grouped(28_860) == "28{,}860"
+        assert numbers.latex_significant(2.4e13) == r"2.4 \times 10^{13}"
+        assert numbers.latex_significant(0.020193) == "0.02019"
+    with i18n.use("es"):
+        assert numbers.latex_grouped(652_582) == "652.582"
+        assert numbers.latex_significant(1234.0) == "1.234"
+        assert numbers.latex_significant(2.4e13) == r"2{,}4 \times 10^{13}"
+        assert numbers.latex_significant(0.020193) == "0{,}02019"

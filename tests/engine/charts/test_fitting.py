@@ -11,6 +11,7 @@ import pytest
 
 from engine.attention.mechanism import CHAPTER_TOKENS, CHAPTER_X, attention, compare_head_costs
 from engine.charts import bars, heatmaps, images, style
+from engine.charts import fitting
 from engine.charts.fitting import fitted
 from engine.charts.style import (
     DESKTOP, MIN_TEXT_SIZE, PROJECTOR_COLUMN_PX, PROJECTOR_TEXT_SIZE, TEXT_SIZE, Layout, layout_for, with_text,
@@ -216,3 +217,34 @@ def test_on_a_projector_heads_whose_numbers_would_shrink_side_by_side_go_one_und
     assert len(spec["vconcat"]) == 2 and not any("hconcat" in panel for panel in spec["vconcat"])
     assert drawn_size(drawn(spec))[0] <= PROJECTOR_COLUMN_PX
     assert "hconcat" in fitted(SPECS["style.side_by_side"], PROJECTOR)        # panels without numbers stay beside
+
+
+def test_a_legend_title_longer_than_vegas_limit_wraps_instead_of_being_cut():
+    """Vega cuts a legend title line at its limit ("peso: por encima / por deba…" on the calculator in Spanish):
+    such a line goes in lines within it, a short one is left as it is."""
+    from engine.charts.fitting import legend_titles_wrapped
+    from engine.charts.style import LEGEND_TITLE_LIMIT, TEXT_SIZE
+
+    long = ["peso: por encima / por debajo de la media uniforme", "1/T (uniforme)"]
+    spec = {"layer": [{"mark": "rect", "encoding": {"color": {"field": "w", "legend": {"title": long}}}},
+                      {"mark": "text", "encoding": {"color": {"field": "k", "title": "short"}}}]}
+    out = legend_titles_wrapped(spec)
+    lines = out["layer"][0]["encoding"]["color"]["legend"]["title"]
+    assert " ".join(lines) == " ".join(long) and len(lines) > 2
+    assert all(fitting.text_width(line, TEXT_SIZE + 1) <= LEGEND_TITLE_LIMIT for line in lines)
+    assert out["layer"][1] == spec["layer"][1]
+    assert spec["layer"][0]["encoding"]["color"]["legend"]["title"] == long      # the spec itself is not changed
+
+
+def test_an_arabic_title_that_begins_with_a_formula_is_marked_right_to_left():
+    from engine.charts.style import RLM, right_to_left_marked
+
+    spec = {"title": {"text": ["P(b | a) بين الرموز", "(V = 28,860)"]},
+            "encoding": {"x": {"title": "n"}, "y": {"axis": {"title": "السياق"}},
+                         "color": {"legend": {"title": "ممكنة (V^n)"}}},
+            "data": {"values": [{"title": "عربي"}]}}
+    out = right_to_left_marked(spec)
+    assert out["title"]["text"] == [RLM + "P(b | a) بين الرموز", "(V = 28,860)"]
+    assert out["encoding"]["x"]["title"] == "n" and out["encoding"]["y"]["axis"]["title"] == RLM + "السياق"
+    assert out["encoding"]["color"]["legend"]["title"] == RLM + "ممكنة (V^n)"
+    assert out["data"] == spec["data"] and right_to_left_marked(out) == out
