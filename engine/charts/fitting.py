@@ -22,6 +22,7 @@ never touched: only sizes, places and line breaks.
 from __future__ import annotations
 
 import math
+import re
 
 from engine.charts.style import LEGEND_TITLE_LIMIT, MIN_TEXT_SIZE, ONE_CHARACTER_TEST, TEXT_SIZE, Layout, with_text
 from engine.charts.style import text_width as helvetica_width
@@ -90,7 +91,8 @@ def fitted(spec: dict, layout: Layout, *, stretch: bool = False) -> dict:
     scale = min(chart.fit(out, room), layout.grow)
     single = _single(out)
     if scale >= 1 and layout.grow <= 1 and not chart.changed:
-        return out
+        # it fits as it is; on a phone an x axis title wider than its plot still goes in lines (Vega would cut it)
+        return chart.axis_titles_wrapped(out, 1.0) if layout.narrow else out
     # numbers in cells are never squeezed under MIN_TEXT_SIZE: on a phone cells too narrow for them show their
     # colour alone (the numbers stay in the tooltip and the Data table, as in a heatmap of too many cells), elsewhere
     # such a chart rather scrolls sideways
@@ -856,12 +858,26 @@ def _number_label(channel: dict, rows: list[dict]) -> str:
     return ("−" if negative else "") + text
 
 
+WRITTEN_WITHOUT_SPACES = re.compile("[\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")   # Chinese
+
+
+def _pieces(word: str, size: float, room: float) -> list[str]:
+    """A word as pieces a line may break between: whole, or, where it is written without spaces (Chinese) and is
+    longer than a line, each of its characters (a Latin run in it, "Transformer", kept whole)."""
+    if not WRITTEN_WITHOUT_SPACES.search(word) or text_width(word, size * 1.08) <= room:
+        return [word]
+    return re.findall(r"[A-Za-z0-9_.\-]+|.", word)
+
+
 def _lines(text: str, size: float, room: float) -> list[str]:
-    """The text in lines of at most `room` px at `size` (a word longer than that keeps a line of its own)."""
+    """The text in lines of at most `room` px at `size` (a word longer than that keeps a line of its own; a Chinese
+    one breaks between its characters)."""
     lines: list[str] = []
     for word in text.split(" "):
-        if lines and text_width(f"{lines[-1]} {word}", size * 1.08) <= room:   # titles are bold
-            lines[-1] = f"{lines[-1]} {word}"
-        else:
-            lines.append(word)
+        for index, piece in enumerate(_pieces(word, size, room)):
+            joined = f"{lines[-1]}{' ' if index == 0 else ''}{piece}" if lines else piece
+            if lines and text_width(joined, size * 1.08) <= room:   # titles are bold
+                lines[-1] = joined
+            else:
+                lines.append(piece)
     return lines

@@ -248,3 +248,19 @@ def test_an_arabic_title_that_begins_with_a_formula_is_marked_right_to_left():
     assert out["encoding"]["x"]["title"] == "n" and out["encoding"]["y"]["axis"]["title"] == RLM + "السياق"
     assert out["encoding"]["color"]["legend"]["title"] == RLM + "ممكنة (V^n)"
     assert out["data"] == spec["data"] and right_to_left_marked(out) == out
+
+
+def test_a_chinese_title_breaks_between_its_characters_and_a_phones_fitting_chart_wraps_its_x_title():
+    """Chinese has no spaces to break a title at: a title longer than a line breaks between its characters (a Latin
+    word in it kept whole); on a phone an x axis title wider than its plot goes in lines even where the chart fits
+    as it is (the zoomed model ladder's title ran past the screen in Chinese)."""
+    from engine.charts.fitting import _lines
+
+    title = "留出文本上每个字符的比特数，放大（越少越好）Transformer"
+    lines = _lines(title, 14, 150)
+    assert "".join(lines) == title and len(lines) > 1 and "Transformer" in lines[-1]
+    assert all(fitting.text_width(line, 14 * 1.08) <= 150 for line in lines[:-1])
+    spec = {"mark": "point", "width": 160, "data": {"values": [{"b": 1.8}, {"b": 2.1}]},
+            "encoding": {"x": {"field": "b", "type": "quantitative", "title": title}}}
+    out = fitted(spec, style.layout_for(390, False))
+    assert isinstance(out["encoding"]["x"]["title"], list)
