@@ -46,8 +46,16 @@ def test_numbers_that_are_not_numbers_are_dropped_with_a_sentence():
     kept = BackMsg()
     kept.ParseFromString(data)
     assert [w.id for w in kept.rerun_script.widget_states.widgets] == ["d1", "i0"]
-    assert said == ["3 value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box keeps "
+    assert said == ["3 values your browser sent were not numbers (NaN or infinity) and were ignored: each box keeps "
                     "its last value."]
+
+
+def test_one_refused_number_reads_singular_and_three_plural():
+    assert str(door.number_refused(1)) == ("1 value your browser sent was not a number (NaN or infinity) and was "
+                                           "ignored: each box keeps its last value.")
+    assert str(door.number_refused(3)).startswith("3 values your browser sent were not numbers")
+    assert "already holds 1 upload, 4.0 MB," in str(door.upload_refused(4_000_000, 1, 30_000_000))
+    assert "already holds 3 uploads, 4.0 MB," in str(door.upload_refused(4_000_000, 3, None))
 
 
 def test_a_message_with_nothing_to_refuse_passes_as_it_was_sent():
@@ -142,7 +150,7 @@ def test_an_upload_past_the_sessions_budget_is_refused_before_it_is_read_and_the
     assert ok.status_code == 204 and seen == [4_000_000]
     over = client.put("/_stcore/upload_file/tab-1/f2", content=b"x" * 6_000_000)
     assert over.status_code == 413 and seen == [4_000_000]
-    assert over.text.startswith("This upload (6.0 MB) was refused: this tab already holds 3 upload(s), 27.0 MB")
+    assert over.text.startswith("This upload (6.0 MB) was refused: this tab already holds 3 uploads, 27.0 MB")
     assert reruns == ["tab-1"] and door._take("tab-1") == [over.text]
     many = client.put("/_stcore/upload_file/tab-2/f1", content=b"x")       # a count of empty files is bounded too
     assert many.status_code == 413 and f"at most {limits.MAX_SESSION_UPLOADS} files" in many.text

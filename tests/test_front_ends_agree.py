@@ -194,8 +194,8 @@ def test_the_ngram_sampler_draws_and_says_the_same_in_both_front_ends_and_the_cl
     sources = EngineSources()
     tokenizer = sources.tokenized(values["source"], values["level"], None)[0]
     shown = sampled(values, tokenizer, sources.ngram_counts(values["source"], values["level"], None))
-    unit = "character(s)" if values["level"] == "characters" else "token(s)"
-    said = loop_sentence(shown.loop, values["n"], values["temperature"], unit) if shown.loop else None
+    characters = values["level"] == "characters"                       # the tab calls its tokens characters
+    said = loop_sentence(shown.loop, values["n"], values["temperature"], characters) if shown.loop else None
 
     at = run_file("views/ngram.py", link, timeout=300)
     assert not at.exception, [e.value for e in at.exception]
@@ -215,4 +215,7 @@ def test_the_ngram_sampler_draws_and_says_the_same_in_both_front_ends_and_the_cl
     looping = next(q for q in questions_for("ngram", link, sources) if "fall into a loop" in q.prompt)
     assert looping.answer == (0 if shown.loop else 1)                    # the class's, as revealed
     if shown.loop:
-        assert f"From token {shown.loop.start} on, a cycle of {shown.loop.period} token(s)" in looping.explanation
+        cycle = f"{shown.loop.period} token" + ("" if shown.loop.period == 1 else "s")   # one token, 3 tokens
+        assert looping.explanation == (f"From token {shown.loop.start} on, a cycle of {cycle} repeats "
+                                       f"{shown.loop.repeats:.1f} times. The loop is "
+                                       f"{shown.loop.end - shown.loop.start} tokens long.")

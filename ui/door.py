@@ -34,7 +34,7 @@ import threading
 from collections import defaultdict
 
 from engine import limits, numbers
-from engine.i18n import _, ngettext
+from engine.i18n import ngettext
 
 REAP_EVERY_S = 10.0   # how often closed sessions are looked for: their memory is back within its timeout + this
 _UPLOAD = re.compile(r"/_stcore/upload_file/([^/]+)/([^/]+)/?$")
@@ -102,15 +102,23 @@ class Sentence(str):
 
 
 def _upload_refused(held: int, files: int, incoming: int | None) -> str:
-    said = dict(files=files, held=numbers.fixed(held / 1e6, 1), most_files=limits.MAX_SESSION_UPLOADS,
+    said = dict(held=numbers.fixed(held / 1e6, 1), most_files=limits.MAX_SESSION_UPLOADS,
                 most=numbers.fixed(limits.MAX_SESSION_UPLOAD_BYTES / 1e6, 0))
     if incoming is None:
-        return _("This upload (of unknown size) was refused: this tab already holds {files} upload(s), {held} MB, and "
-                 "one tab may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your "
-                 "settings are in its link).", **said)
-    return _("This upload ({size} MB) was refused: this tab already holds {files} upload(s), {held} MB, and one tab "
-             "may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your settings are "
-             "in its link).", size=numbers.fixed(incoming / 1e6, 1), **said)
+        # TRANSLATORS: {n}, the tab's uploads so far, picks the form; {most_files} is limits.MAX_SESSION_UPLOADS (12)
+        return ngettext("This upload (of unknown size) was refused: this tab already holds {n} upload, {held} MB, "
+                        "and one tab may hold at most {most_files} files or {most} MB. Reload the page to start "
+                        "afresh (your settings are in its link).",
+                        "This upload (of unknown size) was refused: this tab already holds {n} uploads, {held} MB, "
+                        "and one tab may hold at most {most_files} files or {most} MB. Reload the page to start "
+                        "afresh (your settings are in its link).", files, **said)
+    # TRANSLATORS: {n}, the tab's uploads so far, picks the form; {most_files} is limits.MAX_SESSION_UPLOADS (12)
+    return ngettext("This upload ({size} MB) was refused: this tab already holds {n} upload, {held} MB, and one tab "
+                    "may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your settings "
+                    "are in its link).",
+                    "This upload ({size} MB) was refused: this tab already holds {n} uploads, {held} MB, and one tab "
+                    "may hold at most {most_files} files or {most} MB. Reload the page to start afresh (your settings "
+                    "are in its link).", files, size=numbers.fixed(incoming / 1e6, 1), **said)
 
 
 def upload_refused(held: int, files: int, incoming: int | None) -> Sentence:
@@ -118,9 +126,9 @@ def upload_refused(held: int, files: int, incoming: int | None) -> Sentence:
 
 
 def _number_refused(count: int) -> str:
-    return ngettext("{n} value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box "
-                    "keeps its last value.",
-                    "{n} value(s) your browser sent were not numbers (NaN or infinity) and were ignored: each box "
+    return ngettext("{n} value your browser sent was not a number (NaN or infinity) and was ignored: each box keeps "
+                    "its last value.",
+                    "{n} values your browser sent were not numbers (NaN or infinity) and were ignored: each box "
                     "keeps its last value.", count)
 
 

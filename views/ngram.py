@@ -14,7 +14,7 @@ from engine.chapter.ngram import (
 from engine.charts.heatmaps import transition_heatmap
 from engine.charts.lines import held_out_lines, table_growth
 from engine.charts.style import visible
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.language.code import ngram_code
 from engine.language.corpus import ALL_PLAYS, OWN_TEXT, user_text
 from engine.lm import apply_temperature_top_k
@@ -170,10 +170,14 @@ def the_sample() -> None:
             r"w_t \sim \frac{P(w \mid c_t)^{1/\tau}}{\sum_{v} P(v \mid c_t)^{1/\tau}}",
             rf"\tau = {latex_g(float(STATE['temperature']))},\ "
             + _(r"\text{{seed}} = {seed}", seed=int(STATE["seed"])),
-            caption=_("Each token is drawn from the model's distribution after c_t, the last {before} token(s), "
-                      "sharpened (τ < 1) or flattened (τ > 1), then divided by the sum over all V tokens v so that it "
-                      "adds up to 1 again. The first draw's top choices, P before -> after τ: {first}. The same seed "
-                      "gives the same text.", before=n - 1, first=first_text))
+            caption=ngettext("Each token is drawn from the model's distribution after c_t, the last {n} token, "
+                             "sharpened (τ < 1) or flattened (τ > 1), then divided by the sum over all V tokens v so "
+                             "that it adds up to 1 again. The first draw's top choices, P before -> after τ: {first}. "
+                             "The same seed gives the same text.",
+                             "Each token is drawn from the model's distribution after c_t, the last {n} tokens, "
+                             "sharpened (τ < 1) or flattened (τ > 1), then divided by the sum over all V tokens v so "
+                             "that it adds up to 1 again. The first draw's top choices, P before -> after τ: {first}. "
+                             "The same seed gives the same text.", n - 1, first=first_text))
 
 
 the_sample()

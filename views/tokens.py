@@ -13,7 +13,7 @@ from engine.charts.bars import next_token_bars
 from engine.charts.lines import tokens_vs_merges
 from engine.charts.style import visible
 from engine import i18n
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.language.corpus import ALL_PLAYS
 from engine.language.code import tokens_code
 from engine.language.ngram import SMOOTHING_NAMES, SMOOTHINGS
@@ -115,7 +115,8 @@ def counting_formulas(shown) -> None:
     best_id, best_p, best_count = shown.top[0]
     best = chips.latex_text(shown.text(best_id))
     S = distribution.context_count
-    where = (_("c = the last {n} token(s), the longest context the corpus has seen", n=distribution.order_used - 1)
+    where = (ngettext("c = the last {n} token, the longest context the corpus has seen",
+                      "c = the last {n} tokens, the longest context the corpus has seen", distribution.order_used - 1)
              if distribution.order_used > 1 else _("c = no context at all: each token by its own count"))
     if S:   # the chapter's estimate: how often w followed c, over how often c was followed by anything
         formula.formula_with_numbers(

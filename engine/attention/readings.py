@@ -123,9 +123,11 @@ def favourite_neighbour_sentence(row, labels: list[str], query: int, *, digits: 
     best = favourite_neighbours(row, query, digits)
     who = _shown(labels)[query]
     if len(best) == 1:
-        sentence = _("Attention's favourite neighbour of **{who}** is **{neighbour}** ({weight}), {n} position(s) "
-                     "away.", who=who, neighbour=_shown(labels)[best[0]], weight=shown_weight(row[best[0]], digits),
-                     n=abs(best[0] - query))
+        sentence = ngettext("Attention's favourite neighbour of **{who}** is **{neighbour}** ({weight}), {n} position "
+                            "away.",
+                            "Attention's favourite neighbour of **{who}** is **{neighbour}** ({weight}), {n} positions "
+                            "away.", abs(int(best[0]) - int(query)),
+                            who=who, neighbour=_shown(labels)[best[0]], weight=shown_weight(row[best[0]], digits))
     else:
         sentence = _("Attention's favourite neighbours of **{who}** tie: {names} at {weight} each, {distances} "
                      "positions away.", who=who, names=names(labels, best), weight=shown_weight(row[best[0]], digits),
@@ -210,13 +212,18 @@ def learning_sentence(run, *, digits: int = PRINTED_DIGITS) -> str:
     winner = clear_winner(last.weights, digits)
     first = run.first_step_on_target
     if winner == run.target:
-        return _("After {n} step(s), **{who}** puts its largest weight, **{weight}**, on **{target}** (first at step "
-                 "{first}); the loss fell from {before} to {after}. Nothing in X changed: W_Q and W_K learned to make "
-                 "{who}'s query and {target}'s key point the same way.",
-                 n=last.step, who=who, weight=shown_weight(last.weights[winner], digits), target=target, first=first,
-                 before=numbers.fixed(run.steps[0].loss), after=numbers.fixed(last.loss))
+        return ngettext("After {n} step, **{who}** puts its largest weight, **{weight}**, on **{target}** (first at "
+                        "step {first}); the loss fell from {before} to {after}. Nothing in X changed: W_Q and W_K "
+                        "learned to make {who}'s query and {target}'s key point the same way.",
+                        "After {n} steps, **{who}** puts its largest weight, **{weight}**, on **{target}** (first at "
+                        "step {first}); the loss fell from {before} to {after}. Nothing in X changed: W_Q and W_K "
+                        "learned to make {who}'s query and {target}'s key point the same way.", last.step,
+                        who=who, weight=shown_weight(last.weights[winner], digits), target=target, first=first,
+                        before=numbers.fixed(run.steps[0].loss), after=numbers.fixed(last.loss))
     top = leaders(last.weights, digits)
-    return _("After {n} step(s), **{who}**'s largest weight is still on {names} ({weight}; {target} has {own}): take "
-             "more steps.", n=last.step, who=who, names=names(run.tokens, top),
-             weight=shown_weight(last.weights[top[0]], digits), target=target,
-             own=shown_weight(last.weights[run.target], digits))
+    return ngettext("After {n} step, **{who}**'s largest weight is still on {names} ({weight}; {target} has {own}): "
+                    "take more steps.",
+                    "After {n} steps, **{who}**'s largest weight is still on {names} ({weight}; {target} has {own}): "
+                    "take more steps.", last.step, who=who, names=names(run.tokens, top),
+                    weight=shown_weight(last.weights[top[0]], digits), target=target,
+                    own=shown_weight(last.weights[run.target], digits))

@@ -23,7 +23,7 @@ from engine.charts.style import unique_labels
 from engine.classroom.questions import TIE_TOLERANCE, _top_choice
 from engine.classroom.store import Question
 from engine.embeddings.hand_vectors import sentence_vectors
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 
 # The example sentences (their words have vectors in engine.embeddings.hand_vectors); the first opens the page.
 SENTENCES = ("crane by the lake", "the crane by the lake", "the pitcher threw a fastball",
@@ -139,9 +139,12 @@ def reach(link: Mapping[str, str], sources) -> Question:
     return Question("context", _("A window of half-width k around '{token}' averages its neighbours. What is the "
                                  "smallest k whose window reaches '{target}'?", token=tokens[t], target=tokens[target]),
                     options, options.index(f"k = {k}"),
-                    _("'{target}' is {n} position(s) away, so k = {k}; the window then gives it {share}, as much as "
-                      "every other token inside. Attention gives it {weight}.", target=tokens[target],
-                      n=abs(target - t), k=k, share=numbers.fixed(share), weight=numbers.fixed(shown.weights[target])),
+                    ngettext("'{target}' is {n} position away, so k = {k}; the window then gives it {share}, as much "
+                             "as every other token inside. Attention gives it {weight}.",
+                             "'{target}' is {n} positions away, so k = {k}; the window then gives it {share}, as much "
+                             "as every other token inside. Attention gives it {weight}.", abs(int(target) - int(t)),
+                             target=tokens[target], k=k, share=numbers.fixed(share),
+                             weight=numbers.fixed(shown.weights[target])),
                     veils=("context.result",))
 
 

@@ -18,7 +18,7 @@ from engine.chapter import references
 from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.classroom.questions import BITS_TIE, _top_choice
 from engine.classroom.store import Question
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.language.corpus import ALL_PLAYS, OWN_TEXT
 from engine.language.ngram import (
     LOOP_EXAMPLE_N, LOOP_EXAMPLE_TEMPERATURE, SMOOTHINGS, Loop, NGramModel, find_loop, sample_context,
@@ -92,9 +92,11 @@ def loop(link: Mapping[str, str], sources) -> Question:
                     sources.ngram_counts(values["source"], level, None))
     found = shown.loop
     options = (_("Yes: it falls into a loop"), _("No: no loop within its {length} tokens", length=length))
-    why = (_("From token {start} on, a cycle of {period} token(s) repeats {repeats} times ({tokens} tokens).",
-             start=found.start, period=found.period, repeats=numbers.fixed(found.repeats, 1),
-             tokens=found.end - found.start) if found is not None else
+    why = (ngettext("From token {start} on, a cycle of {n} token repeats {repeats} times.",
+                    "From token {start} on, a cycle of {n} tokens repeats {repeats} times.", found.period,
+                    start=found.start, repeats=numbers.fixed(found.repeats, 1))
+           + " " + ngettext("The loop is {n} token long.", "The loop is {n} tokens long.", found.end - found.start)
+           if found is not None else
            _("No stretch of {least} or more tokens repeats in the {length} sampled.", least=MIN_LOOP[level],
              length=length))
     return Question("ngram", _("The {n}-gram model ({level}) samples {length} tokens at temperature \u03c4 = {tau}, "

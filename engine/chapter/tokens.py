@@ -18,7 +18,7 @@ from engine.chapter.spec import PageSpec, Param, between, one_of, text
 from engine.charts.style import visible
 from engine.classroom.questions import TIE_TOLERANCE, _has_word, _quote, _top_choice
 from engine.classroom.store import Question
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.language.corpus import ALL_PLAYS
 from engine.language.ngram import SMOOTHINGS, Distribution, NGramModel, prompt_ids
 from engine.language.tokenizers import LEVEL_NAMES, LEVELS, BPETokenizer, token_text, train_bpe
@@ -148,8 +148,8 @@ def gpt2_pieces(link: Mapping[str, str], sources) -> Question:
     return Question("tokens", _("Into how many GPT-2 tokens does GPT-2 cut ' {word}' (with the space before it)?",
                                 word=word),
                     options, options.index(str(count)),
-                    _("GPT-2 spells it as {count} token(s): {pieces}.", count=count,
-                      pieces=" | ".join(_quote(p) for p in pieces)),
+                    ngettext("GPT-2 spells it as {n} token: {pieces}.", "GPT-2 spells it as {n} tokens: {pieces}.",
+                             count, pieces=" | ".join(_quote(p) for p in pieces)),
                     veils=("tokens.tokenizers", "tokens.tail"))
 
 

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from engine import limits, numbers
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.lm import Tokenizer, apply_temperature_top_k, check_ids, check_temperature
 
 SMOOTHINGS = ("none", "add-k", "kneser-ney")
@@ -201,8 +201,10 @@ def count_ngrams(ids, max_order: int, vocab_size: int | None = None, *,
     max_order = check_order(max_order, limit)
     ids = check_ids(ids, vocab_size, limit=limits.MAX_NGRAM_TOKENS, reader="an n-gram model")
     if ids.size < max_order:
-        raise ValueError(_("The text has only {size} token(s); a {order}-gram needs at least {order}. Use a longer "
-                           "text or a smaller n.", size=ids.size, order=max_order))
+        raise ValueError(ngettext("The text has only {n} token; a {order}-gram needs at least {order}. Use a longer "
+                                  "text or a smaller n.",
+                                  "The text has only {n} tokens; a {order}-gram needs at least {order}. Use a longer "
+                                  "text or a smaller n.", int(ids.size), order=max_order))
     V = int(vocab_size if vocab_size is not None else ids.max() + 1)
     N = ids.size
     order = lexicographic_order(ids, max_order, V)
@@ -970,8 +972,10 @@ def prompt_ids(tokenizer: Tokenizer, text: str) -> list[int]:
         missing = list(unknown(text))
         if missing:
             shown = ", ".join(repr(w) for w in missing[:5])
-            raise ValueError(_("The prompt uses {count} token(s) the corpus never does ({shown}); an n-gram model "
-                               "has no counts for them. Use words from the text.", count=len(missing), shown=shown))
+            raise ValueError(ngettext("The prompt uses {n} token the corpus never does ({shown}); an n-gram model "
+                                      "has no counts for it. Use words from the text.",
+                                      "The prompt uses {n} tokens the corpus never does ({shown}); an n-gram model "
+                                      "has no counts for them. Use words from the text.", len(missing), shown=shown))
     return tokenizer.encode(text)
 
 
@@ -1010,21 +1014,32 @@ class Loop:
         return (self.end - self.start) / self.period
 
 
-def loop_sentence(loop: Loop, n: int, temperature: float, unit: str | None = None) -> str:
+def loop_sentence(loop: Loop, n: int, temperature: float, characters: bool = False) -> str:
     """Why a sample went round in a loop (a phrase to follow "Highlighted: " or "The sample falls into "): the model
     sees only its last n - 1 tokens, so when they come round again it is back where it was and cannot tell it has
     written this before (the chapter's reason); what makes it take the same way again is the temperature: always at
-    τ = 0, more often the lower τ is below 1."""
-    said = {"period": loop.period, "repeats": numbers.fixed(loop.repeats, 1), "before": n - 1,
-            "unit": _("token(s)") if unit is None else unit}    # unit: "token(s)" or "character(s)", translated
-    if n > 1:
-        text = _("a loop of {period} {unit} repeated {repeats} times. The model sees only its last {before} {unit}: "
-                 "once they come round again it is back where it was, and cannot see that it has written this before",
-                 **said)
+    τ = 0, more often the lower τ is below 1. `characters`: the tokens are called characters (the Gradio tab, which
+    samples characters only). Each count has its own noun, in the plural form its language gives it."""
+    repeats = numbers.fixed(loop.repeats, 1)
+    if characters:
+        cycle = ngettext("a loop of {n} character repeated {repeats} times",
+                         "a loop of {n} characters repeated {repeats} times", loop.period, repeats=repeats)
+        reason = (ngettext("The model sees only its last {n} character: once it comes round again the model is back "
+                           "where it was, and cannot see that it has written this before",
+                           "The model sees only its last {n} characters: once they come round again the model is "
+                           "back where it was, and cannot see that it has written this before", n - 1) if n > 1 else
+                  _("The model sees no character before it at all: every draw starts from the same place, so it "
+                    "cannot see that it has written this before"))
     else:
-        text = _("a loop of {period} {unit} repeated {repeats} times. The model sees only no token before it at all: "
-                 "once they come round again it is back where it was, and cannot see that it has written this before",
-                 **said)
+        cycle = ngettext("a loop of {n} token repeated {repeats} times",
+                         "a loop of {n} tokens repeated {repeats} times", loop.period, repeats=repeats)
+        reason = (ngettext("The model sees only its last {n} token: once it comes round again the model is back "
+                           "where it was, and cannot see that it has written this before",
+                           "The model sees only its last {n} tokens: once they come round again the model is back "
+                           "where it was, and cannot see that it has written this before", n - 1) if n > 1 else
+                  _("The model sees no token before it at all: every draw starts from the same place, so it cannot "
+                    "see that it has written this before"))
+    text = _("{loop}. {reason}", loop=cycle, reason=reason)
     if temperature == 0:
         return _("{sentence}; at τ = 0 it always takes the likeliest next token, so it goes the same way round every "
                  "time. A longer context takes longer to come round again.", sentence=text)

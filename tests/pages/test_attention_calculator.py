@@ -128,7 +128,7 @@ def test_learning_w_q_and_w_k_reruns_alone_and_moves_crane_to_lake(run_page):
     at.slider(key="attention.learn_steps").set_value(3).run()          # reruns only the learning section
     no_exception(at)
     assert not at.title and [s.value for s in at.subheader] == ["Learn W_Q and W_K"]
-    assert "After 3 step(s), **crane**'s largest weight is still on **crane**" in texts(at)
+    assert "After 3 steps, **crane**'s largest weight is still on **crane**" in texts(at)
     assert at.query_params["learn_steps"] in (["3"], "3")
     at = whole_page(at)
     assert "0.298 & 0.203 & 0.206 & 0.293" in texts(at) and at.slider(key="attention.learn_steps").value == 3

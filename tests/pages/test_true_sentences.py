@@ -48,7 +48,7 @@ def test_ngram_blames_the_loop_on_what_causes_it():
     no_exception(at)
     heading = [s.value for s in at.subheader if "second failure" in s.value][0]
     assert "short context" in heading
-    assert "Highlighted: a loop of" in sample_box(at) and "The model sees only its last 2 token(s)" in sample_box(at)
+    assert "Highlighted: a loop of" in sample_box(at) and "The model sees only its last 2 tokens" in sample_box(at)
     assert "at τ = 0 it always takes the likeliest next token" in sample_box(at)
     at = run_file("views/ngram.py", {"n": "6"}, timeout=300)            # the same temperature, a longer context
     assert "No loop" in sample_box(at)

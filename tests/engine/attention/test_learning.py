@@ -164,3 +164,38 @@ def test_the_calculator_reading_says_how_the_scores_were_scaled():
     said = calculator_reading(raw.weights[CRANE], CHAPTER_TOKENS, CRANE, d_k=raw.d_k, scaled=False)
     assert "d_k = 3, the scores not scaled" in said and "√d_k" not in said
 
+
+
+# --- counts with nouns: one step, three steps (ngettext, the language's plural forms) -----------------------------
+
+def _neighbour_at(distance: int, length: int = 12) -> str:
+    """The favourite-neighbour sentence of token 0 whose one largest-weighted neighbour is `distance` away."""
+    row = np.full(length, 0.05)
+    row[0], row[distance] = 0.1, 0.4
+    return favourite_neighbour_sentence(row / row.sum(), [chr(ord("a") + i) for i in range(length)], 0)
+
+
+def test_a_count_of_one_reads_singular_and_of_three_plural_in_english():
+    from engine.attention.readings import learning_sentence
+
+    assert _neighbour_at(1).startswith("Attention's favourite neighbour of **a** is **b**") and \
+        "1 position away." in _neighbour_at(1)
+    assert "3 positions away." in _neighbour_at(3) and "position(s)" not in _neighbour_at(3)
+    one = learning_sentence(learn_query_key(CHAPTER_X, CHAPTER_TOKENS, CRANE, LAKE, steps=1))
+    three = learning_sentence(learn_query_key(CHAPTER_X, CHAPTER_TOKENS, CRANE, LAKE, steps=3))
+    assert one.startswith("After 1 step, **crane**") and three.startswith("After 3 steps, **crane**")
+
+
+def test_arabic_says_two_five_and_eleven_positions_with_three_different_forms():
+    """Arabic's plural rule (engine.i18n.PLURAL_FORMS): the dual for 2 (موضعين, the number in the word), a plural for
+    3 to 10 (مواضع), a singular in the accusative for 11 to 99 (موضعًا), a singular for 100 and on."""
+    from engine import i18n
+
+    with i18n.use("ar"):
+        two, five, eleven = _neighbour_at(2), _neighbour_at(5), _neighbour_at(11)
+        hundred = _neighbour_at(100, length=101)
+    assert two.endswith("على بُعد موضعين.") and "{n}" not in two
+    assert five.endswith("على بُعد 5 مواضع.")
+    assert eleven.endswith("على بُعد 11 موضعًا.")
+    assert hundred.endswith("على بُعد 100 موضع.")
+    assert len({two, five, eleven, hundred}) == 4 and "**b**" not in two and "**c**" in two

@@ -358,10 +358,47 @@ def test_the_loop_sentence_blames_the_short_context_and_says_what_the_temperatur
 
     loop = Loop(start=0, end=100, period=12)
     greedy = loop_sentence(loop, 3, 0.0)
-    assert greedy.startswith("a loop of 12 token(s) repeated 8.3 times. The model sees only its last 2 token(s)")
+    assert greedy.startswith("a loop of 12 tokens repeated 8.3 times. The model sees only its last 2 tokens: once they")
     assert "cannot see that it has written this before" in greedy and "at τ = 0 it always takes the likeliest" in greedy
     assert "gets even more of the probability" in loop_sentence(loop, 3, 0.2)
     assert "τ" not in loop_sentence(loop, 3, 1.0)
+
+
+def test_the_loop_sentence_gives_each_count_its_own_noun():
+    """A loop of 1 token and its last 1 token, a loop of 3 tokens and its last 3 tokens: each count picks its noun's
+    form (in Arabic: the dual for 2, a plural for 5, the accusative singular for 11), for tokens and for the Gradio
+    tab's characters."""
+    from engine import i18n
+    from engine.language.ngram import Loop, loop_sentence
+
+    one = loop_sentence(Loop(start=0, end=10, period=1), 2, 1.0)
+    assert one.startswith("a loop of 1 token repeated 10.0 times. The model sees only its last 1 token: once it comes "
+                          "round again the model is back where it was")
+    three = loop_sentence(Loop(start=0, end=12, period=3), 4, 1.0)
+    assert three.startswith("a loop of 3 tokens repeated 4.0 times. The model sees only its last 3 tokens: once they "
+                            "come round again")
+    assert loop_sentence(Loop(start=0, end=12, period=3), 4, 1.0, characters=True).startswith(
+        "a loop of 3 characters repeated 4.0 times. The model sees only its last 3 characters:")
+    assert loop_sentence(Loop(start=0, end=10, period=1), 2, 1.0, characters=True).startswith(
+        "a loop of 1 character repeated 10.0 times. The model sees only its last 1 character:")
+    assert "The model sees no token before it at all" in loop_sentence(Loop(start=0, end=10, period=1), 1, 1.0)
+    with i18n.use("ar"):
+        said = {k: loop_sentence(Loop(start=0, end=40 * k, period=k), k + 1, 1.0) for k in (2, 5, 11)}
+    assert said[2].startswith("حلقة من رمزين تكررت") and "إلا آخر رمزين:" in said[2]
+    assert said[5].startswith("حلقة من 5 رموز تكررت") and "إلا آخر 5 رموز:" in said[5]
+    assert said[11].startswith("حلقة من 11 رمزًا تكررت") and "إلا آخر 11 رمزًا:" in said[11]
+
+
+def test_a_prompt_with_one_or_three_unseen_words_says_token_or_tokens():
+    words = WordTokenizer.from_text("Mary had a little lamb")
+    with pytest.raises(ValueError) as one:
+        prompt_ids(words, "Mary had a zorp")
+    assert str(one.value).startswith("The prompt uses 1 token the corpus never does ('zorp'); an n-gram model has no "
+                                     "counts for it.")
+    with pytest.raises(ValueError) as three:
+        prompt_ids(words, "zorp blip flub")
+    assert str(three.value).startswith("The prompt uses 3 tokens the corpus never does ('zorp', 'blip', 'flub'); an "
+                                       "n-gram model has no counts for them.")
 
 
 def test_the_opening_example_loops_on_words_and_a_longer_context_does_not():
