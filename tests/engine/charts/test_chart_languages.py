@@ -1,0 +1,175 @@
+"""Charts in the reader's language: every word a chart shows (titles, axis and legend titles, legend entries, tooltips'
+field titles, a diagram's labels) is said in the language of the run that built it, while model names, tokens and
+example words stay as written; a legend's colours stay with their entries; English specs are as they were."""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from engine import i18n
+from engine.charts import diagrams
+from engine.charts.bars import accuracy_bars, ladder_bars, ladder_zoom, next_token_bars, parameter_bars
+from engine.charts.diagrams import block_diagram, fitted_layout
+from engine.charts.heatmaps import gram_heatmap
+from engine.charts.images import model_view
+from engine.charts.lines import head_lines, loss_curves, offset_profile, table_growth
+from engine.charts.points import embedding_map, sense_scatter
+from engine.charts.style import MIN_TEXT_SIZE
+from engine.chapter.tokens import smollm2_series
+from engine.numbers import grouped
+from engine.transformer.config import PRESETS, dataflow
+from tests.chart_words import chart_words, english_chart_words
+from tests.engine.vegalite import data_rows
+
+RUNGS = [("3-gram (Kneser-Ney)", 2.6, "n-gram"), ("tiny transformer", 2.1, "transformer"),
+         ("uniform guess", 6.1, "baseline"), ("live run 1", 2.3, "your live runs"),
+         ("SmolLM2-135M (pretrained, web text)", 1.2, "pretrained")]
+TOKENS = ["the", "crane", "lake"]
+
+
+def charts() -> dict[str, dict]:
+    """One of each chart the sweep found English on, built in the active language."""
+    alpha = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])
+    types = np.array([["previous-token", "induction"], ["self", "mixed"]])
+    scores = {"previous-token": np.ones((2, 2)) * 0.5, "induction": np.zeros((2, 2))}
+    runs = [{"label": "run 1", "steps": [1, 2, 3], "train_loss": [3.0, 2.5, 2.0], "eval_steps": [3],
+             "held_out_loss": [2.2]}]
+    return {
+        "ladder": ladder_bars(RUNGS),
+        "ladder zoom": ladder_zoom(RUNGS, within=5.0),
+        "analogy map": embedding_map(["man", "king", "woman", "queen", "apple"], np.arange(10.0).reshape(5, 2),
+                                     arrows=[("man", "king"), ("woman", "queen"), ("man", "woman")],
+                                     roles={"man": "analogy word", "king": "analogy word", "woman": "analogy word",
+                                            "queen": "answer"}),
+        "senses": sense_scatter(["heron", "gantry"], [0.9, 0.1], [0.1, 0.9], sense_a=i18n._("bird"),
+                                sense_b=i18n._("machine"), anchor_a="heron", anchor_b="gantry",
+                                closest=[i18n._("bird"), i18n._("machine")]),
+        "accuracy": accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.5},
+                                   {"vocabulary": "10,000", "measure": "top-5", "accuracy": 0.7}]),
+        "head types": model_view([["data:,", "data:,"], ["data:,", "data:,"]], types, scores),
+        "head lines": head_lines(alpha, TOKENS),
+        "positions": gram_heatmap(alpha),
+        "offsets": offset_profile({}),
+        "n-gram table": table_growth([1, 2, 3], [10, 60, 200], [65.0, 4225.0, 274625.0]),
+        "loss curves": loss_curves(runs, {"4-gram": 1.5}),
+        "next tokens": next_token_bars({"5-gram": [("a", 0.5), ("b", 0.2)], smollm2_series(): [("c", 0.4)]}),
+        "sampled": next_token_bars({"5-gram": [("a", 0.5, 0.6), ("b", 0.2, 0.1)]}),
+        "parameters": parameter_bars({"token embedding": 100, "attention": 300}),
+    }
+
+
+# what stays as written on these charts: model names, tokens and the example words models read
+KEPT = (r"3-gram \(Kneser-Ney\)", "tiny transformer", "uniform guess", "live run 1",
+        r"SmolLM2-135M \(pretrained, web text\)", "man", "king", "woman", "queen", "apple", "heron", "gantry",
+        "the", "crane", "lake", "run 1", "5-gram", "token embedding", "attention", "10,000",
+        r"\d-gram: [\d.]+")
+
+
+def test_under_the_pseudo_language_every_chart_word_is_marked():
+    with i18n.use(i18n.PSEUDO.code):
+        built = charts()
+    left = {name: english_chart_words([spec], KEPT, text_fields=("text",)) for name, spec in built.items()}
+    assert {name: words for name, words in left.items() if words} == {}
+
+
+def test_in_spanish_the_legends_and_axes_are_spanish():
+    with i18n.use("es"):
+        built = charts()
+    words = {name: chart_words(spec) for name, spec in built.items()}
+    assert {"referencia", "n-grama", "transformer", "tus entrenamientos en directo", "preentrenado"} <= \
+        set(words["ladder"])
+    assert {"palabra de la analogía", "respuesta", "otra palabra", "desplazamiento de la analogía",
+            "otro desplazamiento"} <= set(words["analogy map"])
+    assert {"ave", "máquina"} <= set(words["senses"])
+    assert {"posibles (V^n)", "vistos en el texto", "entradas"} <= set(words["n-gram table"])
+    assert {"posición i", "posición j"} <= set(words["positions"])
+    with i18n.use("es"):
+        named = [i18n._(name) for name in ("previous-token", "induction", "self", "mixed", "head type")]
+    assert {"capa", "cabeza", *named} <= set(words["head types"])
+    assert "entrenamiento (suavizado)" in words["loss curves"] and "texto reservado" in words["loss curves"]
+    assert "SmolLM2-135M, texto web" in words["next tokens"]                    # the name stays, its text is said
+    sampled = built["sampled"]   # the bar's, the tick's and the number's layers share one axis title (not merged)
+    assert len({layer["encoding"]["x"]["title"] for layer in sampled["layer"]}) == 1
+    text = " ".join(chart_words(built["head lines"], text_fields=("text",)))
+    assert "consulta (la que atiende)" in text and "clave (a la que se atiende)" in text
+    assert "query (attending)" not in text
+    english = {w for spec in built.values() for w in chart_words(spec)}
+    assert not english & {"baseline", "pretrained", "analogy word", "other word", "seen in the text", "position i",
+                          "held-out", "training (smoothed)", "weight", "probability", "bits per character"}
+
+
+def _colour_scales(spec: dict) -> list[tuple[str, list, list]]:
+    """(field, domain, range) of every colour scale with a domain, in every layer and panel."""
+    found = []
+    for view in [spec, *spec.get("layer", []), *spec.get("hconcat", []), *spec.get("vconcat", [])]:
+        colour = (view.get("encoding") or {}).get("color") or {}
+        if isinstance(colour.get("scale"), dict) and "domain" in colour["scale"]:
+            found.append((colour["field"], colour["scale"]["domain"], colour["scale"].get("range")))
+    return found
+
+
+def test_a_legends_colours_stay_with_its_entries_in_every_language():
+    """The colour scale's domain holds the translated entries (every row's value is in it), and each entry keeps
+    its colour: the same colours in the same order in every language."""
+    ranges = {}
+    for code in ("en", "es", "ar", i18n.PSEUDO.code):
+        with i18n.use(code):
+            built = charts()
+        for name in ("ladder", "ladder zoom", "analogy map", "head types", "n-gram table", "accuracy"):
+            scales = _colour_scales(built[name])
+            assert scales, name
+            for field, domain, _range in scales:
+                values = {row[field] for row in data_rows(built[name]) if field in row}
+                assert values and values <= set(domain), (code, name, values - set(domain))
+            ranges.setdefault(name, []).append([r for _f, _d, r in scales])
+    assert all(len({repr(r) for r in found}) == 1 for found in ranges.values())
+
+
+def test_english_specs_keep_their_field_names_as_titles():
+    """English reads the messages as written: no title is added where the field's name was the title."""
+    with i18n.use("en"):
+        spec = gram_heatmap(np.eye(2))
+    assert "title" not in spec["encoding"]["x"] and spec["encoding"]["x"]["field"] == "position j"
+
+
+def _svg_texts(svg: str) -> list[str]:
+    return [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+
+
+@pytest.mark.parametrize("code", ["es", "ar", "zh-Hans", "ko"])
+def test_the_block_diagram_is_in_the_readers_language(code):
+    tiny = PRESETS["tiny (the chapter's block)"]
+    with i18n.use(code):
+        stages = dataflow(tiny)
+        texts = _svg_texts(block_diagram(stages, tiny.n_layers, tiny.residual))
+        assert i18n._("residual") in texts and i18n._("token ids") in texts
+        assert i18n.ngettext("block, repeated N = {n} time", "block, repeated N = {n} times", 2) in texts
+        assert i18n.ngettext("{n} parameter", "{n} parameters", 4224, n=grouped(4224)) in texts
+        said = {english: i18n._(english) for english in ("residual", "token ids", "token embedding", "LM head")}
+    said |= {"block, repeated N = 2 times": None, "4,224 parameters": None}
+    assert not {english for english, there in said.items() if there != english} & set(texts)
+
+
+def test_the_block_diagram_in_english_is_as_it_was():
+    tiny = PRESETS["tiny (the chapter's block)"]
+    with i18n.use("en"):
+        texts = _svg_texts(block_diagram(dataflow(tiny), tiny.n_layers, tiny.residual))
+    assert "block, repeated N = 2 times" in texts and "4,224 parameters" in texts and texts.count("residual") == 2
+
+
+@pytest.mark.parametrize("code", ["en", "es", "ar", "zh-Hans", "ko"])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_on_a_phone_the_block_diagrams_text_is_at_least_the_smallest_chart_text(code, name):
+    """The picture is scaled to its column: laid out for a 390 px phone's (350 px), its smallest text (13 px labels)
+    is drawn at MIN_TEXT_SIZE or more; as built (no column known) it is what it was."""
+    config = PRESETS[name]
+    with i18n.use(code):
+        stages = dataflow(config)
+        fitted = fitted_layout(stages, config.n_layers, config.residual, 350)
+        built = fitted_layout(stages, config.n_layers, config.residual, None)
+        assert built == diagrams.block_layout(stages, config.n_layers, config.residual)
+    assert diagrams.LABEL_FONT_PX * 350 / fitted.width >= MIN_TEXT_SIZE
+    assert all(re.search(r"\S", line) for box in fitted.boxes for line in box.lines)
