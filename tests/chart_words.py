@@ -61,6 +61,22 @@ def _channel_words(channel: dict, name: str, rows: list[dict], *, legend_entries
     return words
 
 
+def _titled(channel: dict, name: str) -> bool:
+    guide = channel.get(GUIDE.get(name, "legend"))
+    return "title" in channel or isinstance(guide, dict) and "title" in guide
+
+
+def _explicit(view: dict) -> frozenset:
+    """The axes a layered view or one of its layers titles explicitly: Vega-Lite titles such a shared axis by that
+    title alone, not by the other layers' field names."""
+    found = set()
+    for part in [view, *view.get("layer", [])]:
+        for name, channel in ((part.get("encoding") or {}) if isinstance(part, dict) else {}).items():
+            if name in ("x", "y") and isinstance(channel, dict) and _titled(channel, name):
+                found.add(name)
+    return frozenset(found)
+
+
 def chart_words(spec: dict, *, text_fields: tuple[str, ...] = (), legend_entries: bool = True) -> list[str]:
     """Every word a reader reads on the chart `spec` (see the module's docstring), in order, each once. The values
     of text marks are included only for the fields named in `text_fields` (a text mark also draws numbers and
@@ -68,13 +84,19 @@ def chart_words(spec: dict, *, text_fields: tuple[str, ...] = (), legend_entries
     found: list[str] = []
     datasets = spec.get("datasets", {})
 
-    def visit(view: dict, inherited: list[dict]) -> None:
+    def visit(view: dict, inherited: list[dict], explicit: frozenset = frozenset()) -> None:
         rows = _rows(view, inherited, datasets)
         found.extend(_title(view.get("title")))
+        if isinstance(view.get("layer"), list):   # a title one layer gives its shared axis wins over field names
+            explicit = explicit | _explicit(view)
         encoding = view.get("encoding") or {}
         for name in GUIDED:
-            if isinstance(encoding.get(name), dict):
-                found.extend(_channel_words(encoding[name], name, rows, legend_entries=legend_entries))
+            channel = encoding.get(name)
+            if isinstance(channel, dict):
+                if name in explicit and not _titled(channel, name):
+                    channel = {k: v for k, v in channel.items() if k != "field"} | {"title": None} \
+                        if name not in LEGENDS else channel
+                found.extend(_channel_words(channel, name, rows, legend_entries=legend_entries))
         tooltip = encoding.get("tooltip")
         for row in tooltip if isinstance(tooltip, list) else [tooltip] if isinstance(tooltip, dict) else []:
             if "title" in row:
@@ -84,7 +106,9 @@ def chart_words(spec: dict, *, text_fields: tuple[str, ...] = (), legend_entries
         text = encoding.get("text")
         if isinstance(text, dict) and text.get("field") in text_fields:
             found.extend(str(row.get(text["field"])) for row in rows if row.get(text["field"]) is not None)
-        for part in ("layer", "hconcat", "vconcat", "concat"):
+        for child in view.get("layer", []):
+            visit(child, rows, explicit)
+        for part in ("hconcat", "vconcat", "concat"):
             for child in view.get(part, []):
                 visit(child, rows)
         if isinstance(view.get("spec"), dict):

@@ -117,11 +117,13 @@ def _titled_entry(entry: dict, guide: str | None) -> dict:
     return entry if title is None else entry | {"title": title}
 
 
-def _titled_encoding(encoding: dict) -> dict:
+def _titled_encoding(encoding: dict, explicit: frozenset = frozenset()) -> dict:
+    """The encoding with its named channels and tooltip rows titled; a channel in `explicit` is left as it is (see
+    _explicit)."""
     out = dict(encoding)
     for name in NAMED_CHANNELS:
-        if isinstance(out.get(name), dict):
-            guide = "axis" if name in ("x", "y") else "header" if name in ("row", "column", "facet") else "legend"
+        if isinstance(out.get(name), dict) and name not in explicit:
+            guide = GUIDES.get(name, "legend")
             out[name] = _titled_entry(out[name], guide)
     tooltip = out.get("tooltip")
     if isinstance(tooltip, list):
@@ -129,6 +131,25 @@ def _titled_encoding(encoding: dict) -> dict:
     elif isinstance(tooltip, dict):
         out["tooltip"] = _titled_entry(tooltip, None)
     return out
+
+
+GUIDES = {"x": "axis", "y": "axis", "row": "header", "column": "header", "facet": "header"}
+
+
+def _explicit(view: dict) -> set[str]:
+    """The channels a layered view or one of its layers titles itself (None included). Vega-Lite draws one axis or
+    legend for a channel its layers share, titled by the explicit title where one layer gives it and by every
+    layer's field names joined where none does: a title given to a sibling's field ("from" of a band under a line)
+    would join the explicit one ("position, from"), so such a channel is left untitled, as in English."""
+    found = set()
+    for part in [view, *view.get("layer", [])]:
+        encoding = part.get("encoding") if isinstance(part, dict) else None
+        for name, channel in (encoding or {}).items():
+            if name in NAMED_CHANNELS and isinstance(channel, dict) and (
+                    "title" in channel or isinstance(channel.get(GUIDES.get(name, "legend")), dict)
+                    and "title" in channel[GUIDES.get(name, "legend")]):
+                found.add(name)
+    return found
 
 
 def titled(spec: dict) -> dict:
@@ -140,14 +161,18 @@ def titled(spec: dict) -> dict:
     return _titled(spec)
 
 
-def _titled(spec: dict) -> dict:
+def _titled(spec: dict, explicit: frozenset = frozenset()) -> dict:
     out = dict(spec)
+    if isinstance(out.get("layer"), list):   # the layers share their axes and legends with this view's encoding
+        explicit = explicit | frozenset(_explicit(out))
     if isinstance(out.get("encoding"), dict):
-        out["encoding"] = _titled_encoding(out["encoding"])
+        out["encoding"] = _titled_encoding(out["encoding"], explicit)
     if isinstance(out.get("facet"), dict):
         out["facet"] = _titled_encoding(out["facet"]) if "field" not in out["facet"] else \
             _titled_entry(out["facet"], "header")
-    for part in ("layer", "hconcat", "vconcat", "concat"):
+    if isinstance(out.get("layer"), list):
+        out["layer"] = [_titled(child, explicit) if isinstance(child, dict) else child for child in out["layer"]]
+    for part in ("hconcat", "vconcat", "concat"):   # panels have axes of their own
         if isinstance(out.get(part), list):
             out[part] = [_titled(child) if isinstance(child, dict) else child for child in out[part]]
     if isinstance(out.get("spec"), dict):

@@ -15,7 +15,9 @@ from engine.charts.bars import accuracy_bars, ladder_bars, ladder_zoom, next_tok
 from engine.charts.diagrams import block_diagram, fitted_layout
 from engine.charts.heatmaps import gram_heatmap
 from engine.charts.images import model_view
-from engine.charts.lines import head_lines, loss_curves, offset_profile, table_growth
+from engine.charts.lines import (
+    head_lines, loss_by_position, loss_curves, offset_profile, table_growth, tokens_vs_merges,
+)
 from engine.charts.points import embedding_map, sense_scatter
 from engine.charts.style import MIN_TEXT_SIZE
 from engine.chapter.tokens import smollm2_series
@@ -173,3 +175,21 @@ def test_on_a_phone_the_block_diagrams_text_is_at_least_the_smallest_chart_text(
         assert built == diagrams.block_layout(stages, config.n_layers, config.residual)
     assert diagrams.LABEL_FONT_PX * 350 / fitted.width >= MIN_TEXT_SIZE
     assert all(re.search(r"\S", line) for box in fitted.boxes for line in box.lines)
+
+
+@pytest.mark.parametrize("code", ["es", i18n.PSEUDO.code])
+def test_a_shared_axis_keeps_its_one_title(code):
+    """Layers share an axis: where one titles it, a sibling's field is left untitled (Vega-Lite would join two
+    explicit titles: "position of the predicted token, from"), as in English; its tooltips are titled all the same."""
+    with i18n.use(code):
+        specs = [loss_by_position({"SmolLM2": np.array([1.0, 2.0, 3.0])}, {"copy": (1, 2)}),
+                 tokens_vs_merges([0, 10], [50, 40], 10)]
+    for spec in specs:
+        for axis in ("x", "y"):
+            titles = {repr(layer["encoding"][axis].get("title")) for layer in spec["layer"]
+                      if axis in layer.get("encoding", {}) and "title" in layer["encoding"][axis]}
+            assert len(titles) <= 1, (axis, titles)
+    if code == i18n.PSEUDO.code:
+        assert [english_chart_words([spec], ("SmolLM2",)) for spec in specs] == [[], []]
+    else:
+        assert not {"from", "run", "position", "merges"} & set(chart_words(specs[0]) + chart_words(specs[1]))
