@@ -151,7 +151,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
             records.append(record)
     tooltip = [{"field": "row", "type": "nominal", "title": _(y_title)},
                {"field": "col", "type": "nominal", "title": _(x_title)},
-               {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
+               {"field": value_name, "type": "quantitative", "format": f".{digits}f", "title": _(value_name)}]
     legend_orient = legend_orient or ("bottom" if color_by == "uniform" else "right")
     if color_by == "uniform":
         colour = {"field": "shade", "type": "quantitative", "title": _("weight against the uniform 1/T"),
