@@ -193,3 +193,50 @@ def test_a_shared_axis_keeps_its_one_title(code):
         assert [english_chart_words([spec], ("SmolLM2",)) for spec in specs] == [[], []]
     else:
         assert not {"from", "run", "position", "merges"} & set(chart_words(specs[0]) + chart_words(specs[1]))
+
+
+def more_charts() -> dict[str, dict]:
+    """The other charts a page draws after a click (a training run, a knock-out, a sweep), in the active language."""
+    from types import SimpleNamespace
+
+    from engine.attention.mechanism import attention_cost
+    from engine.charts.bars import compare_bars, cost_comparison, difference_bars, grouped_probabilities, score_bars
+    from engine.charts.heatmaps import encoding_heatmap, head_grid, heatmap_spec, layer_heatmap, transition_heatmap
+    from engine.charts.lines import (
+        cosine_by_layer, head_formation_lines, held_out_lines, lines_by, rank_by_layer, tokens_vs_merges,
+    )
+    from engine.classroom.chart import answers_chart
+
+    alpha = np.array([[1.0, 0.0], [0.4, 0.6]])
+    point = SimpleNamespace(step=10, induction=np.full((2, 2), 0.3), previous_token=np.full((2, 2), 0.6),
+                            loss_gap=0.5)
+    costs = {"one head": attention_cost(8, 16, 1), "four heads": attention_cost(8, 16, 4)}
+    return {
+        "formation": head_formation_lines([point]),
+        "held out": held_out_lines([(1, "Kneser-Ney", 3.0), (2, "Kneser-Ney", 2.5)]),
+        "cosines": cosine_by_layer({"crane: lake vs roof": np.array([0.9, 0.5, 0.4])}),
+        "rank": rank_by_layer([5, 1], [0.1, 0.9], ["embedding", "after block 0"], token="lamb"),
+        "lines": lines_by([1, 2], {"the": [0.1, 0.2]}, x_title=i18n._("loss"), y_title=i18n._("loss")),
+        "compare": compare_bars({"the": np.array([0.5, 0.5])}, TOKENS[:2]),
+        "grouped": grouped_probabilities({"The nurse said that": np.array([0.3, 0.7])}, ["he", "she"]),
+        "scores": score_bars(["paris", "rome"], [0.8, 0.7], highlight="rome"),
+        "difference": difference_bars(np.array([0.1, 0.0]), TOKENS[:2]),
+        "transition": transition_heatmap(["a", "b"], [[1, 2], [3, 4]], [[0.3, 0.7], [0.4, 0.6]]),
+        "encoding": encoding_heatmap(np.eye(4)),
+        "weights": heatmap_spec(alpha, TOKENS[:2], TOKENS[:2]),
+        "uniform": heatmap_spec(alpha, TOKENS[:2], TOKENS[:2], color_by="uniform", causal=True),
+        "heads": head_grid([alpha, alpha], TOKENS[:2]),
+        "layers": layer_heatmap(alpha, ["0", "1"], ["the", "crane"]),
+        "merges": tokens_vs_merges([0, 10], [50, 40], 10),
+        "costs": cost_comparison(costs),
+        "answers": answers_chart(["the", "crane"], [[3, 4], [5, 2]], answer=1),
+    }
+
+
+def test_under_the_pseudo_language_the_charts_drawn_after_a_click_are_marked_too():
+    with i18n.use(i18n.PSEUDO.code):
+        built = more_charts()
+    kept = KEPT + ("Kneser-Ney", "crane: lake vs roof", "The nurse said that", "he", "she", "paris", "rome",
+                   "one head", "four heads", "a", "b", "L0H0", "L0H1", "L1H0", "L1H1")
+    left = {name: english_chart_words([spec], kept) for name, spec in built.items()}
+    assert {name: words for name, words in left.items() if words} == {}
