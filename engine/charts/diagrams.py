@@ -64,7 +64,7 @@ def _wrapped(text: str, font_px: float = BOX_FONT_PX, max_px: float = MAX_LINE_P
 
 
 def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(grouped(n) for n in shape) + ")"   # grouped as the parameters are: (50,257, 768)
+    return "(" + ", ".join(grouped(n) for n in shape) + ")"   # grouped as the parameters below them (50.257 in es)
 
 
 @dataclass(frozen=True)
@@ -211,8 +211,8 @@ def block_layout(stages: list[Stage], n_layers: int, residual: bool, *, max_line
 def fitted_layout(stages: list[Stage], n_layers: int, residual: bool, column_px: float | None) -> BlockLayout:
     """The layout for a column `column_px` wide (None: not known, the layout as built), where the picture is scaled
     to the column's width: its boxes' lines wrap narrower, step by WRAP_STEP_PX down to MIN_LINE_PX, until the
-    smallest text scaled down to the column is still MIN_TEXT_SIZE px (a phone: 13 px labels in a 600 px picture
-    drawn 350 px wide were 8 px)."""
+    smallest text scaled down to the column is still MIN_TEXT_SIZE px (Arabic on a 390 px phone: 13 px labels in a
+    586 px picture drawn 350 px wide were under 8 px)."""
     layout = block_layout(stages, n_layers, residual)
     if column_px is None:
         return layout
