@@ -66,8 +66,8 @@ def logit_lens_tab(text: str, target: str, k: float):
                + (f"**{said}** is the top prediction from *{lens.layers[first]}* on."
                   if first is not None else f"**{said}** is not its final top prediction.")
                + " " + readings.read_lens(lens, target).sentences[0])   # the page's reading, word for word
-    bars = score_bars(lens.layers, target_p, value_title=f"P('{name}')",
-                      title=f"P('{name}' next), read after each layer")
+    bars = score_bars([readings.layer_name(layer) for layer in lens.layers], target_p, value_title=f"P('{name}')",
+                      title=_("P({token} next), read after each layer", token=f"'{name}'"))
     return table(rows), plot(bars, width=360), summary
 
 
@@ -88,10 +88,11 @@ def head_effects_tab(text: str, target: str, mode: str):
                f"**{md(visible(effects.tokens[-1]))}**. Knocking out one head at a time ({effects.mode} ablation, "
                f"{L * h} passes), the largest drops in ln P: {named}. Negative: the head helped the target.")
     largest = float(np.abs(effects.effects).max()) or 1.0
-    heatmap = heatmap_spec(effects.effects.T, [f"head {j}" for j in range(h)], [str(layer) for layer in range(L)],
-                           title=f"Δ ln P('{visible(effects.target_token)}') with one head knocked out "
-                                 "(orange: the head helped; numbers in the table)",
-                           x_title="layer", y_title="head", value_name="Δ ln P", scheme=CHANGE,
+    heatmap = heatmap_spec(effects.effects.T, [_("head {n}", n=j) for j in range(h)],
+                           [str(layer) for layer in range(L)],
+                           title=_("Δ ln P({token}) with one head knocked out (orange: the head helped; numbers in "
+                                   "the table)", token=f"'{visible(effects.target_token)}'"),
+                           x_title=N_("layer"), y_title=N_("head"), value_name="Δ ln P", scheme=CHANGE,
                            domain=(-largest, largest), digits=2, cell=28, max_cells_with_numbers=0)
     return table(rows), plot(heatmap), summary
 
@@ -114,8 +115,9 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
                f"layer it comes back most at position {md(positions[position])}, *{result.layers[layer]}* "
                f"({result.restored[layer, position]:.2f}).")
     heatmap = heatmap_spec(result.restored.T, positions, [str(r) for r in range(len(result.layers))],
-                           title="Share of the clean answer restored (columns: 0 = embedding, l = after block l - 1)",
-                           x_title="residual stream row", y_title="position", value_name="restored",
+                           title=_("Share of the clean answer restored (columns: 0 = embedding, l = after block l - "
+                                   "1)"),
+                           x_title=N_("residual stream row"), y_title=N_("position"), value_name=N_("restored"),
                            scheme=CHANGE, domain=(-1, 1), digits=1, cell=30)
     return rows, plot(heatmap), summary
 

@@ -11,7 +11,8 @@ import gradio as gr
 from engine import limits, markup, numbers
 from engine.i18n import _
 from engine.chapter.tokens import (
-    BPE_SOURCES, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction, tokenizer_names,
+    BPE_SOURCES, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction, smollm2_series,
+    tokenizer_names,
 )
 from engine.charts.bars import next_token_bars
 from engine.charts.style import visible
@@ -25,7 +26,6 @@ from gradio_tabs.common import (
 )
 
 P = PAGE.by_name
-SMOLLM2 = "SmolLM2-135M, web text"
 
 
 def _tokenizers(values: Mapping[str, Any]) -> list[tuple[str, object]]:
@@ -79,8 +79,8 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
 
             found = pretrained.next_token_distribution(prompt, TOP_SHOWN, model=loaders.smollm2())
             pairs = list(zip(found.tokens, map(float, found.probabilities)))
-            bars[SMOLLM2] = pairs
-            rows += [(SMOLLM2, visible(token), round(p, 4), None) for token, p in pairs]
+            bars[smollm2_series()] = pairs
+            rows += [(smollm2_series(), visible(token), round(p, 4), None) for token, p in pairs]
         except ValueError as error:            # the n-gram's answer stands; say why SmolLM2's is missing
             note = f" SmolLM2: {markup.markdown(error)}"
     summary = f"**{name}**. {counts_reading(shown)} P = {numbers.fixed(shown.top[0][1])}.{note}"

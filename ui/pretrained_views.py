@@ -15,6 +15,7 @@ import streamlit as st
 from engine import limits, markup, numbers
 from engine.chapter.heads import MODEL
 from engine.chapter.spec import Param
+from engine.chapter.tokens import smollm2_series
 from engine.pretrained import smollm2 as pretrained
 from engine.charts.bars import grouped_probabilities, next_token_bars
 from engine.charts.lines import cosine_by_layer
@@ -97,7 +98,8 @@ def _contextual(word: str, sentence_a: str, sentence_b: str):
 
 
 def next_token_pairs(text: str, k: int = 10) -> dict[str, list[tuple[str, float]]]:
-    """{"SmolLM2-135M, web text": [(token, P), ...]} for charts that draw several models' top tokens;
+    """{"SmolLM2-135M, web text": [(token, P), ...]} (its name engine.chapter.tokens.smollm2_series, in the reader's
+    language) for charts that draw several models' top tokens;
     {} (after an st.error) when the model is missing or the text is not usable."""
     if load_smollm2() is None:
         return {}
@@ -109,7 +111,7 @@ def next_token_pairs(text: str, k: int = 10) -> dict[str, list[tuple[str, float]
 
 def _named(dist) -> dict[str, list[tuple[str, float]]]:
     """A NextTokenDistribution as next_token_bars draws it: {model name: [(token, P), ...]}."""
-    return {"SmolLM2-135M, web text": list(zip(dist.tokens, map(float, dist.probabilities)))}
+    return {smollm2_series(): list(zip(dist.tokens, map(float, dist.probabilities)))}
 
 
 def contextual_similarity_panel(pairs: list[tuple[str, str, str]] | None = None, *,

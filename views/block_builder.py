@@ -9,6 +9,7 @@ import streamlit as st
 from engine import limits, numbers
 from engine.charts.bars import parameter_bars
 from engine.charts.diagrams import block_diagram
+from engine.charts.style import COLUMN_GAP_PX
 from engine.charts.lines import head_formation_lines, loss_curves
 from engine.i18n import _, ngettext, pgettext
 from engine.interpret.readings import formation_sentence
@@ -23,7 +24,8 @@ from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
     dataflow, position_name, scale_row,
 )
-from ui import challenges, charts, code, diagrams, loaders, page, tables, url_state, warmup
+from ui import challenges, charts, code, diagrams, loaders, page, screen, tables, url_state, warmup
+from ui.screen import AS_BUILT_PX
 from ui.session_slots import BLOCK_RUNS, LIVE_MODEL
 
 page.header(PAGE)
@@ -43,6 +45,7 @@ STATE = url_state.PageState(PAGE)
 # sections that rerun alone (ui.page.section): the switches change these three, the learning rate the code
 CHANGED = "block.changed"   # the sidebar's line saying the switches no longer match the preset
 BLOCK = "block.block"       # diagram, parameter counts, one block's formula, the presets for scale
+DIAGRAM_SHARE = 5 / 11      # the diagram's column, beside the parameter counts
 CODE = "block.code"         # the code, the challenges and GPT-2's line at the foot of the page
 
 
@@ -153,11 +156,13 @@ def block_section() -> None:
         return
     count = count_parameters(config)
     stages = dataflow(config)
-    diagram, counts = st.columns([5, 6])
+    diagram, counts = st.columns([DIAGRAM_SHARE, 1 - DIAGRAM_SHARE])
     with diagram:
         st.subheader(_("Data flow, with shapes at each arrow"))
         names = ", ".join(stage.title for stage in stages)
-        diagrams.show(block_diagram(stages, config.n_layers, config.residual),
+        # the picture is scaled to its column: laid out for the column's width, its text stays readable on a phone
+        column_px = screen.layout(DIAGRAM_SHARE).width or AS_BUILT_PX * DIAGRAM_SHARE - COLUMN_GAP_PX
+        diagrams.show(block_diagram(stages, config.n_layers, config.residual, column_px=column_px),
                       alt=ngettext("Data flow, top to bottom: {stages}; the block repeated {n} time; residual "
                                    "connections around attention and the feed-forward network.",
                                    "Data flow, top to bottom: {stages}; the block repeated {n} times; residual "

@@ -315,10 +315,10 @@ def homonyms() -> None:
     preset = HOMONYMS[homonym]
     (sense_a, anchor_a), (sense_b, anchor_b) = preset["senses"].items()
     anchor_cols = st.columns(2)
-    typed_a = anchor_cols[0].text_input(_("A word for the sense '{sense}'", sense=sense_a), value=anchor_a,
+    typed_a = anchor_cols[0].text_input(_("A word for the sense '{sense}'", sense=_(sense_a)), value=anchor_a,
                                         key=STATE.key(f"anchor_a_{homonym}"),
                                         max_chars=limits.MAX_WORD_CHARS * 2)
-    typed_b = anchor_cols[1].text_input(_("A word for the sense '{sense}'", sense=sense_b), value=anchor_b,
+    typed_b = anchor_cols[1].text_input(_("A word for the sense '{sense}'", sense=_(sense_b)), value=anchor_b,
                                         key=STATE.key(f"anchor_b_{homonym}"),
                                         max_chars=limits.MAX_WORD_CHARS * 2)
     where_homonym = st.container()
@@ -326,8 +326,9 @@ def homonyms() -> None:
                             vocab_size=vocab, where=where_homonym)
     if probe is not None:
         charts.show(sense_scatter(
-            probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=sense_a,
-            sense_b=sense_b, anchor_a=probe.anchors[0], anchor_b=probe.anchors[1], closest=probe.closest_sense))
+            probe.neighbours.words, probe.cos_to_anchors[:, 0], probe.cos_to_anchors[:, 1], sense_a=_(sense_a),
+            sense_b=_(sense_b), anchor_a=probe.anchors[0], anchor_b=probe.anchors[1],
+            closest=[_(sense) for sense in probe.closest_sense]))   # the senses in the reader's language
         counts = probe.sense_counts
         ranks = dict(zip(probe.anchors, (int(r) for r in probe.anchor_ranks)))
         cosines = dict(zip(probe.anchors, (float(c) for c in probe.anchor_cosines)))
@@ -340,12 +341,13 @@ def homonyms() -> None:
                       "unrelated words land on one side or the other too). The anchors themselves are the clearer "
                       "measure: *{nearer}* is {word}'s neighbour number **{rank}** (cos {cosine}), {others}.",
                       k=len(probe.neighbours.words), word=md(probe.word), count_a=counts[sense_a],
-                      anchor_a=md(probe.anchors[0]), sense_a=sense_a, count_b=counts[sense_b],
-                      anchor_b=md(probe.anchors[1]), sense_b=sense_b, nearer=md(nearer),
+                      anchor_a=md(probe.anchors[0]), sense_a=_(sense_a), count_b=counts[sense_b],
+                      anchor_b=md(probe.anchors[1]), sense_b=_(sense_b), nearer=md(nearer),
                       rank=numbers.grouped(ranks[nearer]), cosine=fixed(cosines[nearer]), others=others))
         cosine, rank = (_("cos({word}, word)", word=probe.word),
                         _("rank among {word}'s neighbours", word=probe.word))
-        tables.table(pd.DataFrame({_("sense"): probe.senses, _("word"): probe.anchors, cosine: probe.anchor_cosines,
+        tables.table(pd.DataFrame({_("sense"): [_(sense) for sense in probe.senses], _("word"): probe.anchors,
+                                   cosine: probe.anchor_cosines,
                                    rank: probe.anchor_ranks}), formats={cosine: "%.3f", rank: "localized"})
         st.caption(_("Rank 1 is {word}'s nearest word among the {size} searched. A sense whose word ranks in the "
                      "thousands has all but vanished from the vector.", word=md(probe.word),

@@ -175,7 +175,8 @@ if lens is not None and not page.veiled(LENS):
         st.caption(_("Row 0 is the input embedding read back by the output matrix. SmolLM2 uses one matrix for both "
                      "(tied embeddings), so the embedding of a token reads back mostly as that token."))
     with chart_column:
-        charts.show(rank_by_layer(reading.ranks, reading.probabilities, lens.layers, token=reading.target_token,
+        charts.show(rank_by_layer(reading.ranks, reading.probabilities, [layer_name(row) for row in lens.layers],
+                                  token=reading.target_token,
                                   title=_("Rank of {target} after {token}", target=repr(reading.target_token),
                                           token=repr(reading.position_token))),
                     width="stretch")

@@ -44,20 +44,21 @@ ANSWERS_SHOWN = 5       # the analogy's bars and table
 NEIGHBOURS_SHOWN = 10   # the nearest words to a sum
 HOVER_NEIGHBOURS = 5    # a map point's nearest words, on hover
 QUESTION_OPTIONS = 4    # the class question's words: the first of the analogy's bars
-# homonym -> its two senses, one word standing for each, and two sentences, one per sense
+# homonym -> its two senses (named in English, the keys the probe goes by; the page says them with `_`), one word
+# standing for each (a word GloVe reads), and two sentences, one per sense
 HOMONYMS: dict[str, dict] = {
-    "crane": {"senses": {"bird": "heron", "machine": "gantry"},
+    "crane": {"senses": {N_("bird"): "heron", N_("machine"): "gantry"},
               "note": N_("Many of crane's nearest words (rex, wolf, decker, bell, ...) are surnames: a third "
                          "sense, from people called Crane, that neither word above stands for."),
               "sentences": ("The crane stood in the shallow water of the lake.",
                             "The crane lifted the steel beams onto the roof.")},
-    "bank": {"senses": {"money": "loan", "river": "river"},
+    "bank": {"senses": {N_("money"): "loan", N_("river"): "river"},
              "sentences": ("She paid the cheque into her account at the bank.",
                            "We sat on the grassy bank of the river and fished.")},
-    "pitcher": {"senses": {"baseball": "baseball", "jug": "jug"},
+    "pitcher": {"senses": {N_("baseball"): "baseball", N_("jug"): "jug"},
                 "sentences": ("The pitcher threw a fastball in the ninth inning.",
                               "She poured lemonade from the pitcher into glasses.")},
-    "shark": {"senses": {"fish": "fish", "swindler": "swindler"},
+    "shark": {"senses": {N_("fish"): "fish", N_("swindler"): "swindler"},
               "sentences": ("The shark swam past the divers near the reef.",
                             "She is a real shark: she cheated every client out of money.")},
 }

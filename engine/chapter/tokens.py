@@ -32,6 +32,13 @@ BPE_SOURCES = (N_("the corpus (first 100,000 characters)"), N_("the text above")
 MERGE_STEP = 10        # the merges slider's step
 TOP_SHOWN = 10         # the next-token bars: the likeliest this many (a question picks its options among them)
 WITH_SMOLLM2 = N_("Beside it: SmolLM2-135M, a transformer trained on web text (its own tokens; loads once)")
+SMOLLM2_NAME = "SmolLM2-135M"   # a model's name, as written in every language
+
+
+def smollm2_series() -> str:
+    """SmolLM2 named as a chart's series beside other models: its name as written, what it read in the reader's
+    language."""
+    return _("{model}, web text", model=SMOLLM2_NAME)
 
 
 def tokenizer_names(merges: int) -> tuple[str, str, str, str]:

@@ -99,9 +99,9 @@ def next_token_bars(distributions: dict[str, list[tuple]], *, title: str = "", w
         "tooltip": tooltip + ([{"field": SAMPLED, "type": "quantitative", "format": ".4f"}] if sampled else [])}}]
     if sampled:
         layers.append({"mark": {"type": "tick", "color": ORANGE, "thickness": 3, "size": 14},
-                       "encoding": {"x": {"field": SAMPLED, "type": "quantitative"}, "y": y}})
+                       "encoding": {"x": {"field": SAMPLED, "type": "quantitative", "title": x["title"]}, "y": y}})
     layers.append({"mark": {"type": "text", "align": "left", "dx": 4}, "encoding": {
-        "x": {"field": "label at", "type": "quantitative"} if sampled else x, "y": y,
+        "x": {"field": "label at", "type": "quantitative", "title": x["title"]} if sampled else x, "y": y,
         "text": {"field": "text", "type": "nominal"}}})
     layered = {"width": width, "height": {"step": 22}, "layer": layers}
     if len(names) > 1:
@@ -172,14 +172,18 @@ def accuracy_bars(rows: list[dict]) -> dict:
     values = [{"vocabulary": r["vocabulary"], "measure": r["measure"], "accuracy": float(r["accuracy"]),
                "label": localized(f"{r['accuracy']:.0%}")} for r in rows]
     sizes = list(dict.fromkeys(r["vocabulary"] for r in rows))
-    colour = {"field": "measure", "type": "nominal", "scale": {"domain": ["top-1", "top-5"], "range": [BLUE, ORANGE]},
+    said = {"top-1": _("top-1"), "top-5": _("top-5")}   # the legend's entries, in the reader's language
+    for value in values:
+        value["measure"] = said.get(value["measure"], value["measure"])
+    measures = [said["top-1"], said["top-5"]]
+    colour = {"field": "measure", "type": "nominal", "scale": {"domain": measures, "range": [BLUE, ORANGE]},
               "legend": {"orient": "bottom", "title": None}}
     return {
         "data": {"values": values}, "height": 240,
         "encoding": {
             "x": {"field": "vocabulary", "type": "nominal", "sort": sizes,
                   "title": _("vocabulary searched (most frequent words)"), "axis": {"labelAngle": 0}},
-            "xOffset": {"field": "measure", "type": "nominal", "sort": ["top-1", "top-5"]},
+            "xOffset": {"field": "measure", "type": "nominal", "sort": measures},
             "y": {"field": "accuracy", "type": "quantitative", "scale": {"domain": [0, 1]}, "axis": {"format": "%"},
                   "title": _("answered right")},
             "color": colour},
@@ -304,6 +308,13 @@ def _short(value: float) -> str:
 LADDER_KINDS = ("baseline", "n-gram", "transformer", "your live runs", "pretrained")   # in the order of their colours
 
 
+def ladder_kind_names() -> dict[str, str]:
+    """The ladder's kinds as its legend says them, in the reader's language (a bar's kind stays English: the key
+    its colour and the sentences under the chart go by)."""
+    return {"baseline": _("baseline"), "n-gram": _("n-gram"), "transformer": _("transformer"),
+            "your live runs": _("your live runs"), "pretrained": _("pretrained")}
+
+
 def ladder_colours(kinds) -> tuple[list[str], list[str]]:
     """The ladder's kinds present and their colours (RUN_COLOURS, in LADDER_KINDS' order): a kind keeps its colour
     whatever else is on the ladder, so a live run joining it does not repaint the n-grams. Other kinds follow."""
@@ -319,8 +330,10 @@ def ladder_bars(rungs: list[tuple[str, float, str]]) -> dict:
     order of n (the 8-gram scores worse than the 6- and 7-grams)."""
     rungs = sorted(rungs, key=lambda rung: -rung[1])
     kinds, colours = ladder_colours([kind for _, _, kind in rungs])
-    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": localized(f"{bits:.3f}")}
-              for name, bits, kind in rungs]
+    said = ladder_kind_names()
+    kinds = [said.get(kind, kind) for kind in kinds]
+    values = [{"model": name, "bits per character": float(bits), "kind": said.get(kind, kind),
+               "text": localized(f"{bits:.3f}")} for name, bits, kind in rungs]
     return {
         "title": _("Sorted by score: the fewest bits at the bottom"),
         "data": {"values": values}, "width": 460, "height": {"step": 28},
@@ -348,9 +361,11 @@ def ladder_zoom(rungs: list[tuple[str, float, str]], *, within: float = 0.5) -> 
     that starts near them (dots, not bars: a bar on an axis that does not start at 0 would lie)."""
     best = min(bits for _, bits, _ in rungs)
     close = [(name, bits, kind) for name, bits, kind in rungs if bits <= best + within]
-    values = [{"model": name, "bits per character": float(bits), "kind": kind, "text": localized(f"{bits:.3f}")}
-              for name, bits, kind in close]
+    said = ladder_kind_names()
+    values = [{"model": name, "bits per character": float(bits), "kind": said.get(kind, kind),
+               "text": localized(f"{bits:.3f}")} for name, bits, kind in close]
     kinds, colours = ladder_colours([kind for _, _, kind in rungs])  # the same colours as the full ladder
+    kinds = [said.get(kind, kind) for kind in kinds]
     low, high = best - 0.02 * max(within, 0.05), max(bits for _, bits, _ in close) + 0.15 * within
     x = {"field": "bits per character", "type": "quantitative", "scale": {"domain": [low, high], "zero": False},
          "title": _("held-out bits per character, zoomed (fewer is better)")}

@@ -151,7 +151,7 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
             records.append(record)
     tooltip = [{"field": "row", "type": "nominal", "title": _(y_title)},
                {"field": "col", "type": "nominal", "title": _(x_title)},
-               {"field": value_name, "type": "quantitative", "format": f".{digits}f"}]
+               {"field": value_name, "type": "quantitative", "format": f".{digits}f", "title": _(value_name)}]
     legend_orient = legend_orient or ("bottom" if color_by == "uniform" else "right")
     if color_by == "uniform":
         colour = {"field": "shade", "type": "quantitative", "title": _("weight against the uniform 1/T"),
@@ -231,7 +231,7 @@ def head_grid(weights: list[np.ndarray], tokens: list[str], *, titles: list[str]
     """One weights heatmap per head (alpha_m, query rows, key columns), four to a row, one shared
     colour scale (each weight against its row's uniform 1/T, see heatmap_spec; `causal` as in
     heatmap_panels). Three decimals, as every weight the pages print: with two a row visibly summed to 0.97."""
-    titles = titles or [f"head {m + 1}" for m in range(len(weights))]
+    titles = titles or [_("head {n}", n=m + 1) for m in range(len(weights))]
     return heatmap_panels({t: (w, tokens, tokens) for t, w in zip(titles, weights)}, domain=(0.0, 1.0), cell=cell,
                           color_by=color_by, causal=causal, digits=3)
 

@@ -14,7 +14,7 @@ from engine.numbers import fixed
 from engine.charts.heatmaps import causal_mask_of, uniform_colours, uniform_shades
 from engine.charts.palette import BLUE, ORANGE, TYPE_COLOURS, VIRIDIS
 from engine.charts.style import PROJECTOR_TEXT_SIZE, styled
-from engine.interpret.heads import TYPES
+from engine.interpret.heads import TYPE_NAMES, TYPES
 
 
 OVERLAY_STYLES = ("spotlight", "heat")
@@ -231,23 +231,25 @@ def model_view(images: list[list[str]], types: np.ndarray, scores: dict[str, np.
     n_layer, n_head = types.shape
     low, high = layers if layers is not None else (0, n_layer - 1)
     shown = set(shown_types) if shown_types is not None else set(TYPES)
+    named = {kind: _(TYPE_NAMES.get(kind, kind)) for kind in TYPES}   # the legend's and tooltips' words
     rows = []
     for layer in range(n_layer):
         for head in range(n_head):
             kind = str(types[layer, head])
             if low <= layer <= high and kind in shown:
-                rows.append({"layer": layer, "head": head, "type": kind, "url": images[layer][head],
+                rows.append({"layer": layer, "head": head, "type": named.get(kind, kind), "url": images[layer][head],
                              **{name: round(float(values[layer, head]), 3) for name, values in scores.items()}})
     x = {"field": "layer", "type": "ordinal", "title": _("layer"), "scale": {"domain": list(range(n_layer))},
          "axis": {"orient": "top", "labelAngle": 0}}
     y = {"field": "head", "type": "ordinal", "title": _("head"), "scale": {"domain": list(range(n_head))}}
     tooltip = [{"field": "layer", "type": "ordinal"}, {"field": "head", "type": "ordinal"},
                {"field": "type", "type": "nominal"}] + \
-              [{"field": name, "type": "quantitative", "format": ".2f"} for name in scores]
+              [{"field": name, "type": "quantitative", "format": ".2f", "title": named.get(name, name)}
+               for name in scores]
     frames = {"mark": {"type": "rect", "opacity": 0.9}, "encoding": {
         "x": x, "y": y, "tooltip": tooltip,
         "color": {"field": "type", "type": "nominal",
-                  "scale": {"domain": list(TYPES), "range": [TYPE_COLOURS[t] for t in TYPES]},
+                  "scale": {"domain": [named[t] for t in TYPES], "range": [TYPE_COLOURS[t] for t in TYPES]},
                   "legend": {"orient": "bottom", "title": _("head type"), "columns": 6}}}}
     pictures = {"mark": {"type": "image", "width": THUMB_CELL - 8, "height": THUMB_CELL - 8, "smooth": False},
                 "params": [{"name": param, "select": {"type": "point", "fields": ["layer", "head"], "on": "click",

@@ -13,13 +13,14 @@ from engine.i18n import N_, _
 from engine.numbers import grouped, localized
 from engine.charts.palette import BLUE, CATEGORY_COLOURS, GREY, GREY_25, ORANGE, PAIR_COLOURS, RUN_COLOURS
 from engine.charts.style import styled, visible
+from engine.interpret.heads import TYPE_NAMES
 
 if TYPE_CHECKING:  # annotations only: the chart reads a profile's fields, nothing more
     from engine.transformer.positional import OffsetDotProducts
 
 
 LN2 = math.log(2)  # nats per bit
-GAP = "loss gap (bits per character)"   # head_formation_lines: the live models read one character per token
+GAP = N_("loss gap (bits per character)")   # head_formation_lines: the live models read one character per token
 
 
 def running_mean(values, window: int) -> list[float]:
@@ -35,10 +36,11 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
     students compare across pages). runs: dicts with label, steps, train_loss, eval_steps,
     held_out_loss; losses and baselines come in nats (what training computes) and are divided by ln 2."""
     rows, held = [], []
+    training, held_out = _("training (smoothed)"), _("held-out")   # the dashes' legend, in the reader's language
     for run in runs:
-        rows += [{"run": run["label"], "loss on": "training (smoothed)", "step": int(s), "bits per character": v / LN2}
+        rows += [{"run": run["label"], "loss on": training, "step": int(s), "bits per character": v / LN2}
                  for s, v in zip(run["steps"], running_mean(run["train_loss"], smooth))]
-        held += [{"run": run["label"], "loss on": "held-out", "step": int(s), "bits per character": float(v) / LN2}
+        held += [{"run": run["label"], "loss on": held_out, "step": int(s), "bits per character": float(v) / LN2}
                  for s, v in zip(run["eval_steps"], run["held_out_loss"])]
     labels = [run["label"] for run in runs]
     colour = {"field": "run", "type": "nominal",
@@ -52,9 +54,10 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
             "y": loss | {"scale": {"zero": False}},
             "color": colour,
             # above the plot: beside the runs' legend under it, it ran past the chart's width ("trainin…" at 1400)
-            "strokeDash": {"field": "loss on", "type": "nominal", "sort": ["held-out", "training (smoothed)"],
+            "strokeDash": {"field": "loss on", "type": "nominal", "sort": [held_out, training],
                            "legend": {"orient": "top", "title": None}},
-            "strokeWidth": {"condition": {"test": "datum['loss on'] === 'held-out'", "value": 3}, "value": 1.2},
+            "strokeWidth": {"condition": {"test": f"datum['loss on'] === {json.dumps(held_out)}", "value": 3},
+                            "value": 1.2},
             "tooltip": [{"field": "run", "type": "nominal"}, {"field": "loss on", "type": "nominal"}, step,
                         loss | {"format": ".3f"}]}},
         {"data": {"values": held}, "mark": {"type": "point", "filled": True, "size": 40},
@@ -67,7 +70,7 @@ def loss_curves(runs: list[dict], baselines: dict[str, float], *, smooth: int = 
                   "step": right} for name, value in baselines.items()]
         layers += [
             {"data": {"values": lines}, "mark": {"type": "rule", "color": GREY, "strokeDash": [3, 3]},
-             "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal"}]}},
+             "encoding": {"y": loss, "tooltip": [{"field": "text", "type": "nominal", "title": _("baseline")}]}},
             {"data": {"values": lines}, "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -2,
                                                  "color": GREY_25},
              "encoding": {"x": step, "y": loss, "text": {"field": "text", "type": "nominal"}}},
@@ -81,13 +84,14 @@ def head_formation_lines(points: list) -> dict:
     head's previous-token and induction score against the step (one line per head, coloured by layer),
     and the probe's in-context loss gap (first copy minus second copy, in bits per token: a character here)."""
     rows, gaps = [], []
+    previous, induction = _(TYPE_NAMES["previous-token"]), _(TYPE_NAMES["induction"])   # the panels' headers
     for point in points:
         L, h = point.induction.shape
         for layer, head in itertools.product(range(L), range(h)):
-            for kind, scores in (("previous-token", point.previous_token), ("induction", point.induction)):
+            for kind, scores in ((previous, point.previous_token), (induction, point.induction)):
                 value = float(scores[layer, head])
                 if not math.isnan(value):
-                    rows.append({"step": point.step, "head": f"L{layer}H{head}", "layer": f"block {layer}",
+                    rows.append({"step": point.step, "head": f"L{layer}H{head}", "layer": _("block {n}", n=layer),
                                  "score": kind, "weight": value})
         gaps.append({"step": point.step, GAP: point.loss_gap / LN2})
     layers = sorted({row["layer"] for row in rows})
@@ -97,7 +101,7 @@ def head_formation_lines(points: list) -> dict:
     step = {"field": "step", "type": "quantitative", "title": _("training step")}
     per_head = {"data": {"values": rows},
                 "facet": {"column": {"field": "score", "type": "nominal", "title": None,
-                                     "sort": ["previous-token", "induction"]}},
+                                     "sort": [previous, induction]}},
                 "spec": {"mark": {"type": "line", "point": True, "strokeWidth": 1.5},
                          "encoding": {"x": step, "y": {"field": "weight", "type": "quantitative",
                                                        "scale": {"domain": [0, 1]}, "title": _("score (weight)")},
@@ -107,8 +111,8 @@ def head_formation_lines(points: list) -> dict:
                          "width": 210, "height": 190}}
     gap = {"data": {"values": gaps}, "width": 210, "height": 190,
            "mark": {"type": "line", "point": {"filled": True, "color": ORANGE}, "color": ORANGE, "strokeWidth": 2.5},
-           "encoding": {"x": step, "y": {"field": GAP, "type": "quantitative"},
-                        "tooltip": [step, {"field": GAP, "type": "quantitative", "format": ".2f"}]}}
+           "encoding": {"x": step, "y": {"field": GAP, "type": "quantitative", "title": _(GAP)},
+                        "tooltip": [step, {"field": GAP, "type": "quantitative", "format": ".2f", "title": _(GAP)}]}}
     return {"hconcat": [per_head, gap],
         "title": _("Heads forming: scores on a repeated random probe, and the loss gap")}
 
@@ -150,7 +154,7 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
 @styled
 def table_growth(orders: list[int], seen: list[int], possible: list[float], *, title: str = "") -> dict:
     """Distinct n-grams seen vs V^n possible, log scale: the table that cannot be filled."""
-    kinds = ["possible (V^n)", "seen in the text"]
+    kinds = [_("possible (V^n)"), _("seen in the text")]   # the legend's entries, in the reader's language
     values = [{"n": int(n), "kind": kind, "entries": float(v), "label": f"{v:.2g}" if v >= 1e5 else f"{v:,.0f}"}
               for kind, column in zip(kinds, (possible, seen)) for n, v in zip(orders, column)]
     encoding = {
@@ -328,7 +332,7 @@ def head_lines(alpha: np.ndarray, tokens: list[str], *, title: str = "", row: in
 
     return {"title": title, "width": 380, "height": max(row * T, 120),
             "layer": [rules, column(0.0, "right", "query", True), column(1.0, "left", "position", False),
-                      heading(0.0, "query (attending)"), heading(1.0, "key (attended to)")]}
+                      heading(0.0, _("query (attending)")), heading(1.0, _("key (attended to)"))]}
 
 
 @styled

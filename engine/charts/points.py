@@ -22,12 +22,16 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
     coords = np.asarray(coords, dtype=float)
     roles = roles or {}
     neighbours = neighbours or {}
-    points = [{"word": w, "x": float(x), "y": float(y), "role": roles.get(w, "other word"),
+    # the legend's entries in the reader's language (callers name a word's role in English: "analogy word", "answer")
+    role_names = {"analogy word": _("analogy word"), "answer": _("answer"), "other word": _("other word")}
+    offset_names = {"analogy offset": _("analogy offset"), "other offset": _("other offset")}
+    points = [{"word": w, "x": float(x), "y": float(y),
+               "role": role_names.get(roles.get(w, "other word"), roles.get(w, "other word")),
                "nearest": neighbours.get(w, "")} for w, (x, y) in zip(words, coords[:, :2])]
     centre = (coords.max(axis=0) + coords.min(axis=0)) / 2
     half = max(float(np.ptp(coords, axis=0).max()) / 2, 1e-6) * 1.18
     share = explained if explained is not None else (np.nan, np.nan)
-    role_scale = {"domain": ["analogy word", "answer", "other word"], "range": [BLUE, ORANGE, GREY]}
+    role_scale = {"domain": list(role_names.values()), "range": [BLUE, ORANGE, GREY]}
     x, y = {"field": "x", "type": "quantitative"}, {"field": "y", "type": "quantitative"}
     layers = [
         {"data": {"values": points}, "mark": {"type": "circle", "size": 90, "opacity": 0.9}, "encoding": {
@@ -56,7 +60,7 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
         start, end = np.array(place[a]), np.array(place[b])
         along = (end - start) / np.linalg.norm(end - start)
         across = np.array([-along[1], along[0]])
-        kind = "analogy offset" if number < 2 else "other offset"
+        kind = offset_names["analogy offset" if number < 2 else "other offset"]
         # the shaft, then two short barbs from the tip: drawn in data units, so they follow the line
         # whatever size Streamlit gives the chart
         for tip_to in (start, end - barb * (along - 0.6 * across), end - barb * (along + 0.6 * across)):
@@ -68,7 +72,7 @@ def embedding_map(words: list[str], coords, *, arrows: list[tuple[str, str]] = (
             "encoding": {"x": x, "y": y, "x2": {"field": "x2"}, "y2": {"field": "y2"},
                          "tooltip": [{"field": "pair", "type": "nominal"}],
                          "color": {"field": "kind", "type": "nominal",
-                                   "scale": {"domain": ["analogy offset", "other offset"], "range": [ORANGE, BLUE]},
+                                   "scale": {"domain": list(offset_names.values()), "range": [ORANGE, BLUE]},
                                    "legend": {"orient": "bottom", "title": None}}}})
     # "pad": the plot itself is size x size, so equal spans on both axes look equal
     return {"width": size, "height": size, "autosize": {"type": "pad"}, "layer": layers,
@@ -175,7 +179,9 @@ def attention_effect_scatter(attention, effects, *, source: str, target: str, by
     by_attention, by_effect = [tuple(pair) for pair in by_attention], [tuple(pair) for pair in by_effect]
     shown = set(by_attention[:named]) | set(by_effect[:named])
     by_attention, by_effect = set(by_attention), set(by_effect)
-    kinds = ["looks hardest", "matters most", "both", "other heads"]
+    names = {"looks hardest": _("looks hardest"), "matters most": _("matters most"), "both": _("both"),
+             "other heads": _("other heads")}     # the legend's entries, in the reader's language
+    kinds = list(names.values())
     points = []
     for layer in range(attention.shape[0]):
         for head in range(attention.shape[1]):
@@ -183,7 +189,7 @@ def attention_effect_scatter(attention, effects, *, source: str, target: str, by
             kind = ("both" if pair in by_attention and pair in by_effect else "looks hardest" if pair in by_attention
                     else "matters most" if pair in by_effect else "other heads")
             points.append({"head": f"L{layer}H{head}", "attention": float(attention[layer, head]),
-                           "effect": float(effects[layer, head]), "kind": kind,
+                           "effect": float(effects[layer, head]), "kind": names[kind],
                            "label": f"L{layer}H{head}" if pair in shown else ""})
     colour = {"field": "kind", "type": "nominal", "scale": {"domain": kinds, "range": [BLUE, ORANGE, BLUISH_GREEN,
                                                                                        GREY_74]},

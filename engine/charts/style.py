@@ -10,6 +10,7 @@ from typing import Callable
 
 import numpy as np
 
+from engine.charts.fields import titled
 from engine.numbers import vega_locale
 
 
@@ -115,10 +116,11 @@ def one_character_labels(size: int, *, font: str | None = None) -> dict:
 
 def styled(builder: Callable[..., dict]) -> Callable[..., dict]:
     """Decorate a chart builder: its spec leaves with text_config() as its config (every builder in
-    engine/charts/ wears this, so the sizes are decided here once)."""
+    engine/charts/ wears this, so the sizes are decided here once), and with its fields titled in the reader's
+    language (engine.charts.fields.titled)."""
     @functools.wraps(builder)
     def build(*args, **kwargs) -> dict:
-        return with_text(builder(*args, **kwargs))
+        return with_text(titled(builder(*args, **kwargs)))
 
     build.styled = True
     return build

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from engine import numbers
+from engine.charts.fields import field_title
 from engine.i18n import N_, _, ngettext
 
 MAX_DATA_ROWS = 400   # rows of the "Data" table under a chart; a longer one says how many it left out
@@ -158,7 +159,7 @@ def header(spec: dict, column: str) -> str:
                     named = " ".join(str(part) for part in named)
                 if isinstance(named, str) and named:
                     return named
-    return _(str(column))
+    return field_title(str(column)) or _(str(column))
 
 
 def table(spec: dict, limit: int = MAX_DATA_ROWS, *, reader: bool = False) -> tuple[list[str], list[list[str]], int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import shutil
 
+import pytest
+
 from tests.e2e.conftest import running_app
 from tests.e2e.helpers import error_texts, main_text, open_page, screenshot, wait_for_app
 
@@ -82,3 +84,32 @@ def test_width_that_does_not_split_into_heads(app_url, browser_page):
     assert any("must split evenly into h = 4 heads" in e for e in error_texts(browser_page))
     assert "Train it live on Shakespeare" in main_text(browser_page)
     screenshot(browser_page, "block-bad-width")
+
+
+@pytest.mark.parametrize("lang", ["es", "ar"])
+def test_on_a_phone_the_diagram_reads_in_the_language_at_a_readable_size(app_url, browser, lang):
+    """At 390 px the diagram is laid out for the phone's column (engine.charts.diagrams.fitted_layout): scaled to
+    the column, its smallest text (13 px labels) is drawn at 11 px or more (Arabic's was under 8); its words are the
+    reader's (the frame's title, 'residual', the parameter counts)."""
+    from engine import i18n
+    from engine.charts.diagrams import LABEL_FONT_PX
+    from engine.charts.style import MIN_TEXT_SIZE
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(180_000)
+    try:
+        page = context.new_page()
+        open_page(page, app_url, f"block?lang={lang}", timeout_ms=180_000)
+        diagram = page.locator("img.diagram")
+        drawn, natural = diagram.evaluate("(img) => [img.getBoundingClientRect().width, img.naturalWidth]")
+        svg = drawn_svg(page)
+        assert not error_texts(page)
+    finally:
+        context.close()
+    assert LABEL_FONT_PX * drawn / natural >= MIN_TEXT_SIZE, (drawn, natural)
+    with i18n.use(lang):
+        said = [i18n.ngettext("block, repeated N = {n} time", "block, repeated N = {n} times", 2),
+                i18n._("residual"), i18n._("token ids")]
+    for words in said:
+        assert f">{words}</text>" in svg
+    assert "block, repeated N" not in svg and ">token ids</text>" not in svg

@@ -48,7 +48,7 @@ def check_layout(config: TransformerConfig) -> None:
             and box.bottom < frame.y + frame.height
         assert within == box.in_block
     assert frame.x + diagrams.TITLE_INSET_PX + text_width(frame.title, LABEL_FONT_PX) < boxes[0].x + boxes[0].width / 2
-    assert frame.title == f"block, repeated N = {config.n_layers} times"
+    assert frame.title == f"block, repeated N = {config.n_layers} time{'s' if config.n_layers != 1 else ''}"
     by_name = {b.name: b for b in boxes}
     if not config.residual:
         assert layout.residuals == ()
