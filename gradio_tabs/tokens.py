@@ -37,9 +37,11 @@ def _tokenizers(values: Mapping[str, Any]) -> list[tuple[str, object]]:
 
 
 def _chips(tokens: list[str], ids: list[int], unknown_id: int | None) -> str:
-    """Tokens as chips (HTML code spans): spaces as '␣', a word the corpus never uses struck through."""
-    return " ".join(f"<code>{'<s>' if i == unknown_id else ''}{html.escape(visible(t))}"
-                    f"{'</s>' if i == unknown_id else ''}</code>" for t, i in zip(tokens, ids))
+    """Tokens as chips (HTML code spans): spaces as '␣', a word the corpus never uses struck through; in the text's
+    order left to right in every language (an Arabic page would run them right to left)."""
+    return '<span dir="ltr">' + " ".join(f"<code>{'<s>' if i == unknown_id else ''}{html.escape(visible(t))}"
+                                         f"{'</s>' if i == unknown_id else ''}</code>"
+                                         for t, i in zip(tokens, ids)) + "</span>"
 
 
 def tokenized_from_link(values: Mapping[str, Any]):
