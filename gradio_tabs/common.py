@@ -184,11 +184,12 @@ def chart(label: I18nData) -> gr.Plot:
     return gr.Plot(label=label, show_label=False)
 
 
-def table(rows, columns: list[str] | None = None, *, digits: int = 3,
+def table(rows, columns: list[str] | None = None, *, digits: int | None = None,
           formats: dict[str, str] | None = None) -> pd.DataFrame:
     """Rows (dicts, or tuples with `columns`) as a DataFrame for gr.Dataframe; numbers stay numbers (what an API
-    caller reads), and the browser shows them as the page prints them (`shown_table`): a float with `digits`
-    decimals, a column named in `formats` by its printf format ("%.2f"), a whole number grouped (2,359,296)."""
+    caller reads), and the browser shows them as the page prints them (`shown_table`): a float column with `digits`
+    decimals (None: as many as the tab rounded it to), a column named in `formats` by its printf format ("%.2f"), a
+    whole number grouped (2,359,296)."""
     frame = pd.DataFrame(list(rows), columns=columns)
     frame.attrs.update(digits=digits, formats=dict(formats or {}))
     return frame
@@ -211,14 +212,24 @@ def cell(value, digits: int = 3, printf: str | None = None) -> str:
     return str(value)
 
 
+def decimals(values) -> int:
+    """The decimals a column of floats was rounded to (the most any of them needs, at most numbers.MOST_DIGITS): a
+    column the tab rounded to 3 shows 0.19 as 0.190, as the heatmap beside it does."""
+    needed = [next((d for d in range(numbers.MOST_DIGITS) if round(v, d) == v), numbers.MOST_DIGITS)
+              for v in values if isinstance(v, (float, np.floating)) and math.isfinite(v)]
+    return max(needed, default=0)
+
+
 def shown_table(frame: pd.DataFrame) -> dict:
     """A table as gr.Dataframe's value: its numbers as data (an API caller reads numbers, as before) and the text
     each cell shows (`cell`: Gradio's browser would write 0.190 as 0.19, in English's signs) as their display value,
     made in the running context's language (an event's: gradio_tabs.common.localize_events)."""
-    digits, formats = frame.attrs.get("digits", 3), frame.attrs.get("formats") or {}
+    digits, formats = frame.attrs.get("digits"), frame.attrs.get("formats") or {}
     columns = [str(name) for name in frame.columns]
     data = frame.to_dict(orient="split")["data"]
-    shown = [[cell(value, digits, formats.get(name)) for name, value in zip(columns, row)] for row in data]
+    places = [digits if digits is not None else decimals(row[i] for row in data) for i in range(len(columns))]
+    shown = [[cell(value, places[i], formats.get(name)) for i, (name, value) in enumerate(zip(columns, row))]
+             for row in data]
     return {"headers": list(frame.columns), "data": data,
             "metadata": {"display_value": shown, "styling": [[""] * len(columns) for _row in data]}}
 

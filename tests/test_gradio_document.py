@@ -79,14 +79,17 @@ def test_the_middleware_rewrites_the_page_alone():
 
 
 def test_a_table_shows_its_numbers_as_the_page_prints_them():
-    frame = common.table([("by", 0.19, 2359296, None), ("the", float("nan"), 3, None)],
-                         ["token", "weight", "count", "note"])
+    frame = common.table([("by", 0.19, 0.1235, 2359296, None), ("the", 0.298, float("nan"), 3, None)],
+                         ["token", "weight", "P", "count", "note"])
     english = common.shown_table(frame)
-    assert english["data"][0][:3] == ["by", 0.19, 2359296]                 # an API caller still reads numbers
-    assert english["metadata"]["display_value"] == [["by", "0.190", "2,359,296", ""], ["the", "nan", "3", ""]]
+    assert english["data"][0][:4] == ["by", 0.19, 0.1235, 2359296]        # an API caller still reads numbers
+    # each float column with the decimals the tab rounded it to (0.19 beside 0.298: 0.190), counts grouped
+    assert english["metadata"]["display_value"] == [["by", "0.190", "0.1235", "2,359,296", ""],
+                                                    ["the", "0.298", "nan", "3", ""]]
     with i18n.use("es"):
         spanish = common.shown_table(frame)["metadata"]["display_value"]
-    assert spanish[0][:3] == ["by", "0,190", "2.359.296"]
+    assert spanish[0][:4] == ["by", "0,190", "0,1235", "2.359.296"]
+    assert common.shown_table(common.table([(0.5,)], ["x"], digits=3))["metadata"]["display_value"] == [["0.500"]]
     with i18n.use("es"):
         assert common.shown_table(common.table([(1.0 / 3,)], ["x"], formats={"x": "%.2f"}))[
             "metadata"]["display_value"] == [["0,33"]]
