@@ -212,24 +212,36 @@ def cell(value, digits: int = 3, printf: str | None = None) -> str:
     return str(value)
 
 
-def decimals(values) -> int:
-    """The decimals a column of floats was rounded to (the most any of them needs, at most numbers.MOST_DIGITS): a
-    column the tab rounded to 3 shows 0.19 as 0.190, as the heatmap beside it does."""
-    needed = [next((d for d in range(numbers.MOST_DIGITS) if round(v, d) == v), numbers.MOST_DIGITS)
+def decimals(values) -> int | None:
+    """The decimals a column of floats was rounded to (the most any of them needs), or None for a column the tab did
+    not round (a value needs more than numbers.MOST_DIGITS): a column rounded to 3 shows 0.19 as 0.190, as the
+    heatmap beside it does."""
+    needed = [next((d for d in range(numbers.MOST_DIGITS + 1) if round(v, d) == v), None)
               for v in values if isinstance(v, (float, np.floating)) and math.isfinite(v)]
-    return max(needed, default=0)
+    return None if None in needed else max(needed, default=0)
+
+
+def column_texts(values: list, digits: int | None = None, printf: str | None = None) -> list[str]:
+    """A table column's cells as the page prints them (`cell`): its floats with `digits` decimals, else with the
+    decimals the tab rounded them to, else (sizes it did not round: 5.55e-17 beside 0) all written one way as the
+    pages write such a column (engine.numbers.alike)."""
+    places = digits if digits is not None else decimals(values)
+    if places is None and printf is None:
+        floats = [i for i, v in enumerate(values) if isinstance(v, (float, np.floating)) and math.isfinite(v)]
+        written = dict(zip(floats, numbers.alike([values[i] for i in floats])))
+        return [written[i] if i in written else cell(v) for i, v in enumerate(values)]
+    return [cell(v, places if places is not None else 3, printf) for v in values]
 
 
 def shown_table(frame: pd.DataFrame) -> dict:
     """A table as gr.Dataframe's value: its numbers as data (an API caller reads numbers, as before) and the text
-    each cell shows (`cell`: Gradio's browser would write 0.190 as 0.19, in English's signs) as their display value,
-    made in the running context's language (an event's: gradio_tabs.common.localize_events)."""
+    each cell shows (`column_texts`: Gradio's browser would write 0.190 as 0.19, in English's signs) as their display
+    value, made in the running context's language (an event's: gradio_tabs.common.localize_events)."""
     digits, formats = frame.attrs.get("digits"), frame.attrs.get("formats") or {}
-    columns = [str(name) for name in frame.columns]
     data = frame.to_dict(orient="split")["data"]
-    places = [digits if digits is not None else decimals(row[i] for row in data) for i in range(len(columns))]
-    shown = [[cell(value, places[i], formats.get(name)) for i, (name, value) in enumerate(zip(columns, row))]
-             for row in data]
+    columns = [column_texts([row[i] for row in data], digits, formats.get(str(name)))
+               for i, name in enumerate(frame.columns)]
+    shown = [list(row) for row in zip(*columns)] if columns else [[] for _row in data]
     return {"headers": list(frame.columns), "data": data,
             "metadata": {"display_value": shown, "styling": [[""] * len(columns) for _row in data]}}
 

@@ -90,6 +90,9 @@ def test_a_table_shows_its_numbers_as_the_page_prints_them():
         spanish = common.shown_table(frame)["metadata"]["display_value"]
     assert spanish[0][:4] == ["by", "0,190", "0,1235", "2.359.296"]
     assert common.shown_table(common.table([(0.5,)], ["x"], digits=3))["metadata"]["display_value"] == [["0.500"]]
+    # sizes the tab did not round (a change that is rounding noise beside an exact 0): one way, as the page writes them
+    noise = common.table([(5.551115123125783e-17,), (0.0,)], ["largest change"])
+    assert [row[0] for row in common.shown_table(noise)["metadata"]["display_value"]] == ["5.55e-17", "0"]
     with i18n.use("es"):
         assert common.shown_table(common.table([(1.0 / 3,)], ["x"], formats={"x": "%.2f"}))[
             "metadata"]["display_value"] == [["0,33"]]
