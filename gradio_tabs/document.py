@@ -26,8 +26,10 @@ html[dir=rtl] .katex, html[dir=rtl] .katex-display, html[dir=rtl] pre, html[dir=
 html[dir=rtl] .table-wrap, html[dir=rtl] .prose table, html[dir=rtl] [data-testid=altair],
 html[dir=rtl] input[type=range], html[dir=rtl] input[type=number], html[dir=rtl] textarea, html[dir=rtl] .cm-editor
   { direction: ltr; unicode-bidi: isolate; }
-/* a table's block is marked dir="ltr" by Gradio: its label reads right to left, its numbers left to right */
+/* a table's block is marked dir="ltr" by Gradio: its label reads right to left, its cells (numbers, formulas) left
+   to right, a formula's cell too */
 html[dir=rtl] .table-container .header-row { direction: rtl; }
+html[dir=rtl] .table-wrap .prose { direction: ltr; text-align: left; }
 html[dir=rtl] .katex-display { text-align: center; }
 /* a chart's own words (an Arabic axis title with its brackets) read in the direction of their first letter: drawn
    as SVG in a right-to-left language (gradio_tabs.common.plot), each text element by itself */
