@@ -197,8 +197,9 @@ def table(rows, columns: list[str] | None = None, *, digits: int | None = None,
 
 def cell(value, digits: int = 3, printf: str | None = None) -> str:
     """One table cell as the page prints it, in the reader's language (engine.numbers: 0.190, 0,190 in Spanish):
-    a float with `digits` decimals (or its printf format), a whole number grouped, text as it is."""
-    if value is None:
+    a float with `digits` decimals (or its printf format), a whole number grouped, text as it is; a missing one (None,
+    or nan where a column of whole numbers has a gap: SmolLM2's tokens have no count) as an empty cell."""
+    if value is None or (isinstance(value, (float, np.floating)) and math.isnan(value)):
         return ""
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))

@@ -87,7 +87,8 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
             note = f" SmolLM2: {markup.markdown(error)}"
     summary = f"**{name}**. {counts_reading(shown)} P = {numbers.fixed(shown.top[0][1])}.{note}"
     chart = next_token_bars(bars, title=_("P(next token | '{context}')", context=prompt[-40:]))
-    return table(rows, ["model", "token", "P", "count"]), plot(chart), summary
+    # P with 3 decimals, as the bars beside it and the sentence write it (an API caller reads the 4 it is rounded to)
+    return table(rows, ["model", "token", "P", "count"], formats={"P": "%.3f"}), plot(chart), summary
 
 
 def from_link(values: Mapping[str, Any], with_smollm2: bool = False):
