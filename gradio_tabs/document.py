@@ -82,8 +82,10 @@ class DocumentLanguage:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
+        # the page is the root, whether the server writes a root_path (a proxy's prefix) into the path or not
         root = (scope.get("root_path") or "").rstrip("/")
-        if scope["type"] != "http" or scope.get("method") != "GET" or scope.get("path", "").rstrip("/") != root:
+        if scope["type"] != "http" or scope.get("method") != "GET" \
+                or scope.get("path", "").rstrip("/") not in ("", root):
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or [])
         language = page_language(scope.get("query_string", b""),

@@ -75,6 +75,9 @@ def test_the_middleware_rewrites_the_page_alone():
     assert b'lang="ar" dir="rtl"' in page.content and b'const locale = "ar"' in page.content
     assert b'const locale = "ko"' in client.get("/", headers={"accept-language": "ko-KR,ko"}).content
     assert client.get("/gradio_api/info").content == GRADIO_PAGE            # anything but the page: as it is
+    behind_a_proxy = TestClient(_served(GRADIO_PAGE), root_path="/space")
+    assert b'dir="rtl"' in behind_a_proxy.get("/space/?lang=ar").content
+    assert behind_a_proxy.get("/space/gradio_api/info").content == GRADIO_PAGE
     assert TestClient(_served(b"{}", "application/json")).get("/?lang=ar").content == b"{}"
 
 
