@@ -31,6 +31,7 @@ from engine.i18n import N_, _  # noqa: E402
 from gradio_tabs.common import (  # noqa: E402,F401  (engine_call importable)
     check_types, engine_call, localize_events, plain_api_labels, say, space_i18n, static,
 )
+from gradio_tabs.document import middleware as document_middleware  # noqa: E402
 from gradio_tabs.door import guard_inputs, middleware as door_middleware  # noqa: E402
 from gradio_tabs.take_home import take_home_box  # noqa: E402
 from ui.path import PATH  # noqa: E402
@@ -78,12 +79,11 @@ def serve(**options) -> None:
     """Queue and launch the app with its limits at the door: uploads of at most limits.GRADIO_MAX_UPLOAD_BYTES
     (Gradio's upload route refuses more while the file streams in), any other request body of at most
     limits.GRADIO_MAX_REQUEST_BYTES (gradio_tabs.door), two of one event at once; its static text (tab names,
-    labels, buttons) in the visitor's browser's language, from our catalogs (gradio_tabs.common.space_i18n)."""
-    demo.queue(default_concurrency_limit=2).launch(max_file_size=limits.GRADIO_MAX_UPLOAD_BYTES, theme=THEME,
-                                                   i18n=space_i18n(),
-
-                                                   show_error=True, app_kwargs={"middleware": door_middleware()},
-                                                   **options)
+    labels, buttons) in the visitor's language, from our catalogs (gradio_tabs.common.space_i18n): the link's ?lang=,
+    else the browser's, the page in Arabic right to left (gradio_tabs.document)."""
+    demo.queue(default_concurrency_limit=2).launch(
+        max_file_size=limits.GRADIO_MAX_UPLOAD_BYTES, theme=THEME, i18n=space_i18n(), show_error=True,
+        app_kwargs={"middleware": [*door_middleware(), *document_middleware()]}, **options)
 
 
 demo = build()

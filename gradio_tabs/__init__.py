@@ -12,7 +12,10 @@
     block_builder Block builder (a short live training, streamed)
     generate      Generate
     beyond_words  Beyond words
-    common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables
+    common        engine calls whose ValueError becomes gr.Error, whole numbers, charts, tables (shown as the
+                  page prints them), the reader's language per request
+    document      the served page in its reader's language (?lang=, else the browser's): <html lang dir>,
+                  the frontend's locale, Arabic right to left
     loaders       one loader per heavy object, built once per process
 
 `TABS` maps each page's URL name (ui.path.Idea.url) to the function that builds its tab inside

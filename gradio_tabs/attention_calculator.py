@@ -28,8 +28,8 @@ def from_link(values: Mapping[str, Any]):
     shown = engine_call(calculation, values)
     labels, q, result = shown.labels, shown.query, shown.result
     query = _("query")
-    weights = table(result.weights.round(3), labels).assign(**{query: labels})
-    context = table(result.context.round(3), [f"c[{i}]" for i in range(result.context.shape[1])])
+    weights = table(result.weights.round(3), labels, digits=3).assign(**{query: labels})
+    context = table(result.context.round(3), [f"c[{i}]" for i in range(result.context.shape[1])], digits=3)
     context.insert(0, _("token"), labels)
     summary = calculator_reading(result.weights[q], labels, q, d_k=result.d_k, scaled=bool(values["scaled"]),
                                  keys_are_inputs=not values["proj"])

@@ -171,6 +171,10 @@ def plot(spec: dict, width: int | None = None) -> PlotData:
     `width` (px) for a chart the Streamlit page stretches to its column: Vega's default is narrow."""
     if width is not None and "width" not in spec:
         spec = spec | {"width": width}
+    if i18n.current().direction == "rtl":
+        # drawn as SVG (vega-embed reads its options from the spec's usermeta), whose texts the page's style lets
+        # read in their own direction (gradio_tabs.document): on a canvas an Arabic title's brackets turn around
+        spec = spec | {"usermeta": (spec.get("usermeta") or {}) | {"embedOptions": {"renderer": "svg"}}}
     return PlotData(type="altair", plot=json.dumps(spec, default=_plain))
 
 
@@ -180,9 +184,67 @@ def chart(label: I18nData) -> gr.Plot:
     return gr.Plot(label=label, show_label=False)
 
 
-def table(rows, columns: list[str] | None = None) -> pd.DataFrame:
-    """Rows (dicts, or tuples with `columns`) as a DataFrame for gr.Dataframe; numbers stay numbers."""
-    return pd.DataFrame(list(rows), columns=columns)
+def table(rows, columns: list[str] | None = None, *, digits: int | None = None,
+          formats: dict[str, str] | None = None) -> pd.DataFrame:
+    """Rows (dicts, or tuples with `columns`) as a DataFrame for gr.Dataframe; numbers stay numbers (what an API
+    caller reads), and the browser shows them as the page prints them (`shown_table`): a float column with `digits`
+    decimals (None: as many as the tab rounded it to), a column named in `formats` by its printf format ("%.2f"), a
+    whole number grouped (2,359,296)."""
+    frame = pd.DataFrame(list(rows), columns=columns)
+    frame.attrs.update(digits=digits, formats=dict(formats or {}))
+    return frame
+
+
+def cell(value, digits: int = 3, printf: str | None = None) -> str:
+    """One table cell as the page prints it, in the reader's language (engine.numbers: 0.190, 0,190 in Spanish):
+    a float with `digits` decimals (or its printf format), a whole number grouped, text as it is; a missing one (None,
+    or nan where a column of whole numbers has a gap: SmolLM2's tokens have no count) as an empty cell."""
+    if value is None or (isinstance(value, (float, np.floating)) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return numbers.grouped(int(value)) if printf is None else numbers.localized(printf % value)
+    if isinstance(value, (float, np.floating)):
+        if printf is None or not math.isfinite(value):
+            return numbers.fixed(value, digits)
+        text = printf % value
+        return numbers.localized(text[1:] if text.startswith("-") and not text.strip("-0.") else text)
+    return str(value)
+
+
+def decimals(values) -> int | None:
+    """The decimals a column of floats was rounded to (the most any of them needs), or None for a column the tab did
+    not round (a value needs more than numbers.MOST_DIGITS): a column rounded to 3 shows 0.19 as 0.190, as the
+    heatmap beside it does."""
+    needed = [next((d for d in range(numbers.MOST_DIGITS + 1) if round(v, d) == v), None)
+              for v in values if isinstance(v, (float, np.floating)) and math.isfinite(v)]
+    return None if None in needed else max(needed, default=0)
+
+
+def column_texts(values: list, digits: int | None = None, printf: str | None = None) -> list[str]:
+    """A table column's cells as the page prints them (`cell`): its floats with `digits` decimals, else with the
+    decimals the tab rounded them to, else (sizes it did not round: 5.55e-17 beside 0) all written one way as the
+    pages write such a column (engine.numbers.alike)."""
+    places = digits if digits is not None else decimals(values)
+    if places is None and printf is None:
+        floats = [i for i, v in enumerate(values) if isinstance(v, (float, np.floating)) and math.isfinite(v)]
+        written = dict(zip(floats, numbers.alike([values[i] for i in floats])))
+        return [written[i] if i in written else cell(v) for i, v in enumerate(values)]
+    return [cell(v, places if places is not None else 3, printf) for v in values]
+
+
+def shown_table(frame: pd.DataFrame) -> dict:
+    """A table as gr.Dataframe's value: its numbers as data (an API caller reads numbers, as before) and the text
+    each cell shows (`column_texts`: Gradio's browser would write 0.190 as 0.19, in English's signs) as their display
+    value, made in the running context's language (an event's: gradio_tabs.common.localize_events)."""
+    digits, formats = frame.attrs.get("digits"), frame.attrs.get("formats") or {}
+    data = frame.to_dict(orient="split")["data"]
+    columns = [column_texts([row[i] for row in data], digits, formats.get(str(name)))
+               for i, name in enumerate(frame.columns)]
+    shown = [list(row) for row in zip(*columns)] if columns else [[] for _row in data]
+    return {"headers": list(frame.columns), "data": data,
+            "metadata": {"display_value": shown, "styling": [[""] * len(columns) for _row in data]}}
 
 
 def results(chart_label: I18nData, table_label: I18nData, **table_options) -> list:
@@ -205,7 +267,13 @@ def language_of(request: gr.Request | None) -> str:
     asked = [(getattr(request, "query_params", None) or {}).get(LANG_PARAM)]
     referer = headers.get("referer") or ""
     asked.append((parse_qs(urlsplit(referer).query).get(LANG_PARAM) or [None])[0])
-    asked.extend(tag.split(";")[0] for tag in (headers.get("accept-language") or "").split(","))
+    return chosen(asked, headers.get("accept-language"))
+
+
+def chosen(asked: list[str | None], accept_language: str | None) -> str:
+    """The first language of ours that `asked` (?lang= values, the strongest first) names, else the browser's
+    (an Accept-Language header, in its order), else English: the Streamlit app's order (ui/language.py)."""
+    asked = [*asked, *(tag.split(";")[0].strip() for tag in (accept_language or "").split(","))]
     for tag in asked:
         code = i18n.negotiate(tag) if tag else None
         if code is not None:
@@ -222,11 +290,14 @@ def _current_request() -> gr.Request | None:
         return None
 
 
-def in_language(fn):
+def in_language(fn, finish: Callable | None = None):
     """`fn` (an event's function) run in the language of the request that called it (engine.i18n.use: this call's
-    context alone, never the process's), whatever kind of function it is (plain, generator, async)."""
+    context alone, never the process's), whatever kind of function it is (plain, generator, async). `finish`, where
+    given, turns each of its results (a return, each step of a generator) into what Gradio is handed, in the same
+    language: its tables as they are shown (`shown_outputs`)."""
     if getattr(fn, "_in_language", False):
         return fn
+    done = finish or (lambda result: result)
     # a generator's steps may each run in a context of their own (Gradio runs a step per worker call): the language
     # found at its first step is set again before every step, never held across a yield
     if inspect.isasyncgenfunction(fn):
@@ -237,7 +308,7 @@ def in_language(fn):
             while True:
                 i18n.activate(code)
                 try:
-                    item = await steps.__anext__()
+                    item = done(await steps.__anext__())
                 except StopAsyncIteration:
                     return
                 yield item
@@ -245,7 +316,7 @@ def in_language(fn):
         @functools.wraps(fn)
         async def wrapped(*args, **kwargs):
             with i18n.use(language_of(_current_request())):
-                return await fn(*args, **kwargs)
+                return done(await fn(*args, **kwargs))
     elif inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
@@ -254,7 +325,7 @@ def in_language(fn):
             while True:
                 i18n.activate(code)
                 try:
-                    item = next(steps)
+                    item = done(next(steps))
                 except StopIteration as stop:
                     return stop.value
                 yield item
@@ -262,16 +333,47 @@ def in_language(fn):
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             with i18n.use(language_of(_current_request())):
-                return fn(*args, **kwargs)
+                return done(fn(*args, **kwargs))
     wrapped._in_language = True
     return wrapped
 
 
+def shown_outputs(outputs: list) -> Callable | None:
+    """For an event with these output components: a function that hands each table (a DataFrame bound for a
+    gr.Dataframe, as it is or in a gr.update) on as it is shown (`shown_table`); None where the event fills no table."""
+    tables = {i for i, component in enumerate(outputs) if isinstance(component, gr.Dataframe)}
+    if not tables:
+        return None
+
+    def shown(value):
+        if isinstance(value, pd.DataFrame):
+            return shown_table(value)
+        if isinstance(value, dict) and isinstance(value.get("value"), pd.DataFrame):
+            return value | {"value": shown_table(value["value"])}
+        return value
+
+    def finish(result):
+        if isinstance(result, dict) and not (result.get("__type__") == "update"):   # {component: value}
+            return {component: shown(value) if isinstance(component, gr.Dataframe) else value
+                    for component, value in result.items()}
+        if len(outputs) == 1:
+            return shown(result) if 0 in tables else result
+        if isinstance(result, (tuple, list)):
+            return type(result)(shown(value) if i in tables else value for i, value in enumerate(result))
+        return result
+    return finish
+
+
 def localize_events(demo: gr.Blocks) -> None:
-    """Every event of `demo` runs in its caller's language: the tab's sentences, charts, tables and errors."""
+    """Every event of `demo` runs in its caller's language: the tab's sentences, charts, tables and errors. A table
+    an event fills is read-only (Gradio's browser shows a table's display values only there; one an event also reads,
+    as the take-home box does, would otherwise be editable, and shown as raw numbers)."""
     for block_fn in demo.fns.values():
         if block_fn.fn is not None:
-            block_fn.fn = in_language(block_fn.fn)
+            block_fn.fn = in_language(block_fn.fn, shown_outputs(list(block_fn.outputs)))
+        for component in block_fn.outputs:
+            if isinstance(component, gr.Dataframe):
+                component.interactive = False
 
 
 def question(asked: str | Callable[[], str], lead: str | Callable[[], str] = "") -> gr.Markdown:

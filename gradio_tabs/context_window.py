@@ -41,8 +41,8 @@ def from_link(values: Mapping[str, Any]):
                 [attention, *map(float, shown.attended.context[t].round(3))]]
     bars = compare_bars({_("window k = {k}", k=k): shown.window, attention: shown.weights}, labels,
                         title=_(TAKES_TITLE, token=labels[t]), domain=(0, 1))
-    return (table(rows, [method, *labels]),
-            table(contexts, [method, *[f"c[{i}]" for i in range(shown.x.shape[1])]]),
+    return (table(rows, [method, *labels], digits=3),
+            table(contexts, [method, *[f"c[{i}]" for i in range(shown.x.shape[1])]], digits=3),
             plot(bars, width=480), engine_call(lambda: shown.reading))
 
 

@@ -26,6 +26,10 @@ ALL_WORDS = limits.VOCAB_SIZE_CHOICES[-1]
 WIDE = 480               # px of a bar chart the page stretches to its column
 
 
+# the page's tables and the bars beside them write a cosine with 3 decimals (0.847): the tables show as many (an API
+# caller still reads the 4 the numbers are rounded to)
+SHOWN_DIGITS = 3
+
 def _vocab(vocab_size) -> int:
     """The most frequent words searched (the engine checks the range and says it)."""
     return whole(vocab_size, 1, ALL_WORDS, "vocabulary size")
@@ -35,7 +39,8 @@ def analogy_from_link(values: Mapping[str, Any], k: int = ANSWERS_SHOWN):
     """The analogy endpoint's outputs for a page's typed link values: the `k` best answers and the sentence."""
     result = engine_call(analogy, values, engine_call(loaders.glove), k)
     rows = zip(result.words, result.scores.astype(float).round(4), result.cos_add.astype(float).round(4))
-    return table(rows, ["word", "score", "cos(w, b) - cos(w, a) + cos(w, c)"]), analogy_reading(result)
+    return (table(rows, ["word", "score", "cos(w, b) - cos(w, a) + cos(w, c)"], digits=SHOWN_DIGITS),
+            analogy_reading(result))
 
 
 def map_from_link(values: Mapping[str, Any]):
@@ -50,10 +55,10 @@ def map_from_link(values: Mapping[str, Any]):
                "nearest words": hover[w]} for w, (x, y) in zip(projection.words, projection.coords)]
     labels = [f"{p} → {q}" for p, q in offsets.pairs]
     cosines = table([[label, *map(float, row.round(4))] for label, row in zip(labels, offsets.cosines)],
-                    ["offset", *labels])
+                    ["offset", *labels], digits=SHOWN_DIGITS)
     drawn = embedding_map(projection.words, projection.coords, arrows=list(offsets.pairs), roles=shown.roles,
                           neighbours=hover, explained=projection.explained, size=480)
-    return plot(drawn), table(points), cosines, map_reading(shown)
+    return plot(drawn), table(points, digits=SHOWN_DIGITS), cosines, map_reading(shown)
 
 
 def neighbours_from_link(values: Mapping[str, Any], k: int = NEIGHBOURS_SHOWN):
@@ -62,7 +67,7 @@ def neighbours_from_link(values: Mapping[str, Any], k: int = NEIGHBOURS_SHOWN):
     total, found = engine_call(neighbours, values, engine_call(loaders.glove), k)
     rows = [{"word": w, "cosine": round(float(c), 4)} for w, c in found.pairs]
     bars = score_bars(found.words, found.cosines, title=_("nearest to {sum}", sum=total.text))
-    return table(rows), plot(bars, width=WIDE), neighbours_reading(total, found)
+    return table(rows, digits=SHOWN_DIGITS), plot(bars, width=WIDE), neighbours_reading(total, found)
 
 
 def from_link(values: Mapping[str, Any]):

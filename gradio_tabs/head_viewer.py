@@ -31,7 +31,7 @@ def from_link(values: Mapping[str, Any]):
     result, scored = engine_call(loaders.heads, values["text"])
     view = engine_call(head_view, values, result, scored)   # a pass past the token limit: the engine's sentence
     tokens = [t if t.strip() else repr(t) for t in view.tokens]
-    rows = table(view.alpha.astype(float).round(3), unique_labels(tokens))
+    rows = table(view.alpha.astype(float).round(3), unique_labels(tokens), digits=3)
     rows.insert(0, _("query"), tokens)
     summary = (_("Layer {layer}, head {head} of {layers} x {heads}: **{kind}**.", layer=view.layer, head=view.head,
                  layers=view.n_layer, heads=view.n_head, kind=_(TYPE_NAMES[view.kind])) + " "

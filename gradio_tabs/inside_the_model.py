@@ -104,7 +104,7 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
                          clean_target, corrupt_target)
     positions = unique_labels([f"{t}: {visible(a)}" + (f" / {visible(b)}" if a != b else "")
                                for t, (a, b) in enumerate(zip(result.clean_tokens, result.corrupt_tokens))])
-    rows = table(result.restored.T.astype(float).round(3), result.layers)
+    rows = table(result.restored.T.astype(float).round(3), result.layers, digits=3)
     rows.insert(0, "position", positions)
     layer, position = np.unravel_index(int(np.argmax(result.restored[:-1])), result.restored[:-1].shape)
     clean_said, corrupt_said = (md(visible(t)) for t in (result.clean_target_token,

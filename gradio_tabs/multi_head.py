@@ -33,7 +33,7 @@ def heads_from_link(values: Mapping[str, Any]):
     result, tokens = shown.result, shown.sentence.tokens
     shapes = [(_(step.name), f"${step.formula}$", " x ".join(map(str, step.shape)), step.count)
               for step in shape_trace(result)]
-    output = table(result.output.round(3), [f"out[{i}]" for i in range(result.output.shape[1])])
+    output = table(result.output.round(3), [f"out[{i}]" for i in range(result.output.shape[1])], digits=3)
     output.insert(0, _("token"), tokens)
     grid = head_grid([head.weights for head in result.heads], tokens, titles=shown.titles,
                      cell=34 if shown.h > 2 else 40, causal=bool(values["causal"]))

@@ -22,10 +22,10 @@ import numpy as np
 
 from engine.charts import export, text
 from engine.charts import handout as paper_handout
-from engine import i18n
+from engine import i18n, numbers
 from engine.charts.plain_formula import plain
 from engine.i18n import N_, _, ngettext
-from gradio_tabs.common import ERROR_TITLE, LANG_PARAM, engine_call, kept, language_of, refuse, say
+from gradio_tabs.common import ERROR_TITLE, LANG_PARAM, cell, column_texts, engine_call, kept, language_of, refuse, say
 
 from ui.path import Idea
 
@@ -56,23 +56,29 @@ def _spec(value) -> dict | None:
     return spec if isinstance(spec, dict) else None
 
 
-def _cell(value) -> str:
-    """A table cell as paper prints it: whole numbers with thousands separators, others to 4 significant digits, the
-    tab's inline LaTeX ($...$) as plain lines."""
+def _cell(value, shown: str | None = None) -> str:
+    """A table cell as paper prints it: a number as the tab shows it (`shown`, gradio_tabs.common.column_texts; else
+    with thousands separators, or to 4 significant digits), in the reader's signs; nan and nothing as an empty cell;
+    the tab's inline LaTeX ($...$) as plain lines."""
     if isinstance(value, (bool, np.bool_)) or value is None:
         return "" if value is None else str(value)
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, (float, np.floating)):
-        return "" if math.isnan(value) else f"{float(value):.4g}"
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return ""
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return shown if shown is not None else cell(value) if isinstance(value, (int, np.integer)) \
+            else numbers.localized(f"{float(value):.4g}")
     return re.sub(r"\$(.+?)\$", lambda found: " ".join(plain(found.group(1))), str(value))
 
 
 def _table(frame) -> paper_handout.Table | None:
-    """A gr.Dataframe's value (a pandas DataFrame) as the handout's table, cells as the tab prints them."""
+    """A gr.Dataframe's value (a pandas DataFrame) as the handout's table, cells as the tab shows them (each float
+    column with the decimals it was rounded to: 0.190 beside 0.298)."""
     if frame is None or not hasattr(frame, "columns") or frame.empty:
         return None
-    rows = tuple(tuple(_cell(value) for value in row) for row in frame.itertuples(index=False))
+    columns = [frame.iloc[:, i].tolist() for i in range(frame.shape[1])]
+    texts = [column_texts(values) for values in columns]
+    rows = tuple(tuple(_cell(values[r], shown[r]) for values, shown in zip(columns, texts))
+                 for r in range(frame.shape[0]))
     return paper_handout.Table(tuple(str(column) for column in frame.columns), rows)
 
 

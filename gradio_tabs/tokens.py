@@ -37,9 +37,11 @@ def _tokenizers(values: Mapping[str, Any]) -> list[tuple[str, object]]:
 
 
 def _chips(tokens: list[str], ids: list[int], unknown_id: int | None) -> str:
-    """Tokens as chips (HTML code spans): spaces as '␣', a word the corpus never uses struck through."""
-    return " ".join(f"<code>{'<s>' if i == unknown_id else ''}{html.escape(visible(t))}"
-                    f"{'</s>' if i == unknown_id else ''}</code>" for t, i in zip(tokens, ids))
+    """Tokens as chips (HTML code spans): spaces as '␣', a word the corpus never uses struck through; in the text's
+    order left to right in every language (an Arabic page would run them right to left)."""
+    return '<span dir="ltr">' + " ".join(f"<code>{'<s>' if i == unknown_id else ''}{html.escape(visible(t))}"
+                                         f"{'</s>' if i == unknown_id else ''}</code>"
+                                         for t, i in zip(tokens, ids)) + "</span>"
 
 
 def tokenized_from_link(values: Mapping[str, Any]):
@@ -85,7 +87,8 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
             note = f" SmolLM2: {markup.markdown(error)}"
     summary = f"**{name}**. {counts_reading(shown)} P = {numbers.fixed(shown.top[0][1])}.{note}"
     chart = next_token_bars(bars, title=_("P(next token | '{context}')", context=prompt[-40:]))
-    return table(rows, ["model", "token", "P", "count"]), plot(chart), summary
+    # P with 3 decimals, as the bars beside it and the sentence write it (an API caller reads the 4 it is rounded to)
+    return table(rows, ["model", "token", "P", "count"], formats={"P": "%.3f"}), plot(chart), summary
 
 
 def from_link(values: Mapping[str, Any], with_smollm2: bool = False):

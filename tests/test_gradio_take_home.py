@@ -130,6 +130,19 @@ def test_table_cells_print_as_a_reader_reads_them():
                                                                  "Q_m = X W^Q_m"]
 
 
+def test_a_handouts_table_prints_its_numbers_as_the_tab_shows_them():
+    """0.19 in a column the tab rounded to 3 decimals is 0.190 on paper as on screen; in Spanish 0,190 and 2.359.296
+    (gradio_tabs.common.shown_table)."""
+    import pandas as pd
+
+    from engine import i18n
+
+    frame = pd.DataFrame({"token": ["by", "the"], "weight": [0.19, 0.298], "count": [2359296, 3]})
+    assert take_home._table(frame).rows == (("by", "0.190", "2,359,296"), ("the", "0.298", "3"))
+    with i18n.use("es"):
+        assert take_home._table(frame).rows == (("by", "0,190", "2.359.296"), ("the", "0,298", "3"))
+
+
 def test_each_click_has_its_own_folder_and_old_ones_go(monkeypatch):
     import os
 

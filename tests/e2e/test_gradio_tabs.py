@@ -125,7 +125,86 @@ def test_a_browser_in_another_language_reads_the_spaces_labels_in_it(gradio_url,
         page.get_by_role("tab", name=part, exact=True).first.wait_for(timeout=30_000)
         page.get_by_role("button", name=button, exact=True).first.wait_for(timeout=30_000)
         assert "__i18n__" not in page.locator("body").inner_text()
+        assert page.evaluate("document.documentElement.dir") == ("rtl" if code == "ar" else "ltr")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"gradio-{code}.png"))
+    finally:
+        context.close()
+
+
+def _opened(browser, url: str, locale: str = "en-US", width: int = 1400):
+    """A fresh browser context reading `locale`, at `url`, once the Space's tabs are drawn."""
+    context = browser.new_context(locale=locale, viewport={"width": width, "height": 1200})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("button[role=tab]")
+    return context, page
+
+
+def test_the_links_language_wins_over_the_browsers_for_the_static_text_too(gradio_url, browser):
+    """?lang=ko in an English browser: the tabs and buttons (gr.I18n, translated in the browser) read Korean, as the
+    texts the events write do; one link, one language (gradio_tabs.document)."""
+    from engine import i18n
+
+    context, page = _opened(browser, gradio_url + "?lang=ko")
+    try:
+        with i18n.use("ko"):
+            part, button = i18n._("Language modelling"), i18n._("Predict the next token")
+        page.get_by_role("tab", name=part, exact=True).first.wait_for(timeout=30_000)
+        page.get_by_role("button", name=button, exact=True).first.wait_for(timeout=30_000)
+        assert page.get_by_role("tab", name="Language modelling", exact=True).count() == 0
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ko", "ltr"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "gradio-ko-link-en-browser.png"))
+    finally:
+        context.close()
+
+
+def test_arabic_runs_right_to_left_with_its_numbers_and_charts_left_to_right(gradio_url, browser):
+    """?lang=ar in an English browser: the document is Arabic and right to left, a translated tab name, the prose
+    right to left; the attention weights' table and the heatmap left to right, the chart's Arabic titles each in
+    their own direction."""
+    from engine import i18n
+
+    context, page = _opened(browser, gradio_url + "?lang=ar")
+    try:
+        with i18n.use("ar"):
+            part, title = i18n._("Attention"), i18n._("Attention calculator")
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+        page.get_by_role("tab", name=part, exact=True).first.click()
+        page.get_by_role("tab", name=title, exact=True).last.click()
+        settle(page)
+        panel = page.locator("[role=tabpanel]:visible").last
+        panel.locator(".table-wrap [role=gridcell]").first.wait_for()
+        panel.locator("svg.marks").first.wait_for()
+        direction = "element => getComputedStyle(element).direction"
+        assert panel.locator(".prose").first.evaluate(direction) == "rtl"
+        assert panel.locator(".table-wrap").first.evaluate(direction) == "ltr"
+        assert panel.locator("[data-testid=altair]").first.evaluate(direction) == "ltr"
+        assert panel.locator("svg.marks text").first.evaluate(
+            "element => getComputedStyle(element).unicodeBidi") == "plaintext"
+        assert "0.190" in panel.locator(".table-wrap").first.inner_text()
+        page.screenshot(path=str(SHOTS / "gradio-ar-attention.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_a_table_shows_its_numbers_as_the_heatmap_beside_it_does(gradio_url, browser):
+    """The attention weights' table in Spanish: 0,190 with its trailing zero and decimal comma, as the heatmap and
+    the sentence write it (Gradio's own table wrote 0.19)."""
+    from engine import i18n
+
+    context, page = _opened(browser, gradio_url + "?lang=es")
+    try:
+        with i18n.use("es"):
+            part, title = i18n._("Attention"), i18n._("Attention calculator")
+        page.get_by_role("tab", name=part, exact=True).first.click()
+        page.get_by_role("tab", name=title, exact=True).last.click()
+        settle(page)
+        table = page.locator("[role=tabpanel]:visible").last.locator(".table-wrap").first
+        table.locator("[role=gridcell]").first.wait_for()
+        cells = table.locator("[role=gridcell]").all_inner_texts()
+        assert "0,190" in [cell.strip() for cell in cells] and "0,19" not in [cell.strip() for cell in cells]
     finally:
         context.close()
