@@ -6,8 +6,8 @@ P(next token | context), cross-entropy on held-out ids, and sampling.
 """
 from __future__ import annotations
 
-from engine.i18n import _
-from engine.numbers import localized
+from engine.i18n import _, ngettext
+from engine.numbers import grouped, localized
 import math
 from typing import Callable, Iterator, Protocol, Sequence
 
@@ -43,6 +43,33 @@ class LanguageModel(Protocol):
         ...
 
 
+def _too_few(reader: str, n: int) -> str:
+    """check_ids's sentence for too few ids, a whole message for each reader it names."""
+    if reader == "the model":
+        return ngettext("The model needs at least {n} token to read.", "The model needs at least {n} tokens to read.",
+                        n, n=grouped(n))
+    if reader == "an n-gram model":
+        return ngettext("An n-gram model needs at least {n} token to read.",
+                        "An n-gram model needs at least {n} tokens to read.", n, n=grouped(n))
+    return ngettext("A model needs at least {n} token to read.", "A model needs at least {n} tokens to read.", n,
+                    n=grouped(n))
+
+
+def _too_many(reader: str, n: int, limit: int) -> str:
+    """check_ids's sentence for more ids than `limit`, a whole message for each reader it names."""
+    if reader == "the model":
+        return ngettext("That is {n} token; the model here reads at most {most} (the limit).",
+                        "That is {n} tokens; the model here reads at most {most} (the limit).", n, n=grouped(n),
+                        most=grouped(limit))
+    if reader == "an n-gram model":
+        return ngettext("That is {n} token; an n-gram model here reads at most {most} (the limit).",
+                        "That is {n} tokens; an n-gram model here reads at most {most} (the limit).", n,
+                        n=grouped(n), most=grouped(limit))
+    return ngettext("That is {n} token; a model here reads at most {most} (the limit).",
+                    "That is {n} tokens; a model here reads at most {most} (the limit).", n, n=grouped(n),
+                    most=grouped(limit))
+
+
 def check_ids(ids, vocab_size: int | None = None, *, limit: int | None = None, reader: str = "a model",
               at_least: int = 0) -> np.ndarray:
     """Token ids as a flat int64 array, each in [0, vocab_size), between `at_least` and `limit` of them.
@@ -54,9 +81,9 @@ def check_ids(ids, vocab_size: int | None = None, *, limit: int | None = None, r
     if array.ndim != 1:
         raise ValueError(_("Token ids must be one flat sequence."))
     if array.size < at_least:
-        raise ValueError(f"{reader[0].upper() + reader[1:]} needs at least {at_least} token(s) to read.")
+        raise ValueError(_too_few(reader, at_least))
     if limit is not None and array.size > limit:
-        raise ValueError(f"That is {array.size:,} tokens; {reader} here reads at most {limit:,} (the limit).")
+        raise ValueError(_too_many(reader, array.size, limit))
     if array.size and array.min() < 0:
         raise ValueError(_("Token ids cannot be negative: id {id} is outside the vocabulary.", id=int(array.min())))
     if array.size and vocab_size is not None and array.max() >= vocab_size:

@@ -86,7 +86,8 @@ def corpus_tokens(level: str):
                  "validation": tokenizers.id_array(tokenizer.encode(validation), tokenizer.vocab_size)}, meta)
 
     if level not in tokenizers.LEVELS:
-        raise ValueError(f"The token level must be one of {', '.join(tokenizers.LEVELS)}; not {level!r}.")
+        raise ValueError(i18n._("The token level must be one of {levels}; not {level}.",
+                                levels=", ".join(tokenizers.LEVELS), level=repr(level)))
     arrays, meta = cache.cached(f"tokens-{level}", build, params={"level": level}, inputs=plays.play_files(),
                                 code=_modules("language.corpus", "language.tokenizers"))
     tokenizer = tokenizers.tokenizer_from_arrays(
@@ -200,7 +201,8 @@ def analogy_accuracy(method: str) -> list[dict]:
         return {}, {"rows": rows}
 
     if method not in embeddings.METHODS:
-        raise ValueError(f"The analogy method must be one of {', '.join(embeddings.METHODS)}; not {method!r}.")
+        raise ValueError(i18n._("The analogy method must be one of {methods}; not {method}.",
+                                methods=", ".join(embeddings.METHODS), method=repr(method)))
     folder = embeddings.data_folder()
     _, meta = cache.cached(f"analogies-{method}", build, params={"method": method, "sizes": limits.VOCAB_SIZE_CHOICES},
                            inputs=[folder / embeddings.WORDS_FILE, folder / embeddings.VECTORS_FILE,
@@ -232,7 +234,8 @@ def pretrained_path(name: str) -> Path:
 
     models = pretrained.available_models()
     if name not in models:
-        raise ValueError(f"There is no model called {name!r} here; the models are: {', '.join(models)}.")
+        raise ValueError(i18n._("There is no model called {name} here; the models are: {models}.", name=repr(name),
+                                models=", ".join(models)))
     return models[name]
 
 
@@ -416,8 +419,8 @@ def generation_model(name: str, sources=None):
         return _read(sources).shipped_transformer()[0]
     if name in GENERATE_NGRAMS:
         return _read(sources).char_ngrams()[GENERATE_NGRAMS[name]]
-    raise ValueError(f"'{name[:40]}' is not in the link (a live model lives in one browser): put the shipped "
-                     "transformer or an n-gram first to ask about it.")
+    raise ValueError(i18n._("'{name}' is not in the link (a live model lives in one browser): put the shipped "
+                            "transformer or an n-gram first to ask about it.", name=name[:40]))
 
 
 def generation(name: str, prompt: str, temperature: float, top_k: int | None, length: int, seed: int, sources=None):

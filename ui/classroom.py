@@ -244,7 +244,7 @@ def _arrived(link: str, url_path: str) -> bool:
 
 def go_to(link: str, code: str | None) -> None:
     """Open 'page?query' (a followed link, a question's page), keeping the class in the link."""
-    path, _, query = link.partition("?")
+    path, _mark, query = link.partition("?")
     file = _page_file(path)
     if file is None:
         show_error(_("There is no page called '{path}'.", path=path))

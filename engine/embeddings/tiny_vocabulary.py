@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
+from engine.i18n import _
 
 VOCABULARY_FILE = Path(files("engine.embeddings") / "data" / "tiny_vocabulary.json")
 _WORD = re.compile(r"[a-z]+")
@@ -50,7 +51,8 @@ def load_vocabulary(path: str | Path = VOCABULARY_FILE) -> Vocabulary:
     words = tuple(data["words"])
     vectors = np.array([data["words"][w] for w in words], dtype=float)
     if vectors.shape != (len(words), len(features)):
-        raise ValueError(f"Every word in {Path(path).name} needs {len(features)} numbers, one per feature.")
+        raise ValueError(_("Every word in {file} needs {n} numbers, one per feature.", file=Path(path).name,
+                           n=len(features)))
     vectors.setflags(write=False)
     return Vocabulary(features=features, words=words, vectors=vectors)
 
@@ -67,15 +69,17 @@ def embed(sentence: str, vocabulary: Vocabulary | None = None) -> EmbeddedSenten
     if not tokens and str(sentence).strip():   # '99999999' is not empty: it has no word of letters
         shown = str(sentence).strip()
         shown = shown if len(shown) <= 30 else shown[:29] + "…"
-        raise ValueError(f"The sentence '{shown}' has no words: only letters a-z make words here (digits and "
-                         "punctuation are left out). Type a few words, for example 'the owl saw the cat'.")
+        raise ValueError(_("The sentence '{sentence}' has no words: only letters a-z make words here (digits and "
+                           "punctuation are left out). Type a few words, for example 'the owl saw the cat'.",
+                           sentence=shown))
     if not tokens:
-        raise ValueError("The sentence is empty: type a few words, for example 'the owl saw the cat'.")
+        raise ValueError(_("The sentence is empty: type a few words, for example 'the owl saw the cat'."))
     if len(tokens) > limits.MAX_SENTENCE_WORDS:
-        raise ValueError(f"The sentence has {len(tokens)} words; the limit is {limits.MAX_SENTENCE_WORDS}.")
+        raise ValueError(_("The sentence has {n} words; the limit is {most}.", n=len(tokens),
+                           most=limits.MAX_SENTENCE_WORDS))
     unknown = [t for t in tokens if t not in vocabulary.words]
     if unknown:
         listed = ", ".join(sorted(set(unknown)))
-        raise ValueError(f"This tiny vocabulary has no vector for: {listed}. "
-                         f"Use only these words: {', '.join(vocabulary.words)}.")
+        raise ValueError(_("This tiny vocabulary has no vector for: {unknown}. Use only these words: {words}.",
+                           unknown=listed, words=", ".join(vocabulary.words)))
     return EmbeddedSentence(tokens=tokens, x=np.array([vocabulary.vector(t) for t in tokens]))

@@ -164,7 +164,7 @@ def repeated_random_tokens(length: int, *, seed: int, low: int, high: int, start
     if not 2 <= length <= limits.INDUCTION_MAX_LENGTH:
         raise ValueError(_("The random sequence must have 2 to {most} tokens.", most=limits.INDUCTION_MAX_LENGTH))
     if not 0 <= low < high or high - low < length:
-        raise ValueError("The id range must hold at least as many ids as the sequence is long.")
+        raise ValueError(_("The id range must hold at least as many ids as the sequence is long."))
     rng = np.random.default_rng(seed)
     once = rng.choice(np.arange(low, high), size=length, replace=False)
     prefix = [] if start is None else [start]

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from engine import limits, lm
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine.numbers import grouped
 from engine.interpret.choices import MODES  # torch-free: the page's spec reads it at import
 from engine.machinery.machine_slots import MachineLine, lock_folder
@@ -77,7 +77,7 @@ class _Runner:
 
     def encode(self, text: str) -> list[int]:
         if self.tokenizer is None:
-            raise ValueError("This model has no tokenizer to read a text: pass token ids.")
+            raise ValueError(_("This model has no tokenizer to read a text: pass token ids."))
         return list(self.tokenizer.encode(text))
 
     def display(self, token_id: int) -> str:
@@ -448,7 +448,7 @@ class HeadEffects:
 
 # the heavy questions (a pass per head, a pass per patched cell) take turns on the machine, as trainings do
 HEAVY_LINE = MachineLine(limits.MAX_HEAVY_CALLS_PER_MACHINE, limits.MAX_WAITING_HEAVY_CALLS,
-                         "runs of the model per head or per patched cell", lock_folder() / "heavy")
+                         N_("runs of the model per head or per patched cell"), lock_folder() / "heavy")
 
 
 def head_effects(model, ids, target, *, mode: str = "zero", reference_ids=None) -> HeadEffects:

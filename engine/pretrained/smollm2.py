@@ -23,6 +23,8 @@ from typing import Sequence
 import numpy as np
 
 from engine import limits, lm
+from engine.i18n import _
+from engine.numbers import grouped
 from engine.machinery import cache
 from engine.pretrained import gguf_file, gguf_tokenizer
 from engine.pretrained.gguf_file import Config, model_path, read_gguf
@@ -188,7 +190,7 @@ class NextTokenDistribution:
 def next_token_distribution(text: str, k: int = 10, *, model: Llama | None = None) -> NextTokenDistribution:
     """The top k of P(w | text) = softmax(z_T), z_T the logits at the text's last token."""
     if not isinstance(k, (int, np.integer)) or not 1 <= k <= limits.PRETRAINED_MAX_TOP_K:
-        raise ValueError(f"Show between 1 and {limits.PRETRAINED_MAX_TOP_K} candidate tokens.")
+        raise ValueError(_("Show between 1 and {most} candidate tokens.", most=limits.PRETRAINED_MAX_TOP_K))
     model = model or load()
     ids, original = model.encode_text(text, keep="end")
     probs = model.next_token_probs(ids)
@@ -203,13 +205,13 @@ def next_token_distribution(text: str, k: int = 10, *, model: Llama | None = Non
 def candidate_probabilities(text: str, candidates: Sequence[str], *, model: Llama | None = None) -> dict[str, float]:
     """P(candidate's first token | text) for each candidate word, e.g. ' he', ' she', ' they'."""
     model = model or load()
-    ids, _ = model.encode_text(text, keep="end")
+    ids, _original = model.encode_text(text, keep="end")
     probs = model.next_token_probs(ids)
     result = {}
     for candidate in candidates:
         candidate_ids = model.tokenizer.encode(candidate)
         if not candidate_ids:
-            raise ValueError("Each candidate must contain at least one character.")
+            raise ValueError(_("Each candidate must contain at least one character."))
         result[candidate] = float(probs[candidate_ids[0]])
     return result
 
@@ -252,10 +254,10 @@ def score_text(text: str, *, model: Llama | None = None) -> BitsPerCharacter:
     and the total covers all of its characters: comparable across tokenizers.
     """
     if not isinstance(text, str) or not text:
-        raise ValueError("Bits per character needs a text with at least one character.")
+        raise ValueError(_("Bits per character needs a text with at least one character."))
     if len(text) > limits.PRETRAINED_MAX_EVAL_CHARS:
-        raise ValueError(f"The text has {len(text):,} characters; scoring is limited to "
-                         f"{limits.PRETRAINED_MAX_EVAL_CHARS:,} here.")
+        raise ValueError(_("The text has {n} characters; scoring is limited to {most} here.", n=grouped(len(text)),
+                           most=grouped(limits.PRETRAINED_MAX_EVAL_CHARS)))
     model = model or load()
     total, count = model._nats(model.tokenizer.encode(text))
     nats_per_token = total / count
@@ -282,18 +284,19 @@ def contextual_vectors(text: str, word: str, *, model: Llama | None = None) -> C
     import re
 
     if not isinstance(word, str) or not word.strip():
-        raise ValueError("Type the word to follow through the layers.")
+        raise ValueError(_("Type the word to follow through the layers."))
     model = model or load()
     text = _check_prompt(text)
     found = re.search(rf"(?<!\w){re.escape(word.strip())}(?!\w)", text, flags=re.IGNORECASE)
     if found is None:
-        raise ValueError(f"The word '{word.strip()}' does not appear in the sentence.")
+        raise ValueError(_("The word '{word}' does not appear in the sentence.", word=word.strip()))
     ids, offsets = model.tokenizer.encode_with_offsets(text)
     if len(ids) >= limits.PRETRAINED_MAX_TOKENS:
-        raise ValueError(f"The sentence has {len(ids)} tokens; the limit is {limits.PRETRAINED_MAX_TOKENS - 1}.")
+        raise ValueError(_("The sentence has {n} tokens; the limit is {most}.", n=grouped(len(ids)),
+                           most=grouped(limits.PRETRAINED_MAX_TOKENS - 1)))
     positions = [1 + t for t, (start, end) in enumerate(offsets) if start < found.end() and end > found.start()]
     ids = [model.start_id] + ids
-    _, hidden, _ = model._run(ids, keep_weights=False)          # the hidden states only: no weights, no logits
+    _logits, hidden, _weights = model._run(ids, keep_weights=False)   # the hidden states only: no weights, no logits
     return ContextualVectors(text=text, word=found.group(0), tokens=[model.tokenizer.display(i) for i in ids],
                              word_positions=positions, vectors=hidden.numpy()[:, positions, :].mean(axis=1))
 

@@ -47,6 +47,7 @@ import numpy as np
 import torch
 
 from engine import limits
+from engine.i18n import _
 from engine.pretrained.llama import Llama, rms_norm
 
 FORMATS = ("float32", "float16", "bfloat16", "int8", "int4")
@@ -136,7 +137,8 @@ class Matrix:
                 self.apply = quantize_dynamic(torch.nn.Sequential(linear),
                                               {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)[0]
         else:
-            raise ValueError(f"A matrix format is one of {', '.join(FORMATS[1:])}, not {number_format!r}.")
+            raise ValueError(_("A matrix format is one of {formats}, not {value}.", formats=", ".join(FORMATS[1:]),
+                               value=repr(number_format)))
 
     def __rmatmul__(self, x: torch.Tensor) -> torch.Tensor:
         return self.apply(x)
@@ -164,8 +166,8 @@ class FormattedLlama(Llama):
         kinds = {name: kind for name, (kind, _) in stored.items()}
         wanted = [f"blk.{i}.{FILE_NAMES[m]}.weight" for i in range(len(model.blocks)) for m in MATRICES]
         if not stored or any(kinds.get(name) != "Q4_1" for name in wanted) or kinds.get(output) != "Q8_0":
-            raise ValueError(f"The int4 format runs the file's own numbers: it needs a GGUF file with Q4_1 matrices "
-                             f"and a Q8_0 output layer, as SmolLM2's; {model.name} is stored otherwise.")
+            raise ValueError(_("The int4 format runs the file's own numbers: it needs a GGUF file with Q4_1 matrices "
+                               "and a Q8_0 output layer, as SmolLM2's; {model} is stored otherwise.", model=model.name))
         self.blocks = [dataclasses.replace(block, **{name: FileMatrix(stored[f"blk.{i}.{FILE_NAMES[name]}.weight"][1])
                                                      for name in MATRICES}) for i, block in enumerate(model.blocks)]
         self.output_matrix = FileOutputMatrix(stored[output][1])
@@ -179,7 +181,8 @@ class FormattedLlama(Llama):
 def formatted(model: Llama, number_format: str) -> Llama:
     """`model` with its matrices in `number_format` (float32: the model itself)."""
     if number_format not in FORMATS:
-        raise ValueError(f"The weights' format is one of {', '.join(FORMATS)}, not {number_format!r}.")
+        raise ValueError(_("The weights' format is one of {formats}, not {value}.", formats=", ".join(FORMATS),
+                           value=repr(number_format)))
     if number_format == "float32":
         return model
     return FormattedLlama(model, number_format)

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from engine.i18n import _, ngettext
+from engine.numbers import grouped
 from engine.lm import Tokenizer, draw
 from engine.transformer.model import LayerCache, TransformerLM
 
@@ -25,10 +26,10 @@ class TransformerLanguageModel:
 
     def __post_init__(self) -> None:
         if self.rolling_cache and self.model.config.positional != "rotary":
-            raise ValueError("Only a model with rotary positions can keep a rolling cache.")
+            raise ValueError(_("Only a model with rotary positions can keep a rolling cache."))
         if self.tokenizer.vocab_size != self.model.config.vocab_size:
-            raise ValueError(f"The tokenizer has {self.tokenizer.vocab_size} tokens but the model was built for "
-                             f"{self.model.config.vocab_size}.")
+            raise ValueError(_("The tokenizer has {n} tokens but the model was built for {built}.",
+                               n=grouped(self.tokenizer.vocab_size), built=grouped(self.model.config.vocab_size)))
         self.model.train(False)
 
     def next_token_probs(self, context: Sequence[int]) -> np.ndarray:
@@ -105,8 +106,8 @@ class CachedReader:
 
     def __init__(self, lm: TransformerLanguageModel, rolling: bool = False):
         if rolling and lm.model.config.positional != "rotary":
-            raise ValueError("Only a model with rotary positions can keep its cache as the window slides: "
-                             "with learned or sinusoidal positions every token's position changes.")
+            raise ValueError(_("Only a model with rotary positions can keep its cache as the window slides: "
+                               "with learned or sinusoidal positions every token's position changes."))
         self.lm, self.causal, self.rolling = lm, lm.model.config.causal, rolling
         self.ids: list[int] = []
         self.cache: list[LayerCache] = []

@@ -23,6 +23,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from engine.i18n import _
+from engine.numbers import grouped
 from engine.transformer.positional import sinusoid_frequencies
 from engine.transformer.config import ROTARY_BASE, TransformerConfig, check_buildable
 
@@ -315,8 +317,8 @@ class TransformerLM(nn.Module):
         """
         B, T = idx.shape
         if start + T > self.config.context_length:
-            raise ValueError(f"The model reads at most {self.config.context_length} tokens at once; "
-                             f"got {start + T}.")
+            raise ValueError(_("The model reads at most {most} tokens at once; got {n}.",
+                               most=grouped(self.config.context_length), n=grouped(start + T)))
         x = self.token_embedding(idx)                                  # (B, T, d)
         if self.config.positional == "learned":
             x = x + self.position_embedding(torch.arange(start, start + T, device=idx.device))
@@ -347,10 +349,11 @@ class TransformerLM(nn.Module):
         tokens' keys and values to its cache, so a step of generation costs one token, not T.
         """
         if not self.config.causal:
-            raise ValueError("Only a causal model can be read incrementally: without the mask, "
-                             "every new token changes the vectors of the tokens before it.")
+            raise ValueError(_("Only a causal model can be read incrementally: without the mask, "
+                               "every new token changes the vectors of the tokens before it."))
         if len(cache) != len(self.blocks):
-            raise ValueError(f"The cache has {len(cache)} layers; the model has {len(self.blocks)} blocks.")
+            raise ValueError(_("The cache has {layers} layers; the model has {blocks} blocks.", layers=len(cache),
+                               blocks=len(self.blocks)))
         x = self.embed(idx, start=cache[0].length)
         for block, layer in zip(self.blocks, cache):
             x = block(x, cache=layer).output

@@ -232,8 +232,9 @@ def permutation_check(x, perm, encoding="none", *, W_q=None, W_k=None, W_v=None,
 def _check_base(base: float) -> float:
     base = float(base)
     if not np.isfinite(base) or not limits.MIN_SINUSOID_BASE <= base <= limits.MAX_SINUSOID_BASE:
-        raise ValueError(f"The rotary base must be between {limits.MIN_SINUSOID_BASE:g} and "
-                         f"{limits.MAX_SINUSOID_BASE:g}; got {base:g}.")
+        raise ValueError(_("The rotary base must be between {least} and {most}; got {base}.",
+                           least=localized(f"{limits.MIN_SINUSOID_BASE:g}"),
+                           most=localized(f"{limits.MAX_SINUSOID_BASE:g}"), base=localized(f"{base:g}")))
     return base
 
 
@@ -249,12 +250,12 @@ def rotate(x, positions, base: float = SINUSOID_BASE) -> np.ndarray:
     if x.ndim == 1:
         x = x[None, :]
     if x.ndim != 2 or x.shape[1] < 2 or x.shape[1] % 2:
-        raise ValueError("Rotary positions turn coordinates in pairs: give rows of an even width d (2 or more).")
+        raise ValueError(_("Rotary positions turn coordinates in pairs: give rows of an even width d (2 or more)."))
     positions = np.asarray(positions)
     if positions.shape != (x.shape[0],) or not np.issubdtype(positions.dtype, np.integer):
-        raise ValueError(f"Give one whole-number position per row: {x.shape[0]} of them.")
+        raise ValueError(_("Give one whole-number position per row: {n} of them.", n=x.shape[0]))
     if not np.all(np.isfinite(x)):
-        raise ValueError("The vectors must hold finite numbers.")
+        raise ValueError(_("The vectors must hold finite numbers."))
     d = x.shape[1]
     theta = 1.0 / _check_base(base) ** (2 * np.arange(d // 2) / d)                  # (d/2,)
     angles = positions.astype(np.float64)[:, None] * theta[None, :]                  # (T, d/2)
@@ -268,7 +269,7 @@ def rotary_scores(q, k, T: int, base: float = SINUSOID_BASE) -> np.ndarray:
     depends on the offset i - j only (every diagonal is constant): the position page's RoPE picture."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     if q.ndim != 1 or q.shape != k.shape:
-        raise ValueError("q and k must be two vectors of the same length.")
+        raise ValueError(_("q and k must be two vectors of the same length."))
     _check_table_size(T, max(q.size, 1))
     positions = np.arange(T)
     Q = rotate(np.tile(q, (T, 1)), positions, base)                                    # (T, d)
@@ -283,6 +284,6 @@ def diagonal_spread(M) -> np.ndarray:
     """
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError("Give a square table (T x T).")
+        raise ValueError(_("Give a square table (T x T)."))
     T = M.shape[0]
     return np.array([np.ptp(np.diagonal(M, offset=-k)) for k in range(-(T - 1), T)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from engine import limits
+from engine.i18n import _
+from engine.numbers import grouped
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -30,20 +32,23 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= limits.MAX_TRAIN_BATCH:
-            raise ValueError(f"The batch must hold 1 to {limits.MAX_TRAIN_BATCH} sequences; it is {self.batch_size}.")
+            raise ValueError(_("The batch must hold 1 to {most} sequences; it is {size}.", most=limits.MAX_TRAIN_BATCH,
+                               size=self.batch_size))
         if not 1 <= self.max_steps <= limits.MAX_TRAIN_STEPS:
-            raise ValueError(f"A run takes 1 to {limits.MAX_TRAIN_STEPS:,} steps; it is {self.max_steps}.")
+            raise ValueError(_("A run takes 1 to {most} steps; it is {steps}.", most=grouped(limits.MAX_TRAIN_STEPS),
+                               steps=self.max_steps))
         if self.max_seconds is not None and not 0 < self.max_seconds:
-            raise ValueError("The time budget must be a positive number of seconds.")
+            raise ValueError(_("The time budget must be a positive number of seconds."))
         if not (0 < self.learning_rate < 1 and 0 <= self.min_learning_rate <= self.learning_rate):
-            raise ValueError("The learning rate must lie between 0 and 1, with its floor no higher than its peak.")
+            raise ValueError(_("The learning rate must lie between 0 and 1, with its floor no higher than its peak."))
         if self.warmup_steps < 0 or self.eval_every < 1 or self.eval_batches < 1:
-            raise ValueError("Warm-up steps must be 0 or more, and evaluation every 1 or more steps "
-                             "on 1 or more batches.")
+            raise ValueError(_("Warm-up steps must be 0 or more, and evaluation every 1 or more steps "
+                               "on 1 or more batches."))
         if self.grad_clip <= 0:
-            raise ValueError("The gradient clip must be a positive norm.")
+            raise ValueError(_("The gradient clip must be a positive norm."))
         if self.precision not in PRECISIONS:
-            raise ValueError(f"The precision must be one of {', '.join(PRECISIONS)}; it is {self.precision!r}.")
+            raise ValueError(_("The precision must be one of {choices}; it is {value}.", choices=", ".join(PRECISIONS),
+                               value=repr(self.precision)))
 
     def to_dict(self) -> dict:
         return asdict(self)

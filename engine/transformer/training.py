@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from engine.i18n import _
+from engine.i18n import N_, _
 from engine.numbers import grouped
 from engine import limits
 from engine.transformer.config import TransformerConfig, count_parameters
@@ -82,15 +82,23 @@ def mixed_precision(precision: str) -> bool:
     return precision == "bfloat16"
 
 
+_ID_SENTENCES = {   # token_tensor's `what` -> its sentences (one long sequence; inside the vocabulary)
+    "training": (N_("The training ids must be one long sequence."),
+                 N_("The training ids use tokens outside the model's vocabulary of {n}.")),
+    "held-out": (N_("The held-out ids must be one long sequence."),
+                 N_("The held-out ids use tokens outside the model's vocabulary of {n}.")),
+}
+
+
 def token_tensor(ids: Sequence[int] | np.ndarray, vocab_size: int, what: str) -> torch.Tensor:
     """A copy of the ids (shared arrays stay read-only) in the smallest type that holds the
     vocabulary: uint8 for characters, so a training keeps 4 MB of corpus, not 35."""
     array = np.asarray(ids)
     if array.ndim != 1:
-        raise ValueError(f"The {what} ids must be one long sequence.")
+        raise ValueError(_(_ID_SENTENCES[what][0]))
     if array.size and (not np.issubdtype(array.dtype, np.integer) or int(array.min()) < 0
                        or int(array.max()) >= vocab_size):
-        raise ValueError(f"The {what} ids use tokens outside the model's vocabulary of {vocab_size}.")
+        raise ValueError(_(_ID_SENTENCES[what][1], n=grouped(vocab_size)))
     return torch.tensor(id_array(array, vocab_size))
 
 

@@ -16,6 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Callable
 
 from engine import limits
+from engine.i18n import N_, _
 from engine.machinery.machine_slots import MachineSlots
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class TrainingGate:
 
     POLL_S = 0.2
 
-    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None, what: str = "trainings"):
+    def __init__(self, slots: int, max_waiting: int, machine: MachineSlots | None = None, what: str = N_("trainings")):
         self.slots, self.max_waiting, self.machine, self.what = slots, max_waiting, machine, what
         self._condition = threading.Condition()
         self._running: dict[int, int | None] = {}   # ticket -> machine slot it holds
@@ -44,8 +45,9 @@ class TrainingGate:
     def join(self, ticket: int) -> None:
         with self._condition:
             if len(self._waiting) >= self.max_waiting:
-                raise ValueError(f"{len(self._running)} {self.what} are running and {len(self._waiting)} are waiting, "
-                                 "the most this server allows. Try again in a minute.")
+                raise ValueError(_("{n} {what} are running and {waiting} are waiting, the most this server allows. "
+                                   "Try again in a minute.", n=len(self._running), what=_(self.what),
+                                   waiting=len(self._waiting)))
             self._waiting.append(ticket)
 
     def position(self, ticket: int) -> int:

@@ -763,3 +763,13 @@ def test_a_free_question_is_plain_text(data):
                                                          "**bold**"]
     assert not any(rendered_leaks(label, "[a link](http://b.invalid) https://b.invalid/y **bold**")
                    for label in labels[:3])
+
+
+def test_a_link_to_a_page_that_is_not_there_is_a_sentence(monkeypatch):
+    """go_to's refusal of an unknown page (its `_` once was the link's '?', so the refusal raised TypeError)."""
+    from ui import classroom
+
+    said = []
+    monkeypatch.setattr(classroom, "show_error", said.append)
+    classroom.go_to("nowhere?n=3", None)
+    assert said == ["There is no page called 'nowhere'."]
