@@ -10,10 +10,10 @@ import numpy as np
 from engine import limits
 from engine.chapter.beyond import (
     FIT_NAMES, LEAD, MAX_SEED, OVERLAY_NAMES, PAGE, PICTURE_NAMES, SOUND_NAMES, UNTRAINED_RESIDUES, audio, image,
-    protein, shown_name,
+    NOTE_NAMES, protein, shown_name,
 )
 from engine.charts.heatmaps import heatmap_spec
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_with_frames
 from engine.beyond.modalities import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, load_image, patch_grid_position, read_wav, weight_by_segment,
@@ -38,7 +38,7 @@ def image_from_link(values: Mapping[str, Any], pixels=None, result=None):
     height, width = patches.image.shape[:2]
     overlay = patch_overlay(data_url(patches.image), height, width, patches.rows, patches.cols, shown.patch, weights,
                             query, style=values["overlay"], display_width=min(500, max(320, 4 * width)))
-    return (plot(overlay), table(rows, ["patch", "row", "column", "weight"]),
+    return (plot(overlay), table(rows, [pgettext("chart field", "patch"), _("row"), _("column"), _("weight")]),
             f"{shown.sizes} {shown.itself} {shown.cost}")
 
 
@@ -66,12 +66,14 @@ def audio_from_link(values: Mapping[str, Any], signal=None, result=None):
     typed link values (`signal`: an upload; engine.chapter.beyond.audio)."""
     heard = engine_call(audio, values, signal, result)
     spec, signal, query, weights = heard.result.source, heard.signal, heard.query, heard.weights
-    notes = [{"part": label, "total weight": round(w, 4)}
+    notes = [{_("part"): shown_name(NOTE_NAMES, label), _("total weight"): round(w, 4)}
              for label, w in weight_by_segment(spec.times, signal.segments, weights)]
-    frames = [{"frame": j, "time (s)": round(float(spec.times[j]), 3), "weight": round(w, 4)}
+    frames = [{_("frame"): j, _("time (s)"): round(float(spec.times[j]), 3), _("weight"): round(w, 4)}
               for j, w in heard.result.strongest_others(query, 5)]
-    chart = spectrogram_with_frames(spec, query, weights, signal.segments)
-    return (plot(chart), table(notes, ["part", "total weight"]), table(frames, ["frame", "time (s)", "weight"]),
+    parts = tuple((shown_name(NOTE_NAMES, part), start, end) for part, start, end in signal.segments)   # as read
+    chart = spectrogram_with_frames(spec, query, weights, parts)
+    return (plot(chart), table(notes, [_("part"), _("total weight")]),
+            table(frames, [_("frame"), _("time (s)"), _("weight")]),
             (signal.sample_rate, signal.samples.astype(np.float32)), f"{heard.sizes} {heard.spread} {heard.cost}")
 
 
@@ -98,14 +100,14 @@ def residue_from_link(values: Mapping[str, Any], result=None):
     read = engine_call(protein, values, result)
     labels, residue = read.labels, read.query
     L = len(labels)
-    rows = [{"residue": labels[j], "weight": round(w, 4)} for j, w in read.result.strongest_others(residue, 5)]
+    rows = [{_("residue"): labels[j], _("weight"): round(w, 4)} for j, w in read.result.strongest_others(residue, 5)]
     chart = heatmap_spec(read.result.attention.weights, labels, labels, title=_("α: row = residue attending"),
                          cell=28 if L <= 30 else max(6, 840 // L), digits=2, x_title=_("residue attended to"),
                          y_title=_("residue attending"))
-    partner = (_("{residue}'s strongest partner: {partner}.", residue=labels[residue], partner=rows[0]["residue"])
+    partner = (_("{residue}'s strongest partner: {partner}.", residue=labels[residue], partner=rows[0][_("residue")])
                if rows else _("{residue}'s strongest partner: itself.", residue=labels[residue]))
     summary = f"{read.sizes} {partner} {_(UNTRAINED_RESIDUES)} {read.cost}"
-    return plot(chart), table(rows, ["residue", "weight"]), summary
+    return plot(chart), table(rows, [_("residue"), _("weight")]), summary
 
 
 def residue_attention_tab(sequence: str, d: float, seed: float, residue: float):

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 from engine import limits
 from engine.chapter.embeddings import (
     ANSWERS_SHOWN, DEFAULT_VOCAB, EXTRA_HELP, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_HEADING, NEIGHBOURS_SHOWN,
@@ -39,7 +39,7 @@ def analogy_from_link(values: Mapping[str, Any], k: int = ANSWERS_SHOWN):
     """The analogy endpoint's outputs for a page's typed link values: the `k` best answers and the sentence."""
     result = engine_call(analogy, values, engine_call(loaders.glove), k)
     rows = zip(result.words, result.scores.astype(float).round(4), result.cos_add.astype(float).round(4))
-    return (table(rows, ["word", "score", "cos(w, b) - cos(w, a) + cos(w, c)"], digits=SHOWN_DIGITS),
+    return (table(rows, [_("word"), _("score"), "cos(w, b) - cos(w, a) + cos(w, c)"], digits=SHOWN_DIGITS),
             analogy_reading(result))
 
 
@@ -51,11 +51,12 @@ def map_from_link(values: Mapping[str, Any]):
     projection, offsets = shown.projection, shown.offsets
     nearest = E.nearest_many(wv, projection.words, k=HOVER_NEIGHBOURS, vocab_size=values["vocab"])
     hover = {w: ", ".join(n.words) for w, n in zip(projection.words, nearest)}
-    points = [{"word": w, "x": round(float(x), 4), "y": round(float(y), 4), "role": shown.roles.get(w, "other word"),
-               "nearest words": hover[w]} for w, (x, y) in zip(projection.words, projection.coords)]
+    points = [{_("word"): w, "x": round(float(x), 4), "y": round(float(y), 4),
+               pgettext("chart field", "role"): _(shown.roles.get(w, "other word")), _("nearest words"): hover[w]}
+              for w, (x, y) in zip(projection.words, projection.coords)]
     labels = [f"{p} → {q}" for p, q in offsets.pairs]
     cosines = table([[label, *map(float, row.round(4))] for label, row in zip(labels, offsets.cosines)],
-                    ["offset", *labels], digits=SHOWN_DIGITS)
+                    [_("offset"), *labels], digits=SHOWN_DIGITS)
     drawn = embedding_map(projection.words, projection.coords, arrows=list(offsets.pairs), roles=shown.roles,
                           neighbours=hover, explained=projection.explained, size=480)
     return plot(drawn), table(points, digits=SHOWN_DIGITS), cosines, map_reading(shown)
@@ -65,7 +66,7 @@ def neighbours_from_link(values: Mapping[str, Any], k: int = NEIGHBOURS_SHOWN):
     """The neighbours endpoint's outputs for a page's typed link values: the `k` nearest words to the sum, their
     bars and the sentence."""
     total, found = engine_call(neighbours, values, engine_call(loaders.glove), k)
-    rows = [{"word": w, "cosine": round(float(c), 4)} for w, c in found.pairs]
+    rows = [{_("word"): w, _("cosine"): round(float(c), 4)} for w, c in found.pairs]
     bars = score_bars(found.words, found.cosines, title=_("nearest to {sum}", sum=total.text))
     return table(rows, digits=SHOWN_DIGITS), plot(bars, width=WIDE), neighbours_reading(total, found)
 

@@ -28,8 +28,9 @@ def from_link(values: Mapping[str, Any]):
     shown = engine_call(sampled, values, tokenizer, loaders.counts(level))
     n, temperature, seed = int(values["n"]), float(values["temperature"]), int(values["seed"])
     following = engine_call(shown.model.distribution, shown.start[-(n - 1):] if n > 1 else [])
-    rows = [{"next character" if level == "characters" else "next token": repr(tokenizer.decode([i])),
-             "P": round(p, 4), "count": c} for i, p, c in following.top(10)]
+    following_name = _("next character") if level == "characters" else _("next token")
+    rows = [{following_name: repr(tokenizer.decode([i])), "P": round(p, 4), _("count"): c}
+            for i, p, c in following.top(10)]
     looped = (" " + _("The sample falls into {why}",
                       why=loop_sentence(shown.loop, n, temperature, characters=level == "characters"))
               if shown.loop is not None else "")
