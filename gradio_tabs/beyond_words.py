@@ -47,9 +47,10 @@ def image_attention_tab(picture: str, upload: str | None, side: float, patch: fl
     """A picture cut into p x p patches, each patch a token (centred, a seeded projection to d numbers,
     LayerNorm); softmax(x x^T / sqrt(d)) from the patch at (row, col) to every patch."""
     values = PAGE.defaults() | {
-        "picture": picture, "side": whole(side, 0, limits.MAX_IMAGE_SIDE, "square side"),
-        "patch": whole(patch, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, "patch size"), "fit": fit,
-        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"), "seed": whole(seed, 0, MAX_SEED, "seed"),
+        "picture": picture, "side": whole(side, 0, limits.MAX_IMAGE_SIDE, _("square side")),
+        "patch": whole(patch, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, _("patch size")), "fit": fit,
+        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")),
+        "seed": whole(seed, 0, MAX_SEED, _("seed")),
         "overlay": overlay}
     # the upload's size is checked on disk, its pixel count in its header (engine.beyond.modalities.load_image),
     # before any decoding: a big file is never read, a small file of many pixels never decoded
@@ -57,7 +58,8 @@ def image_attention_tab(picture: str, upload: str | None, side: float, patch: fl
               if upload else None)
     cut = engine_call(image, values, pixels)          # the grid first: the query must fall inside it
     grid = cut.result.source
-    values |= {"qrow": whole(row, 0, grid.rows - 1, "patch row"), "qcol": whole(col, 0, grid.cols - 1, "patch column")}
+    values |= {"qrow": whole(row, 0, grid.rows - 1, _("patch row")),
+               "qcol": whole(col, 0, grid.cols - 1, _("patch column"))}
     return image_from_link(values, cut.pixels, cut.result)
 
 
@@ -82,15 +84,15 @@ def audio_attention_tab(signal: str, upload: str | None, frame: float, hop: floa
     """A sound cut into frames of N samples every `hop`, each frame's |FFT| in dB a token; the weights from
     one frame (-1: the middle of the last note) to every frame, and to each note."""
     values = PAGE.defaults() | {
-        "signal": signal, "seed": whole(seed, 0, MAX_SEED, "seed"),
-        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"),
-        "frame": whole(frame, limits.MIN_FRAME, limits.MAX_FRAME, "frame length"),
-        "hop": whole(hop, limits.MIN_HOP, limits.MAX_FRAME, "hop"), "qframe": -1}
+        "signal": signal, "seed": whole(seed, 0, MAX_SEED, _("seed")),
+        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")),
+        "frame": whole(frame, limits.MIN_FRAME, limits.MAX_FRAME, _("frame length")),
+        "hop": whole(hop, limits.MIN_HOP, limits.MAX_FRAME, _("hop")), "qframe": -1}
     sound = (engine_call(read_wav, upload_bytes(upload, limits.MAX_WAV_BYTES, "The recording"), "your recording")
              if upload else None)
     cut = engine_call(audio, values, sound)            # the frames first: the query must fall inside them
     if query != -1:
-        values["qframe"] = whole(query, 0, cut.result.source.T - 1, "query frame")
+        values["qframe"] = whole(query, 0, cut.result.source.T - 1, _("query frame"))
     return audio_from_link(values, cut.signal, cut.result)
 
 
@@ -113,10 +115,10 @@ def residue_from_link(values: Mapping[str, Any], result=None):
 def residue_attention_tab(sequence: str, d: float, seed: float, residue: float):
     """A protein read residue by residue (one-hot letter, hydrophobicity, charge, volume), then the same
     attention: every residue's weights, and the strongest partners of one."""
-    values = PAGE.defaults() | {"sequence": sequence or "", "seed": whole(seed, 0, MAX_SEED, "seed"),
-                                "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"), "residue": 0}
+    values = PAGE.defaults() | {"sequence": sequence or "", "seed": whole(seed, 0, MAX_SEED, _("seed")),
+                                "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")), "residue": 0}
     cut = engine_call(protein, values)                 # the residues first: the query must fall inside them
-    values["residue"] = whole(residue, 0, len(cut.labels) - 1, "residue")
+    values["residue"] = whole(residue, 0, len(cut.labels) - 1, _("residue"))
     return residue_from_link(values, cut.result)
 
 

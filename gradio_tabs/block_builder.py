@@ -44,7 +44,7 @@ def _config(values: dict) -> TransformerConfig:
     checked first."""
     fields = {name: values[name] for name in FIELDS}
     for name in ("vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layers"):
-        fields[name] = whole(fields[name], 1 if name != "n_layers" else 0, 10**9, name)
+        fields[name] = whole(fields[name], 1 if name != "n_layers" else 0, 10**9, P[f"bb_{name}"].label)
     return engine_call(config_of, {f"bb_{name}": value for name, value in fields.items()})
 
 
@@ -119,10 +119,10 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     from engine.transformer.training import live_schedule
 
     config = _config(locals())
-    seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, "time budget (seconds)")
-    steps = whole(steps, 1, limits.MAX_TRAIN_STEPS, "number of steps")
-    batch = whole(batch, 1, limits.MAX_TRAIN_BATCH, "batch")
-    seed = whole(seed, 0, MAX_SEED, "seed")
+    seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, _("time budget (seconds)"))
+    steps = whole(steps, 1, limits.MAX_TRAIN_STEPS, _("number of steps"))
+    batch = whole(batch, 1, limits.MAX_TRAIN_BATCH, _("batch"))
+    seed = whole(seed, 0, MAX_SEED, _("seed"))
     tokenizer, train_ids, held_out_ids = engine_call(loaders.tokens, "characters")
     schedule = engine_call(live_schedule, batch, steps, seconds, float(learning_rate), seed)
     # the n-gram lines first: counted while the run trained, on a server without the prepared cache, they took the

@@ -32,7 +32,7 @@ SHOWN_DIGITS = 3
 
 def _vocab(vocab_size) -> int:
     """The most frequent words searched (the engine checks the range and says it)."""
-    return whole(vocab_size, 1, ALL_WORDS, "vocabulary size")
+    return whole(vocab_size, 1, ALL_WORDS, _("vocabulary size"))
 
 
 def analogy_from_link(values: Mapping[str, Any], k: int = ANSWERS_SHOWN):
@@ -82,12 +82,12 @@ def neighbours_tab(expression: str, k: float, leave_out: bool, vocab_size: int):
     """The k words nearest to a word or a sum such as 'paris - france + italy': cos(w, q), q the sum of unit vectors."""
     values = PAGE.defaults() | {"query": expression if isinstance(expression, str) else "",
                                 "leave_out": bool(leave_out), "vocab": _vocab(vocab_size)}
-    return neighbours_from_link(values, whole(k, 1, limits.MAX_NEIGHBOURS, "number of words"))
+    return neighbours_from_link(values, whole(k, 1, limits.MAX_NEIGHBOURS, _("number of words")))
 
 
 def analogy_tab(a: str, b: str, c: str, k: float, method: str):
     """a : b :: c : ?  ranked by cos(w, b - a + c) (3CosAdd) or 3CosMul, among all 400,000 words."""
-    k = whole(k, 1, limits.MAX_NEIGHBOURS, "number of answers")
+    k = whole(k, 1, limits.MAX_NEIGHBOURS, _("number of answers"))
     values = PAGE.defaults() | {"a": a, "b": b, "c": c, "method": method or P["method"].default, "vocab": ALL_WORDS}
     return analogy_from_link(values, k)
 

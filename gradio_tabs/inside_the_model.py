@@ -50,7 +50,7 @@ def patching_from_link(values: Mapping[str, Any]):
 def logit_lens_tab(text: str, target: str, k: float):
     """Each layer's residual stream read through the model's own output (ln softmax(W_vocab norm(x_l))), at
     the last position: the top k tokens, and the probability and rank of `target` (one token)."""
-    k = whole(k, 1, limits.LOGIT_LENS_MAX_TOP_K, "number of tokens per layer")
+    k = whole(k, 1, limits.LOGIT_LENS_MAX_TOP_K, _("number of tokens per layer"))
     lens = engine_call(interventions.logit_lens, engine_call(loaders.smollm2), text, k=k, target=target)
     top_p = lens.top_probabilities[:, -1]                                   # (L + 1, k) at the last position
     target_p = np.exp(lens.target_log_probs[:, -1])                        # (L + 1,)

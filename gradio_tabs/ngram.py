@@ -48,10 +48,10 @@ def from_link(values: Mapping[str, Any]):
 def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length: float, prompt: str):
     """w_t ~ P(w | the n-1 characters before it), Kneser-Ney / add-k / MLE from the plays' counts."""
     values = PAGE.defaults() | {
-        "level": "characters", "n": whole(n, 1, limits.MAX_NGRAM_ORDER, "order n"),
+        "level": "characters", "n": whole(n, 1, limits.MAX_NGRAM_ORDER, _("order n")),
         "smoothing": smoothing or "kneser-ney", "temperature": float(temperature),
-        "seed": whole(seed, 0, 2**31 - 1, "seed"),
-        "length": whole(length, 0, limits.MAX_SAMPLE_TOKENS, "sample length"),
+        "seed": whole(seed, 0, 2**31 - 1, _("seed")),
+        "length": whole(length, 0, limits.MAX_SAMPLE_TOKENS, _("sample length")),
         "prompt": prompt if isinstance(prompt, str) else ""}
     return from_link(values)
 

@@ -105,14 +105,14 @@ def tokenize_tab(text: str, merges: float, bpe_source: str):
     if bpe_source not in BPE_SOURCES:
         refuse(_("Learn the BPE merges from one of: {sources}.", sources="; ".join(BPE_SOURCES)))
     values = PAGE.defaults() | {"text": text if isinstance(text, str) else "", "bpe_source": bpe_source,
-                                "merges": whole(merges, 0, limits.TOKENS_BPE_MERGES, "number of merges")}
+                                "merges": whole(merges, 0, limits.TOKENS_BPE_MERGES, _("number of merges"))}
     return tokenized_from_link(values)
 
 
 def next_token_tab(prompt: str, level: str, n: float, smoothing: str, with_smollm2: bool):
     """P(next token | the prompt) from an n-gram of the plays at a token level, beside SmolLM2's when asked."""
     values = PAGE.defaults() | {"prompt": prompt if isinstance(prompt, str) else "", "level": level,
-                                "n": whole(n, 1, limits.MAX_NGRAM_ORDER, "order n"), "smoothing": smoothing}
+                                "n": whole(n, 1, limits.MAX_NGRAM_ORDER, _("order n")), "smoothing": smoothing}
     return predicted_from_link(values, bool(with_smollm2))
 
 

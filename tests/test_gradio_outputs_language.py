@@ -132,3 +132,22 @@ def test_an_events_outputs_under_the_pseudo_language(events, name):
 @pytest.mark.parametrize("name", SMOLLM2_EVENTS)
 def test_smollm2s_events_under_the_pseudo_language(events, smollm2_installed, name):
     assert _english_left(events[name]) == []
+
+
+@pytest.mark.parametrize("tab, call, box", [
+    ("tokens", lambda module: module.tokenize_tab("to be", 2.5, module.BPE_SOURCES[0]), "number of merges"),
+    ("beyond_words", lambda module: module.residue_attention_tab("GIVEQ", 2.5, 8, 0), "projection width d"),
+    ("block_builder", lambda module: module.block_tab(2.5, 8, 16, 2, 32, 1, "relu", "post", True, "sinusoidal",
+                                                      True, False, False, True), "vocabulary V"),
+])
+def test_a_refused_number_is_named_in_the_readers_language(tab, call, box):
+    """The sentence for a number out of its range names the box in the reader's words (gradio_tabs.common.whole:
+    the pseudo language would hide an English name inside its brackets, so Spanish)."""
+    import importlib
+
+    module = importlib.import_module(f"gradio_tabs.{tab}")
+    with i18n.use("es"), pytest.raises(gr.Error) as refused:
+        call(module)
+    with i18n.use("es"):
+        named = _(box)
+    assert named != box and named in refused.value.message and box not in refused.value.message
