@@ -34,7 +34,7 @@ TAKE_HOME = {"made_handout", "made_charts"}     # files: tests/test_gradio_take_
 # the names of models, tokenizers and notations that read the same in every language (a page spec's name maps keep
 # them as they are)
 NAMES = {"Transformer", "Playground", "SmolLM2", "GPT", "BPE", "Kneser", "Ney", "gram", "GloVe", "relu", "gelu",
-         "logit", "softmax", "out", "cos", "top", "ln"}
+         "logit", "softmax", "out", "cos", "ln"}
 CODE = re.compile(r"```.*?```|<code>.*?</code>|<[^>]+>|\b[A-Za-z]\w*_\w*", re.S)   # a block, a chip, a tag, W_vocab
 WORD = re.compile(r"[A-Za-z]{2,}")
 
