@@ -10,10 +10,10 @@ import numpy as np
 from engine import limits
 from engine.chapter.beyond import (
     FIT_NAMES, LEAD, MAX_SEED, OVERLAY_NAMES, PAGE, PICTURE_NAMES, SOUND_NAMES, UNTRAINED_RESIDUES, audio, image,
-    protein, shown_name,
+    NOTE_NAMES, protein, shown_name,
 )
 from engine.charts.heatmaps import heatmap_spec
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 from engine.charts.images import OVERLAY_STYLES, data_url, patch_overlay, spectrogram_with_frames
 from engine.beyond.modalities import (
     BUNDLED_PICTURES, FITS, PROTEIN_PRESETS, SIGNALS, load_image, patch_grid_position, read_wav, weight_by_segment,
@@ -38,7 +38,7 @@ def image_from_link(values: Mapping[str, Any], pixels=None, result=None):
     height, width = patches.image.shape[:2]
     overlay = patch_overlay(data_url(patches.image), height, width, patches.rows, patches.cols, shown.patch, weights,
                             query, style=values["overlay"], display_width=min(500, max(320, 4 * width)))
-    return (plot(overlay), table(rows, ["patch", "row", "column", "weight"]),
+    return (plot(overlay), table(rows, [pgettext("chart field", "patch"), _("row"), _("column"), _("weight")]),
             f"{shown.sizes} {shown.itself} {shown.cost}")
 
 
@@ -47,9 +47,10 @@ def image_attention_tab(picture: str, upload: str | None, side: float, patch: fl
     """A picture cut into p x p patches, each patch a token (centred, a seeded projection to d numbers,
     LayerNorm); softmax(x x^T / sqrt(d)) from the patch at (row, col) to every patch."""
     values = PAGE.defaults() | {
-        "picture": picture, "side": whole(side, 0, limits.MAX_IMAGE_SIDE, "square side"),
-        "patch": whole(patch, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, "patch size"), "fit": fit,
-        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"), "seed": whole(seed, 0, MAX_SEED, "seed"),
+        "picture": picture, "side": whole(side, 0, limits.MAX_IMAGE_SIDE, _("square side")),
+        "patch": whole(patch, limits.MIN_PATCH_SIZE, limits.MAX_PATCH_SIZE, _("patch size")), "fit": fit,
+        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")),
+        "seed": whole(seed, 0, MAX_SEED, _("seed")),
         "overlay": overlay}
     # the upload's size is checked on disk, its pixel count in its header (engine.beyond.modalities.load_image),
     # before any decoding: a big file is never read, a small file of many pixels never decoded
@@ -57,7 +58,8 @@ def image_attention_tab(picture: str, upload: str | None, side: float, patch: fl
               if upload else None)
     cut = engine_call(image, values, pixels)          # the grid first: the query must fall inside it
     grid = cut.result.source
-    values |= {"qrow": whole(row, 0, grid.rows - 1, "patch row"), "qcol": whole(col, 0, grid.cols - 1, "patch column")}
+    values |= {"qrow": whole(row, 0, grid.rows - 1, _("patch row")),
+               "qcol": whole(col, 0, grid.cols - 1, _("patch column"))}
     return image_from_link(values, cut.pixels, cut.result)
 
 
@@ -66,12 +68,14 @@ def audio_from_link(values: Mapping[str, Any], signal=None, result=None):
     typed link values (`signal`: an upload; engine.chapter.beyond.audio)."""
     heard = engine_call(audio, values, signal, result)
     spec, signal, query, weights = heard.result.source, heard.signal, heard.query, heard.weights
-    notes = [{"part": label, "total weight": round(w, 4)}
+    notes = [{_("part"): shown_name(NOTE_NAMES, label), _("total weight"): round(w, 4)}
              for label, w in weight_by_segment(spec.times, signal.segments, weights)]
-    frames = [{"frame": j, "time (s)": round(float(spec.times[j]), 3), "weight": round(w, 4)}
+    frames = [{_("frame"): j, _("time (s)"): round(float(spec.times[j]), 3), _("weight"): round(w, 4)}
               for j, w in heard.result.strongest_others(query, 5)]
-    chart = spectrogram_with_frames(spec, query, weights, signal.segments)
-    return (plot(chart), table(notes, ["part", "total weight"]), table(frames, ["frame", "time (s)", "weight"]),
+    parts = tuple((shown_name(NOTE_NAMES, part), start, end) for part, start, end in signal.segments)   # as read
+    chart = spectrogram_with_frames(spec, query, weights, parts)
+    return (plot(chart), table(notes, [_("part"), _("total weight")]),
+            table(frames, [_("frame"), _("time (s)"), _("weight")]),
             (signal.sample_rate, signal.samples.astype(np.float32)), f"{heard.sizes} {heard.spread} {heard.cost}")
 
 
@@ -80,15 +84,15 @@ def audio_attention_tab(signal: str, upload: str | None, frame: float, hop: floa
     """A sound cut into frames of N samples every `hop`, each frame's |FFT| in dB a token; the weights from
     one frame (-1: the middle of the last note) to every frame, and to each note."""
     values = PAGE.defaults() | {
-        "signal": signal, "seed": whole(seed, 0, MAX_SEED, "seed"),
-        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"),
-        "frame": whole(frame, limits.MIN_FRAME, limits.MAX_FRAME, "frame length"),
-        "hop": whole(hop, limits.MIN_HOP, limits.MAX_FRAME, "hop"), "qframe": -1}
+        "signal": signal, "seed": whole(seed, 0, MAX_SEED, _("seed")),
+        "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")),
+        "frame": whole(frame, limits.MIN_FRAME, limits.MAX_FRAME, _("frame length")),
+        "hop": whole(hop, limits.MIN_HOP, limits.MAX_FRAME, _("hop")), "qframe": -1}
     sound = (engine_call(read_wav, upload_bytes(upload, limits.MAX_WAV_BYTES, "The recording"), "your recording")
              if upload else None)
     cut = engine_call(audio, values, sound)            # the frames first: the query must fall inside them
     if query != -1:
-        values["qframe"] = whole(query, 0, cut.result.source.T - 1, "query frame")
+        values["qframe"] = whole(query, 0, cut.result.source.T - 1, _("query frame"))
     return audio_from_link(values, cut.signal, cut.result)
 
 
@@ -98,23 +102,23 @@ def residue_from_link(values: Mapping[str, Any], result=None):
     read = engine_call(protein, values, result)
     labels, residue = read.labels, read.query
     L = len(labels)
-    rows = [{"residue": labels[j], "weight": round(w, 4)} for j, w in read.result.strongest_others(residue, 5)]
+    rows = [{_("residue"): labels[j], _("weight"): round(w, 4)} for j, w in read.result.strongest_others(residue, 5)]
     chart = heatmap_spec(read.result.attention.weights, labels, labels, title=_("α: row = residue attending"),
                          cell=28 if L <= 30 else max(6, 840 // L), digits=2, x_title=_("residue attended to"),
                          y_title=_("residue attending"))
-    partner = (_("{residue}'s strongest partner: {partner}.", residue=labels[residue], partner=rows[0]["residue"])
+    partner = (_("{residue}'s strongest partner: {partner}.", residue=labels[residue], partner=rows[0][_("residue")])
                if rows else _("{residue}'s strongest partner: itself.", residue=labels[residue]))
     summary = f"{read.sizes} {partner} {_(UNTRAINED_RESIDUES)} {read.cost}"
-    return plot(chart), table(rows, ["residue", "weight"]), summary
+    return plot(chart), table(rows, [_("residue"), _("weight")]), summary
 
 
 def residue_attention_tab(sequence: str, d: float, seed: float, residue: float):
     """A protein read residue by residue (one-hot letter, hydrophobicity, charge, volume), then the same
     attention: every residue's weights, and the strongest partners of one."""
-    values = PAGE.defaults() | {"sequence": sequence or "", "seed": whole(seed, 0, MAX_SEED, "seed"),
-                                "d": whole(d, 0, limits.MAX_PROJECTION_DIM, "projection width d"), "residue": 0}
+    values = PAGE.defaults() | {"sequence": sequence or "", "seed": whole(seed, 0, MAX_SEED, _("seed")),
+                                "d": whole(d, 0, limits.MAX_PROJECTION_DIM, _("projection width d")), "residue": 0}
     cut = engine_call(protein, values)                 # the residues first: the query must fall inside them
-    values["residue"] = whole(residue, 0, len(cut.labels) - 1, "residue")
+    values["residue"] = whole(residue, 0, len(cut.labels) - 1, _("residue"))
     return residue_from_link(values, cut.result)
 
 

@@ -9,11 +9,12 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine import limits
+from engine import limits, numbers
 from engine.chapter.block import (
-    DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, STAGES_TITLE, TRAIN_HEADING, config_of, shares, waiting,
+    DEFAULT_PRESET, FIELDS, MAX_SEED, NORM_NAMES, PAGE, SIZES, STAGES_TITLE, TRAIN_HEADING, config_of, progress, shares,
+    waiting,
 )
-from engine.i18n import N_, _
+from engine.i18n import N_, _, ngettext
 from engine.charts.bars import parameter_bars
 from engine.charts.lines import loss_curves
 from engine.language.ngram import nats_to_bits
@@ -31,7 +32,11 @@ P = PAGE.by_name
 
 TRAIN_SECONDS = 10      # the Gradio tab's default run: a few seconds at the smallest preset
 POLL_S = 1.0            # seconds between two progress updates of a run (the page's too)
-HISTORY_COLUMNS = ["step", "seconds", "training loss (bits/char)", "held-out loss (bits/char)"]
+
+
+def history_columns() -> list[str]:
+    """The training history's headers, in the reader's language."""
+    return [_("step"), _("seconds"), _("training loss (bits/char)"), _("held-out loss (bits/char)")]
 
 
 def _config(values: dict) -> TransformerConfig:
@@ -39,7 +44,7 @@ def _config(values: dict) -> TransformerConfig:
     checked first."""
     fields = {name: values[name] for name in FIELDS}
     for name in ("vocab_size", "context_length", "d_model", "n_heads", "d_ff", "n_layers"):
-        fields[name] = whole(fields[name], 1 if name != "n_layers" else 0, 10**9, name)
+        fields[name] = whole(fields[name], 1 if name != "n_layers" else 0, 10**9, P[f"bb_{name}"].label)
     return engine_call(config_of, {f"bb_{name}": value for name, value in fields.items()})
 
 
@@ -48,19 +53,24 @@ def from_link(values: Mapping[str, Any]):
     part, every stage, the presets for scale, the bars and the sentence."""
     config = engine_call(config_of, values)
     count = count_parameters(config)
-    parts = [{"part": part, "parameters": n} for part, n in count.parts().items()]
-    stages = [{"stage": s.name, "computes": s.formula, "output shape": " x ".join(map(str, s.shape)),
-               "parameters": s.parameters, "per block": "yes" if s.in_block else ""} for s in dataflow(config)]
-    scale = [scale_row(name, c) for name, c in {"your block": config, **PRESETS}.items()]
-    summary = (f"**{count.total:,} parameters.** {shares(config)} The stack repeats the block N = {config.n_layers} "
-               f"times. For scale, the presets: {COUNT_RULE}")
+    parts = [{_("part"): part, _("parameters"): n} for part, n in count.parts().items()]
+    stages = [{_("stage"): s.title, _("computes"): s.formula, _("output shape"): " x ".join(map(str, s.shape)),
+               _("parameters"): s.parameters, _("per block"): _("yes") if s.in_block else ""}
+              for s in dataflow(config)]
+    scale = [scale_row(name, c) for name, c in {_("your block"): config, **{_(name): preset for name, preset in
+                                                                             PRESETS.items()}}.items()]
+    total = ngettext("{n} parameter", "{n} parameters", count.total, n=numbers.grouped(count.total))
+    summary = (f"**{total}.** {shares(config)} "
+               + ngettext("The stack repeats the block N = {n} time.", "The stack repeats the block N = {n} times.",
+                          config.n_layers)
+               + " " + _("For scale, the presets: {rule}", rule=_(COUNT_RULE)))
     return (table(parts), table(stages), table(scale), plot(parameter_bars(count.parts())), summary)
 
 
 def preset_tab(preset: str):
     """A known model's sizes and switches (FIELDS order), to load into the form."""
     if preset not in PRESETS:
-        refuse(f"Choose one of the presets: {', '.join(PRESETS)}.")
+        refuse(_("Choose one of the presets: {presets}.", presets=", ".join(PRESETS)))
     return [getattr(PRESETS[preset], field) for field in FIELDS]
 
 
@@ -82,18 +92,20 @@ def _progress(job, config_label: str, baselines: dict) -> tuple:
     if job.state == "waiting":             # place 0 once the line is behind it, though the run may not have begun
         text = waiting(job.queue_position)
     elif latest is None:
-        text = "Starting (the first run on a server also loads PyTorch's optimiser)."
+        text = progress(None)
     else:
-        ended = {"done": "Done", "stopped": "Stopped"}.get(job.state, "Training")
-        text = (f"{ended}: step {latest.step:,}, {latest.seconds:.1f} s, training loss "
-                f"{nats_to_bits(latest.train_loss):.3f} bits per character, {latest.tokens_per_second:,.0f} tokens/s.")
+        now = progress(latest.step, latest.seconds, nats_to_bits(latest.train_loss), latest.tokens_per_second, 1)
+        text = {"done": _("Done: {progress}.", progress=now),
+                "stopped": _("Stopped: {progress}.", progress=now)}.get(job.state, _("Training: {progress}.",
+                                                                                    progress=now))
         if job.result is not None and job.result.final_held_out_loss is not None:
-            text += (f" Held-out: **{nats_to_bits(job.result.final_held_out_loss):.3f} bits per character** "
-                     f"(the uniform guess over the characters: {math.log2(job.model.config.vocab_size):.2f}).")
+            text += " " + _("Held-out: **{loss} bits per character** (the uniform guess over the characters: "
+                            "{uniform}).", loss=numbers.fixed(nats_to_bits(job.result.final_held_out_loss), 3),
+                            uniform=numbers.fixed(math.log2(job.model.config.vocab_size), 2))
     evaluated = [p for p in history if p.held_out_loss is not None]
     run = {"label": config_label, "steps": [p.step for p in history], "train_loss": [p.train_loss for p in history],
            "eval_steps": [p.step for p in evaluated], "held_out_loss": [p.held_out_loss for p in evaluated]}
-    return text, table(rows, HISTORY_COLUMNS), plot(loss_curves([run], baselines))
+    return text, table(rows, history_columns()), plot(loss_curves([run], baselines))
 
 
 def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads: float, d_ff: float,
@@ -107,10 +119,10 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     from engine.transformer.training import live_schedule
 
     config = _config(locals())
-    seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, "time budget (seconds)")
-    steps = whole(steps, 1, limits.MAX_TRAIN_STEPS, "number of steps")
-    batch = whole(batch, 1, limits.MAX_TRAIN_BATCH, "batch")
-    seed = whole(seed, 0, MAX_SEED, "seed")
+    seconds = whole(seconds, 1, limits.MAX_TRAIN_SECONDS, _("time budget (seconds)"))
+    steps = whole(steps, 1, limits.MAX_TRAIN_STEPS, _("number of steps"))
+    batch = whole(batch, 1, limits.MAX_TRAIN_BATCH, _("batch"))
+    seed = whole(seed, 0, MAX_SEED, _("seed"))
     tokenizer, train_ids, held_out_ids = engine_call(loaders.tokens, "characters")
     schedule = engine_call(live_schedule, batch, steps, seconds, float(learning_rate), seed)
     # the n-gram lines first: counted while the run trained, on a server without the prepared cache, they took the
@@ -118,13 +130,14 @@ def train_tab(vocab_size: float, context_length: float, d_model: float, n_heads:
     baselines = {rung.model.split(" ")[0]: rung.nats_per_token for rung in engine_call(loaders.ladder)
                  if rung.model.split("-")[0] in ("2", "3", "4", "5")}
     job = engine_call(live_job, config, tokenizer.vocab_size, train_ids, held_out_ids, schedule)
-    label = f"d={config.d_model} h={config.n_heads} N={config.n_layers}, {config.layer_norm}-norm, {seconds} s"
+    norm = {"post": _("post-norm"), "pre": _("pre-norm"), "none": _("no LN")}[config.layer_norm]
+    label = f"d={config.d_model} h={config.n_heads} N={config.n_layers}, {norm}, {seconds} s"
     try:
         while not job.finished:
             yield _progress(job, label, baselines)
             time.sleep(POLL_S)
         if job.state == "failed":
-            refuse(f"The run failed: {job.error}")
+            refuse(_("The run failed: {error}", error=job.error))
         yield _progress(job, label, baselines)
     finally:
         job.stop()            # a visitor who leaves (or a cancelled call) frees the training slot

@@ -22,7 +22,7 @@ from gradio.components.plot import PlotData
 from gradio.i18n import I18nData
 
 from engine import i18n, limits, markup, numbers
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 
 LANG_PARAM = "lang"        # ?lang=es in the Space's address, as in the Streamlit app's links
 ERROR_TITLE = N_("That input does not work")   # shown as _(ERROR_TITLE)
@@ -396,23 +396,34 @@ def heading(message: str, /, **params) -> gr.Markdown:
 # where text goes, null, a list); gr.File and gr.State take what they are given
 _EXPECTED = {
     gr.Textbox: ((str,), "text"),
-    gr.Number: ((int, float), "a number"),
-    gr.Slider: ((int, float), "a number"),
-    gr.Checkbox: ((bool,), "true or false"),
-    gr.Radio: ((str,), "one of its choices"),
-    gr.Dropdown: ((str,), "one of its choices"),
+    gr.Number: ((int, float), "number"),
+    gr.Slider: ((int, float), "number"),
+    gr.Checkbox: ((bool,), "boolean"),
+    gr.Radio: ((str,), "choice"),
+    gr.Dropdown: ((str,), "choice"),
 }
+
+
+def _wanted(kind: str, choices: str = "") -> str:
+    """What a box takes, in the reader's words (the middle of "'k' takes a number, not text.")."""
+    if kind == "choice":
+        return pgettext("what a box takes", "one of its choices ({choices})", choices=choices)
+    return {"text": pgettext("what a box takes", "text"), "number": pgettext("what a box takes", "a number"),
+            "boolean": pgettext("what a box takes", "true or false"),
+            "choices": pgettext("what a box takes", "a list of its choices")}[kind]
 
 
 def _given(value) -> str:
     """What a caller sent, in a student's words."""
     if value is None:
-        return "nothing"
+        return pgettext("what a caller sent", "nothing")
     if isinstance(value, bool):
-        return "true or false"
+        return pgettext("what a caller sent", "true or false")
     if isinstance(value, (int, float)):
-        return "a number"
-    return {str: "text", list: "a list", dict: "a set of named values"}.get(type(value), "something else")
+        return pgettext("what a caller sent", "a number")
+    return {str: pgettext("what a caller sent", "text"), list: pgettext("what a caller sent", "a list"),
+            dict: pgettext("what a caller sent", "a set of named values")}.get(
+        type(value), pgettext("what a caller sent", "something else"))
 
 
 def _numeric_choice(component, value) -> bool:
@@ -423,6 +434,11 @@ def _numeric_choice(component, value) -> bool:
     return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
+def _box(component) -> str:
+    """A box's name as a sentence quotes it: its label in the reader's language."""
+    return read(component.label) or _("This input")
+
+
 def _sentence_for(component, value) -> str | None:
     """None when `value` has the type `component` hands a tab, else the sentence saying what it takes."""
     for kind, (types, wanted) in _EXPECTED.items():
@@ -431,17 +447,16 @@ def _sentence_for(component, value) -> str | None:
         if isinstance(component, gr.Dropdown) and component.multiselect:
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 return None
-            wanted = "a list of its choices"
+            wanted = "choices"
         elif isinstance(value, types) and (bool in types or not isinstance(value, bool)):
             return None
-        elif "choices" in wanted and _numeric_choice(component, value):
+        elif wanted == "choice" and _numeric_choice(component, value):
             return None
-        if "choices" in wanted and getattr(component, "allow_custom_value", False):
+        if wanted == "choice" and getattr(component, "allow_custom_value", False):
             wanted = "text"
-        elif "choices" in wanted:
-            values = [c[1] if isinstance(c, tuple) else c for c in component.choices]
-            wanted += " (" + ", ".join(f"'{v}'" for v in values) + ")"
-        return f"'{read(component.label) or 'This input'}' takes {wanted}, not {_given(value)}."
+        values = [c[1] if isinstance(c, tuple) else c for c in getattr(component, "choices", None) or []]
+        return _("'{box}' takes {wanted}, not {given}.", box=_box(component),
+                 wanted=_wanted(wanted, ", ".join(f"'{v}'" for v in values)), given=_given(value))
     return None
 
 
@@ -451,11 +466,11 @@ def _number_sentence(component, value) -> str | None:
     if not isinstance(component, (gr.Number, gr.Slider)) or isinstance(value, bool) \
             or not isinstance(value, (int, float)):
         return None
-    label = read(component.label) or "This input"
     if not math.isfinite(value):
-        return f"'{label}' takes a number, not {value}."
+        return _("'{box}' takes a number, not {value}.", box=_box(component), value=value)
     if getattr(component, "precision", None) == 0 and not float(value).is_integer():
-        return f"'{label}' takes a whole number, not {value:g}."
+        return _("'{box}' takes a whole number, not {value}.", box=_box(component),
+                 value=numbers.localized(f"{value:g}"))
     return None
 
 
@@ -465,9 +480,10 @@ def _guarded(component):
     preprocess = component.preprocess
 
     def checked(payload):
-        sentence = _sentence_for(component, payload) or _number_sentence(component, payload)
-        if sentence is not None:
-            refuse(sentence)
+        with i18n.use(language_of(_current_request())):   # before the event's own call sets it (in_language)
+            sentence = _sentence_for(component, payload) or _number_sentence(component, payload)
+            if sentence is not None:
+                refuse(sentence)
         return preprocess(payload)
     return checked
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import gradio as gr
 
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 from engine import limits
 from engine.chapter.embeddings import (
     ANSWERS_SHOWN, DEFAULT_VOCAB, EXTRA_HELP, HOVER_NEIGHBOURS, METHOD_LABELS, NEIGHBOURS_HEADING, NEIGHBOURS_SHOWN,
@@ -32,14 +32,14 @@ SHOWN_DIGITS = 3
 
 def _vocab(vocab_size) -> int:
     """The most frequent words searched (the engine checks the range and says it)."""
-    return whole(vocab_size, 1, ALL_WORDS, "vocabulary size")
+    return whole(vocab_size, 1, ALL_WORDS, _("vocabulary size"))
 
 
 def analogy_from_link(values: Mapping[str, Any], k: int = ANSWERS_SHOWN):
     """The analogy endpoint's outputs for a page's typed link values: the `k` best answers and the sentence."""
     result = engine_call(analogy, values, engine_call(loaders.glove), k)
     rows = zip(result.words, result.scores.astype(float).round(4), result.cos_add.astype(float).round(4))
-    return (table(rows, ["word", "score", "cos(w, b) - cos(w, a) + cos(w, c)"], digits=SHOWN_DIGITS),
+    return (table(rows, [_("word"), _("score"), "cos(w, b) - cos(w, a) + cos(w, c)"], digits=SHOWN_DIGITS),
             analogy_reading(result))
 
 
@@ -51,11 +51,12 @@ def map_from_link(values: Mapping[str, Any]):
     projection, offsets = shown.projection, shown.offsets
     nearest = E.nearest_many(wv, projection.words, k=HOVER_NEIGHBOURS, vocab_size=values["vocab"])
     hover = {w: ", ".join(n.words) for w, n in zip(projection.words, nearest)}
-    points = [{"word": w, "x": round(float(x), 4), "y": round(float(y), 4), "role": shown.roles.get(w, "other word"),
-               "nearest words": hover[w]} for w, (x, y) in zip(projection.words, projection.coords)]
+    points = [{_("word"): w, "x": round(float(x), 4), "y": round(float(y), 4),
+               pgettext("chart field", "role"): _(shown.roles.get(w, "other word")), _("nearest words"): hover[w]}
+              for w, (x, y) in zip(projection.words, projection.coords)]
     labels = [f"{p} → {q}" for p, q in offsets.pairs]
     cosines = table([[label, *map(float, row.round(4))] for label, row in zip(labels, offsets.cosines)],
-                    ["offset", *labels], digits=SHOWN_DIGITS)
+                    [_("offset"), *labels], digits=SHOWN_DIGITS)
     drawn = embedding_map(projection.words, projection.coords, arrows=list(offsets.pairs), roles=shown.roles,
                           neighbours=hover, explained=projection.explained, size=480)
     return plot(drawn), table(points, digits=SHOWN_DIGITS), cosines, map_reading(shown)
@@ -65,7 +66,7 @@ def neighbours_from_link(values: Mapping[str, Any], k: int = NEIGHBOURS_SHOWN):
     """The neighbours endpoint's outputs for a page's typed link values: the `k` nearest words to the sum, their
     bars and the sentence."""
     total, found = engine_call(neighbours, values, engine_call(loaders.glove), k)
-    rows = [{"word": w, "cosine": round(float(c), 4)} for w, c in found.pairs]
+    rows = [{_("word"): w, _("cosine"): round(float(c), 4)} for w, c in found.pairs]
     bars = score_bars(found.words, found.cosines, title=_("nearest to {sum}", sum=total.text))
     return table(rows, digits=SHOWN_DIGITS), plot(bars, width=WIDE), neighbours_reading(total, found)
 
@@ -81,12 +82,12 @@ def neighbours_tab(expression: str, k: float, leave_out: bool, vocab_size: int):
     """The k words nearest to a word or a sum such as 'paris - france + italy': cos(w, q), q the sum of unit vectors."""
     values = PAGE.defaults() | {"query": expression if isinstance(expression, str) else "",
                                 "leave_out": bool(leave_out), "vocab": _vocab(vocab_size)}
-    return neighbours_from_link(values, whole(k, 1, limits.MAX_NEIGHBOURS, "number of words"))
+    return neighbours_from_link(values, whole(k, 1, limits.MAX_NEIGHBOURS, _("number of words")))
 
 
 def analogy_tab(a: str, b: str, c: str, k: float, method: str):
     """a : b :: c : ?  ranked by cos(w, b - a + c) (3CosAdd) or 3CosMul, among all 400,000 words."""
-    k = whole(k, 1, limits.MAX_NEIGHBOURS, "number of answers")
+    k = whole(k, 1, limits.MAX_NEIGHBOURS, _("number of answers"))
     values = PAGE.defaults() | {"a": a, "b": b, "c": c, "method": method or P["method"].default, "vocab": ALL_WORDS}
     return analogy_from_link(values, k)
 

@@ -15,10 +15,10 @@ from engine.interpret import readings, interventions
 from engine.charts.bars import score_bars
 from engine.charts.heatmaps import CHANGE, heatmap_spec
 from engine.charts.style import unique_labels, visible
-from engine.numbers import enough_digits, fixed
+from engine.numbers import enough_digits, fixed, grouped, localized
 from gradio_tabs import loaders
 from gradio_tabs.head_viewer import LOADS
-from engine.i18n import N_, _
+from engine.i18n import N_, _, pgettext
 from gradio_tabs.common import (
     engine_call, heading, help_of, label_of, plot, question, results, say, static, table, whole,
 )
@@ -50,21 +50,24 @@ def patching_from_link(values: Mapping[str, Any]):
 def logit_lens_tab(text: str, target: str, k: float):
     """Each layer's residual stream read through the model's own output (ln softmax(W_vocab norm(x_l))), at
     the last position: the top k tokens, and the probability and rank of `target` (one token)."""
-    k = whole(k, 1, limits.LOGIT_LENS_MAX_TOP_K, "number of tokens per layer")
+    k = whole(k, 1, limits.LOGIT_LENS_MAX_TOP_K, _("number of tokens per layer"))
     lens = engine_call(interventions.logit_lens, engine_call(loaders.smollm2), text, k=k, target=target)
     top_p = lens.top_probabilities[:, -1]                                   # (L + 1, k) at the last position
     target_p = np.exp(lens.target_log_probs[:, -1])                        # (L + 1,)
     name = visible(target)
-    rows = [{"layer": layer, "top token": lens.top_tokens[r, -1, 0], "P(top token)": round(float(top_p[r, 0]), 4),
-             f"top {k}": " | ".join(visible(t) for t in lens.top_tokens[r, -1]),
-             "P(target)": round(float(target_p[r]), 4), "rank of target": int(lens.target_ranks[r, -1])}
+    columns = (_("layer"), _("top token"), _("P(top token)"), _("top {k}", k=k), _("P(target)"), _("rank of target"))
+    rows = [dict(zip(columns, (readings.layer_name(layer), lens.top_tokens[r, -1, 0], round(float(top_p[r, 0]), 4),
+                               " | ".join(visible(t) for t in lens.top_tokens[r, -1]), round(float(target_p[r]), 4),
+                               int(lens.target_ranks[r, -1]))))
             for r, layer in enumerate(lens.layers)]
     first = lens.first_top_layer(lens.target)
     said = md(name)
-    summary = (f"After **{md(visible(lens.tokens[-1]))}** the model's own answer (after the last block) is "
-               f"**{md(visible(lens.top_tokens[-1, -1, 0]))}**, P = {top_p[-1, 0]:.3f}. "
-               + (f"**{said}** is the top prediction from *{lens.layers[first]}* on."
-                  if first is not None else f"**{said}** is not its final top prediction.")
+    summary = (_("After **{token}** the model's own answer (after the last block) is **{answer}**, P = {p}.",
+                 token=md(visible(lens.tokens[-1])), answer=md(visible(lens.top_tokens[-1, -1, 0])),
+                 p=fixed(float(top_p[-1, 0])))
+               + " " + (_("**{target}** is the top prediction from *{layer}* on.", target=said,
+                          layer=readings.layer_name(lens.layers[first]))
+                        if first is not None else _("**{target}** is not its final top prediction.", target=said))
                + " " + readings.read_lens(lens, target).sentences[0])   # the page's reading, word for word
     bars = score_bars([readings.layer_name(layer) for layer in lens.layers], target_p, value_title=f"P('{name}')",
                       title=_("P({token} next), read after each layer", token=f"'{name}'"))
@@ -80,13 +83,17 @@ def head_effects_tab(text: str, target: str, mode: str):
     # P printed with the digits that make ln P without - ln P intact give the printed change (engine.numbers)
     places = enough_digits(readings.log_ratio, np.full(effects.effects.size, intact),
                            np.exp(effects.ablated_log_probs).ravel(), least=4, result_digits=4)
-    rows = [{"rank": rank, "layer": layer, "head": head, "Δ ln P(target)": round(effect, 4),
-             "P(target) without it": round(float(np.exp(effects.ablated_log_probs[layer, head])), places)}
+    columns = (pgettext("chart field", "rank"), _("layer"), _("head"), _("Δ ln P(target)"), _("P(target) without it"))
+    rows = [dict(zip(columns, (rank, layer, head, round(effect, 4),
+                               round(float(np.exp(effects.ablated_log_probs[layer, head])), places))))
             for rank, (layer, head, effect) in enumerate(effects.ranking(), start=1)]
-    named = ", ".join(f"L{layer}H{head} ({effect:+.2f})" for layer, head, effect in effects.ranking(TOP_HEADS))
-    summary = (f"Intact, P(**{md(visible(effects.target_token))}**) = {fixed(intact, places)} after "
-               f"**{md(visible(effects.tokens[-1]))}**. Knocking out one head at a time ({effects.mode} ablation, "
-               f"{L * h} passes), the largest drops in ln P: {named}. Negative: the head helped the target.")
+    named = ", ".join(f"L{layer}H{head} ({localized(format(effect, '+.2f'))})"
+                      for layer, head, effect in effects.ranking(TOP_HEADS))
+    summary = _("Intact, P(**{target}**) = {p} after **{token}**. Knocking out one head at a time ({mode} ablation, "
+                "{passes} passes), the largest drops in ln P: {named}. Negative: the head helped the target.",
+                target=md(visible(effects.target_token)), p=fixed(intact, places),
+                token=md(visible(effects.tokens[-1])),
+                mode=readings.mode_name(effects.mode), passes=grouped(L * h), named=named)
     largest = float(np.abs(effects.effects).max()) or 1.0
     heatmap = heatmap_spec(effects.effects.T, [_("head {n}", n=j) for j in range(h)],
                            [str(layer) for layer in range(L)],
@@ -104,16 +111,18 @@ def patching_tab(clean: str, corrupt: str, clean_target: str, corrupt_target: st
                          clean_target, corrupt_target)
     positions = unique_labels([f"{t}: {visible(a)}" + (f" / {visible(b)}" if a != b else "")
                                for t, (a, b) in enumerate(zip(result.clean_tokens, result.corrupt_tokens))])
-    rows = table(result.restored.T.astype(float).round(3), result.layers, digits=3)
-    rows.insert(0, "position", positions)
+    rows = table(result.restored.T.astype(float).round(3), [readings.layer_name(layer) for layer in result.layers],
+                 digits=3)
+    rows.insert(0, _("position"), positions)
     layer, position = np.unravel_index(int(np.argmax(result.restored[:-1])), result.restored[:-1].shape)
     clean_said, corrupt_said = (md(visible(t)) for t in (result.clean_target_token,
                                                                         result.corrupt_target_token))
-    summary = (f"LD = logit['{clean_said}'] - logit['{corrupt_said}'] "
-               f"is {result.clean_logit_diff:.2f} on the clean prompt and {result.corrupt_logit_diff:.2f} on the "
-               f"corrupted one. 1 means the patch brings the clean answer back, 0 changes nothing. Before the last "
-               f"layer it comes back most at position {md(positions[position])}, *{result.layers[layer]}* "
-               f"({result.restored[layer, position]:.2f}).")
+    summary = _("LD = logit['{clean}'] - logit['{corrupt}'] is {clean_ld} on the clean prompt and {corrupt_ld} on the "
+                "corrupted one. 1 means the patch brings the clean answer back, 0 changes nothing. Before the last "
+                "layer it comes back most at position {position}, *{layer}* ({share}).", clean=clean_said,
+                corrupt=corrupt_said, clean_ld=fixed(result.clean_logit_diff, 2),
+                corrupt_ld=fixed(result.corrupt_logit_diff, 2), position=md(positions[position]),
+                layer=readings.layer_name(result.layers[layer]), share=fixed(result.restored[layer, position], 2))
     heatmap = heatmap_spec(result.restored.T, positions, [str(r) for r in range(len(result.layers))],
                            title=_("Share of the clean answer restored (columns: 0 = embedding, l = after block l - "
                                    "1)"),

@@ -28,8 +28,9 @@ def from_link(values: Mapping[str, Any]):
     shown = engine_call(sampled, values, tokenizer, loaders.counts(level))
     n, temperature, seed = int(values["n"]), float(values["temperature"]), int(values["seed"])
     following = engine_call(shown.model.distribution, shown.start[-(n - 1):] if n > 1 else [])
-    rows = [{"next character" if level == "characters" else "next token": repr(tokenizer.decode([i])),
-             "P": round(p, 4), "count": c} for i, p, c in following.top(10)]
+    following_name = _("next character") if level == "characters" else _("next token")
+    rows = [{following_name: repr(tokenizer.decode([i])), "P": round(p, 4), _("count"): c}
+            for i, p, c in following.top(10)]
     looped = (" " + _("The sample falls into {why}",
                       why=loop_sentence(shown.loop, n, temperature, characters=level == "characters"))
               if shown.loop is not None else "")
@@ -47,10 +48,10 @@ def from_link(values: Mapping[str, Any]):
 def ngram_tab(n: float, smoothing: str, temperature: float, seed: float, length: float, prompt: str):
     """w_t ~ P(w | the n-1 characters before it), Kneser-Ney / add-k / MLE from the plays' counts."""
     values = PAGE.defaults() | {
-        "level": "characters", "n": whole(n, 1, limits.MAX_NGRAM_ORDER, "order n"),
+        "level": "characters", "n": whole(n, 1, limits.MAX_NGRAM_ORDER, _("order n")),
         "smoothing": smoothing or "kneser-ney", "temperature": float(temperature),
-        "seed": whole(seed, 0, 2**31 - 1, "seed"),
-        "length": whole(length, 0, limits.MAX_SAMPLE_TOKENS, "sample length"),
+        "seed": whole(seed, 0, 2**31 - 1, _("seed")),
+        "length": whole(length, 0, limits.MAX_SAMPLE_TOKENS, _("sample length")),
         "prompt": prompt if isinstance(prompt, str) else ""}
     return from_link(values)
 

@@ -72,7 +72,7 @@ def position_tab(a: str, b: str, encoding: str, strength: float, projections: bo
     vector change? Not without a positional encoding (or a mask); yes with one."""
     values = PAGE.defaults() | {"a": a or "", "b": b or "", "enc": encoding, "strength": float(strength),
                                 "proj": bool(projections), "causal": bool(causal),
-                                "seed": whole(seed, 0, MAX_SEED, "seed")}
+                                "seed": whole(seed, 0, MAX_SEED, _("seed"))}
     return position_from_link(values)
 
 
@@ -84,9 +84,9 @@ def shuffle_tab(a: str, shuffles: int):
 def encodings_tab(T: float, d: float, base: float, seed: float):
     """The sinusoidal and (untrained) learned tables p_t, how alike two positions k apart are, and rotary
     scores that depend on the offset i - j only."""
-    values = PAGE.defaults() | {"T": whole(T, MIN_T, limits.MAX_DRAWN_POSITIONS, "number of positions T"),
-                                "d": whole(d, MIN_D, limits.MAX_DRAWN_POSITIONS, "width d"),
-                                "base": float(base), "seed": whole(seed, 0, MAX_SEED, "seed")}
+    values = PAGE.defaults() | {"T": whole(T, MIN_T, limits.MAX_DRAWN_POSITIONS, _("number of positions T")),
+                                "d": whole(d, MIN_D, limits.MAX_DRAWN_POSITIONS, _("width d")),
+                                "base": float(base), "seed": whole(seed, 0, MAX_SEED, _("seed"))}
     return encodings_from_link(values)
 
 

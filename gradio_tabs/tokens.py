@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import gradio as gr
 
 from engine import limits, markup, numbers
-from engine.i18n import _
+from engine.i18n import _, ngettext, pgettext
 from engine.chapter.tokens import (
     BPE_SOURCES, MERGE_STEP, PAGE, TOP_SHOWN, WITH_SMOLLM2, counts_reading, learned_bpe, prediction, smollm2_series,
     tokenizer_names,
@@ -59,10 +59,12 @@ def tokenized_from_link(values: Mapping[str, Any]):
             continue
         overview.append((label, result.vocab_size, len(result.ids), round(result.characters_per_token, 2), ""))
         rows += [(label, t, visible(token), i) for t, (token, i) in enumerate(zip(result.tokens, result.ids))]
-        chips.append(f"**{label}** ({len(result.ids)} tokens): {_chips(result.tokens, result.ids, result.unknown_id)}")
-    return (table(overview, ["tokenizer", "vocabulary size V", "tokens for your text", "characters per token",
-                             "note"]),
-            table(rows, ["tokenizer", "position", "token", "id"]), "\n\n".join(chips))
+        counted = ngettext("{n} token", "{n} tokens", len(result.ids), n=numbers.grouped(len(result.ids)))
+        chips.append(f"**{label}** ({counted}): {_chips(result.tokens, result.ids, result.unknown_id)}")
+    return (table(overview, [_("tokenizer"), _("vocabulary size V"), _("tokens for your text"),
+                             _("characters per token"), _("note")]),
+            table(rows, [_("tokenizer"), _("position"), _("token"), pgettext("a token's number", "id")]),
+            "\n\n".join(chips))
 
 
 def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
@@ -88,7 +90,8 @@ def predicted_from_link(values: Mapping[str, Any], with_smollm2: bool = False):
     summary = f"**{name}**. {counts_reading(shown)} P = {numbers.fixed(shown.top[0][1])}.{note}"
     chart = next_token_bars(bars, title=_("P(next token | '{context}')", context=prompt[-40:]))
     # P with 3 decimals, as the bars beside it and the sentence write it (an API caller reads the 4 it is rounded to)
-    return table(rows, ["model", "token", "P", "count"], formats={"P": "%.3f"}), plot(chart), summary
+    return table(rows, [_("model"), _("token"), "P", _("count")],
+                 formats={"P": "%.3f"}), plot(chart), summary
 
 
 def from_link(values: Mapping[str, Any], with_smollm2: bool = False):
@@ -102,14 +105,14 @@ def tokenize_tab(text: str, merges: float, bpe_source: str):
     if bpe_source not in BPE_SOURCES:
         refuse(_("Learn the BPE merges from one of: {sources}.", sources="; ".join(BPE_SOURCES)))
     values = PAGE.defaults() | {"text": text if isinstance(text, str) else "", "bpe_source": bpe_source,
-                                "merges": whole(merges, 0, limits.TOKENS_BPE_MERGES, "number of merges")}
+                                "merges": whole(merges, 0, limits.TOKENS_BPE_MERGES, _("number of merges"))}
     return tokenized_from_link(values)
 
 
 def next_token_tab(prompt: str, level: str, n: float, smoothing: str, with_smollm2: bool):
     """P(next token | the prompt) from an n-gram of the plays at a token level, beside SmolLM2's when asked."""
     values = PAGE.defaults() | {"prompt": prompt if isinstance(prompt, str) else "", "level": level,
-                                "n": whole(n, 1, limits.MAX_NGRAM_ORDER, "order n"), "smoothing": smoothing}
+                                "n": whole(n, 1, limits.MAX_NGRAM_ORDER, _("order n")), "smoothing": smoothing}
     return predicted_from_link(values, bool(with_smollm2))
 
 

@@ -134,3 +134,18 @@ def test_a_sentence_that_names_a_box_names_it_in_the_callers_language(space):
     assert common._sentence_for(box, 3) == "'X (token embeddings)' takes text, not a number."
     with i18n.use("es"):
         assert common.read(box.label) == i18n._("X (token embeddings)") != "X (token embeddings)"
+
+
+def test_a_wrong_type_is_refused_in_the_callers_language(space):
+    """The door's sentence for a value of the wrong type (an API caller's number where text goes, a fraction where a
+    whole number goes) is a message of the caller's language, its box named as the caller reads it."""
+    box = next(block for block in space.blocks.values()
+               if isinstance(block, gr.Textbox) and _key(block.label) == "X (token embeddings)")
+    whole_box = next(block for block in space.blocks.values()
+                     if isinstance(block, (gr.Number, gr.Slider)) and getattr(block, "precision", None) == 0)
+    assert common._number_sentence(whole_box, 2.5).endswith("takes a whole number, not 2.5.")
+    with i18n.use("es"):
+        assert common._sentence_for(box, 3) == f"'{i18n._('X (token embeddings)')}' admite texto, no un número."
+        assert common._sentence_for(box, None).endswith("admite texto, no nada.")
+        assert common._number_sentence(whole_box, 2.5) == (f"'{common.read(whole_box.label)}' admite un número "
+                                                           "entero, no 2,5.")

@@ -17,8 +17,8 @@ from engine.transformer.code import block_code
 from engine.chapter.block import (
     STAGES_TITLE,
     TRAIN_HEADING,
-    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, percent, shares,
-    waiting,
+    CUSTOM, DEFAULT_PRESET, FIELDS, LEARNING_RATES, MAX_SEED, NORM_NAMES, PAGE, SIZES, TRAINING, percent, progress,
+    shares, waiting,
 )
 from engine.transformer.config import (
     ACTIVATIONS, COUNT_RULE, LAYER_NORMS, POSITIONALS, PRESETS, TransformerConfig, block_formula, count_parameters,
@@ -353,13 +353,8 @@ def draw_training() -> None:
             latest = job.history[-1] if job.history else None
             fraction = 0.0 if latest is None else max(latest.step / job.config.max_steps,
                                                       latest.seconds / (job.config.max_seconds or math.inf))
-            if latest is None:
-                text = _("starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)")
-            else:
-                text = _("step {step}, {seconds} s, training loss {loss} bits per character, {speed} tokens/s",
-                         step=numbers.grouped(latest.step), seconds=numbers.fixed(latest.seconds, 0),
-                         loss=numbers.fixed(latest.train_loss / math.log(2), 3),
-                         speed=numbers.grouped(round(latest.tokens_per_second)))
+            text = progress(None) if latest is None else progress(
+                latest.step, latest.seconds, latest.train_loss / math.log(2), latest.tokens_per_second)
             st.progress(min(fraction, 1.0), text=text)
         if job.finished and job.state != "failed":
             record(job)

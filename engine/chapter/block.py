@@ -99,6 +99,17 @@ def waiting(position: int) -> str:
     return _("Your turn: the run is starting.")
 
 
+def progress(step: int | None, seconds: float = 0.0, bits: float = 0.0, tokens_per_second: float = 0.0,
+             seconds_digits: int = 0) -> str:
+    """What both front ends say of a run training now: its step, time, training loss (bits per character) and speed;
+    `step` None before its first step."""
+    if step is None:
+        return _("starting (the first run on a server also loads PyTorch's optimiser: it can take a minute)")
+    return _("step {step}, {seconds} s, training loss {loss} bits per character, {speed} tokens/s",
+             step=numbers.grouped(step), seconds=numbers.fixed(seconds, seconds_digits), loss=numbers.fixed(bits, 3),
+             speed=numbers.grouped(round(tokens_per_second)))
+
+
 # --- the class's questions ---------------------------------------------------------------------------------
 
 def block_parameters(link: Mapping[str, str], sources=None) -> Question:
