@@ -374,6 +374,26 @@ _TURNS = re.compile(r"[/=∂√^_×−+|<>≤≥≈∈]|\d.*[A-Za-z]|[A-Za-z].*\
 _NAME_FIRST = re.compile(r"\{\w+\}: ")   # "{name}: p_t": the name may be a word of the language, read before it
 
 
+def _balanced(start: int, run: str) -> Iterator[tuple[int, str]]:
+    """The run cut at each bracket it does not close (or closes without opening): "(1/T" and "2^H (= e^H" are
+    Arabic's brackets round a formula, which read right to left with the sentence."""
+    pairs, opened, lone = {")": "(", "]": "["}, [], set()
+    for index, char in enumerate(run):
+        if char in "([":
+            opened.append((char, index))
+        elif char in ")]":
+            if opened and opened[-1][0] == pairs[char]:
+                opened.pop()
+            else:
+                lone.add(index)
+    lone |= {index for _char, index in opened}
+    last = 0
+    for cut in sorted(lone) + [len(run)]:
+        for match in _RUN.finditer(run[last:cut]):    # what is left begins and ends as a run does
+            yield start + last + match.start(), match.group()
+        last = cut + 1
+
+
 def _formula_runs(plain: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each run of `plain` (text outside what is set apart) that the bidi rules would turn round."""
     for match in _RUN.finditer(plain):
@@ -381,11 +401,11 @@ def _formula_runs(plain: str) -> Iterator[tuple[int, int]]:
         lead = _NAME_FIRST.match(run)
         if lead:
             start, run = start + lead.end(), run[lead.end():]
-        if (not run or re.fullmatch(r"\{\w+\}|[A-Za-z0-9\-.]+", run) or not _TURNS.search(run)
-                or run.count("(") != run.count(")") or run.count("[") != run.count("]")
-                or not re.search(r"[A-Za-z0-9∂√α-ωΑ-Ω]", re.sub(r"\{\w+\}", "", run))):
-            continue   # a word, a number, a placeholder alone (it may hold a word of the language), a lone bracket
-        yield start, start + len(run)
+        for begin, piece in _balanced(start, run):
+            if (re.fullmatch(r"\{\w+\}|[A-Za-z0-9\-.]+", piece) or not _TURNS.search(piece)
+                    or not re.search(r"[A-Za-z0-9∂√α-ωΑ-Ω]", re.sub(r"\{\w+\}", "", piece))):
+                continue   # a word, a number, a placeholder alone (it may hold a word of the language)
+            yield begin, begin + len(piece)
 
 
 def _unmarked(text: str) -> Iterator[tuple[int, int]]:

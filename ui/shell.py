@@ -60,9 +60,6 @@ STYLE = f"""<style>
    screen breaks after a relation or an operator (=, +), as TeX breaks inline formulas, instead of being shrunk */
 @media (max-width: 640px) {{
   [data-testid='stTable'] th, [data-testid='stTable'] td {{ font-size: 0.8rem; padding: 0.25rem 0.35rem; }}
-  /* a column's heading may break inside a long word ("puntuación") rather than push the table past the screen */
-  [data-testid='stTable'] th, [data-testid='stTable'] th *
-    {{ white-space: normal !important; overflow-wrap: anywhere !important; }}
   .katex-display > .katex, .katex-display > .katex > .katex-html {{ white-space: normal; }}
   .katex-display .katex-html > .base {{ margin: 0.15em 0; }}
 }}

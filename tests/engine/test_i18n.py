@@ -74,6 +74,9 @@ def test_a_formula_inside_a_right_to_left_sentence_is_set_apart_and_nothing_else
     once = i18n.formulas_marked("منتظم 1/V و d = {d}")
     assert i18n.formulas_marked(once) == once and i18n.formulas_unmarked(once) == []
     assert i18n.formulas_unmarked("منتظم 1/V") == ["1/V"]
+    # a formula inside Arabic's own brackets: the bracket it does not close stays with the sentence
+    assert i18n.formulas_marked("يعطي (1/T من الرموز)") == f"يعطي ({lrm}1/T{lrm} من الرموز)"
+    assert i18n.formulas_marked("الحيرة 2^H (هنا)") == f"الحيرة {lrm}2^H{lrm} (هنا)"
 
 
 def test_the_checks_find_what_they_are_for(tmp_path, monkeypatch):
