@@ -16,10 +16,16 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
-from engine.i18n import _
+from engine.i18n import N_, _
 
 VOCABULARY_FILE = Path(files("engine.embeddings") / "data" / "tiny_vocabulary.json")
 _WORD = re.compile(r"[a-z]+")
+
+
+# the file's feature names, as a reader reads them (the words themselves stay English: they are the model's tokens)
+FEATURE_NAMES = {"animal": N_("animal"), "bird": N_("bird"), "water": N_("water"), "action": N_("action"),
+                 "function word": N_("function word"), "place": N_("place"), "size": N_("size"),
+                 "hunts": N_("hunts")}
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,10 @@ class Vocabulary:
     features: tuple[str, ...]    # the name of each of the d columns
     words: tuple[str, ...]       # in the file's order
     vectors: np.ndarray          # (len(words), d), row k is the embedding of words[k]
+
+    def named_features(self) -> tuple[str, ...]:
+        """The features' names in the reader's language."""
+        return tuple(_(FEATURE_NAMES[name]) if name in FEATURE_NAMES else name for name in self.features)
 
     @property
     def d(self) -> int:

@@ -114,3 +114,18 @@ def test_a_weights_file_the_app_cannot_read_is_refused_in_the_readers_language(t
         with i18n.use(code), pytest.raises(ValueError) as raised:
             gguf_file.read_gguf(cut)
         assert "cut short" not in str(raised.value) and "cut.gguf" in str(raised.value)
+
+
+def test_the_tiny_vocabularys_features_are_named_in_the_readers_language():
+    """Multi-head and Position name the hand-made vectors' features ("animal, bird, ..."): in the reader's language,
+    the words themselves (the model's tokens) as they are."""
+    from engine import i18n
+    from engine.embeddings.tiny_vocabulary import load_vocabulary
+
+    vocabulary = load_vocabulary()
+    assert vocabulary.named_features() == vocabulary.features
+    with i18n.use("es"):
+        assert vocabulary.named_features()[:2] == ("animal", "ave") and "palabra funcional" in vocabulary.named_features()
+        assert "crane" in vocabulary.words
+    with i18n.use(i18n.PSEUDO.code):
+        assert all(name != english for name, english in zip(vocabulary.named_features(), vocabulary.features))
