@@ -14,6 +14,7 @@ front door's cache (ui.loaders, gradio_tabs.loaders, EngineSources); they are im
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -46,9 +47,19 @@ VARIETY_TAUS = (0.2, 1.0, 1.8)            # the class question compares these, t
 VEILS = ("generate.ladder", "generate.code")
 
 
+_GRAM = re.compile(r"(\d+)-gram(?: \((.+)\))?")
+
+
 def model_name(name: str) -> str:
-    """A model as the reader's language names it (the n-grams and a file brought along keep their names)."""
-    return _(MODEL_NAMES[name]) if name in MODEL_NAMES else name
+    """A model as the reader's language names it: the page's own models, an n-gram by its n ('4-gram' is '4-grama'
+    in Spanish, '7-gram (Kneser-Ney)' '7-grama (Kneser-Ney)'); a file brought along keeps its name."""
+    if name in MODEL_NAMES:
+        return _(MODEL_NAMES[name])
+    found = _GRAM.fullmatch(name)
+    if found is None:
+        return name
+    n = int(found.group(1))
+    return _("{n}-gram ({smoothing})", n=n, smoothing=found.group(2)) if found.group(2) else _("{n}-gram", n=n)
 
 
 def model_list(raw: str) -> str:

@@ -26,8 +26,9 @@ class Bar:
 
     @property
     def order(self) -> int | None:
-        """n of an n-gram bar ('7-gram (Kneser-Ney)' -> 7), else None."""
-        found = re.match(r"(\d+)-gram", self.model)
+        """n of an n-gram bar ('7-gram (Kneser-Ney)' -> 7, and as a reader's language names it: '7 元语法', '7-grama'),
+        else None."""
+        found = re.match(r"(\d+)", self.model)
         return int(found.group(1)) if found and self.kind == "n-gram" else None
 
 

@@ -125,7 +125,24 @@ def test_the_tiny_vocabularys_features_are_named_in_the_readers_language():
     vocabulary = load_vocabulary()
     assert vocabulary.named_features() == vocabulary.features
     with i18n.use("es"):
-        assert vocabulary.named_features()[:2] == ("animal", "ave") and "palabra funcional" in vocabulary.named_features()
+        names = vocabulary.named_features()
+        assert names[:2] == ("animal", "ave") and "palabra funcional" in names
         assert "crane" in vocabulary.words
     with i18n.use(i18n.PSEUDO.code):
         assert all(name != english for name, english in zip(vocabulary.named_features(), vocabulary.features))
+
+
+def test_an_n_gram_model_is_named_in_the_readers_language_and_keeps_its_order():
+    """Generate's models: '4-gram' and the ladder's '7-gram (Kneser-Ney)' read as the language writes n-grams; the
+    ladder's sentences still find n in the name."""
+    from engine import i18n
+    from engine.chapter.generate import model_name
+    from engine.transformer.ladder import Bar
+
+    assert model_name("4-gram") == "4-gram" and model_name("7-gram (Kneser-Ney)") == "7-gram (Kneser-Ney)"
+    with i18n.use("es"):
+        assert model_name("4-gram") == "4-grama" and model_name("7-gram (Kneser-Ney)") == "7-grama (Kneser-Ney)"
+    with i18n.use("zh-Hans"):
+        name = model_name("7-gram (Kneser-Ney)")
+        assert "元语法" in name and Bar(name, 1.97, "n-gram").order == 7
+    assert model_name("mine.gguf") == "mine.gguf"
