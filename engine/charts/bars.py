@@ -169,9 +169,9 @@ def score_bars(words: list[str], scores, *, title: str = "", value_title: str = 
 @styled
 def accuracy_bars(rows: list[dict]) -> dict:
     """Share of classic analogies answered right (top-1 and top-5) for each vocabulary size."""
-    values = [{"vocabulary": r["vocabulary"], "measure": r["measure"], "accuracy": float(r["accuracy"]),
-               "label": localized(f"{r['accuracy']:.0%}")} for r in rows]
-    sizes = list(dict.fromkeys(r["vocabulary"] for r in rows))
+    values = [{"vocabulary": localized(r["vocabulary"]), "measure": r["measure"], "accuracy": float(r["accuracy"]),
+               "label": localized(f"{r['accuracy']:.0%}")} for r in rows]   # 10.000 words in Spanish
+    sizes = list(dict.fromkeys(value["vocabulary"] for value in values))
     said = {"top-1": _("top-1"), "top-5": _("top-5")}   # the legend's entries, in the reader's language
     for value in values:
         value["measure"] = said.get(value["measure"], value["measure"])
@@ -267,7 +267,7 @@ def cost_bars(costs: dict[str, AttentionCost], *, measure: str, title: str) -> d
     for name, amount in zip(names, amounts):
         ratio = f"{amount / reference:.3g} x"
         values.append({"layout": name, measure: amount, "text": _short(amount), "ratio": ratio,
-                       "label": f"{_short(amount)}  ({ratio})"})
+                       "label": localized(f"{_short(amount)}  ({ratio})")})   # 96,7 G (12 x) in Spanish
     return {
         "title": title, "data": {"values": values}, "width": COST_WIDTH, "height": 34 * len(names) + 20,
         "encoding": {

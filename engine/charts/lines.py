@@ -155,7 +155,8 @@ def held_out_lines(rows: list[tuple[int, str, float]], *, title: str = "", unit:
 def table_growth(orders: list[int], seen: list[int], possible: list[float], *, title: str = "") -> dict:
     """Distinct n-grams seen vs V^n possible, log scale: the table that cannot be filled."""
     kinds = [_("possible (V^n)"), _("seen in the text")]   # the legend's entries, in the reader's language
-    values = [{"n": int(n), "kind": kind, "entries": float(v), "label": f"{v:.2g}" if v >= 1e5 else f"{v:,.0f}"}
+    values = [{"n": int(n), "kind": kind, "entries": float(v),
+               "label": localized(f"{v:.2g}" if v >= 1e5 else f"{v:,.0f}")}     # 28.860 and 2,8e+05 in Spanish
               for kind, column in zip(kinds, (possible, seen)) for n, v in zip(orders, column)]
     encoding = {
         "x": {"field": "n", "type": "ordinal", "title": "n", "axis": {"labelAngle": 0}},

@@ -146,3 +146,18 @@ def test_an_n_gram_model_is_named_in_the_readers_language_and_keeps_its_order():
         name = model_name("7-gram (Kneser-Ney)")
         assert "元语法" in name and Bar(name, 1.97, "n-gram").order == 7
     assert model_name("mine.gguf") == "mine.gguf"
+
+
+def test_numbers_printed_on_charts_follow_the_readers_signs():
+    """Labels a chart prints from Python (the n-gram table's growth, the vocabulary sizes, the heads' costs) read
+    28.860 and 2,8e+05 in Spanish, as its axes and sentences do."""
+    from engine import i18n
+    from engine.charts.bars import accuracy_bars
+    from engine.charts.lines import table_growth
+
+    with i18n.use("es"):
+        growth = table_growth([1, 2], [28_860, 280_000], [28_860.0, 8.3e8])
+        labels = {row["label"] for row in growth["data"]["values"]}
+        assert {"28.860", "2,8e+05", "8,3e+08"} <= labels
+        bars = accuracy_bars([{"vocabulary": "10,000", "measure": "top-1", "accuracy": 0.5}])
+        assert bars["data"]["values"][0]["vocabulary"] == "10.000"
