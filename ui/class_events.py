@@ -337,7 +337,7 @@ async function told(loop, event) {
   const next = {question: event.question, round: event.round, status: event.status,
                 link_version: event.link_version, link: event.link};
   if (newRound && event.question !== null) {
-    const got = await getJSON(`${data.base}/question?lang=${encodeURIComponent(data.lang)}`);
+    const got = await getJSON(`${data.base}/question?lang=${encodeURIComponent(data.lang)}&v=${event.version}`);
     const b = got.body;
     if (got.status !== 200 || !b || !b.card || b.status === 'revealed' || b.status === 'ended') return rerun();
     if (!data.follow_view && b.card.page === data.page && b.card.veiled) return rerun();   // this page's veils
@@ -352,7 +352,7 @@ async function told(loop, event) {
     loop.revealed = null;
   }
   if (data.follow_view && (newLink || newRound || newStatus || !loop.view || loop.view.view_link !== event.link)) {
-    const got = await getJSON(`${data.base}/view.json?lang=${encodeURIComponent(data.lang)}`);
+    const got = await getJSON(`${data.base}/view.json?lang=${encodeURIComponent(data.lang)}&v=${event.version}`);
     if (got.status === 200 && got.body) loop.view = got.body;
     else if (got.status === 404 || got.status === 410) return rerun();
   }

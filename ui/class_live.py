@@ -1,22 +1,23 @@
 """What a student's listener fetches and sends without a Streamlit rerun (mounted beside the events route by
 ui.app_server.routes):
 
-- `GET /api/class/{code}/question?lang=xx`: the class's current round as the listener draws it (engine.classroom.live:
-  the prompt, the options and the sentences around them as escaped HTML in that language, made once per process per
-  class, question, round and language), its status, and this browser's own answer to it (from its signed cookie, as
-  ui.classroom.student_id finds it; never anyone else's). `{"question": null}` while none was asked.
+- `GET /api/class/{code}/question?lang=xx&v=V`: the class's current round as the listener draws it
+  (engine.classroom.live: the prompt, the options and the sentences around them as escaped HTML in that language,
+  made once per process per class, question, round and language), its status, and this browser's own answer to it
+  (from its signed cookie, as ui.classroom.student_id finds it; never anyone else's). `"card": null` while none was
+  asked.
 - `POST /api/class/{code}/vote?lang=xx`, JSON `{"question": Q, "round": R, "option": O}`: this browser's answer, by
   the store's own call and rules (one vote per student and round, changeable until locked, every limit the store
   enforces). The student is the cookie's, never the body's. Same origin only (Sec-Fetch-Site, else Origin against
   Host): a page of another site cannot vote for a student.
-- `GET /api/class/{code}/view.json?lang=xx`: a follower's class view (engine.classroom.view) with its veils applied
+- `GET /api/class/{code}/view.json?lang=xx&v=V`: a follower's class view (engine.classroom.view) with its veils applied
   and the sentences around it, made once per process per class version and language.
 
 Each answers a refusal with its sentence as JSON ({"error": ...}, in the request's language): 400 for a code that
 cannot be one or a malformed vote, 403 for another site or a browser without its cookie, 404 an unknown code, 409 a
 vote the store refused (locked, not the current round, not joined), 410 an ended class. Store reads run on a worker
 thread; the class's state is read once per version per process (SharedVersions, at the version the events watcher
-last told).
+last read, and at least `v`, the version the page was told).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from engine import i18n, limits
 from engine.classroom import identity
 from engine.classroom.events import STATUS_ENDED, STATUS_LOCKED, STATUS_OPEN, status_of
 from engine.classroom.live import Cards, question_card, view_card
-from engine.classroom.store import SharedVersions, StoreUnavailable, normalise_code
+from engine.classroom.store import SharedVersions, StoreUnavailable, normalise_code, unknown_code
 from engine.i18n import _
 
 QUESTION_PATH = "/api/class/{code}/question"
@@ -78,13 +79,20 @@ def same_origin(request) -> bool:
     return bool(origin) and urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
 
 
-def _state(watch, code: str):
-    """The class's state at (at least) the version the events watcher last told; one read per version per process."""
+def _state(watch, code: str, told: int = -1):
+    """The class's state at (at least) the version the events watcher last read, and at least `told` (the version the
+    page was told); one read per version per process. Where the watcher does not follow the class, or is behind what
+    the page was told (another process told it), the version is read now."""
     versions = shared(watch.store)
     version = watch.known_version(code)
-    if version is None:
-        version = versions.version(code)
+    if version is None or version < told:
+        version = versions.version(code, fresh=True)
     return versions.state(code, version), version
+
+
+def _told(request) -> int:
+    text = request.query_params.get("v", "")
+    return int(text) if text.isdigit() and len(text) <= 12 else -1
 
 
 def _gone(state) -> bool:
@@ -102,10 +110,10 @@ def question_of(state, lang: str) -> dict | None:
     return cards.get(("question", state.code, state.question_id, state.round, lang), lambda: question_card(state, lang))
 
 
-def _question_body(watch, code: str, lang: str, student: str | None) -> tuple[int, dict]:
+def _question_body(watch, code: str, lang: str, student: str | None, told: int) -> tuple[int, dict]:
     with i18n.use(lang):
         try:
-            state, version = _state(watch, code)
+            state, version = _state(watch, code, told)
         except ValueError as error:
             return (503 if isinstance(error, StoreUnavailable) else 404), {"error": str(error)}
         if _gone(state):
@@ -134,7 +142,8 @@ async def class_question(request):
     except ValueError as error:
         with i18n.use(lang):
             return _said(400, str(error))
-    status, body = await asyncio.to_thread(_question_body, class_events.watcher(), code, lang, _student(request))
+    status, body = await asyncio.to_thread(_question_body, class_events.watcher(), code, lang, _student(request),
+                                         _told(request))
     return JSONResponse(body, status_code=status, headers=NO_STORE)
 
 
@@ -145,7 +154,7 @@ def _vote(store, code: str, student: str, question: int, round_: int, option: in
         except StoreUnavailable as error:
             return 503, {"error": str(error)}
         except ValueError as error:
-            return 409, {"error": str(error)}
+            return (404 if str(error) == str(unknown_code(code)) else 409), {"error": str(error)}
         return 200, {"question": question, "round": round_, "option": option}
 
 
@@ -226,10 +235,10 @@ def view_of(state, version: int, lang: str, read_view) -> dict:
     return cards.get(("view", state.code, version, lang), make)
 
 
-def _view_body(watch, code: str, lang: str) -> tuple[int, dict]:
+def _view_body(watch, code: str, lang: str, told: int) -> tuple[int, dict]:
     with i18n.use(lang):
         try:
-            state, version = _state(watch, code)
+            state, version = _state(watch, code, told)
             if _gone(state):
                 return 410, {"error": _ended(code)}
             return 200, view_of(state, version, lang, lambda: _parsed_view(watch.store, code))
@@ -251,7 +260,7 @@ async def class_view_card(request):
     except ValueError as error:
         with i18n.use(lang):
             return _said(400, str(error))
-    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang)
+    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request))
     return JSONResponse(body, status_code=status, headers=NO_STORE)
 
 
