@@ -4,10 +4,12 @@ P server processes behind HAProxy (deploy.serve's Farm) share the store under te
 starts a class with the sidebar's button, reads its code from the page, changes page (everyone follows),
 asks a question of its own through the "Ask the class" widgets, watches the answers on its live view
 (its own timer), reveals, votes again. N student sessions, spread over two client processes, open the
-join link (`/?class=CODE`), poll with the timers their pages register (as the browser does: a fragment
-rerun every run_every seconds; --transport poll) or park a request on the class's events route and rerun the
-fragment with the listener's trigger only when told (--transport push, as the page's listener does), answer each
-new round through the page's radio (a fragment rerun, as a click in the browser sends), and follow the teacher.
+join link (`/?class=CODE`) and either poll with the timers their pages register (as the browser does: a fragment
+rerun every run_every seconds), answer each new round through the page's radio (a fragment rerun, as a click in the
+browser sends) and follow the teacher (--transport poll), or do what the page's listener does (--transport push,
+ui.class_events): park a request on the class's events route and, when told, fetch the question from its route,
+answer by the vote route and fetch a follower's view, with no rerun; a reveal or the class's end reruns the
+fragment by the listener's trigger.
 """
 from __future__ import annotations
 
@@ -51,7 +53,9 @@ def fragment_of(s: Session, widget_id: str) -> str:
 
 
 async def student(index: int, port: int, code: str, seed: int, arrive_s: float, stop_at: float,
-                  out: dict, push: bool = False) -> None:
+                  out: dict) -> None:
+    """A polling student (--transport poll): its fragment reruns on the timer its page registers, and it answers
+    through the page's radio (a fragment rerun, as a click in the browser sends)."""
     rng = random.Random(seed * 100_003 + index)
     await asyncio.sleep(rng.uniform(0, arrive_s))
     votes: list[Vote] = []
@@ -59,8 +63,6 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
     answered: set[str] = set()
     due: list[tuple[float, str, int]] = []             # (when, widget key, option)
     in_flight: Vote | None = None                       # a vote sent whose page has not come back yet
-    told: asyncio.Task | None = None                    # push: the request parked on the class's events route
-    told_since = -1                                     # push: the version it was asked from
     try:
         async with Session(HOST, port, timeout=TIMEOUT_S) as s:
             run = await s.open(JOIN_PAGE, f"class={code}")
@@ -79,18 +81,9 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                         due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS)))
                 if any("has ended" in t for t in run.infos):
                     break
-                listener = s.component(LISTENER, run) if push else None
-                if listener is not None and told is None:   # as the listener does: park until the version moves
-                    told_since = max(told_since, int(listener[1]["since"]))
-                    told = asyncio.ensure_future(s.get(f"{listener[1]['url']}?since={told_since}", PARK_WAIT_S))
                 next_poll = {f: next_poll.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
                 soonest = min([*next_poll.values(), *(d[0] for d in due), stop_at])
-                if push and told is None:
-                    soonest = min(soonest, time.time() + 1.0)   # no listener on this run: look again soon
-                if told is not None:
-                    await asyncio.wait({told}, timeout=max(0.0, soonest - time.time()))
-                else:
-                    await asyncio.sleep(max(0.0, soonest - time.time()))
+                await asyncio.sleep(max(0.0, soonest - time.time()))
                 now = time.time()
                 ready = [d for d in due if d[0] <= now]
                 if ready:
@@ -111,24 +104,6 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                     in_flight.error = "" if in_flight.ok else ("; ".join(problems) or "no 'Answer received' shown")
                     votes.append(in_flight)
                     in_flight = None
-                elif told is not None and told.done():
-                    try:
-                        status, body = told.result()
-                    except (OSError, asyncio.TimeoutError) as error:
-                        status, body = 0, str(error).encode()
-                    told = None
-                    if status == 200:
-                        version = json.loads(body)["version"]
-                        if version != told_since and listener is not None:
-                            told_since = version
-                            out["told"] += 1
-                            s.trigger(listener[0].id, "moved", version)   # setTriggerValue: the fragment reruns
-                            run = await s.rerun(fragment_of(s, listener[0].id))
-                    elif status != 204:
-                        out["errors"].append(f"student {index}: the events route answered {status}: {body[:120]!r}")
-                        await asyncio.sleep(1.0)
-                elif push:
-                    continue
                 else:
                     fragment = min(next_poll, key=next_poll.get) if next_poll else None
                     if fragment is None:
@@ -146,8 +121,6 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
         out["errors"].append(f"student {index}: {error}")
         if in_flight is not None:
             votes.append(in_flight)                     # ok None: it may or may not have been counted
-    if told is not None:
-        told.cancel()
     out["votes"].extend(votes)
     out["pages"].extend(pages)
 

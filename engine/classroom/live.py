@@ -22,7 +22,6 @@ import re
 import threading
 
 from engine import i18n, limits
-from engine.classroom.events import status_of
 from engine.classroom.store import ClassState
 from engine.i18n import _
 
@@ -134,7 +133,3 @@ class Cards:
             self._kept[key] = made
             return made
 
-
-def question_status(state: ClassState) -> str:
-    """The round's status as the listener names it (engine.classroom.events' names)."""
-    return status_of(state)
