@@ -271,9 +271,11 @@ async def _told(s: Session, listener, live: dict, event: dict, base: str, lang: 
     view = live.get("view")
     if data.get("follow_view") and (new_link or new_round or new_status or not view
                                     or view.get("view_link") != event["link"]):
-        status, body = await s.get(f"{base}/view.json?lang={lang}&v={event['version']}", TIMEOUT_S)
+        have = (view or {}).get("digest", "")
+        status, body = await s.get(f"{base}/view.json?lang={lang}&v={event['version']}&have={have}", TIMEOUT_S)
         if status == 200:
-            live["view"] = json.loads(body)
+            got = json.loads(body)
+            live["view"] = (view or {}) | got if got.get("same") else got
             view_arrived(live["view"])
         elif status in (404, 410):
             return await rerun()

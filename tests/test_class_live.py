@@ -205,3 +205,23 @@ def test_a_followers_view_carries_the_open_questions_veils_until_the_reveal(even
     assert "the weights" in revealed[1]["body"] and revealed[1]["lang"] == "ko"
     assert any("English" in note for note in revealed[1]["notes"])         # made in the teacher's language
     assert key not in json.dumps([before, veiled, revealed])
+
+
+def test_a_page_that_holds_the_views_body_is_sent_the_rest_alone(events):  # noqa: F811
+    app, store = events
+    code, key = store.create_class("teacher-browser")
+    store.follow(code, key, "attention?x=1")
+    view = ClassView("attention?x=1", "Attention calculator", "", (Part((), "<p>big</p>"),))
+    store.put_view(code, key, view.to_json())
+
+    async def run():
+        whole = await call(app, "GET", f"/api/class/{code}/view.json", "lang=en")
+        await asyncio.to_thread(store.follow, code, key, "context?k=3")      # moved: the new view is being made
+        same = await call(app, "GET", f"/api/class/{code}/view.json", f"lang=en&have={whole[1]['digest']}")
+        stale = await call(app, "GET", f"/api/class/{code}/view.json", "lang=en&have=0123")
+        return whole, same, stale
+    whole, same, stale = served(run())
+    assert "<p>big</p>" in whole[1]["body"] and "same" not in whole[1]
+    assert same[1]["same"] is True and "body" not in same[1] and same[1]["digest"] == whole[1]["digest"]
+    assert any("moved on" in note for note in same[1]["notes"]) and same[1]["link"] == "context?k=3"
+    assert "<p>big</p>" in stale[1]["body"]

@@ -352,8 +352,10 @@ async function told(loop, event) {
     loop.revealed = null;
   }
   if (data.follow_view && (newLink || newRound || newStatus || !loop.view || loop.view.view_link !== event.link)) {
-    const got = await getJSON(`${data.base}/view.json?lang=${encodeURIComponent(data.lang)}&v=${event.version}`);
-    if (got.status === 200 && got.body) loop.view = got.body;
+    const have = loop.view && loop.view.digest ? loop.view.digest : '';
+    const got = await getJSON(`${data.base}/view.json?lang=${encodeURIComponent(data.lang)}&v=${event.version}` +
+                              `&have=${have}`);
+    if (got.status === 200 && got.body) loop.view = got.body.same ? Object.assign({}, loop.view, got.body) : got.body;
     else if (got.status === 404 || got.status === 410) return rerun();
   }
   loop.known = next;

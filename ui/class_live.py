@@ -10,8 +10,10 @@ ui.app_server.routes):
   the store's own call and rules (one vote per student and round, changeable until locked, every limit the store
   enforces). The student is the cookie's, never the body's. Same origin only (Sec-Fetch-Site, else Origin against
   Host): a page of another site cannot vote for a student.
-- `GET /api/class/{code}/view.json?lang=xx&v=V`: a follower's class view (engine.classroom.view) with its veils applied
-  and the sentences around it, made once per process per class version and language.
+- `GET /api/class/{code}/view.json?lang=xx&v=V&have=D`: a follower's class view (engine.classroom.view) with its veils
+  applied and the sentences around it, made and serialized once per process per class version and language; without
+  its body where the page already holds that body (`have`: its digest), as when the teacher moved and the new view is
+  still being made (the page shows "moved on", and is sent the new body once, when it is stored).
 
 Each answers a refusal with its sentence as JSON ({"error": ...}, in the request's language): 400 for a code that
 cannot be one or a malformed vote, 403 for another site or a browser without its cookie, 404 an unknown code, 409 a
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 from urllib.parse import urlsplit
 
@@ -226,31 +229,42 @@ def _parsed_view(store, code: str):
 
 def view_of(state, version: int, lang: str, read_view) -> dict:
     """A follower's view card at the class's `version` (cached per class, version and language); `read_view()` reads
-    the ClassView (or None) when it has to be made."""
+    the ClassView (or None) when it has to be made. `digest` names its body: a page that holds it is sent the rest."""
     def make():
         view = read_view()
         card = view_card(state, view, lang, explore=has_page(view.link if view is not None else state.link))
         card["version"] = version
+        card["digest"] = hashlib.sha256(card["body"].encode()).hexdigest()[:20]
         return card
     return cards.get(("view", state.code, version, lang), make)
 
 
-def _view_body(watch, code: str, lang: str, told: int) -> tuple[int, dict]:
+def _view_json(code: str, card: dict, have: str) -> bytes:
+    """The card as the listener is sent it, serialized once per card: without its body where the page holds that
+    body already (`have` its digest: the teacher moved and the new view is not made yet, a lock, a vote again)."""
+    if have and have == card["digest"]:
+        return cards.get(("view-same", code, card["version"], card["lang"]), lambda: json.dumps(
+            {name: value for name, value in card.items() if name != "body"} | {"same": True}).encode())
+    return cards.get(("view-json", code, card["version"], card["lang"]), lambda: json.dumps(card).encode())
+
+
+def _view_body(watch, code: str, lang: str, told: int, have: str) -> tuple[int, bytes]:
     with i18n.use(lang):
         try:
             state, version = _state(watch, code, told)
             if _gone(state):
-                return 410, {"error": _ended(code)}
-            return 200, view_of(state, version, lang, lambda: _parsed_view(watch.store, code))
+                return 410, json.dumps({"error": _ended(code)}).encode()
+            card = view_of(state, version, lang, lambda: _parsed_view(watch.store, code))
+            return 200, _view_json(code, card, have)
         except StoreUnavailable as error:
-            return 503, {"error": str(error)}
+            return 503, json.dumps({"error": str(error)}).encode()
         except ValueError as error:
-            return 404, {"error": str(error)}
+            return 404, json.dumps({"error": str(error)}).encode()
 
 
 async def class_view_card(request):
-    """GET /api/class/{code}/view.json?lang=xx: see the module's docstring."""
-    from starlette.responses import JSONResponse
+    """GET /api/class/{code}/view.json?lang=xx&v=V[&have=DIGEST]: see the module's docstring."""
+    from starlette.responses import Response
 
     from ui import class_events
 
@@ -260,8 +274,9 @@ async def class_view_card(request):
     except ValueError as error:
         with i18n.use(lang):
             return _said(400, str(error))
-    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request))
-    return JSONResponse(body, status_code=status, headers=NO_STORE)
+    have = request.query_params.get("have", "")[:40]
+    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request), have)
+    return Response(body, status_code=status, media_type="application/json", headers=NO_STORE)
 
 
 def routes() -> list:
