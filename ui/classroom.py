@@ -10,10 +10,12 @@
 - Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram), each a fragment, and only in a class: a page outside a class asks nothing.
-  A student's is told (ui.class_events: a listener parked on the class's events route reruns it when the class's
-  version moves; where the route cannot be reached, it polls on a timer); the teacher's live view polls with
-  `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one small read)
-  and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
+  A student's is told (ui.class_events: a listener parked on the class's events route; when the class's version
+  moves it draws the open question, takes the answer and shows a follower's view itself, with no rerun
+  (ui.class_live), and reruns the fragment for the rest: a reveal, the class's end, a page's own veils; where the
+  route cannot be reached, the fragment polls on a timer and draws it all with Streamlit's widgets); the teacher's
+  live view polls with `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one
+  small read) and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
 - "Everyone follow me": the teacher's page link (path and query) goes to the store on each change: at the start
   of the teacher's run, before the page draws (the values its PageState will hold), and again once the page
   mirrored them (only if they differ); a settings change in a section of the page goes from its callback. A
