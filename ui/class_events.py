@@ -11,12 +11,15 @@
 - One watcher per server process (engine.classroom.events.Watcher) follows the store for every parked request:
   SQLite read a few times a second, Redis told by pub/sub. Started with the first request, stopped by the lifespan.
 - The listener (`listen`): a Streamlit components v2 component (no iframe) inside the student's class fragment. Its
-  script parks a request on the route and calls `setTriggerValue("moved", version)` only when the version moved, so
-  the fragment reruns only when there is something to draw (a page at rest costs the server one parked request,
-  answered every CLASS_EVENTS_PARK_S). After CLASS_EVENTS_FAILURES failed requests in a row (a proxy that blocks the
-  route, a server that refuses it) it tells the page once (`unreachable`): the fragment then polls on its timer
-  every CLASS_FALLBACK_POLL_S, and the page says so once; the listener keeps trying, slowly, and says `reachable`
-  when the route answers again (the timer stops).
+  script parks a request on the route, and when the version moved it draws what only displays itself, with no
+  rerun (the open question fetched from ui.class_live's route, the answer sent by its vote route, "locked", a
+  follower's class view), and calls `setTriggerValue("moved", version)` only for what it cannot draw (a reveal, the
+  class's end, a page's own veils): a page at rest costs the server one parked request, answered every
+  CLASS_EVENTS_PARK_S, and a question asked costs one small fetch per student, not a rerun. After
+  CLASS_EVENTS_FAILURES failed requests in a row (a proxy that blocks the route, a server that refuses it) it tells
+  the page once (`unreachable`): the fragment then polls on its timer every CLASS_FALLBACK_POLL_S, draws everything
+  with Streamlit's widgets, and the page says so once; the listener keeps trying, slowly, and says `reachable` when
+  the route answers again (the timer stops).
 
 Why a long poll and not server-sent events: every answer is a whole, short HTTP response, so no proxy in front
 (HAProxy in deploy.serve, an nginx Ingress, a Space's own) can hold an event in a buffer, and a reply cut by a
@@ -419,7 +422,14 @@ export default function (component) {
     loop.trigger = setTriggerValue;     // the request already parked carries on, for the newest mount
     loop.host = host;
     if (data.since >= loop.since) adopt(loop, data);    // the page's run is as new as what the listener drew
-    else loop.data = Object.assign({}, data, {known: loop.known});
+    else {
+      // a run that began before the listener drew newer news: what it drew of an older round leaves at once
+      loop.data = Object.assign({}, data, {known: loop.known});
+      const old = data.known || {};
+      if (data.revealed && (old.question !== loop.known.question || old.round !== loop.known.round)) {
+        loop.hidden.add(data.revealed.key);
+      }
+    }
   } else {
     if (loop) loop.stop();
     loop = start(data, setTriggerValue, host, key);
