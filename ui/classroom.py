@@ -39,10 +39,11 @@ import streamlit as st
 from engine import i18n, limits, markup, numbers
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
+from engine.classroom.events import status_of
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
 from engine.classroom.stores import open_store
 from engine.i18n import _, ngettext, pgettext
-from ui import app_server, class_events, page, recording, url_state
+from ui import app_server, class_events, class_live, page, recording, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, LANG_PARAM, PRESENT_PARAM, TEACH_PARAM
@@ -490,9 +491,6 @@ def _student_live() -> None:
 def _drawn(code: str, state: ClassState, version: int) -> dict:
     """What this run draws of the class (a reveal, the class's end: by Streamlit, above the listener) and what it hands
     the listener to draw (the open round's question card and this student's answer; a follower's view card)."""
-    from engine.classroom.events import status_of
-    from ui import class_live
-
     lang = i18n.current().code
     drawn = {"draws": True, "lang": lang, "page": st.session_state.get(PAGE, ""),
              "follows": bool(st.session_state.get(FOLLOW)),
