@@ -26,6 +26,7 @@ from bench.class_common import CHANGE_SHARE, QUESTION_CAP_S, THINK_S, Result, St
 from bench.load import Meter, warm_up_all
 from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state
+from websockets.exceptions import ConnectionClosed
 from deploy.serve import Farm
 from ui.class_events import TRANSPORT_ENV
 from engine.classroom.view import SWITCH_ENV
@@ -117,7 +118,7 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                 if s.page != last_page:
                     last_page = s.page
                     pages.append((time.time(), s.page))
-    except (ProtocolError, OSError) as error:
+    except (ProtocolError, OSError, ConnectionClosed) as error:
         out["errors"].append(f"student {index}: {error}")
         if in_flight is not None:
             votes.append(in_flight)                     # ok None: it may or may not have been counted
@@ -232,7 +233,7 @@ async def push_student(index: int, port: int, code: str, seed: int, arrive_s: fl
                     await asyncio.sleep(1.0)
                 told = asyncio.ensure_future(s.get(f"{data['url']}?since={since}", PARK_WAIT_S))
             told.cancel()
-    except (ProtocolError, OSError) as error:
+    except (ProtocolError, OSError, ConnectionClosed) as error:
         out["errors"].append(f"student {index}: {error}")
         if in_flight is not None:
             votes.append(in_flight)
