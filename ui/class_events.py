@@ -254,7 +254,8 @@ function drawQuestion(loop) {
   const locked = status === 'locked';
   const id = `tp-q-${c.question}-${c.round}`;
   const options = c.options.map((option, i) =>
-    `<button type="button" class="tp-q-option" data-option="${i}" aria-pressed="${loop.mine === i}">${option}</button>`
+    `<button type="button" class="tp-q-option" data-option="${i}" aria-pressed="${loop.mine === i}">` +
+    `<bdi>${option}</bdi></button>`
   ).join('');
   const said = locked ? c.locked : (loop.mine !== null && loop.mine !== undefined ? c.received[loop.mine] : '');
   return `<section class="tp-q" id="${id}" lang="${esc(c.lang)}" dir="${esc(c.dir)}" aria-labelledby="${id}-t">` +
