@@ -102,6 +102,7 @@ def test_the_question_reads_in_the_readers_language_escaped_and_made_once(events
     assert spanish[1]["card"]["lang"] == "es" and spanish[1]["card"]["legend"] != "Your answer"
     assert arabic[1]["card"]["lang"] == "ar" and arabic[1]["card"]["dir"] == "rtl"
     assert "\u2068بحيرة\u2069" in arabic[1]["card"]["received"][2]          # the option isolated in its sentence
+    assert "\u2068أي مفتاح يفوز؟\u2069" in arabic[1]["card"]["title"]         # and the prompt in its title
     assert all(reply == spanish for reply in again)
     assert unknown_language[1]["card"]["lang"] == "en"
     assert class_live.cards.made == 3                                      # en, es, ar: once each

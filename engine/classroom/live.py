@@ -58,8 +58,9 @@ def question_card(state: ClassState, lang: str | None) -> dict | None:
     with i18n.use(lang) as language:
         question = state.question.read(language.code)
         n, round_ = state.question_id, state.round
-        title = (sentence_html("**Question {n}**: {prompt}", n=n, prompt=question.prompt) if round_ == 1 else
-                 sentence_html("**Question {n}**, round {round}: {prompt}", n=n, round=round_, prompt=question.prompt))
+        prompt = isolated(question.prompt, language)   # a teacher's English question keeps its "?" at its end
+        title = (sentence_html("**Question {n}**: {prompt}", n=n, prompt=prompt) if round_ == 1 else
+                 sentence_html("**Question {n}**, round {round}: {prompt}", n=n, round=round_, prompt=prompt))
         return {
             "question": n, "round": round_, "page": question.page, "veiled": bool(question.veils),
             "lang": language.code, "dir": language.direction, "title": title,
