@@ -23,6 +23,7 @@ Run's texts, sentences and widgets are always the whole page as shown.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import re
 import time
@@ -191,7 +192,8 @@ class Session:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout)
         try:
             cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-            head = f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
+            head = (f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
+                    "Accept-Encoding: gzip\r\n")
             if cookie:
                 head += f"Cookie: {cookie}\r\n"
             if body is not None:
@@ -206,6 +208,8 @@ class Session:
         status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
         if b"transfer-encoding: chunked" in head.lower():
             body = _unchunk(body)
+        if b"content-encoding: gzip" in head.lower():      # as the browser does, on this client's cores
+            body = gzip.decompress(body)
         return status, body
 
     # --- widgets ----------------------------------------------------------------------

@@ -6,6 +6,7 @@ sentence; no other student's answer and no key in any reply; a follower's view w
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 
 import pytest
@@ -54,7 +55,14 @@ async def call(app, method: str, path: str, query: str = "", cookie: str | None 
 
     await app(scope, receive, send)
     data = b"".join(m.get("body", b"") for m in sent[1:])
+    sent_back = dict(sent[0].get("headers", []))
+    if sent_back.get(b"content-encoding") == b"gzip":
+        call.gzipped.append(len(data))
+        data = gzip.decompress(data)
     return sent[0]["status"], (json.loads(data) if data else None)
+
+
+call.gzipped = []                      # sizes of the gzipped replies (the last test reads them)
 
 
 def cookie(browser: str) -> str:
@@ -226,3 +234,21 @@ def test_a_page_that_holds_the_views_body_is_sent_the_rest_alone(events):  # noq
     assert same[1]["same"] is True and "body" not in same[1] and same[1]["digest"] == whole[1]["digest"]
     assert any("moved on" in note for note in same[1]["notes"]) and same[1]["link"] == "context?k=3"
     assert "<p>big</p>" in stale[1]["body"]
+
+
+def test_a_view_goes_gzipped_to_a_browser_that_takes_it(events):  # noqa: F811
+    app, store = events
+    code, key = store.create_class("teacher-browser")
+    store.follow(code, key, "attention?x=1")
+    chart = "<svg>" + "<rect width='1' height='2'/>" * 2000 + "</svg>"
+    store.put_view(code, key, ClassView("attention?x=1", "Attention calculator", "", (Part((), chart),)).to_json())
+    call.gzipped.clear()
+
+    async def run():
+        plain = await call(app, "GET", f"/api/class/{code}/view.json", "lang=en")
+        packed = await call(app, "GET", f"/api/class/{code}/view.json", "lang=en",
+                            headers={"accept-encoding": "gzip, deflate, br"})
+        return plain, packed
+    plain, packed = served(run())
+    assert packed == plain and chart in plain[1]["body"]
+    assert len(call.gzipped) == 1 and call.gzipped[0] < len(json.dumps(plain[1])) / 10

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gzip
 import hashlib
 import json
 from urllib.parse import urlsplit
@@ -239,23 +240,28 @@ def view_of(state, version: int, lang: str, read_view) -> dict:
     return cards.get(("view", state.code, version, lang), make)
 
 
-def _view_json(code: str, card: dict, have: str) -> bytes:
-    """The card as the listener is sent it, serialized once per card: without its body where the page holds that
-    body already (`have` its digest: the teacher moved and the new view is not made yet, a lock, a vote again)."""
-    if have and have == card["digest"]:
-        return cards.get(("view-same", code, card["version"], card["lang"]), lambda: json.dumps(
-            {name: value for name, value in card.items() if name != "body"} | {"same": True}).encode())
-    return cards.get(("view-json", code, card["version"], card["lang"]), lambda: json.dumps(card).encode())
+def _view_json(code: str, card: dict, have: str, gzipped: bool) -> bytes:
+    """The card as the listener is sent it, serialized (and gzipped, for a browser that takes it) once per card:
+    without its body where the page holds that body already (`have` its digest: the teacher moved and the new view is
+    not made yet, a lock, a vote again). A view's SVG charts shrink several times in gzip, and a room fetches it at
+    once: compressed once, sent to every follower."""
+    same = bool(have) and have == card["digest"]
+    key = ("view-same" if same else "view-json", code, card["version"], card["lang"])
+    text = cards.get(key, lambda: json.dumps({name: value for name, value in card.items() if name != "body"}
+                                             | {"same": True} if same else card, ensure_ascii=False).encode())
+    if not gzipped:
+        return text
+    return cards.get((*key, "gzip"), lambda: gzip.compress(text, compresslevel=6, mtime=0))
 
 
-def _view_body(watch, code: str, lang: str, told: int, have: str) -> tuple[int, bytes]:
+def _view_body(watch, code: str, lang: str, told: int, have: str, gzipped: bool) -> tuple[int, bytes]:
     with i18n.use(lang):
         try:
             state, version = _state(watch, code, told)
             if _gone(state):
                 return 410, json.dumps({"error": _ended(code)}).encode()
             card = view_of(state, version, lang, lambda: _parsed_view(watch.store, code))
-            return 200, _view_json(code, card, have)
+            return 200, _view_json(code, card, have, gzipped)
         except StoreUnavailable as error:
             return 503, json.dumps({"error": str(error)}).encode()
         except ValueError as error:
@@ -275,8 +281,13 @@ async def class_view_card(request):
         with i18n.use(lang):
             return _said(400, str(error))
     have = request.query_params.get("have", "")[:40]
-    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request), have)
-    return Response(body, status_code=status, media_type="application/json", headers=NO_STORE)
+    gzipped = "gzip" in request.headers.get("accept-encoding", "").lower()
+    status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request), have,
+                                           gzipped)
+    headers = dict(NO_STORE, Vary="Accept-Encoding")
+    if gzipped and status == 200:       # a refusal's sentence goes as it is
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
 def routes() -> list:
