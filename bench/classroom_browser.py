@@ -4,10 +4,12 @@ P server processes behind HAProxy (deploy.serve's Farm) share the store under te
 starts a class with the sidebar's button, reads its code from the page, changes page (everyone follows),
 asks a question of its own through the "Ask the class" widgets, watches the answers on its live view
 (its own timer), reveals, votes again. N student sessions, spread over two client processes, open the
-join link (`/?class=CODE`), poll with the timers their pages register (as the browser does: a fragment
-rerun every run_every seconds; --transport poll) or park a request on the class's events route and rerun the
-fragment with the listener's trigger only when told (--transport push, as the page's listener does), answer each
-new round through the page's radio (a fragment rerun, as a click in the browser sends), and follow the teacher.
+join link (`/?class=CODE`) and either poll with the timers their pages register (as the browser does: a fragment
+rerun every run_every seconds), answer each new round through the page's radio (a fragment rerun, as a click in the
+browser sends) and follow the teacher (--transport poll), or do what the page's listener does (--transport push,
+ui.class_events): park a request on the class's events route and, when told, fetch the question from its route,
+answer by the vote route and fetch a follower's view, with no rerun; a reveal or the class's end reruns the
+fragment by the listener's trigger.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from bench.class_common import CHANGE_SHARE, QUESTION_CAP_S, THINK_S, Result, St
 from bench.load import Meter, warm_up_all
 from engine import limits
 from bench.wsclient import ProtocolError, Session, widget_state
+from websockets.exceptions import ConnectionClosed
 from deploy.serve import Farm
 from ui.class_events import TRANSPORT_ENV
 from engine.classroom.view import SWITCH_ENV
@@ -51,7 +54,9 @@ def fragment_of(s: Session, widget_id: str) -> str:
 
 
 async def student(index: int, port: int, code: str, seed: int, arrive_s: float, stop_at: float,
-                  out: dict, push: bool = False) -> None:
+                  out: dict) -> None:
+    """A polling student (--transport poll): its fragment reruns on the timer its page registers, and it answers
+    through the page's radio (a fragment rerun, as a click in the browser sends)."""
     rng = random.Random(seed * 100_003 + index)
     await asyncio.sleep(rng.uniform(0, arrive_s))
     votes: list[Vote] = []
@@ -59,8 +64,6 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
     answered: set[str] = set()
     due: list[tuple[float, str, int]] = []             # (when, widget key, option)
     in_flight: Vote | None = None                       # a vote sent whose page has not come back yet
-    told: asyncio.Task | None = None                    # push: the request parked on the class's events route
-    told_since = -1                                     # push: the version it was asked from
     try:
         async with Session(HOST, port, timeout=TIMEOUT_S) as s:
             run = await s.open(JOIN_PAGE, f"class={code}")
@@ -79,18 +82,9 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                         due.append((when + rng.uniform(0.5, 2.0), key, (option + 1) % len(OPTIONS)))
                 if any("has ended" in t for t in run.infos):
                     break
-                listener = s.component(LISTENER, run) if push else None
-                if listener is not None and told is None:   # as the listener does: park until the version moves
-                    told_since = max(told_since, int(listener[1]["since"]))
-                    told = asyncio.ensure_future(s.get(f"{listener[1]['url']}?since={told_since}", PARK_WAIT_S))
                 next_poll = {f: next_poll.get(f, time.time() + i) for f, i in s.auto_reruns.items()}
                 soonest = min([*next_poll.values(), *(d[0] for d in due), stop_at])
-                if push and told is None:
-                    soonest = min(soonest, time.time() + 1.0)   # no listener on this run: look again soon
-                if told is not None:
-                    await asyncio.wait({told}, timeout=max(0.0, soonest - time.time()))
-                else:
-                    await asyncio.sleep(max(0.0, soonest - time.time()))
+                await asyncio.sleep(max(0.0, soonest - time.time()))
                 now = time.time()
                 ready = [d for d in due if d[0] <= now]
                 if ready:
@@ -111,24 +105,6 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                     in_flight.error = "" if in_flight.ok else ("; ".join(problems) or "no 'Answer received' shown")
                     votes.append(in_flight)
                     in_flight = None
-                elif told is not None and told.done():
-                    try:
-                        status, body = told.result()
-                    except (OSError, asyncio.TimeoutError) as error:
-                        status, body = 0, str(error).encode()
-                    told = None
-                    if status == 200:
-                        version = json.loads(body)["version"]
-                        if version != told_since and listener is not None:
-                            told_since = version
-                            out["told"] += 1
-                            s.trigger(listener[0].id, "moved", version)   # setTriggerValue: the fragment reruns
-                            run = await s.rerun(fragment_of(s, listener[0].id))
-                    elif status != 204:
-                        out["errors"].append(f"student {index}: the events route answered {status}: {body[:120]!r}")
-                        await asyncio.sleep(1.0)
-                elif push:
-                    continue
                 else:
                     fragment = min(next_poll, key=next_poll.get) if next_poll else None
                     if fragment is None:
@@ -142,14 +118,170 @@ async def student(index: int, port: int, code: str, seed: int, arrive_s: float, 
                 if s.page != last_page:
                     last_page = s.page
                     pages.append((time.time(), s.page))
-    except (ProtocolError, OSError) as error:
+    except (ProtocolError, OSError, ConnectionClosed) as error:
         out["errors"].append(f"student {index}: {error}")
         if in_flight is not None:
             votes.append(in_flight)                     # ok None: it may or may not have been counted
-    if told is not None:
-        told.cancel()
     out["votes"].extend(votes)
     out["pages"].extend(pages)
+
+
+async def push_student(index: int, port: int, code: str, seed: int, arrive_s: float, stop_at: float,
+                       out: dict) -> None:
+    """A student told by the events route, as the page's listener (ui.class_events) behaves: it parks on the route
+    and, when told, draws what only displays with no rerun: the question fetched from the question route ("question
+    seen" when its content arrives), the answer sent by the vote route ("Answer received" when it answers 200), a
+    follower's view fetched from view.json ("follow" when the view of the teacher's page arrives). What it cannot draw
+    (a reveal, the class's end) it asks of the fragment: a trigger and a rerun, as the listener does."""
+    rng = random.Random(seed * 100_003 + index)
+    await asyncio.sleep(rng.uniform(0, arrive_s))
+    votes: list[Vote] = []
+    pages: list[tuple[float, str]] = []
+    in_flight: Vote | None = None
+    last_view = None
+    try:
+        async with Session(HOST, port, timeout=TIMEOUT_S) as s:
+            run = await s.open(JOIN_PAGE, f"class={code}")
+            out["joined"] += 1
+            found = s.component(LISTENER, run)
+            for _ in range(20):                             # the first run may not have read the class yet
+                if found is not None:
+                    break
+                await asyncio.sleep(0.5)
+                found = s.component(LISTENER, run)
+            if found is None:
+                raise ProtocolError("no listener in the student's class box")
+            listener, data = found
+            since = int(data["since"])
+            live: dict = {}                                 # what the listener draws: known, card, mine, view
+            due: list[tuple[float, int, int, int]] = []     # (when, question, round, option)
+            answered: set[tuple[int, int]] = set()
+
+            def adopt(data: dict) -> None:
+                live.update(data=data, known=dict(data.get("known") or {}), card=data.get("card"),
+                            view=data.get("view"))
+                shown(live["card"], live["known"].get("status"))
+
+            def shown(card, status) -> None:
+                """A question card drawn: seen, and its answer planned (once per round)."""
+                if not card or status != "open" or (card["question"], card["round"]) in answered:
+                    return
+                slot = (card["question"], card["round"])
+                answered.add(slot)
+                out["seen"].append((time.time(), f"{ANSWER_KEY}{code}.{slot[0]}.{slot[1]}"))
+                when = time.time() + rng.uniform(*THINK_S)
+                option = rng.randrange(len(card["options"]))
+                due.append((when, *slot, option))
+                if rng.random() < CHANGE_SHARE:
+                    due.append((when + rng.uniform(0.5, 2.0), *slot, (option + 1) % len(card["options"])))
+
+            def view_arrived(view) -> None:
+                nonlocal last_view
+                page = (view or {}).get("view_link", "").partition("?")[0] if view and view.get("body") else None
+                if page is not None and page != last_view:
+                    last_view = page
+                    pages.append((time.time(), page))
+
+            adopt(data)
+            view_arrived(live["view"])
+            base = data["base"]
+            lang = data.get("lang", "en")
+            told = asyncio.ensure_future(s.get(f"{data['url']}?since={since}", PARK_WAIT_S))
+            while time.time() < stop_at:
+                soonest = min([d[0] for d in due] + [stop_at])
+                await asyncio.wait({told}, timeout=max(0.0, soonest - time.time()))
+                ready = [d for d in due if d[0] <= time.time()]
+                if ready:
+                    _, qid, round_, option = ready[0]
+                    due.remove(ready[0])
+                    card, known = live["card"], live["known"]
+                    if not card or (card["question"], card["round"]) != (qid, round_) or known.get("status") != "open":
+                        continue                            # moved on or locked: not sent, not counted
+                    in_flight = Vote(time.time(), qid, round_, f"student {index}", None)
+                    status, body = await s.post(f"{base}/vote?lang={lang}",
+                                                {"question": qid, "round": round_, "option": option}, TIMEOUT_S)
+                    in_flight.ok = status == 200
+                    in_flight.error = "" if in_flight.ok else f"the vote route answered {status}: {body[:120]!r}"
+                    votes.append(in_flight)
+                    in_flight = None
+                    continue
+                if not told.done():
+                    continue
+                try:
+                    status, body = told.result()
+                except (OSError, asyncio.TimeoutError) as error:
+                    status, body = 0, str(error).encode()
+                if status == 200:
+                    event = json.loads(body)
+                    if event["version"] != since:
+                        since = event["version"]
+                        out["told"] += 1
+                        run = await _told(s, listener, live, event, base, lang, shown, view_arrived)
+                        if run is not None:
+                            if any("has ended" in t for t in run.infos):
+                                break
+                            found = s.component(LISTENER, run)
+                            if found is not None:
+                                listener = found[0]
+                                adopt(found[1])
+                                view_arrived(live["view"])
+                                since = max(since, int(found[1]["since"]))
+                elif status in (404, 410):
+                    break
+                elif status != 204:
+                    out["errors"].append(f"student {index}: the events route answered {status}: {body[:120]!r}")
+                    await asyncio.sleep(1.0)
+                told = asyncio.ensure_future(s.get(f"{data['url']}?since={since}", PARK_WAIT_S))
+            told.cancel()
+    except (ProtocolError, OSError, ConnectionClosed) as error:
+        out["errors"].append(f"student {index}: {error}")
+        if in_flight is not None:
+            votes.append(in_flight)
+    out["votes"].extend(votes)
+    out["pages"].extend(pages)
+
+
+async def _told(s: Session, listener, live: dict, event: dict, base: str, lang: str, shown, view_arrived):
+    """What the listener does when told `event` (LISTENER_JS's `told`): draws it (None) or reruns the fragment (the
+    run)."""
+    data, known = live["data"], live["known"]
+    new_round = event["question"] != known.get("question") or event["round"] != known.get("round")
+    new_status = event["status"] != known.get("status")
+    new_link = event["link_version"] != known.get("link_version")
+
+    async def rerun():
+        s.trigger(listener.id, "moved", event["version"])
+        return await s.rerun(fragment_of(s, listener.id))
+    if (not data.get("draws") or event["status"] == "ended"
+            or (event["status"] == "none" and known.get("status") != "none")
+            or (event["status"] == "revealed" and (new_round or new_status))
+            or (new_link and data.get("follows") and not data.get("follow_view"))):
+        return await rerun()
+    following = {"question": event["question"], "round": event["round"], "status": event["status"],
+                 "link_version": event["link_version"], "link": event["link"]}
+    if new_round and event["question"] is not None:
+        status, body = await s.get(f"{base}/question?lang={lang}&v={event['version']}", TIMEOUT_S)
+        got = json.loads(body) if status == 200 else None
+        if not got or not got.get("card") or got["status"] in ("revealed", "ended"):
+            return await rerun()
+        if not data.get("follow_view") and got["card"]["page"] == data.get("page") and got["card"]["veiled"]:
+            return await rerun()
+        live["card"] = got["card"]
+        following.update(question=got["question"], round=got["round"], status=got["status"])
+        shown(got["card"], got["status"])
+    view = live.get("view")
+    if data.get("follow_view") and (new_link or new_round or new_status or not view
+                                    or view.get("view_link") != event["link"]):
+        have = (view or {}).get("digest", "")
+        status, body = await s.get(f"{base}/view.json?lang={lang}&v={event['version']}&have={have}", TIMEOUT_S)
+        if status == 200:
+            got = json.loads(body)
+            live["view"] = (view or {}) | got if got.get("same") else got
+            view_arrived(live["view"])
+        elif status in (404, 410):
+            return await rerun()
+    live["known"] = following
+    return None
 
 
 VIEW_LINK = re.compile(r'class="tp-view" data-link="([^"?]*)')
@@ -175,7 +307,8 @@ def client_process(port: int, code: str, first: int, count: int, seed: int, arri
             for j, edge in enumerate(idle):
                 await asyncio.sleep(max(0.0, edge - time.time()))
                 cpu[j] = time.process_time()
-        tasks = [student(first + i, port, code, seed, arrive_s, stop_at, out, push) for i in range(count)]
+        tasks = [(push_student(first + i, port, code, seed, arrive_s, stop_at, out) if push else
+                  student(first + i, port, code, seed, arrive_s, stop_at, out)) for i in range(count)]
         await asyncio.gather(meter(), *tasks)
         out["client_idle_cpu_s"] = cpu.get(1, 0) - cpu.get(0, 0)
     asyncio.run(main())

@@ -23,6 +23,7 @@ Run's texts, sentences and widgets are always the whole page as shown.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import re
 import time
@@ -179,12 +180,26 @@ class Session:
 
     async def get(self, path: str, timeout: float) -> tuple[int, bytes]:
         """GET one of the app's own routes (a long poll may park) with this browser's cookies: (status, body)."""
+        return await self.request("GET", path, timeout)
+
+    async def post(self, path: str, payload: Any, timeout: float) -> tuple[int, bytes]:
+        """POST JSON to one of the app's own routes from this browser's page (same origin, its cookies), as the
+        listener's fetch does: (status, body)."""
+        return await self.request("POST", path, timeout, json.dumps(payload).encode())
+
+    async def request(self, method: str, path: str, timeout: float, body: bytes | None = None) -> tuple[int, bytes]:
         host, port = self.url.removeprefix("ws://").split("/", 1)[0].rsplit(":", 1)
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout)
         try:
             cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
-                         .encode() + (f"Cookie: {cookie}\r\n" if cookie else "").encode("latin-1") + b"\r\n")
+            head = (f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
+                    "Accept-Encoding: gzip\r\n")
+            if cookie:
+                head += f"Cookie: {cookie}\r\n"
+            if body is not None:
+                head += (f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                         f"Origin: http://{host}:{port}\r\nSec-Fetch-Site: same-origin\r\n")
+            writer.write(head.encode("latin-1") + b"\r\n" + (body or b""))
             await writer.drain()
             reply = await asyncio.wait_for(reader.read(), timeout)
         finally:
@@ -193,6 +208,8 @@ class Session:
         status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
         if b"transfer-encoding: chunked" in head.lower():
             body = _unchunk(body)
+        if b"content-encoding: gzip" in head.lower():      # as the browser does, on this client's cores
+            body = gzip.decompress(body)
         return status, body
 
     # --- widgets ----------------------------------------------------------------------

@@ -203,6 +203,7 @@ CLASS_EVENTS_WATCH_KEEP_S = 60.0     # a class nobody asked about for this long 
 CLASS_EVENTS_FAILURES = 3            # requests in a row the page's listener may fail before it falls back to polling
 # where the events route cannot be reached (a proxy that blocks it), the student's page polls, at this slower period
 CLASS_FALLBACK_POLL_S = 3.0
+CLASS_VOTE_BODY_BYTES = 512          # a vote sent by the listener (ui.class_live): {"question", "round", "option"}
 # the class view (engine/classroom/view.py): a followed page made once per teacher move, not run once per follower
 CLASS_VIEW_MAX_BYTES = 800_000       # one class view as stored (its JSON, UTF-8): charts past it leave their sentence
                                      # (each follower is sent it once per move: Position's 7 charts made 1.46 MB)

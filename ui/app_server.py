@@ -113,10 +113,11 @@ def lifespan():
 
 def routes() -> list:
     """Our routes beside Streamlit's: the class's events (ui.class_events, a long poll students park on) and the
-    class view (ui.class_view_route, the teacher's page as its followers see it)."""
-    from ui import class_events, class_view_route
+    class view (ui.class_view_route, the teacher's page as its followers see it), and what a student's listener fetches
+    and sends without a rerun (ui.class_live: the question, the vote, the view as JSON)."""
+    from ui import class_events, class_live, class_view_route
 
-    return class_events.routes() + class_view_route.routes()
+    return class_events.routes() + class_live.routes() + class_view_route.routes()
 
 
 def browser_id() -> str | None:

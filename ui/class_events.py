@@ -11,12 +11,15 @@
 - One watcher per server process (engine.classroom.events.Watcher) follows the store for every parked request:
   SQLite read a few times a second, Redis told by pub/sub. Started with the first request, stopped by the lifespan.
 - The listener (`listen`): a Streamlit components v2 component (no iframe) inside the student's class fragment. Its
-  script parks a request on the route and calls `setTriggerValue("moved", version)` only when the version moved, so
-  the fragment reruns only when there is something to draw (a page at rest costs the server one parked request,
-  answered every CLASS_EVENTS_PARK_S). After CLASS_EVENTS_FAILURES failed requests in a row (a proxy that blocks the
-  route, a server that refuses it) it tells the page once (`unreachable`): the fragment then polls on its timer
-  every CLASS_FALLBACK_POLL_S, and the page says so once; the listener keeps trying, slowly, and says `reachable`
-  when the route answers again (the timer stops).
+  script parks a request on the route, and when the version moved it draws what only displays itself, with no
+  rerun (the open question fetched from ui.class_live's route, the answer sent by its vote route, "locked", a
+  follower's class view), and calls `setTriggerValue("moved", version)` only for what it cannot draw (a reveal, the
+  class's end, a page's own veils): a page at rest costs the server one parked request, answered every
+  CLASS_EVENTS_PARK_S, and a question asked costs one small fetch per student, not a rerun. After
+  CLASS_EVENTS_FAILURES failed requests in a row (a proxy that blocks the route, a server that refuses it) it tells
+  the page once (`unreachable`): the fragment then polls on its timer every CLASS_FALLBACK_POLL_S, draws everything
+  with Streamlit's widgets, and the page says so once; the listener keeps trying, slowly, and says `reachable` when
+  the route answers again (the timer stops).
 
 Why a long poll and not server-sent events: every answer is a whole, short HTTP response, so no proxy in front
 (HAProxy in deploy.serve, an nginx Ingress, a Space's own) can hold an event in a buffer, and a reply cut by a
@@ -180,18 +183,193 @@ async def lifespan(app):
 
 
 # --- the listener (in the student's page) -----------------------------------------------------------------
+# What it draws without a rerun (ui.class_live's routes, engine.classroom.live's cards): the open question (its
+# options as buttons; a press votes by the vote route), "locked", and a follower's class view. What it cannot draw
+# (a reveal's chart, the class's end, a page's veils on the student's own page, a move for a page-running follower)
+# it asks of the fragment: `moved`. Its element takes no room while it draws nothing.
+LISTENER_CSS = """
+.tp-live{font-size:1rem;line-height:1.5;max-width:100%;overflow-wrap:anywhere}
+.tp-live .tp-q-title{margin:0 0 .5rem}
+.tp-live fieldset{border:0;margin:0;padding:0;min-width:0}
+.tp-live legend{font-size:.875rem;margin-bottom:.35rem;padding:0}
+.tp-live .tp-q-options{display:flex;flex-direction:column;gap:.5rem}
+.tp-live button{font:inherit;font-size:1rem;color:inherit;background:transparent;min-height:44px;cursor:pointer;
+  border:1px solid rgba(128,128,128,.65);border-radius:.5rem;padding:.5rem .85rem;text-align:start;width:100%}
+.tp-live button:focus-visible{outline:3px solid #1c6ee8;outline-offset:2px}
+.tp-live button[aria-pressed="true"]{border:2px solid #1c6ee8;background:rgba(28,110,232,.12);font-weight:600}
+.tp-live button[aria-pressed="true"]::before{content:"\\2713\\00a0"}
+.tp-live fieldset:disabled button{cursor:not-allowed;opacity:.6}
+.tp-live .tp-q-status:not(:empty){margin:.6rem 0 0;padding:.5rem .75rem;border-radius:.5rem;
+  background:rgba(33,195,84,.12)}
+.tp-live .tp-q-status.tp-locked{background:rgba(128,128,128,.12)}
+.tp-live .tp-q-error:not(:empty){margin:.6rem 0 0;padding:.5rem .75rem;border-radius:.5rem;
+  background:rgba(255,43,43,.1)}
+.tp-live .tp-q-note,.tp-live .tp-v-caption,.tp-live .tp-v-note{font-size:.875rem;opacity:.85;margin:.4rem 0}
+.tp-live .tp-q + .tp-v{margin-top:1rem}
+.tp-live .tp-v-explore{margin:.75rem 0 .25rem;width:auto;background:#1c6ee8;color:#fff;border-color:#1c6ee8}
+"""
+
 LISTENER_JS = """
 const loops = (globalThis.__playgroundClassListeners ||= new Map());
 
-function hide(host) {
-  // the listener draws nothing: its element takes no room in the class box
-  const box = host.closest && host.closest('[data-testid="stElementContainer"]');
-  if (box) box.style.display = 'none';
+function box(host) {
+  return host.closest && host.closest('[data-testid="stElementContainer"]');
 }
 
-function start(data, trigger, host) {
-  const loop = {url: data.url, since: data.since, trigger, host, stopped: false, failures: 0,
-                told: Boolean(data.fallback), current: null};
+function esc(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));
+}
+
+async function getJSON(url, init) {
+  const request = new AbortController();
+  const timer = setTimeout(() => request.abort(), 20000);
+  try {
+    const reply = await fetch(url, Object.assign({signal: request.signal, cache: 'no-store',
+                                                  credentials: 'same-origin'}, init || {}));
+    let body = null;
+    try { body = await reply.json(); } catch (error) { body = null; }
+    return {status: reply.status, body};
+  } catch (error) {
+    return {status: 0, body: null};
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function adopt(loop, data) {
+  // what the page's run drew: the listener draws the same
+  loop.data = data;
+  loop.known = Object.assign({}, data.known);
+  loop.card = data.card;
+  loop.mine = data.mine;
+  loop.view = data.view;
+  loop.revealed = data.revealed;
+  loop.hidden = new Set();
+  loop.error = '';
+}
+
+function drawQuestion(loop) {
+  const c = loop.card, status = loop.known.status;
+  if (!c || !loop.data.draws || (status !== 'open' && status !== 'locked')) return '';
+  const locked = status === 'locked';
+  const id = `tp-q-${c.question}-${c.round}`;
+  const options = c.options.map((option, i) =>
+    `<button type="button" class="tp-q-option" data-option="${i}" aria-pressed="${loop.mine === i}">` +
+    `<bdi>${option}</bdi></button>`
+  ).join('');
+  const said = locked ? c.locked : (loop.mine !== null && loop.mine !== undefined ? c.received[loop.mine] : '');
+  return `<section class="tp-q" id="${id}" lang="${esc(c.lang)}" dir="${esc(c.dir)}" aria-labelledby="${id}-t">` +
+    `<p class="tp-q-title" id="${id}-t">${c.title}</p>` +
+    `<fieldset${locked ? ' disabled' : ''}><legend>${c.legend}</legend><div class="tp-q-options">${options}</div>` +
+    `</fieldset><p class="tp-q-status${locked ? ' tp-locked' : ''}" role="status" aria-live="polite">${said}</p>` +
+    (c.again ? `<p class="tp-q-note">${c.again}</p>` : '') +
+    `<p class="tp-q-error" role="alert">${esc(loop.error || '')}</p></section>`;
+}
+
+function drawView(loop) {
+  const v = loop.view;
+  if (!v || !loop.data.draws || !loop.data.follow_view) return '';
+  const notes = v.notes.map((note) => `<p class="tp-v-note">${note}</p>`).join('');
+  const explore = v.explore ? `<button type="button" class="tp-v-explore" title="${v.explore_help}">` +
+                              `${v.explore}</button>` : '';
+  return `<section class="tp-v" lang="${esc(v.lang)}" dir="${esc(v.dir)}">${notes}${v.body}${explore}` +
+         `<p class="tp-v-caption">${v.caption}</p></section>`;
+}
+
+function draw(loop) {
+  const host = loop.host;
+  let root = host.querySelector(':scope > .tp-live');
+  if (!root) {
+    root = document.createElement('div');
+    root.className = 'tp-live';
+    root.innerHTML = '<style class="tp-hide"></style><div class="tp-live-q"></div><div class="tp-live-v"></div>';
+    host.appendChild(root);
+    root.addEventListener('click', (event) => {
+      const button = event.target.closest && event.target.closest('button');
+      if (!button || !root.contains(button)) return;
+      const current = loops.get(root.dataset.key);
+      if (!current) return;
+      if (button.dataset.option !== undefined) vote(current, Number(button.dataset.option));
+      else if (button.classList.contains('tp-v-explore')) current.trigger('explore', Date.now());
+    });
+  }
+  root.dataset.key = loop.key;
+  const hide = [...loop.hidden].map((key) => `.st-key-${key}`).join(',');
+  const rule = hide ? `${hide}{display:none!important}` : '';
+  const style = root.querySelector('.tp-hide');
+  if (style.textContent !== rule) style.textContent = rule;
+  const question = drawQuestion(loop), view = drawView(loop);
+  const q = root.querySelector('.tp-live-q'), v = root.querySelector('.tp-live-v');
+  if (q.dataset.drawn !== question) { q.innerHTML = question; q.dataset.drawn = question; }
+  if (v.dataset.drawn !== view) { v.innerHTML = view; v.dataset.drawn = view; }
+  const element = box(host);
+  if (element) element.style.display = (question || view) ? '' : 'none';
+}
+
+async function vote(loop, option) {
+  const c = loop.card;
+  if (!c || loop.known.status !== 'open' || loop.sending) return;
+  loop.sending = true;
+  const got = await getJSON(`${loop.data.base}/vote?lang=${encodeURIComponent(loop.data.lang)}`, {
+    method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({question: c.question, round: c.round, option})});
+  loop.sending = false;
+  if (loop.card !== c) return;                      // the class moved on meanwhile
+  if (got.status === 200) {
+    loop.mine = option;
+    loop.error = '';
+  } else {
+    loop.error = (got.body && got.body.error) || c.unsent;
+  }
+  draw(loop);
+}
+
+function path(link) {
+  return (link || '').split('?')[0];
+}
+
+async function told(loop, event) {
+  // the class moved to event.version: draw what only displays; ask the fragment for the rest
+  const data = loop.data, known = loop.known;
+  const rerun = () => { loop.trigger('moved', event.version); };
+  if (!data.draws || event.status === 'ended' || event.status === 'none' && known.status !== 'none') return rerun();
+  const newRound = event.question !== known.question || event.round !== known.round;
+  const newStatus = event.status !== known.status;
+  const newLink = event.link_version !== known.link_version;
+  if (event.status === 'revealed' && (newRound || newStatus)) return rerun();     // the reveal's chart
+  if (newLink && data.follows && !data.follow_view) return rerun();               // a page-running follower moves
+  const next = {question: event.question, round: event.round, status: event.status,
+                link_version: event.link_version, link: event.link};
+  if (newRound && event.question !== null) {
+    const got = await getJSON(`${data.base}/question?lang=${encodeURIComponent(data.lang)}&v=${event.version}`);
+    const b = got.body;
+    if (got.status !== 200 || !b || !b.card || b.status === 'revealed' || b.status === 'ended') return rerun();
+    if (!data.follow_view && b.card.page === data.page && b.card.veiled) return rerun();   // this page's veils
+    loop.card = b.card;
+    loop.mine = b.mine;
+    loop.error = '';
+    Object.assign(next, {question: b.question, round: b.round, status: b.status});
+  }
+  const revealed = loop.revealed;
+  if (revealed && (newRound || (newLink && path(event.link) !== revealed.page))) {
+    loop.hidden.add(revealed.key);                  // the last reveal leaves, as a run of the page would leave it
+    loop.revealed = null;
+  }
+  if (data.follow_view && (newLink || newRound || newStatus || !loop.view || loop.view.view_link !== event.link)) {
+    const have = loop.view && loop.view.digest ? loop.view.digest : '';
+    const got = await getJSON(`${data.base}/view.json?lang=${encodeURIComponent(data.lang)}&v=${event.version}` +
+                              `&have=${have}`);
+    if (got.status === 200 && got.body) loop.view = got.body.same ? Object.assign({}, loop.view, got.body) : got.body;
+    else if (got.status === 404 || got.status === 410) return rerun();
+  }
+  loop.known = next;
+  draw(loop);
+}
+
+function start(data, trigger, host, key) {
+  const loop = {url: data.url, since: data.since, trigger, host, key, stopped: false, failures: 0,
+                told: Boolean(data.fallback), current: null, sending: false};
+  adopt(loop, data);
   loop.stop = () => { loop.stopped = true; if (loop.current) loop.current.abort(); };
   const pause = (ms) => new Promise((done) => setTimeout(done, ms));
   (async () => {
@@ -216,7 +394,7 @@ function start(data, trigger, host) {
         if (loop.told) { loop.told = false; loop.trigger('reachable', Date.now()); }
         if (event && event.version !== loop.since) {
           loop.since = event.version;
-          loop.trigger('moved', event.version);
+          try { await told(loop, event); } catch (error) { loop.trigger('moved', event.version); }
         }
         continue;
       }
@@ -240,16 +418,25 @@ function start(data, trigger, host) {
 export default function (component) {
   const {data, key, setTriggerValue, parentElement} = component;
   const host = parentElement.host || parentElement;
-  hide(host);
   let loop = loops.get(key);
   if (loop && !loop.stopped && loop.url === data.url && loop.since >= data.since) {
     loop.trigger = setTriggerValue;     // the request already parked carries on, for the newest mount
     loop.host = host;
+    if (data.since >= loop.since) adopt(loop, data);    // the page's run is as new as what the listener drew
+    else {
+      // a run that began before the listener drew newer news: what it drew of an older round leaves at once
+      loop.data = Object.assign({}, data, {known: loop.known});
+      const old = data.known || {};
+      if (data.revealed && (old.question !== loop.known.question || old.round !== loop.known.round)) {
+        loop.hidden.add(data.revealed.key);
+      }
+    }
   } else {
     if (loop) loop.stop();
-    loop = start(data, setTriggerValue, host);
+    loop = start(data, setTriggerValue, host, key);
     loops.set(key, loop);
   }
+  draw(loop);
   const owner = {};
   loop.owner = owner;
   return () => {
@@ -264,19 +451,27 @@ LISTENER_KEY = "class_listener"
 def _component():
     import streamlit as st
 
-    return st.components.v2.component("playground_class_listener", js=LISTENER_JS, isolate_styles=False)
+    return st.components.v2.component("playground_class_listener", js=LISTENER_JS, css=LISTENER_CSS,
+                                      isolate_styles=False)
 
 
 _listener = None
 
 
-def listen(code: str, version: int, *, fallback: bool, on_moved, on_unreachable, on_reachable):
+def listen(code: str, version: int, *, fallback: bool, on_moved, on_unreachable, on_reachable, on_explore=None,
+           drawn: dict | None = None):
     """Mount the listener in the running fragment: it parks on the class's events from `version` on, and its
-    triggers (`moved`, `unreachable`, `reachable`) call the callbacks before the fragment's rerun they cause."""
+    triggers (`moved`, `unreachable`, `reachable`, `explore`) call the callbacks before the fragment's rerun they
+    cause. `drawn`: what it draws until the class moves (ui.classroom: the question card, the student's vote, the
+    view card, what the run itself drew: see LISTENER_JS's `adopt`); None: it draws nothing and asks for every move."""
     global _listener
     if _listener is None:
         _listener = _component()
     data = {"url": events_url(code), "since": int(version), "fallback": bool(fallback),
-            "timeout_ms": int(1000 * (limits.CLASS_EVENTS_PARK_S + 10)), "failures": limits.CLASS_EVENTS_FAILURES}
+            "timeout_ms": int(1000 * (limits.CLASS_EVENTS_PARK_S + 10)), "failures": limits.CLASS_EVENTS_FAILURES,
+            "base": f"/api/class/{code}", "draws": False, "known": {}, "card": None, "mine": None, "view": None,
+            "revealed": None, "follows": False, "follow_view": False, "page": "", "lang": "en"}
+    data |= drawn or {}
     return _listener(key=LISTENER_KEY, data=json.loads(json.dumps(data)), on_moved_change=on_moved,
-                     on_unreachable_change=on_unreachable, on_reachable_change=on_reachable)
+                     on_unreachable_change=on_unreachable, on_reachable_change=on_reachable,
+                     on_explore_change=on_explore or (lambda: None))

@@ -10,10 +10,12 @@
 - Students join by the link (`?class=CODE`, what the QR code opens) or by typing the code.
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram), each a fragment, and only in a class: a page outside a class asks nothing.
-  A student's is told (ui.class_events: a listener parked on the class's events route reruns it when the class's
-  version moves; where the route cannot be reached, it polls on a timer); the teacher's live view polls with
-  `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one small read)
-  and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
+  A student's is told (ui.class_events: a listener parked on the class's events route; when the class's version
+  moves it draws the open question, takes the answer and shows a follower's view itself, with no rerun
+  (ui.class_live), and reruns the fragment for the rest: a reveal, the class's end, a page's own veils; where the
+  route cannot be reached, the fragment polls on a timer and draws it all with Streamlit's widgets); the teacher's
+  live view polls with `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one
+  small read) and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
 - "Everyone follow me": the teacher's page link (path and query) goes to the store on each change: at the start
   of the teacher's run, before the page draws (the values its PageState will hold), and again once the page
   mirrored them (only if they differ); a settings change in a section of the page goes from its callback. A
@@ -37,10 +39,11 @@ import streamlit as st
 from engine import i18n, limits, markup, numbers
 from engine.classroom import identity
 from engine.classroom.chart import answers_chart
+from engine.classroom.events import status_of
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
 from engine.classroom.stores import open_store
 from engine.i18n import _, ngettext, pgettext
-from ui import app_server, class_events, page, recording, url_state
+from ui import app_server, class_events, class_live, page, recording, url_state
 from ui.page import show_error
 from ui.projector import projector_on, qr_svg
 from ui.url_state import CLASS_PARAM, LANG_PARAM, PRESENT_PARAM, TEACH_PARAM
@@ -74,6 +77,7 @@ COUNTS = "class.counts"            # {(code, question, round): counts} read afte
 TOLD = "class.told"                # the listener's trigger ran: the version moved (ui.class_events)
 FALLBACK = "class.fallback"        # the listener cannot reach the events route: the fragment polls on its timer
 SWITCH = "class.switch"            # the fallback began or ended: a whole run sets the fragment's timer
+EXPLORE_ASKED = "class.explore_asked"   # the listener's Explore from here was pressed: the fragment's rerun opens it
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
 HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM, LANG_PARAM)   # not part of the link a class follows: each
@@ -395,6 +399,11 @@ def _my_vote(code: str, state: ClassState) -> int | None:
     """This student's answer to the current round: remembered here, read from the store once (a reload)."""
     mine = st.session_state.setdefault(MY_VOTE, {})
     slot = (code, state.question_id, state.round)
+    if _draws():                       # the listener votes by the route: the store holds the answer, not this session
+        try:
+            return class_store().my_vote(code, student_id(), state.question_id, state.round)
+        except ValueError:
+            return None
     if slot not in mine:
         try:
             mine[slot] = class_store().my_vote(code, student_id(), state.question_id, state.round)
@@ -433,6 +442,16 @@ def _reachable() -> None:
     st.session_state[SWITCH] = True
 
 
+def _draws() -> bool:
+    """Whether this student's listener draws what only displays (the question, "locked", a follower's view): told
+    by the events route (the default), not polling (PLAYGROUND_CLASS_TRANSPORT=poll) nor fallen back."""
+    return class_events.pushing() and not st.session_state.get(FALLBACK)
+
+
+def _explore_asked() -> None:
+    st.session_state[EXPLORE_ASKED] = True    # the listener's Explore from here: this rerun opens the page
+
+
 def _student_live() -> None:
     code = st.session_state.get(JOINED)
     if not code:
@@ -442,7 +461,8 @@ def _student_live() -> None:
     _show_error()
     state = _student_state(code, fresh=st.session_state.pop(TOLD, False))
     seen = st.session_state.get(VIEW)
-    if class_events.pushing() and seen is not None and seen[0] == code:
+    listening = class_events.pushing() and seen is not None and seen[0] == code
+    if listening and (state is None or not _draws()):
         # also under a store's sentence (state None): the listener parks from the version last drawn, so the box
         # draws anew once the class moves on (an unknown or ended code stops it: the route says 404 or 410)
         class_events.listen(code, seen[1], fallback=bool(st.session_state.get(FALLBACK)),
@@ -453,8 +473,51 @@ def _student_live() -> None:
         _follow(code, state)
     if _veils(state, st.session_state.get(PAGE, "")) != st.session_state.get(page.VEILED, frozenset()):
         st.rerun()                     # a question asked or revealed: the page draws its veiled parts anew
-    _student_question(code, state)
-    _followed_view(code, state)        # a follower: the teacher's page as its class view, under the question
+    if st.session_state.pop(EXPLORE_ASKED, False) and follows_by_view() and state.link is not None:
+        _digest, view = _class_view_now(code)
+        target = view.link if view is not None else state.link
+        if _page_file(target.partition("?")[0]) is not None:
+            _explore(code, state, target)
+    if not (listening and _draws()):
+        _student_question(code, state)
+        _followed_view(code, state)    # a follower: the teacher's page as its class view, under the question
+        return
+    # told: the listener draws the open question and a follower's view, and draws them anew when the class moves
+    # without a rerun (ui.class_live); this run hands it what it draws now, the same cards its routes serve
+    class_events.listen(code, seen[1], fallback=False, on_moved=_told, on_unreachable=_unreachable,
+                        on_reachable=_reachable, on_explore=_explore_asked, drawn=_drawn(code, state, seen[1]))
+
+
+def _drawn(code: str, state: ClassState, version: int) -> dict:
+    """What this run draws of the class (a reveal, the class's end: by Streamlit, above the listener) and what it hands
+    the listener to draw (the open round's question card and this student's answer; a follower's view card)."""
+    lang = i18n.current().code
+    drawn = {"draws": True, "lang": lang, "page": st.session_state.get(PAGE, ""),
+             "follows": bool(st.session_state.get(FOLLOW)),
+             "known": {"question": state.question_id, "round": state.round, "status": status_of(state),
+                       "link_version": state.link_version, "link": state.link}}
+    if state.ended:
+        _student_question(code, state)                 # the class has ended: said once, by the page
+        return drawn
+    if state.question is not None and state.revealed:
+        key = f"class_reveal_{state.question_id}_{state.round}"
+        with st.container(key=key):                    # the listener hides it when the class moves past it
+            _student_question(code, state)
+        drawn["revealed"] = {"key": key, "page": state.question.page}
+    elif state.question is not None:
+        drawn["card"] = class_live.question_of(state, lang)
+        drawn["mine"] = _my_vote(code, state)
+    if follows_by_view() and state.link is not None:
+        if st.session_state.get(RAN_PAGE) and _fragment_run():
+            st.rerun()                 # the last whole run drew a page under this box: the next one draws none
+        try:
+            _digest, view = _class_view_now(code)
+        except ValueError as error:
+            show_error(str(error))
+            return drawn
+        drawn["follow_view"] = True
+        drawn["view"] = class_live.view_of(state, version, lang, lambda: view)
+    return drawn
 
 
 def _student_state(code: str, quiet: bool = False, fresh: bool = False) -> ClassState | None:

@@ -110,6 +110,12 @@ class Watcher:
         self._stop_listening = threading.Event()
         self.reads = 0                                    # store reads made (the tests and the bench count them)
 
+    def known_version(self, code: str) -> int | None:
+        """The class's version as this watcher last read it (None where it does not watch the class): the routes a
+        told page fetches from next read the class at least this new (ui.class_live)."""
+        watch = self._watches.get(code)
+        return None if watch is None or watch.event is None else watch.event["version"]
+
     @property
     def parked(self) -> int:
         return sum(len(w.parked) for w in self._watches.values())

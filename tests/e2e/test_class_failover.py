@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import os
 import signal
 
@@ -50,54 +51,34 @@ def hall(tmp_path_factory):
     running.stop()
 
 
-def radio(session):
-    found = [w for w in session.widgets.values() if w.kind == "radio" and w.key.startswith("class.answer.")]
-    return found[0] if found else None
+LISTENER = "playground_class_listener"
 
 
-def shown_answer(widget) -> str | None:
-    """The option the radio shows as chosen (its label), or None."""
-    proto = widget.proto
-    if proto.set_value:
-        return proto.raw_value or None
-    try:
-        return proto.options[proto.default] if proto.HasField("default") else None
-    except ValueError:                                   # not an optional field in this Streamlit
-        return None
+def listener_data(session) -> dict:
+    """What the page's run handed the student's listener (ui.classroom._drawn): the question card, the student's own
+    answer, what the class was at."""
+    for _, element in session.shown.values():
+        if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name == LISTENER:
+            return json.loads(element.bidi_component.json or "{}")
+    return {}
 
 
-def alerts(session) -> list[str]:
-    """Every alert's text on the page as shown (success included, which Run leaves out)."""
-    return [element.alert.body for _, element in session.shown.values() if element.WhichOneof("type") == "alert"]
+async def answer(session, code: str, option: int) -> str:
+    """A click on an option: the listener's vote (same origin, the browser's cookie); the sentence it then shows."""
+    status, body = await session.post(f"/api/class/{code}/vote?lang=en", {"question": 1, "round": 1, "option": option},
+                                      60)
+    assert status == 200, body
+    card = (await the_question(session, code))["card"]
+    return card["received"][option]
 
 
-def fragment_of(session, widget_id: str) -> str:
-    for fragment, element in session.shown.values():
-        kind = element.WhichOneof("type")
-        if kind and getattr(getattr(element, kind), "id", None) == widget_id:
-            return fragment
-    return ""
-
-
-async def answer(session, option: int):
-    from bench.wsclient import widget_state
-    widget = radio(session)
-    assert widget is not None, f"no answer radio on the page: {session.widgets}"
-    session.states[widget.id] = widget_state(widget, option)
-    run = await session.rerun(fragment_of(session, widget.id))     # a click in the section: its fragment reruns
-    assert not run.errors and not run.exceptions, (run.errors, run.exceptions)
-    return run
-
-
-async def poll_until_question(session, tries: int = 20):
-    """Run the page's timers (as the browser does) until the question's radio is there."""
-    for _ in range(tries):
-        if radio(session) is not None:
-            return
-        for fragment, interval in list(session.auto_reruns.items()):
-            await asyncio.sleep(interval)
-            await session.rerun(fragment, auto=True)
-    raise AssertionError("the question never appeared above the page")
+async def the_question(session, code: str) -> dict:
+    """The question as the student's listener fetches it when told: its card and the student's own answer."""
+    status, body = await session.get(f"/api/class/{code}/question?lang=en", 60)
+    assert status == 200, body
+    found = json.loads(body)
+    assert found["card"] is not None and found["status"] == "open", found
+    return found
 
 
 async def reload(port: int, page: str, query: str, cookies: dict[str, str], within_s: float = 90.0):
@@ -170,10 +151,9 @@ def test_the_teacher_and_students_of_a_killed_process_reload_onto_another_and_ke
         assert len(servers) == 2, f"leastconn spreads the students over both processes: {servers}"
         sent = {}
         for i, s in enumerate(sessions):
-            await poll_until_question(s)
-            await answer(s, i % 4)
+            said = await answer(s, code, i % 4)
             sent[i] = i % 4
-            assert f"Answer received: {QUESTION.options[i % 4]}." in " ".join(alerts(s))
+            assert said.startswith(f"Answer received: {QUESTION.options[i % 4]}.")
         assert sum(store.counts(code, 1, 1, key)) == STUDENTS
 
         crashed = teacher.cookies[haproxy.COOKIE]
@@ -191,16 +171,14 @@ def test_the_teacher_and_students_of_a_killed_process_reload_onto_another_and_ke
                 pass
             s = await reload(hall.port, old.page, old.query_string, old.cookies)
             assert s.cookies.get(haproxy.COOKIE) != crashed
-            await poll_until_question(s)
-            mine = radio(s)
-            said = alerts(s)
-            assert f"Answer received: {QUESTION.options[sent[i]]}." in " ".join(said), \
-                f"the reloaded page shows the student's own answer: {said}, radio shows {shown_answer(mine)!r}"
-            assert shown_answer(mine) == QUESTION.options[sent[i]], "the radio shows it beside 'Answer received'"
+            drawn = listener_data(s)                     # the reloaded page draws the question with the answer kept
+            assert drawn.get("card") and drawn["mine"] == sent[i], f"the reloaded page's listener: {drawn}"
+            assert drawn["card"]["received"][drawn["mine"]].startswith(f"Answer received: {QUESTION.options[sent[i]]}.")
+            assert (await the_question(s, code))["mine"] == sent[i]
             sessions[i] = s
         # everyone changes their mind once: each still counts once
         for i, s in enumerate(sessions):
-            await answer(s, (sent[i] + 1) % 4)
+            await answer(s, code, (sent[i] + 1) % 4)
             sent[i] = (sent[i] + 1) % 4
         run = await teacher.set("class_reveal", True)                  # the reloaded teacher reveals
         assert not run.errors and not run.exceptions, (run.errors, run.exceptions)

@@ -30,22 +30,25 @@ def view_app(tmp_path_factory):
         yield served
 
 
+VIEW = ".st-key-class_student .tp-v"     # the follower's view, drawn by the class box's listener (ui.class_live)
+
+
 def view_text(page) -> str:
-    box = page.locator(".st-key-class_view")
+    box = page.locator(VIEW)
     return box.inner_text() if box.count() else ""
 
 
 def fits(page) -> dict:
     """How the view sits on the screen: the page's own horizontal scroll, the widest drawing and the text size."""
     return page.evaluate("""() => {
-        const view = document.querySelector('.st-key-class_view .tp-view');
-        const svgs = [...document.querySelectorAll('.st-key-class_view img.tp-chart')];
+        const view = document.querySelector('.st-key-class_student .tp-v .tp-view');
+        const svgs = [...document.querySelectorAll('.st-key-class_student .tp-v img.tp-chart')];
         const main = document.querySelector("[data-testid='stMain']");
         return {
             pageScroll: Math.max(document.documentElement.scrollWidth, main ? main.scrollWidth : 0),
             viewport: window.innerWidth,
             widest: Math.max(0, ...svgs.map(s => s.getBoundingClientRect().width)),
-            figureOverflow: Math.max(0, ...[...document.querySelectorAll('.st-key-class_view figure')]
+            figureOverflow: Math.max(0, ...[...document.querySelectorAll('.st-key-class_student .tp-v figure')]
                                      .map(f => f.getBoundingClientRect().right - window.innerWidth)),
             charts: svgs.filter(s => s.complete && s.naturalWidth > 0).length,
             text: view ? parseFloat(getComputedStyle(view).fontSize) : 0,

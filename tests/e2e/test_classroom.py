@@ -123,11 +123,11 @@ def test_a_class_teacher_projector_and_two_phones(class_app, browser):
         assert screen.locator("[data-testid='stMain'] [data-testid='stVegaLiteChart']").count() == 0
     screenshot(teacher, "class-projector-veiled", full_page=False)
     screenshot(first, "class-phone-veiled")
-    first.get_by_text("3: lake").click()
+    first.locator(".st-key-class_student .tp-q button").filter(has_text="3: lake").click()
     until(lambda: "Answer received: 3: lake" in student_text(first))
-    first.get_by_text("0: crane").click()             # a change of mind
+    first.locator(".st-key-class_student .tp-q button").filter(has_text="0: crane").click()     # a change of mind
     until(lambda: "Answer received: 0: crane" in student_text(first))
-    second.get_by_text("3: lake").click()
+    second.locator(".st-key-class_student .tp-q button").filter(has_text="3: lake").click()
     until(lambda: "Answer received" in student_text(second))
     screenshot(first, "class-phone-answered", full_page=False)
     until(lambda: "2 of 2 answered" in teacher.locator(".st-key-class_teacher").inner_text())
@@ -155,7 +155,7 @@ def test_a_class_teacher_projector_and_two_phones(class_app, browser):
     teacher.get_by_role("button", name="Vote again").click()
     wait_for_app(teacher, after_input=True)
     until(lambda: "Round 2" in student_text(second))
-    second.get_by_text("0: crane").click()
+    second.locator(".st-key-class_student .tp-q button").filter(has_text="0: crane").click()
     until(lambda: "Answer received: 0: crane" in student_text(second))
     teacher.get_by_role("button", name="Reveal").click()
     wait_for_app(teacher, after_input=True)
@@ -197,15 +197,15 @@ def test_who_is_who_is_the_browser(class_app, browser):
     box = phone.locator(".st-key-class_student")
     assert "![bigger](http://203.0.113.9/x.png)" in box.inner_text().replace("\u2060", "")   # every character typed
     assert box.locator("img").count() == 0 and box.locator("a").count() == 0
-    phone.locator(".st-key-class_student label").filter(has_text="[ten]").click()
+    phone.locator(".st-key-class_student .tp-q button").filter(has_text="[ten]").click()
     until(lambda: "Answer received" in student_text(phone))
 
     tab = phone_context.new_page()                      # a second tab of the same phone: the same student
     tab.goto(f"{class_app}/?class={code}")
     wait_for_app(tab, 120_000)
     until(lambda: "Answer received: [ten]" in student_text(tab))
-    assert tab.locator(".st-key-class_student input[type=radio]:checked").count() == 1
-    tab.get_by_text("twelve", exact=True).click()
+    assert tab.locator(".st-key-class_student .tp-q button[aria-pressed=true]").count() == 1
+    tab.locator(".st-key-class_student .tp-q button").filter(has_text="twelve").click()
     until(lambda: "Answer received: twelve" in student_text(tab))
     until(lambda: "1 of 1 answered" in teacher.locator(".st-key-class_teacher").inner_text())
 
@@ -224,7 +224,7 @@ def test_who_is_who_is_the_browser(class_app, browser):
     wait_for_app(stranger, 120_000)
     until(lambda: "Which is" in student_text(stranger))
     assert "Answer received" not in student_text(stranger)
-    assert stranger.locator(".st-key-class_student input[type=radio]:checked").count() == 0
+    assert stranger.locator(".st-key-class_student .tp-q button[aria-pressed=true]").count() == 0
     until(lambda: "1 of 2 answered" in teacher.locator(".st-key-class_teacher").inner_text()
           or "1 of 2 answered" in other_tab.locator(".st-key-class_teacher").inner_text())
     screenshot(tab, "class-phone-second-tab", full_page=False)

@@ -7,6 +7,7 @@ test opens it as a named browser (`session(..., browser="phone")`): `Browsers` s
 cookie then, as a real browser's tabs and reloads send the same one."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -66,9 +67,14 @@ def another_process() -> None:
 def data(tmp_path, monkeypatch):
     """A fresh store for each test (the app opens one per process: its cache is cleared). These sessions take
     turns far quicker than a poll: each run reads the class's version afresh (the store's tests check the
-    sharing of version reads between a process's polls, CLASS_VERSION_SHARE_S)."""
+    sharing of version reads between a process's polls, CLASS_VERSION_SHARE_S). AppTest runs no browser, so no
+    student's listener draws the question here (ui.class_live): these sessions read the class as a page whose
+    listener cannot reach the events route does, and draw it with Streamlit's widgets (PLAYGROUND_CLASS_TRANSPORT=poll);
+    what the listener is handed is test_a_told_students_run_hands_the_question_to_its_listener_alone below, what it
+    draws tests/e2e/test_class_live.py."""
     _fresh_store(monkeypatch, tmp_path, None)
     monkeypatch.setenv("PLAYGROUND_WARM_UP", "0")
+    monkeypatch.setenv("PLAYGROUND_CLASS_TRANSPORT", "poll")
     monkeypatch.setattr("engine.limits.CLASS_VERSION_SHARE_S", 0.0)
     monkeypatch.setattr("ui.app_server.browser_id", BROWSERS)
     another_process()
@@ -205,6 +211,43 @@ def test_join_ask_vote_change_lock_reveal_vote_again(data):
     answer_radio(second).set_value(0).run()
     T.button(key="class_reveal").click().run()
     assert "round 1: 1 of 2 (50%); round 2: 1 of 1 (100%)" in markdown(T)
+
+
+def listener_data(at: AppTest) -> dict:
+    """What the student's run handed its listener (ui.classroom._drawn): AppTest keeps the component unrendered."""
+    found = [e.proto for e in at.get("bidi_component") if e.proto.component_name == "playground_class_listener"]
+    assert len(found) == 1, found
+    return json.loads(found[0].json)
+
+
+def test_a_told_students_run_hands_the_question_to_its_listener_alone(data, monkeypatch):
+    """Told (the default): the student's run draws no question of its own; it hands its listener the question card
+    (the one ui.class_live serves) and the student's own answer, and the reveal is drawn by the run."""
+    from ui.classroom import class_store
+
+    monkeypatch.setenv("PLAYGROUND_CLASS_TRANSPORT", "push")
+    T, code = teacher()
+    key = T.session_state["class.teacher"][1]
+    s = session({"class": code})
+    ask_page_question(T)
+    s.run()
+    drawn = listener_data(s)
+    assert drawn["draws"] and drawn["known"]["status"] == "open" and drawn["mine"] is None
+    assert "<strong>Question 1</strong>: " in drawn["card"]["title"] and len(drawn["card"]["options"]) == 5
+    assert not [r for r in s.radio if r.key and r.key.startswith("class.answer.")]       # not drawn twice
+    assert "Question 1" not in markdown(s)
+    class_store().vote(code, student_of(s), 1, 1, 3)                                     # the listener's vote
+    s.run()
+    assert listener_data(s)["mine"] == 3
+    T.button(key="class_lock").click().run()
+    s.run()
+    assert listener_data(s)["known"]["status"] == "locked"
+    T.button(key="class_reveal").click().run()
+    s.run()
+    drawn = listener_data(s)
+    assert drawn["card"] is None and drawn["revealed"]["key"] == "class_reveal_1_1"
+    assert "Yours was 3: lake." in markdown(s) and markdown(s).count("Question 1") == 1
+    assert key not in json.dumps(drawn) and student_of(s) not in json.dumps(drawn)
 
 
 def test_follow_me_moves_a_following_student_and_one_who_stepped_away_comes_back(data, follow_by_runs):
