@@ -82,6 +82,10 @@ details.chart-data table { direction: ltr; unicode-bidi: isolate; }
 /* a word in a formula (\text{...}) is set apart: an Arabic word would otherwise turn the numbers after it around
    ("السابق(16, 0)" drawn as (0, 16)), and itself reads right to left */
 .katex .text { unicode-bidi: plaintext; }
+/* a box's text reads in the direction of its first letter: a chosen token "0: crane", an analogy
+   "france : paris :: italy : ?", a prompt in English, a table cell "8 x 8" stay in order; Arabic reads right to left */
+[data-testid='stSelectbox'] input, [data-testid='stTextInput'] input, [role='option'], [data-testid='stTable'] td,
+[data-testid='stTable'] th { unicode-bidi: plaintext; }
 /* a chart's own words (an Arabic axis title with its brackets) read in the direction of their first letter */
 [data-testid='stVegaLiteChart'] svg text { unicode-bidi: plaintext; }
 /* the sidebar, folded away: Streamlit moves it off the left edge, but right to left it sits at the right edge and
