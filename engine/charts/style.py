@@ -197,9 +197,21 @@ _HELVETICA = [
 _WIDEST = 1015              # any other character: as wide as the widest (never too small a box)
 
 
+def _other_width(code: int) -> int:
+    """Thousandths of an em of a character outside printable ASCII: none for a mark that draws nothing (an accent
+    combined with its letter, Arabic's vowel signs, the direction marks), a broad letter's for an accented Latin
+    letter or an Arabic one, the widest for the rest (Chinese, Korean, symbols: never too small a box)."""
+    if 0x300 <= code <= 0x36F or 0x64B <= code <= 0x65F or code == 0x670 or 0x200B <= code <= 0x200F \
+            or 0x2066 <= code <= 0x2069:
+        return 0
+    if 0xA0 <= code <= 0x24F or 0x600 <= code <= 0x6FF or 0xFB50 <= code <= 0xFDFF or 0xFE70 <= code <= 0xFEFF:
+        return 667
+    return _WIDEST
+
+
 def text_width(text: str, font_px: float) -> float:
     """The width of one line of text in Helvetica at font_px, in px."""
-    return sum(_HELVETICA[ord(c) - 32] if 32 <= ord(c) <= 126 else _WIDEST for c in text) * font_px / 1000
+    return sum(_HELVETICA[ord(c) - 32] if 32 <= ord(c) <= 126 else _other_width(ord(c)) for c in text) * font_px / 1000
 
 
 def visible(token: str) -> str:
