@@ -62,9 +62,9 @@ def _said(status: int, sentence: str):
 
 
 def _student(request) -> str | None:
-    from ui.app_server import secret
+    from engine.classroom.stores import identity_secret
 
-    browser = identity.verify(request.cookies.get(identity.COOKIE_NAME), secret())
+    browser = identity.verify(request.cookies.get(identity.COOKIE_NAME), identity_secret())
     return identity.student_id(browser) if browser is not None else None
 
 
@@ -103,7 +103,8 @@ def _gone(state) -> bool:
     return status_of(state) == STATUS_ENDED
 
 
-def _ended(code: str) -> str:
+def ended(code: str) -> str:
+    """What a student reads once the class has ended (the listener and the class box alike)."""
     return _("Class {code} has ended. Thank you for taking part.", code=code)
 
 
@@ -121,7 +122,7 @@ def _question_body(watch, code: str, lang: str, student: str | None, told: int) 
         except ValueError as error:
             return (503 if isinstance(error, StoreUnavailable) else 404), {"error": str(error)}
         if _gone(state):
-            return 410, {"error": _ended(code)}
+            return 410, {"error": ended(code)}
         status = status_of(state)
         card = question_of(state, lang)
         body = {"version": version, "status": status, "question": state.question_id, "round": state.round,
@@ -259,7 +260,7 @@ def _view_body(watch, code: str, lang: str, told: int, have: str, gzipped: bool)
         try:
             state, version = _state(watch, code, told)
             if _gone(state):
-                return 410, json.dumps({"error": _ended(code)}).encode()
+                return 410, json.dumps({"error": ended(code)}).encode()
             card = view_of(state, version, lang, lambda: _parsed_view(watch.store, code))
             return 200, _view_json(code, card, have, gzipped)
         except StoreUnavailable as error:

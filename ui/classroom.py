@@ -784,7 +784,7 @@ def _follow_again() -> None:
 
 def _student_question(code: str, state: ClassState) -> None:
     if state.ended:
-        st.info(_("Class {code} has ended. Thank you for taking part.", code=code), icon=":material/check_circle:")
+        st.info(class_live.ended(code), icon=":material/check_circle:")
         return
     question = state.question.read() if state.question is not None else None   # in this student's language
     if question is None:   # the box's first line (above_page) says the question comes here
