@@ -135,18 +135,26 @@ def _question_body(watch, code: str, lang: str, student: str | None, told: int) 
         return 200, body
 
 
+def _asked(request):
+    """(the reader's language, the class code, None), or a refusal to send back: 400 with the code's sentence in the
+    reader's language where the link names no code that can be one."""
+    lang = _lang(request)
+    try:
+        return lang, normalise_code(request.path_params.get("code", "")), None
+    except ValueError as error:
+        with i18n.use(lang):
+            return lang, "", _said(400, str(error))
+
+
 async def class_question(request):
     """GET /api/class/{code}/question?lang=xx: see the module's docstring."""
     from starlette.responses import JSONResponse
 
     from ui import class_events
 
-    lang = _lang(request)
-    try:
-        code = normalise_code(request.path_params.get("code", ""))
-    except ValueError as error:
-        with i18n.use(lang):
-            return _said(400, str(error))
+    lang, code, refused = _asked(request)
+    if refused is not None:
+        return refused
     status, body = await asyncio.to_thread(_question_body, class_events.watcher(), code, lang, _student(request),
                                          _told(request))
     return JSONResponse(body, status_code=status, headers=NO_STORE)
@@ -275,12 +283,9 @@ async def class_view_card(request):
 
     from ui import class_events
 
-    lang = _lang(request)
-    try:
-        code = normalise_code(request.path_params.get("code", ""))
-    except ValueError as error:
-        with i18n.use(lang):
-            return _said(400, str(error))
+    lang, code, refused = _asked(request)
+    if refused is not None:
+        return refused
     have = request.query_params.get("have", "")[:40]
     gzipped = "gzip" in request.headers.get("accept-encoding", "").lower()
     status, body = await asyncio.to_thread(_view_body, class_events.watcher(), code, lang, _told(request), have,

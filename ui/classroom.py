@@ -508,12 +508,8 @@ def _drawn(code: str, state: ClassState, version: int) -> dict:
         drawn["card"] = class_live.question_of(state, lang)
         drawn["mine"] = _my_vote(code, state)
     if follows_by_view() and state.link is not None:
-        if st.session_state.get(RAN_PAGE) and _fragment_run():
-            st.rerun()                 # the last whole run drew a page under this box: the next one draws none
-        try:
-            _digest, view = _class_view_now(code)
-        except ValueError as error:
-            show_error(str(error))
+        found, view = _follower_view(code)
+        if not found:
             return drawn
         drawn["follow_view"] = True
         drawn["view"] = class_live.view_of(state, version, lang, lambda: view)
@@ -701,6 +697,19 @@ def _fragment_run() -> bool:
     return ctx is not None and bool(ctx.fragment_ids_this_run)
 
 
+def _follower_view(code: str) -> tuple[bool, object]:
+    """(True, the class view a follower's box draws now: None before the teacher's first page is made), or (False,
+    None) with the store's sentence shown. A fragment's run after a whole run that drew a page under this box reruns
+    the app instead: the next run draws none."""
+    if st.session_state.get(RAN_PAGE) and _fragment_run():
+        st.rerun()
+    try:
+        return True, _class_view_now(code)[1]
+    except ValueError as error:
+        show_error(str(error))
+        return False, None
+
+
 def _view_veils(state: ClassState, view) -> frozenset[str]:
     return _veils(state, view.link.partition("?")[0]) if view is not None else frozenset()
 
@@ -715,12 +724,8 @@ def _followed_view(code: str, state: ClassState) -> None:
         return
     if state.link is None:
         return                         # no teacher's page yet: app.py runs the student's own
-    if st.session_state.get(RAN_PAGE) and _fragment_run():
-        st.rerun()                     # the last whole run drew a page under this box: the next one draws none
-    try:
-        _digest, view = _class_view_now(code)
-    except ValueError as error:
-        show_error(str(error))
+    found, view = _follower_view(code)
+    if not found:
         return
     with st.container(key="class_view"):
         if view is None:
