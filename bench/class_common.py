@@ -126,6 +126,7 @@ class Result:
     counted: int = 0
     projector: list[tuple[float, int, int, int]] = field(default_factory=list)   # (t, qid, round, answered)
     follow_delays: list[float] = field(default_factory=list)
+    follow_moves: dict[str, list[float]] = field(default_factory=dict)   # the same delays, by the move (its page)
     question_delays: list[float] = field(default_factory=list)   # teacher asks -> the student's page shows it
     idle_cpu_s: float = 0.0
     idle_wall_s: float = 0.0

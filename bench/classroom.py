@@ -215,6 +215,9 @@ def report(r: Result) -> dict:
     print(f"vote to histogram p50 {p50:.2f} s, p95 {p95:.2f} s over {len(delays)} votes "
           f"(goal p95 <= {P95_GOAL_S:g} s; the teacher's screen asks every {r.teacher_poll_s:g} s)")
     print(f"follow the teacher p50 {f50:.2f} s, p95 {f95:.2f} s over {len(r.follow_delays)} page changes seen")
+    for page, moved in r.follow_moves.items():      # which move a tail comes from
+        print(f"  the move to {page}: first {min(moved):.2f} s, p50 {percentile(moved, 0.5):.2f} s, "
+              f"p95 {percentile(moved, 0.95):.2f} s, last {max(moved):.2f} s over {len(moved)} students")
     if r.question_delays:
         q50, q95 = percentile(r.question_delays, 0.5), percentile(r.question_delays, 0.95)
         print(f"question seen (the teacher asks, the student's page shows it) p50 {q50:.2f} s, p95 {q95:.2f} s, "
