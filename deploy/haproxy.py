@@ -15,7 +15,8 @@ What a Streamlit session needs from a balancer, and the lines that give it:
   is a tunnel, idle up to `timeout tunnel` (1 h: a student reading a page sends nothing).
 - a class's events route: a long poll parks up to CLASS_EVENTS_PARK_S, under `timeout server` and
   `timeout client` (60 s); tests/test_deploy.py checks the margin.
-- a dead or restarting process: `option httpchk GET /_stcore/health` every 2 s takes it out,
+- a dead or restarting process: `option httpchk GET /_stcore/health` every 2 s takes it out
+  (a busy one has `timeout check` to answer: it is slow, not gone),
   and `option redispatch` sends a cookie naming it to a live one (the page's state is in its
   URL, so the student lands on the same page with the same values).
 Uses only syntax of HAProxy 2.6 (Debian 12's package; the compose file's image is 2.6 too).
@@ -99,6 +100,10 @@ backend streamlit
     cookie {COOKIE} insert indirect nocache httponly
     option httpchk GET {HEALTH}
     http-check expect status 200
+    # a busy process answers its health check late, not never: without this a check had `inter` (2 s) for all of
+    # it, and a room of 1,000 woken at once on 2 cores took every process out ("no server available", 503); a dead
+    # one still refuses the connection at once
+    timeout check 10s
     default-server check inter 2s fall 2 rise 2{by_name}
 {servers}"""
 
