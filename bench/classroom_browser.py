@@ -8,7 +8,7 @@ join link (`/?class=CODE`) and either poll with the timers their pages register 
 rerun every run_every seconds), answer each new round through the page's radio (a fragment rerun, as a click in the
 browser sends) and follow the teacher (--transport poll), or do what the page's listener does (--transport push,
 ui.class_events): park a request on the class's events route and, when told, fetch the question from its route,
-answer by the vote route and fetch a follower's view, with no rerun; a reveal or the class's end reruns the
+answer by the vote route, fetch the reveal and a follower's view, with no rerun; the class's end reruns the
 fragment by the listener's trigger.
 """
 from __future__ import annotations
@@ -130,9 +130,10 @@ async def push_student(index: int, port: int, code: str, seed: int, arrive_s: fl
                        out: dict) -> None:
     """A student told by the events route, as the page's listener (ui.class_events) behaves: it parks on the route
     and, when told, draws what only displays with no rerun: the question fetched from the question route ("question
-    seen" when its content arrives), the answer sent by the vote route ("Answer received" when it answers 200), a
-    follower's view fetched from view.json ("follow" when the view of the teacher's page arrives). What it cannot draw
-    (a reveal, the class's end) it asks of the fragment: a trigger and a rerun, as the listener does."""
+    seen" when its content arrives), the answer sent by the vote route ("Answer received" when it answers 200), the
+    reveal by the question route, a follower's view fetched from view.json ("follow" when the view of the teacher's
+    page arrives). What it cannot draw (the class's end) it asks of the fragment: a trigger and a rerun, as the
+    listener does."""
     rng = random.Random(seed * 100_003 + index)
     await asyncio.sleep(rng.uniform(0, arrive_s))
     votes: list[Vote] = []
@@ -254,19 +255,21 @@ async def _told(s: Session, listener, live: dict, event: dict, base: str, lang: 
         return await s.rerun(fragment_of(s, listener.id))
     if (not data.get("draws") or event["status"] == "ended"
             or (event["status"] == "none" and known.get("status") != "none")
-            or (event["status"] == "revealed" and (new_round or new_status))
             or (new_link and data.get("follows") and not data.get("follow_view"))):
         return await rerun()
     following = {"question": event["question"], "round": event["round"], "status": event["status"],
                  "link_version": event["link_version"], "link": event["link"]}
-    if new_round and event["question"] is not None:
+    revealing = event["status"] == "revealed" and (new_round or new_status)
+    if (new_round or revealing) and event["question"] is not None:
         status, body = await s.get(f"{base}/question?lang={lang}&v={event['version']}", TIMEOUT_S)
         got = json.loads(body) if status == 200 else None
-        if not got or not got.get("card") or got["status"] in ("revealed", "ended"):
+        if (not got or not got.get("card") or got["status"] == "ended"
+                or (got["status"] == "revealed" and not got.get("reveal"))):
             return await rerun()
         if not data.get("follow_view") and got["card"]["page"] == data.get("page") and got["card"]["veiled"]:
             return await rerun()
         live["card"] = got["card"]
+        live["reveal"] = got.get("reveal")
         following.update(question=got["question"], round=got["round"], status=got["status"])
         shown(got["card"], got["status"])
     view = live.get("view")
@@ -405,6 +408,7 @@ async def class_run(port: int, store, students: int, questions: int, idle_s: flo
                 asked = [at for at, p in follow_log if p == page and at <= seen_at]
                 if asked:
                     result.follow_delays.append(seen_at - max(asked))
+                    result.follow_moves.setdefault(page, []).append(seen_at - max(asked))
         for p in procs:
             p.join(timeout=60)
         result.counted = counted(store, code)

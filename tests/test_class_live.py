@@ -145,6 +145,41 @@ def test_a_vote_counts_once_changes_until_locked_and_reads_back_as_mine_alone(ev
         assert key not in text and identity.student_id(first) not in text and identity.student_id(second) not in text
 
 
+def test_the_reveal_comes_by_the_question_route_with_each_readers_own_answer(events):  # noqa: F811
+    """Once revealed, the question route carries the reveal the listener draws (no rerun): the answer and its share,
+    the sentence for each answer, the class's answers chart as an SVG image; made once per process per language
+    (its counts read once: they no longer change); each browser's own answer beside it, nobody else's."""
+    from ui import class_live
+
+    app, store = events
+    code, key, (first, second) = a_class(store)
+
+    async def run():
+        await vote(app, code, first, 1)
+        await vote(app, code, second, 2)
+        store.lock(code, key)
+        store.reveal(code, key)
+        mine = await call(app, "GET", f"/api/class/{code}/question", "lang=en", cookie(first))
+        theirs = await call(app, "GET", f"/api/class/{code}/question", "lang=en", cookie(second))
+        arabic = await call(app, "GET", f"/api/class/{code}/question", "lang=ar", cookie(second))
+        nobody = await call(app, "GET", f"/api/class/{code}/question", "lang=en")
+        return mine, theirs, arabic, nobody
+    made = class_live.cards.made
+    mine, theirs, arabic, nobody = served(run())
+    assert mine[0] == 200 and mine[1]["status"] == "revealed"
+    assert (mine[1]["mine"], theirs[1]["mine"], nobody[1]["mine"]) == (1, 2, None)
+    reveal = mine[1]["reveal"]
+    assert reveal == theirs[1]["reveal"] == nobody[1]["reveal"]           # the same card: the answer is the reader's
+    assert reveal["answer"] == "<strong>The answer: by &lt;i&gt;</strong>. Right: round 1: 1 of 2 (50%)."
+    assert reveal["yours"] == ["Yours was crane.", "Yours was right.", "Yours was lake."]
+    assert reveal["chart"].startswith('<img class="tp-chart" src="data:image/svg+xml;base64,')
+    assert 'alt="Bar chart &#x27;The class&#x27;s answers&#x27; (3 values)."' in reveal["chart"]   # said in words
+    assert arabic[1]["reveal"]["dir"] == "rtl" and "\u2068بواسطة\u2069" in arabic[1]["reveal"]["answer"]
+    assert class_live.cards.made - made == 2 + 2                          # the question and the reveal, in en and ar
+    for reply in (mine, theirs, arabic, nobody):
+        assert key not in json.dumps(reply[1])
+
+
 def test_a_vote_from_another_site_without_a_cookie_or_malformed_is_refused_with_a_sentence(events):  # noqa: F811
     app, store = events
     code, key, (browser, _) = a_class(store)

@@ -12,9 +12,9 @@
   SQLite read a few times a second, Redis told by pub/sub. Started with the first request, stopped by the lifespan.
 - The listener (`listen`): a Streamlit components v2 component (no iframe) inside the student's class fragment. Its
   script parks a request on the route, and when the version moved it draws what only displays itself, with no
-  rerun (the open question fetched from ui.class_live's route, the answer sent by its vote route, "locked", a
-  follower's class view), and calls `setTriggerValue("moved", version)` only for what it cannot draw (a reveal, the
-  class's end, a page's own veils): a page at rest costs the server one parked request, answered every
+  rerun (the open question and its reveal fetched from ui.class_live's route, the answer sent by its vote route,
+  "locked", a follower's class view), and calls `setTriggerValue("moved", version)` only for what it cannot draw
+  (the class's end, a page's own veils): a page at rest costs the server one parked request, answered every
   CLASS_EVENTS_PARK_S, and a question asked costs one small fetch per student, not a rerun. After
   CLASS_EVENTS_FAILURES failed requests in a row (a proxy that blocks the route, a server that refuses it) it tells
   the page once (`unreachable`): the fragment then polls on its timer every CLASS_FALLBACK_POLL_S, draws everything
@@ -206,6 +206,10 @@ LISTENER_CSS = """
   background:rgba(255,43,43,.1)}
 .tp-live .tp-q-note,.tp-live .tp-v-caption,.tp-live .tp-v-note{font-size:.875rem;opacity:.85;margin:.4rem 0}
 .tp-live .tp-q + .tp-v{margin-top:1rem}
+.tp-live .tp-r-answer,.tp-live .tp-r-yours{margin:.4rem 0}
+.tp-live .tp-r-chart{margin:.5rem 0;max-width:100%;overflow-x:auto}
+.tp-live .tp-r-chart img{display:block}
+.tp-live .tp-r-open{margin:.5rem 0;width:auto}
 .tp-live .tp-v-explore{margin:.75rem 0 .25rem;width:auto;background:#1c6ee8;color:#fff;border-color:#1c6ee8}
 """
 
@@ -243,13 +247,28 @@ function adopt(loop, data) {
   loop.card = data.card;
   loop.mine = data.mine;
   loop.view = data.view;
-  loop.revealed = data.revealed;
-  loop.hidden = new Set();
+  loop.reveal = data.reveal;
   loop.error = '';
+}
+
+function drawReveal(loop) {
+  // the revealed round, while the teacher is on its page (the reveal leaves with it, as a run of the page leaves it)
+  const r = loop.reveal, known = loop.known;
+  if (!r || r.question !== known.question || r.round !== known.round) return '';
+  if (known.link && path(known.link) !== r.page) return '';
+  const id = `tp-r-${r.question}-${r.round}`;
+  const mine = loop.mine !== null && loop.mine !== undefined && r.yours.length ? r.yours[loop.mine] : '';
+  return `<section class="tp-q tp-r" id="${id}" lang="${esc(r.lang)}" dir="${esc(r.dir)}" aria-labelledby="${id}-t">` +
+    `<p class="tp-q-title" id="${id}-t">${r.title}</p>` +
+    (r.answer ? `<p class="tp-r-answer">${r.answer}</p>` : '') + (mine ? `<p class="tp-r-yours">${mine}</p>` : '') +
+    (r.chart ? `<figure class="tp-r-chart">${r.chart}</figure>` : '') +
+    (r.explanation ? `<p class="tp-r-explanation">${r.explanation}</p>` : '') +
+    (loop.data.page !== r.page ? `<button type="button" class="tp-r-open">${r.open}</button>` : '') + '</section>';
 }
 
 function drawQuestion(loop) {
   const c = loop.card, status = loop.known.status;
+  if (loop.data.draws && status === 'revealed') return drawReveal(loop);
   if (!c || !loop.data.draws || (status !== 'open' && status !== 'locked')) return '';
   const locked = status === 'locked';
   const id = `tp-q-${c.question}-${c.round}`;
@@ -282,7 +301,7 @@ function draw(loop) {
   if (!root) {
     root = document.createElement('div');
     root.className = 'tp-live';
-    root.innerHTML = '<style class="tp-hide"></style><div class="tp-live-q"></div><div class="tp-live-v"></div>';
+    root.innerHTML = '<div class="tp-live-q"></div><div class="tp-live-v"></div>';
     host.appendChild(root);
     root.addEventListener('click', (event) => {
       const button = event.target.closest && event.target.closest('button');
@@ -291,13 +310,10 @@ function draw(loop) {
       if (!current) return;
       if (button.dataset.option !== undefined) vote(current, Number(button.dataset.option));
       else if (button.classList.contains('tp-v-explore')) current.trigger('explore', Date.now());
+      else if (button.classList.contains('tp-r-open')) current.trigger('open', Date.now());
     });
   }
   root.dataset.key = loop.key;
-  const hide = [...loop.hidden].map((key) => `.st-key-${key}`).join(',');
-  const rule = hide ? `${hide}{display:none!important}` : '';
-  const style = root.querySelector('.tp-hide');
-  if (style.textContent !== rule) style.textContent = rule;
   const question = drawQuestion(loop), view = drawView(loop);
   const q = root.querySelector('.tp-live-q'), v = root.querySelector('.tp-live-v');
   if (q.dataset.drawn !== question) { q.innerHTML = question; q.dataset.drawn = question; }
@@ -336,24 +352,21 @@ async function told(loop, event) {
   const newRound = event.question !== known.question || event.round !== known.round;
   const newStatus = event.status !== known.status;
   const newLink = event.link_version !== known.link_version;
-  if (event.status === 'revealed' && (newRound || newStatus)) return rerun();     // the reveal's chart
   if (newLink && data.follows && !data.follow_view) return rerun();               // a page-running follower moves
   const next = {question: event.question, round: event.round, status: event.status,
                 link_version: event.link_version, link: event.link};
-  if (newRound && event.question !== null) {
+  const revealing = event.status === 'revealed' && (newRound || newStatus);
+  if ((newRound || revealing) && event.question !== null) {
     const got = await getJSON(`${data.base}/question?lang=${encodeURIComponent(data.lang)}&v=${event.version}`);
     const b = got.body;
-    if (got.status !== 200 || !b || !b.card || b.status === 'revealed' || b.status === 'ended') return rerun();
+    if (got.status !== 200 || !b || !b.card || b.status === 'ended') return rerun();
+    if (b.status === 'revealed' && !b.reveal) return rerun();
     if (!data.follow_view && b.card.page === data.page && b.card.veiled) return rerun();   // this page's veils
     loop.card = b.card;
     loop.mine = b.mine;
+    loop.reveal = b.reveal;
     loop.error = '';
     Object.assign(next, {question: b.question, round: b.round, status: b.status});
-  }
-  const revealed = loop.revealed;
-  if (revealed && (newRound || (newLink && path(event.link) !== revealed.page))) {
-    loop.hidden.add(revealed.key);                  // the last reveal leaves, as a run of the page would leave it
-    loop.revealed = null;
   }
   if (data.follow_view && (newLink || newRound || newStatus || !loop.view || loop.view.view_link !== event.link)) {
     const have = loop.view && loop.view.digest ? loop.view.digest : '';
@@ -424,12 +437,8 @@ export default function (component) {
     loop.host = host;
     if (data.since >= loop.since) adopt(loop, data);    // the page's run is as new as what the listener drew
     else {
-      // a run that began before the listener drew newer news: what it drew of an older round leaves at once
+      // a run that began before the listener drew newer news: the listener keeps drawing what it knows
       loop.data = Object.assign({}, data, {known: loop.known});
-      const old = data.known || {};
-      if (data.revealed && (old.question !== loop.known.question || old.round !== loop.known.round)) {
-        loop.hidden.add(data.revealed.key);
-      }
     }
   } else {
     if (loop) loop.stop();
@@ -459,19 +468,19 @@ _listener = None
 
 
 def listen(code: str, version: int, *, fallback: bool, on_moved, on_unreachable, on_reachable, on_explore=None,
-           drawn: dict | None = None):
+           on_open=None, drawn: dict | None = None):
     """Mount the listener in the running fragment: it parks on the class's events from `version` on, and its
-    triggers (`moved`, `unreachable`, `reachable`, `explore`) call the callbacks before the fragment's rerun they
-    cause. `drawn`: what it draws until the class moves (ui.classroom: the question card, the student's vote, the
-    view card, what the run itself drew: see LISTENER_JS's `adopt`); None: it draws nothing and asks for every move."""
+    triggers (`moved`, `unreachable`, `reachable`, `explore`, `open`) call the callbacks before the fragment's rerun
+    they cause. `drawn`: what it draws until the class moves (ui.classroom: the question card, the student's vote, the
+    reveal card, the view card: see LISTENER_JS's `adopt`); None: it draws nothing and asks for every move."""
     global _listener
     if _listener is None:
         _listener = _component()
     data = {"url": events_url(code), "since": int(version), "fallback": bool(fallback),
             "timeout_ms": int(1000 * (limits.CLASS_EVENTS_PARK_S + 10)), "failures": limits.CLASS_EVENTS_FAILURES,
             "base": f"/api/class/{code}", "draws": False, "known": {}, "card": None, "mine": None, "view": None,
-            "revealed": None, "follows": False, "follow_view": False, "page": "", "lang": "en"}
+            "reveal": None, "follows": False, "follow_view": False, "page": "", "lang": "en"}
     data |= drawn or {}
     return _listener(key=LISTENER_KEY, data=json.loads(json.dumps(data)), on_moved_change=on_moved,
                      on_unreachable_change=on_unreachable, on_reachable_change=on_reachable,
-                     on_explore_change=on_explore or (lambda: None))
+                     on_explore_change=on_explore or (lambda: None), on_open_change=on_open or (lambda: None))

@@ -5,7 +5,8 @@ ui.app_server.routes):
   (engine.classroom.live: the prompt, the options and the sentences around them as escaped HTML in that language,
   made once per process per class, question, round and language), its status, and this browser's own answer to it
   (from its signed cookie, as ui.classroom.student_id finds it; never anyone else's). `"card": null` while none was
-  asked.
+  asked. Once the round is revealed, `"reveal"` too: the answer, the room's share of it, the class's answers chart
+  (engine.classroom.live.reveal_card, its counts read once per process: they no longer change).
 - `POST /api/class/{code}/vote?lang=xx`, JSON `{"question": Q, "round": R, "option": O}`: this browser's answer, by
   the store's own call and rules (one vote per student and round, changeable until locked, every limit the store
   enforces). The student is the cookie's, never the body's. Same origin only (Sec-Fetch-Site, else Origin against
@@ -32,8 +33,8 @@ from urllib.parse import urlsplit
 
 from engine import i18n, limits
 from engine.classroom import identity
-from engine.classroom.events import STATUS_ENDED, STATUS_LOCKED, STATUS_OPEN, status_of
-from engine.classroom.live import Cards, question_card, view_card
+from engine.classroom.events import STATUS_ENDED, STATUS_LOCKED, STATUS_OPEN, STATUS_REVEALED, status_of
+from engine.classroom.live import Cards, question_card, reveal_card, view_card
 from engine.classroom.store import SharedVersions, StoreUnavailable, normalise_code, unknown_code
 from engine.i18n import _
 
@@ -115,6 +116,15 @@ def question_of(state, lang: str) -> dict | None:
     return cards.get(("question", state.code, state.question_id, state.round, lang), lambda: question_card(state, lang))
 
 
+def reveal_of(state, lang: str, read_counts) -> dict | None:
+    """The revealed round's card (cached per class, question, round and language; `read_counts(round)` reads one
+    round's answers per option), or None."""
+    if state.question_id is None or not state.revealed:
+        return None
+    return cards.get(("reveal", state.code, state.question_id, state.round, lang),
+                     lambda: reveal_card(state, [read_counts(r) for r in range(1, state.round + 1)], lang))
+
+
 def _question_body(watch, code: str, lang: str, student: str | None, told: int) -> tuple[int, dict]:
     with i18n.use(lang):
         try:
@@ -126,8 +136,13 @@ def _question_body(watch, code: str, lang: str, student: str | None, told: int) 
         status = status_of(state)
         card = question_of(state, lang)
         body = {"version": version, "status": status, "question": state.question_id, "round": state.round,
-                "link_version": state.link_version, "card": card, "mine": None}
-        if card is not None and student is not None and status in (STATUS_OPEN, STATUS_LOCKED):
+                "link_version": state.link_version, "card": card, "mine": None, "reveal": None}
+        if status == STATUS_REVEALED:
+            try:
+                body["reveal"] = reveal_of(state, lang, lambda r: watch.store.counts(code, state.question_id, r))
+            except ValueError as error:
+                return (503 if isinstance(error, StoreUnavailable) else 404), {"error": str(error)}
+        if card is not None and student is not None and status in (STATUS_OPEN, STATUS_LOCKED, STATUS_REVEALED):
             try:
                 body["mine"] = watch.store.my_vote(code, student, state.question_id, state.round)
             except ValueError:

@@ -11,8 +11,8 @@
 - Above the page: the student's question (answer, "answer received", the reveal), or the teacher's live
   view (joined, answered, the histogram), each a fragment, and only in a class: a page outside a class asks nothing.
   A student's is told (ui.class_events: a listener parked on the class's events route; when the class's version
-  moves it draws the open question, takes the answer and shows a follower's view itself, with no rerun
-  (ui.class_live), and reruns the fragment for the rest: a reveal, the class's end, a page's own veils; where the
+  moves it draws the open question, takes the answer, draws the reveal and shows a follower's view itself, with no
+  rerun (ui.class_live), and reruns the fragment for the rest: the class's end, a page's own veils; where the
   route cannot be reached, the fragment polls on a timer and draws it all with Streamlit's widgets); the teacher's
   live view polls with `st.fragment(run_every=...)` (one session). A student's poll reads the class's version (one
   small read) and the whole state only when the version moved (the teacher acted); its section redraws what it drew.
@@ -30,6 +30,7 @@ The store (engine.classroom.store) enforces every rule; its ValueError sentences
 """
 from __future__ import annotations
 
+import functools
 import html
 import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -37,7 +38,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import streamlit as st
 
 from engine import i18n, limits, markup, numbers
-from engine.classroom import identity
+from engine.classroom import identity, live
 from engine.classroom.chart import answers_chart
 from engine.classroom.events import status_of
 from engine.classroom.store import ClassState, Question, SharedVersions, summary_csv
@@ -78,6 +79,7 @@ TOLD = "class.told"                # the listener's trigger ran: the version mov
 FALLBACK = "class.fallback"        # the listener cannot reach the events route: the fragment polls on its timer
 SWITCH = "class.switch"            # the fallback began or ended: a whole run sets the fragment's timer
 EXPLORE_ASKED = "class.explore_asked"   # the listener's Explore from here was pressed: the fragment's rerun opens it
+OPEN_ASKED = "class.open_asked"    # the listener's "Open the page as it was asked" (a reveal) was pressed: likewise
 VIEW = "class.view"                # (code, version, ClassState) the student's page last read: a poll that finds the
                                    # same version reuses it (one small read instead of the whole state)
 HIDDEN_PARAMS = (PRESENT_PARAM, CLASS_PARAM, TEACH_PARAM, LANG_PARAM)   # not part of the link a class follows: each
@@ -452,6 +454,10 @@ def _explore_asked() -> None:
     st.session_state[EXPLORE_ASKED] = True    # the listener's Explore from here: this rerun opens the page
 
 
+def _open_asked() -> None:
+    st.session_state[OPEN_ASKED] = True       # the listener's "Open the page as it was asked": this rerun opens it
+
+
 def _student_live() -> None:
     code = st.session_state.get(JOINED)
     if not code:
@@ -478,6 +484,8 @@ def _student_live() -> None:
         target = view.link if view is not None else state.link
         if _page_file(target.partition("?")[0]) is not None:
             _explore(code, state, target)
+    if st.session_state.pop(OPEN_ASKED, False) and state.question is not None:
+        _open_as_asked(code, state.question)
     if not (listening and _draws()):
         _student_question(code, state)
         _followed_view(code, state)    # a follower: the teacher's page as its class view, under the question
@@ -485,12 +493,14 @@ def _student_live() -> None:
     # told: the listener draws the open question and a follower's view, and draws them anew when the class moves
     # without a rerun (ui.class_live); this run hands it what it draws now, the same cards its routes serve
     class_events.listen(code, seen[1], fallback=False, on_moved=_told, on_unreachable=_unreachable,
-                        on_reachable=_reachable, on_explore=_explore_asked, drawn=_drawn(code, state, seen[1]))
+                        on_reachable=_reachable, on_explore=_explore_asked, on_open=_open_asked,
+                        drawn=_drawn(code, state, seen[1]))
 
 
 def _drawn(code: str, state: ClassState, version: int) -> dict:
-    """What this run draws of the class (a reveal, the class's end: by Streamlit, above the listener) and what it hands
-    the listener to draw (the open round's question card and this student's answer; a follower's view card)."""
+    """What this run draws of the class (the class's end: by Streamlit, above the listener) and what it hands the
+    listener to draw (the round's question card and this student's answer, its reveal card once revealed; a
+    follower's view card)."""
     lang = i18n.current().code
     drawn = {"draws": True, "lang": lang, "page": st.session_state.get(PAGE, ""),
              "follows": bool(st.session_state.get(FOLLOW)),
@@ -499,14 +509,15 @@ def _drawn(code: str, state: ClassState, version: int) -> dict:
     if state.ended:
         _student_question(code, state)                 # the class has ended: said once, by the page
         return drawn
-    if state.question is not None and state.revealed:
-        key = f"class_reveal_{state.question_id}_{state.round}"
-        with st.container(key=key):                    # the listener hides it when the class moves past it
-            _student_question(code, state)
-        drawn["revealed"] = {"key": key, "page": state.question.page}
-    elif state.question is not None:
+    if state.question is not None:
         drawn["card"] = class_live.question_of(state, lang)
         drawn["mine"] = _my_vote(code, state)
+        if state.revealed:
+            try:
+                drawn["reveal"] = class_live.reveal_of(state, lang, functools.partial(
+                    class_store().counts, code, state.question_id))
+            except ValueError as error:
+                show_error(str(error))
     if follows_by_view() and state.link is not None:
         found, view = _follower_view(code)
         if not found:
@@ -842,12 +853,13 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
         show_error(str(error))
         return
     if question.answer is not None:
-        shares = [_("round {n}: {share}", n=r + 1, share=_share(c, question.answer)) for r, c in enumerate(rounds)]
-        st.markdown(_(":material/check_circle: **The answer: {option}**. Right: {shares}.",
-                      option=isolated(md(question.options[question.answer])), shares="; ".join(shares)))
+        shares = [_(live.ROUND_SHARE, n=r + 1, share=live.share_sentence(c, question.answer))
+                  for r, c in enumerate(rounds)]
+        st.markdown(_(live.THE_ANSWER, option=isolated(md(question.options[question.answer])),
+                      shares="; ".join(shares)))
         if mine is not None:
-            st.markdown(_("Yours was right.") if mine == question.answer else
-                        _("Yours was {option}.", option=isolated(md(question.options[mine]))))
+            st.markdown(_(live.YOURS_RIGHT) if mine == question.answer else
+                        _(live.YOURS_WAS, option=isolated(md(question.options[mine]))))
     from ui import charts
 
     charts.show(answers_chart(question.options, rounds, question.answer), width="stretch", font_size=font_size)
@@ -855,15 +867,13 @@ def _reveal(code: str, state: ClassState, question: Question, mine: int | None, 
         st.markdown(md(question.explanation))
     if question.page != st.session_state.get(PAGE) or not teacher_key:
         if question.page != st.session_state.get(PAGE) and st.button(
-                _("Open the page as it was asked"), icon=":material/open_in_new:",
+                _(live.OPEN_AS_ASKED), icon=":material/open_in_new:",
                 key=f"class.open.{state.question_id}"):
-            go_to(question.page + (f"?{question.link}" if question.link else ""), code if not teacher_key else None)
+            _open_as_asked(code if not teacher_key else None, question)
 
 
-def _share(counts: tuple[int, ...], answer: int) -> str:
-    total = sum(counts)
-    return (_("{count} of {total} ({percent}%)", count=counts[answer], total=total,
-              percent=numbers.fixed(100 * counts[answer] / total, 0)) if total else _("no answers"))
+def _open_as_asked(code: str | None, question: Question) -> None:
+    go_to(question.page + (f"?{question.link}" if question.link else ""), code)
 
 
 # --- the teacher ---------------------------------------------------------------------------------

@@ -4,11 +4,14 @@ safe HTML in the student's language (ui.class_live serves them; ui.classroom han
 When the teacher asks, locks or moves, every student's page used to rerun its class fragment at the same moment
 (about 10 ms of server CPU each, queued on the machine's cores). What only displays is now drawn by the page's
 listener from these cards: made once per process per (class, question, round, language) and per (class, version,
-language), never per student. Only what a page cannot draw by itself still reruns it (a reveal's chart; the veils
-of a page the student runs on their own).
+language), never per student. Only what a page cannot draw by itself still reruns it (the veils of a page the student
+runs on their own, the class's end).
 
 - `question_card(state, lang)`: the current round's prompt, options and sentences ("Answer received: ..." for each
   option, "Answers are locked"), escaped HTML; no answer, no key. The listener adds the student's own vote.
+- `reveal_card(state, counts, lang)`: the revealed round: the answer and the room's share of it per round, the
+  sentence for each answer a student may have given, the class's answers chart (SVG, drawn by vl-convert), the
+  explanation. The listener picks the student's own sentence.
 - `view_card(state, view, lang)`: a follower's class view (engine.classroom.view), its veils applied, with the
   sentences around it.
 - `Cards`: the per-process cache both are kept in.
@@ -20,10 +23,11 @@ from __future__ import annotations
 import html
 import re
 import threading
+from typing import Sequence
 
-from engine import i18n, limits
+from engine import i18n, limits, numbers
 from engine.classroom.store import ClassState
-from engine.i18n import _
+from engine.i18n import N_, _
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ICON = re.compile(r":material/[a-z_]+:\s*")   # a Streamlit icon a sentence starts with: not drawn here
@@ -74,6 +78,55 @@ def question_card(state: ClassState, lang: str | None) -> dict | None:
             "again": html.escape(_("Round 2: talk with your neighbour, then answer again."), quote=False)
             if round_ > 1 else "",
         }
+
+
+# what a reveal says, for the listener's card here and for the teacher's screen and the fallback (ui.classroom)
+THE_ANSWER = N_(":material/check_circle: **The answer: {option}**. Right: {shares}.")
+ROUND_SHARE = N_("round {n}: {share}")
+YOURS_RIGHT = N_("Yours was right.")
+YOURS_WAS = N_("Yours was {option}.")
+OPEN_AS_ASKED = N_("Open the page as it was asked")
+
+
+def share_sentence(counts: Sequence[int], answer: int) -> str:
+    """How many of a round's answers were right: "12 of 30 (40%)", or "no answers"."""
+    total = sum(counts)
+    return (_("{count} of {total} ({percent}%)", count=counts[answer], total=total,
+              percent=numbers.fixed(100 * counts[answer] / total, 0)) if total else _("no answers"))
+
+
+def _leading_icon(text: str) -> str:
+    return re.sub(r"^:material/[a-z_]+:\s*", "", text)
+
+
+def reveal_card(state: ClassState, counts: Sequence[Sequence[int]], lang: str | None) -> dict | None:
+    """The revealed round of the class's question as a student reading `lang` sees it (None without one): the title
+    as the question card's, the answer and its share in each round, `yours[i]` the sentence for a student who chose
+    option i, the answers per option and round (`counts`, one tuple per round) as the class's answers chart, the
+    explanation; escaped HTML. No student's answer: the listener adds the reader's own sentence."""
+    from engine.classroom.chart import answers_chart
+    from engine.classroom.view import chart_svg
+
+    if state.question is None or state.question_id is None:
+        return None
+    card = question_card(state, lang)
+    with i18n.use(lang) as language:
+        question = state.question.read(language.code)
+        options = [isolated(option, language) for option in question.options]
+        answer = question.answer
+        card |= {"answer": "", "yours": [], "explanation": html.escape(question.explanation, quote=False),
+                 "open": html.escape(_(OPEN_AS_ASKED), quote=False), "chart": ""}
+        if answer is not None:
+            shares = "; ".join(_(ROUND_SHARE, n=r + 1, share=share_sentence(c, answer)) for r, c in enumerate(counts))
+            card["answer"] = _leading_icon(sentence_html(THE_ANSWER, option=options[answer], shares=shares))
+            card["yours"] = [html.escape(_(YOURS_RIGHT), quote=False) if i == answer else
+                             sentence_html(YOURS_WAS, option=option) for i, option in enumerate(options)]
+        spec = answers_chart(question.options, [tuple(c) for c in counts], answer)
+        try:     # it fills the box's width, as the run's chart did (engine.classroom.view.view_spec)
+            card["chart"] = chart_svg(spec | {"autosize": {"type": "fit-x", "contains": "padding"}})
+        except ValueError:            # not drawn: the answer's sentence above says what matters
+            card["chart"] = ""
+        return card
 
 
 def view_card(state: ClassState, view, lang: str | None, explore: bool) -> dict:

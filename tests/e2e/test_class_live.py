@@ -1,9 +1,10 @@
 """The student's listener draws what only displays, with no Streamlit rerun (ui.class_live, issue 42), in Chromium:
 a teacher at 1920 px and a phone at 390 px that follows by the class view. The question appears in the listener's
 own element (buttons, fetched from the question route), the phone answers by a click (the vote route, no rerun),
-the teacher's count moves, "locked" is drawn, the reveal reruns the phone's fragment (its chart), and when the
-teacher moves the phone shows the new class view, fetched by the listener. No websocket message goes from the phone
-to the server between the question and the reveal: nothing reran. A reload draws the same. An Arabic phone reads the
+the teacher's count moves, "locked" is drawn, the reveal is drawn by the listener too (the answer, the student's own,
+the class's answers chart as an SVG image, from the question route), and when the teacher moves the reveal leaves
+and the phone shows the new class view, fetched by the listener. No websocket message goes from the phone to the
+server from the question to the new view: nothing reran. A reload draws the same. An Arabic phone reads the
 question right to left. Screenshots: artifacts/screenshots/class-live-*.png."""
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_the_listener_draws_the_question_takes_the_vote_and_follows_without_a_re
     assert sent, "the phone's websocket frames are not counted"      # its first run was one: the count works
 
     before = len(sent)
-    ask_free(teacher, "Which word comes first?", "crane\nlake")
+    ask_free(teacher, "Which word comes first?", "crane\nlake", right="lake")
     until(lambda: question_buttons(page).count() == 2, 60)
     assert "Which word comes first?" in live(page).inner_text()
     assert page.locator(".st-key-class_student [data-testid='stRadio']").count() == 0    # not drawn twice
@@ -102,16 +103,25 @@ def test_the_listener_draws_the_question_takes_the_vote_and_follows_without_a_re
 
     teacher.get_by_role("button", name="Reveal").click()
     wait_for_app(teacher, after_input=True)
-    until(lambda: "The class's answers" in student_text(page), 30)               # the reveal reran the fragment
+    reveal = page.locator(".st-key-class_student .tp-live .tp-r")
+    until(lambda: reveal.count() == 1 and "The answer: lake" in reveal.inner_text(), 30)   # drawn by the listener
+    assert "Yours was crane." in reveal.inner_text() and "round 1: 0 of 1 (0%)" in reveal.inner_text()
     assert question_buttons(page).count() == 0
     assert student_text(page).count("Which word comes first?") == 1
+    assert "answers" in reveal.locator("img.tp-chart").get_attribute("alt")    # what the chart shows, in words
+    drawn = page.evaluate("""() => {
+        const img = document.querySelector('.tp-r img.tp-chart');
+        return {width: img.getBoundingClientRect().width, loaded: img.complete && img.naturalWidth > 0,
+                scroll: document.documentElement.scrollWidth};
+    }""")
+    assert drawn["loaded"] and 300 <= drawn["width"] <= 390 and drawn["scroll"] <= 391, drawn
+    assert len(sent) == before, "the reveal was drawn by a rerun"
     screenshot(page, "class-live-phone-reveal", full_page=False)
 
-    before = len(sent)
     teacher.goto(f"{live_app}/context?k=3")                                      # the teacher moves
     wait_for_app(teacher, 120_000)
     until(lambda: "Context: window vs attention" in live(page).inner_text(), 60)
-    until(lambda: not page.locator(".st-key-class_student [class*='st-key-class_reveal']").is_visible(), 30)
+    until(lambda: reveal.count() == 0, 30)                                       # the reveal leaves with its page
     assert len(sent) == before, "the follow was drawn by a rerun"
     screenshot(page, "class-live-phone-follow")
 

@@ -70,7 +70,7 @@ def test_phones_are_told_the_question_and_a_blocked_route_falls_back_to_polling(
     wait_for_app(teacher, after_input=True)
     for page, told in phones:
         try:
-            until(lambda page=page: "The class's answers" in student_text(page), 30)
+            until(lambda page=page: page.locator(".st-key-class_student .tp-r img.tp-chart").count() == 1, 30)
         except AssertionError:
             screenshot(page, "class-push-phone-failed", full_page=False)
             raise AssertionError(f"{student_text(page)}\ntold: {told}") from None

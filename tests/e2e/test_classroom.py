@@ -71,7 +71,8 @@ def main_text(page) -> str:
     }""")
 
 
-def ask_free(teacher, prompt: str, options: str) -> None:
+def ask_free(teacher, prompt: str, options: str, right: str | None = None) -> None:
+    """The teacher asks their own question (`right`: the right option's text; None: a poll)."""
     teacher.get_by_text("Ask the class", exact=True).click()
     teacher.get_by_role("textbox", name="Question").fill(prompt)
     teacher.get_by_role("textbox", name="Question").press("Tab")
@@ -80,6 +81,10 @@ def ask_free(teacher, prompt: str, options: str) -> None:
     box.fill(options)
     box.press("Tab")
     wait_for_app(teacher, after_input=True)
+    if right is not None:
+        teacher.get_by_role("combobox", name="The right option").click()
+        teacher.get_by_role("option", name=right, exact=True).click()
+        wait_for_app(teacher, after_input=True)
     teacher.get_by_role("button", name="Ask my question").click()
     wait_for_app(teacher, after_input=True)
 

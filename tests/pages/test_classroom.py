@@ -222,7 +222,8 @@ def listener_data(at: AppTest) -> dict:
 
 def test_a_told_students_run_hands_the_question_to_its_listener_alone(data, monkeypatch):
     """Told (the default): the student's run draws no question of its own; it hands its listener the question card
-    (the one ui.class_live serves) and the student's own answer, and the reveal is drawn by the run."""
+    (the one ui.class_live serves) and the student's own answer, and once revealed its reveal card too (the answer,
+    a sentence for each answer a student may have given, the class's answers chart as SVG): nothing drawn twice."""
     from ui.classroom import class_store
 
     monkeypatch.setenv("PLAYGROUND_CLASS_TRANSPORT", "push")
@@ -245,8 +246,13 @@ def test_a_told_students_run_hands_the_question_to_its_listener_alone(data, monk
     T.button(key="class_reveal").click().run()
     s.run()
     drawn = listener_data(s)
-    assert drawn["card"] is None and drawn["revealed"]["key"] == "class_reveal_1_1"
-    assert "Yours was 3: lake." in markdown(s) and markdown(s).count("Question 1") == 1
+    reveal = drawn["reveal"]
+    assert drawn["known"]["status"] == "revealed" and drawn["mine"] == 3
+    assert (reveal["question"], reveal["round"], reveal["page"]) == (1, 1, "attention")
+    assert "<strong>The answer: 0: crane</strong>" in reveal["answer"] and "0 of 1 (0%)" in reveal["answer"]
+    assert reveal["yours"][3] == "Yours was 3: lake." and reveal["yours"][0] == "Yours was right."
+    assert reveal["chart"].startswith('<img class="tp-chart" src="data:image/svg+xml;base64,')
+    assert "Question 1" not in markdown(s) and "Yours was" not in markdown(s)          # not drawn twice
     assert key not in json.dumps(drawn) and student_of(s) not in json.dumps(drawn)
 
 
