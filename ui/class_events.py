@@ -184,9 +184,9 @@ async def lifespan(app):
 
 # --- the listener (in the student's page) -----------------------------------------------------------------
 # What it draws without a rerun (ui.class_live's routes, engine.classroom.live's cards): the open question (its
-# options as buttons; a press votes by the vote route), "locked", and a follower's class view. What it cannot draw
-# (a reveal's chart, the class's end, a page's veils on the student's own page, a move for a page-running follower)
-# it asks of the fragment: `moved`. Its element takes no room while it draws nothing.
+# options as buttons; a press votes by the vote route), "locked", the reveal, and a follower's class view. What it
+# cannot draw (the class's end, a page's veils on the student's own page, a move for a page-running follower) it
+# asks of the fragment: `moved`. Its element takes no room while it draws nothing.
 LISTENER_CSS = """
 .tp-live{font-size:1rem;line-height:1.5;max-width:100%;overflow-wrap:anywhere}
 .tp-live .tp-q-title{margin:0 0 .5rem}
