@@ -210,6 +210,8 @@ CLASS_VIEW_MAX_BYTES = 800_000       # one class view as stored (its JSON, UTF-8
 CLASS_VIEW_MAX_CHARTS = 16           # charts one view draws as SVG (each a vl-convert run: about 0.05-0.5 s)
 CLASS_VIEW_CHART_PX = 400            # px given to a chart that fills its column: scaled to a phone, up to 2x on a
                                      # projector (13 px text reads 11 px on a 390 px phone; at 480 it read 9)
+CLASS_REVEAL_CHART_PX = 170          # the reveal's answers chart, bars only: with its labels and counts about a phone's
+                                     # column (13 px text reads 13 px at 390 px), scaled up to 2x on wider screens
 CLASS_VIEW_MIN_CHART_PX = 560        # a wider fixed-size chart (a heatmap) shrinks to at most this, then scrolls
 CLASS_VIEW_TABLE_ROWS = 40           # rows shown of one table in the view (the rest: a line saying how many)
 

@@ -43,7 +43,9 @@ def answers_chart(options: Sequence[str], counts: Sequence[Sequence[int]], answe
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "title": _(TITLE) if title is None else title,
         "width": width,
-        "height": {"step": BAR_PX * (len(counts) if several else 1) + 12},
+        # rounds side by side: each round's bar BAR_PX ("for": "offset"; a position step had made every bar as tall as
+        # the whole group, 100 px a bar with two rounds), one round: BAR_PX and a gap
+        "height": {"step": BAR_PX, "for": "offset"} if several else {"step": BAR_PX + 12},
         "data": {"values": rows},
         "encoding": encoding,
         "layer": [

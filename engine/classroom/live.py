@@ -121,9 +121,9 @@ def reveal_card(state: ClassState, counts: Sequence[Sequence[int]], lang: str | 
             card["answer"] = _leading_icon(sentence_html(THE_ANSWER, option=options[answer], shares=shares))
             card["yours"] = [html.escape(_(YOURS_RIGHT), quote=False) if i == answer else
                              sentence_html(YOURS_WAS, option=option) for i, option in enumerate(options)]
-        spec = answers_chart(question.options, [tuple(c) for c in counts], answer)
-        try:     # it fills the box's width, as the run's chart did (engine.classroom.view.view_spec)
-            card["chart"] = chart_svg(spec | {"autosize": {"type": "fit-x", "contains": "padding"}})
+        spec = answers_chart(question.options, [tuple(c) for c in counts], answer, width=limits.CLASS_REVEAL_CHART_PX)
+        try:     # drawn at a phone's width, it fills the box's width on any screen, as the run's chart did
+            card["chart"] = chart_svg(spec, stretch=True)
         except ValueError:            # not drawn: the answer's sentence above says what matters
             card["chart"] = ""
         return card

@@ -288,19 +288,21 @@ def view_spec(spec: dict) -> dict:
     return spec
 
 
-def chart_svg(spec: dict) -> str:
+def chart_svg(spec: dict, *, stretch: bool | None = None) -> str:
     """The chart as an <img> of its SVG drawing (a data URL: nothing fetched, nothing in it runs, and Streamlit's
     st.html keeps it, where it strips inline SVG), sized by a style that fits the screen's width; drawn once per spec
-    (kept in SVG_CACHE). ValueError (a sentence) where it cannot be drawn."""
+    (kept in SVG_CACHE). `stretch`: it fills the width of any screen (up to twice its size), whatever the spec's
+    width (None: as view_spec decides). ValueError (a sentence) where it cannot be drawn."""
     from engine.charts import export
 
-    key = hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([spec, stretch], sort_keys=True, default=str).encode()).hexdigest()
     with _CACHE_LOCK:
         if key in SVG_CACHE:
             SVG_CACHE.move_to_end(key)
             return SVG_CACHE[key]
     sized = view_spec(spec)
-    stretch = sized.pop("_tp_stretch", False)
+    fills = sized.pop("_tp_stretch", False)
+    stretch = fills if stretch is None else stretch
     drawing = responsive(_cleaned(export.svg(sized).decode("utf-8")), stretch, alt=_summary(export.text.summary(spec)))
     with _CACHE_LOCK:
         SVG_CACHE[key] = drawing

@@ -50,7 +50,7 @@ def live(page):
 
 
 def question_buttons(page):
-    return page.locator(".st-key-class_student .tp-q button")
+    return page.locator(".st-key-class_student .tp-q button.tp-q-option")
 
 
 def teacher_text(teacher) -> str:
