@@ -1,7 +1,7 @@
 """The reveal a student's listener draws (engine.classroom.live.reveal_card) and the class's answers chart it shows:
 the answer with its share per round, the sentence for each answer, the chart as an SVG image that fills a phone's
-column with text at its size, its bars about BAR_PX tall however many rounds, isolated options right to left, nothing escaped
-twice and nothing unescaped."""
+column with text at its size, its bars about BAR_PX tall however many rounds, isolated options right to left,
+nothing escaped twice and nothing unescaped."""
 from __future__ import annotations
 
 import base64
@@ -63,7 +63,7 @@ def test_every_bar_is_bar_px_tall_with_one_round_or_several():
     for rounds in (1, 2, 3):
         spec = answers_chart(OPTIONS, [(1, 2, 3, 4)] * rounds, 0, width=limits.CLASS_REVEAL_CHART_PX)
         svg = export.svg(spec).decode()
-        bars = [float(h) for h in re.findall(r'<path[^>]*aria-roledescription="bar"[^>]*d="M[\d.]+,[\d.]+h[\d.]+v([\d.]+)',
-                                             svg)]
+        bar = r'<path[^>]*aria-roledescription="bar"[^>]*d="M[\d.]+,[\d.]+h[\d.]+v([\d.]+)'
+        bars = [float(h) for h in re.findall(bar, svg)]
         assert len(bars) == len(OPTIONS) * rounds
         assert all(BAR_PX - 1 < h <= BAR_PX + 12 for h in bars), (rounds, bars)   # (2 rounds had drawn 100 px bars)
