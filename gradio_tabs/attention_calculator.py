@@ -33,7 +33,7 @@ def from_link(values: Mapping[str, Any]):
     context.insert(0, _("token"), labels)
     summary = calculator_reading(result.weights[q], labels, q, d_k=result.d_k, scaled=bool(values["scaled"]),
                                  keys_are_inputs=not values["proj"])
-    heatmap = heatmap_spec(result.weights, labels, labels, title=_("alpha: each row sums to 1"), domain=(0, 1),
+    heatmap = heatmap_spec(result.weights, labels, labels, title=_("α: each row sums to 1"), domain=(0, 1),
                            mask=result.mask)
     return weights[[query, *labels]], context, summary, plot(heatmap)
 
@@ -77,7 +77,7 @@ P["w_start"].default, label=label_of(P["w_start"]))
             heatmap = chart(label=say("Attention weights"))
             summary = gr.Markdown(label=say("summary"))
     weights = gr.Dataframe(label=say(ALPHA_TABLE))
-    context = gr.Dataframe(label=say("context c_i = sum_j alpha_ij v_j"))
+    context = gr.Dataframe(label=say("context c_i = sum_j α_ij v_j"))
     inputs = [x_text, scaled, causal, query, sharp, proj, w_start, w_seed]
     outputs = [weights, context, summary, heatmap]
     go.click(attention_tab, inputs, outputs, api_name="attention")

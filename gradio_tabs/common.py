@@ -26,7 +26,7 @@ from engine.i18n import N_, _, pgettext
 
 LANG_PARAM = "lang"        # ?lang=es in the Space's address, as in the Streamlit app's links
 ERROR_TITLE = N_("That input does not work")   # shown as _(ERROR_TITLE)
-ALPHA_TABLE = N_("alpha (row: query, column: key)")   # a table of attention weights (the calculator's, a head's)
+ALPHA_TABLE = N_("α (row: query, column: key)")   # a table of attention weights (the calculator's, a head's)
 
 
 # --- the Space's static text: built once, translated in the visitor's browser ------------------------------------

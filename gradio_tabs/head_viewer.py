@@ -66,6 +66,6 @@ def head_viewer_tab(demo: gr.Blocks) -> None:
         head = gr.Slider(0, SIZES.n_head - 1, value=P["head"].default, step=1, label=label_of(P["head"]))
     show = gr.Button(say("Show the head"), variant="primary")
     summary = gr.Markdown(label=say("summary"))
-    heatmap = chart(label=say("alpha of this head"))
+    heatmap = chart(label=say("α of this head"))
     rows = gr.Dataframe(label=say(ALPHA_TABLE))
     show.click(heads_tab, [sentence, layer, head], [rows, summary, heatmap], api_name="heads")

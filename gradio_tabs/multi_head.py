@@ -18,7 +18,7 @@ from gradio_tabs.common import (
 )
 
 P = PAGE.by_name
-COST_COLUMNS = [N_("layout"), N_("parameters"), N_("FLOPs: X W_Q, X W_K, X W_V"), N_("FLOPs: Q K^T and alpha V"),
+COST_COLUMNS = [N_("layout"), N_("parameters"), N_("FLOPs: X W_Q, X W_K, X W_V"), N_("FLOPs: Q K^T and α V"),
                 N_("FLOPs: softmax"), N_("FLOPs: W_O"), N_("FLOPs: total")]   # shown translated
 
 

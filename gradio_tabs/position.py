@@ -31,8 +31,8 @@ def position_from_link(values: Mapping[str, Any]):
     check, tokens_a, tokens_b = shown.check, shown.tokens_a, shown.tokens_b
     rows = [{_("word"): word, _("slot in A"): int(slot), _("slot in B"): j, _("largest change"): float(change)}
             for j, (word, slot, change) in enumerate(zip(tokens_b, check.perm, check.difference))]
-    weights = heatmap_panels({_("weights alpha in A"): (check.original.weights, tokens_a, tokens_a),
-                              _("weights alpha in B"): (check.shuffled.weights, tokens_b, tokens_b)},
+    weights = heatmap_panels({_("weights α in A"): (check.original.weights, tokens_a, tokens_a),
+                              _("weights α in B"): (check.shuffled.weights, tokens_b, tokens_b)},
                              domain=(0.0, 1.0), cell=40, columns=2, causal=bool(values["causal"]), digits=3)
     changes = difference_bars(check.difference, tokens_b, title=_(CHANGES_TITLE))
     return table(rows), plot(weights), plot(changes, width=480), shown.reading

@@ -123,7 +123,7 @@ def result_section() -> None:
         st.subheader(_("Attention weights"))
         st.select_slider(PAGE.param("sharp").label, SHARPNESS, key=STATE.key("sharp"),
                          format_func=lambda value: numbers.localized(f"{value:g}"), on_change=page.only(STATE, RESULT))
-        charts.show(heatmap_spec(result.weights, labels, labels, title=_("alpha: each row sums to 1"),
+        charts.show(heatmap_spec(result.weights, labels, labels, title=_("α: each row sums to 1"),
                                  digits=digits, domain=(0, 1), mask=result.mask), width="content")
         top = int(np.argmax(weights_row))
         st.markdown(calculator_reading(weights_row, labels, q, d_k=result.d_k, scaled=STATE["scaled"], digits=digits,

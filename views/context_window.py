@@ -135,7 +135,7 @@ def result_section() -> None:
         formula.formula_with_numbers(r"c_t = \sum_{j=1}^{T} \alpha_{tj}\, x_j",
                                      rf"c_{{{formula.word(labels[t])}}}^{{\,{superscript(ATTENTION)}}} = "
                                      rf"{formula.latex_vector(attended.context[t])}",
-                                     caption=_("alpha_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
+                                     caption=_("α_tj = exp(s_tj) / sum_k exp(s_tk), with s_tj = x_t . x_j "
                                                "(divided by sqrt(d) when scaling is on): weights chosen by content, "
                                                "not position."))
         code.show_code({"Python": context_code(x, labels, t, k, STATE["scaled"])})

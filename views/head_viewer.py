@@ -175,7 +175,7 @@ def head_section() -> None:
         expression, symbol = PATTERN_FORMULAS[shown]
         st.latex(rf"{formula.word(_(symbol))}(l, h) = {expression}")
         st.latex(rf"{formula.word(_(symbol))}({layer}, {head}) = {formula.number(scores_here[shown])}")
-        st.caption(_("alpha_ij is the weight of query i on key j, T = {T} tokens here. A head is named after the "
+        st.caption(_("α_ij is the weight of query i on key j, T = {T} tokens here. A head is named after the "
                      "pattern whose score clears its threshold by the widest margin. Induction: I = queries whose "
                      "token appeared before, measured on the repeated random sequence.", T=T))
 

@@ -198,7 +198,7 @@ def costs_section() -> None:
         table = pd.DataFrame(
             [(name, c.params, c.flops_qkv, c.flops_scores + c.flops_weighted_sum, c.flops_softmax, c.flops_out, c.flops)
              for name, c in renamed.items()],
-            columns=[_("layout"), _("parameters"), _("FLOPs: X W_Q, X W_K, X W_V"), _("FLOPs: Q K^T and alpha V"),
+            columns=[_("layout"), _("parameters"), _("FLOPs: X W_Q, X W_K, X W_V"), _("FLOPs: Q K^T and α V"),
                      _("FLOPs: softmax"), _("FLOPs: W_O"), _("FLOPs: total")])
         tables.table(table, formats=dict.fromkeys(table.columns[1:], "localized"), turn_on_phone=True)
         formula.formula_with_numbers(

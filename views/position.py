@@ -111,8 +111,8 @@ def check_section() -> None:
         st.warning(shown.reading, icon=":material/swap_vert:")
     charts.show(difference_bars(check.difference, tokens_b, title=_(CHANGES_TITLE)), width="stretch")
 
-    charts.show(heatmap_panels({_("weights alpha in A"): (check.original.weights, tokens_a, tokens_a),
-                                _("weights alpha in B"): (check.shuffled.weights, tokens_b, tokens_b)},
+    charts.show(heatmap_panels({_("weights α in A"): (check.original.weights, tokens_a, tokens_a),
+                                _("weights α in B"): (check.shuffled.weights, tokens_b, tokens_b)},
                                domain=(0.0, 1.0), cell=44, columns=2, causal=STATE["causal"], digits=3))
     st.caption(_("Without an encoding B's weights are A's, rows and columns reordered with the words."))
 

@@ -114,11 +114,11 @@ def largest_weight(link: Mapping[str, str], sources) -> Question:
                                            tolerance=TIE_TOLERANCE)
     tied = ", ".join(f"'{labels[j]}'" for j in leaders)
     why = (_("{tied} tie at {weight}.", tied=tied, weight=numbers.fixed(row[leaders[0]])) if len(leaders) > 1 else
-           _("'{token}' gets {weight}, the largest in row {q} of alpha.", token=labels[leaders[0]],
+           _("'{token}' gets {weight}, the largest in row {q} of α.", token=labels[leaders[0]],
              weight=numbers.fixed(row[leaders[0]]), q=q))
     return Question("attention", _("Query '{token}': which key gets the largest attention weight{settings}?",
                                    token=labels[q], settings=_settings_note(values)), options, answer,
-                    why + " " + _("The heatmap of alpha on the page shows the whole row."),
+                    why + " " + _("The heatmap of α on the page shows the whole row."),
                     veils=("attention.result", "attention.learn"))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from xml.sax.saxutils import escape
 
 from engine.i18n import _
@@ -78,11 +79,17 @@ def check(spec: dict) -> None:
     standalone(spec)
 
 
+def _greek_name(letter: re.Match) -> str:
+    """A Greek letter spelled out for a file name: α -> ' alpha '."""
+    return f" {unicodedata.name(letter.group()).split()[-1].lower()} "
+
+
 def file_stem(spec: dict) -> str:
     """A file name for the chart: its title in lower case, words joined by '-' (without one, its builder's own
     sentence: a picture; else 'chart')."""
     own = spec.get("description") if isinstance(spec.get("description"), str) else ""
-    words = re.findall(r"[a-z0-9]+", (text.title(spec) or own.split(";")[0]).lower())
+    title = re.sub(r"[α-ω]", _greek_name, (text.title(spec) or own.split(";")[0]).lower())
+    words = re.findall(r"[a-z0-9]+", title)
     return "-".join(words)[:60].strip("-") or "chart"
 
 

@@ -41,7 +41,7 @@ def test_the_worked_example_in_spanish_writes_0_298_with_a_comma_and_the_code_ke
                                                                   "currency": ["", ""]} for spec in charts)
     assert " & ".join(w.replace(".", "{,}") for w in WEIGHTS) in texts(at)       # the formula: 0{,}298 & 0{,}203 ...
     with i18n.use("es"):
-        title = i18n._("alpha: each row sums to 1")          # the heatmap's title, as the Spanish page writes it
+        title = i18n._("α: each row sums to 1")              # the heatmap's title, as the Spanish page writes it
     heatmap = next(chart.proto for chart in at.get("vega_lite_chart") if json.dumps(title)[1:-1] in chart.proto.spec)
     cells = chart_rows(heatmap).to_pylist()
     assert {row["text"] for row in cells if row["row"] == "crane"} >= {w.replace(".", ",") for w in WEIGHTS}

@@ -82,7 +82,7 @@ def test_a_drawing_larger_than_the_pixel_limit_gets_a_sentence():
 def test_file_names_come_from_the_title():
     assert export.file_stem(worked_example()) == "attention-weights"
     assert export.file_stem({"mark": "bar"}) == "chart"
-    assert export.file_stem({"hconcat": [{"title": "weights alpha in A", "layer": []}]}) == "weights-alpha-in-a"
+    assert export.file_stem({"hconcat": [{"title": "weights α in A", "layer": []}]}) == "weights-alpha-in-a"
     assert re.fullmatch(r"[a-z0-9-]+", export.file_stem({"title": "P(next | 'Mary had a little')"}))
 
 
