@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 from engine.i18n import _
 from engine.numbers import grouped
 from engine.charts import text
-from engine.charts.style import TEXT_SIZE, with_text
+from engine.charts.style import TEXT_SIZE, right_to_left_marked, with_text
 from engine.limits import EXPORT_DEFAULT_WIDTH, EXPORT_MAX_PIXELS, EXPORT_MAX_ROWS
 
 PNG_SCALE = 2            # the PNG's pixels per SVG pixel (sharp on slides and high-density screens)
@@ -71,7 +71,54 @@ def standalone(spec: dict) -> dict:
             out[side] = _sized(out[side], EXPORT_DEFAULT_WIDTH if side == "width" else EXPORT_DEFAULT_WIDTH // 2)
     if isinstance(out.get("autosize"), dict) and str(out["autosize"].get("type", "")).startswith("fit"):
         out["autosize"] = {"type": "pad"}   # no column to fit: the chart keeps the size it asks for
-    return out
+    return right_to_left_marked(out)        # an Arabic title read from its first letter, as the page reads it
+
+
+# --- right to left in the drawing -------------------------------------------------------------------------------
+# Vega writes a wrapped title as one <text> of <tspan> lines, and an SVG text is laid out left to right unless told
+# otherwise, whatever its letters: resvg (vl-convert's renderer) and a browser showing the SVG as an image put an
+# Arabic title that begins with a formula in the wrong order ("α: 1 مجموع كل صف"), and resvg reordered a wrapped
+# title's Arabic words across its lines, drawing one line over the other. So each line becomes a <text> of its own,
+# and a text whose first strong letter reads right to left (an RLM included: right_to_left_marked) is embedded right
+# to left (RLE ... PDF, which resvg honours where it ignores `direction`); Vega's anchors stay as they are.
+_TEXT = re.compile(r"<text\b([^>]*)>(.*?)</text>", re.DOTALL)
+_TSPAN = re.compile(r"<tspan\b([^>]*)>(.*?)</tspan>", re.DOTALL)
+RLE, PDF = "\u202b", "\u202c"
+
+
+def _right_to_left(text: str) -> bool:
+    """Whether the first strong letter of `text` (XML-escaped) reads right to left."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
+
+
+def _directed(attributes: str, text: str) -> str:
+    return f"<text{attributes}>{RLE}{text}{PDF}</text>" if _right_to_left(text) else f"<text{attributes}>{text}</text>"
+
+
+def right_to_left_drawn(svg: str) -> str:
+    """Vega's SVG with each line of a wrapped text its own <text>, and a text that reads right to left laid out so."""
+    if not any(unicodedata.bidirectional(char) in ("R", "AL") for char in svg):
+        return svg
+
+    def one(match: re.Match) -> str:
+        attributes, inner = match.group(1), match.group(2)
+        lines = _TSPAN.findall(inner)
+        if not lines or _TSPAN.sub("", inner).strip() or re.search(r'\s[xy]="', attributes):
+            return _directed(attributes, inner)
+        out, x, y = [], 0.0, 0.0
+        for span, line in lines:
+            found_x, found_dy = re.search(r'\sx="([-\d.e]+)"', span), re.search(r'\sdy="([-\d.e]+)"', span)
+            x = float(found_x.group(1)) if found_x else x
+            y += float(found_dy.group(1)) if found_dy else 0.0
+            out.append(_directed(f'{attributes} x="{x:g}" y="{y:g}"', line))
+        return "".join(out)
+    return _TEXT.sub(one, svg)
 
 
 def check(spec: dict) -> None:
@@ -113,7 +160,7 @@ def _convert(spec: dict) -> str:
     import vl_convert  # only when asked: the page never pays for loading it
 
     try:
-        return vl_convert.vegalite_to_svg(standalone(spec), allowed_base_urls=[])
+        return right_to_left_drawn(vl_convert.vegalite_to_svg(standalone(spec), allowed_base_urls=[]))
     except Refused:
         raise
     except ValueError as error:
