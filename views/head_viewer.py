@@ -134,8 +134,9 @@ def grid_section() -> None:
                        shown_types=STATE["types_shown"], selected=(layer, head))
     charts.show(chart, key=STATE.key("model_view"), on_select=open_clicked_head, selection_mode="head_pick")
     counts = scored.count()
-    st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> {type_name(t)}: **{counts[t]}**"
-                           for t in heads.TYPES), unsafe_allow_html=True)
+    st.markdown(" · ".join(f"<span style='color:{TYPE_COLOURS[t]}'>■</span> "
+                           + _("{kind}: **{count}**", kind=type_name(t), count=counts[t]) for t in heads.TYPES),
+                unsafe_allow_html=True)
 
 
 @page.section(HEAD)

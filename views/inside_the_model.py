@@ -225,8 +225,8 @@ if scan is not None:
                       format_func=readings.mode_name)
     if not page.veiled(KNOCK_OUT, note=False):   # the groups name the heads with the largest effects
         nobody = pgettext("heads", "none")
-        st.caption(" · ".join(f"{effect_label if name == EFFECT_GROUP else _(name)}: "
-                              f"{', '.join(readings.head_label(*pair) for pair in heads) or nobody}"
+        st.caption(" · ".join(_("{group}: {heads}", group=effect_label if name == EFFECT_GROUP else _(name),
+                                heads=", ".join(readings.head_label(*pair) for pair in heads) or nobody)
                               for name, heads in groups.items())
                    + _(". Types as the Head viewer names them on this prompt; induction is measured on a repeated "
                        "random sequence."))

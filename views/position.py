@@ -134,7 +134,7 @@ def check_section() -> None:
                   "Adding p_t to slot t changes that: the same word, moved, carries a different vector."))
 
     st.markdown(_("**All context vectors, one row per word of B** (features: {features})",
-                  features=", ".join(vocabulary.named_features())))
+                  features=_(", ").join(vocabulary.named_features())))
     features = list(vocabulary.named_features())
     charts.show(heatmap_panels({_("c_A, moved to B's order"): (check.expected, tokens_b, features),
                                 "c_B": (check.shuffled.context, tokens_b, features)},

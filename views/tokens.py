@@ -122,7 +122,7 @@ def counting_formulas(shown) -> None:
         formula.formula_with_numbers(
             r"P(w \mid c) = \frac{C(c\,w)}{C(c\,\cdot)}",
             rf"P({best} \mid c) = \frac{{{best_count}}}{{{S}}} = {numbers.latex(best_count / S)}",
-            caption=f"{where}. {counts_reading(shown)}"
+            caption=_("{where}. {counts}", where=where, counts=counts_reading(shown))
                     + (" " + _("Tokens never seen after it get probability 0.") if smoothing == "none" else ""))
     if smoothing == "add-k":
         formula.formula_with_numbers(
@@ -180,7 +180,7 @@ NOTES = (N_("one token per character of the corpus's alphabet"),
          N_("bytes, merged pair by pair in the order learned"), N_("GPT-2's own 50,000 merges (the real thing)"))
 for label, tokenizer, note in zip(tokenizer_names(merges), (char_vocab, words_vocab, bpe, gpt2), NOTES):
     if not hidden:
-        st.markdown(f"**{label}**: {_(note)}")
+        st.markdown(_("**{title}**: {line}", title=label, line=_(note)))
     where = st.container()
     result = page.run_engine(tokenize, tokenizer, text, where=where) if tokenizer is not None else None
     if result is not None:

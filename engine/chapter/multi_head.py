@@ -41,7 +41,7 @@ def vocabulary_note(vocabulary: Vocabulary) -> str:
     """What both front ends say under the sentence: the words it may use and their features."""
     return _("Words this tiny vocabulary knows: {words}. Each is {d} hand-picked numbers, one per feature: "
              "{features}.", words=", ".join(vocabulary.words), d=vocabulary.d,
-             features=", ".join(vocabulary.named_features()))
+             features=_(", ").join(vocabulary.named_features()))
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Heads:
         """A hand-built head is named by the features it reads; a random one by its number."""
         d_head = self.result.d_head
         return [_("head {m}: {features}", m=m + 1,
-                  features=", ".join(self.vocabulary.named_features()[m * d_head:(m + 1) * d_head]))
+                  features=_(", ").join(self.vocabulary.named_features()[m * d_head:(m + 1) * d_head]))
                 if self.weights == "identity" else _("head {m}", m=m + 1) for m in range(self.h)]
 
     @property

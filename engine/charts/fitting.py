@@ -859,14 +859,18 @@ def _number_label(channel: dict, rows: list[dict]) -> str:
 
 
 WRITTEN_WITHOUT_SPACES = re.compile("[\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")   # Chinese
+# a Chinese line starts with no closing mark and ends with no opening one: each clings to its character
+OPENING, CLOSING = re.escape("（“‘《「『(["), re.escape("，。、；：？！）”’》」』,;:?!)]")
+CHARACTER = re.compile(rf"[{OPENING}]*(?:[!-~]+|.)[{CLOSING}]*")   # a Latin run ("p_(i+k)") stays whole
 
 
-def _pieces(word: str, size: float, room: float) -> list[str]:
-    """A word as pieces a line may break between: whole, or, where it is written without spaces (Chinese) and is
-    longer than a line, each of its characters (a Latin run in it, "Transformer", kept whole)."""
-    if not WRITTEN_WITHOUT_SPACES.search(word) or text_width(word, size * 1.08) <= room:
+def _pieces(word: str) -> list[str]:
+    """A word as pieces a line may break between: whole, or, where it is written without spaces (Chinese), each of
+    its characters, so a line fills up as in a Chinese book (a Latin run in it, "Transformer", kept whole, and a
+    mark such as "，" or "（" kept with its neighbour)."""
+    if not WRITTEN_WITHOUT_SPACES.search(word):
         return [word]
-    return re.findall(r"[A-Za-z0-9_.\-]+|.", word)
+    return CHARACTER.findall(word)
 
 
 def _lines(text: str, size: float, room: float) -> list[str]:
@@ -874,7 +878,7 @@ def _lines(text: str, size: float, room: float) -> list[str]:
     one breaks between its characters)."""
     lines: list[str] = []
     for word in text.split(" "):
-        for index, piece in enumerate(_pieces(word, size, room)):
+        for index, piece in enumerate(_pieces(word)):
             joined = f"{lines[-1]}{' ' if index == 0 else ''}{piece}" if lines else piece
             if lines and text_width(joined, size * 1.08) <= room:   # titles are bold
                 lines[-1] = joined
