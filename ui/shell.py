@@ -72,7 +72,7 @@ details.chart-data table {{ display: block; overflow-x: auto; max-width: 100%; }
 .st-key-app_screen {{ display: none; }}   /* ui.screen's reporter: a script, nothing to see */
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
-details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: auto; }}
+details.chart-data table {{ font-size: 0.8rem; }}   /* every row in view (MAX_DATA_ROWS at most), as before */
 p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
 </style>"""
 
