@@ -56,6 +56,11 @@ STYLE = f"""<style>
 /* short tables (ui.tables): a column of numbers (marked by the script below) aligned right in even digits */
 [data-testid='stTable'] td.num, [data-testid='stTable'] th.num
   {{ text-align: right !important; font-variant-numeric: tabular-nums; }}  /* over Streamlit's inline left */
+/* a number is never broken inside itself ("28,860" over two lines in a phone's narrow cell, in Arabic): its cell
+   grows, and a table wider than the column scrolls sideways in its own box, never the page */
+[data-testid='stTable'] td.num, [data-testid='stTable'] td.num *, details.chart-data td.num
+  {{ white-space: nowrap; }}   /* st.table's cell is nowrap, its Markdown paragraph not */
+details.chart-data table {{ display: block; overflow-x: auto; max-width: 100%; }}
 /* a phone: a table's cells closer, so more of its columns fit before it scrolls sideways; a formula wider than the
    screen breaks after a relation or an operator (=, +), as TeX breaks inline formulas, instead of being shrunk */
 @media (max-width: 640px) {{
@@ -67,7 +72,7 @@ STYLE = f"""<style>
 .st-key-app_screen {{ display: none; }}   /* ui.screen's reporter: a script, nothing to see */
 /* under every chart: its numbers as a table, folded (ui.charts.chart_text) */
 details.chart-data {{ font-size: 0.8rem; color: {CAPTION_GREY}; margin-top: -0.6rem; }}
-details.chart-data table {{ font-size: 0.8rem; max-height: 20rem; overflow-y: auto; }}
+details.chart-data table {{ font-size: 0.8rem; }}   /* every row in view (MAX_DATA_ROWS at most), as before */
 p.chart-summary {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }}
 </style>"""
 
@@ -97,7 +102,7 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   if (window.__playgroundBoxes) return;
   window.__playgroundBoxes = true;
   const selector = "[data-testid='stVegaLiteChart'], .katex-display, [data-testid='stMarkdownContainer'] table, "
-    + "[data-testid='stTable'] > div";   // st.table's own scrolling box (ui.tables)
+    + "[data-testid='stTable'] > div, details.chart-data table";   // st.table's own box (ui.tables); a Data table
   const name = (box) => {
     if (box.matches("[data-testid='stVegaLiteChart']")) {
       const svg = box.querySelector("svg[aria-label], canvas[aria-label]");
@@ -121,7 +126,7 @@ SCROLL_BOXES_SCRIPT = r"""<script>
   // a number in any of the app's languages' signs (1,234.5; 1.234,5; Arabic's minus after a direction mark)
   const number = /^(\u200e?[-\u2212]?[\d.,\u00a0\u202f]*\d(e[-+]?\d+)?|nan|-?inf)$/i;
   const align = () => {   // a table's columns whose every cell is a number (as ui.tables prints them): class num
-    doc.querySelectorAll("[data-testid='stTable'] table").forEach((table) => {
+    doc.querySelectorAll("[data-testid='stTable'] table, details.chart-data table").forEach((table) => {
       const rows = [...table.querySelectorAll("tbody tr")];
       const heads = table.querySelectorAll("thead th");
       const columns = rows.length ? rows[0].children.length : 0;

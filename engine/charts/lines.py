@@ -258,7 +258,8 @@ def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = N_
     shape): halving the patch multiplies the cost by 16, the same step up each time."""
     lowest, highest = min((size for size, _, _ in rows), default=1), max((size for size, _, _ in rows), default=1)
     values = [{"size": int(size), "tokens": int(tokens), "scores": int(scores), "label": f"T = {grouped(int(tokens))}",
-               "ink": ORANGE if size == current else BLUE} for size, tokens, scores in rows]
+               "ink": ORANGE if size == current else BLUE, "_below": _crowded(size, tokens, rows)}
+              for size, tokens, scores in rows]
     return {
         "title": _("Scores T² as the patch shrinks (each point labelled with its tokens T)"),
             "data": {"values": values},
@@ -279,10 +280,29 @@ def cost_chart(rows: list[tuple[int, int, int]], current: int, *, unit: str = N_
                 "tooltip": [{"field": "size", "type": "quantitative", "title": _(unit)},
                             {"field": "tokens", "type": "quantitative", "title": _("tokens T"), "format": ","},
                             {"field": "scores", "type": "quantitative", "title": _("scores T²"), "format": ","}]}},
-            {"mark": {"type": "text", "dy": -12},
-             "encoding": {"text": {"field": "label", "type": "nominal"}}},  # 'T = 196': a count, not a score
+            # 'T = 196': a count, not a score; above its point, or below it on the right where the next point is
+            # close (16 and 14 px: the two labels above ran into each other on a phone)
+            {"transform": [{"filter": "!datum._below"}], "mark": {"type": "text", "dy": -12},
+             "encoding": {"text": {"field": "label", "type": "nominal"}}},
+            {"transform": [{"filter": "datum._below"}],
+             "mark": {"type": "text", "dy": 14, "dx": 4, "align": "left", "baseline": "middle"},
+             "encoding": {"text": {"field": "label", "type": "nominal"}}},
         ],
     }
+
+
+CLOSE_SIZES = 1.5    # a patch size less than this many times the next smaller one stands close to it on the log axis
+CLOSE_TOKENS = 2.0   # ... and its tokens less than this many times fewer: their labels above them would meet
+
+
+def _crowded(size: int, tokens: int, rows: list[tuple[int, int, int]]) -> bool:
+    """Whether the point of `size` has a close neighbour to its right (the next smaller patch, more tokens): its label
+    goes below it."""
+    smaller = [(other, more) for other, more, _ in rows if other < size]
+    if not smaller:
+        return False
+    other, more = max(smaller)
+    return size < CLOSE_SIZES * other and more < CLOSE_TOKENS * max(tokens, 1)
 
 
 @styled

@@ -121,6 +121,20 @@ def test_cost_chart_is_valid_and_marks_the_current_patch():
     assert [r["ink"] for r in spec["data"]["values"]] == ["#1f6fb4", "#e08214", "#1f6fb4"]
 
 
+
+def test_close_points_of_the_cost_chart_label_one_above_and_one_below():
+    """Patch sizes 16 and 14 (196 and 256 tokens) lie close on the log axes: their labels, both above, ran into each
+    other on a phone (and touched at 1400 px); the left one's goes below it. Far points keep theirs above."""
+    from engine.chapter.beyond import PATCH_SIZES_FOR_COST
+
+    spec = cost_chart(patch_costs(224, 224, PATCH_SIZES_FOR_COST), 16)
+    alt.LayerChart.from_dict(spec, validate=True)
+    below = {r["size"]: r["_below"] for r in spec["data"]["values"]}
+    assert below == {4: False, 7: False, 8: True, 14: False, 16: True, 28: False, 32: True, 56: False, 64: True,
+                     112: False, 128: False}
+    texts = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert [layer["transform"][0]["filter"] for layer in texts] == ["!datum._below", "datum._below"]
+
 def test_viridis_ends():
     np.testing.assert_allclose(viridis(np.array([0.0, 1.0])), [[68 / 255, 1 / 255, 84 / 255],
                                                                 [253 / 255, 231 / 255, 37 / 255]])

@@ -264,3 +264,26 @@ def test_a_chinese_title_breaks_between_its_characters_and_a_phones_fitting_char
             "encoding": {"x": {"field": "b", "type": "quantitative", "title": title}}}
     out = fitted(spec, style.layout_for(390, False))
     assert isinstance(out["encoding"]["x"]["title"], list)
+
+
+@pytest.mark.parametrize("code", ["en", "es", "ar"])
+def test_a_signed_number_in_a_phones_cell_is_printed_whole_or_not_at_all_in_every_language(code):
+    """Arabic writes a minus as a direction mark and "-": its numbers were taken for words and cut at the cell ("-…",
+    "1.…" on Position's heatmap on a phone) where English printed them. Every language: whole numbers or none."""
+    from engine import i18n
+
+    values = np.random.default_rng(1).normal(size=(9, 9))   # nine tokens: cells too narrow for "-0.52" at full size
+    labels = list("abcdefghi")
+    with i18n.use(code):
+        built = heatmaps.heatmap_spec(values, labels, labels, scheme="blueorange", digits=2)
+        phone = fitted(built, PHONE)
+    texts = [layer for layer in phone["layer"] if layer["mark"]["type"] == "text"]
+    english = fitted(heatmaps.heatmap_spec(values, labels, labels, scheme="blueorange", digits=2), PHONE)
+    assert len(texts) == len([layer for layer in english["layer"] if layer["mark"]["type"] == "text"])
+    assert all("limit" not in layer["mark"] for layer in texts)
+    assert phone.get("config", {}).get("text") == english.get("config", {}).get("text")
+
+
+def test_numbers_in_every_languages_signs_are_numbers():
+    assert all(fitting._is_number(text) for text in ("\u200e-0.52", "0,52", "−1.5", "28,860", "28.860", "1\u202f234"))
+    assert not any(fitting._is_number(text) for text in ("<|en", "lit", "0.5x", ""))
