@@ -46,7 +46,7 @@ def test_the_calculators_heatmap_fills_a_projectors_column_and_reads_from_afar(t
     visit = tour.visits[("projector", "attention")]
     assert not visit.broke and visit.places, visit.broke
     heatmap = visit.places["charts"][0]
-    assert heatmap["title"].startswith("alpha"), heatmap["title"]
+    assert heatmap["title"].startswith("α"), heatmap["title"]
     share = heatmap["drawn"] / visit.places["column"]
     assert share >= PROJECTOR_SHARE, f"the heatmap takes {share:.0%} of the {visit.places['column']:.0f} px column"
     assert heatmap["numbers"] >= PROJECTOR_TEXT_SIZE
