@@ -184,3 +184,18 @@ def vega_locale() -> dict | None:
     decimal, group, _minus = symbols(language.locale, language.numbering)
     # no "minus": d3's own (U+2212), as an English chart draws it; axes run left to right in every language
     return {"number": {"decimal": decimal, "thousands": group, "grouping": [3], "currency": ["", ""]}}
+
+
+# what a printed number may carry besides Python's signs, in any of the app's languages: a direction mark (Arabic's
+# minus is U+200E before "-"), d3's minus, a group sign (a comma, or a space that does not break)
+NUMBER_SIGNS = str.maketrans({"\u200e": None, "\u200f": None, "\u061c": None, "\u2212": "-", ",": None,
+                              "\u00a0": None, "\u202f": None})
+
+
+def is_number(text: object) -> bool:
+    """Whether a printed cell is a number, in any language's signs (Arabic's U+200E "-0.52", "28,860", d3's "−1")."""
+    try:
+        float(str(text).translate(NUMBER_SIGNS))
+    except ValueError:
+        return False
+    return True

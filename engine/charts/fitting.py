@@ -26,6 +26,7 @@ import re
 
 from engine.charts.style import LEGEND_TITLE_LIMIT, MIN_TEXT_SIZE, ONE_CHARACTER_TEST, TEXT_SIZE, Layout, with_text
 from engine.charts.style import text_width as helvetica_width
+from engine.numbers import is_number as _is_number   # a number prints whole or not at all; a word may end in "…"
 
 WIDER = 1.1   # labels are counted this much wider than Helvetica: Vega's own fallback fonts (DejaVu) are wider
 
@@ -740,22 +741,6 @@ def _each_inner(out: dict, change, parts: tuple[str, ...] = CONCATS) -> dict:
     if isinstance(out.get("spec"), dict):
         out["spec"] = change(out["spec"])
     return out
-
-
-# what a number may carry besides Python's signs, in any of the app's languages: a direction mark (Arabic's minus is
-# U+200E before "-"), d3's minus, a group sign (a comma, or a space that does not break)
-NUMBER_SIGNS = str.maketrans({"\u200e": None, "\u200f": None, "\u061c": None, "\u2212": "-", ",": None,
-                              "\u00a0": None, "\u202f": None})
-
-
-def _is_number(text: str) -> bool:
-    """Whether a cell's text is a number, in any language's signs (Arabic's U+200E "-0.52", Spanish "0,52"): a
-    number is printed whole or not at all, a word may end in "…"."""
-    try:
-        float(text.translate(NUMBER_SIGNS))
-    except ValueError:
-        return False
-    return True
 
 
 def _dropped(view: dict, layers: set[int]) -> dict:

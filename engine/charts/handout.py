@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Union
 
 from engine import i18n, numbers
+from engine.numbers import is_number
 from engine.limits import HANDOUT_CODE_LINES, HANDOUT_MAX_CHARTS, HANDOUT_MAX_PAGES, HANDOUT_TABLE_ROWS
 from engine.charts.plain_formula import plain
 from engine.i18n import N_, _, ngettext
@@ -475,7 +476,7 @@ class _Layout:
         pdf = self.pdf
         rows = list(block.rows[:HANDOUT_TABLE_ROWS])
         left = len(block.rows) - len(rows)
-        numeric = [all(_is_number(row[c]) for row in rows if c < len(row)) for c in range(len(block.columns))]
+        numeric = [all(is_number(row[c]) for row in rows if c < len(row)) for c in range(len(block.columns))]
         widths = self.column_widths(block)
         pdf.set_text_color(*INK)
         pdf.set_font("sans", "", 7.5)
@@ -560,9 +561,3 @@ def _short(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _is_number(cell: str) -> bool:
-    try:
-        float(str(cell).replace(",", ""))
-        return True
-    except ValueError:
-        return False

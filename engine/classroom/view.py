@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from engine import i18n, limits
+from engine.numbers import is_number
 from engine.i18n import N_, _
 from engine.charts import handout as paper
 from engine.charts.plain_formula import plain
@@ -233,7 +234,7 @@ def _challenges(found: list) -> list[Part]:
 
 def _table(block: paper.Table) -> str:
     rows = block.rows[:limits.CLASS_VIEW_TABLE_ROWS]
-    numeric = [bool(rows) and all(_is_number(row[c]) for row in rows if c < len(row))
+    numeric = [bool(rows) and all(is_number(row[c]) for row in rows if c < len(row))
                for c in range(len(block.columns))]
     head = "".join(f"<th>{_escape(str(column))}</th>" for column in block.columns)
     body = "".join("<tr>" + "".join(f'<td{" class=tp-n" if c < len(numeric) and numeric[c] else ""}>'
@@ -264,13 +265,6 @@ def _inline(text: str) -> str:
 def _summary(text: str) -> str:
     return text.replace("; the numbers are in the table under Data", "")
 
-
-def _is_number(cell: str) -> bool:
-    try:
-        float(str(cell).replace(",", "").replace("−", "-"))
-        return True
-    except ValueError:
-        return False
 
 
 # --- charts as SVG ---------------------------------------------------------------------------------------------
